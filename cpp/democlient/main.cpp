@@ -1,0 +1,86 @@
+// Demo controller: handshake, check the scene, drive the arm above the box
+// when the scene has one, then time --range more Control round trips.
+
+#include <chrono>
+#include <iostream>
+
+#include <coupler/coupler.hpp>
+
+#include "options.hpp"
+#include "pick_approach.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool controllable(coupler::ValueType type) {
+  using coupler::ValueType;
+  return type == ValueType::Angle || type == ValueType::AngularVelocity1D || type == ValueType::Torque1D ||
+         type == ValueType::Force1D;
+}
+
+// Throws coupler::Error naming the first thing in the handshake a controller cannot use.
+void check_handshake(const coupler::HandshakeMessage& handshake) {
+  for (const auto& [name, object] : handshake.objects) {
+    if (object.controls.size() != object.control_types.size()) {
+      throw coupler::Error("object '" + name + "' names " + std::to_string(object.controls.size()) +
+                           " controls but gives " + std::to_string(object.control_types.size()) + " types");
+    }
+    for (std::size_t i = 0; i < object.controls.size(); ++i) {
+      if (!controllable(object.control_types[i])) {
+        throw coupler::Error("control '" + object.controls[i] + "' of '" + name + "' has type " +
+                             std::string(coupler::to_string(object.control_types[i])) +
+                             ", which is not a control type");
+      }
+    }
+    for (const auto& [event, type] : object.control_events) {
+      if (type != coupler::ValueType::Activated) throw coupler::Error("event '" + event + "' is not an Activated event");
+    }
+  }
+}
+
+int run(const Options& options) {
+  coupler::SessionOptions session_options;
+  session_options.client.timeout = options.timeout;
+  session_options.polling = !options.blocking_receive;
+  if (options.trace) {
+    session_options.trace = [](std::string_view direction, const coupler::Message& message) {
+      std::cout << direction << ": " << coupler::describe(message) << '\n';
+    };
+  }
+  std::cout << "connecting to " << options.address << '\n';
+  coupler::Session session(options.address, session_options);
+  const coupler::HandshakeMessage& handshake = session.handshake();
+  check_handshake(handshake);
+  std::cout << "handshake: " << handshake.objects.size() << " objects, time step " << handshake.time_step << " s\n";
+
+  coupler::Controls controls = session.controls();
+  if (const auto arm = find_arm(handshake)) PickApproach(session, *arm).run(controls).print(std::cout);
+
+  session.stats().clear();  // timings cover the round trips below only
+  double simulated_time = 0.0;
+  std::uint64_t resets = 0;
+  const auto start = Clock::now();
+  for (std::uint64_t i = 0; i <= options.range; ++i) {
+    const coupler::SensorReadings readings = session.step(controls);
+    simulated_time = readings.time();
+    resets += readings.after_reset();
+  }
+  const std::chrono::duration<double> total = Clock::now() - start;
+  std::cout << "controls sent: " << options.range + 1 << ", resets seen: " << resets
+            << ", simulated time: " << simulated_time << " s\n";
+  if (options.timings) session.stats().print(std::cout, total, session_options.polling);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  try {
+    return run(options);
+  } catch (const coupler::Error& e) {
+    std::cerr << "democlient: " << e.what() << '\n';
+    return 1;
+  }
+}

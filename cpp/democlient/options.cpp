@@ -1,0 +1,75 @@
+#include "options.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: democlient [options]
+
+Connects to a coupler or Click simulation server, does the handshake, checks
+it, and sends Control messages that match the scene it describes.
+
+options:
+  --addr ADDR         server address: tcp://host:port, ipc://path or
+                      inproc://name (default tcp://127.0.0.1:5555)
+  --range N           extra Control round trips after the first (default 0)
+  --timings           print time blocked in receive, time between send and
+                      reply, total time, round trips per second and p50/p99
+                      round-trip time
+  --blocking-receive  wait for each reply in a blocking receive (default:
+                      non-blocking polling that sleeps in zmq_poll between
+                      attempts instead of spinning)
+  --trace             print every message sent and received
+  --timeout MS        give up when the server does not answer within MS
+                      milliseconds (default 5000)
+  -h, --help          show this help and exit
+)";
+
+[[noreturn]] void fail(const std::string& problem) {
+  std::cerr << "democlient: " << problem << "\n\n" << kUsage;
+  std::exit(2);
+}
+
+std::uint64_t parse_count(std::string_view flag, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-') {
+    fail(std::string(flag) + " needs a non-negative whole number, got '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) fail(std::string(arg) + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (arg == "--addr") {
+      options.address = value();
+    } else if (arg == "--range") {
+      options.range = parse_count(arg, value());
+    } else if (arg == "--timings") {
+      options.timings = true;
+    } else if (arg == "--blocking-receive") {
+      options.blocking_receive = true;
+    } else if (arg == "--trace") {
+      options.trace = true;
+    } else if (arg == "--timeout") {
+      options.timeout = std::chrono::milliseconds(parse_count(arg, value()));
+    } else {
+      fail("unknown option '" + std::string(arg) + "'");
+    }
+  }
+  return options;
+}

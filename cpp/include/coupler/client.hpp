@@ -1,0 +1,61 @@
+#pragma once
+// A controller's connection to a simulation server.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <coupler/messages.hpp>
+
+namespace coupler {
+
+struct ClientOptions {
+  // How long receive() and request() wait for an answer by default.
+  std::chrono::milliseconds timeout{5000};
+  // How long closing waits to deliver messages still queued (a goodbye to
+  // a server that is slow to read), before dropping them.
+  std::chrono::milliseconds linger{200};
+};
+
+// Connects to a server's REP or ROUTER socket over tcp://, ipc:// or
+// inproc://. Strictly in turn: send one message, then receive its answer.
+// A request that timed out does not wedge the client: the next send()
+// starts a new request and a late answer to the old one is discarded.
+//
+// Clients and servers in one process share one ZeroMQ context, so inproc://
+// addresses work between them.
+class Client {
+ public:
+  explicit Client(const std::string& address, ClientOptions options = {});
+  ~Client();
+  Client(Client&&) noexcept;
+  Client& operator=(Client&&) noexcept;
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  void send(const Message& message);
+  // Sends a raw frame, for tools that replay captured traffic.
+  void send_frame(const std::string& frame);
+
+  // Blocks up to the default timeout; throws TimeoutError when nothing came,
+  // ProtocolError when the answer is not a valid message.
+  Message receive();
+  Message receive(std::chrono::milliseconds timeout);
+  // Non-blocking: nullopt when no answer has arrived yet.
+  std::optional<Message> try_receive();
+  // Blocks until an answer is ready to read or the timeout passes; true when ready.
+  bool wait(std::chrono::milliseconds timeout);
+
+  // send() then receive().
+  Message request(const Message& message);
+
+  const std::string& address() const noexcept;
+  const ClientOptions& options() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace coupler

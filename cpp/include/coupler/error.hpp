@@ -1,0 +1,46 @@
+#pragma once
+// Every failure coupler reports derives from coupler::Error.
+
+#include <stdexcept>
+#include <string>
+
+#include <coupler/types.hpp>
+
+namespace coupler {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A frame that is not a valid message, or a message that breaks the protocol.
+class ProtocolError : public Error {
+ public:
+  ProtocolError(ErrorCode code, const std::string& what) : Error(what), code_(code) {}
+  explicit ProtocolError(const std::string& what) : ProtocolError(ErrorCode::MalformedFrame, what) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+// A blocking call whose peer did not answer in time.
+class TimeoutError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The peer answered with an ErrorMessage.
+class RemoteError : public Error {
+ public:
+  RemoteError(int code, const std::string& text)
+      : Error("peer reported error " + std::to_string(code) + ": " + text), code_(code), text_(text) {}
+  int code() const noexcept { return code_; }
+  const std::string& text() const noexcept { return text_; }
+
+ private:
+  int code_;
+  std::string text_;
+};
+
+}  // namespace coupler

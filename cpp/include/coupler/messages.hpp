@@ -1,0 +1,125 @@
+#pragma once
+// The protocol's messages as plain C++ values.
+//
+// Each message kind is a struct; coupler/codec.hpp turns them into wire
+// frames and back. User code never touches generated protobuf types. Field
+// names match the Python package's.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <coupler/types.hpp>
+
+namespace coupler {
+
+struct HandshakeInitMessage {
+  int version = kProtocolVersion;
+};
+
+// One robot or object of a scene, as the handshake describes it.
+struct ObjectDescription {
+  std::vector<std::string> controls;          // order of ControlMessage values
+  std::vector<ValueType> control_types;       // one per control
+  std::vector<std::string> joint_sensors;     // order of per-joint sensor values
+  std::vector<ValueType> joint_sensor_types;  // which per-joint vectors are sent
+  std::map<std::string, ValueType> control_events;
+  std::map<std::string, std::vector<ValueType>> sensors;  // named sensors
+  std::vector<ValueType> object_sensors;
+};
+
+struct HandshakeMessage {
+  std::map<std::string, ObjectDescription> objects;
+  double time_step = 0.0;  // s
+  int version = kProtocolVersion;
+  // Deprecated scene-wide type; nullopt derives it when encoding (the common
+  // type of all controls, or Multiple).
+  std::optional<ValueType> control_type;
+
+  // Throws coupler::Error naming the object when the scene has no such object.
+  const ObjectDescription& object(const std::string& name) const;
+};
+
+// Which list of a control object carries its values on the wire. Values is
+// current; the others are Click's deprecated single-type spellings, kept so
+// such frames re-encode unchanged.
+enum class ControlField { Values, Angles, AngularVelocities, Torques };
+
+struct ObjectControl {
+  std::vector<double> values;           // one per control, handshake order
+  std::map<std::string, bool> events;   // a missing event keeps its last value
+  ControlField field = ControlField::Values;
+};
+
+struct ControlMessage {
+  class Builder;
+
+  std::map<std::string, ObjectControl> objects;
+  // coupler extension: hold the controls for this many steps; 0 means one.
+  std::uint32_t steps = 0;
+
+  // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
+  static Builder builder();
+};
+
+class ControlMessage::Builder {
+ public:
+  // Selects the object that following values() and event() calls fill.
+  Builder& object(const std::string& name);
+  Builder& values(std::vector<double> values, ControlField field = ControlField::Values);
+  Builder& event(const std::string& name, bool activated);
+  Builder& steps(std::uint32_t steps);
+  ControlMessage build() const { return message_; }
+  operator ControlMessage() const { return message_; }  // NOLINT: builder converts implicitly
+
+ private:
+  ObjectControl& current();
+
+  ControlMessage message_;
+  std::string current_;
+  bool has_current_ = false;
+};
+
+// One typed reading: 1 number for scalar and bool types, 3 for vector types.
+struct Sensor {
+  ValueType type = ValueType::Angle;
+  std::vector<double> value;
+};
+
+struct ObjectSensors {
+  std::vector<double> angles;              // per joint, handshake order
+  std::vector<double> angular_velocities;  // per joint
+  std::vector<double> torques;             // per joint
+  std::vector<std::vector<double>> forces; // per joint, 3 numbers each
+  std::vector<Sensor> object_sensors;      // handshake objectSensors order
+  std::map<std::string, std::vector<Sensor>> sensors;
+
+  // Throws coupler::Error naming the sensor when the object has no such sensor.
+  const std::vector<Sensor>& sensor(const std::string& name) const;
+};
+
+struct SensorMessage {
+  std::map<std::string, ObjectSensors> objects;
+  double simulated_time = 0.0;  // s
+
+  // Throws coupler::Error naming the object when the message has no such object.
+  const ObjectSensors& object(const std::string& name) const;
+};
+
+struct SensorRequestMessage {};
+struct ResetMessage {};
+
+struct ErrorMessage {
+  int code = static_cast<int>(ErrorCode::VersionNotSupported);  // an ErrorCode, or a peer's own
+  std::string text;
+};
+
+using Message = std::variant<HandshakeInitMessage, HandshakeMessage, ControlMessage, SensorMessage,
+                             SensorRequestMessage, ResetMessage, ErrorMessage>;
+
+MessageType type_of(const Message& message) noexcept;
+
+}  // namespace coupler

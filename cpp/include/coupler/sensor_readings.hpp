@@ -1,0 +1,48 @@
+#pragma once
+// A SensorMessage read through the handshake: values by object and name.
+
+#include <string>
+#include <vector>
+
+#include <coupler/messages.hpp>
+
+namespace coupler {
+
+// Lookups throw coupler::Error naming what is missing, so a controller that
+// asks for a joint or sensor the scene does not have learns which.
+class SensorReadings {
+ public:
+  SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset = false);
+
+  double time() const noexcept { return message_.simulated_time; }
+  // True when the server answered with Reset: the simulation was reset
+  // from its side, and these readings are the state after the reset.
+  bool after_reset() const noexcept { return after_reset_; }
+
+  // Per-joint values, in the handshake's joint sensor order.
+  const std::vector<double>& angles(const std::string& object) const;
+  const std::vector<double>& angular_velocities(const std::string& object) const;
+  const std::vector<double>& torques(const std::string& object) const;
+  double angle(const std::string& object, const std::string& joint) const;
+  double angular_velocity(const std::string& object, const std::string& joint) const;
+  double torque(const std::string& object, const std::string& joint) const;
+
+  // The readings of a named sensor, one per type the handshake lists for it.
+  const std::vector<Sensor>& sensor(const std::string& object, const std::string& name) const;
+  // The numbers of the sensor's reading of the given type.
+  const std::vector<double>& sensor(const std::string& object, const std::string& name, ValueType type) const;
+  // The object's own reading of the given type (Position, RPY, ...).
+  const std::vector<double>& object_sensor(const std::string& object, ValueType type) const;
+
+  const SensorMessage& message() const noexcept { return message_; }
+
+ private:
+  double joint_value(const std::vector<double>& values, const std::string& object, const std::string& joint,
+                     const char* kind) const;
+
+  const HandshakeMessage* handshake_;
+  SensorMessage message_;
+  bool after_reset_;
+};
+
+}  // namespace coupler

@@ -1,0 +1,71 @@
+#pragma once
+// The simulation side of a connection: answers controllers' requests.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <coupler/messages.hpp>
+
+namespace coupler {
+
+struct ServerOptions {
+  // Called with a description of every frame the server rejected and every
+  // answer it could not deliver; the default
+  // writes one line to std::clog.
+  std::function<void(const std::string&)> on_bad_frame;
+};
+
+// A message received by a Server, with the routing envelope its answer needs.
+class Request {
+ public:
+  const Message& message() const noexcept { return message_; }
+  MessageType type() const noexcept { return type_of(message_); }
+  // Identifies the connection it came from (stable while the peer stays connected).
+  const std::string& peer() const noexcept { return envelope_.front(); }
+
+ private:
+  friend class Server;
+  Request(std::vector<std::string> envelope, Message message)
+      : envelope_(std::move(envelope)), message_(std::move(message)) {}
+
+  std::vector<std::string> envelope_;
+  Message message_;
+};
+
+// Binds a ROUTER socket, so REQ peers (Click controllers among them) connect
+// as to a REP server, while the server can leave a message unanswered and
+// sees multi-frame messages for what they are.
+//
+// A bad frame never reaches the caller and never stops the server: it is
+// answered with an ErrorMessage naming the problem (or dropped and reported
+// when no answer is possible), and receiving goes on.
+class Server {
+ public:
+  explicit Server(const std::string& address, ServerOptions options = {});
+  ~Server();
+  Server(Server&&) noexcept;
+  Server& operator=(Server&&) noexcept;
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Blocks up to timeout for a valid request; throws TimeoutError otherwise.
+  Request receive(std::chrono::milliseconds timeout);
+  // Non-blocking: nullopt when no valid request is waiting.
+  std::optional<Request> try_receive();
+  void reply(const Request& request, const Message& message);
+
+  // The bound address, with the port filled in when it was tcp://host:0 or *.
+  std::string endpoint() const;
+  std::uint64_t bad_frames() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace coupler

@@ -1,0 +1,69 @@
+#pragma once
+// What a controller author uses: connect and handshake once, then step.
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <coupler/client.hpp>
+#include <coupler/controls.hpp>
+#include <coupler/error.hpp>
+#include <coupler/messages.hpp>
+#include <coupler/round_trip_stats.hpp>
+#include <coupler/sensor_readings.hpp>
+
+namespace coupler {
+
+struct SessionOptions {
+  ClientOptions client;
+  // Wait for answers by polling without blocking, sleeping in zmq_poll
+  // between polls, as a controller with other work would; default blocks.
+  bool polling = false;
+  // Called with "send" or "recv" and each message, for tracing.
+  std::function<void(std::string_view direction, const Message&)> trace;
+};
+
+// Every call waits at most the client's timeout (ClientOptions, default 5 s)
+// and throws TimeoutError past it; an ErrorMessage from the server throws
+// RemoteError; an answer of the wrong kind throws ProtocolError.
+class Session {
+ public:
+  // Connects and does the handshake.
+  explicit Session(const std::string& address, SessionOptions options = {});
+  ~Session();
+  Session(Session&& other) noexcept;
+  Session& operator=(Session&& other) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const HandshakeMessage& handshake() const noexcept { return handshake_; }
+  // A fresh Controls for this scene: all zero, events off.
+  Controls controls() const { return Controls(handshake_); }
+
+  // Sends the controls, lets the simulation step, returns the new state.
+  SensorReadings step(const Controls& controls);
+  // The current state, without stepping.
+  SensorReadings sensors();
+  // Restores the initial state; the simulation waits for the next step().
+  void reset();
+  // Tells the server this controller is leaving. Called by the destructor.
+  void close();
+
+  // Timing of every exchange so far (the handshake included); clear() it to
+  // time a phase of its own.
+  RoundTripStats& stats() noexcept { return stats_; }
+  Client& client() noexcept { return client_; }
+
+ private:
+  Message exchange(const Message& request);
+  Message receive_polling(std::chrono::steady_clock::time_point sent);
+  SensorReadings expect_sensors(const Message& request);
+
+  SessionOptions options_;
+  Client client_;
+  RoundTripStats stats_;
+  HandshakeMessage handshake_;
+  bool open_ = true;
+};
+
+}  // namespace coupler

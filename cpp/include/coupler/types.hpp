@@ -1,0 +1,59 @@
+#pragma once
+// Protocol enums, with the wire values of Click protocol v1.
+
+#include <cstdint>
+#include <string_view>
+
+namespace coupler {
+
+inline constexpr int kProtocolVersion = 1;
+
+enum class MessageType : int {
+  HandshakeInit = 0,
+  Handshake = 1,
+  Control = 2,
+  Sensor = 3,
+  Reset = 4,
+  Error = 5,
+  SensorRequest = 6,
+};
+
+// What a control or sensor value means; the unit is fixed per type.
+enum class ValueType : int {
+  Angle = 0,                   // rad
+  AngularVelocity1D = 1,       // rad/s
+  Torque1D = 2,                // Nm
+  Position = 3,                // m, vec3
+  RPY = 4,                     // rad, vec3
+  Activated = 5,               // bool
+  Acceleration3D = 6,          // m/s2, vec3
+  Force3D = 7,                 // N, vec3
+  Torque3D = 8,                // Nm, vec3
+  AngularAcceleration3D = 9,   // rad/s2, vec3
+  Velocity3D = 10,             // m/s, vec3
+  AngularVelocity3D = 11,      // rad/s, vec3
+  Force1D = 12,                // N
+  Multiple = 15,               // only as the scene-wide control type
+};
+
+enum class ErrorCode : int {
+  VersionNotSupported = 0,
+  MalformedFrame = 100,
+  UnexpectedMessage = 101,
+  ControlMismatch = 102,
+  ServerBusy = 103,
+  FrameTooLarge = 104,
+  InternalError = 105,
+  SessionEnded = 106,
+};
+
+// Numbers in one value of this type: 3 for vector types, 1 otherwise.
+int width(ValueType type) noexcept;
+
+// True for the values a peer may legally send (Multiple included).
+bool is_known(ValueType type) noexcept;
+
+std::string_view to_string(ValueType type) noexcept;
+std::string_view to_string(MessageType type) noexcept;
+
+}  // namespace coupler

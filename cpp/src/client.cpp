@@ -1,0 +1,85 @@
+#include <coupler/client.hpp>
+
+#include <coupler/codec.hpp>
+
+#include "zmq_socket.hpp"
+
+namespace coupler {
+
+struct Client::Impl {
+  std::string address;
+  ClientOptions options;
+  zmq::socket_t socket{detail::shared_context(), zmq::socket_type::req};
+
+  // Reads one whole answer; the REQ socket has already removed the envelope.
+  Message read_answer() {
+    zmq::message_t frame;
+    detail::checked("receiving from " + address, [&] { return socket.recv(frame, zmq::recv_flags::none); });
+    int extra_frames = 0;
+    while (frame.more()) {
+      zmq::message_t rest;
+      detail::checked("receiving from " + address, [&] { return socket.recv(rest, zmq::recv_flags::none); });
+      ++extra_frames;
+      if (!rest.more()) break;
+    }
+    if (extra_frames > 0) {
+      throw ProtocolError("answer from " + address + " has " + std::to_string(extra_frames + 1) +
+                          " frames; the protocol sends one");
+    }
+    return decode(std::string_view(static_cast<const char*>(frame.data()), frame.size()));
+  }
+};
+
+Client::Client(const std::string& address, ClientOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->address = address;
+  impl_->options = options;
+  zmq::socket_t& s = impl_->socket;
+  s.set(zmq::sockopt::linger, static_cast<int>(options.linger.count()));
+  // A timed-out request must not wedge the socket: allow a new request at
+  // any time and drop answers that belong to an abandoned one.
+  s.set(zmq::sockopt::req_relaxed, 1);
+  s.set(zmq::sockopt::req_correlate, 1);
+  s.set(zmq::sockopt::sndtimeo, static_cast<int>(options.timeout.count()));
+  detail::checked("connecting to " + address, [&] { s.connect(address); return 0; });
+}
+
+Client::~Client() = default;
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+
+void Client::send(const Message& message) { send_frame(encode(message)); }
+
+void Client::send_frame(const std::string& frame) {
+  auto sent = detail::checked("sending to " + impl_->address,
+                              [&] { return impl_->socket.send(zmq::buffer(frame), zmq::send_flags::none); });
+  if (!sent) {
+    throw TimeoutError("could not send to " + impl_->address + " within " +
+                       std::to_string(impl_->options.timeout.count()) + " ms");
+  }
+}
+
+Message Client::receive() { return receive(impl_->options.timeout); }
+
+Message Client::receive(std::chrono::milliseconds timeout) {
+  if (!wait(timeout)) {
+    throw TimeoutError("no answer from " + impl_->address + " within " + std::to_string(timeout.count()) + " ms");
+  }
+  return impl_->read_answer();
+}
+
+std::optional<Message> Client::try_receive() {
+  if (!wait(std::chrono::milliseconds(0))) return std::nullopt;
+  return impl_->read_answer();
+}
+
+bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_readable(impl_->socket, timeout); }
+
+Message Client::request(const Message& message) {
+  send(message);
+  return receive();
+}
+
+const std::string& Client::address() const noexcept { return impl_->address; }
+const ClientOptions& Client::options() const noexcept { return impl_->options; }
+
+}  // namespace coupler

@@ -1,0 +1,68 @@
+#include <coupler/sensor_readings.hpp>
+
+#include <algorithm>
+
+#include <coupler/error.hpp>
+
+namespace coupler {
+
+SensorReadings::SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset)
+    : handshake_(&handshake), message_(std::move(message)), after_reset_(after_reset) {}
+
+const std::vector<double>& SensorReadings::angles(const std::string& object) const {
+  return message_.object(object).angles;
+}
+const std::vector<double>& SensorReadings::angular_velocities(const std::string& object) const {
+  return message_.object(object).angular_velocities;
+}
+const std::vector<double>& SensorReadings::torques(const std::string& object) const {
+  return message_.object(object).torques;
+}
+
+double SensorReadings::joint_value(const std::vector<double>& values, const std::string& object,
+                                   const std::string& joint, const char* kind) const {
+  const auto& joints = handshake_->object(object).joint_sensors;
+  const auto it = std::find(joints.begin(), joints.end(), joint);
+  if (it == joints.end()) throw Error("object '" + object + "' has no joint sensor named '" + joint + "'");
+  const auto i = static_cast<std::size_t>(it - joints.begin());
+  if (i >= values.size()) {
+    throw Error("sensor message has no " + std::string(kind) + " for joint '" + joint + "' of '" + object + "'");
+  }
+  return values[i];
+}
+
+double SensorReadings::angle(const std::string& object, const std::string& joint) const {
+  return joint_value(angles(object), object, joint, "angle");
+}
+double SensorReadings::angular_velocity(const std::string& object, const std::string& joint) const {
+  return joint_value(angular_velocities(object), object, joint, "angular velocity");
+}
+double SensorReadings::torque(const std::string& object, const std::string& joint) const {
+  return joint_value(torques(object), object, joint, "torque");
+}
+
+const std::vector<Sensor>& SensorReadings::sensor(const std::string& object, const std::string& name) const {
+  return message_.object(object).sensor(name);
+}
+
+namespace {
+
+const std::vector<double>& find_type(const std::vector<Sensor>& readings, ValueType type, const std::string& where) {
+  for (const Sensor& reading : readings) {
+    if (reading.type == type) return reading.value;
+  }
+  throw Error(where + " has no " + std::string(to_string(type)) + " reading");
+}
+
+}  // namespace
+
+const std::vector<double>& SensorReadings::sensor(const std::string& object, const std::string& name,
+                                                  ValueType type) const {
+  return find_type(sensor(object, name), type, "sensor '" + name + "' of '" + object + "'");
+}
+
+const std::vector<double>& SensorReadings::object_sensor(const std::string& object, ValueType type) const {
+  return find_type(message_.object(object).object_sensors, type, "object '" + object + "'");
+}
+
+}  // namespace coupler

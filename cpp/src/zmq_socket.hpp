@@ -1,0 +1,31 @@
+#pragma once
+// What Client and Server share of ZeroMQ: one context per process, waiting
+// with a deadline, and turning ZeroMQ failures into coupler::Error.
+
+#include <chrono>
+#include <string>
+
+#include <zmq.hpp>
+
+#include <coupler/error.hpp>
+
+namespace coupler::detail {
+
+// One context for the process, so inproc:// endpoints connect across objects.
+zmq::context_t& shared_context();
+
+// Polls the socket for input; true when a message can be read. Retries when
+// a signal interrupts the wait, against the same deadline.
+bool wait_readable(zmq::socket_t& socket, std::chrono::milliseconds timeout);
+
+// Runs a ZeroMQ call, rethrowing its failure as coupler::Error with context.
+template <class F>
+auto checked(const std::string& doing, F&& call) {
+  try {
+    return call();
+  } catch (const zmq::error_t& e) {
+    throw Error(doing + ": " + e.what());
+  }
+}
+
+}  // namespace coupler::detail

@@ -1,0 +1,101 @@
+"""coupler demo controller in Python: the same flags and behaviour as the C++ democlient.
+
+    python -m demo.client                          # pick approach on the arm scene
+    python -m demo.client --range 10000 --timings  # plus 10000 hold-still round trips, timed
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from coupler.errors import Error
+from coupler.session import Session
+from demo.pick_approach import PickApproach, find_arm
+
+DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m demo.client",
+        description="Connect to a coupler or Click simulation server, do the handshake, check it, "
+        "move an arm above the box and close the gripper (when the scene has one), "
+        "then send --range more Control messages.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--addr", default=DEFAULT_ADDRESS, help="server address: tcp://host:port, ipc://path or inproc://name")
+    parser.add_argument("--range", type=int, default=0, metavar="N", help="extra Control round trips after the first")
+    parser.add_argument("--timings", action="store_true",
+                        help="print time blocked in receive, time between send and reply, total time, "
+                             "round trips per second and p50/p99 round-trip time")
+    parser.add_argument("--blocking-receive", action="store_true",
+                        help="wait for each reply in a blocking receive (default: non-blocking polling that "
+                             "sleeps in zmq_poll between attempts instead of spinning)")
+    parser.add_argument("--trace", action="store_true", help="print every message sent and received")
+    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="give up when the server does not answer within this time")
+    args = parser.parse_args(argv)
+    if args.range < 0:
+        parser.error(f"--range must be 0 or more, got {args.range}")
+    if args.timeout <= 0:
+        parser.error(f"--timeout must be positive, got {args.timeout}")
+    return args
+
+
+def check_handshake(session: Session) -> None:
+    """Raise coupler.Error naming the first thing a controller cannot use."""
+    from coupler.messages import ValueType
+
+    controllable = {ValueType.ANGLE, ValueType.ANGULAR_VELOCITY_1D, ValueType.TORQUE_1D, ValueType.FORCE_1D}
+    for name, described in session.handshake.objects.items():
+        if len(described.controls) != len(described.control_types):
+            raise Error(f"object '{name}' names {len(described.controls)} controls "
+                        f"but gives {len(described.control_types)} types")
+        for control, value_type in zip(described.controls, described.control_types):
+            if value_type not in controllable:
+                raise Error(f"control '{control}' of '{name}' has type {value_type.name}, which is not a control type")
+
+
+def run(args: argparse.Namespace) -> int:
+    print(f"connecting to {args.addr}")
+    trace = (lambda direction, message: print(f"{direction}: {message!r}")) if args.trace else None
+    polling = not args.blocking_receive
+    with Session(args.addr, timeout=args.timeout, polling=polling, trace=trace) as session:
+        check_handshake(session)
+        handshake = session.handshake
+        print(f"handshake: {len(handshake.objects)} objects, time step {handshake.time_step} s")
+        controls = session.controls()
+
+        arm = find_arm(handshake)
+        if arm is not None:
+            report = PickApproach(session, arm).run(controls)
+            print(report.summary())
+
+        session.stats.clear()  # timings cover the round trips below only
+        started = time.perf_counter()
+        readings = None
+        for _ in range(args.range + 1):
+            readings = session.step(controls)
+        total = time.perf_counter() - started
+        print(f"controls sent: {args.range + 1}, simulated time: {readings.time:.4f} s")
+        if args.timings:
+            print(session.stats.report(total, polling))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    np.set_printoptions(precision=4, suppress=True)
+    try:
+        return run(args)
+    except Error as error:
+        print(f"demo.client: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The simulation side of a connection: answers controllers' requests."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+import zmq
+
+from coupler.codec import decode, encode
+from coupler.errors import Error, ProtocolError, TimeoutError
+from coupler.messages import ErrorCode, ErrorMessage, Message
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Request:
+    """A message received by a Server, with the routing envelope its answer needs."""
+
+    message: Message
+    envelope: list[bytes]
+    size: int  # bytes of the frame on the wire
+
+    @property
+    def peer(self) -> bytes:
+        """Identifies the connection it came from (stable while the peer stays connected)."""
+        return self.envelope[0]
+
+
+class Server:
+    """Binds a ROUTER socket, so REQ peers (Click controllers among them)
+    connect as to a REP server, while the server can leave a message
+    unanswered and sees multi-frame messages for what they are.
+
+    A bad frame never reaches the caller and never stops the server: it is
+    answered with an ErrorMessage naming the problem (or dropped and logged
+    when no answer is possible), and receiving goes on. `bad_frames` counts
+    them. Pass a `context` to serve inproc:// endpoints of that context; by
+    default the process-wide one is used.
+    """
+
+    def __init__(self, address: str, context: zmq.Context | None = None) -> None:
+        self._socket = (context or zmq.Context.instance()).socket(zmq.ROUTER)
+        self._socket.linger = 0
+        self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        try:
+            self._socket.bind(address)
+        except zmq.ZMQError as error:
+            self._socket.close(0)
+            raise Error(f"binding {address}: {error}") from None
+        self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._poller = zmq.Poller()
+        self._poller.register(self._socket, zmq.POLLIN)
+        self.bad_frames = 0
+        # Log frame sizes received and sent whenever they change.
+        self.trace_sizes = False
+        self._sizes = (0, 0)
+
+    def receive(self, timeout: float) -> Request:
+        """Block up to `timeout` seconds for a valid request; raise TimeoutError otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            if not self._poller.poll(int(left * 1000)):
+                raise TimeoutError(f"no request on {self.endpoint} within {timeout} s")
+            request = self._read_one()
+            if request is not None:
+                return request
+
+    def try_receive(self) -> Request | None:
+        """Non-blocking: the next valid request, or None when none is waiting."""
+        while self._poller.poll(0):
+            request = self._read_one()
+            if request is not None:
+                return request
+        return None
+
+    def reply(self, request: Request, message: Message) -> None:
+        frame = encode(message)
+        if self.trace_sizes and self._sizes != (request.size, len(frame)):
+            self._sizes = (request.size, len(frame))
+            log.info("received %d bytes, sent %d bytes", request.size, len(frame))
+        self._send(request.envelope, frame)
+
+    def _send(self, envelope: list[bytes], frame: bytes) -> None:
+        try:
+            self._socket.send_multipart([*envelope, frame], flags=zmq.DONTWAIT)
+        except zmq.Again:
+            log.warning("answer dropped: peer is not reading")
+        except zmq.ZMQError as error:
+            # ROUTER_MANDATORY reports a peer that left before its answer.
+            log.warning("answer dropped: %s", error)
+
+    def _reject(self, envelope: list[bytes], problem: str, code: int) -> None:
+        self.bad_frames += 1
+        log.warning("%s", problem)
+        self._send(envelope, encode(ErrorMessage(code=code, text=problem)))
+
+    def _read_one(self) -> Request | None:
+        """Read one waiting multipart message; return it when it is a valid request."""
+        parts = self._socket.recv_multipart(copy=True)
+        # The envelope is every frame up to and including the empty delimiter
+        # a REQ peer puts before its payload (REQ_CORRELATE adds a request id
+        # before it); a DEALER peer without a delimiter gets just its identity.
+        try:
+            body = parts.index(b"", 1) + 1
+        except ValueError:
+            body = 1
+        envelope, payload = parts[:body], parts[body:]
+        if len(payload) != 1:
+            problem = (
+                "malformed frame: message has no payload after its envelope"
+                if not payload
+                else f"malformed frame: multi-frame message of {len(payload)} frames; the protocol sends one"
+            )
+            self._reject(envelope, problem, ErrorCode.MALFORMED_FRAME)
+            return None
+        try:
+            message = decode(payload[0])
+        except ProtocolError as error:
+            self._reject(envelope, f"malformed frame: {error}", error.code)
+            return None
+        return Request(message=message, envelope=envelope, size=len(payload[0]))
+
+    def close(self) -> None:
+        self._socket.close()
+        # ZeroMQ leaves the socket file of an ipc:// endpoint behind; a server
+        # owns its endpoint, so it cleans up after itself.
+        if self.endpoint.startswith("ipc://"):
+            try:
+                os.unlink(self.endpoint[len("ipc://") :])
+            except OSError:
+                pass
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

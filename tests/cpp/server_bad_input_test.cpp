@@ -1,0 +1,97 @@
+// A Server answers bad frames with an ErrorMessage and keeps serving.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include <coupler/codec.hpp>
+#include <coupler/server.hpp>
+
+#include "test_endpoints.hpp"
+
+using namespace coupler;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A raw REQ peer, free to send what no coupler client would.
+class RawPeer {
+ public:
+  explicit RawPeer(const std::string& address) : socket_(context_, zmq::socket_type::req) {
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.set(zmq::sockopt::rcvtimeo, 2000);
+    socket_.connect(address);
+  }
+  void send(const std::vector<std::string>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      socket_.send(zmq::buffer(frames[i]), i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    }
+  }
+  Message receive() {
+    zmq::message_t frame;
+    REQUIRE(socket_.recv(frame));
+    return decode(frame.to_string_view());
+  }
+
+ private:
+  zmq::context_t context_;
+  zmq::socket_t socket_;
+};
+
+}  // namespace
+
+TEST_CASE("a bad frame is answered with an ErrorMessage naming the problem, then a handshake is served") {
+  struct Case {
+    const char* name;
+    std::vector<std::string> frames;
+    const char* problem;
+  };
+  const std::string sensor = encode(SensorMessage{{{"box", ObjectSensors{{1.0, 2.0}, {}, {}, {}, {}, {}}}}, 1.0});
+  const Case c = GENERATE_COPY(values<Case>({
+      {"random bytes", {std::string("\xde\xad\xbe\xef\xff\xff", 6)}, "not a protobuf message"},
+      {"truncated frame", {sensor.substr(0, sensor.size() - 3)}, "malformed frame"},
+      {"unknown message type", {std::string("\x08\x63", 2)}, "unknown message type 99"},
+      {"multi-frame message", {encode(HandshakeInitMessage{}), encode(ResetMessage{})}, "multi-frame message of 2 frames"},
+  }));
+  INFO(c.name);
+
+  std::vector<std::string> log;
+  Server server(fresh_address("tcp"), ServerOptions{[&](const std::string& line) { log.push_back(line); }});
+  RawPeer peer(server.endpoint());
+
+  peer.send(c.frames);
+  CHECK_THROWS_AS(server.receive(300ms), TimeoutError);  // handled inside, never handed to the caller
+  const Message answer = peer.receive();
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK_THAT(std::get<ErrorMessage>(answer).text, Catch::Contains(c.problem));
+  CHECK(server.bad_frames() == 1);
+  REQUIRE(log.size() == 1);
+  CHECK_THAT(log[0], Catch::Contains(c.problem));
+
+  peer.send({encode(HandshakeInitMessage{})});
+  const Request request = server.receive(2000ms);
+  CHECK(request.type() == MessageType::HandshakeInit);
+  server.reply(request, HandshakeMessage{});
+  CHECK(std::holds_alternative<HandshakeMessage>(peer.receive()));
+}
+
+TEST_CASE("an answer to a peer that has gone is dropped and reported, not thrown") {
+  std::vector<std::string> log;
+  Server server(fresh_address("tcp"), ServerOptions{[&](const std::string& line) { log.push_back(line); }});
+  std::optional<Request> request;
+  {
+    RawPeer peer(server.endpoint());
+    peer.send({encode(SensorRequestMessage{})});
+    request = server.receive(2000ms);
+  }
+  std::this_thread::sleep_for(100ms);  // let the disconnect reach the server
+  CHECK_NOTHROW(server.reply(*request, ResetMessage{}));
+  REQUIRE(log.size() == 1);
+  CHECK_THAT(log[0], Catch::Contains("answer dropped"));
+  CHECK(server.bad_frames() == 0);
+}

@@ -1,0 +1,182 @@
+// Session, Controls and SensorReadings: a controller's view of a scene.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <coupler/error.hpp>
+#include <coupler/server.hpp>
+#include <coupler/session.hpp>
+
+#include "test_endpoints.hpp"
+
+using namespace coupler;
+using namespace std::chrono_literals;
+
+namespace {
+
+HandshakeMessage arm_scene() {
+  HandshakeMessage handshake;
+  handshake.time_step = 0.002;
+  ObjectDescription& arm = handshake.objects["arm"];
+  arm.controls = {"shoulder", "elbow"};
+  arm.control_types = {ValueType::Angle, ValueType::Angle};
+  arm.joint_sensors = {"shoulder", "elbow"};
+  arm.joint_sensor_types = {ValueType::Angle};
+  arm.control_events = {{"gripper", ValueType::Activated}};
+  arm.sensors = {{"wrist_ft", {ValueType::Force3D, ValueType::Torque3D}}};
+  handshake.objects["box"].object_sensors = {ValueType::Position};
+  return handshake;
+}
+
+// A server thread that echoes commanded angles back as sensed angles and
+// answers the nth control with Reset, as a simulation reset from its side.
+class EchoServer {
+ public:
+  explicit EchoServer(int reset_on_control = -1)
+      : server_(fresh_address("inproc")), thread_([this, reset_on_control] { run(reset_on_control); }) {}
+  ~EchoServer() { stop(); }
+  std::string endpoint() const { return server_.endpoint(); }
+  // Stops the server thread; returns every request it received, in order.
+  std::vector<Message> stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return received_;
+  }
+
+ private:
+  std::vector<Message> received_;
+
+  void run(int reset_on_control) {
+    const HandshakeMessage handshake = arm_scene();
+    SensorMessage state;
+    state.objects["arm"].angles = {0.0, 0.0};
+    state.objects["arm"].sensors["wrist_ft"] = {{ValueType::Force3D, {0, 0, -5}}, {ValueType::Torque3D, {0, 0, 0}}};
+    state.objects["box"].object_sensors = {{ValueType::Position, {0.5, 0.1, 0.8}}};
+    int controls = 0;
+    while (!stop_) {
+      std::optional<Request> request;
+      try {
+        request = server_.receive(20ms);
+      } catch (const TimeoutError&) {
+        continue;
+      }
+      received_.push_back(request->message());
+      std::visit(
+          [&](const auto& m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<T, HandshakeInitMessage>) {
+              server_.reply(*request, handshake);
+            } else if constexpr (std::is_same_v<T, ControlMessage>) {
+              if (controls++ == reset_on_control) {
+                server_.reply(*request, ResetMessage{});
+                return;
+              }
+              state.objects["arm"].angles = m.objects.at("arm").values;
+              state.simulated_time += handshake.time_step;
+              server_.reply(*request, state);
+            } else if constexpr (std::is_same_v<T, SensorRequestMessage>) {
+              server_.reply(*request, state);
+            } else if constexpr (std::is_same_v<T, ResetMessage>) {
+              server_.reply(*request, ResetMessage{});
+            } else if constexpr (std::is_same_v<T, SensorMessage>) {
+              server_.reply(*request, ErrorMessage{static_cast<int>(ErrorCode::UnexpectedMessage), "not to servers"});
+            }
+          },
+          request->message());
+    }
+  }
+
+  Server server_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a session starts with the handshake") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  CHECK(session.handshake().time_step == 0.002);
+  CHECK(session.handshake().object("arm").controls.size() == 2);
+}
+
+TEST_CASE("controls start at zero with events off and are set by name") {
+  Controls controls(arm_scene());
+  CHECK(controls.values("arm") == std::vector<double>{0.0, 0.0});
+  CHECK_FALSE(controls.message().objects.at("arm").events.at("gripper"));
+  controls.set("arm", "elbow", 0.7);
+  controls.event("arm", "gripper", true);
+  CHECK(controls.get("arm", "elbow") == 0.7);
+  CHECK(controls.values("arm")[1] == 0.7);
+  CHECK(controls.message().objects.at("arm").events.at("gripper"));
+  CHECK(controls.message().objects.count("box") == 0);  // box has nothing to control
+}
+
+TEST_CASE("controls reject names the scene does not have") {
+  Controls controls(arm_scene());
+  CHECK_THROWS_WITH(controls.set("arm", "wrist", 1.0), Catch::Contains("no control named 'wrist'"));
+  CHECK_THROWS_WITH(controls.set("robot9", "elbow", 1.0), Catch::Contains("'robot9'"));
+  CHECK_THROWS_WITH(controls.event("arm", "vacuum", true), Catch::Contains("'vacuum'"));
+}
+
+TEST_CASE("step sends the controls and returns readings addressed by name") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "shoulder", 0.25);
+  const SensorReadings readings = session.step(controls);
+  CHECK(readings.time() == Approx(0.002));
+  CHECK(readings.angle("arm", "shoulder") == 0.25);
+  CHECK(readings.sensor("arm", "wrist_ft", ValueType::Force3D) == std::vector<double>{0, 0, -5});
+  CHECK(readings.object_sensor("box", ValueType::Position)[0] == 0.5);
+  CHECK_THROWS_WITH(readings.angle("arm", "wrist"), Catch::Contains("no joint sensor named 'wrist'"));
+  CHECK_THROWS_WITH(readings.object_sensor("box", ValueType::RPY), Catch::Contains("no RPY reading"));
+}
+
+TEST_CASE("a Reset answer to a step is reported and followed by the current state") {
+  EchoServer server(/*reset_on_control=*/0);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  const SensorReadings readings = session.step(session.controls());
+  CHECK(readings.after_reset());
+  CHECK(readings.time() == 0.0);
+}
+
+TEST_CASE("closing a session tells the server the controller is leaving") {
+  EchoServer server;
+  {
+    Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+    session.sensors();
+  }
+  std::this_thread::sleep_for(100ms);  // the goodbye has no answer to wait for
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  const auto* goodbye = std::get_if<ErrorMessage>(&received.back());
+  REQUIRE(goodbye);
+  CHECK(goodbye->code == static_cast<int>(ErrorCode::SessionEnded));
+}
+
+TEST_CASE("a session to a server that never answers times out") {
+  Server silent(fresh_address("inproc"));
+  CHECK_THROWS_AS(Session(silent.endpoint(), SessionOptions{ClientOptions{100ms, 0ms}}), TimeoutError);
+}
+
+TEST_CASE("a polling session gets the same answers and counts its round trips") {
+  EchoServer server;
+  SessionOptions options{ClientOptions{2000ms}};
+  options.polling = true;
+  std::vector<std::string> trace;
+  options.trace = [&](std::string_view direction, const Message& m) {
+    trace.push_back(std::string(direction) + " " + std::string(to_string(type_of(m))));
+  };
+  Session session(server.endpoint(), options);
+  session.stats().clear();
+  Controls controls = session.controls();
+  controls.set("arm", "elbow", -0.3);
+  CHECK(session.step(controls).angle("arm", "elbow") == -0.3);
+  CHECK(session.stats().count() == 1);
+  CHECK(session.stats().percentile(0.5) > 0.0);
+  CHECK(trace == std::vector<std::string>{"send HandshakeInit", "recv Handshake", "send Control", "recv Sensor"});
+}

@@ -1,0 +1,86 @@
+"""Programs the tests talk to: coupler's demo server, Click's demo server and
+client, and the C++ democlient, each run as a process of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from coupler.client import Client
+from coupler.errors import Error
+from coupler.messages import HandshakeInitMessage
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _required_path(variable: str, default: Path, what: str) -> Path:
+    path = Path(os.environ.get(variable, default))
+    if not path.exists():
+        raise RuntimeError(f"{what} not found at {path}: run scripts/setup (or set {variable})")
+    return path
+
+
+def democlient() -> Path:
+    return _required_path("COUPLER_DEMOCLIENT", REPO / "build/cpp/bin/democlient", "the C++ democlient")
+
+
+def pclick_python() -> Path:
+    return _required_path("COUPLER_PCLICK_PYTHON", REPO / ".venv-pclick/bin/python", "the pclick virtual environment")
+
+
+def free_tcp_address() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
+
+
+def address_for(transport: str, tmp_path: Path) -> str:
+    if transport == "tcp":
+        return free_tcp_address()
+    return f"ipc://{tmp_path / 'coupler.sock'}"
+
+
+def wait_until_serving(address: str, process: subprocess.Popen, timeout: float = 20.0) -> None:
+    """Return once a HandshakeInit to `address` is answered; fail if the process dies or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read() if process.stdout else ''}")
+        try:
+            with Client(address, timeout=0.3) as client:
+                client.request(HandshakeInitMessage())
+                return
+        except Error:
+            continue
+    raise RuntimeError(f"no server answered on {address} within {timeout} s")
+
+
+@contextlib.contextmanager
+def running(command: list[str], address: str) -> Iterator[subprocess.Popen]:
+    """Run a server process until the block ends, killing it however the block ends."""
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until_serving(address, process)
+        yield process
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def coupler_server(address: str, *flags: str) -> contextlib.AbstractContextManager[subprocess.Popen]:
+    return running([sys.executable, "-m", "demo.server", "--addr", address, *flags], address)
+
+
+def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:
+    return running([str(pclick_python()), "-m", "pclick.demo.server", "--addr", address], address)
+
+
+def run(command: list[str], timeout: float = 120.0) -> subprocess.CompletedProcess:
+    """Run a client program to completion; its output is in .stdout (stderr merged)."""
+    return subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
