@@ -1,0 +1,129 @@
+// The shared vectors (tests/vectors, made by make_vectors.py): C++ decodes each,
+// re-encodes it byte for byte, and encodes its own copy of each message into
+// exactly the vector.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include <coupler/codec.hpp>
+
+using namespace coupler;
+using V = ValueType;
+
+namespace {
+
+std::string read_vector(const std::string& name) {
+  std::ifstream file(std::string(COUPLER_VECTORS_DIR) + "/" + name + ".bin", std::ios::binary);
+  REQUIRE(file.good());
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+const std::vector<std::string> kArmJoints = {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "joint7"};
+const std::vector<std::string> kRoverJoints = {"wheel_left", "wheel_right", "turret", "lift"};
+const std::vector<double> kArmAngles = {0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785};
+
+HandshakeMessage handshake() {
+  HandshakeMessage m;
+  m.time_step = 0.002;
+  ObjectDescription& panda = m.objects["panda"];
+  panda.controls = kArmJoints;
+  panda.control_types = std::vector<V>(7, V::Angle);
+  panda.joint_sensors = kArmJoints;
+  panda.joint_sensor_types = {V::Angle, V::AngularVelocity1D, V::Torque1D, V::Force3D};
+  panda.control_events = {{"gripper", V::Activated}};
+  panda.sensors = {{"wrist_ft", {V::Force3D, V::Torque3D}},
+                   {"imu", {V::Acceleration3D, V::AngularVelocity3D, V::AngularAcceleration3D}}};
+  panda.object_sensors = {V::Position, V::RPY};
+  ObjectDescription& rover = m.objects["rover"];
+  rover.controls = kRoverJoints;
+  rover.control_types = {V::AngularVelocity1D, V::AngularVelocity1D, V::Torque1D, V::Force1D};
+  rover.joint_sensors = kRoverJoints;
+  rover.joint_sensor_types = {V::Angle, V::AngularVelocity1D, V::Torque1D};
+  rover.sensors = {{"base", {V::Velocity3D}}, {"lift_load", {V::Force1D}}, {"bumper", {V::Activated}}};
+  rover.object_sensors = {V::Position, V::RPY};
+  m.objects["box"].object_sensors = {V::Position, V::RPY};
+  return m;
+}
+
+SensorMessage sensor() {
+  SensorMessage m;
+  m.simulated_time = 1.25;
+  ObjectSensors& panda = m.objects["panda"];
+  panda.angles = kArmAngles;
+  panda.angular_velocities = {0.01, -0.02, 0.0, 0.03, 0.0, -0.01, 0.0};
+  panda.torques = {0.5, -12.25, 0.75, 8.5, 0.125, 1.5, 0.0625};
+  panda.forces = std::vector<std::vector<double>>(7, {0.0, 0.0, 9.81});
+  panda.object_sensors = {{V::Position, {-0.45, 0.0, 0.75}}, {V::RPY, {0.0, 0.0, 0.0}}};
+  panda.sensors = {
+      {"wrist_ft", {{V::Force3D, {0.1, -0.2, -14.7}}, {V::Torque3D, {0.01, 0.02, -0.003}}}},
+      {"imu",
+       {{V::Acceleration3D, {0.0, 0.0, 9.81}}, {V::AngularVelocity3D, {0.0, 0.5, 0.0}},
+        {V::AngularAcceleration3D, {0.0, 2.5, 0.0}}}},
+  };
+  ObjectSensors& rover = m.objects["rover"];
+  rover.angles = {12.5, 12.25, 0.5, 0.125};
+  rover.angular_velocities = {1.5, -1.5, 0.0, 0.0};
+  rover.torques = {2.0, 2.25, 0.25, 40.0};
+  rover.object_sensors = {{V::Position, {1.0, 2.0, 0.1}}, {V::RPY, {0.0, 0.0, 1.25}}};
+  rover.sensors = {{"base", {{V::Velocity3D, {0.5, 0.0, 0.0}}}},
+                   {"lift_load", {{V::Force1D, {39.5}}}},
+                   {"bumper", {{V::Activated, {1.0}}}}};
+  m.objects["box"].object_sensors = {{V::Position, {0.05, 0.1, 0.775}}, {V::RPY, {0.0, 0.0, 0.5}}};
+  return m;
+}
+
+std::map<std::string, Message> vectors() {
+  return {
+      {"handshake_init", HandshakeInitMessage{}},
+      {"handshake", handshake()},
+      {"control", ControlMessage::builder()
+                      .object("panda")
+                      .values(kArmAngles)
+                      .event("gripper", true)
+                      .object("rover")
+                      .values({1.5, -1.5, 0.25, 40.0})
+                      .build()},
+      {"control_angles",
+       ControlMessage::builder().object("panda").values(kArmAngles, ControlField::Angles).steps(10).build()},
+      {"sensor", sensor()},
+      {"sensor_request", SensorRequestMessage{}},
+      {"reset", ResetMessage{}},
+      {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("each vector re-encodes byte for byte") {
+  for (const auto& [name, message] : vectors()) {
+    INFO(name);
+    const std::string frame = read_vector(name);
+    CHECK(encode(decode(frame)) == frame);
+  }
+}
+
+TEST_CASE("the encoder reproduces each vector") {
+  for (const auto& [name, message] : vectors()) {
+    INFO(name);
+    CHECK(encode(message) == read_vector(name));
+  }
+}
+
+TEST_CASE("each vector decodes to the message kind it holds") {
+  for (const auto& [name, message] : vectors()) {
+    INFO(name);
+    CHECK(type_of(decode(read_vector(name))) == type_of(message));
+  }
+}
+
+TEST_CASE("the sensor vector reads back by object and name") {
+  const auto m = decode_as<SensorMessage>(read_vector("sensor"));
+  CHECK(m.simulated_time == 1.25);
+  CHECK(m.object("panda").sensor("wrist_ft")[0].value == std::vector<double>{0.1, -0.2, -14.7});
+  CHECK(m.object("rover").sensor("bumper")[0].type == V::Activated);
+  CHECK(m.object("box").object_sensors[1].value[2] == 0.5);
+}
