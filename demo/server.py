@@ -66,9 +66,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--speed", default="1",
                         help="free mode pace as a real-time factor (1 = real time), or 'max' for as fast as possible")
     parser.add_argument("--step", type=float, default=None, metavar="SECONDS",
-                        help="override the model's time step (default: the model's own)")
+                        help="override the model's time step; None keeps the model's own")
     parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
-                        help="stop after this much simulated time (default: run until interrupted)")
+                        help="stop after this much simulated time; None runs until interrupted")
     parser.add_argument("--exit-on-error", action="store_true",
                         help="exit when a controller ends its session with an ErrorMessage, "
                              "instead of waiting for the next controller")
