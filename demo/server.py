@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+from coupler.bind_policy import check_bind_address
+from coupler.errors import Error
 from coupler.free_run_loop import FreeRunLoop
 from coupler.lockstep_loop import LockstepLoop
 from coupler.run_clock import RunClock
@@ -56,6 +58,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--addr", default=DEFAULT_ADDRESS,
                         help="address to bind: tcp://host:port, ipc://path or inproc://name")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow binding a TCP address other than loopback (reachable from other machines); "
+                             "without it such an --addr is refused")
     parser.add_argument("--scene", default="arm",
                         help=f"scene to serve: one of {', '.join(scene_names())}, or a path to an MJCF file")
     parser.add_argument("--mode", choices=["lockstep", "free"], default="lockstep",
@@ -119,6 +124,12 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
         stream=sys.stdout,
     )
+    try:
+        warning = check_bind_address(args.addr, args.allow_remote)
+    except Error as error:
+        raise SystemExit(f"demo.server: {error}") from None
+    if warning:
+        log.warning("%s", warning)
     simulation = load_simulation(args.scene, args.step)
     for problem in getattr(simulation, "unmapped", []):
         log.warning("not served: %s", problem)

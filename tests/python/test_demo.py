@@ -150,3 +150,9 @@ def test_free_mode_counts_the_steps_a_slow_controller_did_not_control(tmp_path):
     assert total == 200
     assert missed > total / 2
     assert readings.time > 0
+
+
+def test_the_server_refuses_to_listen_on_every_interface_unless_allowed():
+    result = run([sys.executable, "-m", "demo.server", "--addr", "tcp://*:5555", "--scene", "static"])
+    assert result.returncode != 0
+    assert "refusing to bind tcp://*:5555" in result.stdout
