@@ -1,5 +1,7 @@
 #include <coupler/client.hpp>
 
+#include <algorithm>
+
 #include <coupler/codec.hpp>
 
 #include "zmq_socket.hpp"
@@ -11,10 +13,14 @@ struct Client::Impl {
   ClientOptions options;
   zmq::socket_t socket{detail::shared_context(), zmq::socket_type::req};
 
-  // Reads one whole answer; the REQ socket has already removed the envelope.
-  Message read_answer() {
+  // Reads one whole answer if there is one; the REQ socket has already
+  // removed the envelope. Never blocks: poll also wakes for a late answer to
+  // an abandoned request, which the socket then drops, leaving nothing.
+  std::optional<Message> read_answer() {
     zmq::message_t frame;
-    detail::checked("receiving from " + address, [&] { return socket.recv(frame, zmq::recv_flags::none); });
+    const auto received =
+        detail::checked("receiving from " + address, [&] { return socket.recv(frame, zmq::recv_flags::dontwait); });
+    if (!received) return std::nullopt;
     int extra_frames = 0;
     while (frame.more()) {
       zmq::message_t rest;
@@ -61,16 +67,21 @@ void Client::send_frame(const std::string& frame) {
 Message Client::receive() { return receive(impl_->options.timeout); }
 
 Message Client::receive(std::chrono::milliseconds timeout) {
-  if (!wait(timeout)) {
-    throw TimeoutError("no answer from " + impl_->address + " within " + std::to_string(timeout.count()) + " ms");
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (wait(std::max(left, std::chrono::milliseconds(0)))) {
+      if (auto answer = impl_->read_answer()) return std::move(*answer);
+    }
+    // Woken by a stale answer, now dropped: wait out the rest.
+    if (Clock::now() >= deadline) {
+      throw TimeoutError("no answer from " + impl_->address + " within " + std::to_string(timeout.count()) + " ms");
+    }
   }
-  return impl_->read_answer();
 }
 
-std::optional<Message> Client::try_receive() {
-  if (!wait(std::chrono::milliseconds(0))) return std::nullopt;
-  return impl_->read_answer();
-}
+std::optional<Message> Client::try_receive() { return impl_->read_answer(); }
 
 bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_readable(impl_->socket, timeout); }
 

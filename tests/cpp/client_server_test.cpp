@@ -105,3 +105,22 @@ TEST_CASE("a server removes its ipc socket file when it closes") {
   }
   CHECK_FALSE(std::filesystem::exists(path));
 }
+
+TEST_CASE("a late answer to an abandoned request neither satisfies nor blocks the next receive") {
+  Server server(fresh_address("inproc"));
+  Client client(server.endpoint());
+  client.send(SensorRequestMessage{});
+  const Request first = server.receive(2000ms);
+  CHECK_THROWS_AS(client.receive(20ms), TimeoutError);
+
+  client.send(ResetMessage{});
+  const Request second = server.receive(2000ms);
+  server.reply(first, ErrorMessage{0, "stale"});
+  std::this_thread::sleep_for(50ms);  // the stale answer has arrived and wakes the poll
+  CHECK_FALSE(client.try_receive().has_value());
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(client.receive(100ms), TimeoutError);
+  CHECK(std::chrono::steady_clock::now() - start < 1500ms);
+  server.reply(second, ResetMessage{});
+  CHECK(std::holds_alternative<ResetMessage>(client.receive(2000ms)));
+}
