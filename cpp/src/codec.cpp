@@ -1,5 +1,6 @@
 #include <coupler/codec.hpp>
 
+#include <cmath>
 #include <limits>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -14,6 +15,11 @@ namespace pb = coupler::v1;
 using Vec3 = pb::SensorMessage_Vec3;
 
 [[noreturn]] void malformed(const std::string& what) { throw ProtocolError(ErrorCode::MalformedFrame, what); }
+
+// Whether a time goes on the wire. Click leaves simSettings and simVars out
+// at +0.0 (proto3 writes no default); doing the same keeps its frames
+// byte-identical when re-encoded. -0.0 is sent, so it survives a round trip.
+bool is_sent(double time) { return time != 0.0 || std::signbit(time); }
 
 template <class Repeated>
 std::vector<double> to_vector(const Repeated& repeated) {
@@ -93,7 +99,7 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
   out.set_version(static_cast<pb::Version>(message.version));
   out.set_controltype(static_cast<pb::ValueType>(message.control_type.value_or(derived_control_type(message))));
   for (const auto& [name, object] : message.objects) (*out.mutable_objects())[name] = to_proto(object);
-  out.mutable_simsettings()->set_timestep(message.time_step);
+  if (is_sent(message.time_step)) out.mutable_simsettings()->set_timestep(message.time_step);
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -248,7 +254,7 @@ ObjectSensors from_proto(const pb::SensorMessage_Object& in, const std::string& 
 void fill(pb::SensorMessage& out, const SensorMessage& message) {
   out.set_messagetype(pb::SensorMessageType);
   for (const auto& [name, object] : message.objects) (*out.mutable_objects())[name] = to_proto(object);
-  out.mutable_simvars()->set_simulatedtime(message.simulated_time);
+  if (is_sent(message.simulated_time)) out.mutable_simvars()->set_simulatedtime(message.simulated_time);
 }
 
 SensorMessage read(const pb::SensorMessage& in) {

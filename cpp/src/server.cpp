@@ -66,9 +66,10 @@ struct Server::Impl {
 
     // The envelope is every frame up to and including the empty delimiter a
     // REQ peer puts before its payload (with REQ_CORRELATE, a request id
-    // comes first).
+    // comes first). A peer that sends no delimiter is not speaking the
+    // protocol's REQ/REP framing.
     std::vector<std::string> envelope;
-    std::size_t body = 1;
+    std::size_t body = 0;
     envelope.push_back(parts[0].to_string());
     for (std::size_t i = 1; i < parts.size(); ++i) {
       envelope.push_back(parts[i].to_string());
@@ -77,7 +78,13 @@ struct Server::Impl {
         break;
       }
     }
-    if (body == 1) envelope.resize(1);  // a DEALER peer without a delimiter
+    if (body == 0) {
+      envelope.resize(1);
+      const std::string problem = "malformed frame: no empty delimiter frame before the payload (send from a REQ socket)";
+      report(problem);
+      send(envelope, encode(ErrorMessage{static_cast<int>(ErrorCode::MalformedFrame), problem}));
+      return std::nullopt;
+    }
 
     const std::size_t payload_frames = parts.size() - body;
     if (payload_frames != 1) {

@@ -2,37 +2,51 @@
 
 from __future__ import annotations
 
+import math
+import time
+
 import zmq
 
 from coupler.codec import decode, encode
 from coupler.errors import Error, ProtocolError, TimeoutError
 from coupler.messages import Message
 
+__all__ = ["Client"]
+
 
 class Client:
-    """Connects to a server's REP or ROUTER socket over tcp://, ipc:// or inproc://.
+    """Connects a REQ socket to a server's REP or ROUTER socket over tcp://, ipc:// or inproc://.
 
     Strictly in turn: send one message, then receive its answer. A request
     that timed out does not wedge the client: the next `send` starts a new
     request and a late answer to the old one is discarded.
 
-    `timeout` (seconds, default 5.0) bounds every receive that is not given
-    its own. `linger` (seconds, default 0.2) is how long closing waits to
-    deliver messages still queued, such as a goodbye. Pass a `context` to
-    reach inproc:// endpoints of that context; by default the process-wide
-    one is used.
+    `timeout` (seconds, default 5.0) bounds every send and every receive not
+    given a timeout of its own. `linger` (seconds, default 0.2) is how long
+    closing waits to deliver messages still queued, such as a goodbye; it
+    bounds how long `close` can take. Pass a `context` to reach inproc://
+    endpoints bound in that context; by default the process-wide one is used.
+
+    An ErrorMessage from the server is an ordinary answer: `receive` and
+    `request` return it.
 
         with Client("tcp://127.0.0.1:5555") as client:
             answer = client.request(HandshakeInitMessage())
     """
 
     def __init__(
-        self, address: str, timeout: float = 5.0, linger: float = 0.2, context: zmq.Context | None = None
+        self,
+        address: str,
+        timeout: float = 5.0,
+        linger: float = 0.2,
+        context: zmq.Context | None = None,
     ) -> None:
         self.address = address
         self.timeout = timeout
         self._socket = (context or zmq.Context.instance()).socket(zmq.REQ)
         self._socket.linger = int(linger * 1000)
+        # RELAXED lets a request that timed out be followed by a new one;
+        # CORRELATE makes the socket drop the old request's late answer.
         self._socket.setsockopt(zmq.REQ_RELAXED, 1)
         self._socket.setsockopt(zmq.REQ_CORRELATE, 1)
         self._socket.sndtimeo = int(timeout * 1000)
@@ -45,11 +59,13 @@ class Client:
             raise Error(f"connecting to {address}: {error}") from None
 
     def send(self, message: Message) -> None:
+        """Send a request. Raises TimeoutError when it cannot be queued within the client's timeout."""
         self.send_frame(encode(message))
 
     def send_frame(self, frame: bytes) -> None:
         """Send a raw frame, for tools that replay captured traffic."""
         try:
+            # Copying small frames is cheaper than zero-copy's bookkeeping.
             self._socket.send(frame, copy=len(frame) < 65536)
         except zmq.Again:
             raise TimeoutError(f"could not send to {self.address} within {self.timeout} s") from None
@@ -57,8 +73,16 @@ class Client:
             raise Error(f"sending to {self.address}: {error}") from None
 
     def wait(self, timeout: float) -> bool:
-        """Block until an answer is ready to read or `timeout` seconds pass; True when ready."""
-        return bool(self._poller.poll(max(0, int(timeout * 1000))))
+        """Block until something is ready to read or `timeout` seconds pass; True when ready.
+
+        A late answer to an abandoned request also wakes it; `try_receive`
+        then drops that answer and returns None.
+        """
+        try:
+            # Rounding up: a wait never ends before its timeout, so callers need no retry loop.
+            return bool(self._poller.poll(max(0, math.ceil(timeout * 1000))))
+        except zmq.ZMQError as error:
+            raise Error(f"waiting for {self.address}: {error}") from None
 
     def receive(self, timeout: float | None = None) -> Message:
         """Block up to `timeout` seconds (default: the client's) for the answer.
@@ -67,29 +91,40 @@ class Client:
         is not a valid message.
         """
         wait = self.timeout if timeout is None else timeout
-        if not self.wait(wait):
-            raise TimeoutError(f"no answer from {self.address} within {wait} s")
-        return self._read()
+        deadline = time.monotonic() + wait
+        while True:
+            if self.wait(deadline - time.monotonic()):
+                answer = self.try_receive()
+                if answer is not None:
+                    return answer
+            # The wake-up was a stale answer, now dropped: wait out the rest.
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"no answer from {self.address} within {wait} s")
 
     def try_receive(self) -> Message | None:
-        """Non-blocking: the answer, or None when it has not arrived yet."""
-        return self._read() if self.wait(0) else None
+        """Non-blocking: the answer, or None when it has not arrived yet.
 
-    def request(self, message: Message, timeout: float | None = None) -> Message:
-        """send() then receive()."""
-        self.send(message)
-        return self.receive(timeout)
-
-    def _read(self) -> Message:
+        Raises ProtocolError when the answer is not a valid message.
+        """
         try:
-            frames = self._socket.recv_multipart(copy=True)
+            # Never blocking: the socket may have had only a stale answer,
+            # which it drops, leaving nothing to read.
+            frames = self._socket.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
         except zmq.ZMQError as error:
             raise Error(f"receiving from {self.address}: {error}") from None
         if len(frames) != 1:
             raise ProtocolError(f"answer from {self.address} has {len(frames)} frames; the protocol sends one")
         return decode(frames[0])
 
+    def request(self, message: Message, timeout: float | None = None) -> Message:
+        """send() then receive(timeout): the answer, an ErrorMessage included."""
+        self.send(message)
+        return self.receive(timeout)
+
     def close(self) -> None:
+        """Disconnect, waiting at most `linger` for queued messages. Safe to call twice."""
         self._socket.close()
 
     def __enter__(self) -> Client:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from coupler.codec import decode, encode
 from coupler.errors import Error, ProtocolError, TimeoutError
 from coupler.messages import ErrorCode, ErrorMessage, Message
 
+__all__ = ["Request", "Server"]
+
 log = logging.getLogger(__name__)
 
 
@@ -21,7 +24,7 @@ class Request:
     """A message received by a Server, with the routing envelope its answer needs."""
 
     message: Message
-    envelope: list[bytes]
+    envelope: list[bytes]  # opaque: handed back by Server.reply
     size: int  # bytes of the frame on the wire
 
     @property
@@ -31,20 +34,25 @@ class Request:
 
 
 class Server:
-    """Binds a ROUTER socket, so REQ peers (Click controllers among them)
-    connect as to a REP server, while the server can leave a message
-    unanswered and sees multi-frame messages for what they are.
+    """Binds a ROUTER socket on tcp://, ipc:// or inproc://.
+
+    REQ peers (Click controllers among them) connect as to a REP server,
+    while the server can leave a message unanswered and sees multi-frame
+    messages for what they are.
 
     A bad frame never reaches the caller and never stops the server: it is
-    answered with an ErrorMessage naming the problem (or dropped and logged
-    when no answer is possible), and receiving goes on. `bad_frames` counts
-    them. Pass a `context` to serve inproc:// endpoints of that context; by
-    default the process-wide one is used.
+    answered with an ErrorMessage naming the problem, logged, counted in
+    `bad_frames`, and receiving goes on. An answer to a peer that has gone is
+    logged and dropped. Pass a `context` to serve inproc:// endpoints in that
+    context; by default the process-wide one is used. `endpoint` is the bound
+    address, with the port filled in when `address` asked for any port
+    (tcp://127.0.0.1:*).
     """
 
     def __init__(self, address: str, context: zmq.Context | None = None) -> None:
         self._socket = (context or zmq.Context.instance()).socket(zmq.ROUTER)
         self._socket.linger = 0
+        # Without it ROUTER silently drops an answer to a peer that has gone.
         self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         try:
             self._socket.bind(address)
@@ -60,11 +68,15 @@ class Server:
         self._sizes = (0, 0)
 
     def receive(self, timeout: float) -> Request:
-        """Block up to `timeout` seconds for a valid request; raise TimeoutError otherwise."""
+        """Block up to `timeout` seconds for a valid request; raise TimeoutError otherwise.
+
+        Bad frames arriving meanwhile are answered and do not end the wait.
+        """
         deadline = time.monotonic() + timeout
         while True:
-            left = max(0.0, deadline - time.monotonic())
-            if not self._poller.poll(int(left * 1000)):
+            left = deadline - time.monotonic()
+            # Rounding up: the poll never returns before the deadline.
+            if not self._poll(max(0, math.ceil(left * 1000))):
                 raise TimeoutError(f"no request on {self.endpoint} within {timeout} s")
             request = self._read_one()
             if request is not None:
@@ -72,18 +84,25 @@ class Server:
 
     def try_receive(self) -> Request | None:
         """Non-blocking: the next valid request, or None when none is waiting."""
-        while self._poller.poll(0):
+        while self._poll(0):
             request = self._read_one()
             if request is not None:
                 return request
         return None
 
     def reply(self, request: Request, message: Message) -> None:
+        """Answer a request. Never blocks; an answer that cannot be delivered is logged and dropped."""
         frame = encode(message)
         if self.trace_sizes and self._sizes != (request.size, len(frame)):
             self._sizes = (request.size, len(frame))
             log.info("received %d bytes, sent %d bytes", request.size, len(frame))
         self._send(request.envelope, frame)
+
+    def _poll(self, milliseconds: int) -> bool:
+        try:
+            return bool(self._poller.poll(milliseconds))
+        except zmq.ZMQError as error:
+            raise Error(f"polling {self.endpoint}: {error}") from None
 
     def _send(self, envelope: list[bytes], frame: bytes) -> None:
         try:
@@ -91,24 +110,31 @@ class Server:
         except zmq.Again:
             log.warning("answer dropped: peer is not reading")
         except zmq.ZMQError as error:
-            # ROUTER_MANDATORY reports a peer that left before its answer.
+            # EHOSTUNREACH (from ROUTER_MANDATORY): the peer left before its answer.
             log.warning("answer dropped: %s", error)
 
     def _reject(self, envelope: list[bytes], problem: str, code: int) -> None:
         self.bad_frames += 1
-        log.warning("%s", problem)
+        log.warning("bad frame from peer %s: %s", envelope[0].hex(), problem)
         self._send(envelope, encode(ErrorMessage(code=code, text=problem)))
 
     def _read_one(self) -> Request | None:
         """Read one waiting multipart message; return it when it is a valid request."""
-        parts = self._socket.recv_multipart(copy=True)
+        try:
+            parts = self._socket.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return None
+        except zmq.ZMQError as error:
+            raise Error(f"receiving on {self.endpoint}: {error}") from None
         # The envelope is every frame up to and including the empty delimiter
-        # a REQ peer puts before its payload (REQ_CORRELATE adds a request id
-        # before it); a DEALER peer without a delimiter gets just its identity.
+        # a REQ peer puts before its payload; parts[0] is the identity ROUTER
+        # adds, and REQ_CORRELATE peers add a request id after it.
         try:
             body = parts.index(b"", 1) + 1
         except ValueError:
-            body = 1
+            problem = "malformed frame: no empty delimiter frame before the payload"
+            self._reject(parts[:1], problem, ErrorCode.MALFORMED_FRAME)
+            return None
         envelope, payload = parts[:body], parts[body:]
         if len(payload) != 1:
             problem = (
@@ -126,6 +152,9 @@ class Server:
         return Request(message=message, envelope=envelope, size=len(payload[0]))
 
     def close(self) -> None:
+        """Unbind and close; removes the socket file of an ipc:// endpoint. Safe to call twice."""
+        if self._socket.closed:
+            return
         self._socket.close()
         # ZeroMQ leaves the socket file of an ipc:// endpoint behind; a server
         # owns its endpoint, so it cleans up after itself.

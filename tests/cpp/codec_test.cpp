@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <coupler/codec.hpp>
 
 #include "wire_writer.hpp"
@@ -148,4 +150,11 @@ TEST_CASE("encode refuses a sensor value with the wrong count of numbers") {
 TEST_CASE("describe shows the message kind and its fields") {
   const std::string text = describe(ControlMessage::builder().object("robot1").values({0.5}));
   CHECK_THAT(text, Catch::StartsWith("Control {") && Catch::Contains("robot1") && Catch::Contains("0.5"));
+}
+
+TEST_CASE("a zero time is left out of the frame, as Click leaves it out") {
+  CHECK(encode(SensorMessage{}) == std::string("\x08\x03", 2));
+  SensorMessage negative_zero;
+  negative_zero.simulated_time = -0.0;
+  CHECK(std::signbit(decode_as<SensorMessage>(encode(negative_zero)).simulated_time));
 }

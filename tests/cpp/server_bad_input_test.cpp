@@ -95,3 +95,21 @@ TEST_CASE("an answer to a peer that has gone is dropped and reported, not thrown
   CHECK_THAT(log[0], Catch::Contains("answer dropped"));
   CHECK(server.bad_frames() == 0);
 }
+
+TEST_CASE("a message without the REQ delimiter is answered with an ErrorMessage") {
+  std::vector<std::string> log;
+  Server server(fresh_address("tcp"), ServerOptions{[&](const std::string& line) { log.push_back(line); }});
+  zmq::context_t context;
+  zmq::socket_t dealer(context, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::rcvtimeo, 2000);
+  dealer.connect(server.endpoint());
+  dealer.send(zmq::buffer(encode(HandshakeInitMessage{})), zmq::send_flags::none);
+  CHECK_THROWS_AS(server.receive(300ms), TimeoutError);
+  zmq::message_t answer;
+  REQUIRE(dealer.recv(answer));
+  const Message decoded = decode(answer.to_string_view());
+  REQUIRE(std::holds_alternative<ErrorMessage>(decoded));
+  CHECK_THAT(std::get<ErrorMessage>(decoded).text, Catch::Contains("no empty delimiter"));
+  CHECK(server.bad_frames() == 1);
+}

@@ -1,4 +1,5 @@
-// The shared vectors (tests/vectors, made by make_vectors.py): C++ decodes each,
+// The shared vectors (tests/vectors, made by make_vectors.py, content listed in
+// tests/vectors/README.md): C++ decodes each,
 // re-encodes it byte for byte, and encodes its own copy of each message into
 // exactly the vector.
 
@@ -43,7 +44,10 @@ HandshakeMessage handshake() {
   rover.control_types = {V::AngularVelocity1D, V::AngularVelocity1D, V::Torque1D, V::Force1D};
   rover.joint_sensors = kRoverJoints;
   rover.joint_sensor_types = {V::Angle, V::AngularVelocity1D, V::Torque1D};
-  rover.sensors = {{"base", {V::Velocity3D}}, {"lift_load", {V::Force1D}}, {"bumper", {V::Activated}}};
+  rover.sensors = {{"base", {V::Velocity3D}},
+                   {"lift_load", {V::Force1D}},
+                   {"bumper", {V::Activated}},
+                   {"turret_drive", {V::Angle, V::AngularVelocity1D, V::Torque1D}}};
   rover.object_sensors = {V::Position, V::RPY};
   m.objects["box"].object_sensors = {V::Position, V::RPY};
   return m;
@@ -71,7 +75,9 @@ SensorMessage sensor() {
   rover.object_sensors = {{V::Position, {1.0, 2.0, 0.1}}, {V::RPY, {0.0, 0.0, 1.25}}};
   rover.sensors = {{"base", {{V::Velocity3D, {0.5, 0.0, 0.0}}}},
                    {"lift_load", {{V::Force1D, {39.5}}}},
-                   {"bumper", {{V::Activated, {1.0}}}}};
+                   {"bumper", {{V::Activated, {1.0}}}},
+                   // A zero in a oneof is still sent: the angular velocity 0.0 checks that.
+                   {"turret_drive", {{V::Angle, {0.5}}, {V::AngularVelocity1D, {0.0}}, {V::Torque1D, {0.25}}}}};
   m.objects["box"].object_sensors = {{V::Position, {0.05, 0.1, 0.775}}, {V::RPY, {0.0, 0.0, 0.5}}};
   return m;
 }

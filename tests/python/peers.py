@@ -12,6 +12,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from coupler.client import Client
 from coupler.errors import Error
 from coupler.messages import HandshakeInitMessage
@@ -31,7 +33,19 @@ def democlient() -> Path:
 
 
 def pclick_python() -> Path:
-    return _required_path("COUPLER_PCLICK_PYTHON", REPO / ".venv-pclick/bin/python", "the pclick virtual environment")
+    """The Python of the pclick virtual environment; a missing one fails the test.
+
+    COUPLER_ALLOW_NO_PCLICK=1 turns that failure into a skip, for machines
+    that cannot install pclick.
+    """
+    try:
+        return _required_path(
+            "COUPLER_PCLICK_PYTHON", REPO / ".venv-pclick/bin/python", "the pclick virtual environment"
+        )
+    except RuntimeError as missing:
+        if os.environ.get("COUPLER_ALLOW_NO_PCLICK") == "1":
+            pytest.skip(f"{missing} (skipped: COUPLER_ALLOW_NO_PCLICK=1)")
+        raise
 
 
 def free_tcp_address() -> str:
@@ -41,9 +55,12 @@ def free_tcp_address() -> str:
 
 
 def address_for(transport: str, tmp_path: Path) -> str:
+    """A fresh tcp:// (free loopback port) or ipc:// (socket file in tmp_path) address."""
     if transport == "tcp":
         return free_tcp_address()
-    return f"ipc://{tmp_path / 'coupler.sock'}"
+    if transport == "ipc":
+        return f"ipc://{tmp_path / 'coupler.sock'}"
+    raise ValueError(f"no address for transport {transport!r} that another process can reach")
 
 
 def wait_until_serving(address: str, process: subprocess.Popen, timeout: float = 20.0) -> None:

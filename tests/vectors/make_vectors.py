@@ -1,23 +1,36 @@
 """The shared test vectors: one encoded frame per message kind.
 
-    python tests/vectors/make_vectors.py     # rewrites NAME.bin and NAME.txt here
+    python tests/vectors/make_vectors.py     # rewrites NAME.bin, NAME.txt and README.md here
 
-Each vector is a realistic message: two robots (a 7-joint arm and a wheeled
-rover), a free box, every ValueType, control events and named sensors. The
-C++ tests (tests/cpp/vectors_test.cpp) build the same messages by hand; both
-languages must decode every .bin, re-encode it byte for byte, and encode
-their own copy of each message into exactly the .bin. NAME.txt is the frame in
-protobuf text format, for people.
+Each vector is a realistic message. The C++ tests (tests/cpp/vectors_test.cpp)
+build the same messages by hand, from README.md, which this script writes
+from the very messages it encodes; both languages must decode every .bin,
+re-encode it byte for byte, and encode their own copy of each message into
+exactly the .bin. NAME.txt is the frame in protobuf text format, for people.
+
+| object  | controls                        | sensors                                          |
+|---------|---------------------------------|--------------------------------------------------|
+| `panda` | 7 Angle joints, `gripper` event | joint vectors, `wrist_ft`, `imu`, Position/RPY   |
+| `rover` | 2 AngularVelocity1D wheels, a   | joint vectors, `base`, `lift_load`, `bumper`,    |
+|         | Torque1D turret, a Force1D lift | `turret_drive`, Position/RPY                     |
+| `box`   | none                            | Position/RPY                                     |
+
+Every ValueType but MULTIPLE is a sensor type in the handshake (of a named or
+an object sensor) and a Sensor reading in the sensor message; MULTIPLE is the
+handshake's derived controlType.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from google.protobuf import text_format
 
-from coupler.codec import encode, to_proto
+from coupler.codec import decode, encode, to_proto
 from coupler.messages import (
     ControlField,
     ControlMessage,
@@ -33,8 +46,8 @@ from coupler.messages import (
     Sensor,
     SensorMessage,
     SensorRequestMessage,
-    ValueType as V,
 )
+from coupler.messages import ValueType as V
 
 HERE = Path(__file__).resolve().parent
 ARM_JOINTS = [f"joint{i}" for i in range(1, 8)]
@@ -62,7 +75,12 @@ def handshake() -> HandshakeMessage:
                 control_types=[V.ANGULAR_VELOCITY_1D, V.ANGULAR_VELOCITY_1D, V.TORQUE_1D, V.FORCE_1D],
                 joint_sensors=ROVER_JOINTS,
                 joint_sensor_types=[V.ANGLE, V.ANGULAR_VELOCITY_1D, V.TORQUE_1D],
-                sensors={"base": [V.VELOCITY_3D], "lift_load": [V.FORCE_1D], "bumper": [V.ACTIVATED]},
+                sensors={
+                    "base": [V.VELOCITY_3D],
+                    "lift_load": [V.FORCE_1D],
+                    "bumper": [V.ACTIVATED],
+                    "turret_drive": [V.ANGLE, V.ANGULAR_VELOCITY_1D, V.TORQUE_1D],
+                },
                 object_sensors=[V.POSITION, V.RPY],
             ),
             "box": ObjectDescription(object_sensors=[V.POSITION, V.RPY]),
@@ -112,6 +130,12 @@ def sensor() -> SensorMessage:
                     "base": [Sensor(V.VELOCITY_3D, (0.5, 0.0, 0.0))],
                     "lift_load": [Sensor(V.FORCE_1D, (39.5,))],
                     "bumper": [Sensor(V.ACTIVATED, (1.0,))],
+                    # A zero in a oneof is still sent: the angular velocity 0.0 checks that.
+                    "turret_drive": [
+                        Sensor(V.ANGLE, (0.5,)),
+                        Sensor(V.ANGULAR_VELOCITY_1D, (0.0,)),
+                        Sensor(V.TORQUE_1D, (0.25,)),
+                    ],
                 },
             ),
             "box": ObjectSensors(
@@ -135,11 +159,90 @@ def vectors() -> dict[str, Message]:
     }
 
 
+# ---- README.md: the vectors' content, for building the same messages by hand
+
+README_HEAD = """\
+# Shared test vectors
+
+One frame per message kind, written by `make_vectors.py` (which also writes
+this file from the same messages: do not edit it by hand). `NAME.bin` is the
+frame, `NAME.txt` the same frame in protobuf text format.
+
+Each language decodes every `.bin`, re-encodes it byte for byte, and encodes
+its own copy of each message, built from the description below, into exactly
+the `.bin`.
+
+How to read the description:
+
+- Field names are those of the message structs (the same in Python and C++).
+  A field not listed is empty or zero.
+- Objects and named sensors are maps: the encoder sorts them by key, so the
+  order below does not matter. Lists are in the order given.
+- Numbers are written as the shortest decimal that reads back as the same
+  double. A sensor is written `TYPE (numbers)`; an ACTIVATED value of 1.0
+  is true.
+- `control_type` left unset in a handshake is derived when encoding: the type
+  all controls share, else MULTIPLE.
+"""
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, ErrorCode):
+        return f"{value.name} ({int(value)})"
+    if isinstance(value, Enum):
+        return value.name
+    if isinstance(value, Sensor):
+        return f"{value.type.name} ({', '.join(_text(v) for v in value.value)})"
+    if isinstance(value, tuple):
+        return f"({', '.join(_text(v) for v in value)})"
+    if isinstance(value, list):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, str):
+        return f"`{value}`"
+    return repr(value)
+
+
+def _describe(value: Any, indent: str) -> list[str]:
+    """Markdown list lines for a dataclass's non-default fields, nesting dataclasses and maps."""
+    lines = []
+    for f in dataclasses.fields(value):
+        item = getattr(value, f.name)
+        if item is None and f.name == "control_type":
+            derived = decode(encode(value)).control_type
+            lines.append(f"{indent}- control_type: unset (encodes as the derived {derived.name})")
+            continue
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        if item == default and f.name != "version":
+            continue
+        if isinstance(item, dict):
+            lines.append(f"{indent}- {f.name}:")
+            for key, entry in item.items():
+                if dataclasses.is_dataclass(entry):
+                    lines.append(f"{indent}  - `{key}`:")
+                    lines.extend(_describe(entry, indent + "    "))
+                else:
+                    lines.append(f"{indent}  - `{key}`: {_text(entry)}")
+        else:
+            lines.append(f"{indent}- {f.name}: {_text(item)}")
+    return lines
+
+
+def readme(messages: dict[str, Message]) -> str:
+    sections = [README_HEAD]
+    for name, message in messages.items():
+        lines = [f"## {name}.bin: {type(message).__name__}", ""]
+        lines.extend(_describe(message, "") or ["(no fields)"])
+        sections.append("\n".join(lines) + "\n")
+    return "\n".join(sections)
+
+
 def main() -> int:
-    for name, message in vectors().items():
+    messages = vectors()
+    for name, message in messages.items():
         (HERE / f"{name}.bin").write_bytes(encode(message))
         (HERE / f"{name}.txt").write_text(text_format.MessageToString(to_proto(message)))
-        print(f"wrote {name}.bin", file=sys.stderr)
+    (HERE / "README.md").write_text(readme(messages))
+    print(f"wrote {len(messages)} vectors and README.md to {HERE}", file=sys.stderr)
     return 0
 
 
