@@ -19,8 +19,9 @@ from coupler.bind_policy import check_bind_address
 from coupler.errors import Error
 from coupler.free_run_loop import FreeRunLoop
 from coupler.lockstep_loop import LockstepLoop
+from coupler.native_responder import NativeResponder
+from coupler.pyzmq_responder import PyzmqResponder
 from coupler.run_clock import RunClock
-from coupler.server import Server
 from coupler.simulation import Simulation
 from coupler.simulation_server import SimulationServer
 
@@ -78,6 +79,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="exit when a controller ends its session with an ErrorMessage, "
                              "instead of waiting for the next controller")
     parser.add_argument("--trace", action="store_true", help="log every message received and sent")
+    # ---- server path: native C++ by default, pyzmq with --pure-python
+    parser.add_argument("--pure-python", action="store_true",
+                        help="serve through pyzmq and the Python codec, every request as a message; by default "
+                             "the native C++ server reads each Control into arrays and answers from arrays, "
+                             "in both modes (with --trace every request goes through messages); "
+                             "both paths send the same frames")
+    # ---- end server path
     parser.add_argument("--trace-sizes", action="store_true",
                         help="log the frame sizes received and sent whenever they change")
     args = parser.parse_args(argv)
@@ -140,18 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
 
-    with Server(args.addr) as server:
-        server.trace_sizes = args.trace_sizes
+    responder_type = PyzmqResponder if args.pure_python else NativeResponder
+    with responder_type(args.addr, sim, trace_sizes=args.trace_sizes) as responder:
         objects = ", ".join(sim.handshake.objects)
-        print(f"serving scene '{args.scene}' ({objects}) on {server.endpoint}, mode {args.mode}, "
+        print(f"serving scene '{args.scene}' ({objects}) on {responder.endpoint}, mode {args.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)
         clock: RunClock | None = None
         if args.mode == "free":
             clock = RunClock(None if args.speed == "max" else float(args.speed))
-            loop: LockstepLoop | FreeRunLoop = FreeRunLoop(server, sim, clock, args.stop_after, args.exit_on_error)
+            loop: LockstepLoop | FreeRunLoop = FreeRunLoop(responder, clock, args.stop_after, args.exit_on_error)
         else:
             clock = RunClock(1.0) if args.realtime else None
-            loop = LockstepLoop(server, sim, clock, args.stop_after, args.exit_on_error)
+            loop = LockstepLoop(responder, clock, args.stop_after, args.exit_on_error)
         started = time.monotonic()
         loop.run(stop)
         print_summary(sim, simulation, time.monotonic() - started, clock)

@@ -2,21 +2,19 @@
 
 Two robots and a box carry every value type the protocol has, so a frame of
 this scene exercises the whole codec. Angle-controlled joints report the
-angle last commanded; everything else reads a fixed, recognisable value.
-Simulated time advances by one time step per step.
+angle last commanded and `gripper_closed` the last gripper event; everything
+else reads a fixed, recognisable value. Simulated time advances by one time
+step per step.
 """
 
 from __future__ import annotations
 
-from coupler.messages import (
-    ControlMessage,
-    HandshakeMessage,
-    ObjectDescription,
-    ObjectSensors,
-    Sensor,
-    SensorMessage,
-    ValueType as V,
-)
+import numpy as np
+
+from coupler.flat_layout import FlatLayout
+from coupler.messages import HandshakeMessage, ObjectDescription
+from coupler.messages import ValueType as V
+from coupler.simulation import MessagesFromArrays
 
 TIME_STEP = 0.001
 
@@ -51,18 +49,51 @@ def _description() -> dict[str, ObjectDescription]:
     }
 
 
-def _reading(value_type: V, seed: float) -> Sensor:
+def _reading(value_type: V, seed: float) -> list[float]:
     if value_type == V.ACTIVATED:
-        return Sensor(value_type, (0.0,))
-    return Sensor(value_type, tuple(seed + 0.1 * i for i in range(value_type.width)))
+        return [0.0]
+    return [seed + 0.1 * i for i in range(value_type.width)]
 
 
-class StaticScene:
-    """A `coupler.simulation.Simulation` that answers from a fixed description."""
+class StaticScene(MessagesFromArrays):
+    """An `ArraySimulation` that answers from a fixed description."""
 
     def __init__(self, time_step: float = TIME_STEP) -> None:
         self._handshake = HandshakeMessage(objects=_description(), time_step=time_step)
+        self.flat = FlatLayout(self._handshake)
+        self._lay_out_readings()
         self.reset()
+
+    def _lay_out_readings(self) -> None:
+        """The fixed readings, and where the commanded angles and the gripper state go."""
+        controls = {o.name: o for o in self.flat.controls.objects}
+        seeds = {name: float(index) for index, name in enumerate(self._handshake.objects)}
+        self._fixed = np.zeros(self.flat.sensors.size)
+        angle_dst, angle_src, gripper_dst, gripper_src = [], [], [], []
+        for slot in self.flat.sensors.slots:
+            described = self._handshake.objects[slot.object]
+            placed = controls[slot.object]
+            span = slice(slot.offset, slot.offset + slot.size)
+            if slot.part == "angles":
+                for i, control_type in enumerate(described.control_types[: slot.size]):
+                    if control_type == V.ANGLE:
+                        angle_dst.append(slot.offset + i)
+                        angle_src.append(placed.offset + i)
+            elif slot.part == "torques":
+                self._fixed[span] = 1.5
+            elif slot.part == "forces":
+                self._fixed[span] = [0.0, 0.0, 9.81] * (slot.size // 3)
+            elif slot.part == "object_sensors":
+                self._fixed[span] = _reading(V(slot.type), seeds[slot.object])
+            elif slot.part == "sensors" and slot.sensor == "gripper_closed" and "gripper" in placed.events:
+                gripper_dst.append(slot.offset)
+                gripper_src.append(placed.event_offset + placed.events.index("gripper"))
+            elif slot.part == "sensors":
+                self._fixed[span] = _reading(V(slot.type), seeds[slot.object] + slot.index)
+        self._angle_dst = np.array(angle_dst, dtype=np.intp)
+        self._angle_src = np.array(angle_src, dtype=np.intp)
+        self._gripper_dst = np.array(gripper_dst, dtype=np.intp)
+        self._gripper_src = np.array(gripper_src, dtype=np.intp)
 
     def handshake(self) -> HandshakeMessage:
         return self._handshake
@@ -70,40 +101,22 @@ class StaticScene:
     def reset(self) -> None:
         self._time = 0.0
         self._steps = 0
-        self._commanded = {name: [0.0] * len(d.controls) for name, d in self._handshake.objects.items()}
-        self._events = {name: dict.fromkeys(d.control_events, False) for name, d in self._handshake.objects.items()}
+        self._commanded = np.zeros(self.flat.controls.size)
+        self._events = np.zeros(self.flat.controls.event_count, dtype=bool)
 
-    def apply(self, control: ControlMessage) -> None:
-        for name, sent in control.objects.items():
-            self._commanded[name] = list(sent.values)
-            self._events[name].update(sent.events)
+    def apply_values(
+        self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
+    ) -> None:
+        taken = values_set[self.flat.value_object]
+        self._commanded[taken] = values[taken]
+        self._events[events_set] = events_on[events_set]
 
     def step(self, steps: int = 1) -> None:
         self._steps += steps
         self._time = self._steps * self._handshake.time_step
 
-    def sensors(self) -> SensorMessage:
-        objects = {}
-        for index, (name, described) in enumerate(self._handshake.objects.items()):
-            joints = len(described.joint_sensors)
-            commanded = self._commanded[name]
-            types = described.joint_sensor_types
-            angles = [
-                commanded[i] if i < len(commanded) and described.control_types[i] == V.ANGLE else 0.0
-                for i in range(joints)
-            ]
-            named = {
-                sensor: [_reading(t, float(index + k)) for k, t in enumerate(value_types)]
-                for sensor, value_types in described.sensors.items()
-            }
-            if "gripper" in self._events[name]:
-                named["gripper_closed"] = [Sensor(V.ACTIVATED, (float(self._events[name]["gripper"]),))]
-            objects[name] = ObjectSensors(
-                angles=angles if V.ANGLE in types else [],
-                angular_velocities=[0.0] * joints if V.ANGULAR_VELOCITY_1D in types else [],
-                torques=[1.5] * joints if V.TORQUE_1D in types else [],
-                forces=[(0.0, 0.0, 9.81)] * joints if V.FORCE_3D in types else [],
-                object_sensors=[_reading(t, float(index)) for t in described.object_sensors],
-                sensors=named,
-            )
-        return SensorMessage(objects=objects, simulated_time=self._time)
+    def sensor_values(self, out: np.ndarray) -> float:
+        out[:] = self._fixed
+        out[self._angle_dst] = self._commanded[self._angle_src]
+        out[self._gripper_dst] = self._events[self._gripper_src]
+        return self._time

@@ -16,7 +16,7 @@ struct Client::Impl {
   // Reads one whole answer if there is one; the REQ socket has already
   // removed the envelope. Never blocks: poll also wakes for a late answer to
   // an abandoned request, which the socket then drops, leaving nothing.
-  std::optional<Message> read_answer() {
+  std::optional<std::string> read_answer() {
     zmq::message_t frame;
     const auto received =
         detail::checked("receiving from " + address, [&] { return socket.recv(frame, zmq::recv_flags::dontwait); });
@@ -32,7 +32,7 @@ struct Client::Impl {
       throw ProtocolError("answer from " + address + " has " + std::to_string(extra_frames + 1) +
                           " frames; the protocol sends one");
     }
-    return decode(std::string_view(static_cast<const char*>(frame.data()), frame.size()));
+    return frame.to_string();
   }
 };
 
@@ -66,11 +66,13 @@ void Client::send_frame(const std::string& frame) {
 
 Message Client::receive() { return receive(impl_->options.timeout); }
 
-Message Client::receive(std::chrono::milliseconds timeout) {
+Message Client::receive(std::chrono::milliseconds timeout) { return decode(receive_frame(timeout)); }
+
+std::string Client::receive_frame(std::chrono::milliseconds timeout) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
     if (wait(std::max(left, std::chrono::milliseconds(0)))) {
       if (auto answer = impl_->read_answer()) return std::move(*answer);
     }
@@ -81,7 +83,10 @@ Message Client::receive(std::chrono::milliseconds timeout) {
   }
 }
 
-std::optional<Message> Client::try_receive() { return impl_->read_answer(); }
+std::optional<Message> Client::try_receive() {
+  if (auto frame = impl_->read_answer()) return decode(*frame);
+  return std::nullopt;
+}
 
 bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_readable(impl_->socket, timeout); }
 

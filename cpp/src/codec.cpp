@@ -3,10 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include "coupler.pb.h"
+#include "deterministic_wire.hpp"
 
 namespace coupler {
 namespace {
@@ -16,10 +14,7 @@ using Vec3 = pb::SensorMessage_Vec3;
 
 [[noreturn]] void malformed(const std::string& what) { throw ProtocolError(ErrorCode::MalformedFrame, what); }
 
-// Whether a time goes on the wire. Click leaves simSettings and simVars out
-// at +0.0 (proto3 writes no default); doing the same keeps its frames
-// byte-identical when re-encoded. -0.0 is sent, so it survives a round trip.
-bool is_sent(double time) { return time != 0.0 || std::signbit(time); }
+using detail::is_sent;
 
 template <class Repeated>
 std::vector<double> to_vector(const Repeated& repeated) {
@@ -296,16 +291,6 @@ template <> struct ProtoOf<SensorRequestMessage> { using type = pb::SensorReques
 template <> struct ProtoOf<ResetMessage> { using type = pb::ResetMessage; };
 template <> struct ProtoOf<ErrorMessage> { using type = pb::ErrorMessage; };
 
-std::string serialize(const google::protobuf::MessageLite& proto) {
-  std::string frame(proto.ByteSizeLong(), '\0');
-  google::protobuf::io::ArrayOutputStream array(frame.data(), static_cast<int>(frame.size()));
-  google::protobuf::io::CodedOutputStream stream(&array);
-  // Sorted map keys make frames comparable across languages and runs.
-  stream.SetSerializationDeterministic(true);
-  proto.SerializeWithCachedSizes(&stream);
-  return frame;
-}
-
 // Fills the message's protobuf counterpart and hands it to `use`.
 template <class F>
 auto with_proto(const Message& message, F&& use) {
@@ -331,7 +316,7 @@ Message parse(std::string_view frame) {
 }  // namespace
 
 std::string encode(const Message& message) {
-  return with_proto(message, [](const auto& proto) { return serialize(proto); });
+  return with_proto(message, [](const auto& proto) { return detail::serialize_deterministic(proto); });
 }
 
 std::string describe(const Message& message) {
@@ -343,7 +328,14 @@ Message decode(std::string_view frame) {
   if (frame.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) malformed("frame too large to parse");
   pb::Message header;
   if (!header.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
-    malformed("frame of " + std::to_string(frame.size()) + " bytes is not a protobuf message");
+    // Name the kind a broken frame claims to be when its first field says,
+    // as every coupler and Click frame's does; the Python codec says the same.
+    const std::string prefix = "frame of " + std::to_string(frame.size()) + " bytes is not a ";
+    if (frame.size() >= 2 && frame[0] == '\x08' && frame[1] >= 0 && frame[1] <= 6) {
+      malformed(prefix + "valid " + std::string(to_string(static_cast<MessageType>(frame[1]))) +
+                " message: truncated or corrupt");
+    }
+    malformed(prefix + "protobuf message");
   }
   switch (static_cast<MessageType>(header.messagetype())) {
     case MessageType::HandshakeInit: return parse<HandshakeInitMessage>(frame);

@@ -98,7 +98,9 @@ struct Server::Impl {
     }
     const zmq::message_t& payload = parts[body];
     try {
-      return Request(std::move(envelope), decode(std::string_view(static_cast<const char*>(payload.data()), payload.size())));
+      std::string frame = payload.to_string();
+      Message message = decode(frame);
+      return Request(std::move(envelope), std::move(message), std::move(frame));
     } catch (const ProtocolError& e) {
       const std::string problem = std::string("malformed frame: ") + e.what();
       report(problem);
@@ -125,7 +127,7 @@ Request Server::receive(std::chrono::milliseconds timeout) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
     if (!detail::wait_readable(impl_->socket, std::max(left, std::chrono::milliseconds(0)))) {
       throw TimeoutError("no request on " + impl_->endpoint + " within " + std::to_string(timeout.count()) + " ms");
     }
@@ -141,6 +143,8 @@ std::optional<Request> Server::try_receive() {
 }
 
 void Server::reply(const Request& request, const Message& message) { impl_->send(request.envelope_, encode(message)); }
+
+void Server::reply_frame(const Request& request, const std::string& frame) { impl_->send(request.envelope_, frame); }
 
 std::string Server::endpoint() const { return impl_->endpoint; }
 std::uint64_t Server::bad_frames() const noexcept { return impl_->bad_frames; }

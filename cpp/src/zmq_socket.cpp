@@ -12,13 +12,15 @@ bool wait_readable(zmq::socket_t& socket, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     zmq::pollitem_t item{socket.handle(), 0, ZMQ_POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
     try {
-      return zmq::poll(&item, 1, std::max(left, std::chrono::milliseconds(0))) > 0;
+      if (zmq::poll(&item, 1, std::max(left, std::chrono::milliseconds(0))) > 0) return true;
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw Error(std::string("waiting for a message: ") + e.what());
-      if (Clock::now() >= deadline) return false;
     }
+    // ZeroMQ's poll can wake a millisecond before its timeout; a wait
+    // never ends before its deadline.
+    if (Clock::now() >= deadline) return false;
   }
 }
 

@@ -34,18 +34,20 @@ def _mismatch(text: str) -> ProtocolError:
 
 
 def check_control(handshake: HandshakeMessage, control: ControlMessage) -> None:
-    """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem found.
+    """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem found, in object and event name order.
 
     Objects left out keep their last controls; an object that is present
     must carry one finite value per declared control, in a value list whose
-    type fits, and only declared events.
+    type fits, and only declared events. The C++ coupler::ControlLayout
+    checks the same, with the same texts, for the native server path.
     """
     if control.steps > MAX_STEPS_PER_CONTROL:
         raise _mismatch(f"steps {control.steps} exceeds the maximum of {MAX_STEPS_PER_CONTROL}")
-    for name, sent in control.objects.items():
+    for name, sent in sorted(control.objects.items()):
         described = handshake.objects.get(name)
         if described is None:
-            raise _mismatch(f"unknown object '{name}' (the scene has {sorted(handshake.objects)})")
+            scene = ", ".join(f"'{known}'" for known in sorted(handshake.objects)) or "no objects"
+            raise _mismatch(f"unknown object '{name}' (the scene has {scene})")
         if len(sent.values) != len(described.controls):
             raise _mismatch(
                 f"object '{name}' has {len(described.controls)} controls, got {len(sent.values)} values"
@@ -61,6 +63,6 @@ def check_control(handshake: HandshakeMessage, control: ControlMessage) -> None:
         for control_name, value in zip(described.controls, sent.values):
             if not math.isfinite(value):
                 raise _mismatch(f"control '{control_name}' of object '{name}' is {value}")
-        for event in sent.events:
+        for event in sorted(sent.events):
             if event not in described.control_events:
                 raise _mismatch(f"unknown control event '{event}' of object '{name}'")

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from coupler.errors import TimeoutError
+from coupler.responder import Responder
 from coupler.run_clock import RunClock
-from coupler.server import Server
-from coupler.simulation_server import SimulationServer
 
 
 class FreeRunLoop:
@@ -22,16 +20,15 @@ class FreeRunLoop:
 
     def __init__(
         self,
-        server: Server,
-        simulation_server: SimulationServer,
+        responder: Responder,
         clock: RunClock,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
     ) -> None:
-        if simulation_server.lockstep:
+        if responder.sim.lockstep:
             raise ValueError("FreeRunLoop needs a SimulationServer with lockstep=False")
-        self.server = server
-        self.sim = simulation_server
+        self.responder = responder
+        self.sim = responder.sim
         self.clock = clock
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
@@ -63,14 +60,7 @@ class FreeRunLoop:
 
     def _serve_requests(self, timeout: float) -> None:
         """Answer every request that arrives within `timeout` seconds; return when it has passed or one was served."""
-        try:
-            request = self.server.receive(timeout=timeout)
-        except TimeoutError:
-            return
-        answer = self.sim.handle(request.message)
-        if answer is not None:
-            self.server.reply(request, answer)
-        while (request := self.server.try_receive()) is not None:
-            answer = self.sim.handle(request.message)
-            if answer is not None:
-                self.server.reply(request, answer)
+        request = self.responder.receive(timeout)
+        while request is not None:
+            self.responder.send(request, self.responder.respond(request))
+            request = self.responder.try_receive()

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from coupler.errors import TimeoutError
-from coupler.messages import ControlMessage, SensorMessage
+from coupler.responder import Responder
 from coupler.run_clock import RunClock
-from coupler.server import Server
-from coupler.simulation_server import SimulationServer
 
 
 class LockstepLoop:
@@ -21,14 +18,13 @@ class LockstepLoop:
 
     def __init__(
         self,
-        server: Server,
-        simulation_server: SimulationServer,
+        responder: Responder,
         clock: RunClock | None = None,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
     ) -> None:
-        self.server = server
-        self.sim = simulation_server
+        self.responder = responder
+        self.sim = responder.sim
         self.clock = clock
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
@@ -39,23 +35,21 @@ class LockstepLoop:
         `stop` is checked every `poll_timeout` seconds (default 0.5) while idle;
         waiting blocks in ZeroMQ's poll, so an idle server uses no CPU.
         """
+        time_step = self.sim.handshake.time_step
         while not stop.is_set():
-            try:
-                request = self.server.receive(timeout=poll_timeout)
-            except TimeoutError:
+            request = self.responder.receive(poll_timeout)
+            if request is None:
                 continue
             was_running = self.sim.running
-            answer = self.sim.handle(request.message)
-            stepped = isinstance(request.message, ControlMessage) and isinstance(answer, SensorMessage)
-            if stepped and self.clock is not None:
+            answer = self.responder.respond(request)
+            stepped_to = answer.simulated_time
+            if stepped_to is not None and self.clock is not None:
                 if not was_running:
                     # The first Control after a handshake or reset starts the clock.
-                    steps = max(request.message.steps, 1)
-                    self.clock.anchor(answer.simulated_time - steps * self.sim.handshake.time_step)
-                self.clock.wait_until(answer.simulated_time, late_after=self.sim.handshake.time_step)
-            if answer is not None:
-                self.server.reply(request, answer)
+                    self.clock.anchor(stepped_to - answer.steps * time_step)
+                self.clock.wait_until(stepped_to, late_after=time_step)
+            self.responder.send(request, answer)
             if self.exit_on_session_end and self.sim.session_ended.is_set():
                 return
-            if stepped and self.stop_after is not None and answer.simulated_time >= self.stop_after:
+            if stepped_to is not None and self.stop_after is not None and stepped_to >= self.stop_after:
                 return

@@ -1,8 +1,11 @@
 """A MuJoCo scene served as a `coupler.simulation.Simulation`.
 
 What the scene serves is derived from the model by `coupler.mujoco_layout`;
-this module only moves values between protocol messages and `mjData`, through
-index arrays built once, so no step looks anything up by name.
+this module only moves values between the flat arrays of the handshake
+(`coupler.flat_layout`) and `mjData`, through index arrays built once
+(`coupler.mujoco_flat`), so no step looks anything up by name. Messages are
+read and built through those same arrays, so both server paths send the same
+numbers.
 
 Readings describe the current state: after a step (or a change of controls)
 the first `sensors()` call runs `mj_forward`, so positions, sensor values and
@@ -21,15 +24,11 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from coupler.messages import (
-    ControlMessage,
-    HandshakeMessage,
-    ObjectSensors,
-    Sensor,
-    SensorMessage,
-    ValueType,
-)
-from coupler.mujoco_layout import ObjectLayout, Reading, SceneLayout, scene_layout
+from coupler.flat_layout import FlatLayout
+from coupler.messages import HandshakeMessage
+from coupler.mujoco_flat import control_index, sensor_index
+from coupler.mujoco_layout import SceneLayout, scene_layout
+from coupler.simulation import MessagesFromArrays
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +48,7 @@ def quat_to_rpy(w: float, x: float, y: float, z: float) -> tuple[float, float, f
     return (roll, pitch, yaw)
 
 
-class MujocoSimulation:
+class MujocoSimulation(MessagesFromArrays):
     """Serves a MuJoCo model: the scene of an MJCF file, or a compiled `mujoco.MjModel`.
 
     `time_step` (seconds) replaces the model's own time step. `reset()`
@@ -74,10 +73,11 @@ class MujocoSimulation:
             self.model.opt.timestep = time_step
         self.data = mujoco.MjData(self.model)
         self.layout: SceneLayout = scene_layout(self.model)
-        self._objects: list[ObjectLayout] = list(self.layout.objects.values())
-        self._bodies = np.array([o.body for o in self._objects], dtype=np.intp)
+        self.flat = FlatLayout(self.layout.handshake)
+        self._sensor_index = sensor_index(self.layout, self.flat)
+        self._control_index = control_index(self.layout, self.flat)
         self.clamped_values = 0
-        self._warned_clamped: set[tuple[str, int]] = set()
+        self._warned_clamped: set[int] = set()
         self._fresh = False
         self.reset()
 
@@ -94,31 +94,33 @@ class MujocoSimulation:
     def handshake(self) -> HandshakeMessage:
         return self.layout.handshake
 
-    def apply(self, control: ControlMessage) -> None:
+    def apply_values(
+        self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
+    ) -> None:
+        c = self._control_index
         ctrl = self.data.ctrl
-        for name, sent in control.objects.items():
-            target = self.layout.objects[name]
-            if sent.values:
-                values = np.asarray(sent.values, dtype=float) * target.ctrl_scale
-                outside = (values < target.ctrl_low) | (values > target.ctrl_high)
-                if outside.any():
-                    self._count_clamped(target, outside)
-                ctrl[target.ctrl_adr] = values
-            for event, activated in sent.events.items():
-                e = target.events[event]
-                ctrl[e.ctrl_adr] = e.on if activated else e.off
+        taken = values_set[self.flat.value_object]
+        scaled = values[taken] * c.scale[taken]
+        outside = (scaled < c.low[taken]) | (scaled > c.high[taken])
+        if outside.any():
+            self._count_clamped(np.flatnonzero(taken)[outside])
+        ctrl[c.ctrl_adr[taken]] = scaled
+        if events_set.any():
+            chosen = events_on[events_set]
+            ctrl[c.event_adr[events_set]] = np.where(chosen, c.event_on[events_set], c.event_off[events_set])
         self._fresh = False
 
-    def _count_clamped(self, target: ObjectLayout, outside: np.ndarray) -> None:
-        indices = np.flatnonzero(outside)
+    def _count_clamped(self, indices: np.ndarray) -> None:
+        c = self._control_index
         self.clamped_values += len(indices)
-        for i in indices:
+        for i in indices.tolist():
             # Once per control: a controller that saturates keeps doing so.
-            if (target.name, int(i)) not in self._warned_clamped:
-                self._warned_clamped.add((target.name, int(i)))
-                low, high = sorted((target.ctrl_low[i] / target.ctrl_scale[i], target.ctrl_high[i] / target.ctrl_scale[i]))
+            if i not in self._warned_clamped:
+                self._warned_clamped.add(i)
+                low, high = sorted((c.low[i] / c.scale[i], c.high[i] / c.scale[i]))
+                obj, control = c.names[i]
                 log.warning("control '%s' of '%s' was sent outside its range [%g, %g] and is clamped",
-                            target.description.controls[i], target.name, low, high)
+                            control, obj, low, high)
 
     def step(self, steps: int = 1) -> None:
         mujoco.mj_step(self.model, self.data, nstep=steps)
@@ -132,32 +134,22 @@ class MujocoSimulation:
         mujoco.mj_forward(self.model, self.data)
         self._fresh = True
 
-    def sensors(self) -> SensorMessage:
+    def sensor_values(self, out: np.ndarray) -> float:
         d = self.data
         if not self._fresh:
             mujoco.mj_forward(self.model, d)
             self._fresh = True
-        positions = d.xpos[self._bodies].tolist()
-        quats = d.xquat[self._bodies].tolist()
-        sensordata = d.sensordata.tolist() if self.model.nsensordata else []
-        objects = {}
-        for target, position, quat in zip(self._objects, positions, quats):
-            joint_sensors = bool(target.description.joint_sensor_types)
-            objects[target.name] = ObjectSensors(
-                angles=d.qpos[target.qpos_adr].tolist() if joint_sensors else [],
-                angular_velocities=d.qvel[target.dof_adr].tolist() if joint_sensors else [],
-                torques=d.qfrc_actuator[target.dof_adr].tolist() if joint_sensors else [],
-                object_sensors=[Sensor(ValueType.POSITION, tuple(position)), Sensor(ValueType.RPY, quat_to_rpy(*quat))],
-                sensors={
-                    name: [Sensor(r.type, _reading(sensordata, r)) for r in readings]
-                    for name, readings in target.sensors.items()
-                },
-            )
-        return SensorMessage(objects=objects, simulated_time=float(d.time))
-
-
-def _reading(sensordata: list[float], reading: Reading) -> tuple[float, ...]:
-    values = sensordata[reading.adr : reading.adr + reading.dim]
-    if reading.type == ValueType.RPY:
-        return quat_to_rpy(*values)
-    return tuple(values)
+        g = self._sensor_index
+        out[g.qpos.dst] = d.qpos[g.qpos.src]
+        out[g.qvel.dst] = d.qvel[g.qvel.src]
+        out[g.qfrc_actuator.dst] = d.qfrc_actuator[g.qfrc_actuator.src]
+        out[g.xpos.dst] = d.xpos[g.xpos.src].ravel()
+        out[g.xquat.dst] = [v for quat in d.xquat[g.xquat.src].tolist() for v in quat_to_rpy(*quat)]
+        if len(g.sensordata.dst):
+            out[g.sensordata.dst] = d.sensordata[g.sensordata.src]
+        if len(g.sensor_quat.dst):
+            sensordata = d.sensordata
+            out[g.sensor_quat.dst] = [
+                v for adr in g.sensor_quat.src.tolist() for v in quat_to_rpy(*sensordata[adr : adr + 4].tolist())
+            ]
+        return float(d.time)

@@ -132,7 +132,7 @@ class Server:
         try:
             body = parts.index(b"", 1) + 1
         except ValueError:
-            problem = "malformed frame: no empty delimiter frame before the payload"
+            problem = "malformed frame: no empty delimiter frame before the payload (send from a REQ socket)"
             self._reject(parts[:1], problem, ErrorCode.MALFORMED_FRAME)
             return None
         envelope, payload = parts[:body], parts[body:]

@@ -1,8 +1,10 @@
 """The server side of the protocol flow, over any `Simulation`.
 
 `SimulationServer.handle` is the whole protocol: one request in, at most one
-answer out. The loops that feed it from a `coupler.Server` decide when the
-simulation steps (`coupler.lockstep_loop`, `coupler.free_run_loop`).
+answer out; `handle_control_values` is its fast path for a Control that the
+native server path has already checked and read into arrays. The loops that
+feed it requests decide when the simulation steps (`coupler.lockstep_loop`,
+`coupler.free_run_loop`).
 Whatever a request holds, the server keeps running and the simulation keeps
 its state: a bad request gets an ErrorMessage and changes nothing.
 """
@@ -11,8 +13,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
+import numpy as np
+
+from coupler import _native
 from coupler.control_check import check_control
 from coupler.errors import ProtocolError
 from coupler.messages import (
@@ -27,9 +34,11 @@ from coupler.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from coupler.simulation import Simulation
+from coupler.simulation import ArraySimulation, Simulation
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -78,20 +87,45 @@ class SimulationServer:
 
     def handle(self, message: Message) -> Message | None:
         """Return the answer to one request, or None when none is due (Error)."""
-        self.stats.requests += 1
-        try:
-            answer = self._dispatch(message)
-        except ProtocolError as error:
-            log.warning("refused %s: %s", type(message).__name__, error)
-            answer = ErrorMessage(code=error.code, text=str(error))
-        except Exception as error:  # a failing simulation must not take the server down
-            log.exception("internal error while handling %s", type(message).__name__)
-            answer = ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}")
-        if isinstance(answer, ErrorMessage):
-            self.stats.errors_sent += 1
+        answer = self._guarded(type(message).__name__, lambda: self._dispatch(message))
         if self.trace:
             log.info("received %r", message)
             log.info("answered %r", answer)
+        return answer
+
+    def handle_control_values(
+        self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray
+    ) -> float | ErrorMessage:
+        """Apply a Control the native path has checked and read into `controls`, step, and read the new state.
+
+        As handle() does for a ControlMessage, but through arrays: `controls`
+        holds the arrays of `simulation.flat.controls` (the simulation is an
+        ArraySimulation) and `steps` the Control's steps field; the state is
+        written to `sensors_out` by `simulation.sensor_values`. Returns its
+        simulated time, or the ErrorMessage to send when the simulation failed.
+        """
+        simulation = cast(ArraySimulation, self.simulation)  # the native path serves only ArraySimulations
+
+        def control() -> float:
+            simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+            self._controlled(steps)
+            return simulation.sensor_values(sensors_out)
+
+        return self._guarded("ControlMessage", control)
+
+    def _guarded(self, kind: str, handle: Callable[[], T]) -> T | ErrorMessage:
+        """Run a request's handling, counting it; a refusal or a failure becomes the ErrorMessage to send."""
+        self.stats.requests += 1
+        try:
+            answer: T | ErrorMessage = handle()
+        except ProtocolError as error:
+            log.warning("refused %s: %s", kind, error)
+            answer = ErrorMessage(code=error.code, text=str(error))
+        except Exception as error:  # a failing simulation must not take the server down
+            log.exception("internal error while handling %s", kind)
+            answer = ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}")
+        if isinstance(answer, ErrorMessage):
+            self.stats.errors_sent += 1
         return answer
 
     def _dispatch(self, message: Message) -> Message | None:
@@ -133,12 +167,21 @@ class SimulationServer:
     def _control(self, control: ControlMessage) -> SensorMessage:
         check_control(self._handshake, control)
         self.simulation.apply(control)
+        self._controlled(control.steps)
+        return self.simulation.sensors()
+
+    def _controlled(self, steps: int) -> None:
+        """What follows every applied Control: counting, starting, and in lockstep the steps."""
         self.stats.controls += 1
         self.running = True
         self.fresh_control = True
-        if self.lockstep:
-            self.step(max(control.steps, 1))
-        return self.simulation.sensors()
+        taken = self.steps_per_control(steps)
+        if taken:
+            self.step(taken)
+
+    def steps_per_control(self, steps: int) -> int:
+        """How many steps a Control with this `steps` field takes: none unless in lockstep."""
+        return max(steps, 1) if self.lockstep else 0
 
     def step(self, steps: int = 1) -> None:
         """Advance the simulation, counting steps taken without a fresh Control."""

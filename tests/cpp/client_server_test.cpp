@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <coupler/client.hpp>
+#include <coupler/codec.hpp>
 #include <coupler/error.hpp>
 #include <coupler/server.hpp>
 
@@ -123,4 +124,23 @@ TEST_CASE("a late answer to an abandoned request neither satisfies nor blocks th
   CHECK(std::chrono::steady_clock::now() - start < 1500ms);
   server.reply(second, ResetMessage{});
   CHECK(std::holds_alternative<ResetMessage>(client.receive(2000ms)));
+}
+
+TEST_CASE("a receive that times out never returns before its timeout") {
+  Server server(fresh_address("inproc"));
+  for (int i = 0; i < 10; ++i) {
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_THROWS_AS(server.receive(20ms), TimeoutError);
+    CHECK(std::chrono::steady_clock::now() - started >= 20ms);
+  }
+}
+
+TEST_CASE("the raw frame of a request and of an answer is what was sent") {
+  Server server(fresh_address("inproc"));
+  Client client(server.endpoint(), ClientOptions{2000ms});
+  client.send(SensorRequestMessage{});
+  const Request request = server.receive(2000ms);
+  CHECK(request.frame() == encode(SensorRequestMessage{}));
+  server.reply_frame(request, encode(ResetMessage{}));
+  CHECK(client.receive_frame(2000ms) == encode(ResetMessage{}));
 }

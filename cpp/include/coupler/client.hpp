@@ -44,6 +44,9 @@ class Client {
   Message receive(std::chrono::milliseconds timeout);
   // Non-blocking: nullopt when no answer has arrived yet.
   std::optional<Message> try_receive();
+  // Like receive(timeout), but hands back the answer's frame undecoded, for
+  // tools that record or compare traffic.
+  std::string receive_frame(std::chrono::milliseconds timeout);
   // Blocks until an answer is ready to read or the timeout passes; true when ready.
   bool wait(std::chrono::milliseconds timeout);
 

@@ -3,8 +3,10 @@
 
 #include <coupler/client.hpp>
 #include <coupler/codec.hpp>
+#include <coupler/control_layout.hpp>
 #include <coupler/error.hpp>
 #include <coupler/messages.hpp>
+#include <coupler/sensor_layout.hpp>
 #include <coupler/server.hpp>
 #include <coupler/session.hpp>
 #include <coupler/types.hpp>

@@ -27,14 +27,18 @@ class Request {
   MessageType type() const noexcept { return type_of(message_); }
   // Identifies the connection it came from (stable while the peer stays connected).
   const std::string& peer() const noexcept { return envelope_.front(); }
+  // The payload as it came off the wire, for code that logs, records or
+  // decodes it with another codec.
+  const std::string& frame() const noexcept { return frame_; }
 
  private:
   friend class Server;
-  Request(std::vector<std::string> envelope, Message message)
-      : envelope_(std::move(envelope)), message_(std::move(message)) {}
+  Request(std::vector<std::string> envelope, Message message, std::string frame)
+      : envelope_(std::move(envelope)), message_(std::move(message)), frame_(std::move(frame)) {}
 
   std::vector<std::string> envelope_;
   Message message_;
+  std::string frame_;
 };
 
 // Binds a ROUTER socket, so REQ peers (Click controllers among them) connect
@@ -57,7 +61,11 @@ class Server {
   Request receive(std::chrono::milliseconds timeout);
   // Non-blocking: nullopt when no valid request is waiting.
   std::optional<Request> try_receive();
+  // Never blocks: an answer the peer is not ready to take, or a peer that has
+  // gone, is reported through on_bad_frame and dropped.
   void reply(const Request& request, const Message& message);
+  // Sends an answer already encoded (by SensorLayout::encode, say).
+  void reply_frame(const Request& request, const std::string& frame);
 
   // The bound address, with the port filled in when it was tcp://host:0 or *.
   std::string endpoint() const;

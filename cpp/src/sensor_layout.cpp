@@ -1,0 +1,235 @@
+#include <coupler/sensor_layout.hpp>
+
+#include <algorithm>
+
+#include <coupler/error.hpp>
+
+#include "coupler.pb.h"
+#include "deterministic_wire.hpp"
+
+namespace coupler {
+namespace {
+
+namespace pb = coupler::v1;
+using Part = SensorSlot::Part;
+
+// The per-joint vectors a SensorMessage can carry, in the flat order.
+constexpr std::pair<ValueType, Part> kJointParts[] = {
+    {ValueType::Angle, Part::Angles},
+    {ValueType::AngularVelocity1D, Part::AngularVelocities},
+    {ValueType::Torque1D, Part::Torques},
+    {ValueType::Force3D, Part::Forces},
+};
+
+bool declares(const ObjectDescription& object, ValueType type) {
+  const auto& types = object.joint_sensor_types;
+  return std::find(types.begin(), types.end(), type) != types.end();
+}
+
+// Gives the Sensor its oneof case for `type`, with zeros; the numbers are
+// written per frame.
+void shape(pb::SensorMessage_Sensor& sensor, ValueType type) {
+  auto vec3 = [](pb::SensorMessage_Vec3* vec) { vec->mutable_arr()->Resize(3, 0.0); };
+  switch (type) {
+    case ValueType::Angle: sensor.set_angle(0.0); return;
+    case ValueType::AngularVelocity1D: sensor.set_angularvelocity1d(0.0); return;
+    case ValueType::Torque1D: sensor.set_torque1d(0.0); return;
+    case ValueType::Force1D: sensor.set_force1d(0.0); return;
+    case ValueType::Activated: sensor.set_activated(false); return;
+    case ValueType::Position: vec3(sensor.mutable_position()); return;
+    case ValueType::RPY: vec3(sensor.mutable_rpy()); return;
+    case ValueType::Acceleration3D: vec3(sensor.mutable_acceleration3d()); return;
+    case ValueType::Force3D: vec3(sensor.mutable_force3d()); return;
+    case ValueType::Torque3D: vec3(sensor.mutable_torque3d()); return;
+    case ValueType::AngularAcceleration3D: vec3(sensor.mutable_angularacceleration3d()); return;
+    case ValueType::Velocity3D: vec3(sensor.mutable_velocity3d()); return;
+    case ValueType::AngularVelocity3D: vec3(sensor.mutable_angularvelocity3d()); return;
+    case ValueType::Multiple: break;
+  }
+  throw Error("sensor type " + std::to_string(static_cast<int>(type)) + " cannot be sent");
+}
+
+// The three numbers of a vector reading, whichever oneof case holds them.
+double* vec3_numbers(pb::SensorMessage_Sensor& sensor) {
+  using Case = pb::SensorMessage_Sensor::ValueCase;
+  switch (sensor.value_case()) {
+    case Case::kPosition: return sensor.mutable_position()->mutable_arr()->mutable_data();
+    case Case::kRpy: return sensor.mutable_rpy()->mutable_arr()->mutable_data();
+    case Case::kAcceleration3D: return sensor.mutable_acceleration3d()->mutable_arr()->mutable_data();
+    case Case::kForce3D: return sensor.mutable_force3d()->mutable_arr()->mutable_data();
+    case Case::kTorque3D: return sensor.mutable_torque3d()->mutable_arr()->mutable_data();
+    case Case::kAngularAcceleration3D: return sensor.mutable_angularacceleration3d()->mutable_arr()->mutable_data();
+    case Case::kVelocity3D: return sensor.mutable_velocity3d()->mutable_arr()->mutable_data();
+    case Case::kAngularVelocity3D: return sensor.mutable_angularvelocity3d()->mutable_arr()->mutable_data();
+    default: throw Error("internal: sensor reading is not a vector");
+  }
+}
+
+void set_scalar(pb::SensorMessage_Sensor& sensor, ValueType type, double value) {
+  switch (type) {
+    case ValueType::Angle: sensor.set_angle(value); return;
+    case ValueType::AngularVelocity1D: sensor.set_angularvelocity1d(value); return;
+    case ValueType::Torque1D: sensor.set_torque1d(value); return;
+    case ValueType::Force1D: sensor.set_force1d(value); return;
+    case ValueType::Activated: sensor.set_activated(value != 0.0); return;
+    default: throw Error("internal: sensor reading is not a scalar");
+  }
+}
+
+Sensor reading(ValueType type, const double* numbers) {
+  if (type == ValueType::Activated) return {type, {numbers[0] != 0.0 ? 1.0 : 0.0}};
+  return {type, std::vector<double>(numbers, numbers + width(type))};
+}
+
+}  // namespace
+
+struct SensorLayout::Impl {
+  // Numbers copied as they are into a repeated double field.
+  struct Run {
+    double* target;
+    std::size_t offset;
+    std::size_t count;
+  };
+  // A one-number reading, set through its oneof setter.
+  struct Scalar {
+    pb::SensorMessage_Sensor* sensor;
+    ValueType type;
+    std::size_t offset;
+  };
+
+  std::vector<SensorSlot> slots;
+  std::size_t size = 0;
+  // Every object and named sensor, with no readings: what message() fills.
+  SensorMessage skeleton;
+  // Built once with every field a frame carries; encode() only overwrites
+  // numbers, so no frame allocates a message.
+  pb::SensorMessage frame;
+  std::vector<Run> runs;
+  std::vector<Scalar> scalars;
+
+  void add_slot(const std::string& object, Part part, const std::string& sensor, std::size_t index, ValueType type,
+                std::size_t numbers) {
+    slots.push_back({object, part, sensor, index, type, size, numbers});
+    size += numbers;
+  }
+
+  void lay_out(const HandshakeMessage& handshake) {
+    for (const auto& [name, object] : handshake.objects) {
+      ObjectSensors& skeleton_object = skeleton.objects[name];
+      const std::size_t joints = object.joint_sensors.size();
+      for (const auto& [type, part] : kJointParts) {
+        if (declares(object, type)) add_slot(name, part, {}, 0, type, joints * static_cast<std::size_t>(width(type)));
+      }
+      for (std::size_t i = 0; i < object.object_sensors.size(); ++i) {
+        const ValueType type = object.object_sensors[i];
+        add_slot(name, Part::ObjectSensor, {}, i, type, static_cast<std::size_t>(width(type)));
+      }
+      for (const auto& [sensor, types] : object.sensors) {
+        skeleton_object.sensors[sensor];
+        for (std::size_t i = 0; i < types.size(); ++i) {
+          add_slot(name, Part::NamedSensor, sensor, i, types[i], static_cast<std::size_t>(width(types[i])));
+        }
+      }
+    }
+  }
+
+  // Adds every field to the frame. All fields exist before any writer takes
+  // their address, so no later insertion can move them.
+  void build_frame(const HandshakeMessage& handshake) {
+    frame.set_messagetype(pb::SensorMessageType);
+    for (const auto& [name, object] : handshake.objects) {
+      pb::SensorMessage_Object& o = (*frame.mutable_objects())[name];
+      for (const auto& [sensor, types] : object.sensors) (*o.mutable_sensors())[sensor];
+    }
+    for (const SensorSlot& slot : slots) {
+      pb::SensorMessage_Object& o = (*frame.mutable_objects())[slot.object];
+      const int count = static_cast<int>(slot.size);
+      switch (slot.part) {
+        case Part::Angles: o.mutable_anglesensors()->Resize(count, 0.0); break;
+        case Part::AngularVelocities: o.mutable_angularvelocitysensors()->Resize(count, 0.0); break;
+        case Part::Torques: o.mutable_torquesensors()->Resize(count, 0.0); break;
+        case Part::Forces:
+          for (int j = 0; j < count / 3; ++j) o.add_forcesensors()->mutable_arr()->Resize(3, 0.0);
+          break;
+        case Part::ObjectSensor: shape(*o.add_objectsensors(), slot.type); break;
+        case Part::NamedSensor: shape(*(*o.mutable_sensors())[slot.sensor].add_sensor(), slot.type); break;
+      }
+    }
+  }
+
+  void find_numbers() {
+    for (const SensorSlot& slot : slots) {
+      pb::SensorMessage_Object& o = (*frame.mutable_objects())[slot.object];
+      auto reading = [&](pb::SensorMessage_Sensor* sensor) {
+        if (width(slot.type) == 3) {
+          runs.push_back({vec3_numbers(*sensor), slot.offset, 3});
+        } else {
+          scalars.push_back({sensor, slot.type, slot.offset});
+        }
+      };
+      switch (slot.part) {
+        case Part::Angles: runs.push_back({o.mutable_anglesensors()->mutable_data(), slot.offset, slot.size}); break;
+        case Part::AngularVelocities:
+          runs.push_back({o.mutable_angularvelocitysensors()->mutable_data(), slot.offset, slot.size});
+          break;
+        case Part::Torques: runs.push_back({o.mutable_torquesensors()->mutable_data(), slot.offset, slot.size}); break;
+        case Part::Forces:
+          for (int j = 0; j < o.forcesensors_size(); ++j) {
+            runs.push_back({o.mutable_forcesensors(j)->mutable_arr()->mutable_data(), slot.offset + 3 * j, 3});
+          }
+          break;
+        case Part::ObjectSensor: reading(o.mutable_objectsensors(static_cast<int>(slot.index))); break;
+        case Part::NamedSensor:
+          reading((*o.mutable_sensors())[slot.sensor].mutable_sensor(static_cast<int>(slot.index)));
+          break;
+      }
+    }
+  }
+};
+
+SensorLayout::SensorLayout(const HandshakeMessage& handshake) : impl_(std::make_unique<Impl>()) {
+  impl_->lay_out(handshake);
+  impl_->build_frame(handshake);
+  impl_->find_numbers();
+}
+
+SensorLayout::~SensorLayout() = default;
+SensorLayout::SensorLayout(SensorLayout&&) noexcept = default;
+SensorLayout& SensorLayout::operator=(SensorLayout&&) noexcept = default;
+
+std::size_t SensorLayout::size() const noexcept { return impl_->size; }
+const std::vector<SensorSlot>& SensorLayout::slots() const noexcept { return impl_->slots; }
+
+std::string SensorLayout::encode(const double* values, double simulated_time) {
+  Impl& impl = *impl_;
+  for (const Impl::Run& run : impl.runs) std::copy_n(values + run.offset, run.count, run.target);
+  for (const Impl::Scalar& scalar : impl.scalars) set_scalar(*scalar.sensor, scalar.type, values[scalar.offset]);
+  if (detail::is_sent(simulated_time)) {
+    impl.frame.mutable_simvars()->set_simulatedtime(simulated_time);
+  } else {
+    impl.frame.clear_simvars();
+  }
+  return detail::serialize_deterministic(impl.frame);
+}
+
+SensorMessage SensorLayout::message(const double* values, double simulated_time) const {
+  SensorMessage message = impl_->skeleton;
+  message.simulated_time = simulated_time;
+  for (const SensorSlot& slot : impl_->slots) {
+    ObjectSensors& o = message.objects[slot.object];
+    const double* numbers = values + slot.offset;
+    switch (slot.part) {
+      case Part::Angles: o.angles.assign(numbers, numbers + slot.size); break;
+      case Part::AngularVelocities: o.angular_velocities.assign(numbers, numbers + slot.size); break;
+      case Part::Torques: o.torques.assign(numbers, numbers + slot.size); break;
+      case Part::Forces:
+        for (std::size_t j = 0; j < slot.size; j += 3) o.forces.emplace_back(numbers + j, numbers + j + 3);
+        break;
+      case Part::ObjectSensor: o.object_sensors.push_back(reading(slot.type, numbers)); break;
+      case Part::NamedSensor: o.sensors[slot.sensor].push_back(reading(slot.type, numbers)); break;
+    }
+  }
+  return message;
+}
+
+}  // namespace coupler

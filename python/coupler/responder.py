@@ -1,0 +1,62 @@
+"""How a serving loop meets its controllers: a Responder receives requests,
+turns each into an Answer through a `SimulationServer`, and sends it.
+
+The loops (`coupler.lockstep_loop`, `coupler.free_run_loop`) decide when the
+simulation steps and when an answer goes out; a Responder owns the transport
+and the encoding. `coupler.pyzmq_responder` does everything in Python (pyzmq,
+`coupler.codec`); `coupler.native_responder` receives, reads Controls and
+encodes sensor frames in C++. Both send the same frames for the same requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from coupler.messages import ControlMessage, Message, SensorMessage
+from coupler.simulation_server import SimulationServer
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one request is answered with, not yet sent."""
+
+    reply: Any  # what the responder sends (a message or a frame); None when no answer is due
+    simulated_time: float | None = None  # set when a Control was applied: the time of the state sent back
+    steps: int = 0  # how many steps that Control took (0 when the simulation steps on its own clock)
+
+
+def message_answer(sim: SimulationServer, message: Message, answer: Message | None, reply: Any) -> Answer:
+    """The Answer to a request that `sim.handle` answered as a message, sending `reply`."""
+    if isinstance(message, ControlMessage) and isinstance(answer, SensorMessage):
+        return Answer(reply, answer.simulated_time, sim.steps_per_control(message.steps))
+    return Answer(reply)
+
+
+class Responder(Protocol):
+    sim: SimulationServer
+    endpoint: str  # the bound address, with the port filled in
+
+    def receive(self, timeout: float) -> Any | None:
+        """Wait up to `timeout` seconds for a valid request (bad frames are answered meanwhile); None when none came."""
+        ...
+
+    def try_receive(self) -> Any | None:
+        """The next valid request, or None when none is waiting; never blocks."""
+        ...
+
+    def respond(self, request: Any) -> Answer:
+        """Handle one request through `sim`: apply, step and read as the protocol says."""
+        ...
+
+    def send(self, request: Any, answer: Answer) -> None:
+        """Send the answer, if one is due. Never blocks."""
+        ...
+
+    def close(self) -> None:
+        """Unbind; safe to call twice."""
+        ...
+
+    def __enter__(self) -> Responder: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...

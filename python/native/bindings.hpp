@@ -1,0 +1,14 @@
+#pragma once
+// The parts of coupler._native, each adding its classes to the module.
+
+#include <pybind11/pybind11.h>
+
+namespace coupler::python {
+
+// C++ exceptions become the coupler.errors classes of the same name.
+void register_errors();
+void bind_server(pybind11::module_& module);
+void bind_client(pybind11::module_& module);
+void bind_layouts(pybind11::module_& module);
+
+}  // namespace coupler::python

@@ -1,0 +1,91 @@
+#include <optional>
+#include <string>
+
+#include <coupler/client.hpp>
+#include <coupler/error.hpp>
+
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "conversions.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+// Owns the C++ Client so that close() can end the connection before Python
+// drops the object.
+class ClientHandle {
+ public:
+  ClientHandle(const std::string& address, double timeout, double linger) {
+    client_.emplace(address, ClientOptions{milliseconds(timeout), milliseconds(linger)});
+  }
+
+  Client& get() {
+    if (!client_) throw Error("the client is closed");
+    return *client_;
+  }
+
+  std::chrono::milliseconds timeout_or_default(const std::optional<double>& timeout) {
+    return timeout ? milliseconds(*timeout) : get().options().timeout;
+  }
+
+  void close() { client_.reset(); }
+
+ private:
+  std::optional<Client> client_;
+};
+
+}  // namespace
+
+void bind_client(py::module_& module) {
+  py::class_<ClientHandle>(module, "Client",
+                           "coupler::Client over raw frames (encode and decode with coupler.codec). Strictly in turn: "
+                           "send, then receive the answer. Blocking calls release the GIL.")
+      .def(py::init<const std::string&, double, double>(), py::arg("address"), py::arg("timeout") = 5.0,
+           py::arg("linger") = 0.2,
+           "`timeout`: seconds receive() and request() wait by default (and send() at most); `linger`: seconds "
+           "closing waits to deliver queued messages.")
+      .def(
+          "send",
+          [](ClientHandle& c, const py::bytes& frame) {
+            std::string bytes(frame);
+            py::gil_scoped_release released;
+            c.get().send_frame(bytes);
+          },
+          py::arg("frame"))
+      .def(
+          "receive",
+          [](ClientHandle& c, std::optional<double> timeout) {
+            const auto wait = c.timeout_or_default(timeout);
+            std::string frame;
+            {
+              py::gil_scoped_release released;
+              frame = c.get().receive_frame(wait);
+            }
+            return py::bytes(frame);
+          },
+          py::arg("timeout") = py::none(),
+          "The answer's frame; raises coupler.errors.TimeoutError when none comes within `timeout` seconds "
+          "(default: the client's).")
+      .def(
+          "request",
+          [](ClientHandle& c, const py::bytes& frame, std::optional<double> timeout) {
+            const auto wait = c.timeout_or_default(timeout);
+            std::string bytes(frame);
+            {
+              py::gil_scoped_release released;
+              c.get().send_frame(bytes);
+              bytes = c.get().receive_frame(wait);
+            }
+            return py::bytes(bytes);
+          },
+          py::arg("frame"), py::arg("timeout") = py::none(), "send() then receive().")
+      .def_property_readonly("address", [](ClientHandle& c) { return c.get().address(); })
+      .def("close", &ClientHandle::close, "Disconnect. Safe to call twice.")
+      .def("__enter__", [](ClientHandle& c) -> ClientHandle& { return c; }, py::return_value_policy::reference)
+      .def("__exit__", [](ClientHandle& c, const py::args&) { c.close(); });
+}
+
+}  // namespace coupler::python

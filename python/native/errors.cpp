@@ -1,0 +1,36 @@
+#include <exception>
+
+#include <coupler/error.hpp>
+
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+void raise(const char* name, const py::tuple& arguments) {
+  py::object type = py::module_::import("coupler.errors").attr(name);
+  PyErr_SetObject(type.ptr(), type(*arguments).ptr());
+}
+
+}  // namespace
+
+void register_errors() {
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const TimeoutError& e) {
+      raise("TimeoutError", py::make_tuple(e.what()));
+    } catch (const ProtocolError& e) {
+      py::object code = py::module_::import("coupler.messages").attr("ErrorCode")(static_cast<int>(e.code()));
+      raise("ProtocolError", py::make_tuple(e.what(), code));
+    } catch (const RemoteError& e) {
+      raise("RemoteError", py::make_tuple(e.code(), e.text()));
+    } catch (const Error& e) {
+      raise("Error", py::make_tuple(e.what()));
+    }
+  });
+}
+
+}  // namespace coupler::python

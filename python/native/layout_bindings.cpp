@@ -1,0 +1,135 @@
+#include <cstdint>
+#include <string>
+#include <variant>
+
+#include <pybind11/stl.h>
+
+#include <coupler/codec.hpp>
+#include <coupler/control_layout.hpp>
+#include <coupler/error.hpp>
+#include <coupler/sensor_layout.hpp>
+#include <coupler/server.hpp>
+
+#include "bindings.hpp"
+#include "conversions.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+HandshakeMessage handshake_from(const py::bytes& frame) { return decode_as<HandshakeMessage>(std::string(frame)); }
+
+// The ObjectSensors attribute each part fills, so Python can use the names as they are.
+const char* part_name(SensorSlot::Part part) {
+  switch (part) {
+    case SensorSlot::Part::Angles: return "angles";
+    case SensorSlot::Part::AngularVelocities: return "angular_velocities";
+    case SensorSlot::Part::Torques: return "torques";
+    case SensorSlot::Part::Forces: return "forces";
+    case SensorSlot::Part::ObjectSensor: return "object_sensors";
+    case SensorSlot::Part::NamedSensor: return "sensors";
+  }
+  return "";
+}
+
+// A SensorLayout with the array it encodes from.
+struct SensorArrays {
+  explicit SensorArrays(const py::bytes& handshake)
+      : layout(handshake_from(handshake)), values(zeros(layout.size(), "float64")), data(data_of<double>(values)) {}
+
+  SensorLayout layout;
+  py::object values;
+  double* data;
+};
+
+// A ControlLayout with the arrays it reads Controls into.
+struct ControlArrays {
+  explicit ControlArrays(const py::bytes& handshake)
+      : layout(handshake_from(handshake)),
+        values(zeros(layout.size(), "float64")),
+        values_set(zeros(layout.objects().size(), "bool")),
+        events_set(zeros(layout.event_count(), "bool")),
+        events_on(zeros(layout.event_count(), "bool")),
+        targets{data_of<double>(values), data_of<std::uint8_t>(values_set), data_of<std::uint8_t>(events_set),
+                data_of<std::uint8_t>(events_on)} {}
+
+  std::uint32_t read(const Request& request) const {
+    const auto* control = std::get_if<ControlMessage>(&request.message());
+    if (control == nullptr) {
+      throw ProtocolError(ErrorCode::UnexpectedMessage,
+                          "expected Control but got " + std::string(to_string(request.type())));
+    }
+    return layout.read(*control, targets);
+  }
+
+  ControlLayout layout;
+  py::object values;
+  py::object values_set;
+  py::object events_set;
+  py::object events_on;
+  ControlTargets targets;
+};
+
+}  // namespace
+
+void bind_layouts(py::module_& module) {
+  py::class_<SensorSlot>(module, "SensorSlot", "Where one group of a SensorMessage's numbers sits in the array.")
+      .def_readonly("object", &SensorSlot::object)
+      .def_property_readonly("part", [](const SensorSlot& s) { return part_name(s.part); },
+                             "The ObjectSensors attribute: angles, angular_velocities, torques, forces, "
+                             "object_sensors or sensors.")
+      .def_readonly("sensor", &SensorSlot::sensor, "For part 'sensors': the sensor's name.")
+      .def_readonly("index", &SensorSlot::index, "For object_sensors and sensors: the reading's place in its list.")
+      .def_property_readonly("type", [](const SensorSlot& s) { return static_cast<int>(s.type); })
+      .def_readonly("offset", &SensorSlot::offset)
+      .def_readonly("size", &SensorSlot::size)
+      .def("__repr__", [](const SensorSlot& s) {
+        return "SensorSlot(" + s.object + "." + part_name(s.part) + (s.sensor.empty() ? "" : "." + s.sensor) + "[" +
+               std::to_string(s.index) + "] at " + std::to_string(s.offset) + ", " + std::to_string(s.size) + ")";
+      });
+
+  py::class_<SensorArrays>(module, "SensorLayout",
+                           "coupler::SensorLayout of a handshake (given as its encoded frame), with the float64 "
+                           "array `values` that encode() sends.")
+      .def(py::init<const py::bytes&>(), py::arg("handshake_frame"))
+      .def_property_readonly("size", [](const SensorArrays& s) { return s.layout.size(); })
+      .def_property_readonly("slots", [](const SensorArrays& s) { return s.layout.slots(); })
+      .def_readonly("values", &SensorArrays::values, "The numbers to send, in slot order.")
+      .def(
+          "encode",
+          [](SensorArrays& s, double simulated_time) { return py::bytes(s.layout.encode(s.data, simulated_time)); },
+          py::arg("simulated_time"),
+          "The SensorMessage frame of `values` at this time, byte for byte as coupler.codec.encode writes it.");
+
+  py::class_<ControlLayout::Object>(module, "ControlObject", "Where one object's controls sit in the arrays.")
+      .def_readonly("name", &ControlLayout::Object::name)
+      .def_readonly("offset", &ControlLayout::Object::offset)
+      .def_readonly("size", &ControlLayout::Object::size)
+      .def_readonly("event_offset", &ControlLayout::Object::event_offset)
+      .def_readonly("events", &ControlLayout::Object::events);
+
+  py::class_<ControlArrays>(module, "ControlLayout",
+                            "coupler::ControlLayout of a handshake (given as its encoded frame), with the arrays "
+                            "read() fills: values (float64), values_set (bool, per object), events_set and "
+                            "events_on (bool, per event).")
+      .def(py::init<const py::bytes&>(), py::arg("handshake_frame"))
+      .def_property_readonly("size", [](const ControlArrays& c) { return c.layout.size(); })
+      .def_property_readonly("event_count", [](const ControlArrays& c) { return c.layout.event_count(); })
+      .def_property_readonly("objects", [](const ControlArrays& c) { return c.layout.objects(); })
+      .def_readonly("values", &ControlArrays::values)
+      .def_readonly("values_set", &ControlArrays::values_set)
+      .def_readonly("events_set", &ControlArrays::events_set)
+      .def_readonly("events_on", &ControlArrays::events_on)
+      .def("read", &ControlArrays::read, py::arg("request"),
+           "Check the request's Control against the handshake and write it to the arrays; return its steps field. "
+           "Raises coupler.errors.ProtocolError (CONTROL_MISMATCH) naming the problem, writing nothing.")
+      .def(
+          "decode",
+          [](const ControlArrays& c, const py::bytes& frame) {
+            return c.layout.decode(std::string(frame), c.targets);
+          },
+          py::arg("frame"), "read() for an encoded ControlMessage.");
+}
+
+}  // namespace coupler::python
