@@ -2,7 +2,9 @@
 // when the scene has one, then time --range more Control round trips.
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
+#include <vector>
 
 #include <coupler/coupler.hpp>
 
@@ -48,6 +50,15 @@ int run(const Options& options) {
       std::cout << direction << ": " << coupler::describe(message) << '\n';
     };
   }
+  // Opened first, so a path that cannot be written fails before connecting.
+  std::ofstream timings_file;
+  std::vector<double> step_times;  // us
+  if (!options.timings_file.empty()) {
+    timings_file.open(options.timings_file);
+    if (!timings_file) throw coupler::Error("cannot write timings to '" + options.timings_file + "'");
+    step_times.reserve(options.range + 1);
+  }
+
   std::cout << "connecting to " << options.address << '\n';
   coupler::Session session(options.address, session_options);
   const coupler::HandshakeMessage& handshake = session.handshake();
@@ -62,11 +73,20 @@ int run(const Options& options) {
   std::uint64_t resets = 0;
   const auto start = Clock::now();
   for (std::uint64_t i = 0; i <= options.range; ++i) {
+    const auto step_start = Clock::now();
     const coupler::SensorReadings readings = session.step(controls);
+    if (timings_file.is_open()) {
+      step_times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - step_start).count());
+    }
     simulated_time = readings.time();
     resets += readings.after_reset();
   }
   const std::chrono::duration<double> total = Clock::now() - start;
+  if (timings_file.is_open()) {
+    for (const double us : step_times) timings_file << us << '\n';
+    timings_file.close();
+    if (!timings_file) throw coupler::Error("writing timings to '" + options.timings_file + "' failed");
+  }
   std::cout << "controls sent: " << options.range + 1 << ", resets seen: " << resets
             << ", simulated time: " << simulated_time << " s\n";
   if (options.timings) session.stats().print(std::cout, total, session_options.polling);

@@ -18,6 +18,9 @@ options:
   --timings           print time blocked in receive, time between send and
                       reply, total time, round trips per second and p50/p99
                       round-trip time
+  --timings-file PATH write each --range round trip (the first included) to
+                      PATH, one per line, in microseconds, timed around the
+                      whole step: send, wait, decode (default: not written)
   --blocking-receive  wait for each reply in a blocking receive (default:
                       non-blocking polling that sleeps in zmq_poll between
                       attempts instead of spinning)
@@ -61,6 +64,8 @@ Options parse_options(int argc, char** argv) {
       options.range = parse_count(arg, value());
     } else if (arg == "--timings") {
       options.timings = true;
+    } else if (arg == "--timings-file") {
+      options.timings_file = value();
     } else if (arg == "--blocking-receive") {
       options.blocking_receive = true;
     } else if (arg == "--trace") {

@@ -8,6 +8,7 @@ struct Options {
   std::string address = "tcp://127.0.0.1:5555";
   std::uint64_t range = 0;  // round trips after the first
   bool timings = false;
+  std::string timings_file;  // empty: no per-round-trip dump
   bool blocking_receive = false;
   bool trace = false;
   std::chrono::milliseconds timeout{5000};

@@ -1,0 +1,86 @@
+"""Every benchmark result in a results directory as one markdown report.
+
+    python -m perf.report                     # perf/results/*.json -> perf/results/REPORT.md
+    python -m perf.report --results DIR --out PATH
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from perf import frequency_render, results, rtt_render
+from perf.errors import BenchmarkError
+
+log = logging.getLogger("perf.report")
+
+# In the order they appear in the report.
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "rtt": rtt_render.render,
+    "frequency": frequency_render.render,
+}
+
+
+def _host(result: dict[str, Any]) -> str:
+    host = result["host"]
+    return (f"{host['cpu']}, {host['logical_cpus']} logical CPUs, {host['os']}; Python {host['python']}, "
+            f"pyzmq {host['pyzmq']} (libzmq {host['libzmq']}), MuJoCo {host['mujoco']}")
+
+
+def build(directory: Path) -> str:
+    """The report of every result file in `directory`; raises BenchmarkError when there is none."""
+    found = {}
+    for name in RENDERERS:
+        path = directory / f"{name}.json"
+        if path.exists():
+            result = results.read(path)
+            if result["benchmark"] != name:
+                raise BenchmarkError(f"{path} holds a '{result['benchmark']}' result, not '{name}'")
+            found[name] = result
+    if not found:
+        raise BenchmarkError(f"no results in {directory}: run python -m perf.rtt or python -m perf.frequency first")
+    sections = ["# coupler performance report", ""]
+    for name, result in found.items():
+        sections += [RENDERERS[name](result), "", f"Measured on {_host(result)}; the run took "
+                     f"{result['duration_s']:.0f} s."]
+        plot = directory / f"{name}.png"
+        if plot.exists():
+            # Relative, so the report and its plots can move together.
+            sections += ["", f"![{name}]({plot.name})"]
+        sections.append("")
+    return "\n".join(sections)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m perf.report",
+        description="Render the results perf.rtt and perf.frequency wrote (rtt.json, frequency.json and their "
+        "plots) into one markdown report. Exits 1 when there are no results or one cannot be read.",
+    )
+    parser.add_argument("--results", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
+                        help="directory holding the results (default: perf/results)")
+    parser.add_argument("--out", type=Path, default=None, metavar="PATH",
+                        help="where to write the report (default: REPORT.md in the results directory)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    out = args.out or args.results / "REPORT.md"
+    try:
+        report = build(args.results)
+    except BenchmarkError as error:
+        log.error("perf.report: %s", error)
+        return 1
+    out.write_text(report)
+    log.info("perf.report: wrote %s", out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""Round-trip time of Control -> Sensor, for every client x transport x
+receive mode against the demo server's scenes (and, with --peer pclick,
+Click's demo server), each set against a plain ZeroMQ ping-pong of the same
+frame sizes measured in the same run.
+
+    python -m perf.rtt                  # 2000 round trips a row, scenes static and arm
+    python -m perf.rtt --quick          # a few hundred, for CI
+    python -m perf.rtt --peer pclick --count 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+from perf import host, plots, results
+from perf.endpoints import TRANSPORTS
+from perf.errors import BenchmarkError
+from perf.arguments import list_of
+from perf.rtt_measure import (
+    CLIENTS,
+    COUPLER,
+    PCLICK,
+    PCLICK_SCENE,
+    RECEIVE_MODES,
+    Floor,
+    FloorSpec,
+    Row,
+    RowSpec,
+    measure_floor,
+    measure_row,
+    pclick_version,
+)
+from perf.rtt_render import render
+
+log = logging.getLogger("perf.rtt")
+
+DEFAULT_COUNT = 2000
+QUICK_COUNT = 300
+DEFAULT_SCENES = ("static", "arm")
+
+
+@dataclass(frozen=True)
+class Settings:
+    count: int = DEFAULT_COUNT
+    scenes: tuple[str, ...] = DEFAULT_SCENES
+    transports: tuple[str, ...] = TRANSPORTS
+    clients: tuple[str, ...] = CLIENTS
+    receive_modes: tuple[str, ...] = RECEIVE_MODES
+    peers: tuple[str, ...] = ()  # servers measured besides coupler's: PCLICK
+    server_args: tuple[str, ...] = ()  # extra flags for demo.server
+    quick: bool = False
+
+    def row_specs(self) -> list[RowSpec]:
+        """Every client x transport x receive mode for every server; with `quick`, a covering subset."""
+        servers = [(COUPLER, scene) for scene in self.scenes] + [(peer, PCLICK_SCENE) for peer in self.peers]
+        if not self.quick:
+            return [
+                RowSpec(peer, scene, client, transport, receive)
+                for (peer, scene), client, transport, receive in product(
+                    servers, self.clients, self.transports, self.receive_modes
+                )
+            ]
+        # Each server gets as many rows as the longest list, walking the lists in step; shifting the
+        # transports and receive modes by the server's index pairs each client with every transport
+        # across the servers. Every value of every list is measured, so every code path runs.
+        longest = max(len(self.clients), len(self.transports), len(self.receive_modes))
+        return [
+            RowSpec(
+                peer, scene,
+                self.clients[j % len(self.clients)],
+                self.transports[(j + s) % len(self.transports)],
+                self.receive_modes[(j + s) % len(self.receive_modes)],
+            )
+            for s, (peer, scene) in enumerate(servers)
+            for j in range(longest)
+        ]
+
+
+@dataclass
+class Measurements:
+    rows: list[Row]
+    floors: dict[FloorSpec, Floor]
+    seconds: float
+
+
+def measure(settings: Settings, workdir: Path) -> Measurements:
+    """Every row of the settings, then the floor of every distinct (language, transport, sizes) the rows used."""
+    started = time.monotonic()
+    specs = settings.row_specs()
+    rows = []
+    for index, spec in enumerate(specs, 1):
+        row = measure_row(spec, settings.count, workdir, list(settings.server_args))
+        log.info("[%d/%d] %-48s p50 %8.1f us  p99 %8.1f us  %6d/%d bytes", index, len(specs), spec.label(),
+                 row.latency.p50, row.latency.p99, row.request_bytes, row.reply_bytes)
+        rows.append(row)
+    floors: dict[FloorSpec, Floor] = {}
+    for spec in dict.fromkeys(row.floor_spec() for row in rows):
+        floor = measure_floor(spec, settings.count, workdir)
+        log.info("[floor] %-46s p50 %8.1f us  p99 %8.1f us", spec.label(), floor.latency.p50, floor.latency.p99)
+        floors[spec] = floor
+    return Measurements(rows, floors, time.monotonic() - started)
+
+
+def to_result(settings: Settings, measured: Measurements, peer_versions: dict[str, str]) -> dict[str, Any]:
+    """The JSON document: settings, host, every row with its ratio to its same-run floor, every floor."""
+    rows = []
+    for row in measured.rows:
+        floor = measured.floors[row.floor_spec()]
+        rows.append({
+            **asdict(row.spec),
+            "latency_us": asdict(row.latency),
+            "round_trips_per_second": row.round_trips_per_second,
+            "request_bytes": row.request_bytes,
+            "reply_bytes": row.reply_bytes,
+            "server_cpu_us_per_round_trip": row.server_cpu_us_per_round_trip,
+            "server_round_trips": row.server_round_trips,
+            "floor": asdict(floor.spec),
+            "vs_floor": {
+                "p50": row.latency.p50 / floor.latency.p50,
+                "p99": row.latency.p99 / floor.latency.p99,
+            },
+        })
+    floors = [
+        {**asdict(floor.spec), "latency_us": asdict(floor.latency),
+         "round_trips_per_second": floor.round_trips_per_second}
+        for floor in measured.floors.values()
+    ]
+    return {
+        "benchmark": "rtt",
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": measured.seconds,
+        "host": host.describe(),
+        "settings": {**asdict(settings), "peer_versions": peer_versions},
+        "rows": rows,
+        "floors": floors,
+    }
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m perf.rtt",
+        description="Measure Control -> Sensor round trips for every client x transport x receive mode against "
+        "the demo server (one fresh server per row), and plain ZeroMQ REQ/REP ping-pongs of the same frame "
+        "sizes as floors. Writes rtt.json, rtt.md and rtt.png; prints the tables on stdout and a line per "
+        "row on stderr. Exits 1 when a process fails, never because of a timing figure.",
+    )
+    parser.add_argument("--count", type=int, default=None,
+                        help=f"timed round trips per row and per floor (default {DEFAULT_COUNT}, "
+                             f"or {QUICK_COUNT} with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"CI run: {QUICK_COUNT} round trips a row unless --count says otherwise, and a "
+                             "covering subset of the rows: every client, transport, receive mode and scene "
+                             "is measured at least once, each client on every transport")
+    parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
+                        help="comma-separated demo.server scenes, names or MJCF paths (default: %(default)s)")
+    parser.add_argument("--transports", type=list_of(str, TRANSPORTS), default=",".join(TRANSPORTS), metavar="LIST",
+                        help="comma-separated, of ipc and tcp: IPC in a temporary directory, TCP on 127.0.0.1 "
+                             "(default: %(default)s)")
+    parser.add_argument("--clients", type=list_of(str, CLIENTS), default=",".join(CLIENTS), metavar="LIST",
+                        help="comma-separated, of cpp (build/cpp/bin/democlient, or $COUPLER_DEMOCLIENT) "
+                             "and python (python -m perf.python_client) (default: %(default)s)")
+    parser.add_argument("--receive-modes", type=list_of(str, RECEIVE_MODES), default=",".join(RECEIVE_MODES),
+                        metavar="LIST",
+                        help="comma-separated, of blocking (--blocking-receive) and non-blocking "
+                             "(polling, sleeping in zmq_poll) (default: %(default)s)")
+    parser.add_argument("--peer", action="append", choices=[PCLICK], default=[],
+                        help="also measure the same clients against this server: pclick is Click's reference "
+                             "demo server, run from .venv-pclick (or $COUPLER_PCLICK_PYTHON); it spins while "
+                             "idle, so its CPU time is not reported (default: coupler's demo server only)")
+    parser.add_argument("--server-args", default="", metavar="ARGS",
+                        help="extra flags for every demo.server, as one shell-quoted string, e.g. "
+                             "'--pure-python' (default: none)")
+    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
+                        help="directory for rtt.json, rtt.md and rtt.png (default: perf/results)")
+    parser.add_argument("--no-plot", action="store_true",
+                        help="skip rtt.png (the plot needs matplotlib; without this flag a missing matplotlib "
+                             "is an error; default: plot)")
+    args = parser.parse_args(argv)
+    if args.count is None:
+        args.count = QUICK_COUNT if args.quick else DEFAULT_COUNT
+    if args.count < 1:
+        parser.error(f"--count must be at least 1, got {args.count}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    settings = Settings(
+        count=args.count,
+        scenes=args.scenes,
+        transports=args.transports,
+        clients=args.clients,
+        receive_modes=args.receive_modes,
+        peers=tuple(dict.fromkeys(args.peer)),
+        server_args=tuple(shlex.split(args.server_args)),
+        quick=args.quick,
+    )
+    try:
+        if not args.no_plot:
+            plots.require_matplotlib()  # before minutes of measuring, not after
+        versions = {PCLICK: pclick_version()} if PCLICK in settings.peers else {}
+        log.info("perf.rtt: %d rows of %d round trips", len(settings.row_specs()), settings.count)
+        with tempfile.TemporaryDirectory(prefix="coupler-perf-") as workdir:
+            measured = measure(settings, Path(workdir))
+        result = to_result(settings, measured, versions)
+        markdown = render(result)
+        written = results.write(args.out, "rtt", result, markdown)
+        if not args.no_plot:
+            written.append(plots.rtt_plot(measured.rows, measured.floors, args.out / "rtt.png"))
+    except BenchmarkError as error:
+        log.error("perf.rtt: %s", error)
+        return 1
+    print(markdown)
+    log.info("perf.rtt: wrote %s in %.0f s", ", ".join(str(path) for path in written), measured.seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""perf.rtt on a tiny run: every row and floor measured, the JSON and the table well-formed."""
+
+import sys
+from dataclasses import replace
+
+import pytest
+
+from perf import plots, rtt
+from perf.errors import BenchmarkError
+from perf.rtt_render import render
+
+COUNT = 20
+# The mobile scene has no arm, so the demo clients skip the pick approach and a row takes a moment;
+# quick's covering subset still runs both clients, both transports, both receive modes and Click's server.
+SETTINGS = rtt.Settings(count=COUNT, scenes=("mobile",), peers=("pclick",), quick=True)
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    return rtt.measure(SETTINGS, tmp_path_factory.mktemp("rtt"))
+
+
+@pytest.fixture(scope="module")
+def result(measured):
+    return rtt.to_result(SETTINGS, measured, {"pclick": "test"})
+
+
+def test_the_full_matrix_is_every_combination_and_quick_covers_every_value():
+    full = replace(SETTINGS, scenes=("static", "arm"), quick=False).row_specs()
+    assert len(full) == 3 * 2 * 2 * 2  # (two scenes and Click's) x clients x transports x receive modes
+    assert len(set(full)) == len(full)
+    quick = replace(SETTINGS, scenes=("static", "arm")).row_specs()
+    assert len(quick) == 3 * 2
+    for field, values in [("client", rtt.CLIENTS), ("transport", rtt.TRANSPORTS), ("receive", rtt.RECEIVE_MODES)]:
+        assert {getattr(spec, field) for spec in quick} == set(values)
+    assert {(spec.client, spec.transport) for spec in quick} == {(c, t) for c in rtt.CLIENTS for t in rtt.TRANSPORTS}
+
+
+def test_every_row_has_its_figures(result):
+    assert {"benchmark", "measured_at", "duration_s", "host", "settings", "rows", "floors"} <= result.keys()
+    assert [(r["peer"], r["client"], r["transport"], r["receive"]) for r in result["rows"]] == [
+        (s.peer, s.client, s.transport, s.receive) for s in SETTINGS.row_specs()
+    ]
+    for row in result["rows"]:
+        latency = row["latency_us"]
+        assert latency["count"] == COUNT
+        assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["p99_9"] <= latency["max"]
+        assert row["round_trips_per_second"] > 0
+        assert row["request_bytes"] > 0 and row["reply_bytes"] > 0
+        if row["peer"] == "coupler":
+            assert row["server_cpu_us_per_round_trip"] >= 0
+            assert row["server_round_trips"] == COUNT  # no pick approach on this scene
+        else:
+            assert row["server_cpu_us_per_round_trip"] is None
+
+
+def test_ratios_are_to_the_floor_measured_in_the_same_run(result):
+    floors = {
+        (f["language"], f["transport"], f["request_bytes"], f["reply_bytes"]): f["latency_us"] for f in result["floors"]
+    }
+    for row in result["rows"]:
+        key = (row["client"], row["transport"], row["request_bytes"], row["reply_bytes"])
+        assert row["floor"] == dict(zip(("language", "transport", "request_bytes", "reply_bytes"), key))
+        assert row["vs_floor"]["p50"] == pytest.approx(row["latency_us"]["p50"] / floors[key]["p50"])
+        assert row["vs_floor"]["p99"] == pytest.approx(row["latency_us"]["p99"] / floors[key]["p99"])
+    assert len(floors) == len(result["floors"])  # each floor measured once
+
+
+def test_the_table_has_a_row_per_combination_and_per_floor(result):
+    lines = render(result).splitlines()
+    table_rows = [line for line in lines if line.startswith("| coupler") or line.startswith("| pclick")]
+    assert len(table_rows) == len(result["rows"])
+    for line, row in zip(table_rows, result["rows"]):
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert cells[2:5] == [row["client"], row["transport"], row["receive"]]
+        assert cells[-2] == f"{row['vs_floor']['p50']:,.2f}"
+    floor_rows = [line for line in lines if line.startswith("| C++") or line.startswith("| Python")]
+    assert len(floor_rows) == len(result["floors"])
+
+
+def test_the_plot_is_written(measured, tmp_path):
+    path = plots.rtt_plot(measured.rows, measured.floors, tmp_path / "rtt.png")
+    assert path.read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_missing_matplotlib_is_an_error_that_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(BenchmarkError, match="matplotlib"):
+        plots.require_matplotlib()
+
+
+def test_a_server_that_dies_fails_the_run(tmp_path, caplog):
+    argv = ["--scenes", "no_such_scene", "--clients", "cpp", "--transports", "ipc", "--receive-modes", "blocking",
+            "--count", "5", "--out", str(tmp_path), "--no-plot"]
+    assert rtt.main(argv) == 1
+    assert "no scene 'no_such_scene'" in caplog.text
+    assert not (tmp_path / "rtt.json").exists()
