@@ -96,6 +96,13 @@ class ServerProcess:
         utime, stime = int(fields[11]), int(fields[12])
         return (utime + stime) / _TICKS_PER_SECOND
 
+    def idle_cpu_percent(self, seconds: float) -> float:
+        """The server's CPU use over `seconds` of wall time in which nobody sends it anything, in percent
+        of one core: what a server costs the machine while a controller thinks (or is not there)."""
+        before, started = self.cpu_seconds(), time.monotonic()
+        time.sleep(seconds)
+        return 100.0 * (self.cpu_seconds() - before) / (time.monotonic() - started)
+
     def stop(self, timeout: float = 10.0) -> str:
         """Interrupt the server as Ctrl-C would, wait for it to exit, and return its output.
 

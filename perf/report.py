@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perf import frequency_render, results, rtt_render
+from perf import frequency_render, results, rtt_render, targets
 from perf.errors import BenchmarkError
 
 log = logging.getLogger("perf.report")
@@ -31,8 +31,8 @@ def _host(result: dict[str, Any]) -> str:
             f"pyzmq {host['pyzmq']} (libzmq {host['libzmq']}), MuJoCo {host['mujoco']}")
 
 
-def build(directory: Path) -> str:
-    """The report of every result file in `directory`; raises BenchmarkError when there is none."""
+def read_results(directory: Path) -> dict[str, dict[str, Any]]:
+    """Every known result file in `directory`, by benchmark name; raises BenchmarkError when there is none."""
     found = {}
     for name in RENDERERS:
         path = directory / f"{name}.json"
@@ -43,7 +43,18 @@ def build(directory: Path) -> str:
             found[name] = result
     if not found:
         raise BenchmarkError(f"no results in {directory}: run python -m perf.rtt or python -m perf.frequency first")
-    sections = ["# coupler performance report", ""]
+    return found
+
+
+def verdicts(found: dict[str, dict[str, Any]]) -> list[targets.Verdict]:
+    return targets.evaluate(found.get("rtt"), found.get("frequency"))
+
+
+def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> str:
+    """The report of the results in `directory` (`found`, or read from there): the targets, then each
+    result; raises BenchmarkError when there is none."""
+    found = read_results(directory) if found is None else found
+    sections = ["# coupler performance report", "", targets.render(verdicts(found)), ""]
     for name, result in found.items():
         sections += [RENDERERS[name](result), "", f"Measured on {_host(result)}; the run took "
                      f"{result['duration_s']:.0f} s."]
@@ -73,11 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     out = args.out or args.results / "REPORT.md"
     try:
-        report = build(args.results)
+        found = read_results(args.results)
+        report = build(args.results, found)
     except BenchmarkError as error:
         log.error("perf.report: %s", error)
         return 1
     out.write_text(report)
+    # The tables themselves were printed by the tools that measured them; the log gets the verdicts.
+    print(targets.render(verdicts(found)))
     log.info("perf.report: wrote %s", out)
     return 0
 

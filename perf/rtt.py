@@ -22,7 +22,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from perf import host, plots, results
+from perf import host, plots, results, targets
 from perf.endpoints import TRANSPORTS
 from perf.errors import BenchmarkError
 from perf.arguments import list_of
@@ -41,6 +41,7 @@ from perf.rtt_measure import (
     pclick_version,
 )
 from perf.rtt_render import render
+from perf.step_cost import step_cost_us
 
 log = logging.getLogger("perf.rtt")
 
@@ -63,33 +64,33 @@ class Settings:
     def row_specs(self) -> list[RowSpec]:
         """Every client x transport x receive mode for every server; with `quick`, a covering subset."""
         servers = [(COUPLER, scene) for scene in self.scenes] + [(peer, PCLICK_SCENE) for peer in self.peers]
-        if not self.quick:
-            return [
-                RowSpec(peer, scene, client, transport, receive)
-                for (peer, scene), client, transport, receive in product(
-                    servers, self.clients, self.transports, self.receive_modes
-                )
-            ]
-        # Each server gets as many rows as the longest list, walking the lists in step; shifting the
-        # transports and receive modes by the server's index pairs each client with every transport
-        # across the servers. Every value of every list is measured, so every code path runs.
-        longest = max(len(self.clients), len(self.transports), len(self.receive_modes))
-        return [
-            RowSpec(
-                peer, scene,
-                self.clients[j % len(self.clients)],
-                self.transports[(j + s) % len(self.transports)],
-                self.receive_modes[(j + s) % len(self.receive_modes)],
+        full = [
+            RowSpec(peer, scene, client, transport, receive)
+            for (peer, scene), client, transport, receive in product(
+                servers, self.clients, self.transports, self.receive_modes
             )
-            for s, (peer, scene) in enumerate(servers)
-            for j in range(longest)
         ]
+        if not self.quick:
+            return full
+        # The rows the targets are judged on (perf.targets), then one row of each other receive mode
+        # for every client and transport, taking the servers in turn, so every code path runs.
+        chosen = [spec for spec in full if targets.judged_on(spec.peer, spec.scene, spec.client, spec.transport,
+                                                             spec.receive)]
+        pairs = list(product(self.clients, self.transports))
+        for receive in self.receive_modes:
+            if receive == "blocking":
+                continue
+            for index, (client, transport) in enumerate(pairs):
+                peer, scene = servers[index % len(servers)]
+                chosen.append(RowSpec(peer, scene, client, transport, receive))
+        return chosen or full[:1]
 
 
 @dataclass
 class Measurements:
     rows: list[Row]
     floors: dict[FloorSpec, Floor]
+    step_costs_us: dict[str, float | None]  # one mj_step of each coupler scene alone; None without physics
     seconds: float
 
 
@@ -108,7 +109,12 @@ def measure(settings: Settings, workdir: Path) -> Measurements:
         floor = measure_floor(spec, settings.count, workdir)
         log.info("[floor] %-46s p50 %8.1f us  p99 %8.1f us", spec.label(), floor.latency.p50, floor.latency.p99)
         floors[spec] = floor
-    return Measurements(rows, floors, time.monotonic() - started)
+    step_costs = {}
+    for scene in settings.scenes:
+        step_costs[scene] = step_cost_us(scene)
+        if step_costs[scene] is not None:
+            log.info("[step] %-47s %8.1f us a step alone", scene, step_costs[scene])
+    return Measurements(rows, floors, step_costs, time.monotonic() - started)
 
 
 def to_result(settings: Settings, measured: Measurements, peer_versions: dict[str, str]) -> dict[str, Any]:
@@ -124,6 +130,7 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
             "reply_bytes": row.reply_bytes,
             "server_cpu_us_per_round_trip": row.server_cpu_us_per_round_trip,
             "server_round_trips": row.server_round_trips,
+            "server_idle_cpu_percent": row.server_idle_cpu_percent,
             "floor": asdict(floor.spec),
             "vs_floor": {
                 "p50": row.latency.p50 / floor.latency.p50,
@@ -143,6 +150,7 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
         "settings": {**asdict(settings), "peer_versions": peer_versions},
         "rows": rows,
         "floors": floors,
+        "step_cost_us": measured.step_costs_us,
     }
 
 
@@ -159,8 +167,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              f"or {QUICK_COUNT} with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help=f"CI run: {QUICK_COUNT} round trips a row unless --count says otherwise, and a "
-                             "covering subset of the rows: every client, transport, receive mode and scene "
-                             "is measured at least once, each client on every transport")
+                             "subset of the rows: those the targets are judged on (blocking receive), and "
+                             "each client on every transport in every other receive mode (default: every row)")
     parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
                         help="comma-separated demo.server scenes, names or MJCF paths (default: %(default)s)")
     parser.add_argument("--transports", type=list_of(str, TRANSPORTS), default=",".join(TRANSPORTS), metavar="LIST",

@@ -24,6 +24,8 @@ COUPLER = "coupler"
 PCLICK = "pclick"
 # Click's demo server serves one fixed scene of its own.
 PCLICK_SCENE = "click demo"
+# Wall time over which a server's idle CPU use is measured, between its readiness handshake and the client.
+IDLE_SECONDS = 0.5
 
 
 def client_budget(count: int) -> float:
@@ -65,6 +67,7 @@ class Row:
     # included); None for a server whose CPU time says nothing (Click's spins).
     server_cpu_us_per_round_trip: float | None
     server_round_trips: int | None
+    server_idle_cpu_percent: float  # of one core, while connected and waiting for the client's first request
     samples: np.ndarray = field(repr=False)
 
     def floor_spec(self) -> FloorSpec:
@@ -113,6 +116,7 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
     command, env = server_command(spec, address, server_args)
     click = spec.peer == PCLICK
     with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env) as server:
+        idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
         cpu_before = server.cpu_seconds()
         output = run_client(client_command(spec, address, count, timings_file), timeout=client_budget(count))
         # Click's server polls without sleeping, so its CPU time is wall time, not work; and it fails
@@ -136,6 +140,7 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
         reply_bytes=reply_bytes,
         server_cpu_us_per_round_trip=cpu_per_round_trip,
         server_round_trips=round_trips,
+        server_idle_cpu_percent=idle_cpu,
         samples=samples,
     )
 

@@ -19,7 +19,7 @@ def _server(row: dict[str, Any], versions: dict[str, str]) -> str:
 def rows_table(result: dict[str, Any]) -> str:
     versions = result["settings"].get("peer_versions", {})
     headers = ["server", "scene", "client", "transport", "receive", "n", *_PERCENTILE_HEADERS,
-               "round trips/s", "bytes →/←", "server CPU µs/rt", "p50 ÷ floor", "p99 ÷ floor"]
+               "round trips/s", "bytes →/←", "server CPU µs/rt", "idle CPU %", "p50 ÷ floor", "p99 ÷ floor"]
     cells = [
         [
             _server(row, versions), row["scene"], row["client"], row["transport"], row["receive"],
@@ -28,12 +28,13 @@ def rows_table(result: dict[str, Any]) -> str:
             number(row["round_trips_per_second"], 0),
             f"{row['request_bytes']}/{row['reply_bytes']}",
             number(row["server_cpu_us_per_round_trip"]),
+            number(row["server_idle_cpu_percent"]),
             number(row["vs_floor"]["p50"], 2),
             number(row["vs_floor"]["p99"], 2),
         ]
         for row in result["rows"]
     ]
-    return table(headers, cells, [False] * 5 + [True] * 11)
+    return table(headers, cells, [False] * 5 + [True] * 12)
 
 
 def floors_table(result: dict[str, Any]) -> str:
@@ -69,10 +70,11 @@ def render(result: dict[str, Any]) -> str:
         "(and, on a scene with an arm, after the pick approach), each timed around the whole step in the "
         "client. bytes →/← are the Control and Sensor frames as the server traced them. Server CPU is its "
         "user + system time over the client's run, divided by the Controls it answered (the pick approach's "
-        "included). A row's floor is the ping-pong in the client's language, on its transport, with its "
+        "included); idle CPU is its use of one core over half a second before the client starts, with a "
+        "controller connected and silent. A row's floor is the ping-pong in the client's language, on its transport, with its "
         "frame sizes, measured in the same run.",
     ]
     if settings.get("peers"):
-        lines += ["", "Click's demo server polls without sleeping, so its CPU time would be wall time, not work: "
-                  "it is not reported."]
+        lines += ["", "Click's demo server polls without sleeping, so its CPU time per round trip would be wall "
+                  "time, not work: it is not reported; its idle CPU shows the core it spins."]
     return "\n".join(lines)

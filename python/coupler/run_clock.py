@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import time
 
+from coupler.timer_slack import tighten_timer_slack
+
 
 class RunClock:
     """Maps simulated time to wall time from an anchor set when a run (re)starts.
 
     `speed` is the wanted real-time factor (1.0 = real time); None means as
-    fast as possible, and then nothing is ever late or early.
+    fast as possible, and then nothing is ever late or early. A paced clock
+    tightens the process's timer slack (`coupler.timer_slack`), so that its
+    sleeps end when they should.
     """
 
     def __init__(self, speed: float | None = 1.0) -> None:
         if speed is not None and speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
         self.speed = speed
+        if speed is not None:
+            tighten_timer_slack()
         self._wall0 = 0.0
         self._sim0 = 0.0
         self.deadlines_missed = 0

@@ -25,6 +25,7 @@ def test_the_report_holds_each_result_and_links_its_plot(tmp_path):
     (tmp_path / "frequency.png").write_bytes(b"\x89PNG")
     assert report.main(["--results", str(tmp_path)]) == 0
     text = (tmp_path / "REPORT.md").read_text()
+    assert "## Targets" in text
     assert "## Control frequency against simulation step size" in text
     assert "| 1 | cpp" in text.replace("       ", " ").replace("  ", " ")
     assert "3 / 2,500" in text
