@@ -99,7 +99,7 @@ class Session:
         else:
             answer = self.client.receive()
             self.stats.blocked += time.perf_counter() - sent
-        self.stats.round_trips.append(time.perf_counter() - sent)
+        self.stats.add_round_trip(time.perf_counter() - sent)
         if self.trace:
             self.trace("recv", answer)
         return answer

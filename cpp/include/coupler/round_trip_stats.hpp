@@ -1,9 +1,15 @@
 #pragma once
-// Where a controller's time goes: each send-to-reply interval, the time spent
+// Where a controller's time goes: send-to-reply intervals, the time spent
 // inside receive calls, and (when polling) the time slept between polls.
+//
+// Round trips are counted in logarithmic bins 1 % wide rather than kept one
+// by one, so the statistics of a controller that runs for days take the same
+// 19 KiB as those of one that runs for a second; a percentile is exact to
+// within 1 %. Python's coupler.round_trip_stats bins the same way.
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <vector>
 
@@ -13,23 +19,29 @@ class RoundTripStats {
  public:
   using Duration = std::chrono::duration<double>;
 
-  void add_round_trip(Duration send_to_reply) { round_trips_.push_back(send_to_reply.count()); }
+  RoundTripStats();
+
+  void add_round_trip(Duration send_to_reply);
   void add_blocked(Duration blocked) { blocked_ += blocked; }
   void add_idle(Duration idle) { idle_ += idle; }
-  void clear() { *this = RoundTripStats{}; }
+  void clear();
 
-  std::size_t count() const noexcept { return round_trips_.size(); }
+  std::uint64_t count() const noexcept { return count_; }
   Duration blocked() const noexcept { return blocked_; }
   Duration idle() const noexcept { return idle_; }
-  Duration send_to_reply() const noexcept;
-  // The fraction-th smallest round trip (0.5 = median), in seconds; 0 when empty.
+  Duration send_to_reply() const noexcept { return send_to_reply_; }
+  // The fraction-th round trip (0.5 = median), in seconds, within 1 %; 0 when empty.
   double percentile(double fraction) const;
 
   // The figures as aligned text lines; `total` is the wall time they cover.
   void print(std::ostream& out, Duration total, bool polling) const;
 
  private:
-  std::vector<double> round_trips_;  // s
+  std::vector<std::uint64_t> bins_;  // allocated once; never grows
+  std::uint64_t count_ = 0;
+  double min_ = 0.0;  // s
+  double max_ = 0.0;  // s
+  Duration send_to_reply_{0};
   Duration blocked_{0};
   Duration idle_{0};
 };
