@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perf import frequency_render, results, rtt_render
+from perf import soak_render
 from perf.errors import BenchmarkError
 
 log = logging.getLogger("perf.report")
@@ -22,6 +23,7 @@ log = logging.getLogger("perf.report")
 RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rtt": rtt_render.render,
     "frequency": frequency_render.render,
+    "soak": soak_render.render,
 }
 
 
