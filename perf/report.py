@@ -60,8 +60,9 @@ def build(directory: Path) -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.report",
-        description="Render the results perf.rtt and perf.frequency wrote (rtt.json, frequency.json and their "
-        "plots) into one markdown report. Exits 1 when there are no results or one cannot be read.",
+        description="Render the results perf.rtt, perf.frequency and perf.soak wrote (rtt.json, frequency.json, "
+        "soak.json and their plots) into one markdown report. Exits 1 when there are no results or one cannot "
+        "be read.",
     )
     parser.add_argument("--results", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
                         help="directory holding the results (default: perf/results)")

@@ -122,13 +122,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Soak test: run lockstep Control -> Sensor round trips against python -m demo.server and "
         "check that (1) the resident memory (VmRSS) of the server and of the controller grows by less than "
         f"--limit-mib from round trip {reference_round_trip(DEFAULT_ROUND_TRIPS):,} (or, in runs shorter than "
-        f"{2 * reference_round_trip(DEFAULT_ROUND_TRIPS):,}, from 10%% of the run) to the end, and (2) every "
+        f"{2 * reference_round_trip(DEFAULT_ROUND_TRIPS):,}, from 10% of the run) to the end, and (2) every "
         "reply's simulated time is exactly one time step after the one before: no round trip lost or "
         "duplicated. The controller is the Python coupler Session in a process of its own "
         "(python -m perf.soak_client): it checks every reply itself and reports its own VmRSS, and this "
         "process reads the server's from /proc. It is chosen over the C++ democlient, which would finish "
         "sooner (the server's step is most of a round trip either way) but checks no reply. "
-        "The full run takes a few minutes. Progress goes to stderr every few seconds; soak.json, soak.md and "
+        "The full run takes about 5 minutes on 2 cores. Progress goes to stderr every few seconds; soak.json, soak.md and "
         "soak.png go to --out and the table to stdout. Exits 1 when a check fails or a process dies or hangs; "
         "the rate is reported, never judged.",
     )

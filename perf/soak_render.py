@@ -29,7 +29,8 @@ def memory_table(result: dict[str, Any]) -> str:
         memory = result["memory"][process]
         cells.append([
             process, _mib(memory["start_kib"]), _mib(memory["reference_kib"]), _mib(memory["end_kib"]),
-            ("+" if memory["growth_kib"] >= 0 else "") + _mib(memory["growth_kib"]), _mib(memory["limit_kib"]),
+            # Three decimals: a few KiB of growth shows rather than rounding to nothing.
+            f"{memory['growth_kib'] / KIB_PER_MIB:+.3f}", _mib(memory["limit_kib"]),
             verdict(memory["passed"]),
         ])
     return table(headers, cells, [False] + [True] * 5 + [False])
@@ -50,7 +51,8 @@ def _anomalies(steps: dict[str, Any]) -> list[str]:
     if not steps["anomalies"]:
         return []
     lines = ["", "First replies off the step (round trip of the loop: simulated time before → after):", ""]
-    lines += [f"- {a['round_trip']:,}: {a['previous']!r} s → {a['time']!r} s ({a['kind']})" for a in steps["anomalies"]]
+    lines += [f"- {a['round_trip']:,}: {a['previous']!r} s → {a['time']!r} s ({a['kind']})"
+              for a in steps["anomalies"]]
     return lines
 
 
@@ -93,8 +95,9 @@ def plot(result: dict[str, Any], path: Path) -> Path:
     for i, process in enumerate(PROCESSES):
         colour = plt.cm.tab10(i)
         memory = result["memory"][process]
+        grown = memory["growth_kib"] / KIB_PER_MIB
         ax.plot(round_trips, [sample[f"{process}_kib"] / KIB_PER_MIB for sample in samples], color=colour,
-                marker=".", label=f"{process} ({verdict(memory['passed'])}, {memory['growth_kib'] / KIB_PER_MIB:+.1f} MiB)")
+                marker=".", label=f"{process} ({verdict(memory['passed'])}, {grown:+.1f} MiB)")
         ax.axhline((memory["reference_kib"] + memory["limit_kib"]) / KIB_PER_MIB, color=colour, linestyle=":",
                    linewidth=1, label=f"{process} limit")
     ax.axvline(result["memory"]["server"]["reference_round_trip"], color="grey", linestyle="--", linewidth=1,

@@ -124,7 +124,8 @@ def _follow(client: subprocess.Popen[bytes], server: ServerProcess, conditions: 
     try:
         code = client.wait(timeout=STALL_SECONDS)
     except subprocess.TimeoutExpired:
-        raise BenchmarkError(f"the controller did not exit within {STALL_SECONDS:.0f} s of closing its output") from None
+        raise BenchmarkError(
+            f"the controller did not exit within {STALL_SECONDS:.0f} s of closing its output") from None
     if code != 0:
         raise BenchmarkError(f"the controller exited with {code}:\n{_tail(client_log)}")
     if steps is None or steps["round_trips"] != conditions.round_trips:

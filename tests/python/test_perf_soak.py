@@ -150,6 +150,16 @@ def test_progress_lines_are_told_from_other_output():
         parse_report("soak {round_trips")
 
 
+# ---- the command line
+
+
+def test_quick_runs_50000_round_trips_and_short_runs_sample_more_often():
+    quick = soak.parse_args(["--quick"])
+    assert (quick.round_trips, quick.sample_every) == (50_000, 1_000)
+    full = soak.parse_args([])
+    assert (full.round_trips, full.sample_every) == (1_000_000, 10_000)
+
+
 # ---- the result and its rendering
 
 
@@ -175,7 +185,7 @@ def test_memory_growth_over_the_limit_fails_that_process_only():
     assert result["checks"] == {"server memory": False, "client memory": True, "round trips": True}
     assert not result["passed"]
     text = soak_render.render(result)
-    assert "| server  |" in text and "+6.0" in text and "FAIL" in text
+    assert "| server  |" in text and "+6.000" in text and "FAIL" in text
     assert "Verdict: FAIL (server memory)." in text
 
 
