@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from perf import frequency_render, results, rtt_render, targets
+from perf import frequency_render, results, rtt_render, soak_render, targets
 from perf.errors import BenchmarkError
 
 log = logging.getLogger("perf.report")
@@ -22,6 +22,7 @@ log = logging.getLogger("perf.report")
 RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rtt": rtt_render.render,
     "frequency": frequency_render.render,
+    "soak": soak_render.render,
 }
 
 
@@ -69,8 +70,9 @@ def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> st
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.report",
-        description="Render the results perf.rtt and perf.frequency wrote (rtt.json, frequency.json and their "
-        "plots) into one markdown report. Exits 1 when there are no results or one cannot be read.",
+        description="Render the results perf.rtt, perf.frequency and perf.soak wrote (rtt.json, frequency.json, "
+        "soak.json and their plots) into one markdown report. Exits 1 when there are no results or one cannot "
+        "be read.",
     )
     parser.add_argument("--results", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
                         help="directory holding the results (default: perf/results)")
