@@ -7,6 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from coupler.messages import SensorRequestMessage
 from demo.pick_approach import GRIP_SECONDS, MOVE_SECONDS, SETTLE_SECONDS
 
 from perf import programs
@@ -81,7 +82,9 @@ def measure_point(spec: PointSpec, conditions: Conditions, round_trips: int, wor
               "--step", repr(step), *conditions.server_args]
     if spec.pacing == "realtime":
         server.append("--realtime")
-    with ServerProcess(server, workdir / "server.log", handshake_address=address) as process:
+    # A SensorRequest probe: a handshake would hold the server for its lease.
+    with ServerProcess(server, workdir / "server.log", handshake_address=address,
+                       probe=SensorRequestMessage()) as process:
         output = run_client(_client_command(spec, conditions, address, round_trips), timeout=budget(round_trips, step))
         summary = process.stop()
     control_hz = figure(output, "round trips per second")

@@ -12,7 +12,7 @@ from types import TracebackType
 
 from coupler.client import Client
 from coupler.errors import Error
-from coupler.messages import HandshakeInitMessage
+from coupler.messages import HandshakeInitMessage, Message
 
 from perf.errors import BenchmarkError
 from perf.programs import REPO
@@ -34,7 +34,8 @@ class ServerProcess:
 
     Entering starts it and, given a `handshake_address`, returns once a
     HandshakeInit sent there is answered (coupler's and Click's servers both
-    answer one); leaving kills it if it still runs. Its output goes to
+    answer one), or the `probe` message given instead (a SensorRequest leaves
+    a coupler server free for the next controller); leaving kills it if it still runs. Its output goes to
     `log_path`, a file rather than a pipe, so a chatty server can never block
     on a pipe nobody reads.
     """
@@ -46,9 +47,11 @@ class ServerProcess:
         handshake_address: str | None = None,
         env: dict[str, str] | None = None,
         ready_timeout: float = 20.0,
+        probe: Message | None = None,
     ) -> None:
         self.command = command
         self.address = handshake_address
+        self.probe = probe or HandshakeInitMessage()
         self.log_path = log_path
         self.env = env
         self.ready_timeout = ready_timeout
@@ -143,7 +146,7 @@ class ServerProcess:
             self.check_running()
             try:
                 with Client(self.address, timeout=0.3) as client:
-                    client.request(HandshakeInitMessage())
+                    client.request(self.probe)
                     return
             except Error:
                 continue

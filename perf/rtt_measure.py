@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from coupler.messages import SensorRequestMessage
 from perf import programs
 from perf.endpoints import address_for
 from perf.errors import BenchmarkError
@@ -112,7 +113,8 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
     timings_file = workdir / "timings.txt"
     command, env = server_command(spec, address, server_args)
     click = spec.peer == PCLICK
-    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env) as server:
+    probe = None if click else SensorRequestMessage()  # a handshake would hold a coupler server for its lease
+    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe) as server:
         cpu_before = server.cpu_seconds()
         output = run_client(client_command(spec, address, count, timings_file), timeout=client_budget(count))
         # Click's server polls without sleeping, so its CPU time is wall time, not work; and it fails

@@ -1,0 +1,187 @@
+"""Who may drive, through a serving loop and each server path: controllers on
+sockets of their own (each a peer) against a LockstepLoop run in a thread."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coupler.client import Client
+from coupler.lockstep_loop import LockstepLoop
+from coupler.messages import (
+    ControlMessage,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    ObjectControl,
+    SensorMessage,
+    SensorRequestMessage,
+)
+from coupler.native_responder import NativeResponder
+from coupler.pyzmq_responder import PyzmqResponder
+from coupler.simulation import Simulation
+from coupler.simulation_server import SimulationServer
+from demo.server import load_simulation
+
+PATHS = ["native", "pure-python"]
+GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
+
+
+@contextlib.contextmanager
+def serving(path: str, simulation: Simulation, address: str, **options) -> Iterator[SimulationServer]:
+    """A lockstep server on `address`, its loop in a thread, until the block ends."""
+    sim = SimulationServer(simulation, **options)
+    responder_type = NativeResponder if path == "native" else PyzmqResponder
+    stop = threading.Event()
+    with responder_type(address, sim) as responder:
+        loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
+        loop.start()
+        try:
+            yield sim
+        finally:
+            stop.set()
+            loop.join(timeout=10)
+    assert not loop.is_alive()
+
+
+def ipc(tmp_path: Path) -> str:
+    return f"ipc://{tmp_path / 's.sock'}"
+
+
+def control(objects: dict[str, int], value: float = 0.0) -> ControlMessage:
+    return ControlMessage(objects={name: ObjectControl([value] * width) for name, width in objects.items()})
+
+
+ARM = {"arm": 7}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_second_controller_is_refused_as_busy_and_the_first_goes_on_undisturbed(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_simulation("static", None), address) as sim, \
+            Client(address, timeout=5.0) as first, Client(address, timeout=5.0) as second:
+        assert isinstance(first.request(HandshakeInitMessage()), HandshakeMessage)
+        times = [first.request(control(ARM, 0.25)).simulated_time]
+        for request in (HandshakeInitMessage(), control(ARM, 1.0), control({"robot9": 1})):
+            refused = second.request(request)
+            assert isinstance(refused, ErrorMessage)
+            assert refused.code == ErrorCode.SERVER_BUSY
+            assert "busy" in refused.text and "retry" in refused.text
+            answer = first.request(control(ARM, 0.25))
+            times.append(answer.simulated_time)
+            assert answer.objects["arm"].angles == [0.25] * 7
+        dt = sim.handshake.time_step
+        assert times == pytest.approx([dt, 2 * dt, 3 * dt, 4 * dt])
+    assert sim.stats.refused_busy == 3
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_sensor_requests_of_others_are_served_while_busy_and_change_nothing(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_simulation("static", None), address) as sim, \
+            Client(address, timeout=5.0) as first, Client(address, timeout=5.0) as reader:
+        driven = first.request(control(ARM, 0.5))
+        for _ in range(3):
+            read = reader.request(SensorRequestMessage())
+            assert isinstance(read, SensorMessage)
+            assert read.simulated_time == driven.simulated_time
+            assert read.objects["arm"].angles == [0.5] * 7
+        assert first.request(control(ARM, 0.5)).simulated_time == pytest.approx(2 * sim.handshake.time_step)
+    assert sim.stats.refused_busy == 0
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_lapsed_lease_lets_a_second_controller_take_over(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_simulation("static", None), address, session_timeout=0.3) as sim, \
+            Client(address, timeout=5.0) as first, Client(address, timeout=5.0) as second:
+        first.request(control(ARM))
+        assert second.request(HandshakeInitMessage()).code == ErrorCode.SERVER_BUSY
+        time.sleep(0.4)
+        assert isinstance(second.request(HandshakeInitMessage()), HandshakeMessage)
+        assert second.request(control(ARM)).simulated_time == pytest.approx(2 * sim.handshake.time_step)
+        assert first.request(control(ARM)).code == ErrorCode.SERVER_BUSY
+
+
+# ---- several controllers: the two_arms scene, robots left_arm and right_arm
+
+LEFT, RIGHT = {"left_arm": 7}, {"right_arm": 7}
+
+
+@pytest.fixture(scope="module")
+def two_arms() -> Simulation:
+    return load_simulation("two_arms", None)
+
+
+def fresh(simulation: Simulation) -> Simulation:
+    simulation.reset()
+    return simulation
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_time(path, two_arms, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, fresh(two_arms), address, controllers=2) as sim, \
+            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
+        assert isinstance(left.request(HandshakeInitMessage()), HandshakeMessage)
+        assert isinstance(right.request(HandshakeInitMessage()), HandshakeMessage)
+        dt = sim.handshake.time_step
+        for k in range(1, 4):
+            left.send(control(LEFT, 0.1))
+            assert not left.wait(0.3), "answered before the other controller's Control arrived"
+            right.send(control(RIGHT, -0.1))
+            left_state, right_state = left.receive(), right.receive()
+            assert left_state.simulated_time == right_state.simulated_time == pytest.approx(k * dt)
+            assert left_state == right_state
+    assert sim.stats.steps == 3 and sim.stats.controls == 6
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_robot_another_controller_drives_is_refused_naming_it(path, two_arms, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, fresh(two_arms), address, controllers=2), \
+            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
+        left.request(HandshakeInitMessage())
+        right.request(HandshakeInitMessage())
+        left.send(control(LEFT))
+        refused = right.request(control({**LEFT, **RIGHT}))
+        assert refused.code == ErrorCode.SERVER_BUSY
+        assert "robot 'left_arm' is driven by another controller" in refused.text
+        right.send(control(RIGHT))
+        assert left.receive().simulated_time == right.receive().simulated_time
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_controller_that_leaves_no_longer_holds_the_other_back(path, two_arms, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, fresh(two_arms), address, controllers=2) as sim, \
+            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
+        left.request(HandshakeInitMessage())
+        right.request(HandshakeInitMessage())
+        left.send(control(LEFT))
+        assert not left.wait(0.2)
+        right.send(GOODBYE)
+        assert left.receive().simulated_time == pytest.approx(sim.handshake.time_step)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, two_arms, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, fresh(two_arms), address, controllers=2, session_timeout=0.3) as sim, \
+            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
+        left.request(HandshakeInitMessage())
+        right.request(HandshakeInitMessage())
+        sent = time.monotonic()
+        answer = left.request(control(LEFT), timeout=3.0)
+        assert answer.simulated_time == pytest.approx(sim.handshake.time_step)
+        assert time.monotonic() - sent >= 0.2  # held until right's lease lapsed
+        # Back, it drives again, in step with the other.
+        right.send(control(RIGHT))
+        left.send(control(LEFT))
+        assert left.receive().simulated_time == right.receive().simulated_time == pytest.approx(2 * sim.handshake.time_step)
