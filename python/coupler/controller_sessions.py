@@ -90,14 +90,18 @@ class ControllerSessions:
         self.lapsed += len(gone)
         return gone
 
+    def waiting(self) -> bool:
+        """True when a controller's Control waits for the others' (several controllers only)."""
+        return any(c.held_steps is not None for c in self.active.values())
+
     def next_lapse_in(self) -> float | None:
-        """Seconds until the next lease that can lapse does (0 when one already has); None when none can."""
-        if self.lease is None:
+        """Seconds until the lease of a controller that others wait for lapses (0 when one has); None when none can."""
+        if self.lease is None or not self.waiting():
             return None
-        waiting = [c.seen for c in self.active.values() if c.held_steps is None]
-        if not waiting:
+        awaited = [c.seen for c in self.active.values() if c.held_steps is None]
+        if not awaited:
             return None
-        return max(0.0, min(waiting) + self.lease - self.clock())
+        return max(0.0, min(awaited) + self.lease - self.clock())
 
     def claim(self, controller: Controller, robots: Iterable[str]) -> None:
         """Let `controller` drive `robots`, refusing (SERVER_BUSY) a robot another controller drives.

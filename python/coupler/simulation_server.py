@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar, cast
@@ -84,20 +85,22 @@ class SimulationServer:
 
     Every request names its `peer`. One controller drives at a time (see
     `coupler.controller_sessions`); `session_timeout` is its lease in seconds
-    (0 never lapses). With `controllers` > 1 (lockstep only) that many drive
+    (0 never lapses), measured by `clock` (monotonic seconds). With `controllers` > 1 (lockstep only) that many drive
     disjoint robots: a Control is applied and answered with HELD, and the
     loop steps once `round_complete()` (`step_round()`), answering them all.
     """
 
     def __init__(self, simulation: Simulation, lockstep: bool = True, controllers: int = 1,
-                 session_timeout: float = DEFAULT_LEASE) -> None:
+                 session_timeout: float = DEFAULT_LEASE, clock: Callable[[], float] = time.monotonic) -> None:
         if controllers > 1 and not lockstep:
             raise ValueError("several controllers step together only in lockstep")
         if session_timeout < 0:
             raise ValueError(f"session timeout must be 0 (never lapse) or positive, got {session_timeout}")
         self.simulation = simulation
         self.lockstep = lockstep
-        self.sessions = ControllerSessions(controllers, session_timeout or None)
+        self.sessions = ControllerSessions(controllers, session_timeout or None, clock)
+        self._active = self.sessions.active  # the same dict, looked up on every Control
+        self._clock = clock
         # Several controllers: Controls wait for each other and claim robots.
         self.shared = controllers > 1
         # Object names in the order of the native control arrays (array simulations only).
@@ -149,21 +152,34 @@ class SimulationServer:
         simulation = cast(ArraySimulation, self.simulation)  # the native path serves only ArraySimulations
 
         def control() -> float | Held:
-            controller = self._admit(peer)
-            if self.shared:
-                objects = self._control_objects
-                with self._refusal_frees_place(controller):
-                    self._check_not_waiting(controller)
-                    self.sessions.claim(controller, (objects[k] for k in np.flatnonzero(controls.values_set)))
-            if not controller.accepted:
-                self._accept(controller)
+            controller = self._active.get(peer)
+            if controller is None or self.shared:
+                return self._admitted_control_values(controls, steps, sensors_out, peer)
+            # The path of every Control of a lone controller: one lookup, and its lease renewed.
+            controller.seen = self._clock()
             simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
-            if self.shared:
-                return self._hold(controller, steps)
             self._controlled(steps)
             return simulation.sensor_values(sensors_out)
 
         return self._guarded("ControlMessage", control)
+
+    def _admitted_control_values(
+        self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray, peer: bytes
+    ) -> float | Held:
+        """handle_control_values for a newcomer, or for one of several controllers: admit, claim, then apply."""
+        simulation = cast(ArraySimulation, self.simulation)
+        controller = self._admit(peer)
+        if self.shared:
+            objects = self._control_objects
+            with self._refusal_frees_place(controller):
+                self._check_not_waiting(controller)
+                self.sessions.claim(controller, (objects[k] for k in np.flatnonzero(controls.values_set)))
+        self._accept(controller)
+        simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+        if self.shared:
+            return self._hold(controller, steps)
+        self._controlled(steps)
+        return simulation.sensor_values(sensors_out)
 
     def _guarded(self, kind: str, handle: Callable[[], T]) -> T | ErrorMessage:
         """Run a request's handling, counting it; a refusal or a failure becomes the ErrorMessage to send."""
@@ -253,10 +269,6 @@ class SimulationServer:
 
     def _admit(self, peer: bytes) -> Controller:
         """The controller `peer`, its lease renewed; a newcomer is let in when there is room, else refused with SERVER_BUSY."""
-        controller = self.sessions.active.get(peer)
-        if controller is not None:  # the path of every Control: one lookup
-            controller.seen = self.sessions.clock()
-            return controller
         return self.sessions.admit(peer)
 
     def _accept(self, controller: Controller) -> None:
@@ -308,8 +320,11 @@ class SimulationServer:
         return peers, taken
 
     def lapse_leases(self) -> None:
-        """End the hold of every controller whose lease has lapsed (the lapse otherwise waits for a newcomer)."""
-        if self.sessions.lapse():
+        """While other controllers' Controls wait, end the hold of every controller whose lease has lapsed.
+
+        Otherwise a lapse matters only to a newcomer, and waits for one.
+        """
+        if self.sessions.waiting() and self.sessions.lapse():
             self._left()
 
     def peer_left(self, peer: bytes) -> None:

@@ -45,9 +45,7 @@ def clock() -> FakeClock:
 
 
 def server(clock: FakeClock, controllers: int = 1, session_timeout: float = 5.0) -> SimulationServer:
-    sim = SimulationServer(StaticScene(), controllers=controllers, session_timeout=session_timeout)
-    sim.sessions.clock = clock
-    return sim
+    return SimulationServer(StaticScene(), controllers=controllers, session_timeout=session_timeout, clock=clock)
 
 
 @pytest.mark.parametrize("request_kind", [HandshakeInitMessage(), arm(), ResetMessage()], ids=["handshake", "control", "reset"])
@@ -227,6 +225,16 @@ def test_with_several_controllers_a_waiting_control_never_lapses(clock):
     sim.handle(SensorRequestMessage(), SECOND)
     clock.now += 0.4
     sim.lapse_leases()
+    assert FIRST in sim.sessions.active and SECOND in sim.sessions.active
+
+
+def test_with_several_controllers_an_idle_controller_keeps_its_place_while_no_one_waits_for_it(clock):
+    sim = server(clock, controllers=2, session_timeout=0.5)
+    sim.handle(HandshakeInitMessage(), FIRST)
+    sim.handle(HandshakeInitMessage(), SECOND)
+    clock.now += 1.0
+    sim.lapse_leases()
+    assert sim.sessions.next_lapse_in() is None
     assert FIRST in sim.sessions.active and SECOND in sim.sessions.active
 
 

@@ -4,6 +4,9 @@ sockets of their own (each a peer) against a LockstepLoop run in a thread."""
 from __future__ import annotations
 
 import contextlib
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -12,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from coupler.client import Client
+from peers import REPO, address_for, run, wait_until_serving
 from coupler.lockstep_loop import LockstepLoop
 from coupler.messages import (
     ControlMessage,
@@ -185,3 +189,39 @@ def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, tw
         right.send(control(RIGHT))
         left.send(control(LEFT))
         assert left.receive().simulated_time == right.receive().simulated_time == pytest.approx(2 * sim.handshake.time_step)
+
+
+# ---- the demo server's flags
+
+
+def test_demo_server_with_two_controllers_steps_once_both_sent_and_counts_refusals(tmp_path):
+    address = address_for("ipc", tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "demo.server", "--addr", address, "--scene", "static", "--controllers", "2"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        wait_until_serving(address, process)
+        with Client(address, timeout=5.0) as arm, Client(address, timeout=5.0) as cart, \
+                Client(address, timeout=5.0) as third:
+            arm.request(HandshakeInitMessage())
+            cart.request(HandshakeInitMessage())
+            assert third.request(HandshakeInitMessage()).code == ErrorCode.SERVER_BUSY
+            arm.send(control(ARM))
+            assert not arm.wait(0.2)
+            cart.send(control({"cart": 4}))
+            assert arm.receive().simulated_time == cart.receive().simulated_time == pytest.approx(0.001)
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 0, out
+    assert "steps:                 1" in out
+    assert "controls received:     2" in out
+    assert "refused, busy:         1" in out
+
+
+def test_demo_server_refuses_several_controllers_in_free_mode():
+    result = run([sys.executable, "-m", "demo.server", "--scene", "static", "--controllers", "2", "--mode", "free"])
+    assert result.returncode == 2
+    assert "--controllers above 1 needs --mode lockstep" in result.stdout
