@@ -29,6 +29,7 @@ from coupler.messages import (
 )
 from coupler.native_responder import NativeResponder
 from coupler.pyzmq_responder import PyzmqResponder
+from coupler.run_clock import RunClock
 from coupler.simulation import Simulation
 from coupler.simulation_server import SimulationServer
 from demo.server import load_simulation
@@ -38,18 +39,23 @@ GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
 
 
 @contextlib.contextmanager
-def serving(path: str, simulation: Simulation, address: str, **options) -> Iterator[SimulationServer]:
-    """A lockstep server on `address`, its loop in a thread, until the block ends."""
+def serving(path: str, simulation: Simulation, address: str, clock: RunClock | None = None,
+            stop_after: float | None = None, **options) -> Iterator[SimulationServer]:
+    """A lockstep server on `address`, its loop in a thread, until the block ends (or the loop does).
+
+    `sim.stop` (an Event) stops the loop; `sim.loop` is its thread.
+    """
     sim = SimulationServer(simulation, **options)
     responder_type = NativeResponder if path == "native" else PyzmqResponder
-    stop = threading.Event()
+    sim.stop = threading.Event()
     with responder_type(address, sim) as responder:
-        loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
+        loop = threading.Thread(target=LockstepLoop(responder, clock, stop_after).run, args=(sim.stop, 0.05))
+        sim.loop = loop
         loop.start()
         try:
             yield sim
         finally:
-            stop.set()
+            sim.stop.set()
             loop.join(timeout=10)
     assert not loop.is_alive()
 
@@ -123,18 +129,26 @@ def two_arms() -> Simulation:
     return load_simulation("two_arms", None)
 
 
-def fresh(simulation: Simulation) -> Simulation:
+def handshake_both(left: Client, right: Client) -> None:
+    assert isinstance(left.request(HandshakeInitMessage()), HandshakeMessage)
+    assert isinstance(right.request(HandshakeInitMessage()), HandshakeMessage)
+
+
+@contextlib.contextmanager
+def two_controllers(path: str, simulation: Simulation, tmp_path: Path, clock: RunClock | None = None,
+                    **options) -> Iterator[tuple[SimulationServer, Client, Client]]:
+    """A server for two controllers over `simulation` from its initial state, and both controllers, handshaken."""
     simulation.reset()
-    return simulation
+    address = ipc(tmp_path)
+    with serving(path, simulation, address, clock, controllers=2, **options) as sim, \
+            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
+        handshake_both(left, right)
+        yield sim, left, right
 
 
 @pytest.mark.parametrize("path", PATHS)
 def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_time(path, two_arms, tmp_path):
-    address = ipc(tmp_path)
-    with serving(path, fresh(two_arms), address, controllers=2) as sim, \
-            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
-        assert isinstance(left.request(HandshakeInitMessage()), HandshakeMessage)
-        assert isinstance(right.request(HandshakeInitMessage()), HandshakeMessage)
+    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
         dt = sim.handshake.time_step
         for k in range(1, 4):
             left.send(control(LEFT, 0.1))
@@ -148,11 +162,7 @@ def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_t
 
 @pytest.mark.parametrize("path", PATHS)
 def test_a_robot_another_controller_drives_is_refused_naming_it(path, two_arms, tmp_path):
-    address = ipc(tmp_path)
-    with serving(path, fresh(two_arms), address, controllers=2), \
-            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
-        left.request(HandshakeInitMessage())
-        right.request(HandshakeInitMessage())
+    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
         left.send(control(LEFT))
         refused = right.request(control({**LEFT, **RIGHT}))
         assert refused.code == ErrorCode.SERVER_BUSY
@@ -163,11 +173,7 @@ def test_a_robot_another_controller_drives_is_refused_naming_it(path, two_arms, 
 
 @pytest.mark.parametrize("path", PATHS)
 def test_a_controller_that_leaves_no_longer_holds_the_other_back(path, two_arms, tmp_path):
-    address = ipc(tmp_path)
-    with serving(path, fresh(two_arms), address, controllers=2) as sim, \
-            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
-        left.request(HandshakeInitMessage())
-        right.request(HandshakeInitMessage())
+    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
         left.send(control(LEFT))
         assert not left.wait(0.2)
         right.send(GOODBYE)
@@ -176,11 +182,7 @@ def test_a_controller_that_leaves_no_longer_holds_the_other_back(path, two_arms,
 
 @pytest.mark.parametrize("path", PATHS)
 def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, two_arms, tmp_path):
-    address = ipc(tmp_path)
-    with serving(path, fresh(two_arms), address, controllers=2, session_timeout=0.3) as sim, \
-            Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
-        left.request(HandshakeInitMessage())
-        right.request(HandshakeInitMessage())
+    with two_controllers(path, two_arms, tmp_path, session_timeout=0.3) as (sim, left, right):
         sent = time.monotonic()
         answer = left.request(control(LEFT), timeout=3.0)
         assert answer.simulated_time == pytest.approx(sim.handshake.time_step)
@@ -189,6 +191,46 @@ def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, tw
         right.send(control(RIGHT))
         left.send(control(LEFT))
         assert left.receive().simulated_time == right.receive().simulated_time == pytest.approx(2 * sim.handshake.time_step)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_stopping_answers_a_control_still_waiting_for_the_other_controller(path, two_arms, tmp_path):
+    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+        left.send(control(LEFT))
+        assert not left.wait(0.2)
+        sim.stop.set()
+        answer = left.receive()
+    assert isinstance(answer, ErrorMessage)
+    assert answer.code == ErrorCode.SESSION_ENDED and "server stopped" in answer.text
+
+
+def drive_together(left: Client, right: Client, rounds: int) -> list[float]:
+    times = []
+    for _ in range(rounds):
+        left.send(control(LEFT))
+        right.send(control(RIGHT))
+        times.append(left.receive().simulated_time)
+        assert right.receive().simulated_time == times[-1]
+    return times
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_two_controllers_in_real_time_never_run_ahead_of_the_wall_clock(path, two_arms, tmp_path):
+    with two_controllers(path, two_arms, tmp_path, RunClock(1.0)) as (sim, left, right):
+        first = drive_together(left, right, 1)[0]
+        started = time.monotonic()
+        last = drive_together(left, right, 100)[-1]
+        wall = time.monotonic() - started
+    assert wall >= (last - first) * 0.98
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_two_controllers_stop_after_that_much_simulated_time(path, two_arms, tmp_path):
+    with two_controllers(path, two_arms, tmp_path, stop_after=0.01) as (sim, left, right):
+        times = drive_together(left, right, 5)  # 2 ms steps: the fifth reaches 0.01 s
+        sim.loop.join(timeout=5)
+        assert not sim.loop.is_alive()
+    assert times[-1] == pytest.approx(0.01)
 
 
 # ---- the demo server's flags
