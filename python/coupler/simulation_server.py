@@ -84,10 +84,11 @@ class SimulationServer:
     simulation on its own clock and a Control only changes what is applied.
 
     Every request names its `peer`. One controller drives at a time (see
-    `coupler.controller_sessions`); `session_timeout` is its lease in seconds
-    (0 never lapses), measured by `clock` (monotonic seconds). With `controllers` > 1 (lockstep only) that many drive
-    disjoint robots: a Control is applied and answered with HELD, and the
-    loop steps once `round_complete()` (`step_round()`), answering them all.
+    `coupler.controller_sessions`); `session_timeout` is its lease in
+    seconds (0 never lapses), measured by `clock` (monotonic seconds). With
+    `controllers` > 1 (lockstep only) that many drive disjoint robots: a
+    Control is applied and answered with HELD, and the loop steps once
+    `round_complete()` (`step_round()`), answering them all.
     """
 
     def __init__(self, simulation: Simulation, lockstep: bool = True, controllers: int = 1,
@@ -168,7 +169,7 @@ class SimulationServer:
     ) -> float | Held:
         """handle_control_values for a newcomer, or for one of several controllers: admit, claim, then apply."""
         simulation = cast(ArraySimulation, self.simulation)
-        controller = self._admit(peer)
+        controller = self.sessions.admit(peer)
         if self.shared:
             objects = self._control_objects
             with self._refusal_frees_place(controller):
@@ -212,7 +213,7 @@ class SimulationServer:
         if isinstance(message, HandshakeInitMessage):
             return self._handshake_init(message, peer)
         if isinstance(message, ResetMessage):
-            controller = self._admit(peer)
+            controller = self.sessions.admit(peer)
             if self.shared and len(self.sessions.active) > 1:
                 with self._refusal_frees_place(controller):
                     raise ProtocolError(
@@ -246,7 +247,7 @@ class SimulationServer:
                 code=ErrorCode.VERSION_NOT_SUPPORTED,
                 text=f"protocol version {message.version} is not supported; this server speaks {PROTOCOL_VERSION}",
             )
-        self._accept(self._admit(peer))
+        self._accept(self.sessions.admit(peer))
         self.stats.handshakes += 1
         if not self.shared:
             # A lone controller starts afresh; with several, the others keep the simulation running.
@@ -254,7 +255,7 @@ class SimulationServer:
         return self._handshake
 
     def _control(self, control: ControlMessage, peer: bytes) -> SensorMessage | Held:
-        controller = self._admit(peer)
+        controller = self.sessions.admit(peer)
         with self._refusal_frees_place(controller):
             check_control(self._handshake, control)
             if self.shared:
@@ -266,10 +267,6 @@ class SimulationServer:
             return self._hold(controller, control.steps)
         self._controlled(control.steps)
         return self.simulation.sensors()
-
-    def _admit(self, peer: bytes) -> Controller:
-        """The controller `peer`, its lease renewed; a newcomer is let in when there is room, else refused with SERVER_BUSY."""
-        return self.sessions.admit(peer)
 
     def _accept(self, controller: Controller) -> None:
         """Its request to drive is carried out: a newcomer now holds its place."""

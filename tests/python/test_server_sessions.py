@@ -163,12 +163,11 @@ def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_t
 @pytest.mark.parametrize("path", PATHS)
 def test_a_robot_another_controller_drives_is_refused_naming_it(path, two_arms, tmp_path):
     with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
-        left.send(control(LEFT))
+        drive_together(left, right, 1)  # each claims its arm
         refused = right.request(control({**LEFT, **RIGHT}))
         assert refused.code == ErrorCode.SERVER_BUSY
         assert "robot 'left_arm' is driven by another controller" in refused.text
-        right.send(control(RIGHT))
-        assert left.receive().simulated_time == right.receive().simulated_time
+        assert drive_together(left, right, 1) == [pytest.approx(2 * sim.handshake.time_step)]
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -202,6 +201,23 @@ def test_stopping_answers_a_control_still_waiting_for_the_other_controller(path,
         answer = left.receive()
     assert isinstance(answer, ErrorMessage)
     assert answer.code == ErrorCode.SESSION_ENDED and "server stopped" in answer.text
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_failing_step_of_two_controllers_answers_both_with_an_internal_error_and_the_server_goes_on(
+    path, two_arms, tmp_path, monkeypatch
+):
+    def broken(steps=1):
+        raise RuntimeError("solver diverged")
+
+    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+        with monkeypatch.context() as patch:
+            patch.setattr(two_arms, "step", broken)
+            left.send(control(LEFT))
+            right.send(control(RIGHT))
+            for answer in (left.receive(), right.receive()):
+                assert answer.code == ErrorCode.INTERNAL_ERROR and "solver diverged" in answer.text
+        assert drive_together(left, right, 1) == [pytest.approx(sim.handshake.time_step)]
 
 
 def drive_together(left: Client, right: Client, rounds: int) -> list[float]:
