@@ -110,6 +110,23 @@ def test_a_controller_killed_while_a_paced_answer_is_held_leaves_the_server_and_
         assert server.poll() is None
 
 
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_a_killed_controller_of_two_holds_the_other_back_only_until_its_lease_lapses(path, tmp_path):
+    address = address_for("ipc", tmp_path)
+    flags = ["--scene", "static", "--controllers", "2", "--session-timeout", str(LEASE), *PATHS[path]]
+    with coupler_server(address, *flags) as server:
+        controller = stall(address, "--then", "idle")  # handshaken: the other's steps wait for it
+        with Client(address, timeout=5.0) as survivor:
+            survivor.request(HandshakeInitMessage())
+            controller.kill()
+            controller.wait(timeout=10)
+            sent = time.monotonic()
+            assert survivor.request(ARM_ZEROS).simulated_time == pytest.approx(STATIC_STEP)
+            assert time.monotonic() - sent < LEASE + 2.0
+            assert survivor.request(ARM_ZEROS).simulated_time == pytest.approx(2 * STATIC_STEP)
+        assert server.poll() is None
+
+
 # ---- many clients at once
 
 OTHERS = 7
