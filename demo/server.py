@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from coupler.bind_policy import check_bind_address
+from coupler.controller_sessions import DEFAULT_LEASE
 from coupler.errors import Error
 from coupler.free_run_loop import FreeRunLoop
 from coupler.lockstep_loop import LockstepLoop
@@ -54,7 +55,7 @@ def load_simulation(scene: str, time_step: float | None) -> Simulation:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m demo.server",
-        description="Serve a simulated scene to one controller over the coupler (Click v1) protocol.",
+        description="Serve a simulated scene to its controllers over the coupler (Click v1) protocol.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--addr", default=DEFAULT_ADDRESS,
@@ -79,6 +80,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="exit when a controller ends its session with an ErrorMessage, "
                              "instead of waiting for the next controller")
     parser.add_argument("--trace", action="store_true", help="log every message received and sent")
+    # ---- who drives: one controller at a time, or several in lockstep
+    parser.add_argument("--controllers", type=int, default=1, metavar="N",
+                        help="how many controllers drive the scene at once, each its own robots (the robots its "
+                             "Controls name); with more than one, lockstep steps once every controller's Control "
+                             "has arrived. Anyone else asking to drive gets SERVER_BUSY; anyone may read sensors")
+    parser.add_argument("--session-timeout", type=float, default=DEFAULT_LEASE, metavar="SECONDS",
+                        help="a controller's hold on the simulation lapses after this long without a request from it "
+                             "(it matters only when someone else wants in, or others wait for its Control); "
+                             "0 never lapses")
+    # ---- end who drives
     # ---- server path: native C++ by default, pyzmq with --pure-python
     parser.add_argument("--pure-python", action="store_true",
                         help="serve through pyzmq and the Python codec, every request as a message; by default "
@@ -97,6 +108,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             parser.error(f"--speed must be a positive number or 'max', got '{args.speed}'")
     if args.step is not None and args.step <= 0:
         parser.error(f"--step must be positive, got {args.step}")
+    if args.controllers < 1:
+        parser.error(f"--controllers must be at least 1, got {args.controllers}")
+    if args.controllers > 1 and args.mode != "lockstep":
+        parser.error("--controllers above 1 needs --mode lockstep: several controllers step together, "
+                     "which free mode's own clock does not do")
+    if args.session_timeout < 0:
+        parser.error(f"--session-timeout must be 0 (never lapse) or positive, got {args.session_timeout}")
     if args.realtime and args.mode != "lockstep":
         parser.error("--realtime applies to --mode lockstep; free mode paces itself with --speed")
     return args
@@ -114,6 +132,7 @@ def print_summary(sim: SimulationServer, simulation: Simulation, wall: float, cl
         f"controls received:     {stats.controls}",
         f"steps without control: {stats.steps_without_control}",
         f"errors sent:           {stats.errors_sent}",
+        f"refused, busy:         {stats.refused_busy}",
     ]
     clamped = getattr(simulation, "clamped_values", None)
     if clamped is not None:
@@ -141,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     simulation = load_simulation(args.scene, args.step)
     for problem in getattr(simulation, "unmapped", []):
         log.warning("not served: %s", problem)
-    sim = SimulationServer(simulation, lockstep=args.mode == "lockstep")
+    sim = SimulationServer(simulation, lockstep=args.mode == "lockstep", controllers=args.controllers,
+                           session_timeout=args.session_timeout)
     sim.trace = args.trace
 
     stop = threading.Event()

@@ -12,7 +12,7 @@ from types import TracebackType
 
 from coupler.client import Client
 from coupler.errors import Error
-from coupler.messages import HandshakeInitMessage
+from coupler.messages import Message, SensorRequestMessage
 
 from perf.errors import BenchmarkError
 from perf.programs import REPO
@@ -32,11 +32,13 @@ def _name(command: list[str]) -> str:
 class ServerProcess:
     """A server run for one measurement, as a context manager.
 
-    Entering starts it and, given a `handshake_address`, returns once a
-    HandshakeInit sent there is answered (coupler's and Click's servers both
-    answer one); leaving kills it if it still runs. Its output goes to
-    `log_path`, a file rather than a pipe, so a chatty server can never block
-    on a pipe nobody reads.
+    Entering starts it and, given a `handshake_address`, returns once the
+    `probe` sent there is answered: by default a SensorRequest, which leaves
+    a coupler server free for the next controller (a HandshakeInit would
+    hold it for its lease); Click's server answers only a HandshakeInit.
+    Leaving kills it if it still runs. Its output goes to `log_path`, a file
+    rather than a pipe, so a chatty server can never block on a pipe nobody
+    reads.
     """
 
     def __init__(
@@ -46,9 +48,11 @@ class ServerProcess:
         handshake_address: str | None = None,
         env: dict[str, str] | None = None,
         ready_timeout: float = 20.0,
+        probe: Message | None = None,
     ) -> None:
         self.command = command
         self.address = handshake_address
+        self.probe = probe or SensorRequestMessage()
         self.log_path = log_path
         self.env = env
         self.ready_timeout = ready_timeout
@@ -150,7 +154,7 @@ class ServerProcess:
             self.check_running()
             try:
                 with Client(self.address, timeout=0.3) as client:
-                    client.request(HandshakeInitMessage())
+                    client.request(self.probe)
                     return
             except Error:
                 continue

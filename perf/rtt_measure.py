@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from coupler.messages import HandshakeInitMessage
 from perf import programs
 from perf.endpoints import address_for
 from perf.errors import BenchmarkError
@@ -115,7 +116,8 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
     timings_file = workdir / "timings.txt"
     command, env = server_command(spec, address, server_args)
     click = spec.peer == PCLICK
-    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env) as server:
+    probe = HandshakeInitMessage() if click else None  # Click's server answers nothing else
+    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe) as server:
         idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
         cpu_before = server.cpu_seconds()
         output = run_client(client_command(spec, address, count, timings_file), timeout=client_budget(count))

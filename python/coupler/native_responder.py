@@ -17,9 +17,9 @@ from coupler import _native
 from coupler.codec import decode, encode
 from coupler.errors import ProtocolError, TimeoutError
 from coupler.messages import ErrorMessage, MessageType
-from coupler.responder import Answer, message_answer
+from coupler.responder import HELD_ANSWER, Answer, message_answer
 from coupler.simulation import ArraySimulation
-from coupler.simulation_server import SimulationServer
+from coupler.simulation_server import Held, SimulationServer
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,7 @@ class NativeResponder:
         if not isinstance(simulation, ArraySimulation):
             raise TypeError(f"the native server path needs an ArraySimulation, not a {type(simulation).__name__}")
         self.sim = sim
+        self._simulation = simulation
         self._controls = simulation.flat.controls
         self._sensors = simulation.flat.sensors
         self._trace_sizes = trace_sizes
@@ -64,13 +65,15 @@ class NativeResponder:
             except ProtocolError:
                 pass  # handle() refuses it below, naming the problem as the pyzmq path does
             else:
-                return self._control(steps)
+                return self._control(steps, request.peer)
         return self._through_messages(request)
 
-    def _control(self, steps: int) -> Answer:
-        simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values)
+    def _control(self, steps: int, peer: bytes) -> Answer:
+        simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values, peer)
         if isinstance(simulated_time, ErrorMessage):
             return Answer(encode(simulated_time))
+        if isinstance(simulated_time, Held):
+            return HELD_ANSWER
         return Answer(self._sensors.encode(simulated_time), simulated_time, self.sim.steps_per_control(steps))
 
     def _through_messages(self, request: _native.Request) -> Answer:
@@ -81,8 +84,16 @@ class NativeResponder:
             # as the pyzmq server answers a bad frame.
             log.warning("bad frame: %s", error)
             return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
-        answer = self.sim.handle(message)
-        return message_answer(self.sim, message, answer, None if answer is None else encode(answer))
+        answer = self.sim.handle(message, request.peer)
+        reply = None if answer is None or isinstance(answer, Held) else encode(answer)
+        return message_answer(self.sim, message, answer, reply)
+
+    def round_answer(self, steps: int) -> Answer:
+        simulated_time = self._simulation.sensor_values(self._sensors.values)
+        return Answer(self._sensors.encode(simulated_time), simulated_time, steps)
+
+    def error_answer(self, error: ErrorMessage) -> Answer:
+        return Answer(encode(error))
 
     def send(self, request: _native.Request, answer: Answer) -> None:
         if answer.reply is None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from coupler.errors import TimeoutError
+from coupler.messages import ErrorMessage
 from coupler.responder import Answer, message_answer
 from coupler.server import Request, Server
 from coupler.simulation_server import SimulationServer
@@ -31,8 +32,15 @@ class PyzmqResponder:
         return self.server.try_receive()
 
     def respond(self, request: Request) -> Answer:
-        answer = self.sim.handle(request.message)
+        answer = self.sim.handle(request.message, request.peer)
         return message_answer(self.sim, request.message, answer, answer)
+
+    def round_answer(self, steps: int) -> Answer:
+        state = self.sim.simulation.sensors()
+        return Answer(state, state.simulated_time, steps)
+
+    def error_answer(self, error: ErrorMessage) -> Answer:
+        return Answer(error)
 
     def send(self, request: Request, answer: Answer) -> None:
         if answer.reply is not None:

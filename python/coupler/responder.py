@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from coupler.messages import ControlMessage, Message, SensorMessage
-from coupler.simulation_server import SimulationServer
+from coupler.messages import ControlMessage, ErrorMessage, Message, SensorMessage
+from coupler.simulation_server import Held, SimulationServer
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,16 @@ class Answer:
     reply: Any  # what the responder sends (a message or a frame); None when no answer is due
     simulated_time: float | None = None  # set when a Control was applied: the time of the state sent back
     steps: int = 0  # how many steps that Control took (0 when the simulation steps on its own clock)
+    held: bool = False  # a Control waiting for the other controllers' (answered by a later round_answer)
 
 
-def message_answer(sim: SimulationServer, message: Message, answer: Message | None, reply: Any) -> Answer:
+HELD_ANSWER = Answer(None, held=True)
+
+
+def message_answer(sim: SimulationServer, message: Message, answer: Message | Held | None, reply: Any) -> Answer:
     """The Answer to a request that `sim.handle` answered as a message, sending `reply`."""
+    if isinstance(answer, Held):
+        return HELD_ANSWER
     if isinstance(message, ControlMessage) and isinstance(answer, SensorMessage):
         return Answer(reply, answer.simulated_time, sim.steps_per_control(message.steps))
     return Answer(reply)
@@ -47,6 +53,14 @@ class Responder(Protocol):
 
     def respond(self, request: Any) -> Answer:
         """Handle one request through `sim`: apply, step and read as the protocol says."""
+        ...
+
+    def round_answer(self, steps: int) -> Answer:
+        """The current state, as the answer to each Control of a step of several controllers that took `steps`."""
+        ...
+
+    def error_answer(self, error: ErrorMessage) -> Answer:
+        """An ErrorMessage, as this responder sends it."""
         ...
 
     def send(self, request: Any, answer: Answer) -> None:

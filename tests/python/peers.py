@@ -16,7 +16,7 @@ import pytest
 
 from coupler.client import Client
 from coupler.errors import Error
-from coupler.messages import HandshakeInitMessage
+from coupler.messages import HandshakeInitMessage, Message, SensorRequestMessage
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,15 +63,22 @@ def address_for(transport: str, tmp_path: Path) -> str:
     raise ValueError(f"no address for transport {transport!r} that another process can reach")
 
 
-def wait_until_serving(address: str, process: subprocess.Popen, timeout: float = 20.0) -> None:
-    """Return once a HandshakeInit to `address` is answered; fail if the process dies or time runs out."""
+def wait_until_serving(
+    address: str, process: subprocess.Popen, timeout: float = 20.0, probe: Message | None = None
+) -> None:
+    """Return once `probe` sent to `address` is answered; fail if the process dies or time runs out.
+
+    The default probe, a SensorRequest, leaves a coupler server free for the
+    next controller (a HandshakeInit would hold it for the lease); Click's
+    server answers only HandshakeInit and Control.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read() if process.stdout else ''}")
         try:
             with Client(address, timeout=0.3) as client:
-                client.request(HandshakeInitMessage())
+                client.request(probe or SensorRequestMessage())
                 return
         except Error:
             continue
@@ -79,11 +86,11 @@ def wait_until_serving(address: str, process: subprocess.Popen, timeout: float =
 
 
 @contextlib.contextmanager
-def running(command: list[str], address: str) -> Iterator[subprocess.Popen]:
+def running(command: list[str], address: str, probe: Message | None = None) -> Iterator[subprocess.Popen]:
     """Run a server process until the block ends, killing it however the block ends."""
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        wait_until_serving(address, process)
+        wait_until_serving(address, process, probe=probe)
         yield process
     finally:
         process.kill()
@@ -95,7 +102,7 @@ def coupler_server(address: str, *flags: str) -> contextlib.AbstractContextManag
 
 
 def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:
-    return running([str(pclick_python()), "-m", "pclick.demo.server", "--addr", address], address)
+    return running([str(pclick_python()), "-m", "pclick.demo.server", "--addr", address], address, HandshakeInitMessage())
 
 
 def run(command: list[str], timeout: float = 120.0) -> subprocess.CompletedProcess:
