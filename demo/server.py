@@ -24,6 +24,7 @@ from coupler.pyzmq_responder import PyzmqResponder
 from coupler.run_clock import RunClock
 from coupler.simulation import Simulation
 from coupler.simulation_server import SimulationServer
+from coupler.transport_flags import add_server_flags, server_options
 
 SCENES_DIR = Path(__file__).resolve().parent / "scenes"
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
@@ -88,6 +89,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # ---- end server path
     parser.add_argument("--trace-sizes", action="store_true",
                         help="log the frame sizes received and sent whenever they change")
+    # ---- transport security and liveness
+    add_server_flags(parser)
+    # ---- end transport security and liveness
     args = parser.parse_args(argv)
     if args.speed != "max":
         try:
@@ -133,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stdout,
     )
     try:
-        warning = check_bind_address(args.addr, args.allow_remote)
+        transport = server_options(args)
+        warning = check_bind_address(args.addr, args.allow_remote, authenticated="curve_key_pair" in transport)
     except Error as error:
         raise SystemExit(f"demo.server: {error}") from None
     if warning:
@@ -149,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, lambda *_: stop.set())
 
     responder_type = PyzmqResponder if args.pure_python else NativeResponder
-    with responder_type(args.addr, sim, trace_sizes=args.trace_sizes) as responder:
+    try:
+        responder = responder_type(args.addr, sim, trace_sizes=args.trace_sizes, **transport)
+    except Error as error:
+        raise SystemExit(f"demo.server: {error}") from None
+    with responder:
         objects = ", ".join(sim.handshake.objects)
         print(f"serving scene '{args.scene}' ({objects}) on {responder.endpoint}, mode {args.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)

@@ -63,14 +63,17 @@ def address_for(transport: str, tmp_path: Path) -> str:
     raise ValueError(f"no address for transport {transport!r} that another process can reach")
 
 
-def wait_until_serving(address: str, process: subprocess.Popen, timeout: float = 20.0) -> None:
-    """Return once a HandshakeInit to `address` is answered; fail if the process dies or time runs out."""
+def wait_until_serving(address: str, process: subprocess.Popen, timeout: float = 20.0, **client_options) -> None:
+    """Return once a HandshakeInit to `address` is answered; fail if the process dies or time runs out.
+
+    `client_options` go to the probing Client (CURVE keys for a CURVE server).
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read() if process.stdout else ''}")
         try:
-            with Client(address, timeout=0.3) as client:
+            with Client(address, timeout=0.3, **client_options) as client:
                 client.request(HandshakeInitMessage())
                 return
         except Error:
@@ -79,19 +82,20 @@ def wait_until_serving(address: str, process: subprocess.Popen, timeout: float =
 
 
 @contextlib.contextmanager
-def running(command: list[str], address: str) -> Iterator[subprocess.Popen]:
+def running(command: list[str], address: str, **client_options) -> Iterator[subprocess.Popen]:
     """Run a server process until the block ends, killing it however the block ends."""
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        wait_until_serving(address, process)
+        wait_until_serving(address, process, **client_options)
         yield process
     finally:
         process.kill()
         process.wait(timeout=10)
 
 
-def coupler_server(address: str, *flags: str) -> contextlib.AbstractContextManager[subprocess.Popen]:
-    return running([sys.executable, "-m", "demo.server", "--addr", address, *flags], address)
+def coupler_server(address: str, *flags: str, **client_options) -> contextlib.AbstractContextManager[subprocess.Popen]:
+    """demo.server with `flags`; `client_options` are what a client needs to be answered (CURVE keys)."""
+    return running([sys.executable, "-m", "demo.server", "--addr", address, *flags], address, **client_options)
 
 
 def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:

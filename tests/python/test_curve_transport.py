@@ -1,0 +1,157 @@
+"""CurveZMQ on TCP: demo.server (native and --pure-python) admits only the
+clients in its allow-list, and nothing readable crosses the wire."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from coupler import _native
+from coupler.client import Client
+from coupler.codec import decode, encode
+from coupler.curve_keys import create_key_pair, load_key_pair, load_public_key
+from coupler.errors import TimeoutError
+from coupler.messages import HandshakeInitMessage, HandshakeMessage
+from coupler.session import Session
+from peers import REPO, coupler_server, free_tcp_address, running
+from tcp_relay import TcpRelay
+
+SERVER_PATHS = {"native": (), "pure-python": ("--pure-python",)}
+# Names from the static scene's handshake: plain text in an unencrypted frame.
+PLAINTEXT_MARKERS = (b"wheel_right", b"wrist_ft")
+
+
+@dataclass
+class Keys:
+    server_secret: Path
+    allow_dir: Path
+    client: dict  # Client keywords of an allowed client
+    stranger: dict  # Client keywords of a client the server does not know
+
+    def server_flags(self) -> tuple[str, ...]:
+        return ("--curve-secret", str(self.server_secret), "--curve-allow", str(self.allow_dir))
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Keys:
+    allow_dir = tmp_path / "allowed"
+    _, server_secret = create_key_pair(tmp_path, "server")
+    _, client_secret = create_key_pair(allow_dir, "controller")
+    _, stranger_secret = create_key_pair(tmp_path, "stranger")
+    server_key = load_public_key(tmp_path / "server.key")
+    return Keys(
+        server_secret=server_secret,
+        allow_dir=allow_dir,
+        client={"curve_server_key": server_key, "curve_key_pair": load_key_pair(client_secret)},
+        stranger={"curve_server_key": server_key, "curve_key_pair": load_key_pair(stranger_secret)},
+    )
+
+
+@pytest.fixture(params=list(SERVER_PATHS))
+def server_path(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    return SERVER_PATHS[request.param]
+
+
+@pytest.fixture
+def curve_server(keys: Keys, server_path: tuple[str, ...]) -> Iterator[tuple[str, object]]:
+    """A static-scene demo.server with CURVE; yields its address and process."""
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", "static", *server_path, *keys.server_flags(), **keys.client) as process:
+        yield address, process
+
+
+def test_an_allowed_client_completes_the_handshake_over_curve(curve_server, keys: Keys) -> None:
+    address, _ = curve_server
+    with Session(address, timeout=5.0, **keys.client) as session:
+        assert session.client.mechanism == "CURVE"
+        assert "cart" in session.handshake.objects
+        session.step(session.controls())
+
+
+def test_the_native_client_completes_the_handshake_over_curve(curve_server, keys: Keys) -> None:
+    address, _ = curve_server
+    server_key = keys.client["curve_server_key"]
+    with _native.Client(address, timeout=5.0, curve_server_key=server_key,
+                        curve_key_pair=keys.client["curve_key_pair"]) as client:
+        assert client.mechanism == "CURVE"
+        assert isinstance(decode(client.request(encode(HandshakeInitMessage()))), HandshakeMessage)
+
+
+def test_a_client_not_in_the_allow_list_times_out_and_the_server_logs_it(curve_server, keys: Keys) -> None:
+    address, process = curve_server
+    with Client(address, timeout=1.0, **keys.stranger) as stranger:
+        with pytest.raises(TimeoutError):
+            stranger.request(HandshakeInitMessage())
+    process.kill()
+    output = process.communicate(timeout=10)[0]
+    stranger_key = keys.stranger["curve_key_pair"][0].decode()
+    refusals = [line for line in output.splitlines() if "refused" in line and stranger_key in line]
+    assert refusals, output
+    assert "127.0.0.1" in refusals[0]
+
+
+def test_a_plain_client_cannot_reach_a_curve_server(curve_server) -> None:
+    address, _ = curve_server
+    with Client(address, timeout=1.0) as plain:
+        assert plain.mechanism == "NULL"
+        with pytest.raises(TimeoutError):
+            plain.request(HandshakeInitMessage())
+
+
+def _handshake_through_relay(server_address: str, **client_options) -> bytes:
+    with TcpRelay(server_address) as relay:
+        with Session(relay.address, timeout=5.0, **client_options) as session:
+            session.step(session.controls())
+        time.sleep(0.1)  # the goodbye reaches the relay
+        return relay.recorded()
+
+
+def test_without_curve_the_scene_is_readable_on_the_wire(server_path: tuple[str, ...]) -> None:
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", "static", *server_path):
+        recorded = _handshake_through_relay(address)
+    assert all(marker in recorded for marker in PLAINTEXT_MARKERS)
+
+
+def test_with_curve_nothing_of_the_scene_is_readable_on_the_wire(curve_server, keys: Keys) -> None:
+    address, _ = curve_server
+    recorded = _handshake_through_relay(address, **keys.client)
+    assert len(recorded) > 1000  # the handshake and a step did pass
+    assert not any(marker in recorded for marker in PLAINTEXT_MARKERS)
+
+
+def test_a_remote_bind_with_curve_gives_no_authentication_warning(keys: Keys) -> None:
+    port = free_tcp_address().rsplit(":", 1)[1]
+    command = [sys.executable, "-m", "demo.server", "--scene", "static", "--addr", f"tcp://0.0.0.0:{port}",
+               "--allow-remote", *keys.server_flags()]
+    with running(command, f"tcp://127.0.0.1:{port}", **keys.client) as process:
+        process.kill()
+        output = process.communicate(timeout=10)[0]
+    assert "serving scene" in output
+    assert "no authentication" not in output
+
+
+def test_a_remote_bind_without_curve_warns(keys: Keys) -> None:
+    port = free_tcp_address().rsplit(":", 1)[1]
+    command = [sys.executable, "-m", "demo.server", "--scene", "static", "--addr", f"tcp://0.0.0.0:{port}",
+               "--allow-remote"]
+    with running(command, f"tcp://127.0.0.1:{port}") as process:
+        process.kill()
+        output = process.communicate(timeout=10)[0]
+    assert "no authentication" in output
+
+
+def test_curve_secret_without_allow_list_is_refused(keys: Keys) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "demo.server", "--scene", "static", "--addr", free_tcp_address(),
+         "--curve-secret", str(keys.server_secret)],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode != 0
+    assert "--curve-allow" in result.stderr
