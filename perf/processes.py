@@ -46,12 +46,14 @@ class ServerProcess:
         handshake_address: str | None = None,
         env: dict[str, str] | None = None,
         ready_timeout: float = 20.0,
+        client_options: dict | None = None,
     ) -> None:
         self.command = command
         self.address = handshake_address
         self.log_path = log_path
         self.env = env
         self.ready_timeout = ready_timeout
+        self.client_options = client_options or {}  # what the readiness probe needs (CURVE keys)
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ServerProcess:
@@ -142,7 +144,7 @@ class ServerProcess:
         while time.monotonic() < deadline:
             self.check_running()
             try:
-                with Client(self.address, timeout=0.3) as client:
+                with Client(self.address, timeout=0.3, **self.client_options) as client:
                     client.request(HandshakeInitMessage())
                     return
             except Error:

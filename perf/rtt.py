@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from perf import host, plots, results
-from perf.endpoints import TRANSPORTS
+from perf.endpoints import CURVE_TRANSPORT, TRANSPORT_CHOICES, TRANSPORTS
 from perf.errors import BenchmarkError
 from perf.arguments import list_of
 from perf.rtt_measure import (
@@ -69,12 +69,13 @@ class Settings:
                 for (peer, scene), client, transport, receive in product(
                     servers, self.clients, self.transports, self.receive_modes
                 )
+                if _servable(peer, transport)
             ]
         # Each server gets as many rows as the longest list, walking the lists in step; shifting the
         # transports and receive modes by the server's index pairs each client with every transport
         # across the servers. Every value of every list is measured, so every code path runs.
         longest = max(len(self.clients), len(self.transports), len(self.receive_modes))
-        return [
+        specs = [
             RowSpec(
                 peer, scene,
                 self.clients[j % len(self.clients)],
@@ -84,6 +85,11 @@ class Settings:
             for s, (peer, scene) in enumerate(servers)
             for j in range(longest)
         ]
+        return [spec for spec in specs if _servable(spec.peer, spec.transport)]
+
+
+def _servable(peer: str, transport: str) -> bool:
+    return peer == COUPLER or transport != CURVE_TRANSPORT  # Click's server has no CURVE
 
 
 @dataclass
@@ -163,9 +169,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "is measured at least once, each client on every transport")
     parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
                         help="comma-separated demo.server scenes, names or MJCF paths (default: %(default)s)")
-    parser.add_argument("--transports", type=list_of(str, TRANSPORTS), default=",".join(TRANSPORTS), metavar="LIST",
-                        help="comma-separated, of ipc and tcp: IPC in a temporary directory, TCP on 127.0.0.1 "
-                             "(default: %(default)s)")
+    parser.add_argument("--transports", type=list_of(str, TRANSPORT_CHOICES), default=",".join(TRANSPORTS),
+                        metavar="LIST",
+                        help="comma-separated, of ipc, tcp and tcp-curve: IPC in a temporary directory, TCP on "
+                             "127.0.0.1, and TCP with CurveZMQ encryption and authentication (keys made for each "
+                             "row; not for Click's server) (default: %(default)s)")
     parser.add_argument("--clients", type=list_of(str, CLIENTS), default=",".join(CLIENTS), metavar="LIST",
                         help="comma-separated, of cpp (build/cpp/bin/democlient, or $COUPLER_DEMOCLIENT) "
                              "and python (python -m perf.python_client) (default: %(default)s)")

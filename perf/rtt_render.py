@@ -70,7 +70,8 @@ def render(result: dict[str, Any]) -> str:
         "client. bytes →/← are the Control and Sensor frames as the server traced them. Server CPU is its "
         "user + system time over the client's run, divided by the Controls it answered (the pick approach's "
         "included). A row's floor is the ping-pong in the client's language, on its transport, with its "
-        "frame sizes, measured in the same run.",
+        "frame sizes, measured in the same run. A tcp-curve row (TCP with CurveZMQ encryption and "
+        "authentication) is set against the plain tcp floor, so its ratio includes what CURVE costs.",
     ]
     if settings.get("peers"):
         lines += ["", "Click's demo server polls without sleeping, so its CPU time would be wall time, not work: "

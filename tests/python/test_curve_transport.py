@@ -19,7 +19,7 @@ from coupler.curve_keys import create_key_pair, load_key_pair, load_public_key
 from coupler.errors import TimeoutError
 from coupler.messages import HandshakeInitMessage, HandshakeMessage
 from coupler.session import Session
-from peers import REPO, coupler_server, free_tcp_address, running
+from peers import REPO, coupler_server, democlient, free_tcp_address, run, running
 from tcp_relay import TcpRelay
 
 SERVER_PATHS = {"native": (), "pure-python": ("--pure-python",)}
@@ -81,6 +81,18 @@ def test_the_native_client_completes_the_handshake_over_curve(curve_server, keys
                         curve_key_pair=keys.client["curve_key_pair"]) as client:
         assert client.mechanism == "CURVE"
         assert isinstance(decode(client.request(encode(HandshakeInitMessage()))), HandshakeMessage)
+
+
+@pytest.mark.parametrize("client", ["democlient", "demo.client"])
+def test_the_demo_controllers_connect_with_curve_key_files(curve_server, keys: Keys, tmp_path: Path, client: str) -> None:
+    address, _ = curve_server
+    program = [str(democlient())] if client == "democlient" else [sys.executable, "-m", "demo.client"]
+    flags = ["--curve-server-key", str(tmp_path / "server.key"),
+             "--curve-key", str(tmp_path / "allowed" / "controller.key_secret")]
+    result = run([*program, "--addr", address, "--range", "3", "--timeout", "5000" if client == "democlient" else "5",
+                  *flags])
+    assert result.returncode == 0, result.stdout
+    assert "controls sent: 4" in result.stdout
 
 
 def test_a_client_not_in_the_allow_list_times_out_and_the_server_logs_it(curve_server, keys: Keys) -> None:
