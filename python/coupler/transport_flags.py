@@ -21,29 +21,30 @@ def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:
                         help=f"send a ZMTP heartbeat after this much silence on a tcp:// or ipc:// connection and "
                              f"drop the connection when the {peer} sends nothing for "
                              f"{HEARTBEAT_TIMEOUT_INTERVALS} times as long, so a dead {peer} is noticed; 0 turns "
-                             f"heartbeats off")
+                             f"heartbeats off (default: %(default)s)")
     parser.add_argument("--max-frame-bytes", type=int, default=DEFAULT_MAX_FRAME_BYTES, metavar="N",
                         help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
-                             "the connection instead; 0 means no limit")
+                             "the connection instead; 0 means no limit (default: %(default)s)")
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-secret", type=Path, default=None, metavar="PATH",
                         help="the server's own NAME.key_secret (made by `coupler keygen`): encrypt every TCP "
-                             "connection with CurveZMQ and accept only clients in --curve-allow; needs --curve-allow")
+                             "connection with CurveZMQ and accept only clients in --curve-allow; needs --curve-allow "
+                             "(default: %(default)s, no encryption)")
     parser.add_argument("--curve-allow", type=Path, default=None, metavar="DIR",
                         help="directory of the *.key public keys of the clients to accept; every other client is "
-                             "refused and logged with its address and key; needs --curve-secret")
+                             "refused and logged with its address and key; needs --curve-secret (default: %(default)s)")
     _add_liveness_flags(parser, "controller")
 
 
 def add_client_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-server-key", type=Path, default=None, metavar="PATH",
                         help="the server's public NAME.key: connect with CurveZMQ encryption and authentication; "
-                             "needs --curve-key")
+                             "needs --curve-key (default: %(default)s, no encryption)")
     parser.add_argument("--curve-key", type=Path, default=None, metavar="PATH",
                         help="this client's own NAME.key_secret (made by `coupler keygen`; its .key must be in the "
-                             "server's --curve-allow directory); needs --curve-server-key")
+                             "server's --curve-allow directory); needs --curve-server-key (default: %(default)s)")
     _add_liveness_flags(parser, "server")
 
 
