@@ -156,7 +156,13 @@ class ZapHandler {
       }
     }
     // Logged outside the lock: the callback may take its time (a Python logger).
-    if (log && *log) (*log)(refusal);
+    if (log && *log) {
+      try {
+        (*log)(refusal);
+      } catch (...) {
+        // A failing logger must not stop authentication: every later client would hang in its handshake.
+      }
+    }
 
     const std::string status = accepted ? "200" : "400";
     const std::string text = accepted ? "OK" : "client key not allowed";

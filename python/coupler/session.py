@@ -43,6 +43,8 @@ class Session:
     RemoteError; an answer of the wrong kind raises ProtocolError. A session
     whose request timed out stays usable; `reconnect()` resumes after a
     server restart, and `reconnect_attempts` does so on its own (see __init__).
+    A request that timed out because the server was unreachable stays queued
+    and is delivered if that server comes back; `reconnect()` drops it.
 
         with Session("tcp://127.0.0.1:5555") as session:
             controls = session.controls()

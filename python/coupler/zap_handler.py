@@ -110,7 +110,11 @@ class _ZapHandler:
                     if len(domain.last_logged) > 1024:  # bounded against key-spraying peers
                         domain.last_logged.clear()
         if report is not None:
-            report(refusal)
+            try:
+                report(refusal)
+            except Exception:
+                # A failing logger must not stop authentication: every later client would hang in its handshake.
+                log.exception("reporting a refused client failed")
         status, text = (b"200", b"OK") if accepted else (b"400", b"client key not allowed")
         self._socket.send_multipart([version, request_id, status, text, b"", b""])
 

@@ -32,7 +32,9 @@ struct SessionOptions {
 // and throws TimeoutError past it; an ErrorMessage from the server throws
 // RemoteError; an answer of the wrong kind throws ProtocolError. A session
 // whose request timed out stays usable; reconnect() (or
-// SessionOptions::reconnect_attempts) resumes after a server restart.
+// SessionOptions::reconnect_attempts) resumes after a server restart. A
+// request that timed out because the server was unreachable stays queued and
+// is delivered if that server comes back; reconnect() drops it.
 class Session {
  public:
   // Connects and does the handshake.
