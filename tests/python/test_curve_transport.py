@@ -30,9 +30,15 @@ PLAINTEXT_MARKERS = (b"wheel_right", b"wrist_ft")
 @dataclass
 class Keys:
     server_secret: Path
+    server_public: Path
     allow_dir: Path
+    client_secret: Path
     client: dict  # Client keywords of an allowed client
     stranger: dict  # Client keywords of a client the server does not know
+
+    def client_flags(self) -> list[str]:
+        """Flags of the demo controllers for the allowed client's key files."""
+        return ["--curve-server-key", str(self.server_public), "--curve-key", str(self.client_secret)]
 
     def server_flags(self) -> tuple[str, ...]:
         return ("--curve-secret", str(self.server_secret), "--curve-allow", str(self.allow_dir))
@@ -41,13 +47,15 @@ class Keys:
 @pytest.fixture
 def keys(tmp_path: Path) -> Keys:
     allow_dir = tmp_path / "allowed"
-    _, server_secret = create_key_pair(tmp_path, "server")
+    server_public, server_secret = create_key_pair(tmp_path, "server")
     _, client_secret = create_key_pair(allow_dir, "controller")
     _, stranger_secret = create_key_pair(tmp_path, "stranger")
     server_key = load_public_key(tmp_path / "server.key")
     return Keys(
         server_secret=server_secret,
+        server_public=server_public,
         allow_dir=allow_dir,
+        client_secret=client_secret,
         client={"curve_server_key": server_key, "curve_key_pair": load_key_pair(client_secret)},
         stranger={"curve_server_key": server_key, "curve_key_pair": load_key_pair(stranger_secret)},
     )
@@ -84,13 +92,11 @@ def test_the_native_client_completes_the_handshake_over_curve(curve_server, keys
 
 
 @pytest.mark.parametrize("client", ["democlient", "demo.client"])
-def test_the_demo_controllers_connect_with_curve_key_files(curve_server, keys: Keys, tmp_path: Path, client: str) -> None:
+def test_the_demo_controllers_connect_with_curve_key_files(curve_server, keys: Keys, client: str) -> None:
     address, _ = curve_server
     program = [str(democlient())] if client == "democlient" else [sys.executable, "-m", "demo.client"]
-    flags = ["--curve-server-key", str(tmp_path / "server.key"),
-             "--curve-key", str(tmp_path / "allowed" / "controller.key_secret")]
-    result = run([*program, "--addr", address, "--range", "3", "--timeout", "5000" if client == "democlient" else "5",
-                  *flags])
+    timeout = "5000" if client == "democlient" else "5"  # democlient counts milliseconds
+    result = run([*program, "--addr", address, "--range", "3", "--timeout", timeout, *keys.client_flags()])
     assert result.returncode == 0, result.stdout
     assert "controls sent: 4" in result.stdout
 
@@ -116,25 +122,32 @@ def test_a_plain_client_cannot_reach_a_curve_server(curve_server) -> None:
             plain.request(HandshakeInitMessage())
 
 
-def _handshake_through_relay(server_address: str, **client_options) -> bytes:
+def _session_through_relay(server_address: str, client: str, key_flags: list[str], **client_options) -> bytes:
+    """Run a short session through a recording relay with the Python Session or the C++ democlient."""
     with TcpRelay(server_address) as relay:
-        with Session(relay.address, timeout=5.0, **client_options) as session:
-            session.step(session.controls())
+        if client == "democlient":
+            result = run([str(democlient()), "--addr", relay.address, "--range", "2", *key_flags])
+            assert result.returncode == 0, result.stdout
+        else:
+            with Session(relay.address, timeout=5.0, **client_options) as session:
+                session.step(session.controls())
         time.sleep(0.1)  # the goodbye reaches the relay
         return relay.recorded()
 
 
-def test_without_curve_the_scene_is_readable_on_the_wire(server_path: tuple[str, ...]) -> None:
+@pytest.mark.parametrize("client", ["python", "democlient"])
+def test_without_curve_the_scene_is_readable_on_the_wire(server_path: tuple[str, ...], client: str) -> None:
     address = free_tcp_address()
     with coupler_server(address, "--scene", "static", *server_path):
-        recorded = _handshake_through_relay(address)
+        recorded = _session_through_relay(address, client, [])
     assert all(marker in recorded for marker in PLAINTEXT_MARKERS)
 
 
-def test_with_curve_nothing_of_the_scene_is_readable_on_the_wire(curve_server, keys: Keys) -> None:
+@pytest.mark.parametrize("client", ["python", "democlient"])
+def test_with_curve_nothing_of_the_scene_is_readable_on_the_wire(curve_server, keys: Keys, client: str) -> None:
     address, _ = curve_server
-    recorded = _handshake_through_relay(address, **keys.client)
-    assert len(recorded) > 1000  # the handshake and a step did pass
+    recorded = _session_through_relay(address, client, keys.client_flags(), **keys.client)
+    assert len(recorded) > 1000  # the handshake and the steps did pass
     assert not any(marker in recorded for marker in PLAINTEXT_MARKERS)
 
 
