@@ -102,12 +102,12 @@ std::string restartable_address() {
   return "tcp://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
 }
 
-// Starts the server again once a pending request has timed out (500 ms):
-// back during the first reconnect attempt. (A server back within the
+// Starts the server again well after a pending request has timed out
+// (500 ms): back during a reconnect attempt. (A server back within the
 // timeout gets the queued request through ZeroMQ's own reconnection.)
 std::thread restart_after_timeout(std::unique_ptr<SceneServer>& server, const std::string& address) {
   return std::thread([&server, address] {
-    std::this_thread::sleep_for(700ms);
+    std::this_thread::sleep_for(1000ms);
     server = std::make_unique<SceneServer>(address, scene("arm"));
   });
 }
