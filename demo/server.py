@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from coupler.bind_policy import check_bind_address
 from coupler.errors import Error
@@ -106,6 +107,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def transport_options(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The server's transport keywords from the flags, and the bind policy's warning for them, if any.
+
+    Exits naming the problem for an address that is refused or key files that cannot be used.
+    """
+    try:
+        transport = server_options(args)
+        warning = check_bind_address(args.addr, args.allow_remote, authenticated="curve_key_pair" in transport)
+    except Error as error:
+        raise SystemExit(f"demo.server: {error}") from None
+    return transport, warning
+
+
 def print_summary(sim: SimulationServer, simulation: Simulation, wall: float, clock: RunClock | None) -> None:
     stats = sim.stats
     simulated = simulation.sensors().simulated_time
@@ -136,11 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
         stream=sys.stdout,
     )
-    try:
-        transport = server_options(args)
-        warning = check_bind_address(args.addr, args.allow_remote, authenticated="curve_key_pair" in transport)
-    except Error as error:
-        raise SystemExit(f"demo.server: {error}") from None
+    transport, warning = transport_options(args)
     if warning:
         log.warning("%s", warning)
     simulation = load_simulation(args.scene, args.step)

@@ -3,7 +3,6 @@ clients in its allow-list, and nothing readable crosses the wire."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -19,7 +18,8 @@ from coupler.curve_keys import create_key_pair, load_key_pair, load_public_key
 from coupler.errors import TimeoutError
 from coupler.messages import HandshakeInitMessage, HandshakeMessage
 from coupler.session import Session
-from peers import REPO, coupler_server, democlient, free_tcp_address, run, running
+from demo import server as demo_server
+from peers import coupler_server, democlient, free_tcp_address, run
 from tcp_relay import TcpRelay
 
 SERVER_PATHS = {"native": (), "pure-python": ("--pure-python",)}
@@ -152,31 +152,26 @@ def test_with_curve_nothing_of_the_scene_is_readable_on_the_wire(curve_server, k
 
 
 def test_a_remote_bind_with_curve_gives_no_authentication_warning(keys: Keys) -> None:
-    port = free_tcp_address().rsplit(":", 1)[1]
-    command = [sys.executable, "-m", "demo.server", "--scene", "static", "--addr", f"tcp://0.0.0.0:{port}",
-               "--allow-remote", *keys.server_flags()]
-    with running(command, f"tcp://127.0.0.1:{port}", **keys.client) as process:
-        process.kill()
-        output = process.communicate(timeout=10)[0]
-    assert "serving scene" in output
-    assert "no authentication" not in output
+    args = demo_server.parse_args(["--addr", "tcp://0.0.0.0:5555", "--allow-remote", *keys.server_flags()])
+    transport, warning = demo_server.transport_options(args)
+    assert warning is None
+    assert transport["curve_allowed_clients"] == [keys.client["curve_key_pair"][0]]
 
 
-def test_a_remote_bind_without_curve_warns(keys: Keys) -> None:
-    port = free_tcp_address().rsplit(":", 1)[1]
-    command = [sys.executable, "-m", "demo.server", "--scene", "static", "--addr", f"tcp://0.0.0.0:{port}",
-               "--allow-remote"]
-    with running(command, f"tcp://127.0.0.1:{port}") as process:
-        process.kill()
-        output = process.communicate(timeout=10)[0]
-    assert "no authentication" in output
+def test_a_remote_bind_without_curve_warns() -> None:
+    args = demo_server.parse_args(["--addr", "tcp://0.0.0.0:5555", "--allow-remote"])
+    _, warning = demo_server.transport_options(args)
+    assert "no authentication" in warning
 
 
 def test_curve_secret_without_allow_list_is_refused(keys: Keys) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "demo.server", "--scene", "static", "--addr", free_tcp_address(),
-         "--curve-secret", str(keys.server_secret)],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
-    )
-    assert result.returncode != 0
-    assert "--curve-allow" in result.stderr
+    args = demo_server.parse_args(["--curve-secret", str(keys.server_secret)])
+    with pytest.raises(SystemExit, match="--curve-allow"):
+        demo_server.transport_options(args)
+
+
+def test_an_allow_list_without_keys_is_refused(keys: Keys, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    args = demo_server.parse_args(["--curve-secret", str(keys.server_secret), "--curve-allow", str(tmp_path / "empty")])
+    with pytest.raises(SystemExit, match="holds no \\*.key file"):
+        demo_server.transport_options(args)
