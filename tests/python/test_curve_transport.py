@@ -17,6 +17,7 @@ from coupler.codec import decode, encode
 from coupler.curve_keys import create_key_pair, load_key_pair, load_public_key
 from coupler.errors import TimeoutError
 from coupler.messages import HandshakeInitMessage, HandshakeMessage
+from coupler.server import Server
 from coupler.session import Session
 from demo import server as demo_server
 from peers import coupler_server, democlient, free_tcp_address, run
@@ -175,3 +176,23 @@ def test_an_allow_list_without_keys_is_refused(keys: Keys, tmp_path: Path) -> No
     args = demo_server.parse_args(["--curve-secret", str(keys.server_secret), "--curve-allow", str(tmp_path / "empty")])
     with pytest.raises(SystemExit, match="holds no \\*.key file"):
         demo_server.transport_options(args)
+
+
+def test_two_pyzmq_curve_servers_in_one_process_keep_their_own_allow_lists(keys: Keys, tmp_path: Path, caplog) -> None:
+    other_allowed = tmp_path / "other-allowed"
+    _, other_client_secret = create_key_pair(other_allowed, "other")
+    server_pair = load_key_pair(keys.server_secret)
+    other_client = {**keys.client, "curve_key_pair": load_key_pair(other_client_secret)}
+    first_allows, second_allows = [keys.client["curve_key_pair"][0]], [other_client["curve_key_pair"][0]]
+    with (
+        Server("tcp://127.0.0.1:*", curve_key_pair=server_pair, curve_allowed_clients=first_allows) as first,
+        Server("tcp://127.0.0.1:*", curve_key_pair=server_pair, curve_allowed_clients=second_allows) as second,
+        Client(first.endpoint, timeout=0.5, **other_client) as refused,
+        Client(second.endpoint, timeout=2.0, **other_client) as accepted,
+    ):
+        refused.send(HandshakeInitMessage())
+        with pytest.raises(TimeoutError):
+            first.receive(0.5)
+        accepted.send(HandshakeInitMessage())
+        assert isinstance(second.receive(2.0).message, HandshakeInitMessage)
+    assert any(other_client["curve_key_pair"][0].decode() in record.getMessage() for record in caplog.records)
