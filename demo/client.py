@@ -14,6 +14,7 @@ import numpy as np
 
 from coupler.errors import Error
 from coupler.session import Session
+from coupler.transport_flags import add_client_flags, client_options
 from demo.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
@@ -38,6 +39,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--trace", action="store_true", help="print every message sent and received")
     parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
                         help="give up when the server does not answer within this time")
+    add_client_flags(parser)
     args = parser.parse_args(argv)
     if args.range < 0:
         parser.error(f"--range must be 0 or more, got {args.range}")
@@ -64,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"connecting to {args.addr}")
     trace = (lambda direction, message: print(f"{direction}: {message!r}")) if args.trace else None
     polling = not args.blocking_receive
-    with Session(args.addr, timeout=args.timeout, polling=polling, trace=trace) as session:
+    transport = client_options(args)
+    with Session(args.addr, timeout=args.timeout, polling=polling, trace=trace, **transport) as session:
         check_handshake(session)
         handshake = session.handshake
         print(f"handshake: {len(handshake.objects)} objects, time step {handshake.time_step} s")

@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from coupler.bind_policy import check_bind_address
 from coupler.controller_sessions import DEFAULT_LEASE
@@ -25,6 +26,7 @@ from coupler.pyzmq_responder import PyzmqResponder
 from coupler.run_clock import RunClock
 from coupler.simulation import Simulation
 from coupler.simulation_server import SimulationServer
+from coupler.transport_flags import add_server_flags, server_options
 
 SCENES_DIR = Path(__file__).resolve().parent / "scenes"
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
@@ -99,6 +101,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # ---- end server path
     parser.add_argument("--trace-sizes", action="store_true",
                         help="log the frame sizes received and sent whenever they change")
+    # ---- transport security and liveness
+    add_server_flags(parser)
+    # ---- end transport security and liveness
     args = parser.parse_args(argv)
     if args.speed != "max":
         try:
@@ -118,6 +123,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.realtime and args.mode != "lockstep":
         parser.error("--realtime applies to --mode lockstep; free mode paces itself with --speed")
     return args
+
+
+def transport_options(args: argparse.Namespace) -> tuple[dict[str, Any], str | None]:
+    """The server's transport keywords from the flags, and the bind policy's warning for them, if any.
+
+    Exits naming the problem for an address that is refused or key files that cannot be used.
+    """
+    try:
+        transport = server_options(args)
+        warning = check_bind_address(args.addr, args.allow_remote, authenticated="curve_key_pair" in transport)
+    except Error as error:
+        raise SystemExit(f"demo.server: {error}") from None
+    return transport, warning
 
 
 def print_summary(sim: SimulationServer, simulation: Simulation, wall: float, clock: RunClock | None) -> None:
@@ -151,10 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
         stream=sys.stdout,
     )
-    try:
-        warning = check_bind_address(args.addr, args.allow_remote)
-    except Error as error:
-        raise SystemExit(f"demo.server: {error}") from None
+    transport, warning = transport_options(args)
     if warning:
         log.warning("%s", warning)
     simulation = load_simulation(args.scene, args.step)
@@ -169,7 +184,11 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, lambda *_: stop.set())
 
     responder_type = PyzmqResponder if args.pure_python else NativeResponder
-    with responder_type(args.addr, sim, trace_sizes=args.trace_sizes) as responder:
+    try:
+        responder = responder_type(args.addr, sim, trace_sizes=args.trace_sizes, **transport)
+    except Error as error:
+        raise SystemExit(f"demo.server: {error}") from None
+    with responder:
         objects = ", ".join(sim.handshake.objects)
         print(f"serving scene '{args.scene}' ({objects}) on {responder.endpoint}, mode {args.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)

@@ -7,6 +7,10 @@ import socket
 from pathlib import Path
 
 TRANSPORTS = ("ipc", "tcp")
+# TCP with CurveZMQ encryption and authentication, measured when asked for (--transports); its floor is
+# plain TCP's, so a row's ratio to the floor shows what CURVE costs. Click's server has no CURVE.
+CURVE_TRANSPORT = "tcp-curve"
+TRANSPORT_CHOICES = (*TRANSPORTS, CURVE_TRANSPORT)
 
 _serial = itertools.count()
 
@@ -20,8 +24,13 @@ def free_tcp_address() -> str:
 
 def address_for(transport: str, directory: Path) -> str:
     """A fresh address: every server gets its own, so a slow exit never collides with the next start."""
-    if transport == "tcp":
+    if transport in ("tcp", CURVE_TRANSPORT):
         return free_tcp_address()
     if transport == "ipc":
         return f"ipc://{directory / f'perf-{next(_serial)}.sock'}"
-    raise ValueError(f"unknown transport '{transport}': use one of {', '.join(TRANSPORTS)}")
+    raise ValueError(f"unknown transport '{transport}': use one of {', '.join(TRANSPORT_CHOICES)}")
+
+
+def floor_transport(transport: str) -> str:
+    """The transport of the plain ZeroMQ floor a row is set against."""
+    return "tcp" if transport == CURVE_TRANSPORT else transport

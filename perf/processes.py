@@ -49,6 +49,7 @@ class ServerProcess:
         env: dict[str, str] | None = None,
         ready_timeout: float = 20.0,
         probe: Message | None = None,
+        client_options: dict | None = None,
     ) -> None:
         self.command = command
         self.address = handshake_address
@@ -56,6 +57,7 @@ class ServerProcess:
         self.log_path = log_path
         self.env = env
         self.ready_timeout = ready_timeout
+        self.client_options = client_options or {}  # what the readiness probe needs (CURVE keys)
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ServerProcess:
@@ -153,7 +155,7 @@ class ServerProcess:
         while time.monotonic() < deadline:
             self.check_running()
             try:
-                with Client(self.address, timeout=0.3) as client:
+                with Client(self.address, timeout=0.3, **self.client_options) as client:
                     client.request(self.probe)
                     return
             except Error:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from coupler.errors import Error
 from coupler.session import Session
+from coupler.transport_flags import add_client_flags, client_options
 from demo.pick_approach import PickApproach, find_arm
 
 
@@ -33,6 +34,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "sleeps in zmq_poll between attempts, as the demo controllers do)")
     parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
                         help="give up when the server does not answer within this time (default: 5)")
+    add_client_flags(parser)
     args = parser.parse_args(argv)
     if args.range < 0:
         parser.error(f"--range must be 0 or more, got {args.range}")
@@ -44,7 +46,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def run(args: argparse.Namespace) -> None:
     # Opened first, so a path that cannot be written fails before any work is done.
     with open(args.timings_file, "w") as timings_file:
-        with Session(args.addr, timeout=args.timeout, polling=not args.blocking_receive) as session:
+        with Session(args.addr, timeout=args.timeout, polling=not args.blocking_receive,
+                     **client_options(args)) as session:
             controls = session.controls()
             arm = find_arm(session.handshake)
             if arm is not None:

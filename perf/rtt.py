@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from perf import host, plots, results, targets
-from perf.endpoints import TRANSPORTS
+from perf.endpoints import CURVE_TRANSPORT, TRANSPORT_CHOICES
 from perf.errors import BenchmarkError
 from perf.arguments import list_of
 from perf.rtt_measure import (
@@ -54,7 +54,7 @@ DEFAULT_SCENES = ("static", "arm")
 class Settings:
     count: int = DEFAULT_COUNT
     scenes: tuple[str, ...] = DEFAULT_SCENES
-    transports: tuple[str, ...] = TRANSPORTS
+    transports: tuple[str, ...] = TRANSPORT_CHOICES
     clients: tuple[str, ...] = CLIENTS
     receive_modes: tuple[str, ...] = RECEIVE_MODES
     peers: tuple[str, ...] = ()  # servers measured besides coupler's: PCLICK
@@ -69,6 +69,7 @@ class Settings:
             for (peer, scene), client, transport, receive in product(
                 servers, self.clients, self.transports, self.receive_modes
             )
+            if _servable(peer, transport)
         ]
         if not self.quick:
             return full
@@ -82,8 +83,14 @@ class Settings:
                 continue
             for index, (client, transport) in enumerate(pairs):
                 peer, scene = servers[index % len(servers)]
+                if not _servable(peer, transport):
+                    peer, scene = servers[0]
                 chosen.append(RowSpec(peer, scene, client, transport, receive))
-        return chosen or full[:1]
+        return list(dict.fromkeys(chosen)) or full[:1]
+
+
+def _servable(peer: str, transport: str) -> bool:
+    return peer == COUPLER or transport != CURVE_TRANSPORT  # Click's server has no CURVE
 
 
 @dataclass
@@ -171,9 +178,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "each client on every transport in every other receive mode (default: every row)")
     parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
                         help="comma-separated demo.server scenes, names or MJCF paths (default: %(default)s)")
-    parser.add_argument("--transports", type=list_of(str, TRANSPORTS), default=",".join(TRANSPORTS), metavar="LIST",
-                        help="comma-separated, of ipc and tcp: IPC in a temporary directory, TCP on 127.0.0.1 "
-                             "(default: %(default)s)")
+    parser.add_argument("--transports", type=list_of(str, TRANSPORT_CHOICES), default=",".join(TRANSPORT_CHOICES),
+                        metavar="LIST",
+                        help="comma-separated, of ipc, tcp and tcp-curve: IPC in a temporary directory, TCP on "
+                             "127.0.0.1, and TCP with CurveZMQ encryption and authentication (keys made for each "
+                             "row; not for Click's server) (default: %(default)s)")
     parser.add_argument("--clients", type=list_of(str, CLIENTS), default=",".join(CLIENTS), metavar="LIST",
                         help="comma-separated, of cpp (build/cpp/bin/democlient, or $COUPLER_DEMOCLIENT) "
                              "and python (python -m perf.python_client) (default: %(default)s)")

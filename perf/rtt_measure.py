@@ -13,7 +13,9 @@ import numpy as np
 
 from coupler.messages import HandshakeInitMessage
 from perf import programs
-from perf.endpoints import address_for
+from coupler.curve_keys import create_key_pair, load_key_pair, load_public_key
+
+from perf.endpoints import CURVE_TRANSPORT, address_for, floor_transport
 from perf.errors import BenchmarkError
 from perf.latency import Latency, read_timings
 from perf.processes import ServerProcess, run_client
@@ -72,7 +74,7 @@ class Row:
     samples: np.ndarray = field(repr=False)
 
     def floor_spec(self) -> FloorSpec:
-        return FloorSpec(self.spec.client, self.spec.transport, self.request_bytes, self.reply_bytes)
+        return FloorSpec(self.spec.client, floor_transport(self.spec.transport), self.request_bytes, self.reply_bytes)
 
 
 @dataclass
@@ -108,19 +110,50 @@ def client_command(spec: RowSpec, address: str, count: int, timings_file: Path) 
     return command
 
 
+@dataclass(frozen=True)
+class CurveKeys:
+    """Key files for a tcp-curve row, made as `coupler keygen` makes them."""
+
+    server_secret: Path
+    server_public: Path
+    allow_dir: Path
+    client_secret: Path
+
+    @classmethod
+    def create(cls, directory: Path) -> CurveKeys:
+        server_public, server_secret = create_key_pair(directory, "server")
+        _, client_secret = create_key_pair(directory / "allowed", "client")
+        return cls(server_secret, server_public, directory / "allowed", client_secret)
+
+    def server_flags(self) -> list[str]:
+        return ["--curve-secret", str(self.server_secret), "--curve-allow", str(self.allow_dir)]
+
+    def client_flags(self) -> list[str]:
+        return ["--curve-server-key", str(self.server_public), "--curve-key", str(self.client_secret)]
+
+    def client_options(self) -> dict:
+        return {"curve_server_key": load_public_key(self.server_public),
+                "curve_key_pair": load_key_pair(self.client_secret)}
+
+
 def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]) -> Row:
     """Start a server, run the client for `count` timed round trips, stop the server, read the figures."""
     # A directory of its own, so nothing a previous measurement left can be read as this one's.
     workdir = Path(tempfile.mkdtemp(prefix="row-", dir=workdir))
     address = address_for(spec.transport, workdir)
     timings_file = workdir / "timings.txt"
-    command, env = server_command(spec, address, server_args)
+    keys = CurveKeys.create(workdir / "keys") if spec.transport == CURVE_TRANSPORT else None
+    if keys is not None and spec.peer != COUPLER:
+        raise ValueError(f"{spec.peer} has no {CURVE_TRANSPORT} transport")
+    command, env = server_command(spec, address, server_args + (keys.server_flags() if keys else []))
+    client = client_command(spec, address, count, timings_file) + (keys.client_flags() if keys else [])
     click = spec.peer == PCLICK
     probe = HandshakeInitMessage() if click else None  # Click's server answers nothing else
-    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe) as server:
+    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe,
+                       client_options=keys.client_options() if keys else None) as server:
         idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
         cpu_before = server.cpu_seconds()
-        output = run_client(client_command(spec, address, count, timings_file), timeout=client_budget(count))
+        output = run_client(client, timeout=client_budget(count))
         # Click's server polls without sleeping, so its CPU time is wall time, not work; and it fails
         # on the receive after a controller's goodbye (an ErrorMessage it never answers), so how it
         # ends once the client has left is a race. The client's success is its health check.

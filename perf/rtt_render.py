@@ -51,6 +51,27 @@ def floors_table(result: dict[str, Any]) -> str:
     return table(headers, cells, [False, False] + [True] * 8)
 
 
+def curve_table(result: dict[str, Any]) -> str | None:
+    """Each tcp-curve row beside the plain tcp row of the same scene, client and receive mode: what
+    CurveZMQ encryption and authentication add to a round trip. None when the run has no such pair."""
+    rows = [row for row in result["rows"] if row["peer"] == "coupler"]
+    key = ("scene", "client", "receive")
+    plain = {tuple(row[k] for k in key): row for row in rows if row["transport"] == "tcp"}
+    cells = []
+    for row in rows:
+        tcp = plain.get(tuple(row[k] for k in key)) if row["transport"] == "tcp-curve" else None
+        if tcp is None:
+            continue
+        ours, theirs = row["latency_us"]["p50"], tcp["latency_us"]["p50"]
+        cells.append([row["scene"], row["client"], row["receive"], number(theirs), number(ours),
+                      number(ours - theirs), number(ours / theirs, 2)])
+    if not cells:
+        return None
+    headers = ["CURVE against plain TCP: scene", "client", "receive", "tcp p50 µs", "tcp-curve p50 µs",
+               "added µs", "ratio"]
+    return table(headers, cells, [False, False, False, True, True, True, True])
+
+
 def render(result: dict[str, Any]) -> str:
     """Both tables with a heading and the notes a reader needs to read them."""
     settings = result["settings"]
@@ -64,6 +85,7 @@ def render(result: dict[str, Any]) -> str:
         "",
         rows_table(result),
         "",
+        *([curve, ""] if (curve := curve_table(result)) else []),
         floors_table(result),
         "",
         "Each row is a fresh server and one client process: the hold-still Controls after the handshake "
@@ -71,8 +93,10 @@ def render(result: dict[str, Any]) -> str:
         "client. bytes →/← are the Control and Sensor frames as the server traced them. Server CPU is its "
         "user + system time over the client's run, divided by the Controls it answered (the pick approach's "
         "included); idle CPU is its use of one core over half a second before the client starts, with a "
-        "controller connected and silent. A row's floor is the ping-pong in the client's language, on its transport, with its "
-        "frame sizes, measured in the same run.",
+        "controller connected and silent. A row's floor is the ping-pong in the client's language, on its "
+        "transport, with its frame sizes, measured in the same run. A tcp-curve row (TCP with CurveZMQ "
+        "encryption and authentication) is set against the plain tcp floor, so its ratio includes what CURVE "
+        "costs.",
     ]
     if settings.get("peers"):
         lines += ["", "Click's demo server polls without sleeping, so its CPU time per round trip would be wall "

@@ -21,7 +21,8 @@ REALTIME_SECONDS = 10.0
 
 
 def judged_on(peer: str, scene: str, client: str, transport: str, receive: str) -> bool:
-    """Whether a target is judged on this perf.rtt row, so a short run must measure it."""
+    """Whether a target is judged on this perf.rtt row, or the cost of CURVE read from it, so a short run
+    must measure it."""
     if receive != "blocking":
         return False
     if peer == "coupler":

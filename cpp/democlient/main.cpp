@@ -2,6 +2,7 @@
 // when the scene has one, then time --range more Control round trips.
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -44,6 +45,13 @@ void check_handshake(const coupler::HandshakeMessage& handshake) {
 int run(const Options& options) {
   coupler::SessionOptions session_options;
   session_options.client.timeout = options.timeout;
+  session_options.client.heartbeat_interval = std::chrono::milliseconds(std::llround(options.heartbeat * 1000));
+  session_options.client.heartbeat_timeout = 3 * session_options.client.heartbeat_interval;
+  session_options.client.max_frame_bytes = options.max_frame_bytes;
+  if (!options.curve_server_key.empty()) {
+    session_options.client.curve_server_key = coupler::load_curve_public_key(options.curve_server_key);
+    session_options.client.curve_key_pair = coupler::load_curve_key_pair(options.curve_key);
+  }
   session_options.polling = !options.blocking_receive;
   if (options.trace) {
     session_options.trace = [](std::string_view direction, const coupler::Message& message) {

@@ -27,6 +27,20 @@ options:
   --trace             print every message sent and received
   --timeout MS        give up when the server does not answer within MS
                       milliseconds (default 5000)
+  --curve-server-key PATH
+                      the server's public NAME.key: connect with CurveZMQ
+                      encryption and authentication; needs --curve-key
+                      (default: plain TCP)
+  --curve-key PATH    this client's own NAME.key_secret (made by `coupler
+                      keygen`; its .key must be in the server's --curve-allow
+                      directory); needs --curve-server-key
+  --heartbeat SECONDS send a ZMTP heartbeat after this much silence and drop
+                      the connection when the server sends nothing for 3
+                      times as long, so a dead server is noticed; 0 turns
+                      heartbeats off (default 1)
+  --max-frame-bytes N largest frame accepted from the server; a larger one
+                      is never decoded, ZeroMQ drops the connection instead;
+                      0 means no limit (default 1048576)
   -h, --help          show this help and exit
 )";
 
@@ -41,6 +55,16 @@ std::uint64_t parse_count(std::string_view flag, const char* text) {
   const unsigned long long value = std::strtoull(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || text[0] == '-') {
     fail(std::string(flag) + " needs a non-negative whole number, got '" + text + "'");
+  }
+  return value;
+}
+
+double parse_seconds(std::string_view flag, const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !(value >= 0.0) || value > 1e6) {
+    fail(std::string(flag) + " needs a number of seconds, 0 or more, got '" + text + "'");
   }
   return value;
 }
@@ -72,9 +96,20 @@ Options parse_options(int argc, char** argv) {
       options.trace = true;
     } else if (arg == "--timeout") {
       options.timeout = std::chrono::milliseconds(parse_count(arg, value()));
+    } else if (arg == "--curve-server-key") {
+      options.curve_server_key = value();
+    } else if (arg == "--curve-key") {
+      options.curve_key = value();
+    } else if (arg == "--heartbeat") {
+      options.heartbeat = parse_seconds(arg, value());
+    } else if (arg == "--max-frame-bytes") {
+      options.max_frame_bytes = static_cast<std::int64_t>(parse_count(arg, value()));
     } else {
       fail("unknown option '" + std::string(arg) + "'");
     }
+  }
+  if (options.curve_server_key.empty() != options.curve_key.empty()) {
+    fail("--curve-server-key and --curve-key go together: the server's public key and this client's key pair");
   }
   return options;
 }

@@ -12,6 +12,10 @@ struct Options {
   bool blocking_receive = false;
   bool trace = false;
   std::chrono::milliseconds timeout{5000};
+  std::string curve_server_key;  // path of the server's NAME.key; empty: no CURVE
+  std::string curve_key;         // path of this client's NAME.key_secret
+  double heartbeat = 1.0;        // seconds; 0: off
+  std::int64_t max_frame_bytes = 1048576;
 };
 
 // Parses the command line; prints help or an error and exits on bad input.

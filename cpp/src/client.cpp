@@ -11,7 +11,31 @@ namespace coupler {
 struct Client::Impl {
   std::string address;
   ClientOptions options;
-  zmq::socket_t socket{detail::shared_context(), zmq::socket_type::req};
+  zmq::socket_t socket;
+
+  void open() {
+    zmq::socket_t s(detail::shared_context(), zmq::socket_type::req);
+    s.set(zmq::sockopt::linger, static_cast<int>(options.linger.count()));
+    // A timed-out request must not wedge the socket: allow a new request at
+    // any time and drop answers that belong to an abandoned one.
+    s.set(zmq::sockopt::req_relaxed, 1);
+    s.set(zmq::sockopt::req_correlate, 1);
+    s.set(zmq::sockopt::sndtimeo, static_cast<int>(options.timeout.count()));
+    detail::set_liveness(s, options.heartbeat_interval, options.heartbeat_timeout, options.max_frame_bytes);
+    if (options.curve_key_pair || !options.curve_server_key.empty()) {
+      if (!options.curve_key_pair || options.curve_server_key.empty()) {
+        throw Error("CURVE needs both the server's public key and this client's key pair");
+      }
+      detail::checked("setting the CURVE keys", [&] {
+        s.set(zmq::sockopt::curve_serverkey, options.curve_server_key);
+        s.set(zmq::sockopt::curve_publickey, options.curve_key_pair->public_key);
+        s.set(zmq::sockopt::curve_secretkey, options.curve_key_pair->secret_key);
+        return 0;
+      });
+    }
+    detail::checked("connecting to " + address, [&] { s.connect(address); return 0; });
+    socket = std::move(s);
+  }
 
   // Reads one whole answer if there is one; the REQ socket has already
   // removed the envelope. Never blocks: poll also wakes for a late answer to
@@ -38,15 +62,8 @@ struct Client::Impl {
 
 Client::Client(const std::string& address, ClientOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->address = address;
-  impl_->options = options;
-  zmq::socket_t& s = impl_->socket;
-  s.set(zmq::sockopt::linger, static_cast<int>(options.linger.count()));
-  // A timed-out request must not wedge the socket: allow a new request at
-  // any time and drop answers that belong to an abandoned one.
-  s.set(zmq::sockopt::req_relaxed, 1);
-  s.set(zmq::sockopt::req_correlate, 1);
-  s.set(zmq::sockopt::sndtimeo, static_cast<int>(options.timeout.count()));
-  detail::checked("connecting to " + address, [&] { s.connect(address); return 0; });
+  impl_->options = std::move(options);
+  impl_->open();
 }
 
 Client::~Client() = default;
@@ -93,6 +110,25 @@ bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_reada
 Message Client::request(const Message& message) {
   send(message);
   return receive();
+}
+
+void Client::reconnect() {
+  // Nothing queued on the old socket may reach a restarted server later: a
+  // Control the caller gave up on must not be applied behind its back.
+  impl_->socket.set(zmq::sockopt::linger, 0);
+  impl_->socket.close();
+  impl_->open();
+}
+
+std::string Client::mechanism() const {
+  switch (impl_->socket.get(zmq::sockopt::mechanism)) {
+    case ZMQ_CURVE:
+      return "CURVE";
+    case ZMQ_NULL:
+      return "NULL";
+    default:
+      return "other";
+  }
 }
 
 const std::string& Client::address() const noexcept { return impl_->address; }

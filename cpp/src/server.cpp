@@ -1,17 +1,25 @@
 #include <coupler/server.hpp>
 
+#include <atomic>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string_view>
+#include <unordered_map>
 
 #include <coupler/codec.hpp>
 
+#include "zap_handler.hpp"
 #include "zmq_socket.hpp"
 
 namespace coupler {
 
 struct Server::Impl {
   ~Impl() {
+    // Stopped explicitly, before either socket closes: ZeroMQ leaves the
+    // monitor's sockets behind otherwise.
+    zmq_socket_monitor(socket.handle(), nullptr, 0);
+    monitor.close();
     // ZeroMQ leaves the socket file of an ipc:// endpoint behind; a server
     // owns its endpoint, so it cleans up after itself.
     constexpr std::string_view ipc = "ipc://";
@@ -23,9 +31,64 @@ struct Server::Impl {
   }
 
   ServerOptions options;
+  // Declared before the socket, so it outlives it: no handshake is left without its handler.
+  std::unique_ptr<detail::ZapRegistration> zap;
   zmq::socket_t socket{detail::shared_context(), zmq::socket_type::router};
   std::string endpoint;
   std::uint64_t bad_frames = 0;
+
+  // Which connection each peer's requests come from, so that a closed
+  // connection (a DISCONNECTED event of the socket's monitor, naming its
+  // file descriptor) can be told as a peer.
+  zmq::socket_t monitor{detail::shared_context(), zmq::socket_type::pair};
+  std::unordered_map<int, std::string> peer_by_fd;
+  std::vector<std::string> closed_peers;
+
+  void start_monitor() {
+    static std::atomic<int> serial{0};
+    const std::string address = "inproc://coupler-server-monitor-" + std::to_string(serial++);
+    if (zmq_socket_monitor(socket.handle(), address.c_str(), ZMQ_EVENT_DISCONNECTED) != 0) {
+      throw Error("watching the server socket's connections: " + std::string(zmq_strerror(zmq_errno())));
+    }
+    monitor.set(zmq::sockopt::linger, 0);
+    detail::checked("watching the server socket's connections", [&] { monitor.connect(address); return 0; });
+  }
+
+  // Called for every valid request; costs a hash lookup unless the
+  // connection is new to us.
+  void record_peer(int fd, const std::string& peer) {
+    if (fd < 0) return;  // inproc: no file descriptor, no disconnect events either
+    const auto known = peer_by_fd.find(fd);
+    if (known != peer_by_fd.end() && known->second == peer) return;
+    // A new connection may have reused the number of one that closed: read
+    // that close first, so it is reported for the old peer.
+    drain_monitor();
+    peer_by_fd[fd] = peer;
+  }
+
+  void drain_monitor() {
+    for (;;) {
+      zmq::message_t event;
+      zmq::message_t endpoint_frame;
+      try {
+        if (!monitor.recv(event, zmq::recv_flags::dontwait)) return;
+        if (event.more()) (void)monitor.recv(endpoint_frame, zmq::recv_flags::none);
+      } catch (const zmq::error_t&) {
+        return;
+      }
+      // Event frame: 16-bit event number, 32-bit value (here the file descriptor).
+      if (event.size() < 6) continue;
+      std::uint16_t number = 0;
+      std::int32_t fd = 0;
+      std::memcpy(&number, event.data(), sizeof number);
+      std::memcpy(&fd, static_cast<const char*>(event.data()) + 2, sizeof fd);
+      if (number != ZMQ_EVENT_DISCONNECTED) continue;
+      const auto known = peer_by_fd.find(fd);
+      if (known == peer_by_fd.end()) continue;
+      closed_peers.push_back(std::move(known->second));
+      peer_by_fd.erase(known);
+    }
+  }
 
   void report(const std::string& problem) {
     ++bad_frames;
@@ -96,10 +159,12 @@ struct Server::Impl {
       send(envelope, encode(ErrorMessage{static_cast<int>(ErrorCode::MalformedFrame), problem}));
       return std::nullopt;
     }
-    const zmq::message_t& payload = parts[body];
+    zmq::message_t& payload = parts[body];
     try {
       std::string frame = payload.to_string();
       Message message = decode(frame);
+      // Not message_t::get: it throws on -1, which is simply "no descriptor" (inproc).
+      record_peer(zmq_msg_get(payload.handle(), ZMQ_SRCFD), envelope.front());
       return Request(std::move(envelope), std::move(message), std::move(frame));
     } catch (const ProtocolError& e) {
       const std::string problem = std::string("malformed frame: ") + e.what();
@@ -112,9 +177,25 @@ struct Server::Impl {
 
 Server::Server(const std::string& address, ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  ServerOptions& o = impl_->options;
   zmq::socket_t& s = impl_->socket;
   s.set(zmq::sockopt::linger, 0);
   s.set(zmq::sockopt::router_mandatory, 1);
+  detail::set_liveness(s, o.heartbeat_interval, o.heartbeat_timeout, o.max_frame_bytes);
+  if (o.curve_key_pair) {
+    auto log = o.on_refused_client;
+    if (!log) log = [](const std::string& refusal) { std::clog << "coupler server: " + refusal + "\n"; };
+    impl_->zap = std::make_unique<detail::ZapRegistration>(o.curve_allowed_clients, std::move(log));
+    detail::checked("setting the CURVE keys", [&] {
+      s.set(zmq::sockopt::curve_server, 1);
+      s.set(zmq::sockopt::curve_secretkey, o.curve_key_pair->secret_key);
+      s.set(zmq::sockopt::zap_domain, impl_->zap->domain());
+      return 0;
+    });
+  } else if (!o.curve_allowed_clients.empty()) {
+    throw Error("a CURVE allow-list needs the server's own key pair");
+  }
+  impl_->start_monitor();
   detail::checked("binding " + address, [&] { s.bind(address); return 0; });
   impl_->endpoint = s.get(zmq::sockopt::last_endpoint);
 }
@@ -145,6 +226,13 @@ std::optional<Request> Server::try_receive() {
 void Server::reply(const Request& request, const Message& message) { impl_->send(request.envelope_, encode(message)); }
 
 void Server::reply_frame(const Request& request, const std::string& frame) { impl_->send(request.envelope_, frame); }
+
+std::vector<std::string> Server::take_closed_peers() {
+  impl_->drain_monitor();
+  std::vector<std::string> closed;
+  closed.swap(impl_->closed_peers);
+  return closed;
+}
 
 std::string Server::endpoint() const { return impl_->endpoint; }
 std::uint64_t Server::bad_frames() const noexcept { return impl_->bad_frames; }

@@ -1,5 +1,6 @@
 #include <coupler/session.hpp>
 
+#include <coupler/codec.hpp>
 #include <coupler/error.hpp>
 
 namespace coupler {
@@ -11,18 +12,27 @@ namespace {
                       std::string("expected ") + expected + ", got " + std::string(to_string(type_of(answer))));
 }
 
-}  // namespace
-
-Session::Session(const std::string& address, SessionOptions options)
-    : options_(std::move(options)), client_(address, options_.client) {
-  const Message answer = exchange(HandshakeInitMessage{});
+HandshakeMessage expect_handshake(const Message& answer) {
   const auto* handshake = std::get_if<HandshakeMessage>(&answer);
   if (!handshake) unexpected(answer, "Handshake");
   if (handshake->version != kProtocolVersion) {
     throw ProtocolError(ErrorCode::VersionNotSupported,
                         "server speaks protocol version " + std::to_string(handshake->version));
   }
-  handshake_ = *handshake;
+  return *handshake;
+}
+
+// Only these may be sent again after a reconnect: they change nothing.
+bool changes_nothing(const Message& request) {
+  const MessageType type = type_of(request);
+  return type == MessageType::SensorRequest || type == MessageType::HandshakeInit;
+}
+
+}  // namespace
+
+Session::Session(const std::string& address, SessionOptions options)
+    : options_(std::move(options)), client_(address, options_.client) {
+  handshake_ = expect_handshake(exchange_once(HandshakeInitMessage{}));
 }
 
 Session::Session(Session&& other) noexcept
@@ -60,6 +70,47 @@ Session::~Session() {
 }
 
 Message Session::exchange(const Message& request) {
+  try {
+    return exchange_once(request);
+  } catch (const TimeoutError& timeout) {
+    if (options_.reconnect_attempts <= 0) throw;
+    reestablish(timeout);
+  }
+  if (!changes_nothing(request)) {
+    throw ReconnectedError(std::string("no answer to a ") + std::string(to_string(type_of(request))) + " from " +
+                           client_.address() +
+                           "; the session reconnected with a new handshake (the server may have restarted), and the "
+                           "request was not sent again since it may have been applied");
+  }
+  return exchange_once(request);
+}
+
+void Session::reestablish(const TimeoutError& cause) {
+  for (int attempt = 1; attempt <= options_.reconnect_attempts; ++attempt) {
+    try {
+      reconnect();
+      return;
+    } catch (const TimeoutError&) {
+      // The server is not back yet; each attempt waits one timeout.
+    }
+  }
+  throw TimeoutError(std::string(cause.what()) + "; " + std::to_string(options_.reconnect_attempts) +
+                     " reconnect attempts found no server");
+}
+
+void Session::reconnect(bool accept_scene_change) {
+  client_.reconnect();
+  HandshakeMessage handshake = expect_handshake(exchange_once(HandshakeInitMessage{}));
+  if (!accept_scene_change && encode(Message(handshake)) != encode(Message(handshake_))) {
+    throw SceneChangedError("the server at " + client_.address() +
+                            " now describes a different scene than this session was using; reconnect(true) accepts "
+                            "it");
+  }
+  handshake_ = std::move(handshake);
+  open_ = true;
+}
+
+Message Session::exchange_once(const Message& request) {
   using Clock = std::chrono::steady_clock;
   if (options_.trace) options_.trace("send", request);
   const auto sent = Clock::now();

@@ -24,4 +24,21 @@ bool wait_readable(zmq::socket_t& socket, std::chrono::milliseconds timeout) {
   }
 }
 
+void set_liveness(zmq::socket_t& socket, std::chrono::milliseconds heartbeat_interval,
+                  std::chrono::milliseconds heartbeat_timeout, std::int64_t max_frame_bytes) {
+  if (heartbeat_interval.count() < 0 || heartbeat_timeout.count() < 0 || max_frame_bytes < 0) {
+    throw Error("heartbeat interval, heartbeat timeout and max frame bytes must not be negative");
+  }
+  checked("setting socket options", [&] {
+    if (heartbeat_interval.count() > 0) {
+      socket.set(zmq::sockopt::heartbeat_ivl, static_cast<int>(heartbeat_interval.count()));
+      socket.set(zmq::sockopt::heartbeat_timeout, static_cast<int>(heartbeat_timeout.count()));
+      // Asks the peer to drop the connection too when it hears nothing for that long.
+      socket.set(zmq::sockopt::heartbeat_ttl, static_cast<int>(heartbeat_timeout.count()));
+    }
+    socket.set(zmq::sockopt::maxmsgsize, max_frame_bytes > 0 ? max_frame_bytes : std::int64_t{-1});
+    return 0;
+  });
+}
+
 }  // namespace coupler::detail

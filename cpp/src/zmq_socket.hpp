@@ -3,6 +3,7 @@
 // with a deadline, and turning ZeroMQ failures into coupler::Error.
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include <zmq.hpp>
@@ -17,6 +18,11 @@ zmq::context_t& shared_context();
 // Polls the socket for input; true when a message can be read. Retries when
 // a signal interrupts the wait, against the same deadline.
 bool wait_readable(zmq::socket_t& socket, std::chrono::milliseconds timeout);
+
+// Sets ZMTP heartbeats (interval 0: off) and the largest frame a socket
+// reads (0: no limit). Before connect or bind: they apply to new connections.
+void set_liveness(zmq::socket_t& socket, std::chrono::milliseconds heartbeat_interval,
+                  std::chrono::milliseconds heartbeat_timeout, std::int64_t max_frame_bytes);
 
 // Runs a ZeroMQ call, rethrowing its failure as coupler::Error with context.
 template <class F>

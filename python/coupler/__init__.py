@@ -7,7 +7,7 @@ and receive typed messages (`coupler.messages`) encoded by `coupler.codec`.
 from coupler.client import Client
 from coupler.codec import decode, encode
 from coupler.controls import Controls
-from coupler.errors import Error, ProtocolError, RemoteError, TimeoutError
+from coupler.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError, TimeoutError
 from coupler.messages import *  # noqa: F403  (the message types are the package's vocabulary)
 from coupler.messages import __all__ as _message_names
 from coupler.sensor_readings import SensorReadings
@@ -19,8 +19,10 @@ __all__ = [
     "Controls",
     "Error",
     "ProtocolError",
+    "ReconnectedError",
     "RemoteError",
     "Request",
+    "SceneChangedError",
     "SensorReadings",
     "Server",
     "Session",

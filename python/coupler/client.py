@@ -10,6 +10,12 @@ import zmq
 from coupler.codec import decode, encode
 from coupler.errors import Error, ProtocolError, TimeoutError
 from coupler.messages import Message
+from coupler.socket_liveness import (
+    DEFAULT_HEARTBEAT,
+    DEFAULT_HEARTBEAT_TIMEOUT,
+    DEFAULT_MAX_FRAME_BYTES,
+    set_liveness,
+)
 
 __all__ = ["Client"]
 
@@ -27,6 +33,16 @@ class Client:
     bounds how long `close` can take. Pass a `context` to reach inproc://
     endpoints bound in that context; by default the process-wide one is used.
 
+    `heartbeat` (seconds, default 1.0; 0 turns it off) sends ZMTP PINGs on a
+    quiet tcp:// or ipc:// connection, which is dropped when nothing comes
+    back within `heartbeat_timeout` (default 3.0): a dead server is noticed
+    while nobody sends. Frames over `max_frame_bytes` (default 1 MiB; 0: no
+    limit) are never read: ZeroMQ drops the connection and the request times
+    out. With `curve_server_key` (the server's Z85 public key) and
+    `curve_key_pair` (this client's Z85 public and secret keys; see
+    coupler.curve_keys), the connection is CurveZMQ-encrypted and
+    authenticated.
+
     An ErrorMessage from the server is an ordinary answer: `receive` and
     `request` return it.
 
@@ -40,23 +56,57 @@ class Client:
         timeout: float = 5.0,
         linger: float = 0.2,
         context: zmq.Context | None = None,
+        heartbeat: float = DEFAULT_HEARTBEAT,
+        heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+        curve_server_key: bytes | None = None,
+        curve_key_pair: tuple[bytes, bytes] | None = None,
     ) -> None:
+        if (curve_server_key is None) != (curve_key_pair is None):
+            raise Error("CURVE needs both the server's public key and this client's key pair")
         self.address = address
         self.timeout = timeout
-        self._socket = (context or zmq.Context.instance()).socket(zmq.REQ)
-        self._socket.linger = int(linger * 1000)
+        self._linger = linger
+        self._context = context or zmq.Context.instance()
+        self._liveness = (heartbeat, heartbeat_timeout, max_frame_bytes)
+        self._curve = (curve_server_key, curve_key_pair)
+        self._open()
+
+    def _open(self) -> None:
+        self._socket = self._context.socket(zmq.REQ)
+        self._socket.linger = int(self._linger * 1000)
         # RELAXED lets a request that timed out be followed by a new one;
         # CORRELATE makes the socket drop the old request's late answer.
         self._socket.setsockopt(zmq.REQ_RELAXED, 1)
         self._socket.setsockopt(zmq.REQ_CORRELATE, 1)
-        self._socket.sndtimeo = int(timeout * 1000)
+        self._socket.sndtimeo = int(self.timeout * 1000)
         self._poller = zmq.Poller()
         self._poller.register(self._socket, zmq.POLLIN)
         try:
-            self._socket.connect(address)
+            set_liveness(self._socket, *self._liveness)
+            server_key, key_pair = self._curve
+            if server_key is not None and key_pair is not None:
+                self._socket.curve_serverkey = server_key
+                self._socket.curve_publickey, self._socket.curve_secretkey = key_pair
+            self._socket.connect(self.address)
         except zmq.ZMQError as error:
             self._socket.close(0)
-            raise Error(f"connecting to {address}: {error}") from None
+            raise Error(f"connecting to {self.address}: {error}") from None
+        except Error:
+            self._socket.close(0)
+            raise
+
+    def reconnect(self) -> None:
+        """Close the socket, dropping whatever was queued or under way, and open a
+        fresh one to the same address with the same options: after a server
+        restart, or to abandon a request for good."""
+        self._socket.close(0)
+        self._open()
+
+    @property
+    def mechanism(self) -> str:
+        """The socket's security mechanism: "CURVE" or "NULL"."""
+        return {zmq.CURVE: "CURVE", zmq.NULL: "NULL"}.get(self._socket.getsockopt(zmq.MECHANISM), "other")
 
     def send(self, message: Message) -> None:
         """Send a request. Raises TimeoutError when it cannot be queued within the client's timeout."""

@@ -26,6 +26,19 @@ class TimeoutError(Error, builtins.TimeoutError):
     """A blocking call whose peer did not answer in time."""
 
 
+class ReconnectedError(TimeoutError):
+    """A request that changes the simulation (a Control, a Reset) timed out, and the
+    session re-established itself with a new handshake (the server had restarted, say).
+
+    The request was not sent again, since the server may or may not have
+    applied it. The session is usable: decide what to send next.
+    """
+
+
+class SceneChangedError(Error):
+    """After a reconnect, the server's handshake describes another scene than the session was using."""
+
+
 class RemoteError(Error):
     """The peer answered with an ErrorMessage."""
 

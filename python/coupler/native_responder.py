@@ -12,6 +12,7 @@ gets the very answer the pyzmq path gives.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from coupler import _native
 from coupler.codec import decode, encode
@@ -29,10 +30,12 @@ class NativeResponder:
 
     The simulation must be an `ArraySimulation`. `trace_sizes` logs the frame
     sizes received and sent whenever they change. With `sim.trace` on, every
-    request goes through messages, so that it can be logged.
+    request goes through messages, so that it can be logged. `server_options`
+    (heartbeat, heartbeat_timeout, max_frame_bytes, curve_key_pair,
+    curve_allowed_clients) go to the server, as for `coupler.Server`.
     """
 
-    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False) -> None:
+    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False, **server_options: Any) -> None:
         simulation = sim.simulation
         if not isinstance(simulation, ArraySimulation):
             raise TypeError(f"the native server path needs an ArraySimulation, not a {type(simulation).__name__}")
@@ -42,12 +45,21 @@ class NativeResponder:
         self._sensors = simulation.flat.sensors
         self._trace_sizes = trace_sizes
         self._sizes = (0, 0)
-        self.server = _native.Server(address, on_bad_frame=self._bad_frame)
+        self.server = _native.Server(
+            address, on_bad_frame=self._bad_frame, on_refused_client=self._refused_client, **server_options
+        )
         self.endpoint: str = self.server.endpoint
 
     @staticmethod
     def _bad_frame(problem: str) -> None:
         log.warning("bad frame: %s", problem)
+
+    @staticmethod
+    def _refused_client(refusal: str) -> None:
+        log.warning("%s", refusal)
+
+    def take_closed_peers(self) -> list[bytes]:
+        return self.server.take_closed_peers()
 
     def receive(self, timeout: float) -> _native.Request | None:
         try:

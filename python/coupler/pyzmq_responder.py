@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from coupler.errors import TimeoutError
 from coupler.messages import ErrorMessage
 from coupler.responder import Answer, message_answer
@@ -14,13 +16,17 @@ class PyzmqResponder:
     """A `coupler.responder.Responder` over a `coupler.Server` bound to `address`.
 
     `trace_sizes` logs the frame sizes received and sent whenever they change.
+    `server_options` go to `coupler.Server`.
     """
 
-    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False) -> None:
+    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False, **server_options: Any) -> None:
         self.sim = sim
-        self.server = Server(address)
+        self.server = Server(address, **server_options)
         self.server.trace_sizes = trace_sizes
         self.endpoint = self.server.endpoint
+
+    def take_closed_peers(self) -> list[bytes]:
+        return self.server.take_closed_peers()
 
     def receive(self, timeout: float) -> Request | None:
         try:

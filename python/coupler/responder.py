@@ -51,6 +51,10 @@ class Responder(Protocol):
         """The next valid request, or None when none is waiting; never blocks."""
         ...
 
+    def take_closed_peers(self) -> list[bytes]:
+        """The identities (request.peer) of peers whose connection closed since the last call; never blocks."""
+        ...
+
     def respond(self, request: Any) -> Answer:
         """Handle one request through `sim`: apply, step and read as the protocol says."""
         ...

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import zmq
 
 from coupler.client import Client
 from coupler.controls import Controls
-from coupler.errors import ProtocolError, RemoteError
+from coupler.errors import ProtocolError, ReconnectedError, RemoteError, SceneChangedError
 from coupler.messages import (
     PROTOCOL_VERSION,
     ErrorCode,
@@ -39,7 +40,11 @@ class Session:
 
     Every call waits at most `timeout` seconds (default 5.0) and raises
     coupler.TimeoutError past it; an ErrorMessage from the server raises
-    RemoteError; an answer of the wrong kind raises ProtocolError.
+    RemoteError; an answer of the wrong kind raises ProtocolError. A session
+    whose request timed out stays usable; `reconnect()` resumes after a
+    server restart, and `reconnect_attempts` does so on its own (see __init__).
+    A request that timed out because the server was unreachable stays queued
+    and is delivered if that server comes back; `reconnect()` drops it.
 
         with Session("tcp://127.0.0.1:5555") as session:
             controls = session.controls()
@@ -55,16 +60,27 @@ class Session:
         polling: bool = False,
         trace: Trace | None = None,
         context: zmq.Context | None = None,
+        reconnect_attempts: int = 0,
+        **transport: Any,
     ) -> None:
         """Connect and do the handshake.
 
         `polling` waits for answers by polling without blocking, sleeping in
         zmq_poll between polls, as a controller with other work would
         (default: blocking receive). `trace` is called with "send" or "recv"
-        and each message.
+        and each message. `transport` options (heartbeat, heartbeat_timeout,
+        max_frame_bytes, curve_server_key, curve_key_pair) go to the Client.
+
+        `reconnect_attempts` (default 0: never): when a request times out,
+        reconnect and handshake again up to this many times, each waiting up
+        to `timeout`. A request that changes nothing (a SensorRequest) is
+        then sent again; a Control or a Reset is not, since the server may
+        have applied it: ReconnectedError says so, and the session is ready
+        for the next call. When no attempt succeeds, TimeoutError.
         """
-        self.client = Client(address, timeout=timeout, context=context)
+        self.client = Client(address, timeout=timeout, context=context, **transport)
         self.timeout = timeout
+        self.reconnect_attempts = reconnect_attempts
         self.polling = polling
         self.trace = trace
         # Timing of every exchange so far (the handshake included); clear() it
@@ -72,24 +88,66 @@ class Session:
         self.stats = RoundTripStats()
         self._open = True
         try:
-            answer = self._exchange(HandshakeInitMessage())
-            if not isinstance(answer, HandshakeMessage):
-                raise _unexpected(answer, "Handshake")
-            if answer.version != PROTOCOL_VERSION:
-                raise ProtocolError(
-                    f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED
-                )
+            self.handshake: HandshakeMessage = self._handshake()
         except BaseException:
             self._open = False
             self.client.close()
             raise
-        self.handshake: HandshakeMessage = answer
+
+    def _handshake(self) -> HandshakeMessage:
+        answer = self._exchange_once(HandshakeInitMessage())
+        if not isinstance(answer, HandshakeMessage):
+            raise _unexpected(answer, "Handshake")
+        if answer.version != PROTOCOL_VERSION:
+            raise ProtocolError(f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED)
+        return answer
+
+    def reconnect(self, accept_scene_change: bool = False) -> None:
+        """Open a fresh connection to the same address and do the handshake again.
+
+        Raises SceneChangedError, keeping the old handshake, when the server
+        now describes a different scene, unless `accept_scene_change`.
+        TimeoutError when the server does not answer within the timeout.
+        """
+        self.client.reconnect()
+        handshake = self._handshake()
+        if not accept_scene_change and handshake != self.handshake:
+            raise SceneChangedError(
+                f"the server at {self.client.address} now describes a different scene than this session was "
+                "using; reconnect(accept_scene_change=True) accepts it"
+            )
+        self.handshake = handshake
+        self._open = True
 
     def controls(self) -> Controls:
         """A fresh Controls for this scene: all zero, events off."""
         return Controls(self.handshake)
 
     def _exchange(self, request: Message) -> Message:
+        try:
+            return self._exchange_once(request)
+        except TimeoutError as timeout:
+            if self.reconnect_attempts <= 0:
+                raise
+            self._reestablish(timeout)
+        if not isinstance(request, SensorRequestMessage):
+            raise ReconnectedError(
+                f"no answer to a {type(request).__name__} from {self.client.address}; the session reconnected "
+                "with a new handshake (the server may have restarted), and the request was not sent again since "
+                "it may have been applied"
+            )
+        return self._exchange_once(request)
+
+    def _reestablish(self, cause: TimeoutError) -> None:
+        for _ in range(self.reconnect_attempts):
+            try:
+                self.reconnect()
+                return
+            except TimeoutError:
+                continue  # the server is not back yet; each attempt waits one timeout
+        raise TimeoutError(f"{cause}; {self.reconnect_attempts} reconnect attempts found no server") from cause
+
+    def _exchange_once(self, request: Message) -> Message:
         if self.trace:
             self.trace("send", request)
         sent = time.perf_counter()

@@ -20,6 +20,10 @@ void register_errors() {
   py::register_exception_translator([](std::exception_ptr thrown) {
     try {
       if (thrown) std::rethrow_exception(thrown);
+    } catch (const ReconnectedError& e) {
+      raise("ReconnectedError", py::make_tuple(e.what()));
+    } catch (const SceneChangedError& e) {
+      raise("SceneChangedError", py::make_tuple(e.what()));
     } catch (const TimeoutError& e) {
       raise("TimeoutError", py::make_tuple(e.what()));
     } catch (const ProtocolError& e) {

@@ -1,5 +1,9 @@
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <coupler/error.hpp>
 #include <coupler/server.hpp>
@@ -14,32 +18,71 @@ namespace py = pybind11;
 namespace coupler::python {
 namespace {
 
+// A Python callable that C++ may call, copy and drop from any thread: it
+// takes the GIL for each, the last drop included.
+class PythonCallback {
+ public:
+  explicit PythonCallback(py::object callable) : callable_(new py::object(std::move(callable)), release) {}
+
+  void operator()(const std::string& text, const char* where) const {
+    py::gil_scoped_acquire gil;
+    try {
+      (*callable_)(text);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable(where);
+    }
+  }
+
+ private:
+  static void release(py::object* callable) {
+    py::gil_scoped_acquire gil;
+    delete callable;
+  }
+
+  std::shared_ptr<py::object> callable_;
+};
+
 // Owns the C++ Server so that close() can end it (unbinding, and removing an
 // ipc:// socket file) before Python drops the object.
 class ServerHandle {
  public:
-  ServerHandle(const std::string& address, py::object on_bad_frame) {
+  ServerHandle(const std::string& address, py::object on_bad_frame, double heartbeat, double heartbeat_timeout,
+               std::int64_t max_frame_bytes, std::optional<std::pair<std::string, std::string>> curve_key_pair,
+               std::vector<std::string> curve_allowed_clients, py::object on_refused_client) {
     ServerOptions options;
-    if (!on_bad_frame.is_none()) {
-      // Called from receive(), which runs without the GIL.
-      options.on_bad_frame = [callback = std::move(on_bad_frame)](const std::string& problem) {
-        py::gil_scoped_acquire gil;
-        try {
-          callback(problem);
-        } catch (py::error_already_set& e) {
-          e.discard_as_unraisable("coupler._native.Server on_bad_frame");
-        }
+    options.heartbeat_interval = milliseconds(heartbeat);
+    options.heartbeat_timeout = milliseconds(heartbeat_timeout);
+    options.max_frame_bytes = max_frame_bytes;
+    if (curve_key_pair) options.curve_key_pair = CurveKeyPair{curve_key_pair->first, curve_key_pair->second};
+    options.curve_allowed_clients = std::move(curve_allowed_clients);
+    if (!on_refused_client.is_none()) {
+      // Called from the authentication thread.
+      options.on_refused_client = [callback = PythonCallback(std::move(on_refused_client))](const std::string& text) {
+        callback(text, "coupler._native.Server on_refused_client");
       };
     }
+    if (!on_bad_frame.is_none()) {
+      // Called from receive(), which runs without the GIL.
+      options.on_bad_frame = [callback = PythonCallback(std::move(on_bad_frame))](const std::string& problem) {
+        callback(problem, "coupler._native.Server on_bad_frame");
+      };
+    }
+    py::gil_scoped_release released;  // the authentication thread may be waiting for the GIL
     server_.emplace(address, std::move(options));
   }
+
+  ~ServerHandle() { close(); }
 
   Server& get() {
     if (!server_) throw Error("the server is closed");
     return *server_;
   }
 
-  void close() { server_.reset(); }
+  void close() {
+    // Stopping the authentication thread waits for it, and it may be waiting for the GIL.
+    py::gil_scoped_release released;
+    server_.reset();
+  }
 
  private:
   std::optional<Server> server_;
@@ -61,7 +104,15 @@ void bind_server(py::module_& module) {
                            "coupler::Server: binds a ROUTER socket; bad frames are answered with an ErrorMessage, "
                            "counted and passed to on_bad_frame(text) (default: written to stderr), and never reach "
                            "the caller. Blocking calls release the GIL.")
-      .def(py::init<const std::string&, py::object>(), py::arg("address"), py::arg("on_bad_frame") = py::none())
+      .def(py::init<const std::string&, py::object, double, double, std::int64_t,
+                    std::optional<std::pair<std::string, std::string>>, std::vector<std::string>, py::object>(),
+           py::arg("address"), py::arg("on_bad_frame") = py::none(), py::arg("heartbeat") = 1.0,
+           py::arg("heartbeat_timeout") = 3.0, py::arg("max_frame_bytes") = 1048576,
+           py::arg("curve_key_pair") = py::none(), py::arg("curve_allowed_clients") = std::vector<std::string>{},
+           py::arg("on_refused_client") = py::none(),
+           "coupler::ServerOptions as keywords: `heartbeat` and `heartbeat_timeout` in seconds (heartbeat 0: off), "
+           "`max_frame_bytes` (0: no limit), `curve_key_pair` (Z85 public, secret), `curve_allowed_clients` (Z85 "
+           "public keys), `on_refused_client(text)` called from the authentication thread for each refused client.")
       .def(
           "receive",
           [](ServerHandle& s, double timeout) {
@@ -81,6 +132,14 @@ void bind_server(py::module_& module) {
           },
           py::arg("request"), py::arg("frame"),
           "Send an encoded answer to a request. Never blocks; an undeliverable answer is reported and dropped.")
+      .def(
+          "take_closed_peers",
+          [](ServerHandle& s) {
+            py::list peers;
+            for (const std::string& peer : s.get().take_closed_peers()) peers.append(py::bytes(peer));
+            return peers;
+          },
+          "The identities (Request.peer, bytes) of peers whose connection closed since the last call; never blocks.")
       .def_property_readonly("endpoint", [](ServerHandle& s) { return s.get().endpoint(); },
                              "The bound address, with the port filled in.")
       .def_property_readonly("bad_frames", [](ServerHandle& s) { return s.get().bad_frames(); })

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -64,20 +65,22 @@ def address_for(transport: str, tmp_path: Path) -> str:
 
 
 def wait_until_serving(
-    address: str, process: subprocess.Popen, timeout: float = 20.0, probe: Message | None = None
+    address: str, process: subprocess.Popen, timeout: float = 20.0, probe: Message | None = None,
+    **client_options: Any,
 ) -> None:
     """Return once `probe` sent to `address` is answered; fail if the process dies or time runs out.
 
     The default probe, a SensorRequest, leaves a coupler server free for the
     next controller (a HandshakeInit would hold it for the lease); Click's
-    server answers only HandshakeInit and Control.
+    server answers only HandshakeInit and Control. `client_options` go to the
+    probing Client (CURVE keys for a CURVE server).
     """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read() if process.stdout else ''}")
         try:
-            with Client(address, timeout=0.3) as client:
+            with Client(address, timeout=0.3, **client_options) as client:
                 client.request(probe or SensorRequestMessage())
                 return
         except Error:
@@ -86,19 +89,22 @@ def wait_until_serving(
 
 
 @contextlib.contextmanager
-def running(command: list[str], address: str, probe: Message | None = None) -> Iterator[subprocess.Popen]:
+def running(
+    command: list[str], address: str, probe: Message | None = None, **client_options: Any
+) -> Iterator[subprocess.Popen]:
     """Run a server process until the block ends, killing it however the block ends."""
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        wait_until_serving(address, process, probe=probe)
+        wait_until_serving(address, process, probe=probe, **client_options)
         yield process
     finally:
         process.kill()
         process.wait(timeout=10)
 
 
-def coupler_server(address: str, *flags: str) -> contextlib.AbstractContextManager[subprocess.Popen]:
-    return running([sys.executable, "-m", "demo.server", "--addr", address, *flags], address)
+def coupler_server(address: str, *flags: str, **client_options: Any) -> contextlib.AbstractContextManager[subprocess.Popen]:
+    """demo.server with `flags`; `client_options` are what a client needs to be answered (CURVE keys)."""
+    return running([sys.executable, "-m", "demo.server", "--addr", address, *flags], address, **client_options)
 
 
 def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:

@@ -2,10 +2,12 @@
 // A controller's connection to a simulation server.
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <coupler/curve_keys.hpp>
 #include <coupler/messages.hpp>
 
 namespace coupler {
@@ -16,6 +18,20 @@ struct ClientOptions {
   // How long closing waits to deliver messages still queued (a goodbye to
   // a server that is slow to read), before dropping them.
   std::chrono::milliseconds linger{200};
+  // ZMTP heartbeats (tcp://, ipc://): a PING after this much silence, and
+  // the connection dropped when nothing at all came back within
+  // heartbeat_timeout, so a dead server is noticed even while nobody sends.
+  // An interval of 0 turns heartbeats off.
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::chrono::milliseconds heartbeat_timeout{3000};
+  // Frames larger than this are never read: ZeroMQ drops the connection
+  // instead. 0 means no limit.
+  std::int64_t max_frame_bytes = 1048576;
+  // CurveZMQ: with both set, the connection is encrypted and this client
+  // authenticates with its own key pair to a server holding
+  // server_public_key (Z85; load_curve_public_key reads a NAME.key file).
+  std::optional<CurveKeyPair> curve_key_pair;
+  std::string curve_server_key;
 };
 
 // Connects to a server's REP or ROUTER socket over tcp://, ipc:// or
@@ -52,6 +68,13 @@ class Client {
 
   // send() then receive().
   Message request(const Message& message);
+
+  // Closes the socket, dropping whatever was queued or under way, and opens
+  // a fresh one to the same address with the same options: after a server
+  // restart, or to abandon a request for good.
+  void reconnect();
+  // The security mechanism the socket uses: "CURVE" or "NULL".
+  std::string mechanism() const;
 
   const std::string& address() const noexcept;
   const ClientOptions& options() const noexcept;

@@ -4,6 +4,7 @@
 #include <coupler/client.hpp>
 #include <coupler/codec.hpp>
 #include <coupler/control_layout.hpp>
+#include <coupler/curve_keys.hpp>
 #include <coupler/error.hpp>
 #include <coupler/messages.hpp>
 #include <coupler/sensor_layout.hpp>

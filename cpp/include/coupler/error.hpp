@@ -30,6 +30,22 @@ class TimeoutError : public Error {
   using Error::Error;
 };
 
+// A request that changes the simulation (a Control, a Reset) timed out and
+// the session re-established itself with a new handshake (the server had
+// restarted, say); the request was not sent again, since it may or may not
+// have been applied. The session is usable: decide what to send next.
+class ReconnectedError : public TimeoutError {
+ public:
+  using TimeoutError::TimeoutError;
+};
+
+// After a reconnect, the server's handshake describes another scene than the
+// session was using.
+class SceneChangedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // The peer answered with an ErrorMessage.
 class RemoteError : public Error {
  public:

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <coupler/curve_keys.hpp>
 #include <coupler/messages.hpp>
 
 namespace coupler {
@@ -18,6 +19,22 @@ struct ServerOptions {
   // answer it could not deliver; the default
   // writes one line to std::clog.
   std::function<void(const std::string&)> on_bad_frame;
+  // ZMTP heartbeats (tcp://, ipc://): a PING after this much silence, and a
+  // connection dropped when nothing came back within heartbeat_timeout, so
+  // a killed controller is noticed (take_closed_peers) even while nobody
+  // sends. An interval of 0 turns heartbeats off.
+  std::chrono::milliseconds heartbeat_interval{1000};
+  std::chrono::milliseconds heartbeat_timeout{3000};
+  // Frames larger than this never reach the decoder: ZeroMQ drops the
+  // sender's connection instead. 0 means no limit.
+  std::int64_t max_frame_bytes = 1048576;
+  // CurveZMQ: with a key pair set, every connection is encrypted and only
+  // clients whose public key (Z85) is in curve_allowed_clients get in; each
+  // refused client is reported (address and key) through on_refused_client,
+  // from the authentication thread (default: one line to std::clog).
+  std::optional<CurveKeyPair> curve_key_pair;
+  std::vector<std::string> curve_allowed_clients;
+  std::function<void(const std::string&)> on_refused_client;
 };
 
 // A message received by a Server, with the routing envelope its answer needs.
@@ -66,6 +83,12 @@ class Server {
   void reply(const Request& request, const Message& message);
   // Sends an answer already encoded (by SensorLayout::encode, say).
   void reply_frame(const Request& request, const std::string& frame);
+
+  // The routing identities (Request::peer) of peers whose connection has
+  // closed since the last call: a controller that was killed or left, or one
+  // whose heartbeats stopped. Only peers that sent a valid request are
+  // reported, each once. Never blocks.
+  std::vector<std::string> take_closed_peers();
 
   // The bound address, with the port filled in when it was tcp://host:0 or *.
   std::string endpoint() const;

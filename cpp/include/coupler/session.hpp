@@ -21,11 +21,20 @@ struct SessionOptions {
   bool polling = false;
   // Called with "send" or "recv" and each message, for tracing.
   std::function<void(std::string_view direction, const Message&)> trace;
+  // When a request times out, reconnect and handshake again up to this many
+  // times (0: never; the TimeoutError is thrown). A request that changes
+  // nothing (SensorRequest) is then sent again; a Control or Reset is not,
+  // since the server may have applied it: ReconnectedError says so.
+  int reconnect_attempts = 0;
 };
 
 // Every call waits at most the client's timeout (ClientOptions, default 5 s)
 // and throws TimeoutError past it; an ErrorMessage from the server throws
-// RemoteError; an answer of the wrong kind throws ProtocolError.
+// RemoteError; an answer of the wrong kind throws ProtocolError. A session
+// whose request timed out stays usable; reconnect() (or
+// SessionOptions::reconnect_attempts) resumes after a server restart. A
+// request that timed out because the server was unreachable stays queued and
+// is delivered if that server comes back; reconnect() drops it.
 class Session {
  public:
   // Connects and does the handshake.
@@ -46,6 +55,10 @@ class Session {
   SensorReadings sensors();
   // Restores the initial state; the simulation waits for the next step().
   void reset();
+  // Opens a fresh connection to the same address and does the handshake
+  // again. Throws SceneChangedError, keeping the old handshake, when the
+  // server now describes a different scene, unless accept_scene_change.
+  void reconnect(bool accept_scene_change = false);
   // Tells the server this controller is leaving. Called by the destructor.
   void close();
 
@@ -56,6 +69,8 @@ class Session {
 
  private:
   Message exchange(const Message& request);
+  Message exchange_once(const Message& request);
+  void reestablish(const TimeoutError& cause);
   Message receive_polling(std::chrono::steady_clock::time_point sent);
   SensorReadings expect_sensors(const Message& request);
 
