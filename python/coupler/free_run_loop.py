@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from coupler.responder import Responder
+from coupler.responder import ClosedPeerWatch, Responder
 from coupler.run_clock import RunClock
 
 
@@ -32,6 +32,7 @@ class FreeRunLoop:
         self.clock = clock
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
+        self._closed = ClosedPeerWatch(responder)
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error."""
@@ -61,6 +62,9 @@ class FreeRunLoop:
     def _serve_requests(self, timeout: float) -> None:
         """Answer every request that arrives within `timeout` seconds; return when it has passed or one was served."""
         request = self.responder.receive(timeout)
+        if request is None:
+            self._closed.release()
         while request is not None:
+            self._closed.saw(request)
             self.responder.send(request, self.responder.respond(request))
             request = self.responder.try_receive()

@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from coupler.messages import ErrorCode, ErrorMessage
-from coupler.responder import Answer, Responder
+from coupler.responder import Answer, ClosedPeerWatch, Responder
 from coupler.run_clock import RunClock
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,7 @@ class LockstepLoop:
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
         self._held: dict[bytes, Any] = {}  # peer -> its request waiting for the step
+        self._closed = ClosedPeerWatch(responder)
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error.
@@ -59,7 +60,9 @@ class LockstepLoop:
         while not stop.is_set():
             request = self.responder.receive(poll_timeout)
             if request is None:
+                self._closed.release()
                 continue
+            self._closed.saw(request)
             starts = self.sim.starts
             answer = self.responder.respond(request)
             stepped_to = self._pace(answer, self.sim.starts != starts)
@@ -90,7 +93,10 @@ class LockstepLoop:
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
                 request = self.responder.receive(wait)
-                if request is not None:
+                if request is None:
+                    self._closed.release()
+                else:
+                    self._closed.saw(request)
                     answer = self.responder.respond(request)
                     if answer.held:
                         self._held[request.peer] = request

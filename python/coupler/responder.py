@@ -78,3 +78,30 @@ class Responder(Protocol):
     def __enter__(self) -> Responder: ...
 
     def __exit__(self, *exc_info: object) -> None: ...
+
+
+class ClosedPeerWatch:
+    """Ends the session of a controller whose connection has closed (killed, gone, silent past its
+    heartbeats), so the next controller need not wait for its lease to lapse.
+
+    The transport's reports are read when they can matter: when a request
+    comes from another peer than the one before (a newcomer may be asking
+    for a simulation a dead controller still holds) and while idle. The lone
+    controller's round trips pay one comparison.
+    """
+
+    def __init__(self, responder: Responder) -> None:
+        self.responder = responder
+        self._last_peer: bytes | None = None
+
+    def saw(self, request: Any) -> None:
+        """Call with every request, before it is handled."""
+        peer = request.peer
+        if peer != self._last_peer:
+            self._last_peer = peer
+            self.release()
+
+    def release(self) -> None:
+        """End the sessions of every peer the transport has reported closed since the last look."""
+        for peer in self.responder.take_closed_peers():
+            self.responder.sim.peer_left(peer)

@@ -203,3 +203,18 @@ def test_a_signal_stops_the_server_cleanly_after_answering_the_pending_request(s
     assert "simulated time:        0.5000 s" in out
     assert "controls received:     1" in out
     assert not socket_file.exists()
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+@pytest.mark.parametrize("transport", ["ipc", "tcp"])
+def test_a_killed_controller_frees_the_simulation_at_once_without_waiting_for_its_lease(path, transport, tmp_path):
+    address = address_for(transport, tmp_path)
+    # A lease far longer than the test: only the closed connection can free the simulation.
+    with coupler_server(address, "--scene", "static", "--session-timeout", "600", *PATHS[path]) as server:
+        controller = stall(address, "--controls", "3", "--then", "idle")
+        controller.kill()
+        controller.wait(timeout=10)
+        with take_over(address, within=5.0) as successor:
+            assert successor.request(ARM_ZEROS).simulated_time == pytest.approx(4 * STATIC_STEP)
+            successor.send(GOODBYE)
+        assert server.poll() is None
