@@ -14,7 +14,7 @@ import numpy as np
 from perf.errors import BenchmarkError
 
 if TYPE_CHECKING:
-    from perf.rtt_measure import Floor, FloorSpec, Row
+    from perf.rtt_measure import Floor, Row
 
 
 def require_matplotlib() -> None:
@@ -42,25 +42,28 @@ def _tail(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, 1.0 - np.arange(x.size) / x.size
 
 
-def rtt_plot(rows: list[Row], floors: dict[FloorSpec, Floor], path: Path) -> Path:
+def rtt_plot(rows: list[Row], floors: list[Floor], path: Path) -> Path:
     """One panel per server and scene: each row's round-trip survival curve on log-log axes, so the
-    tail out to p99.9 reads as clearly as the median; the rows' floors dotted in the same colours."""
+    tail out to p99.9 reads as clearly as the median; each blocking row's floor (`floors[i]` is
+    `rows[i]`'s) dotted in the same colour."""
     plt = _pyplot()
     groups = list(dict.fromkeys((row.spec.peer, row.spec.scene) for row in rows))
     fig, axes = plt.subplots(len(groups), 1, figsize=(10, 3.6 * len(groups)), squeeze=False, sharex=True)
     pairs = list(dict.fromkeys((row.spec.client, row.spec.transport) for row in rows))
     colours = {pair: plt.cm.tab10(i) for i, pair in enumerate(pairs)}
     for ax, (peer, scene) in zip(axes[:, 0], groups):
-        shown = [row for row in rows if (row.spec.peer, row.spec.scene) == (peer, scene)]
-        for row in shown:
+        shown = [(row, floor) for row, floor in zip(rows, floors) if (row.spec.peer, row.spec.scene) == (peer, scene)]
+        for row, _ in shown:
             x, y = _tail(row.samples)
             ax.step(x, y, where="post", color=colours[(row.spec.client, row.spec.transport)],
                     linestyle="-" if row.spec.receive == "blocking" else "--",
                     label=f"{row.spec.client} {row.spec.transport} {row.spec.receive}")
-        for spec in dict.fromkeys(row.floor_spec() for row in shown):
-            x, y = _tail(floors[spec].samples)
-            ax.step(x, y, where="post", color=colours[(spec.language, spec.transport)], linestyle=":",
-                    label=f"floor {spec.language} {spec.transport}")
+        for row, floor in shown:
+            if row.spec.receive != "blocking":
+                continue  # one floor a client and transport is enough to read the panel
+            x, y = _tail(floor.samples)
+            ax.step(x, y, where="post", color=colours[(row.spec.client, row.spec.transport)], linestyle=":",
+                    label=f"floor {floor.spec.language} {floor.spec.transport}")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{peer}, scene {scene}")

@@ -33,7 +33,6 @@ from perf.rtt_measure import (
     PCLICK_SCENE,
     RECEIVE_MODES,
     Floor,
-    FloorSpec,
     Row,
     RowSpec,
     measure_floor,
@@ -96,26 +95,25 @@ def _servable(peer: str, transport: str) -> bool:
 @dataclass
 class Measurements:
     rows: list[Row]
-    floors: dict[FloorSpec, Floor]
+    floors: list[Floor]  # floors[i] is rows[i]'s, measured right after it
     step_costs_us: dict[str, float | None]  # one mj_step of each coupler scene alone; None without physics
     seconds: float
 
 
 def measure(settings: Settings, workdir: Path) -> Measurements:
-    """Every row of the settings, then the floor of every distinct (language, transport, sizes) the rows used."""
+    """Every row of the settings, each followed at once by its floor: the ping-pong of the row's language,
+    transport and frame sizes, so a shared machine's load changes both sides of a ratio alike."""
     started = time.monotonic()
     specs = settings.row_specs()
-    rows = []
+    rows, floors = [], []
     for index, spec in enumerate(specs, 1):
         row = measure_row(spec, settings.count, workdir, list(settings.server_args))
-        log.info("[%d/%d] %-48s p50 %8.1f us  p99 %8.1f us  %6d/%d bytes", index, len(specs), spec.label(),
-                 row.latency.p50, row.latency.p99, row.request_bytes, row.reply_bytes)
+        floor = measure_floor(row.floor_spec(), settings.count, workdir)
+        log.info("[%d/%d] %-48s p50 %8.1f us (floor %6.1f)  p99 %8.1f us  %6d/%d bytes", index, len(specs),
+                 spec.label(), row.latency.p50, floor.latency.p50, row.latency.p99, row.request_bytes,
+                 row.reply_bytes)
         rows.append(row)
-    floors: dict[FloorSpec, Floor] = {}
-    for spec in dict.fromkeys(row.floor_spec() for row in rows):
-        floor = measure_floor(spec, settings.count, workdir)
-        log.info("[floor] %-46s p50 %8.1f us  p99 %8.1f us", spec.label(), floor.latency.p50, floor.latency.p99)
-        floors[spec] = floor
+        floors.append(floor)
     step_costs = {}
     for scene in settings.scenes:
         step_costs[scene] = step_cost_us(scene)
@@ -125,10 +123,9 @@ def measure(settings: Settings, workdir: Path) -> Measurements:
 
 
 def to_result(settings: Settings, measured: Measurements, peer_versions: dict[str, str]) -> dict[str, Any]:
-    """The JSON document: settings, host, every row with its ratio to its same-run floor, every floor."""
+    """The JSON document: settings, host, every row with its ratio to its floor, every floor."""
     rows = []
-    for row in measured.rows:
-        floor = measured.floors[row.floor_spec()]
+    for row, floor in zip(measured.rows, measured.floors):
         rows.append({
             **asdict(row.spec),
             "latency_us": asdict(row.latency),
@@ -147,7 +144,7 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
     floors = [
         {**asdict(floor.spec), "latency_us": asdict(floor.latency),
          "round_trips_per_second": floor.round_trips_per_second}
-        for floor in measured.floors.values()
+        for floor in measured.floors
     ]
     return {
         "benchmark": "rtt",

@@ -18,11 +18,11 @@ def _server(row: dict[str, Any], versions: dict[str, str]) -> str:
 
 def rows_table(result: dict[str, Any]) -> str:
     versions = result["settings"].get("peer_versions", {})
-    headers = ["server", "scene", "client", "transport", "receive", "n", *_PERCENTILE_HEADERS,
+    headers = ["#", "server", "scene", "client", "transport", "receive", "n", *_PERCENTILE_HEADERS,
                "round trips/s", "bytes →/←", "server CPU µs/rt", "idle CPU %", "p50 ÷ floor", "p99 ÷ floor"]
     cells = [
         [
-            _server(row, versions), row["scene"], row["client"], row["transport"], row["receive"],
+            str(index), _server(row, versions), row["scene"], row["client"], row["transport"], row["receive"],
             str(row["latency_us"]["count"]),
             *(number(row["latency_us"][key]) for key in _PERCENTILES),
             number(row["round_trips_per_second"], 0),
@@ -32,23 +32,24 @@ def rows_table(result: dict[str, Any]) -> str:
             number(row["vs_floor"]["p50"], 2),
             number(row["vs_floor"]["p99"], 2),
         ]
-        for row in result["rows"]
+        for index, row in enumerate(result["rows"], 1)
     ]
-    return table(headers, cells, [False] * 5 + [True] * 12)
+    return table(headers, cells, [True] + [False] * 5 + [True] * 12)
 
 
 def floors_table(result: dict[str, Any]) -> str:
-    headers = ["floor: REQ/REP ping-pong", "transport", "bytes →/←", "n", *_PERCENTILE_HEADERS, "round trips/s"]
+    headers = ["after #", "floor: REQ/REP ping-pong", "transport", "bytes →/←", "n", *_PERCENTILE_HEADERS,
+               "round trips/s"]
     cells = [
         [
-            _LANGUAGES.get(floor["language"], floor["language"]), floor["transport"],
+            str(index), _LANGUAGES.get(floor["language"], floor["language"]), floor["transport"],
             f"{floor['request_bytes']}/{floor['reply_bytes']}", str(floor["latency_us"]["count"]),
             *(number(floor["latency_us"][key]) for key in _PERCENTILES),
             number(floor["round_trips_per_second"], 0),
         ]
-        for floor in result["floors"]
+        for index, floor in enumerate(result["floors"], 1)
     ]
-    return table(headers, cells, [False, False] + [True] * 8)
+    return table(headers, cells, [True, False, False] + [True] * 8)
 
 
 def curve_table(result: dict[str, Any]) -> str | None:
@@ -94,7 +95,8 @@ def render(result: dict[str, Any]) -> str:
         "user + system time over the client's run, divided by the Controls it answered (the pick approach's "
         "included); idle CPU is its use of one core over half a second before the client starts, with a "
         "controller connected and silent. A row's floor is the ping-pong in the client's language, on its "
-        "transport, with its frame sizes, measured in the same run. A tcp-curve row (TCP with CurveZMQ "
+        "transport, with its frame sizes, measured right after the row, so that a shared machine's load "
+        "weighs on both alike. A tcp-curve row (TCP with CurveZMQ "
         "encryption and authentication) is set against the plain tcp floor, so its ratio includes what CURVE "
         "costs.",
     ]

@@ -64,28 +64,28 @@ def test_every_row_has_its_figures(result):
             assert row["server_cpu_us_per_round_trip"] is None
 
 
-def test_ratios_are_to_the_floor_measured_in_the_same_run(result):
-    floors = {
-        (f["language"], f["transport"], f["request_bytes"], f["reply_bytes"]): f["latency_us"] for f in result["floors"]
-    }
-    for row in result["rows"]:
-        key = (row["client"], row["transport"], row["request_bytes"], row["reply_bytes"])
+def test_each_row_is_set_against_its_own_floor_measured_right_after_it(result):
+    assert len(result["floors"]) == len(result["rows"])
+    for row, floor in zip(result["rows"], result["floors"]):
+        key = (row["client"], "tcp" if row["transport"] == "tcp-curve" else row["transport"],
+               row["request_bytes"], row["reply_bytes"])
+        assert (floor["language"], floor["transport"], floor["request_bytes"], floor["reply_bytes"]) == key
         assert row["floor"] == dict(zip(("language", "transport", "request_bytes", "reply_bytes"), key))
-        assert row["vs_floor"]["p50"] == pytest.approx(row["latency_us"]["p50"] / floors[key]["p50"])
-        assert row["vs_floor"]["p99"] == pytest.approx(row["latency_us"]["p99"] / floors[key]["p99"])
-    assert len(floors) == len(result["floors"])  # each floor measured once
+        assert row["vs_floor"]["p50"] == pytest.approx(row["latency_us"]["p50"] / floor["latency_us"]["p50"])
+        assert row["vs_floor"]["p99"] == pytest.approx(row["latency_us"]["p99"] / floor["latency_us"]["p99"])
 
 
 def test_the_table_has_a_row_per_combination_and_per_floor(result):
     lines = render(result).splitlines()
-    table_rows = [line for line in lines if line.startswith("| coupler") or line.startswith("| pclick")]
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines if line.startswith("| ")]
+    table_rows = [row for row in cells if row[1].startswith(("coupler", "pclick"))]
     assert len(table_rows) == len(result["rows"])
-    for line, row in zip(table_rows, result["rows"]):
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        assert cells[2:5] == [row["client"], row["transport"], row["receive"]]
-        assert cells[-2] == f"{row['vs_floor']['p50']:,.2f}"
-    floor_rows = [line for line in lines if line.startswith("| C++") or line.startswith("| Python")]
-    assert len(floor_rows) == len(result["floors"])
+    for index, (cells_of_row, row) in enumerate(zip(table_rows, result["rows"]), 1):
+        assert cells_of_row[0] == str(index)
+        assert cells_of_row[3:6] == [row["client"], row["transport"], row["receive"]]
+        assert cells_of_row[-2] == f"{row['vs_floor']['p50']:,.2f}"
+    floor_rows = [row for row in cells if row[1].startswith(("C++", "Python"))]
+    assert [row[0] for row in floor_rows] == [str(i) for i in range(1, len(result["floors"]) + 1)]
 
 
 def test_the_plot_is_written(measured, tmp_path):
