@@ -12,14 +12,12 @@ simVars) are left out, as Click leaves them out.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
-from google.protobuf.unknown_fields import UnknownFieldSet
 
+from coupler import protobuf_parity
 from coupler._proto import coupler_pb2 as pb
 from coupler.errors import Error, ProtocolError
 from coupler.messages import (
@@ -317,147 +315,6 @@ def _unparsable(frame: bytes) -> str:
     return f"frame of {len(frame)} bytes is not a protobuf message"
 
 
-# ---- Writing frames in C++'s order
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _length_delimited(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-@functools.cache
-def _map_fields(descriptor: Any) -> tuple[tuple[str, int, bool], ...]:
-    """A message type's map fields: name, number, and whether the values are messages."""
-    return tuple(
-        (f.name, f.number, f.message_type.fields_by_name["value"].message_type is not None)
-        for f in sorted(descriptor.fields, key=lambda f: f.number)
-        if f.message_type is not None and f.message_type.GetOptions().map_entry
-    )
-
-
-def _has_prefix_keys(proto: Any) -> bool:
-    """Whether some map in the message has a key that is a proper prefix of another of its keys."""
-    for name, _, message_values in _map_fields(proto.DESCRIPTOR):
-        entries = getattr(proto, name)
-        # Sorted, a key that is a prefix of others comes right before one of them.
-        keys = sorted(entries)
-        if any(later.startswith(key) for key, later in zip(keys, keys[1:])):
-            return True
-        if message_values and any(_has_prefix_keys(value) for value in entries.values()):
-            return True
-    return False
-
-
-def _serialize_in_key_order(proto: Any) -> bytes:
-    """The deterministic frame, map entries in byte order of their keys, written entry by entry."""
-    maps = _map_fields(proto.DESCRIPTOR)
-    if not maps:
-        return proto.SerializeToString(deterministic=True)
-    map_names = {name for name, _, _ in maps}
-    out = bytearray()
-    below = 0
-    for name, number, message_values in (*maps, (None, 1 << 29, False)):
-        # The other fields numbered between the previous map and this one, in protobuf's own order.
-        part = type(proto)()
-        part.CopyFrom(proto)
-        for field, _ in proto.ListFields():
-            if field.name in map_names or not below < field.number < number:
-                part.ClearField(field.name)
-        out += part.SerializeToString(deterministic=True)
-        below = number
-        if name is None:
-            break
-        entries = getattr(proto, name)
-        for key in sorted(entries):
-            if message_values:
-                entry = _length_delimited(1, key.encode()) + _length_delimited(
-                    2, _serialize_in_key_order(entries[key])
-                )
-                out += _length_delimited(number, entry)
-            else:
-                single = type(proto)()
-                getattr(single, name)[key] = entries[key]
-                out += single.SerializeToString()
-    return bytes(out)
-
-
-def _serialize(proto: Any) -> bytes:
-    """The frame, map entries sorted by the bytes of their keys, as C++ writes them.
-
-    protobuf's Python runtime (upb) sorts a key after the keys it is a prefix
-    of ("ab" before "a"); C++ sorts it first, as a byte-wise comparison does.
-    A frame with no such pair of keys is protobuf's own deterministic one,
-    the others are written entry by entry.
-    """
-    if _has_prefix_keys(proto):
-        return _serialize_in_key_order(proto)
-    return proto.SerializeToString(deterministic=True)
-
-
-# ---- Reading map entries as C++ reads them
-
-
-def _diverts_map_entries(proto: Any) -> bool:
-    """Whether upb set a map entry aside among the unknown fields.
-
-    It does so with an entry that carries a field an entry does not have (or
-    its key or value in another wire type); C++ reads such an entry, skipping
-    what it does not know.
-    """
-    maps = _map_fields(proto.DESCRIPTOR)
-    if not maps:
-        return False
-    numbers = {number for _, number, _ in maps}
-    if any(unknown.field_number in numbers for unknown in UnknownFieldSet(proto)):
-        return True
-    return any(
-        _diverts_map_entries(value)
-        for name, _, message_values in maps
-        if message_values
-        for value in getattr(proto, name).values()
-    )
-
-
-def _plain_entries(file: Any) -> None:
-    for message in file.message_type:
-        _plain_entry_types(message)
-
-
-def _plain_entry_types(message: Any) -> None:
-    for nested in message.nested_type:
-        nested.options.ClearField("map_entry")
-        _plain_entry_types(nested)
-
-
-@functools.cache
-def _entry_list_class(full_name: str) -> type:
-    """The message type with each map read as the list of entries it is on the wire, in a pool of its own."""
-    file = descriptor_pb2.FileDescriptorProto()
-    pb.DESCRIPTOR.CopyToProto(file)
-    _plain_entries(file)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName(full_name))
-
-
-def _read_as_cpp(proto_class: type, frame: bytes) -> Any:
-    """The frame parsed as C++ parses it: every map entry read, in wire order, skipping what it does not know."""
-    entries = _entry_list_class(proto_class.DESCRIPTOR.full_name)()
-    entries.ParseFromString(frame)
-    entries.DiscardUnknownFields()
-    proto = proto_class()
-    proto.ParseFromString(entries.SerializeToString())
-    return proto
-
-
 def to_proto(message: Message) -> Any:
     """The message's generated protobuf counterpart (for tools that print protobuf text).
 
@@ -484,7 +341,7 @@ def encode(message: Message) -> bytes:
     a value that cannot be sent (a sensor value of the wrong width, a
     MULTIPLE sensor, a number out of its field's range).
     """
-    return _serialize(to_proto(message))
+    return protobuf_parity.serialize(to_proto(message))
 
 
 def decode(frame: bytes) -> Message:
@@ -506,8 +363,8 @@ def decode(frame: bytes) -> Message:
     proto = _PROTO_CLASSES[message_type]()
     try:
         proto.ParseFromString(frame)
+        if protobuf_parity.sets_map_entries_aside(proto):
+            proto = protobuf_parity.parse_as_cpp(_PROTO_CLASSES[message_type], frame)
     except DecodeError:
         raise _malformed(f"frame of {len(frame)} bytes is not a valid {_KIND_NAMES[message_type]} message") from None
-    if _diverts_map_entries(proto):
-        proto = _read_as_cpp(_PROTO_CLASSES[message_type], frame)
     return _READ[message_type](proto)
