@@ -5,6 +5,7 @@
 
 #include "coupler.pb.h"
 #include "deterministic_wire.hpp"
+#include "wire_tags.hpp"
 
 namespace coupler {
 namespace {
@@ -306,7 +307,8 @@ auto with_proto(const Message& message, F&& use) {
 template <class T>
 Message parse(std::string_view frame) {
   typename ProtoOf<T>::type proto;
-  if (!proto.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
+  if (!detail::tags_fit(frame, *proto.GetDescriptor()) ||
+      !proto.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
     malformed("frame of " + std::to_string(frame.size()) + " bytes is not a valid " +
               std::string(to_string(type_of(Message(std::in_place_type<T>)))) + " message");
   }
@@ -327,7 +329,8 @@ std::string describe(const Message& message) {
 Message decode(std::string_view frame) {
   if (frame.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) malformed("frame too large to parse");
   pb::Message header;
-  if (!header.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
+  if (!detail::tags_fit(frame, *header.GetDescriptor()) ||
+      !header.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
     // Name the kind a broken frame claims to be when its first field says,
     // as every coupler and Click frame's does; the Python codec says the same.
     const std::string prefix = "frame of " + std::to_string(frame.size()) + " bytes is not a ";

@@ -167,7 +167,7 @@ struct Server::Impl {
       record_peer(zmq_msg_get(payload.handle(), ZMQ_SRCFD), envelope.front());
       return Request(std::move(envelope), std::move(message), std::move(frame));
     } catch (const ProtocolError& e) {
-      const std::string problem = std::string("malformed frame: ") + e.what();
+      const std::string problem = "malformed frame: " + e.text();
       report(problem);
       send(envelope, encode(ErrorMessage{static_cast<int>(e.code()), problem}));
       return std::nullopt;

@@ -17,6 +17,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from coupler import protobuf_parity
 from coupler._proto import coupler_pb2 as pb
 from coupler.errors import Error, ProtocolError
 from coupler.messages import (
@@ -340,7 +341,7 @@ def encode(message: Message) -> bytes:
     a value that cannot be sent (a sensor value of the wrong width, a
     MULTIPLE sensor, a number out of its field's range).
     """
-    return to_proto(message).SerializeToString(deterministic=True)
+    return protobuf_parity.serialize(to_proto(message))
 
 
 def decode(frame: bytes) -> Message:
@@ -362,6 +363,8 @@ def decode(frame: bytes) -> Message:
     proto = _PROTO_CLASSES[message_type]()
     try:
         proto.ParseFromString(frame)
+        if protobuf_parity.sets_map_entries_aside(proto):
+            proto = protobuf_parity.parse_as_cpp(_PROTO_CLASSES[message_type], frame)
     except DecodeError:
         raise _malformed(f"frame of {len(frame)} bytes is not a valid {_KIND_NAMES[message_type]} message") from None
     return _READ[message_type](proto)

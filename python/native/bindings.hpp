@@ -10,5 +10,6 @@ void register_errors();
 void bind_server(pybind11::module_& module);
 void bind_client(pybind11::module_& module);
 void bind_layouts(pybind11::module_& module);
+void bind_codec(pybind11::module_& module);
 
 }  // namespace coupler::python

@@ -28,7 +28,7 @@ void register_errors() {
       raise("TimeoutError", py::make_tuple(e.what()));
     } catch (const ProtocolError& e) {
       py::object code = py::module_::import("coupler.messages").attr("ErrorCode")(static_cast<int>(e.code()));
-      raise("ProtocolError", py::make_tuple(e.what(), code));
+      raise("ProtocolError", py::make_tuple(e.text(), code));
     } catch (const RemoteError& e) {
       raise("RemoteError", py::make_tuple(e.code(), e.text()));
     } catch (const Error& e) {

@@ -8,4 +8,5 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_server(module);
   coupler::python::bind_client(module);
   coupler::python::bind_layouts(module);
+  coupler::python::bind_codec(module);
 }

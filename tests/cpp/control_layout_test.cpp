@@ -53,7 +53,7 @@ std::string refusal(const ControlMessage& control) {
   } catch (const ProtocolError& e) {
     CHECK(e.code() == ErrorCode::ControlMismatch);
     CHECK(arrays.untouched());
-    return e.what();
+    return e.text();
   }
   FAIL("the control was accepted");
   return {};
@@ -147,6 +147,12 @@ TEST_CASE("each mismatch is refused with the Python server's text") {
     INFO(text);
     CHECK(refusal(control) == kPrefix + text);
   }
+}
+
+TEST_CASE("a refusal quotes a name holding a NUL byte whole") {
+  const std::string name("robot\0nine", 10);
+  CHECK(refusal(ControlMessage::builder().object(name).values({1.0})) ==
+        kPrefix + ("unknown object '" + name + "' (the scene has 'arm', 'box', 'cart')"));
 }
 
 TEST_CASE("a scene without objects says so when refusing an object") {

@@ -13,6 +13,7 @@
 #include <coupler/server.hpp>
 
 #include "test_endpoints.hpp"
+#include "wire_writer.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -78,6 +79,29 @@ TEST_CASE("a bad frame is answered with an ErrorMessage naming the problem, then
   CHECK(request.type() == MessageType::HandshakeInit);
   server.reply(request, HandshakeMessage{});
   CHECK(std::holds_alternative<HandshakeMessage>(peer.receive()));
+}
+
+TEST_CASE("a malformed frame's problem is answered whole, a name holding a NUL byte included") {
+  const std::string name("arm\0left", 8);
+  WireWriter object;  // two value lists: a Control no decoder takes
+  object.packed_doubles_field(1, {1.0});
+  object.packed_doubles_field(5, {2.0});
+  WireWriter entry;
+  entry.bytes_field(1, name);
+  entry.bytes_field(2, object.bytes());
+  WireWriter frame;
+  frame.varint_field(1, static_cast<int>(MessageType::Control));
+  frame.bytes_field(2, entry.bytes());
+
+  Server server(fresh_address("tcp"));
+  RawPeer peer(server.endpoint());
+  peer.send({frame.bytes()});
+  CHECK_THROWS_AS(server.receive(300ms), TimeoutError);
+  const Message answer = peer.receive();
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).text ==
+        "malformed frame: control object '" + name + "' sets 2 of values/angles/angularVelocities/torques; "
+        "exactly one is allowed");
 }
 
 TEST_CASE("an answer to a peer that has gone is dropped and reported, not thrown") {

@@ -16,12 +16,16 @@ class Error : public std::runtime_error {
 // A frame that is not a valid message, or a message that breaks the protocol.
 class ProtocolError : public Error {
  public:
-  ProtocolError(ErrorCode code, const std::string& what) : Error(what), code_(code) {}
+  ProtocolError(ErrorCode code, const std::string& what) : Error(what), code_(code), text_(what) {}
   explicit ProtocolError(const std::string& what) : ProtocolError(ErrorCode::MalformedFrame, what) {}
   ErrorCode code() const noexcept { return code_; }
+  // The whole text. what() ends at the first NUL byte, and the names a
+  // refusal quotes come from the peer's frame, where NUL is a valid character.
+  const std::string& text() const noexcept { return text_; }
 
  private:
   ErrorCode code_;
+  std::string text_;
 };
 
 // A blocking call whose peer did not answer in time.

@@ -1,0 +1,125 @@
+"""atheris target for the Python server's request handling.
+
+Any bytes are one request frame to a `SimulationServer` over demo's static
+scene, served as `coupler.native_responder` serves it, without sockets: a
+Control goes through the C++ `ControlLayout` into the arrays when it matches
+the handshake, everything else through `coupler.codec.decode` and
+`SimulationServer.handle`. What must hold for every frame:
+
+- decoding raises nothing but coupler's ProtocolError;
+- the server answers every request it must answer, never with
+  INTERNAL_ERROR, and its answer encodes;
+- a refused request changes nothing: simulation state, counters, session;
+- the native path and the message path judge a Control alike: the C++
+  layout takes exactly the Controls that the Python check takes, and refuses
+  the others with the same text;
+- the C++ codec (through `coupler._native.reencode`) takes exactly the
+  frames the Python codec takes, refuses the others with the same code, and
+  re-encodes what it takes into the same bytes. The one known exception is
+  protobuf's own: a field numbered 0 inside an unknown group, which the
+  Python runtime skips with the group and the C++ parser refuses (see
+  tests/python/codec_outcomes.py).
+
+    python tests/fuzz/server_fuzzer.py [libFuzzer flags] [corpus dirs]   (scripts/fuzz runs it)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+
+import atheris
+import numpy as np
+
+with atheris.instrument_imports(include=["coupler"]):
+    from coupler.codec import decode, encode
+    from coupler.control_check import check_control
+    from coupler.errors import ProtocolError
+    from coupler.messages import ControlMessage, ErrorCode, ErrorMessage, Message
+    from coupler.simulation_server import SimulationServer
+
+from demo.static_scene import StaticScene
+from tests.python.codec_outcomes import codec_outcomes, only_cpp_refuses_a_field_zero_in_a_group
+
+
+class InvariantBroken(AssertionError):
+    """A property of the server that a request broke: the fuzzer reports it as a crash."""
+
+
+def require(holds: bool, invariant: str) -> None:
+    if not holds:
+        raise InvariantBroken(invariant)
+
+
+server = SimulationServer(StaticScene())
+simulation = server.simulation
+controls = simulation.flat.controls
+sensors_out = simulation.flat.sensors.values
+
+
+def state() -> tuple:
+    """Everything a refused request must leave as it was."""
+    readings = np.empty_like(sensors_out)
+    simulated_time = simulation.sensor_values(readings)
+    stats = dataclasses.replace(server.stats, requests=0, errors_sent=0)
+    return readings.tobytes(), simulated_time, stats, server.session_active, server.running, server.fresh_control
+
+
+def python_check(message: Message | None) -> str | None:
+    """The Python server's refusal of a Control, or None when it takes it."""
+    if not isinstance(message, ControlMessage):
+        return "not a Control"
+    try:
+        check_control(server.handshake, message)
+    except ProtocolError as refusal:
+        return str(refusal)
+    return None
+
+
+def serve(frame: bytes, message: Message) -> Message | None:
+    """The answer to a frame both decoders take, as coupler.native_responder.NativeResponder.respond() gives it."""
+    try:
+        steps = controls.decode(frame)
+    except ProtocolError as native_refusal:
+        python_refusal = python_check(message)
+        require(python_refusal is not None, "a Control the C++ layout refuses is refused by the Python check")
+        if isinstance(message, ControlMessage):
+            require(python_refusal == str(native_refusal), "both paths refuse a Control with the same text")
+    else:
+        require(python_check(message) is None, "a Control the C++ layout takes is taken by the Python check")
+        answer = server.handle_control_values(controls, steps, sensors_out)
+        return answer if isinstance(answer, ErrorMessage) else None
+    answer = server.handle(message)
+    require(answer is not None or isinstance(message, ErrorMessage), "every request but Error is answered")
+    return answer
+
+
+def TestOneInput(frame: bytes) -> None:
+    python, cpp = codec_outcomes(frame)
+    require(
+        python == cpp or only_cpp_refuses_a_field_zero_in_a_group(frame, cpp),
+        "the C++ and the Python codec take, refuse and re-encode a frame alike",
+    )
+    if isinstance(python, int):
+        return  # refused by the decoders, so by either server, before it reaches the simulation
+    before = state()
+    message = decode(frame)
+    # A frame only the Python codec takes reaches the server on the pyzmq path alone.
+    answer = server.handle(message) if isinstance(cpp, int) else serve(frame, message)
+    if answer is not None:
+        encode(answer)
+    if isinstance(answer, ErrorMessage):
+        require(answer.code != ErrorCode.INTERNAL_ERROR, f"no request makes the server fail: {answer.text}")
+        require(state() == before, "a refused request changes nothing")
+
+
+def main() -> None:
+    # Every refusal is logged as a warning; at fuzzing speed that is noise.
+    logging.disable(logging.CRITICAL)
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

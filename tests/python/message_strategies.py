@@ -1,0 +1,139 @@
+"""Hypothesis strategies for valid coupler messages of every kind.
+
+`valid_messages(numbers)` draws any message the codecs must carry unchanged:
+every kind, every value type as a sensor reading, the deprecated control
+lists, events, the `steps` extension, unknown error codes and versions, and
+names in any script. The numbers strategy decides which doubles appear, so a
+test that compares messages (NaN is unequal to itself) and one that compares
+frames can share the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import strategies as st
+
+from coupler.messages import (
+    ControlField,
+    ControlMessage,
+    ErrorMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    Message,
+    ObjectControl,
+    ObjectDescription,
+    ObjectSensors,
+    ResetMessage,
+    Sensor,
+    SensorMessage,
+    SensorRequestMessage,
+    ValueType,
+)
+
+__all__ = ["all_numbers", "as_decoded", "comparable_numbers", "valid_messages"]
+
+# Infinities and -0.0 included: both must cross the wire unchanged.
+comparable_numbers = st.floats(allow_nan=False)
+# NaNs too, with whatever payload Hypothesis gives them: frames compare them, messages cannot.
+all_numbers = st.floats()
+
+names = st.text(max_size=8)
+int32 = st.integers(-(2**31), 2**31 - 1)
+value_types = st.sampled_from(list(ValueType))
+_vector_types = [t for t in ValueType if t.width == 3]
+_scalar_types = [t for t in ValueType if t.width == 1 and t not in (ValueType.MULTIPLE, ValueType.ACTIVATED)]
+_legacy_fields = [f for f in ControlField if f != ControlField.VALUES]
+
+
+def _sensors(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[Sensor]:
+    return st.one_of(
+        st.builds(Sensor, st.sampled_from(_vector_types), st.tuples(numbers, numbers, numbers)),
+        st.builds(Sensor, st.sampled_from(_scalar_types), st.tuples(numbers)),
+        st.builds(Sensor, st.just(ValueType.ACTIVATED), st.sampled_from([(0.0,), (1.0,)])),
+    )
+
+
+def _sensor_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[SensorMessage]:
+    readings = st.lists(_sensors(numbers), max_size=3)
+    joint_values = st.lists(numbers, max_size=7)
+    return st.builds(
+        SensorMessage,
+        objects=st.dictionaries(
+            names,
+            st.builds(
+                ObjectSensors,
+                angles=joint_values,
+                angular_velocities=joint_values,
+                torques=joint_values,
+                forces=st.lists(st.tuples(numbers, numbers, numbers), max_size=3),
+                object_sensors=readings,
+                sensors=st.dictionaries(names, readings, max_size=3),
+            ),
+            max_size=3,
+        ),
+        simulated_time=numbers,
+    )
+
+
+def _control_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[ControlMessage]:
+    events = st.dictionaries(names, st.booleans(), max_size=2)
+    # An empty deprecated list is not written, so it reads back as `values`:
+    # only a non-empty one names its field on the wire.
+    current = st.builds(ObjectControl, values=st.lists(numbers, max_size=8), events=events)
+    legacy = st.builds(
+        ObjectControl,
+        values=st.lists(numbers, min_size=1, max_size=8),
+        events=events,
+        field=st.sampled_from(_legacy_fields),
+    )
+    return st.builds(
+        ControlMessage,
+        objects=st.dictionaries(names, st.one_of(current, legacy), max_size=3),
+        steps=st.integers(0, 2**32 - 1),
+    )
+
+
+def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[HandshakeMessage]:
+    type_lists = st.lists(value_types, max_size=4)
+    return st.builds(
+        HandshakeMessage,
+        objects=st.dictionaries(
+            names,
+            st.builds(
+                ObjectDescription,
+                controls=st.lists(names, max_size=4),
+                control_types=type_lists,
+                joint_sensors=st.lists(names, max_size=4),
+                joint_sensor_types=type_lists,
+                control_events=st.dictionaries(names, value_types, max_size=2),
+                sensors=st.dictionaries(names, type_lists, max_size=3),
+                object_sensors=type_lists,
+            ),
+            max_size=3,
+        ),
+        time_step=numbers,
+        version=int32,
+        # None is derived on encoding and reads back set.
+        control_type=st.one_of(st.none(), value_types),
+    )
+
+
+def valid_messages(numbers: st.SearchStrategy[float] = comparable_numbers) -> st.SearchStrategy[Message]:
+    return st.one_of(
+        st.builds(HandshakeInitMessage, version=int32),
+        _handshake_messages(numbers),
+        _control_messages(numbers),
+        _sensor_messages(numbers),
+        st.builds(SensorRequestMessage),
+        st.builds(ResetMessage),
+        st.builds(ErrorMessage, code=int32, text=st.text()),
+    )
+
+
+def as_decoded(message: Message) -> Message:
+    """The message a decoder gives back: a handshake's unset control type is derived as encoding derives it."""
+    if not isinstance(message, HandshakeMessage) or message.control_type is not None:
+        return message
+    types = {t for described in message.objects.values() for t in described.control_types}
+    return dataclasses.replace(message, control_type=types.pop() if len(types) == 1 else ValueType.MULTIPLE)
