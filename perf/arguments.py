@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -39,3 +40,18 @@ def positive(convert: Callable[[str], Number]) -> Callable[[str], Number]:
         return value
 
     return parse
+
+
+def add_common_flags(parser: argparse.ArgumentParser, name: str) -> None:
+    """The flags every tool has: extra demo.server flags, where its NAME.json, NAME.md and NAME.png go,
+    and whether to plot."""
+    from perf.results import DEFAULT_DIR  # here, so argparse types above import nothing of perf
+
+    parser.add_argument("--server-args", default="", metavar="ARGS",
+                        help="extra flags for every demo.server, as one shell-quoted string, e.g. "
+                             "'--pure-python' (default: none)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
+                        help=f"directory for {name}.json, {name}.md and {name}.png (default: perf/results)")
+    parser.add_argument("--no-plot", action="store_true",
+                        help=f"skip {name}.png (the plot needs matplotlib; without this flag a missing matplotlib "
+                             "is an error; default: plot)")

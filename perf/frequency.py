@@ -27,7 +27,7 @@ from perf.endpoints import TRANSPORTS
 from perf.errors import BenchmarkError
 from perf.frequency_measure import CLIENTS, PACINGS, Conditions, Point, PointSpec, measure_point
 from perf.frequency_render import render
-from perf.arguments import list_of, positive
+from perf.arguments import add_common_flags, list_of, positive
 from perf.rtt_measure import RECEIVE_MODES
 
 log = logging.getLogger("perf.frequency")
@@ -130,15 +130,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--receive", choices=RECEIVE_MODES, default="blocking",
                         help="the controllers' receive mode: blocking (--blocking-receive) or non-blocking "
                              "polling (default: %(default)s)")
-    parser.add_argument("--server-args", default="", metavar="ARGS",
-                        help="extra flags for every demo.server, as one shell-quoted string, e.g. "
-                             "'--pure-python' (default: none)")
-    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
-                        help="directory for frequency.json, frequency.md and frequency.png "
-                             "(default: perf/results)")
-    parser.add_argument("--no-plot", action="store_true",
-                        help="skip frequency.png (the plot needs matplotlib; without this flag a missing "
-                             "matplotlib is an error; default: plot)")
+    add_common_flags(parser, "frequency")
     args = parser.parse_args(argv)
     if args.steps is None:
         args.steps = QUICK_STEPS_MS if args.quick else DEFAULT_STEPS_MS

@@ -25,7 +25,7 @@ from typing import Any
 from perf import host, plots, results, targets
 from perf.endpoints import CURVE_TRANSPORT, TRANSPORT_CHOICES
 from perf.errors import BenchmarkError
-from perf.arguments import list_of
+from perf.arguments import add_common_flags, list_of
 from perf.rtt_measure import (
     CLIENTS,
     COUPLER,
@@ -191,14 +191,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="also measure the same clients against this server: pclick is Click's reference "
                              "demo server, run from .venv-pclick (or $COUPLER_PCLICK_PYTHON); it spins while "
                              "idle, so its CPU time is not reported (default: coupler's demo server only)")
-    parser.add_argument("--server-args", default="", metavar="ARGS",
-                        help="extra flags for every demo.server, as one shell-quoted string, e.g. "
-                             "'--pure-python' (default: none)")
-    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
-                        help="directory for rtt.json, rtt.md and rtt.png (default: perf/results)")
-    parser.add_argument("--no-plot", action="store_true",
-                        help="skip rtt.png (the plot needs matplotlib; without this flag a missing matplotlib "
-                             "is an error; default: plot)")
+    add_common_flags(parser, "rtt")
     args = parser.parse_args(argv)
     if args.count is None:
         args.count = QUICK_COUNT if args.quick else DEFAULT_COUNT

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perf import host, plots, results, soak_render
-from perf.arguments import positive
+from perf.arguments import add_common_flags, positive
 from perf.endpoints import TRANSPORTS
 from perf.errors import BenchmarkError
 from perf.soak_memory import DEFAULT_LIMIT_MIB, KIB_PER_MIB, Sample, growth, reference_round_trip
@@ -157,14 +157,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=positive(float), default=5.0, metavar="SECONDS",
                         help="the controller gives up when the server does not answer a round trip within this "
                              "time, which fails the run (default: %(default)g)")
-    parser.add_argument("--server-args", default="", metavar="ARGS",
-                        help="extra flags for demo.server, as one shell-quoted string, e.g. '--pure-python' "
-                             "(default: none)")
-    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
-                        help="directory for soak.json, soak.md and soak.png (default: perf/results)")
-    parser.add_argument("--no-plot", action="store_true",
-                        help="skip soak.png (the plot needs matplotlib; without this flag a missing matplotlib "
-                             "is an error; default: plot)")
+    add_common_flags(parser, "soak")
     args = parser.parse_args(argv)
     if args.round_trips is None:
         args.round_trips = QUICK_ROUND_TRIPS if args.quick else DEFAULT_ROUND_TRIPS
