@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,9 @@ COUPLER = "coupler"
 PCLICK = "pclick"
 # Click's demo server serves one fixed scene of its own.
 PCLICK_SCENE = "click demo"
-# Wall time over which a server's idle CPU use is measured, between its readiness handshake and the client.
+# A server's idle CPU use is measured between its readiness probe and the client: after letting it settle
+# from answering the probe (the first request finishes loading code paths), over this much wall time.
+IDLE_SETTLE_SECONDS = 0.3
 IDLE_SECONDS = 0.5
 
 
@@ -151,6 +154,7 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
     probe = HandshakeInitMessage() if click else None  # Click's server answers nothing else
     with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe,
                        client_options=keys.client_options() if keys else None) as server:
+        time.sleep(IDLE_SETTLE_SECONDS)
         idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
         cpu_before = server.cpu_seconds()
         output = run_client(client, timeout=client_budget(count))
