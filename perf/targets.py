@@ -61,7 +61,7 @@ def floor_ratio(rtt: dict[str, Any], client: str, transport: str, limit: float) 
     if row is None:
         return _not_measured(target, f"coupler static {client} {transport} blocking row")
     ratio = row["vs_floor"]["p50"]
-    return Verdict(target, f"{ratio:.2f} × ({row['latency_us']['p50']:.1f} µs vs floor "
+    return Verdict(target, f"{ratio:.3f} × ({row['latency_us']['p50']:.1f} µs vs floor "
                            f"{_floor_p50(rtt, row):.1f} µs)", ratio <= limit)
 
 
@@ -90,7 +90,7 @@ def versus_click(rtt: dict[str, Any], transport: str, limit: float = 0.5) -> Ver
     if ours is None or click is None:
         return _not_measured(target, f"coupler static and pclick cpp {transport} blocking rows")
     ratio = ours["latency_us"]["p50"] / click["latency_us"]["p50"]
-    return Verdict(target, f"{ratio:.2f} × ({ours['latency_us']['p50']:.1f} µs vs Click "
+    return Verdict(target, f"{ratio:.3f} × ({ours['latency_us']['p50']:.1f} µs vs Click "
                            f"{click['latency_us']['p50']:.1f} µs; Click's floor ratio "
                            f"{click['vs_floor']['p50']:.2f})", ratio <= limit)
 

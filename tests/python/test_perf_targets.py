@@ -18,7 +18,7 @@ def rtt(*rows, step_cost_us=None):
 def test_a_floor_ratio_within_its_limit_is_met():
     verdict = targets.floor_ratio(rtt(row(p50=120.0, floor_p50=100.0)), "cpp", "ipc", 1.25)
     assert verdict.met is True
-    assert "1.20 ×" in verdict.measured
+    assert "1.200 ×" in verdict.measured
 
 
 def test_a_floor_ratio_over_its_limit_is_missed():
