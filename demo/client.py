@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -33,6 +35,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timings", action="store_true",
                         help="print time blocked in receive, time between send and reply, total time, "
                              "round trips per second and p50/p99 round-trip time")
+    parser.add_argument("--timings-file", type=Path, default=None, metavar="PATH",
+                        help="write each --range round trip (the first included) to PATH, one per line, in "
+                             "microseconds, timed around the whole step: send, wait, decode; None: not written")
     parser.add_argument("--blocking-receive", action="store_true",
                         help="wait for each reply in a blocking receive (default: non-blocking polling that "
                              "sleeps in zmq_poll between attempts instead of spinning)")
@@ -63,6 +68,16 @@ def check_handshake(session: Session) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Opened first, so a path that cannot be written fails before connecting.
+    timings_file = open(args.timings_file, "w") if args.timings_file is not None else None
+    try:
+        return _run(args, timings_file)
+    finally:
+        if timings_file is not None:
+            timings_file.close()
+
+
+def _run(args: argparse.Namespace, timings_file: TextIO | None) -> int:
     print(f"connecting to {args.addr}")
     trace = (lambda direction, message: print(f"{direction}: {message!r}")) if args.trace else None
     polling = not args.blocking_receive
@@ -79,14 +94,22 @@ def run(args: argparse.Namespace) -> int:
             print(report.summary())
 
         session.stats.clear()  # timings cover the round trips below only
+        step_times = [] if timings_file is not None else None
         started = time.perf_counter()
         readings = None
         for _ in range(args.range + 1):
-            readings = session.step(controls)
+            if step_times is None:
+                readings = session.step(controls)
+            else:
+                step_start = time.perf_counter()
+                readings = session.step(controls)
+                step_times.append(time.perf_counter() - step_start)
         total = time.perf_counter() - started
         print(f"controls sent: {args.range + 1}, simulated time: {readings.time:.4f} s")
         if args.timings:
             print(session.stats.report(total, polling))
+    if timings_file is not None:
+        timings_file.writelines(f"{seconds * 1e6:.3f}\n" for seconds in step_times)
     return 0
 
 
@@ -95,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     np.set_printoptions(precision=4, suppress=True)
     try:
         return run(args)
-    except Error as error:
+    except (Error, OSError) as error:
         print(f"demo.client: {error}", file=sys.stderr)
         return 1
 

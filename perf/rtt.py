@@ -182,7 +182,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "row; not for Click's server) (default: %(default)s)")
     parser.add_argument("--clients", type=list_of(str, CLIENTS), default=",".join(CLIENTS), metavar="LIST",
                         help="comma-separated, of cpp (build/cpp/bin/democlient, or $COUPLER_DEMOCLIENT) "
-                             "and python (python -m perf.python_client) (default: %(default)s)")
+                             "and python (python -m demo.client) (default: %(default)s)")
     parser.add_argument("--receive-modes", type=list_of(str, RECEIVE_MODES), default=",".join(RECEIVE_MODES),
                         metavar="LIST",
                         help="comma-separated, of blocking (--blocking-receive) and non-blocking "

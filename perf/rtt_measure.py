@@ -104,7 +104,7 @@ def client_command(spec: RowSpec, address: str, count: int, timings_file: Path) 
     if spec.client == "cpp":
         command = [str(programs.democlient()), "--timings"]
     elif spec.client == "python":
-        command = [programs.python(), "-m", "perf.python_client"]
+        command = [programs.python(), "-m", "demo.client", "--timings"]
     else:
         raise ValueError(f"unknown client '{spec.client}'")
     command += ["--addr", address, "--range", str(count - 1), "--timings-file", str(timings_file)]

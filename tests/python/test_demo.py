@@ -35,6 +35,25 @@ def test_demo_controller_moves_the_arm_above_the_box_and_closes_the_gripper(clie
     assert "round trip p99" in result.stdout
 
 
+@pytest.mark.parametrize("client", [cpp_client, python_client], ids=["cpp", "python"])
+def test_timings_file_holds_each_timed_round_trip_in_microseconds(client, tmp_path):
+    address = address_for("ipc", tmp_path)
+    timings = tmp_path / "timings.txt"
+    with coupler_server(address, "--scene", "static"):
+        result = client(address, "--range", "49", "--timings-file", str(timings))
+    assert result.returncode == 0, result.stdout
+    round_trips = [float(line) for line in timings.read_text().splitlines()]
+    assert len(round_trips) == 50  # --range more after the first
+    assert all(0 < us < 5e6 for us in round_trips)
+
+
+@pytest.mark.parametrize("client", [cpp_client, python_client], ids=["cpp", "python"])
+def test_a_timings_file_that_cannot_be_written_fails_before_connecting(client, tmp_path):
+    result = client("tcp://127.0.0.1:1", "--timings-file", str(tmp_path / "no" / "such" / "dir" / "t.txt"))
+    assert result.returncode != 0
+    assert "connecting to" not in result.stdout
+
+
 @pytest.mark.parametrize("flag", [[], ["--blocking-receive"]], ids=["polling", "blocking"])
 def test_cpp_democlient_completes_10000_round_trips_against_the_static_scene(flag, tmp_path):
     address = address_for("tcp", tmp_path)
