@@ -1,120 +1,104 @@
-"""Index arrays between a MuJoCo scene's `mjData` and the flat arrays of its handshake.
+"""How the numbers move between a MuJoCo scene's `mjData` and the flat arrays of its handshake.
 
-Built once from `coupler.mujoco_layout` and `coupler.flat_layout`, so that
-reading the state is a few NumPy gathers and applying controls a few
-scatters, whatever the scene.
+Built once from `coupler.mujoco_layout` and `coupler.flat_layout` into a
+`_native.SensorGather` and a `_native.ControlScatter` that hold the places in
+`mjData`'s own arrays, so that reading the state and applying controls are
+one pass each in C++, whatever the scene, and nothing is looked up by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
+import mujoco
 import numpy as np
 
+from coupler import _native
 from coupler.errors import Error
 from coupler.flat_layout import FlatLayout
 from coupler.messages import ValueType
 from coupler.mujoco_layout import SceneLayout
 
 
-def _indices(values: list[int]) -> np.ndarray:
-    return np.array(values, dtype=np.intp)
+def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> _native.SensorGather:
+    """The gather that fills `flat.sensors`' array from `data`."""
+    gather = _native.SensorGather(flat.sensors.size)
+    # source array -> (places, sources) for copies, (places, quaternion starts) for rotations
+    copies: dict[str, tuple[list[int], list[int]]] = {}
+    rotations: dict[str, tuple[list[int], list[int]]] = {}
 
+    def copy(source: str, places: range, sources: list[int]) -> None:
+        dst, src = copies.setdefault(source, ([], []))
+        dst += places
+        src += sources
 
-@dataclass(frozen=True)
-class Gather:
-    """out[dst] = source[src]; for the RPY gathers, src holds one quaternion per three places of dst."""
+    def rotate(source: str, place: int, start: int) -> None:
+        dst, src = rotations.setdefault(source, ([], []))
+        dst.append(place)
+        src.append(start)
 
-    dst: np.ndarray
-    src: np.ndarray
-
-
-class _GatherBuilder:
-    def __init__(self) -> None:
-        self.dst: list[int] = []
-        self.src: list[int] = []
-
-    def add(self, places: range, sources: Iterable[int]) -> None:
-        self.dst += places
-        self.src += sources
-
-    def build(self) -> Gather:
-        return Gather(_indices(self.dst), _indices(self.src))
-
-
-@dataclass(frozen=True)
-class SensorIndex:
-    """Where each number of the flat sensor array comes from in `mjData`."""
-
-    qpos: Gather  # angles
-    qvel: Gather  # angular velocities
-    qfrc_actuator: Gather  # the actuators' torques (forces) on the joints
-    xpos: Gather  # object positions: src holds bodies
-    xquat: Gather  # object RPYs: src holds bodies
-    sensordata: Gather  # named sensor readings but framequat
-    sensor_quat: Gather  # framequat readings, sent as RPY: src holds where each quaternion starts
-
-
-@dataclass(frozen=True)
-class ControlIndex:
-    """Per flat control value and per flat event, where it goes in `mjData.ctrl`."""
-
-    ctrl_adr: np.ndarray
-    scale: np.ndarray  # joint units to the actuator's control
-    low: np.ndarray  # the ctrlrange, -inf/inf where unlimited
-    high: np.ndarray
-    names: list[tuple[str, str]]  # each value's (object, control), for messages
-    event_adr: np.ndarray
-    event_off: np.ndarray
-    event_on: np.ndarray
-
-
-def sensor_index(scene: SceneLayout, flat: FlatLayout) -> SensorIndex:
-    qpos, qvel, qfrc, xpos, xquat, sensordata, sensor_quat = (_GatherBuilder() for _ in range(7))
     for slot in flat.sensors.slots:
         target = scene.objects[slot.object]
         places = range(slot.offset, slot.offset + slot.size)
         value_type = ValueType(slot.type)
         if slot.part == "angles":
-            qpos.add(places, target.qpos_adr.tolist())
+            copy("qpos", places, target.qpos_adr.tolist())
         elif slot.part == "angular_velocities":
-            qvel.add(places, target.dof_adr.tolist())
+            copy("qvel", places, target.dof_adr.tolist())
         elif slot.part == "torques":
-            qfrc.add(places, target.dof_adr.tolist())
+            # The actuators' torques (forces) on the joints.
+            copy("qfrc_actuator", places, target.dof_adr.tolist())
         elif slot.part == "object_sensors" and value_type == ValueType.POSITION:
-            xpos.add(places, [target.body])
+            copy("xpos", places, [3 * target.body + k for k in range(3)])
         elif slot.part == "object_sensors" and value_type == ValueType.RPY:
-            xquat.add(places, [target.body])
+            rotate("xquat", slot.offset, 4 * target.body)
         elif slot.part == "sensors":
             reading = target.sensors[slot.sensor][slot.index]
             if reading.type == ValueType.RPY:
-                sensor_quat.add(places, [reading.adr])
+                # A framequat reading, sent as roll, pitch and yaw.
+                rotate("sensordata", slot.offset, reading.adr)
             else:
-                sensordata.add(places, range(reading.adr, reading.adr + reading.dim))
+                copy("sensordata", places, list(range(reading.adr, reading.adr + reading.dim)))
         else:
             raise Error(f"a MuJoCo scene has no {value_type.name} reading for {slot.part} of '{slot.object}'")
-    return SensorIndex(qpos.build(), qvel.build(), qfrc.build(), xpos.build(), xquat.build(), sensordata.build(),
-                       sensor_quat.build())
+    for source, (dst, src) in copies.items():
+        gather.add_copies(getattr(data, source), dst, src)
+    for source, (dst, src) in rotations.items():
+        gather.add_rotations(getattr(data, source), dst, src)
+    return gather
 
 
-def control_index(scene: SceneLayout, flat: FlatLayout) -> ControlIndex:
-    adr, scale, low, high, names = [], [], [], [], []
-    event_adr, event_off, event_on = [], [], []
-    for placed in flat.controls.objects:
+@dataclass(frozen=True)
+class ControlRanges:
+    """Per flat control value, what a message about a value outside its actuator's ctrlrange needs."""
+
+    scale: np.ndarray  # joint units to the actuator's control
+    low: np.ndarray  # the ctrlrange, -inf/inf where unlimited
+    high: np.ndarray
+    names: list[tuple[str, str]]  # each value's (object, control)
+
+
+def control_scatter(
+    scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData
+) -> tuple[_native.ControlScatter, ControlRanges]:
+    """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks."""
+    values, events = [], []
+    scale: list[float] = []
+    low: list[float] = []
+    high: list[float] = []
+    names: list[tuple[str, str]] = []
+    for k, placed in enumerate(flat.controls.objects):
         target = scene.objects[placed.name]
-        adr += target.ctrl_adr.tolist()
+        for i, control in enumerate(target.description.controls):
+            values.append(_native.ScatteredValue(
+                object=k, place=int(target.ctrl_adr[i]), scale=float(target.ctrl_scale[i]),
+                low=float(target.ctrl_low[i]), high=float(target.ctrl_high[i])))
+            names.append((placed.name, control))
         scale += target.ctrl_scale.tolist()
         low += target.ctrl_low.tolist()
         high += target.ctrl_high.tolist()
-        names += [(placed.name, control) for control in target.description.controls]
         for event in placed.events:
             e = target.events[event]
-            event_adr.append(e.ctrl_adr)
-            event_off.append(e.off)
-            event_on.append(e.on)
-    return ControlIndex(
-        ctrl_adr=_indices(adr), scale=np.array(scale), low=np.array(low), high=np.array(high),
-        names=names,
-        event_adr=_indices(event_adr), event_off=np.array(event_off), event_on=np.array(event_on),
-    )
+            events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
+    ranges = ControlRanges(scale=np.array(scale), low=np.array(low), high=np.array(high), names=names)
+    return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges

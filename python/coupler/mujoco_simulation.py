@@ -2,8 +2,8 @@
 
 What the scene serves is derived from the model by `coupler.mujoco_layout`;
 this module only moves values between the flat arrays of the handshake
-(`coupler.flat_layout`) and `mjData`, through index arrays built once
-(`coupler.mujoco_flat`), so no step looks anything up by name. Messages are
+(`coupler.flat_layout`) and `mjData`, through a scatter and a gather built
+once (`coupler.mujoco_flat`), so no step looks anything up by name. Messages are
 read and built through those same arrays, so both server paths send the same
 numbers.
 
@@ -11,13 +11,15 @@ Readings describe the current state: after a step (or a change of controls)
 the first `sensors()` call runs `mj_forward`, so positions, sensor values and
 actuator forces all belong to the same instant and the current controls.
 `mj_forward` writes no state that the next step reads, so reading sensors
-never changes a trajectory.
+never changes a trajectory. What it computes for the state does serve the
+next step, though: a step after it runs only `mj_step2` (the stages that the
+controls act on, and the integration), bit for bit what `mj_step` computes,
+so reading the state after each step costs almost nothing extra.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
 from pathlib import Path
 
@@ -26,26 +28,14 @@ import numpy as np
 
 from coupler.flat_layout import FlatLayout
 from coupler.messages import HandshakeMessage
-from coupler.mujoco_flat import control_index, sensor_index
+from coupler.mujoco_flat import control_scatter, sensor_gather
 from coupler.mujoco_layout import SceneLayout, scene_layout
 from coupler.simulation import MessagesFromArrays
 
 log = logging.getLogger(__name__)
 
-
-def quat_to_rpy(w: float, x: float, y: float, z: float) -> tuple[float, float, float]:
-    """Roll, pitch, yaw (rad) of the unit quaternion (w, x, y, z).
-
-    The rotation is yaw about z, then pitch about the new y, then roll about
-    the new x (R = Rz(yaw) Ry(pitch) Rx(roll)); pitch is in [-pi/2, pi/2].
-    Scalar math: for the handful of values a message carries it is many
-    times faster than NumPy.
-    """
-    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    # Rounding can push the sine a hair past 1 at gimbal lock.
-    pitch = math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))
-    yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-    return (roll, pitch, yaw)
+_BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
+_BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
 
 
 class MujocoSimulation(MessagesFromArrays):
@@ -57,6 +47,9 @@ class MujocoSimulation(MessagesFromArrays):
     `clamped_values` counts the control values sent outside their actuator's
     ctrlrange (MuJoCo clamps them); `unmapped` lists what the model holds but
     the handshake cannot describe.
+
+    Code that writes `data`'s positions or velocities itself must run
+    `mujoco.mj_forward(model, data)` before the next `step()`.
     """
 
     def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None) -> None:
@@ -74,11 +67,15 @@ class MujocoSimulation(MessagesFromArrays):
         self.data = mujoco.MjData(self.model)
         self.layout: SceneLayout = scene_layout(self.model)
         self.flat = FlatLayout(self.layout.handshake)
-        self._sensor_index = sensor_index(self.layout, self.flat)
-        self._control_index = control_index(self.layout, self.flat)
+        self._gather = sensor_gather(self.layout, self.flat, self.data)
+        self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
+        # mj_step2 integrates as mj_step does for every integrator but RK4.
+        self._split_step = self.model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
+        self._warnings = self.data.warning.number  # a view: MuJoCo counts each kind of warning there
         self.clamped_values = 0
         self._warned_clamped: set[int] = set()
         self._fresh = False
+        self._forwarded = False  # the position and velocity stages are computed for the current state
         self.reset()
 
     @classmethod
@@ -97,23 +94,15 @@ class MujocoSimulation(MessagesFromArrays):
     def apply_values(
         self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
     ) -> None:
-        c = self._control_index
-        ctrl = self.data.ctrl
-        taken = values_set[self.flat.value_object]
-        scaled = values[taken] * c.scale[taken]
-        outside = (scaled < c.low[taken]) | (scaled > c.high[taken])
-        if outside.any():
-            self._count_clamped(np.flatnonzero(taken)[outside])
-        ctrl[c.ctrl_adr[taken]] = scaled
-        if events_set.any():
-            chosen = events_on[events_set]
-            ctrl[c.event_adr[events_set]] = np.where(chosen, c.event_on[events_set], c.event_off[events_set])
+        outside = self._scatter.apply(values, values_set, events_set, events_on)
+        if outside:
+            self._count_clamped(outside)
         self._fresh = False
 
-    def _count_clamped(self, indices: np.ndarray) -> None:
-        c = self._control_index
+    def _count_clamped(self, indices: list[int]) -> None:
+        c = self._ranges
         self.clamped_values += len(indices)
-        for i in indices.tolist():
+        for i in indices:
             # Once per control: a controller that saturates keeps doing so.
             if i not in self._warned_clamped:
                 self._warned_clamped.add(i)
@@ -123,8 +112,22 @@ class MujocoSimulation(MessagesFromArrays):
                             control, obj, low, high)
 
     def step(self, steps: int = 1) -> None:
-        mujoco.mj_step(self.model, self.data, nstep=steps)
+        m, d = self.model, self.data
+        if self._forwarded and self._split_step:
+            # mj_forward has computed the position and velocity stages of this state, and a change of
+            # controls does not touch them: mj_step2 takes it from there, bit for bit as mj_step would.
+            # Unless the checks mj_step starts with reset a bad state: then mj_step redoes it all.
+            w = self._warnings
+            bad = w[_BAD_QPOS] + w[_BAD_QVEL]
+            mujoco.mj_checkPos(m, d)
+            mujoco.mj_checkVel(m, d)
+            if w[_BAD_QPOS] + w[_BAD_QVEL] == bad:
+                mujoco.mj_step2(m, d)
+                steps -= 1
+        if steps > 0:
+            mujoco.mj_step(m, d, nstep=steps)
         self._fresh = False
+        self._forwarded = False
 
     def reset(self) -> None:
         if self.model.nkey > 0:
@@ -133,23 +136,13 @@ class MujocoSimulation(MessagesFromArrays):
             mujoco.mj_resetData(self.model, self.data)
         mujoco.mj_forward(self.model, self.data)
         self._fresh = True
+        self._forwarded = True
 
     def sensor_values(self, out: np.ndarray) -> float:
         d = self.data
         if not self._fresh:
             mujoco.mj_forward(self.model, d)
             self._fresh = True
-        g = self._sensor_index
-        out[g.qpos.dst] = d.qpos[g.qpos.src]
-        out[g.qvel.dst] = d.qvel[g.qvel.src]
-        out[g.qfrc_actuator.dst] = d.qfrc_actuator[g.qfrc_actuator.src]
-        out[g.xpos.dst] = d.xpos[g.xpos.src].ravel()
-        out[g.xquat.dst] = [v for quat in d.xquat[g.xquat.src].tolist() for v in quat_to_rpy(*quat)]
-        if len(g.sensordata.dst):
-            out[g.sensordata.dst] = d.sensordata[g.sensordata.src]
-        if len(g.sensor_quat.dst):
-            sensordata = d.sensordata
-            out[g.sensor_quat.dst] = [
-                v for adr in g.sensor_quat.src.tolist() for v in quat_to_rpy(*sensordata[adr : adr + 4].tolist())
-            ]
+            self._forwarded = True
+        self._gather.gather(out)
         return float(d.time)

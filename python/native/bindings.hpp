@@ -11,5 +11,6 @@ void bind_server(pybind11::module_& module);
 void bind_client(pybind11::module_& module);
 void bind_layouts(pybind11::module_& module);
 void bind_codec(pybind11::module_& module);
+void bind_scatter_gather(pybind11::module_& module);
 
 }  // namespace coupler::python

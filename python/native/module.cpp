@@ -9,4 +9,5 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_client(module);
   coupler::python::bind_layouts(module);
   coupler::python::bind_codec(module);
+  coupler::python::bind_scatter_gather(module);
 }

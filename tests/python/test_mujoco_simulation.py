@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from coupler.messages import ControlMessage, ObjectControl, ValueType
-from coupler.mujoco_simulation import MujocoSimulation, quat_to_rpy
+from coupler._native import quaternion_to_rpy
+from coupler.mujoco_simulation import MujocoSimulation
 
 SCENES_DIR = Path(__file__).resolve().parents[2] / "demo" / "scenes"
 
@@ -115,6 +116,41 @@ def test_reading_sensors_does_not_change_the_trajectory() -> None:
         unread.step()
     assert np.array_equal(read.data.qpos, unread.data.qpos)
     assert np.array_equal(read.data.qvel, unread.data.qvel)
+
+
+@pytest.mark.parametrize("integrator", list(mujoco.mjtIntegrator.__members__.values()), ids=lambda i: i.name)
+def test_stepping_while_reading_sensors_matches_plain_mj_step_bit_for_bit(integrator: mujoco.mjtIntegrator) -> None:
+    sim = _scene("arm")
+    sim.model.opt.integrator = integrator
+    sim._split_step = integrator != mujoco.mjtIntegrator.mjINT_RK4  # as the constructor decides for a scene
+    sim.reset()
+    model, data = sim.model, mujoco.MjData(sim.model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    rng = np.random.default_rng(7)
+    readings = sim.flat.sensors.values
+    for steps in rng.integers(1, 4, size=200):
+        values = rng.uniform(-1.0, 1.0, 7).tolist()
+        sim.apply(_control("arm", values, gripper=bool(rng.integers(2))))
+        sim.step(int(steps))
+        sim.sensor_values(readings)
+        data.ctrl[:] = sim.data.ctrl
+        mujoco.mj_step(model, data, nstep=int(steps))
+        mujoco.mj_forward(model, data)
+        for field in ("qpos", "qvel", "act", "qacc_warmstart", "sensordata", "qfrc_actuator"):
+            assert np.array_equal(getattr(sim.data, field), getattr(data, field)), (field, sim.data.time)
+
+
+def test_a_state_reset_by_the_instability_check_is_stepped_from_scratch(arm: MujocoSimulation) -> None:
+    reference = _scene("arm")
+    for sim in (arm, reference):
+        sim.sensors()
+        sim.data.qvel[0] = 1e20  # past MuJoCo's limit: the step's check resets the state
+    reference._split_step = False  # plain mj_step
+    arm.step()
+    reference.step()
+    assert arm.data.warning[mujoco.mjtWarning.mjWARN_BADQVEL].number == 1
+    assert np.array_equal(arm.data.qpos, reference.data.qpos)
+    assert np.array_equal(arm.data.qvel, reference.data.qvel)
 
 
 def test_user_supplied_mjcf_path_is_served(tmp_path: Path) -> None:
@@ -228,12 +264,12 @@ def test_framequat_sensor_is_sent_as_rpy(arm: MujocoSimulation) -> None:
     assert abs(abs(rpy[0]) - math.pi) < 1e-3 and rpy[1:] == pytest.approx((0.0, 0.0), abs=1e-3)
 
 
-def test_quat_to_rpy_inverts_intrinsic_zyx_euler_angles() -> None:
+def test_quaternion_to_rpy_inverts_intrinsic_zyx_euler_angles() -> None:
     # MuJoCo spells intrinsic (rotating-axes) sequences in lower case.
     quat = np.zeros(4)
     for roll, pitch, yaw in [(0.1, 0.2, 0.3), (-2.5, 1.2, -3.0), (3.0, -0.7, 0.0)]:
         mujoco.mju_euler2Quat(quat, np.array([yaw, pitch, roll]), "zyx")
-        assert quat_to_rpy(*quat) == pytest.approx((roll, pitch, yaw))
+        assert quaternion_to_rpy(*quat) == pytest.approx((roll, pitch, yaw))
 
 
 @pytest.mark.parametrize("scene", ["arm", "two_arms", "mobile"])
