@@ -7,6 +7,9 @@
 #include <coupler/codec.hpp>
 #include <coupler/error.hpp>
 
+#include "coupler.pb.h"
+#include "deterministic_wire.hpp"
+
 namespace coupler {
 namespace {
 
@@ -66,7 +69,49 @@ std::string object_list(const HandshakeMessage& handshake) {
   return list;
 }
 
+bool controllable(const ControlLayout::Object& object) { return object.size > 0 || !object.events.empty(); }
+
 }  // namespace
+
+struct ControlLayout::Frame {
+  // Where one object's values go in the message.
+  struct Values {
+    double* target;
+    std::size_t offset;
+    std::size_t count;
+  };
+  // Where one event's value goes in the message.
+  struct Event {
+    bool* target;
+    std::size_t index;
+  };
+
+  // Built once with every field a frame carries; encode() only overwrites
+  // values, so no frame allocates a message.
+  coupler::v1::ControlMessage message;
+  std::vector<Values> values;
+  std::vector<Event> events;
+
+  explicit Frame(const std::vector<Object>& objects) {
+    message.set_messagetype(coupler::v1::ControlMessageType);
+    auto& sent = *message.mutable_objects();
+    for (const Object& object : objects) {
+      if (!controllable(object)) continue;
+      auto& o = sent[object.name];
+      o.mutable_values()->Resize(static_cast<int>(object.size), 0.0);
+      for (const std::string& event : object.events) (*o.mutable_controlevents())[event] = false;
+    }
+    // Addresses are taken once every field exists, so no insertion can move them.
+    for (const Object& object : objects) {
+      if (!controllable(object)) continue;
+      auto& o = sent[object.name];
+      values.push_back({o.mutable_values()->mutable_data(), object.offset, object.size});
+      for (std::size_t i = 0; i < object.events.size(); ++i) {
+        events.push_back({&(*o.mutable_controlevents())[object.events[i]], object.event_offset + i});
+      }
+    }
+  }
+};
 
 ControlLayout::ControlLayout(const HandshakeMessage& handshake) : handshake_(handshake) {
   for (const auto& [name, object] : handshake.objects) {
@@ -76,7 +121,12 @@ ControlLayout::ControlLayout(const HandshakeMessage& handshake) : handshake_(han
     event_count_ += entry.events.size();
     objects_.push_back(std::move(entry));
   }
+  frame_ = std::make_unique<Frame>(objects_);
 }
+
+ControlLayout::~ControlLayout() = default;
+ControlLayout::ControlLayout(ControlLayout&&) noexcept = default;
+ControlLayout& ControlLayout::operator=(ControlLayout&&) noexcept = default;
 
 void ControlLayout::check(const ControlMessage& control) const {
   if (control.steps > kMaxSteps) {
@@ -136,6 +186,14 @@ std::uint32_t ControlLayout::read(const ControlMessage& control, const ControlTa
 
 std::uint32_t ControlLayout::decode(std::string_view frame, const ControlTargets& out) const {
   return read(decode_as<ControlMessage>(frame), out);
+}
+
+std::string ControlLayout::encode(const double* values, const std::uint8_t* events_on, std::uint32_t steps) {
+  Frame& frame = *frame_;
+  for (const Frame::Values& run : frame.values) std::copy_n(values + run.offset, run.count, run.target);
+  for (const Frame::Event& event : frame.events) *event.target = events_on[event.index] != 0;
+  frame.message.set_steps(steps);
+  return detail::serialize_deterministic(frame.message);
 }
 
 }  // namespace coupler

@@ -1,11 +1,15 @@
 #include <coupler/sensor_layout.hpp>
 
 #include <algorithm>
+#include <limits>
+
+#include <google/protobuf/arena.h>
 
 #include <coupler/error.hpp>
 
 #include "coupler.pb.h"
 #include "deterministic_wire.hpp"
+#include "wire_tags.hpp"
 
 namespace coupler {
 namespace {
@@ -76,6 +80,48 @@ void set_scalar(pb::SensorMessage_Sensor& sensor, ValueType type, double value) 
   }
 }
 
+bool take_scalar(bool expected, double number, double* out) {
+  if (!expected) return false;
+  *out = number;
+  return true;
+}
+
+bool take_vec3(bool expected, const pb::SensorMessage_Vec3& vec, double* out) {
+  if (!expected || vec.arr_size() != 3) return false;
+  std::copy_n(vec.arr().data(), 3, out);
+  return true;
+}
+
+// Writes the reading's numbers, as coupler::decode() reads them, when it
+// carries `type`; false when it carries another type or a malformed vector.
+bool take(const pb::SensorMessage_Sensor& sensor, ValueType type, double* out) {
+  using Case = pb::SensorMessage_Sensor::ValueCase;
+  using V = ValueType;
+  switch (sensor.value_case()) {
+    case Case::kAngle: return take_scalar(type == V::Angle, sensor.angle(), out);
+    case Case::kAngularVelocity1D: return take_scalar(type == V::AngularVelocity1D, sensor.angularvelocity1d(), out);
+    case Case::kTorque1D: return take_scalar(type == V::Torque1D, sensor.torque1d(), out);
+    case Case::kForce1D: return take_scalar(type == V::Force1D, sensor.force1d(), out);
+    case Case::kActivated: return take_scalar(type == V::Activated, sensor.activated() ? 1.0 : 0.0, out);
+    case Case::kPosition: return take_vec3(type == V::Position, sensor.position(), out);
+    case Case::kRpy: return take_vec3(type == V::RPY, sensor.rpy(), out);
+    case Case::kAcceleration3D: return take_vec3(type == V::Acceleration3D, sensor.acceleration3d(), out);
+    case Case::kForce3D: return take_vec3(type == V::Force3D, sensor.force3d(), out);
+    case Case::kTorque3D: return take_vec3(type == V::Torque3D, sensor.torque3d(), out);
+    case Case::kAngularAcceleration3D:
+      return take_vec3(type == V::AngularAcceleration3D, sensor.angularacceleration3d(), out);
+    case Case::kVelocity3D: return take_vec3(type == V::Velocity3D, sensor.velocity3d(), out);
+    case Case::kAngularVelocity3D: return take_vec3(type == V::AngularVelocity3D, sensor.angularvelocity3d(), out);
+    case Case::VALUE_NOT_SET: break;
+  }
+  return false;
+}
+
+template <class Repeated>
+void take_all(const Repeated& numbers, double* out) {
+  std::copy(numbers.begin(), numbers.end(), out);
+}
+
 Sensor reading(ValueType type, const double* numbers) {
   if (type == ValueType::Activated) return {type, {numbers[0] != 0.0 ? 1.0 : 0.0}};
   return {type, std::vector<double>(numbers, numbers + width(type))};
@@ -107,6 +153,33 @@ struct SensorLayout::Impl {
   std::vector<Run> runs;
   std::vector<Scalar> scalars;
 
+  // How many readings of each kind a frame of this layout carries per
+  // object: read() takes no frame of another shape.
+  struct Shape {
+    std::string object;
+    int angles = 0;
+    int angular_velocities = 0;
+    int torques = 0;
+    int forces = 0;
+    int object_sensors = 0;
+    std::vector<std::pair<std::string, int>> sensors;  // in name order
+  };
+  std::vector<Shape> shapes;
+  // read() parses each frame's message on this arena, emptied first: it
+  // keeps its first block, so a frame of usual size allocates nothing, and
+  // parsing on an arena is much faster than node by node on the heap.
+  static constexpr std::size_t kFirstArenaBlock = 32 * 1024;
+  std::vector<char> first_arena_block = std::vector<char>(kFirstArenaBlock);
+  google::protobuf::Arena arena{arena_options(first_arena_block)};
+  pb::Message header;
+
+  static google::protobuf::ArenaOptions arena_options(std::vector<char>& first_block) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = first_block.data();
+    options.initial_block_size = first_block.size();
+    return options;
+  }
+
   void add_slot(const std::string& object, Part part, const std::string& sensor, std::size_t index, ValueType type,
                 std::size_t numbers) {
     slots.push_back({object, part, sensor, index, type, size, numbers});
@@ -117,8 +190,20 @@ struct SensorLayout::Impl {
     for (const auto& [name, object] : handshake.objects) {
       ObjectSensors& skeleton_object = skeleton.objects[name];
       const std::size_t joints = object.joint_sensors.size();
+      Shape& shape = shapes.emplace_back();
+      shape.object = name;
+      shape.object_sensors = static_cast<int>(object.object_sensors.size());
       for (const auto& [type, part] : kJointParts) {
-        if (declares(object, type)) add_slot(name, part, {}, 0, type, joints * static_cast<std::size_t>(width(type)));
+        if (!declares(object, type)) continue;
+        add_slot(name, part, {}, 0, type, joints * static_cast<std::size_t>(width(type)));
+        const int count = static_cast<int>(joints);
+        switch (part) {
+          case Part::Angles: shape.angles = count; break;
+          case Part::AngularVelocities: shape.angular_velocities = count; break;
+          case Part::Torques: shape.torques = count; break;
+          case Part::Forces: shape.forces = count; break;
+          default: break;
+        }
       }
       for (std::size_t i = 0; i < object.object_sensors.size(); ++i) {
         const ValueType type = object.object_sensors[i];
@@ -126,6 +211,7 @@ struct SensorLayout::Impl {
       }
       for (const auto& [sensor, types] : object.sensors) {
         skeleton_object.sensors[sensor];
+        shape.sensors.emplace_back(sensor, static_cast<int>(types.size()));
         for (std::size_t i = 0; i < types.size(); ++i) {
           add_slot(name, Part::NamedSensor, sensor, i, types[i], static_cast<std::size_t>(width(types[i])));
         }
@@ -185,6 +271,58 @@ struct SensorLayout::Impl {
       }
     }
   }
+
+  bool has_shape(const pb::SensorMessage& received) const {
+    const auto& objects = received.objects();
+    if (objects.size() != shapes.size()) return false;
+    for (const Shape& shape : shapes) {
+      const auto found = objects.find(shape.object);
+      if (found == objects.end()) return false;
+      const pb::SensorMessage_Object& o = found->second;
+      if (o.anglesensors_size() != shape.angles || o.angularvelocitysensors_size() != shape.angular_velocities ||
+          o.torquesensors_size() != shape.torques || o.forcesensors_size() != shape.forces ||
+          o.objectsensors_size() != shape.object_sensors || o.sensors().size() != shape.sensors.size()) {
+        return false;
+      }
+      for (const auto& [sensor, count] : shape.sensors) {
+        const auto named = o.sensors().find(sensor);
+        if (named == o.sensors().end() || named->second.sensor_size() != count) return false;
+      }
+    }
+    return true;
+  }
+
+  // For a received frame of the layout's shape: false at a reading of
+  // another type than its slot's, or a vector without three numbers.
+  bool take_numbers(const pb::SensorMessage& received, double* values) const {
+    const pb::SensorMessage_Object* o = nullptr;
+    const std::string* object = nullptr;
+    for (const SensorSlot& slot : slots) {
+      if (object == nullptr || *object != slot.object) {
+        object = &slot.object;
+        o = &received.objects().at(slot.object);
+      }
+      double* out = values + slot.offset;
+      switch (slot.part) {
+        case Part::Angles: take_all(o->anglesensors(), out); break;
+        case Part::AngularVelocities: take_all(o->angularvelocitysensors(), out); break;
+        case Part::Torques: take_all(o->torquesensors(), out); break;
+        case Part::Forces:
+          for (const pb::SensorMessage_Vec3& force : o->forcesensors()) {
+            if (!take_vec3(true, force, out)) return false;
+            out += 3;
+          }
+          break;
+        case Part::ObjectSensor:
+          if (!take(o->objectsensors(static_cast<int>(slot.index)), slot.type, out)) return false;
+          break;
+        case Part::NamedSensor:
+          if (!take(o->sensors().at(slot.sensor).sensor(static_cast<int>(slot.index)), slot.type, out)) return false;
+          break;
+      }
+    }
+    return true;
+  }
 };
 
 SensorLayout::SensorLayout(const HandshakeMessage& handshake) : impl_(std::make_unique<Impl>()) {
@@ -210,6 +348,24 @@ std::string SensorLayout::encode(const double* values, double simulated_time) {
     impl.frame.clear_simvars();
   }
   return detail::serialize_deterministic(impl.frame);
+}
+
+std::optional<double> SensorLayout::read(std::string_view frame, double* values) {
+  Impl& impl = *impl_;
+  if (frame.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return std::nullopt;
+  const int size = static_cast<int>(frame.size());
+  // Exactly the frames coupler::decode() takes as a SensorMessage.
+  if (!detail::tags_fit(frame, *impl.header.GetDescriptor()) || !impl.header.ParseFromArray(frame.data(), size) ||
+      impl.header.messagetype() != pb::SensorMessageType ||
+      !detail::tags_fit(frame, *pb::SensorMessage::descriptor())) {
+    return std::nullopt;
+  }
+  impl.arena.Reset();
+  auto* received = google::protobuf::Arena::CreateMessage<pb::SensorMessage>(&impl.arena);
+  if (!received->ParseFromArray(frame.data(), size) || !impl.has_shape(*received) || !impl.take_numbers(*received, values)) {
+    return std::nullopt;
+  }
+  return received->simvars().simulatedtime();
 }
 
 SensorMessage SensorLayout::message(const double* values, double simulated_time) const {

@@ -140,11 +140,19 @@ class Client:
         Raises TimeoutError when nothing came, ProtocolError when the answer
         is not a valid message.
         """
+        return decode(self.receive_frame(timeout))
+
+    def receive_frame(self, timeout: float | None = None) -> bytes:
+        """receive(), handing back the answer's frame undecoded.
+
+        Raises TimeoutError when nothing came, ProtocolError when the answer
+        is not one frame.
+        """
         wait = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
         while True:
             if self.wait(deadline - time.monotonic()):
-                answer = self.try_receive()
+                answer = self.try_receive_frame()
                 if answer is not None:
                     return answer
             # The wake-up was a stale answer, now dropped: wait out the rest.
@@ -156,6 +164,14 @@ class Client:
 
         Raises ProtocolError when the answer is not a valid message.
         """
+        frame = self.try_receive_frame()
+        return None if frame is None else decode(frame)
+
+    def try_receive_frame(self) -> bytes | None:
+        """try_receive(), handing back the answer's frame undecoded.
+
+        Raises ProtocolError when the answer is not one frame.
+        """
         try:
             # Never blocking: the socket may have had only a stale answer,
             # which it drops, leaving nothing to read.
@@ -166,7 +182,7 @@ class Client:
             raise Error(f"receiving from {self.address}: {error}") from None
         if len(frames) != 1:
             raise ProtocolError(f"answer from {self.address} has {len(frames)} frames; the protocol sends one")
-        return decode(frames[0])
+        return frames[0]
 
     def request(self, message: Message, timeout: float | None = None) -> Message:
         """send() then receive(timeout): the answer, an ErrorMessage included."""

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import zmq
 
 from coupler.client import Client
+from coupler.codec import decode, encode
 from coupler.controls import Controls
-from coupler.errors import ProtocolError, ReconnectedError, RemoteError, SceneChangedError
+from coupler.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
+from coupler.flat_layout import FlatLayout
 from coupler.messages import (
     PROTOCOL_VERSION,
     ErrorCode,
@@ -27,6 +29,14 @@ from coupler.round_trip_stats import RoundTripStats
 from coupler.sensor_readings import SensorReadings
 
 Trace = Callable[[str, Message], None]
+T = TypeVar("T")
+
+
+def _flat_layout_of(handshake: HandshakeMessage) -> FlatLayout | None:
+    try:
+        return FlatLayout(handshake)
+    except Error:
+        return None  # a sensor type no reading can carry: such a scene goes through messages
 
 
 def _unexpected(answer: Message, expected: str) -> Exception:
@@ -87,6 +97,10 @@ class Session:
         # to time a phase of its own.
         self.stats = RoundTripStats()
         self._open = True
+        # The flat layout of the handshake it was made for: steps are sent
+        # and read through it rather than through messages.
+        self._flat: FlatLayout | None = None
+        self._flat_handshake: HandshakeMessage | None = None
         try:
             self.handshake: HandshakeMessage = self._handshake()
         except BaseException:
@@ -124,19 +138,24 @@ class Session:
         return Controls(self.handshake)
 
     def _exchange(self, request: Message) -> Message:
+        return self._with_reconnect(
+            lambda: self._exchange_once(request), type(request).__name__, isinstance(request, SensorRequestMessage)
+        )
+
+    def _with_reconnect(self, exchange: Callable[[], T], kind: str, resendable: bool) -> T:
         try:
-            return self._exchange_once(request)
+            return exchange()
         except TimeoutError as timeout:
             if self.reconnect_attempts <= 0:
                 raise
             self._reestablish(timeout)
-        if not isinstance(request, SensorRequestMessage):
+        if not resendable:
             raise ReconnectedError(
-                f"no answer to a {type(request).__name__} from {self.client.address}; the session reconnected "
+                f"no answer to a {kind} from {self.client.address}; the session reconnected "
                 "with a new handshake (the server may have restarted), and the request was not sent again since "
                 "it may have been applied"
             )
-        return self._exchange_once(request)
+        return exchange()
 
     def _reestablish(self, cause: TimeoutError) -> None:
         for _ in range(self.reconnect_attempts):
@@ -151,22 +170,35 @@ class Session:
         if self.trace:
             self.trace("send", request)
         sent = time.perf_counter()
-        self.client.send(request)
-        if self.polling:
-            answer = self._receive_polling(sent)
-        else:
-            answer = self.client.receive()
-            self.stats.blocked += time.perf_counter() - sent
+        answer = decode(self._round_trip(encode(request), sent))
         self.stats.add_round_trip(time.perf_counter() - sent)
         if self.trace:
             self.trace("recv", answer)
         return answer
 
-    def _receive_polling(self, sent: float) -> Message:
+    def _step_once(self, controls: Controls, flat: FlatLayout) -> SensorReadings | Message:
+        """One Control sent from the arrays; the answer read into a new array when it is a
+        SensorMessage of the scene's shape, decoded otherwise."""
+        sent = time.perf_counter()
+        answer = self._round_trip(controls.frame(), sent)
+        read = flat.sensors.read(answer)
+        result = decode(answer) if read is None else SensorReadings.from_array(self.handshake, flat, *read)
+        self.stats.add_round_trip(time.perf_counter() - sent)
+        return result
+
+    def _round_trip(self, frame: bytes, sent: float) -> bytes:
+        self.client.send_frame(frame)
+        if self.polling:
+            return self._receive_polling(sent)
+        answer = self.client.receive_frame()
+        self.stats.blocked += time.perf_counter() - sent
+        return answer
+
+    def _receive_polling(self, sent: float) -> bytes:
         deadline = sent + self.timeout
         while True:
             start = time.perf_counter()
-            answer = self.client.try_receive()
+            answer = self.client.try_receive_frame()
             polled = time.perf_counter()
             self.stats.blocked += polled - start
             if answer is not None:
@@ -177,8 +209,13 @@ class Session:
             self.client.wait(0.001)
             self.stats.idle += time.perf_counter() - polled
 
-    def _sensors_for(self, request: Message) -> SensorReadings:
-        answer = self._exchange(request)
+    def _flat_layout(self) -> FlatLayout | None:
+        if self._flat_handshake is not self.handshake:
+            self._flat = _flat_layout_of(self.handshake)
+            self._flat_handshake = self.handshake
+        return self._flat
+
+    def _readings_of(self, answer: Message) -> SensorReadings:
         after_reset = isinstance(answer, ResetMessage)
         if after_reset:
             # The simulation was reset from its side; fetch the state it now has.
@@ -187,9 +224,17 @@ class Session:
             raise _unexpected(answer, "Sensor")
         return SensorReadings(self.handshake, answer, after_reset)
 
+    def _sensors_for(self, request: Message) -> SensorReadings:
+        return self._readings_of(self._exchange(request))
+
     def step(self, controls: Controls) -> SensorReadings:
         """Send the controls, let the simulation step, return the new state."""
-        return self._sensors_for(controls.message())
+        # A trace sees every message, so it goes through messages.
+        flat = None if self.trace else self._flat_layout()
+        if flat is None:
+            return self._sensors_for(controls.message())
+        answer = self._with_reconnect(lambda: self._step_once(controls, flat), "ControlMessage", resendable=False)
+        return answer if isinstance(answer, SensorReadings) else self._readings_of(answer)
 
     def sensors(self) -> SensorReadings:
         """The current state, without stepping."""

@@ -1,5 +1,7 @@
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include <pybind11/stl.h>
@@ -38,9 +40,18 @@ struct SensorArrays {
   explicit SensorArrays(const py::bytes& handshake)
       : layout(handshake_from(handshake)), values(zeros(layout.size(), "float64")), data(data_of<double>(values)) {}
 
+  // A new array each time, so readings handed out earlier keep their numbers.
+  py::object read(const py::bytes& frame) {
+    py::object numbers = empty(layout.size());
+    const std::optional<double> time = layout.read(std::string_view(frame), data_of<double>(numbers));
+    if (!time) return py::none();
+    return py::make_tuple(numbers, *time);
+  }
+
   SensorLayout layout;
   py::object values;
   double* data;
+  py::object empty = py::module_::import("numpy").attr("empty");
 };
 
 // A ControlLayout with the arrays it reads Controls into.
@@ -100,7 +111,11 @@ void bind_layouts(py::module_& module) {
           "encode",
           [](SensorArrays& s, double simulated_time) { return py::bytes(s.layout.encode(s.data, simulated_time)); },
           py::arg("simulated_time"),
-          "The SensorMessage frame of `values` at this time, byte for byte as coupler.codec.encode writes it.");
+          "The SensorMessage frame of `values` at this time, byte for byte as coupler.codec.encode writes it.")
+      .def("read", &SensorArrays::read, py::arg("frame"),
+           "For a frame coupler.codec.decode reads as a SensorMessage of exactly this layout's shape: a new "
+           "float64 array of its numbers in slot order (ACTIVATED readings as 1.0 or 0.0) and its simulated time. "
+           "None for any other frame (another message kind or shape, or no valid message), for the codec to read.");
 
   py::class_<ControlLayout::Object>(module, "ControlObject", "Where one object's controls sit in the arrays.")
       .def_readonly("name", &ControlLayout::Object::name)
@@ -129,7 +144,15 @@ void bind_layouts(py::module_& module) {
           [](const ControlArrays& c, const py::bytes& frame) {
             return c.layout.decode(std::string(frame), c.targets);
           },
-          py::arg("frame"), "read() for an encoded ControlMessage.");
+          py::arg("frame"), "read() for an encoded ControlMessage.")
+      .def(
+          "encode",
+          [](ControlArrays& c, std::uint32_t steps) {
+            return py::bytes(c.layout.encode(c.targets.values, c.targets.events_on, steps));
+          },
+          py::arg("steps"),
+          "The ControlMessage frame of `values` and `events_on`: every object with controls or events, all its "
+          "values and events, and `steps`; byte for byte as coupler.codec.encode writes the same message.");
 }
 
 }  // namespace coupler::python

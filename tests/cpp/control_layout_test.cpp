@@ -1,14 +1,17 @@
 // ControlLayout: Controls read into flat arrays, and the checks against the
-// handshake, with the texts the Python server sends.
+// handshake, with the texts the Python server sends; Controls encoded from
+// flat arrays, byte for byte as the codec encodes them.
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 
 #include <coupler/codec.hpp>
 #include <coupler/control_layout.hpp>
+#include <coupler/controls.hpp>
 
 #include "vector_files.hpp"
 
@@ -172,4 +175,48 @@ TEST_CASE("decode() refuses a frame that holds no Control") {
     CHECK(e.code() == ErrorCode::UnexpectedMessage);
   }
   CHECK(arrays.untouched());
+}
+
+TEST_CASE("encode writes the frame of a Controls holding the same values, events and steps") {
+  ControlLayout layout(scene());
+  Controls controls(scene());
+  std::mt19937 generator(7);
+  std::uniform_real_distribution<double> number(-10.0, 10.0);
+  for (int round = 0; round < 20; ++round) {
+    INFO("round " << round);
+    // Layout order: arm's shoulder and elbow, then cart's wheel and lift; arm's events gripper, vacuum.
+    std::vector<double> values(layout.size());
+    for (double& v : values) v = number(generator);
+    // Any byte but 0 is on.
+    const std::vector<std::uint8_t> events_on = {std::uint8_t(round % 2), std::uint8_t(round % 3 == 0 ? 5 : 0)};
+    const auto steps = static_cast<std::uint32_t>(round % 4);
+    controls.values("arm") = {values[0], values[1]};
+    controls.values("cart") = {values[2], values[3]};
+    controls.event("arm", "gripper", events_on[0] != 0);
+    controls.event("arm", "vacuum", events_on[1] != 0);
+    controls.steps(steps);
+    CHECK(layout.encode(values.data(), events_on.data(), steps) == encode(controls.message()));
+  }
+}
+
+TEST_CASE("encode writes negative zeros and non-finite values as the codec does") {
+  ControlLayout layout(scene());
+  Controls controls(scene());
+  const std::vector<double> values = {-0.0, std::numeric_limits<double>::quiet_NaN(),
+                                      std::numeric_limits<double>::infinity(), 0.0};
+  const std::vector<std::uint8_t> events_on = {0, 0};
+  controls.values("arm") = {values[0], values[1]};
+  controls.values("cart") = {values[2], values[3]};
+  CHECK(layout.encode(values.data(), events_on.data(), 0) == encode(controls.message()));
+}
+
+TEST_CASE("the shared control vector is what encode writes from the arrays it decodes into") {
+  ControlLayout layout(decode_as<HandshakeMessage>(read_vector_file("handshake")));
+  std::vector<double> values(layout.size());
+  std::vector<std::uint8_t> values_set(layout.objects().size()), events_set(layout.event_count()),
+      events_on(layout.event_count());
+  const ControlTargets targets{values.data(), values_set.data(), events_set.data(), events_on.data()};
+  const std::string frame = read_vector_file("control");
+  const std::uint32_t steps = layout.decode(frame, targets);
+  CHECK(layout.encode(values.data(), events_on.data(), steps) == frame);
 }

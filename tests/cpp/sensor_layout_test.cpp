@@ -1,16 +1,20 @@
-// SensorLayout: the flat order of a handshake's sensor numbers, and frames
-// encoded from it that equal the codec's, byte for byte.
+// SensorLayout: the flat order of a handshake's sensor numbers, frames
+// encoded from it that equal the codec's, byte for byte, and frames read
+// back into it as the codec reads them.
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include <coupler/codec.hpp>
+#include <coupler/error.hpp>
 #include <coupler/sensor_layout.hpp>
 
 #include "vector_files.hpp"
+#include "wire_writer.hpp"
 
 using namespace coupler;
 using V = ValueType;
@@ -159,4 +163,137 @@ TEST_CASE("a handshake naming a sensor type no reading can carry is refused") {
   HandshakeMessage h;
   h.objects["arm"].sensors["odd"] = {V::Multiple};
   CHECK_THROWS_AS(SensorLayout(h), Error);
+}
+
+TEST_CASE("read takes back the numbers and time of every frame encode writes") {
+  SensorLayout layout(small_scene());
+  for (unsigned seed = 0; seed < 10; ++seed) {
+    INFO("seed " << seed);
+    std::vector<double> values = random_values(layout.size(), seed);
+    values[16] = seed % 2 == 0 ? 0.0 : -3.5;  // the Activated reading
+    const std::string frame = layout.encode(values.data(), 0.25 * seed);
+    std::vector<double> back(layout.size(), -1.0);
+    const std::optional<double> time = layout.read(frame, back.data());
+    REQUIRE(time);
+    CHECK(*time == 0.25 * seed);
+    values[16] = seed % 2 == 0 ? 0.0 : 1.0;
+    CHECK(back == values);
+  }
+}
+
+TEST_CASE("read takes the shared sensor vector with the numbers decode reads") {
+  SensorLayout layout(decode_as<HandshakeMessage>(read_vector_file("handshake")));
+  const std::string frame = read_vector_file("sensor");
+  const auto message = decode_as<SensorMessage>(frame);
+  std::vector<double> back(layout.size());
+  const std::optional<double> time = layout.read(frame, back.data());
+  REQUIRE(time);
+  CHECK(*time == message.simulated_time);
+  CHECK(back == flatten(layout, message));
+}
+
+TEST_CASE("read leaves every other message kind to decode") {
+  SensorLayout layout(small_scene());
+  std::vector<double> back(layout.size());
+  const Message others[] = {HandshakeInitMessage{}, HandshakeMessage{small_scene()}, ControlMessage{},
+                            SensorRequestMessage{}, ResetMessage{}, ErrorMessage{static_cast<int>(ErrorCode::ServerBusy), "busy"}};
+  for (const Message& other : others) {
+    INFO(describe(other));
+    CHECK_FALSE(layout.read(encode(other), back.data()));
+  }
+}
+
+TEST_CASE("read leaves a SensorMessage of another shape to decode") {
+  SensorLayout layout(small_scene());
+  const std::vector<double> values(layout.size(), 0.5);
+  const SensorMessage fitting = layout.message(values.data(), 1.0);
+  std::vector<double> back(layout.size());
+  REQUIRE(layout.read(encode(fitting), back.data()));
+
+  using Change = void (*)(SensorMessage&);
+  const std::pair<const char*, Change> changes[] = {
+      {"an object missing", [](SensorMessage& m) { m.objects.erase("box"); }},
+      {"an object more", [](SensorMessage& m) { m.objects["zebra"]; }},
+      {"an angle fewer", [](SensorMessage& m) { m.objects["arm"].angles.pop_back(); }},
+      {"an angle more", [](SensorMessage& m) { m.objects["arm"].angles.push_back(0.0); }},
+      {"an undeclared joint part", [](SensorMessage& m) { m.objects["arm"].angular_velocities = {0.1, 0.2}; }},
+      {"a joint force fewer", [](SensorMessage& m) { m.objects["arm"].forces.pop_back(); }},
+      {"an object sensor more", [](SensorMessage& m) { m.objects["box"].object_sensors.push_back({V::RPY, {0, 0, 0}}); }},
+      {"an object sensor of another type",
+       [](SensorMessage& m) { m.objects["box"].object_sensors[0] = {V::Velocity3D, {0, 0, 0}}; }},
+      {"a named sensor missing", [](SensorMessage& m) { m.objects["cart"].sensors.clear(); }},
+      {"a named sensor more", [](SensorMessage& m) { m.objects["cart"].sensors["horn"]; }},
+      {"a named reading more", [](SensorMessage& m) { m.objects["cart"].sensors["bumper"].push_back({V::Activated, {1}}); }},
+      {"a named reading of another type", [](SensorMessage& m) { m.objects["arm"].sensors["grip"][0] = {V::Angle, {1}}; }},
+  };
+  for (const auto& [what, change] : changes) {
+    INFO(what);
+    SensorMessage changed = fitting;
+    change(changed);
+    CHECK_FALSE(layout.read(encode(changed), back.data()));
+  }
+}
+
+TEST_CASE("read leaves a vector without three numbers to decode, which refuses it") {
+  HandshakeMessage h;
+  h.objects["box"].object_sensors = {V::Position};
+  SensorLayout layout(h);
+  auto frame_with = [](const std::vector<double>& numbers) {
+    WireWriter vec, sensor, object, entry, frame;
+    vec.packed_doubles_field(1, numbers);
+    sensor.bytes_field(4, vec.bytes());     // Sensor.position
+    object.bytes_field(4, sensor.bytes());  // Object.objectSensors
+    entry.bytes_field(1, "box");
+    entry.bytes_field(2, object.bytes());
+    frame.varint_field(1, 3);  // SensorMessageType
+    frame.bytes_field(3, entry.bytes());
+    return frame.bytes();
+  };
+  std::vector<double> back(layout.size());
+  REQUIRE(layout.read(frame_with({1, 2, 3}), back.data()));
+  CHECK(back == std::vector<double>{1, 2, 3});
+  CHECK_FALSE(layout.read(frame_with({1, 2}), back.data()));
+  CHECK_THROWS_AS(decode(frame_with({1, 2})), ProtocolError);
+}
+
+TEST_CASE("whatever bytes read takes, decode reads as the same SensorMessage") {
+  SensorLayout layout(small_scene());
+  const std::vector<double> values = random_values(layout.size(), 3);
+  const std::string valid = layout.encode(values.data(), 2.0);
+  std::mt19937 generator(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_int_distribution<std::size_t> place(0, valid.size() - 1);
+  std::size_t taken = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string frame = valid;
+    if (round % 3 == 0) {
+      frame.resize(place(generator));  // truncated
+    } else if (round % 3 == 1) {
+      for (int flips = 0; flips < 1 + round % 4; ++flips) frame[place(generator)] = static_cast<char>(byte(generator));
+    } else {
+      frame.resize(place(generator));  // random bytes
+      for (char& c : frame) c = static_cast<char>(byte(generator));
+    }
+    std::vector<double> back(layout.size());
+    std::optional<double> time;
+    REQUIRE_NOTHROW(time = layout.read(frame, back.data()));
+    if (!time) continue;
+    ++taken;
+    // Compared as frames, so that NaN readings compare equal.
+    CHECK(encode(decode(frame)) == encode(layout.message(back.data(), *time)));
+  }
+  CHECK(taken > 0);  // some changed numbers keep the frame's shape
+}
+
+TEST_CASE("read takes a fitting frame after refusing a larger one") {
+  SensorLayout layout(small_scene());
+  const std::vector<double> values = random_values(layout.size(), 5);
+  SensorMessage larger = layout.message(values.data(), 1.0);
+  larger.objects["arm"].angles.resize(1000, 0.5);
+  std::vector<double> back(layout.size());
+  CHECK_FALSE(layout.read(encode(larger), back.data()));
+  std::vector<double> expected = values;
+  expected[16] = 1.0;
+  REQUIRE(layout.read(layout.encode(values.data(), 1.0), back.data()));
+  CHECK(back == expected);
 }

@@ -31,7 +31,7 @@ from coupler.messages import (
     ValueType,
 )
 
-__all__ = ["all_numbers", "as_decoded", "comparable_numbers", "valid_messages"]
+__all__ = ["all_numbers", "as_decoded", "comparable_numbers", "handshakes", "valid_messages"]
 
 # Infinities and -0.0 included: both must cross the wire unchanged.
 comparable_numbers = st.floats(allow_nan=False)
@@ -117,6 +117,10 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
         # None is derived on encoding and reads back set.
         control_type=st.one_of(st.none(), value_types),
     )
+
+
+# Handshakes alone, for what is built from one (a scene's Controls and layouts).
+handshakes = _handshake_messages(comparable_numbers)
 
 
 def valid_messages(numbers: st.SearchStrategy[float] = comparable_numbers) -> st.SearchStrategy[Message]:

@@ -1,10 +1,12 @@
 #pragma once
 // Every value and event a ControlMessage can carry for one handshake, as flat
 // arrays, and the check that a Control matches the handshake: a server loop
-// can take a Control straight into preallocated memory.
+// can take a Control straight into preallocated memory, and a controller can
+// send one from such memory.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,9 @@ struct ControlTargets {
 
 // The flat order, fixed by the handshake: objects in name order, each with
 // its controls in handshake order; events per object in name order.
+//
+// encode() reuses one prebuilt protobuf message, so a ControlLayout is not
+// safe to encode from two threads at once.
 class ControlLayout {
  public:
   struct Object {
@@ -38,6 +43,11 @@ class ControlLayout {
   static constexpr std::uint32_t kMaxSteps = 100000;
 
   explicit ControlLayout(const HandshakeMessage& handshake);
+  ~ControlLayout();
+  ControlLayout(ControlLayout&&) noexcept;
+  ControlLayout& operator=(ControlLayout&&) noexcept;
+  ControlLayout(const ControlLayout&) = delete;
+  ControlLayout& operator=(const ControlLayout&) = delete;
 
   std::size_t size() const noexcept { return size_; }
   std::size_t event_count() const noexcept { return event_count_; }
@@ -58,13 +68,23 @@ class ControlLayout {
   // decode_as<ControlMessage>(frame), then read().
   std::uint32_t decode(std::string_view frame, const ControlTargets& out) const;
 
+  // The ControlMessage frame a coupler::Controls of this handshake sends:
+  // every object with controls or events, with all its values (`values`
+  // holds size() numbers) and all its events (`events_on` holds
+  // event_count(), each on when not 0), and `steps`. Byte for byte as
+  // coupler::encode() writes that message. Checks nothing: the server does.
+  std::string encode(const double* values, const std::uint8_t* events_on, std::uint32_t steps);
+
  private:
+  struct Frame;
+
   void check(const ControlMessage& control) const;
 
   HandshakeMessage handshake_;
   std::vector<Object> objects_;
   std::size_t size_ = 0;
   std::size_t event_count_ = 0;
+  std::unique_ptr<Frame> frame_;
 };
 
 }  // namespace coupler

@@ -2,11 +2,14 @@
 // Every number of the SensorMessages a server sends for one handshake, as one
 // flat array of doubles, and the encoding of such a message straight from that
 // array: a server loop can read its simulation into preallocated memory and
-// answer without building a SensorMessage.
+// answer without building a SensorMessage, and a controller can read the
+// answer straight into such an array.
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <coupler/messages.hpp>
@@ -34,8 +37,8 @@ struct SensorSlot {
 // order with their readings in order. An Activated reading is one number,
 // sent as true when it is not 0. The simulated time is not in the array.
 //
-// encode() reuses one prebuilt protobuf message, so a SensorLayout is not
-// safe to encode from two threads at once.
+// encode() and read() reuse protobuf messages, so a SensorLayout is not
+// safe to use from two threads at once.
 class SensorLayout {
  public:
   // Throws coupler::Error when the handshake names a type no sensor can carry.
@@ -57,6 +60,18 @@ class SensorLayout {
 
   // The SensorMessage these numbers stand for (Activated readings as 1 or 0).
   SensorMessage message(const double* values, double simulated_time) const;
+
+  // The inverse of encode(): for a frame that coupler::decode() reads as a
+  // SensorMessage of exactly this layout's shape (the same objects, the same
+  // number of readings in each part, the same named sensors, each reading of
+  // its slot's type), writes its numbers to `values` (size() of them,
+  // Activated readings as 1 or 0) and returns its simulated time.
+  //
+  // Returns nullopt for any other frame, having written some of `values`:
+  // another message kind, a SensorMessage of another shape, or bytes that
+  // are no valid message, which coupler::decode() then names. Never throws
+  // for the frame's content.
+  std::optional<double> read(std::string_view frame, double* values);
 
  private:
   struct Impl;
