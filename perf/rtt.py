@@ -175,7 +175,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="python -m perf.rtt",
         description="Measure Control -> Sensor round trips for every client x transport x receive mode against "
         "the demo server, and plain ZeroMQ REQ/REP ping-pongs of the same frame sizes as floors, row and floor "
-        "taking turns over a number of rounds (one fresh server per round). Writes rtt.json, rtt.md and rtt.png; prints the tables on stdout and a line per "
+        "taking turns over a number of rounds (one fresh server per round). "
+        "Writes rtt.json, rtt.md and rtt.png; prints the tables on stdout and a line per "
         "row on stderr. Exits 1 when a process fails, never because of a timing figure.",
     )
     parser.add_argument("--count", type=int, default=None,
@@ -188,7 +189,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              f"{DEFAULT_ROUNDS}, or {QUICK_ROUNDS} with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help=f"CI run: {QUICK_COUNT} round trips a row in {QUICK_ROUNDS} rounds unless --count or "
-                             "--rounds says otherwise, and a subset of the rows: those the targets are judged on (blocking receive), and "
+                             "--rounds says otherwise, and a subset of the rows: those the targets are judged on "
+                             "(blocking receive), and "
                              "each client on every transport in every other receive mode (default: every row)")
     parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
                         help="comma-separated demo.server scenes, names or MJCF paths (default: %(default)s)")
