@@ -1,10 +1,10 @@
 """Round-trip time of Control -> Sensor, for every client x transport x
 receive mode against the demo server's scenes (and, with --peer pclick,
 Click's demo server), each set against a plain ZeroMQ ping-pong of the same
-frame sizes measured in the same run.
+frame sizes measured in the same run, in rounds that alternate with the row's.
 
-    python -m perf.rtt                  # 2000 round trips a row, scenes static and arm
-    python -m perf.rtt --quick          # a few hundred, for CI
+    python -m perf.rtt                  # 2000 round trips a row in 5 rounds, scenes static and arm
+    python -m perf.rtt --quick          # a few hundred in 2 rounds, for CI
     python -m perf.rtt --peer pclick --count 10000
 """
 
@@ -40,18 +40,22 @@ from perf.rtt_measure import (
     pclick_version,
 )
 from perf.rtt_render import render
+from perf.rtt_rounds import pool_floors, pool_rows, round_counts
 from perf.step_cost import step_cost_us
 
 log = logging.getLogger("perf.rtt")
 
 DEFAULT_COUNT = 2000
 QUICK_COUNT = 300
+DEFAULT_ROUNDS = 5
+QUICK_ROUNDS = 2
 DEFAULT_SCENES = ("static", "arm")
 
 
 @dataclass(frozen=True)
 class Settings:
-    count: int = DEFAULT_COUNT
+    count: int = DEFAULT_COUNT  # round trips a row, and as many for its floor, over all rounds
+    rounds: int = DEFAULT_ROUNDS
     scenes: tuple[str, ...] = DEFAULT_SCENES
     transports: tuple[str, ...] = TRANSPORT_CHOICES
     clients: tuple[str, ...] = CLIENTS
@@ -95,20 +99,28 @@ def _servable(peer: str, transport: str) -> bool:
 @dataclass
 class Measurements:
     rows: list[Row]
-    floors: list[Floor]  # floors[i] is rows[i]'s, measured right after it
+    floors: list[Floor]  # floors[i] is rows[i]'s, measured in rounds alternating with its rounds
     step_costs_us: dict[str, float | None]  # one mj_step of each coupler scene alone; None without physics
     seconds: float
 
 
 def measure(settings: Settings, workdir: Path) -> Measurements:
-    """Every row of the settings, each followed at once by its floor: the ping-pong of the row's language,
-    transport and frame sizes, so a shared machine's load changes both sides of a ratio alike."""
+    """Every row of the settings with its floor, the ping-pong of the row's language, transport and frame
+    sizes: in rounds, each a fresh server and client for its share of the round trips, then the floor's
+    share, so the swings of a shared machine's load fall on both sides of a ratio alike."""
     started = time.monotonic()
     specs = settings.row_specs()
+    shares = round_counts(settings.count, settings.rounds)
     rows, floors = [], []
     for index, spec in enumerate(specs, 1):
-        row = measure_row(spec, settings.count, workdir, list(settings.server_args))
-        floor = measure_floor(row.floor_spec(), settings.count, workdir)
+        row_rounds, floor_rounds = [], []
+        for round_number, share in enumerate(shares, 1):
+            row_rounds.append(measure_row(spec, share, workdir, list(settings.server_args)))
+            # Every round's floor of the first round's sizes, so the floor's rounds pool into one.
+            floor_rounds.append(measure_floor(row_rounds[0].floor_spec(), share, workdir))
+            log.info("[%d/%d round %d/%d] %-48s p50 %8.1f us (floor %6.1f)", index, len(specs), round_number,
+                     len(shares), spec.label(), row_rounds[-1].latency.p50, floor_rounds[-1].latency.p50)
+        row, floor = pool_rows(row_rounds), pool_floors(floor_rounds)
         log.info("[%d/%d] %-48s p50 %8.1f us (floor %6.1f)  p99 %8.1f us  %6d/%d bytes", index, len(specs),
                  spec.label(), row.latency.p50, floor.latency.p50, row.latency.p99, row.request_bytes,
                  row.reply_bytes)
@@ -162,16 +174,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.rtt",
         description="Measure Control -> Sensor round trips for every client x transport x receive mode against "
-        "the demo server (one fresh server per row), and plain ZeroMQ REQ/REP ping-pongs of the same frame "
-        "sizes as floors. Writes rtt.json, rtt.md and rtt.png; prints the tables on stdout and a line per "
+        "the demo server, and plain ZeroMQ REQ/REP ping-pongs of the same frame sizes as floors, row and floor "
+        "taking turns over a number of rounds (one fresh server per round). "
+        "Writes rtt.json, rtt.md and rtt.png; prints the tables on stdout and a line per "
         "row on stderr. Exits 1 when a process fails, never because of a timing figure.",
     )
     parser.add_argument("--count", type=int, default=None,
-                        help=f"timed round trips per row and per floor (default {DEFAULT_COUNT}, "
+                        help=f"timed round trips per row and per floor, over all rounds (default {DEFAULT_COUNT}, "
                              f"or {QUICK_COUNT} with --quick)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds each row's and floor's round trips are split into; each round runs a fresh "
+                             "server and client for its share, then the floor's share, so both sides meet the "
+                             "same swings of the machine's load (default "
+                             f"{DEFAULT_ROUNDS}, or {QUICK_ROUNDS} with --quick)")
     parser.add_argument("--quick", action="store_true",
-                        help=f"CI run: {QUICK_COUNT} round trips a row unless --count says otherwise, and a "
-                             "subset of the rows: those the targets are judged on (blocking receive), and "
+                        help=f"CI run: {QUICK_COUNT} round trips a row in {QUICK_ROUNDS} rounds unless --count or "
+                             "--rounds says otherwise, and a subset of the rows: those the targets are judged on "
+                             "(blocking receive), and "
                              "each client on every transport in every other receive mode (default: every row)")
     parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
                         help="comma-separated demo.server scenes, names or MJCF paths (default: %(default)s)")
@@ -195,8 +214,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.count is None:
         args.count = QUICK_COUNT if args.quick else DEFAULT_COUNT
+    if args.rounds is None:
+        args.rounds = QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS
     if args.count < 1:
         parser.error(f"--count must be at least 1, got {args.count}")
+    if not 1 <= args.rounds <= args.count:
+        parser.error(f"--rounds must be from 1 to --count ({args.count}), got {args.rounds}")
     return args
 
 
@@ -205,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     settings = Settings(
         count=args.count,
+        rounds=args.rounds,
         scenes=args.scenes,
         transports=args.transports,
         clients=args.clients,
@@ -217,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_plot:
             plots.require_matplotlib()  # before minutes of measuring, not after
         versions = {PCLICK: pclick_version()} if PCLICK in settings.peers else {}
-        log.info("perf.rtt: %d rows of %d round trips", len(settings.row_specs()), settings.count)
+        log.info("perf.rtt: %d rows of %d round trips in %d rounds", len(settings.row_specs()), settings.count,
+                 settings.rounds)
         with tempfile.TemporaryDirectory(prefix="coupler-perf-") as workdir:
             measured = measure(settings, Path(workdir))
         result = to_result(settings, measured, versions)

@@ -73,15 +73,29 @@ def curve_table(result: dict[str, Any]) -> str | None:
     return table(headers, cells, [False, False, False, True, True, True, True])
 
 
+def _floor_timing(rounds: int) -> str:
+    """How a row's floor was measured beside it; a run of one round (or from before rounds) had one floor run,
+    after the row's."""
+    if rounds == 1:
+        return "measured right after the row, so that a shared machine's load weighs on both alike"
+    return (f"measured in {rounds} rounds taking turns with the row's: each round is a fresh server and client "
+            "for an equal share of the row's round trips, then as many round trips of the floor; the row's figures "
+            "pool its rounds (latency from all their round trips, server CPU as their total over all the Controls "
+            "answered, idle CPU as the highest round's) and the floor's its own, so that the swings of a shared "
+            "machine's load fall on both alike")
+
+
 def render(result: dict[str, Any]) -> str:
     """Both tables with a heading and the notes a reader needs to read them."""
     settings = result["settings"]
     server_args = " ".join(settings.get("server_args", []))
+    rounds = settings.get("rounds", 1)
     lines = [
         "## Round-trip time, Control → Sensor",
         "",
         f"{result['measured_at']}, {result['host']['cpu']} ({result['host']['logical_cpus']} logical CPUs), "
-        f"{settings['count']} timed round trips a row{' (quick)' if settings.get('quick') else ''}"
+        f"{settings['count']} timed round trips a row{f' in {rounds} rounds' if rounds > 1 else ''}"
+        f"{' (quick)' if settings.get('quick') else ''}"
         + (f", demo.server {server_args}" if server_args else "") + ".",
         "",
         rows_table(result),
@@ -96,8 +110,7 @@ def render(result: dict[str, Any]) -> str:
         "included); idle CPU is its use of one core over half a second before the client starts (after 0.3 s to settle "
         "from the readiness probe), with a "
         "controller connected and silent. A row's floor is the ping-pong in the client's language, on its "
-        "transport, with its frame sizes, measured right after the row, so that a shared machine's load "
-        "weighs on both alike. A tcp-curve row (TCP with CurveZMQ "
+        f"transport, with its frame sizes, {_floor_timing(rounds)}. A tcp-curve row (TCP with CurveZMQ "
         "encryption and authentication) is set against the plain tcp floor, so its ratio includes what CURVE "
         "costs.",
     ]

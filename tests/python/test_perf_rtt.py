@@ -13,7 +13,7 @@ from perf.rtt_render import render
 COUNT = 20
 # The mobile scene has no arm, so the demo clients skip the pick approach and a row takes a moment;
 # quick's covering subset still runs both clients, both transports, both receive modes and Click's server.
-SETTINGS = rtt.Settings(count=COUNT, scenes=("mobile",), peers=("pclick",), quick=True)
+SETTINGS = rtt.Settings(count=COUNT, rounds=2, scenes=("mobile",), peers=("pclick",), quick=True)
 
 
 @pytest.fixture(scope="module")

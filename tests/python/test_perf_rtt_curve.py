@@ -6,7 +6,8 @@ from perf.rtt_render import curve_table
 
 
 def test_tcp_curve_rows_are_measured_and_set_against_the_plain_tcp_floor(tmp_path):
-    settings = rtt.Settings(count=20, scenes=("mobile",), transports=(CURVE_TRANSPORT,), clients=("cpp", "python"),
+    settings = rtt.Settings(count=20, rounds=1, scenes=("mobile",), transports=(CURVE_TRANSPORT,),
+                            clients=("cpp", "python"),
                             receive_modes=("blocking",))
     measured = rtt.measure(settings, tmp_path)
     assert [row.spec.transport for row in measured.rows] == [CURVE_TRANSPORT] * 2
