@@ -105,6 +105,8 @@ std::optional<Message> Client::try_receive() {
   return std::nullopt;
 }
 
+std::optional<std::string> Client::try_receive_frame() { return impl_->read_answer(); }
+
 bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_readable(impl_->socket, timeout); }
 
 Message Client::request(const Message& message) {

@@ -3,20 +3,41 @@
 #include <algorithm>
 
 #include <coupler/error.hpp>
+#include <coupler/sensor_layout.hpp>
 
 namespace coupler {
 
 SensorReadings::SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset)
-    : handshake_(&handshake), message_(std::move(message)), after_reset_(after_reset) {}
+    : handshake_(&handshake), time_(message.simulated_time), message_(std::move(message)), after_reset_(after_reset) {}
+
+SensorReadings::SensorReadings(const HandshakeMessage& handshake, std::shared_ptr<const SensorLayout> layout,
+                               std::vector<double> values, double simulated_time)
+    : handshake_(&handshake),
+      time_(simulated_time),
+      layout_(std::move(layout)),
+      values_(std::move(values)),
+      after_reset_(false) {
+  if (!layout_ || values_.size() != layout_->size()) {
+    throw Error("sensor readings need the layout's " + std::to_string(layout_ ? layout_->size() : 0) +
+                " numbers, got " + std::to_string(values_.size()));
+  }
+}
+
+const SensorMessage& SensorReadings::message() const {
+  if (!message_) {
+    message_ = layout_->message(values_.data(), time_);
+  }
+  return *message_;
+}
 
 const std::vector<double>& SensorReadings::angles(const std::string& object) const {
-  return message_.object(object).angles;
+  return message().object(object).angles;
 }
 const std::vector<double>& SensorReadings::angular_velocities(const std::string& object) const {
-  return message_.object(object).angular_velocities;
+  return message().object(object).angular_velocities;
 }
 const std::vector<double>& SensorReadings::torques(const std::string& object) const {
-  return message_.object(object).torques;
+  return message().object(object).torques;
 }
 
 double SensorReadings::joint_value(const std::vector<double>& values, const std::string& object,
@@ -42,7 +63,7 @@ double SensorReadings::torque(const std::string& object, const std::string& join
 }
 
 const std::vector<Sensor>& SensorReadings::sensor(const std::string& object, const std::string& name) const {
-  return message_.object(object).sensor(name);
+  return message().object(object).sensor(name);
 }
 
 namespace {
@@ -62,7 +83,7 @@ const std::vector<double>& SensorReadings::sensor(const std::string& object, con
 }
 
 const std::vector<double>& SensorReadings::object_sensor(const std::string& object, ValueType type) const {
-  return find_type(message_.object(object).object_sensors, type, "object '" + object + "'");
+  return find_type(message().object(object).object_sensors, type, "object '" + object + "'");
 }
 
 }  // namespace coupler

@@ -23,8 +23,7 @@ HandshakeMessage expect_handshake(const Message& answer) {
 }
 
 // Only these may be sent again after a reconnect: they change nothing.
-bool changes_nothing(const Message& request) {
-  const MessageType type = type_of(request);
+bool changes_nothing(MessageType type) {
   return type == MessageType::SensorRequest || type == MessageType::HandshakeInit;
 }
 
@@ -32,7 +31,16 @@ bool changes_nothing(const Message& request) {
 
 Session::Session(const std::string& address, SessionOptions options)
     : options_(std::move(options)), client_(address, options_.client) {
-  handshake_ = expect_handshake(exchange_once(HandshakeInitMessage{}));
+  use_handshake(expect_handshake(exchange_once(HandshakeInitMessage{})));
+}
+
+void Session::use_handshake(HandshakeMessage handshake) {
+  handshake_ = std::move(handshake);
+  try {
+    layout_ = std::make_shared<SensorLayout>(handshake_);
+  } catch (const Error&) {
+    layout_.reset();  // a sensor type no reading can carry: every answer goes through decode()
+  }
 }
 
 Session::Session(Session&& other) noexcept
@@ -40,6 +48,7 @@ Session::Session(Session&& other) noexcept
       client_(std::move(other.client_)),
       stats_(std::move(other.stats_)),
       handshake_(std::move(other.handshake_)),
+      layout_(std::move(other.layout_)),
       open_(other.open_) {
   other.open_ = false;
 }
@@ -55,6 +64,7 @@ Session& Session::operator=(Session&& other) noexcept {
     client_ = std::move(other.client_);
     stats_ = std::move(other.stats_);
     handshake_ = std::move(other.handshake_);
+    layout_ = std::move(other.layout_);
     open_ = other.open_;
     other.open_ = false;
   }
@@ -73,16 +83,20 @@ Message Session::exchange(const Message& request) {
   try {
     return exchange_once(request);
   } catch (const TimeoutError& timeout) {
-    if (options_.reconnect_attempts <= 0) throw;
-    reestablish(timeout);
+    recover(timeout, type_of(request));
   }
+  return exchange_once(request);
+}
+
+void Session::recover(const TimeoutError& timeout, MessageType request) {
+  if (options_.reconnect_attempts <= 0) throw;
+  reestablish(timeout);
   if (!changes_nothing(request)) {
-    throw ReconnectedError(std::string("no answer to a ") + std::string(to_string(type_of(request))) + " from " +
+    throw ReconnectedError(std::string("no answer to a ") + std::string(to_string(request)) + " from " +
                            client_.address() +
                            "; the session reconnected with a new handshake (the server may have restarted), and the "
                            "request was not sent again since it may have been applied");
   }
-  return exchange_once(request);
 }
 
 void Session::reestablish(const TimeoutError& cause) {
@@ -106,32 +120,37 @@ void Session::reconnect(bool accept_scene_change) {
                             " now describes a different scene than this session was using; reconnect(true) accepts "
                             "it");
   }
-  handshake_ = std::move(handshake);
+  use_handshake(std::move(handshake));
   open_ = true;
 }
 
 Message Session::exchange_once(const Message& request) {
-  using Clock = std::chrono::steady_clock;
   if (options_.trace) options_.trace("send", request);
-  const auto sent = Clock::now();
-  client_.send(request);
-  Message answer = [&] {
-    if (options_.polling) return receive_polling(sent);
-    Message received = client_.receive();
-    stats_.add_blocked(Clock::now() - sent);
-    return received;
-  }();
-  stats_.add_round_trip(Clock::now() - sent);
+  Message answer = decode(exchange_frame(encode(request)));
   if (options_.trace) options_.trace("recv", answer);
   return answer;
 }
 
-Message Session::receive_polling(std::chrono::steady_clock::time_point sent) {
+std::string Session::exchange_frame(const std::string& request) {
+  using Clock = std::chrono::steady_clock;
+  const auto sent = Clock::now();
+  client_.send_frame(request);
+  std::string answer = [&] {
+    if (options_.polling) return receive_polling(sent);
+    std::string received = client_.receive_frame(options_.client.timeout);
+    stats_.add_blocked(Clock::now() - sent);
+    return received;
+  }();
+  stats_.add_round_trip(Clock::now() - sent);
+  return answer;
+}
+
+std::string Session::receive_polling(std::chrono::steady_clock::time_point sent) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = sent + options_.client.timeout;
   for (;;) {
     const auto start = Clock::now();
-    std::optional<Message> answer = client_.try_receive();
+    std::optional<std::string> answer = client_.try_receive_frame();
     const auto polled = Clock::now();
     stats_.add_blocked(polled - start);
     if (answer) return std::move(*answer);
@@ -145,8 +164,9 @@ Message Session::receive_polling(std::chrono::steady_clock::time_point sent) {
   }
 }
 
-SensorReadings Session::expect_sensors(const Message& request) {
-  Message answer = exchange(request);
+SensorReadings Session::expect_sensors(const Message& request) { return sensors_from(exchange(request)); }
+
+SensorReadings Session::sensors_from(Message answer) {
   bool after_reset = false;
   if (std::holds_alternative<ResetMessage>(answer)) {
     // The simulation was reset from its side; fetch the state it now has.
@@ -158,7 +178,24 @@ SensorReadings Session::expect_sensors(const Message& request) {
   return SensorReadings(handshake_, std::move(*sensors), after_reset);
 }
 
-SensorReadings Session::step(const Controls& controls) { return expect_sensors(controls.message()); }
+SensorReadings Session::step(const Controls& controls) {
+  if (options_.trace || !layout_) return expect_sensors(controls.message());
+  // The common case without a message either way: the Sensor frame read
+  // straight into the layout's numbers. Anything else (a Reset, an error, a
+  // frame of another shape) is decoded as before.
+  std::string answer;
+  try {
+    answer = exchange_frame(encode(controls.message()));
+  } catch (const TimeoutError& timeout) {
+    recover(timeout, MessageType::Control);
+    throw;  // not reached: a Control is never sent again
+  }
+  std::vector<double> values(layout_->size());
+  if (const auto time = layout_->read(answer, values.data())) {
+    return SensorReadings(handshake_, layout_, std::move(values), *time);
+  }
+  return sensors_from(decode(answer));
+}
 
 SensorReadings Session::sensors() { return expect_sensors(SensorRequestMessage{}); }
 

@@ -33,10 +33,13 @@ HandshakeMessage arm_scene() {
 
 // A server thread that echoes commanded angles back as sensed angles and
 // answers the nth control with Reset, as a simulation reset from its side.
+// With `extra_object`, its readings also carry an object the handshake does
+// not describe, as a server of another version might.
 class EchoServer {
  public:
-  explicit EchoServer(int reset_on_control = -1)
-      : server_(fresh_address("inproc")), thread_([this, reset_on_control] { run(reset_on_control); }) {}
+  explicit EchoServer(int reset_on_control = -1, bool extra_object = false)
+      : server_(fresh_address("inproc")),
+        thread_([this, reset_on_control, extra_object] { run(reset_on_control, extra_object); }) {}
   ~EchoServer() { stop(); }
   std::string endpoint() const { return server_.endpoint(); }
   // Stops the server thread; returns every request it received, in order.
@@ -49,12 +52,13 @@ class EchoServer {
  private:
   std::vector<Message> received_;
 
-  void run(int reset_on_control) {
+  void run(int reset_on_control, bool extra_object) {
     const HandshakeMessage handshake = arm_scene();
     SensorMessage state;
     state.objects["arm"].angles = {0.0, 0.0};
     state.objects["arm"].sensors["wrist_ft"] = {{ValueType::Force3D, {0, 0, -5}}, {ValueType::Torque3D, {0, 0, 0}}};
     state.objects["box"].object_sensors = {{ValueType::Position, {0.5, 0.1, 0.8}}};
+    if (extra_object) state.objects["conveyor"].angles = {1.5};
     int controls = 0;
     while (!stop_) {
       std::optional<Request> request;
@@ -134,6 +138,40 @@ TEST_CASE("step sends the controls and returns readings addressed by name") {
   CHECK(readings.object_sensor("box", ValueType::Position)[0] == 0.5);
   CHECK_THROWS_WITH(readings.angle("arm", "wrist"), Catch::Contains("no joint sensor named 'wrist'"));
   CHECK_THROWS_WITH(readings.object_sensor("box", ValueType::RPY), Catch::Contains("no RPY reading"));
+}
+
+TEST_CASE("step readings hold every number of the server's answer") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "elbow", -1.25);
+  const SensorMessage message = session.step(controls).message();
+  CHECK(message.simulated_time == Approx(0.002));
+  CHECK(message.objects.at("arm").angles == std::vector<double>{0.0, -1.25});
+  CHECK(message.objects.at("arm").sensors.at("wrist_ft").size() == 2);
+  CHECK(message.objects.at("box").object_sensors.at(0).value == std::vector<double>{0.5, 0.1, 0.8});
+}
+
+TEST_CASE("step readings of a shape other than the handshake's are read whole") {
+  EchoServer server(/*reset_on_control=*/-1, /*extra_object=*/true);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "shoulder", 0.5);
+  const SensorReadings readings = session.step(controls);
+  CHECK(readings.angle("arm", "shoulder") == 0.5);
+  CHECK(readings.angles("conveyor") == std::vector<double>{1.5});
+}
+
+TEST_CASE("a polling step without a trace reads the same readings") {
+  EchoServer server;
+  SessionOptions options{ClientOptions{2000ms}};
+  options.polling = true;
+  Session session(server.endpoint(), options);
+  Controls controls = session.controls();
+  controls.set("arm", "elbow", 0.75);
+  const SensorReadings readings = session.step(controls);
+  CHECK(readings.angle("arm", "elbow") == 0.75);
+  CHECK(readings.time() == Approx(0.002));
 }
 
 TEST_CASE("a Reset answer to a step is reported and followed by the current state") {

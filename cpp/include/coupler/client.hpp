@@ -63,6 +63,8 @@ class Client {
   // Like receive(timeout), but hands back the answer's frame undecoded, for
   // tools that record or compare traffic.
   std::string receive_frame(std::chrono::milliseconds timeout);
+  // Like try_receive(), undecoded.
+  std::optional<std::string> try_receive_frame();
   // Blocks until an answer is ready to read or the timeout passes; true when ready.
   bool wait(std::chrono::milliseconds timeout);
 

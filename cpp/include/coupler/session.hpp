@@ -2,6 +2,7 @@
 // What a controller author uses: connect and handshake once, then step.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,7 @@
 #include <coupler/error.hpp>
 #include <coupler/messages.hpp>
 #include <coupler/round_trip_stats.hpp>
+#include <coupler/sensor_layout.hpp>
 #include <coupler/sensor_readings.hpp>
 
 namespace coupler {
@@ -70,14 +72,25 @@ class Session {
  private:
   Message exchange(const Message& request);
   Message exchange_once(const Message& request);
+  std::string exchange_frame(const std::string& request);
+  // Called while handling a request's timeout: rethrows it unless
+  // reconnect_attempts asks to reconnect; after reconnecting, throws
+  // ReconnectedError for a request the server may have applied, and returns
+  // for one that may be sent again.
+  void recover(const TimeoutError& timeout, MessageType request);
   void reestablish(const TimeoutError& cause);
-  Message receive_polling(std::chrono::steady_clock::time_point sent);
+  std::string receive_polling(std::chrono::steady_clock::time_point sent);
   SensorReadings expect_sensors(const Message& request);
+  SensorReadings sensors_from(Message answer);
+  void use_handshake(HandshakeMessage handshake);
 
   SessionOptions options_;
   Client client_;
   RoundTripStats stats_;
   HandshakeMessage handshake_;
+  // Reads Sensor frames of the handshake's shape without building messages;
+  // null for a handshake it cannot lay out (then every answer is decoded).
+  std::shared_ptr<SensorLayout> layout_;
   bool open_ = true;
 };
 
