@@ -82,23 +82,25 @@ def control_scatter(
     scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData
 ) -> tuple[_native.ControlScatter, ControlRanges]:
     """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks."""
-    values, events = [], []
     scale: list[float] = []
     low: list[float] = []
     high: list[float] = []
+    places: list[int] = []
+    objects: list[int] = []
     names: list[tuple[str, str]] = []
+    events = []
     for k, placed in enumerate(flat.controls.objects):
         target = scene.objects[placed.name]
-        for i, control in enumerate(target.description.controls):
-            values.append(_native.ScatteredValue(
-                object=k, place=int(target.ctrl_adr[i]), scale=float(target.ctrl_scale[i]),
-                low=float(target.ctrl_low[i]), high=float(target.ctrl_high[i])))
-            names.append((placed.name, control))
+        places += target.ctrl_adr.tolist()
         scale += target.ctrl_scale.tolist()
         low += target.ctrl_low.tolist()
         high += target.ctrl_high.tolist()
+        objects += [k] * len(target.description.controls)
+        names += [(placed.name, control) for control in target.description.controls]
         for event in placed.events:
             e = target.events[event]
             events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
+    values = [_native.ScatteredValue(object=k, place=p, scale=g, low=lo, high=hi)
+              for k, p, g, lo, hi in zip(objects, places, scale, low, high)]
     ranges = ControlRanges(scale=np.array(scale), low=np.array(low), high=np.array(high), names=names)
     return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges
