@@ -14,9 +14,9 @@ from typing import TextIO
 
 import numpy as np
 
-from coupler.errors import Error
-from coupler.session import Session
-from coupler.transport_flags import add_client_flags, client_options
+from coupler.wire.errors import Error
+from coupler.controller.session import Session
+from coupler.transport.flags import add_client_flags, client_options
 from demo.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def check_handshake(session: Session) -> None:
     """Raise coupler.Error naming the first thing a controller cannot use."""
-    from coupler.messages import ValueType
+    from coupler.wire.messages import ValueType
 
     controllable = {ValueType.ANGLE, ValueType.ANGULAR_VELOCITY_1D, ValueType.TORQUE_1D, ValueType.FORCE_1D}
     for name, described in session.handshake.objects.items():
@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace, timings_file: TextIO | None) -> int:
     print(f"connecting to {args.addr}")
     trace = (lambda direction, message: print(f"{direction}: {message!r}")) if args.trace else None
     polling = not args.blocking_receive
-    transport = client_options(args)
+    transport = client_options(args).client_keywords()
     with Session(args.addr, timeout=args.timeout, polling=polling, trace=trace, **transport) as session:
         check_handshake(session)
         handshake = session.handshake

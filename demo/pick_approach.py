@@ -8,14 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coupler.controls import Controls
-from coupler.errors import Error
-from coupler.messages import HandshakeMessage, ValueType
-from coupler.sensor_readings import SensorReadings
-from coupler.session import Session
+from coupler.controller.controls import Controls
+from coupler.wire.errors import Error
+from coupler.wire.messages import HandshakeMessage, ValueType
+from coupler.controller.sensor_readings import SensorReadings
+from coupler.controller.session import Session
 
 # Joint angles (rad) that put the arm scene's tool point 10 cm above the top of
-# its box, fingers down (solved once by inverse kinematics on demo/scenes/arm.xml).
+# its box, fingers down (solved once by inverse kinematics on coupler/scenes/arm.xml).
 ABOVE_BOX = np.array([0.041, 0.1768, 0.1535, -2.3636, -0.0474, 2.5379, 1.0165])
 
 MOVE_SECONDS = 2.0

@@ -1,18 +1,29 @@
 """coupler: robot controllers and simulations over ZeroMQ, speaking the Click protocol v1.
 
 Controller authors start with `coupler.Session`; `Client` and `Server` send
-and receive typed messages (`coupler.messages`) encoded by `coupler.codec`.
+and receive typed messages (`coupler.wire.messages`) encoded by
+`coupler.wire.codec`. The package is layered, each layer importing only
+those before it: `wire` <- `transport` <- `controller`, `serve` <- `mujoco`
+<- `scenes` <- `cli`.
 """
 
-from coupler.client import Client
-from coupler.codec import decode, encode
-from coupler.controls import Controls
-from coupler.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError, TimeoutError
-from coupler.messages import *  # noqa: F403  (the message types are the package's vocabulary)
-from coupler.messages import __all__ as _message_names
-from coupler.sensor_readings import SensorReadings
-from coupler.server import Request, Server
-from coupler.session import Session
+from coupler.controller.controls import Controls
+from coupler.controller.sensor_readings import SensorReadings
+from coupler.controller.session import Session
+from coupler.transport.client import Client
+from coupler.transport.options import TransportOptions
+from coupler.transport.server import Request, Server
+from coupler.wire.codec import decode, encode
+from coupler.wire.errors import (
+    Error,
+    ProtocolError,
+    ReconnectedError,
+    RemoteError,
+    SceneChangedError,
+    TimeoutError,
+)
+from coupler.wire.messages import *  # noqa: F403  (the message types are the package's vocabulary)
+from coupler.wire.messages import __all__ as _message_names
 
 __all__ = [
     "Client",
@@ -27,6 +38,7 @@ __all__ = [
     "Server",
     "Session",
     "TimeoutError",
+    "TransportOptions",
     "decode",
     "encode",
     *_message_names,

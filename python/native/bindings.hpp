@@ -1,5 +1,6 @@
 #pragma once
 // The parts of coupler._native, each adding its classes to the module.
+// (tests/native adds the test-only parts to a module of its own.)
 
 #include <pybind11/pybind11.h>
 
@@ -8,9 +9,8 @@ namespace coupler::python {
 // C++ exceptions become the coupler.errors classes of the same name.
 void register_errors();
 void bind_server(pybind11::module_& module);
-void bind_client(pybind11::module_& module);
 void bind_layouts(pybind11::module_& module);
-void bind_codec(pybind11::module_& module);
 void bind_scatter_gather(pybind11::module_& module);
+void bind_curve_keys(pybind11::module_& module);
 
 }  // namespace coupler::python

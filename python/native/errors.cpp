@@ -10,7 +10,7 @@ namespace coupler::python {
 namespace {
 
 void raise(const char* name, const py::tuple& arguments) {
-  py::object type = py::module_::import("coupler.errors").attr(name);
+  py::object type = py::module_::import("coupler.wire.errors").attr(name);
   PyErr_SetObject(type.ptr(), type(*arguments).ptr());
 }
 
@@ -27,7 +27,7 @@ void register_errors() {
     } catch (const TimeoutError& e) {
       raise("TimeoutError", py::make_tuple(e.what()));
     } catch (const ProtocolError& e) {
-      py::object code = py::module_::import("coupler.messages").attr("ErrorCode")(static_cast<int>(e.code()));
+      py::object code = py::module_::import("coupler.wire.messages").attr("ErrorCode")(static_cast<int>(e.code()));
       raise("ProtocolError", py::make_tuple(e.text(), code));
     } catch (const RemoteError& e) {
       raise("RemoteError", py::make_tuple(e.code(), e.text()));

@@ -111,9 +111,9 @@ void bind_layouts(py::module_& module) {
           "encode",
           [](SensorArrays& s, double simulated_time) { return py::bytes(s.layout.encode(s.data, simulated_time)); },
           py::arg("simulated_time"),
-          "The SensorMessage frame of `values` at this time, byte for byte as coupler.codec.encode writes it.")
+          "The SensorMessage frame of `values` at this time, byte for byte as coupler.wire.codec.encode writes it.")
       .def("read", &SensorArrays::read, py::arg("frame"),
-           "For a frame coupler.codec.decode reads as a SensorMessage of exactly this layout's shape: a new "
+           "For a frame coupler.wire.codec.decode reads as a SensorMessage of exactly this layout's shape: a new "
            "float64 array of its numbers in slot order (ACTIVATED readings as 1.0 or 0.0) and its simulated time. "
            "None for any other frame (another message kind or shape, or no valid message), for the codec to read.");
 
@@ -138,7 +138,7 @@ void bind_layouts(py::module_& module) {
       .def_readonly("events_on", &ControlArrays::events_on)
       .def("read", &ControlArrays::read, py::arg("request"),
            "Check the request's Control against the handshake and write it to the arrays; return its steps field. "
-           "Raises coupler.errors.ProtocolError (CONTROL_MISMATCH) naming the problem, writing nothing.")
+           "Raises coupler.wire.errors.ProtocolError (CONTROL_MISMATCH) naming the problem, writing nothing.")
       .def(
           "decode",
           [](const ControlArrays& c, const py::bytes& frame) {
@@ -152,7 +152,7 @@ void bind_layouts(py::module_& module) {
           },
           py::arg("steps"),
           "The ControlMessage frame of `values` and `events_on`: every object with controls or events, all its "
-          "values and events, and `steps`; byte for byte as coupler.codec.encode writes the same message.");
+          "values and events, and `steps`; byte for byte as coupler.wire.codec.encode writes the same message.");
 }
 
 }  // namespace coupler::python

@@ -1,13 +1,23 @@
 #include "bindings.hpp"
 
+#ifdef COUPLER_PYTHON_TEST_BINDINGS
+#include "testing_bindings.hpp"
+#endif
+
 PYBIND11_MODULE(_native, module) {
   module.doc() =
-      "coupler's C++ Server, Client and flat control and sensor layouts, used by coupler.flat_layout "
-      "and coupler.native_responder. Errors are the coupler.errors classes.";
+      "coupler's C++ Server, flat control and sensor layouts, MuJoCo scatter and gather and CURVE key files, "
+      "used by coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
+      "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
   coupler::python::bind_server(module);
-  coupler::python::bind_client(module);
   coupler::python::bind_layouts(module);
-  coupler::python::bind_codec(module);
   coupler::python::bind_scatter_gather(module);
+  coupler::python::bind_curve_keys(module);
+#ifdef COUPLER_PYTHON_TEST_BINDINGS
+  pybind11::module_ testing = module.def_submodule(
+      "testing", "The C++ Client and codec, for the Python tests only (built by scripts/setup, never shipped).");
+  coupler::python::bind_client(testing);
+  coupler::python::bind_codec(testing);
+#endif
 }

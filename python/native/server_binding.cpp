@@ -93,9 +93,9 @@ class ServerHandle {
 void bind_server(py::module_& module) {
   py::class_<Request>(module, "Request", "A request received by a Server, with the envelope its answer needs.")
       .def_property_readonly("type", [](const Request& r) { return static_cast<int>(r.type()); },
-                             "The message type (a coupler.messages.MessageType value).")
+                             "The message type (a coupler.wire.messages.MessageType value).")
       .def_property_readonly("frame", [](const Request& r) { return py::bytes(r.frame()); },
-                             "The payload as received, for decoding with coupler.codec.")
+                             "The payload as received, for decoding with coupler.wire.codec.")
       .def_property_readonly("size", [](const Request& r) { return r.frame().size(); }, "Bytes of the payload.")
       .def_property_readonly("peer", [](const Request& r) { return py::bytes(r.peer()); },
                              "Identifies the connection it came from.");
@@ -121,7 +121,7 @@ void bind_server(py::module_& module) {
             return s.get().receive(wait);
           },
           py::arg("timeout"),
-          "Block up to `timeout` seconds for a valid request; raise coupler.errors.TimeoutError otherwise.")
+          "Block up to `timeout` seconds for a valid request; raise coupler.wire.errors.TimeoutError otherwise.")
       .def(
           "try_receive", [](ServerHandle& s) { return s.get().try_receive(); },
           "The next valid request, or None when none is waiting; never blocks.")

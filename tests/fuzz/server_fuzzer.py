@@ -1,9 +1,9 @@
 """atheris target for the Python server's request handling.
 
 Any bytes are one request frame to a `SimulationServer` over demo's static
-scene, served as `coupler.native_responder` serves it, without sockets: a
+scene, served as `coupler.serve.native_responder` serves it, without sockets: a
 Control goes through the C++ `ControlLayout` into the arrays when it matches
-the handshake, everything else through `coupler.codec.decode` and
+the handshake, everything else through `coupler.wire.codec.decode` and
 `SimulationServer.handle`. What must hold for every frame:
 
 - decoding raises nothing but coupler's ProtocolError;
@@ -13,7 +13,7 @@ the handshake, everything else through `coupler.codec.decode` and
 - the native path and the message path judge a Control alike: the C++
   layout takes exactly the Controls that the Python check takes, and refuses
   the others with the same text;
-- the C++ codec (through `coupler._native.reencode`) takes exactly the
+- the C++ codec (through `the test module `_native_testing.reencode``) takes exactly the
   frames the Python codec takes, refuses the others with the same code, and
   re-encodes what it takes into the same bytes. The one known exception is
   protobuf's own: a field numbered 0 inside an unknown group, which the
@@ -25,6 +25,7 @@ the handshake, everything else through `coupler.codec.decode` and
 
 from __future__ import annotations
 
+from coupler._native import testing as _native_testing
 import dataclasses
 import logging
 import sys
@@ -33,13 +34,13 @@ import atheris
 import numpy as np
 
 with atheris.instrument_imports(include=["coupler"]):
-    from coupler.codec import decode, encode
-    from coupler.control_check import check_control
-    from coupler.errors import ProtocolError
-    from coupler.messages import ControlMessage, ErrorCode, ErrorMessage, Message
-    from coupler.simulation_server import SimulationServer
+    from coupler.wire.codec import decode, encode
+    from coupler.serve.control_check import check_control
+    from coupler.wire.errors import ProtocolError
+    from coupler.wire.messages import ControlMessage, ErrorCode, ErrorMessage, Message
+    from coupler.serve.simulation_server import SimulationServer
 
-from demo.static_scene import StaticScene
+from coupler.scenes.static import StaticScene
 from tests.python.codec_outcomes import codec_outcomes, only_cpp_refuses_a_field_zero_in_a_group
 
 
@@ -78,7 +79,7 @@ def python_check(message: Message | None) -> str | None:
 
 
 def serve(frame: bytes, message: Message) -> Message | None:
-    """The answer to a frame both decoders take, as coupler.native_responder.NativeResponder.respond() gives it."""
+    """The answer to a frame both decoders take, as coupler.serve.native_responder.NativeResponder.respond() gives it."""
     try:
         steps = controls.decode(frame)
     except ProtocolError as native_refusal:

@@ -1,6 +1,6 @@
 """What each codec makes of a frame, for the tests that compare them.
 
-`coupler._native.reencode` is the C++ codec's encode(decode(frame)); the
+`coupler._native_testing.reencode` is the C++ codec's encode(decode(frame)); the
 Python codec's is encode(decode(frame)). Both take, refuse and re-encode
 every frame alike but one kind, where protobuf's two runtimes themselves
 differ: a field numbered 0 inside a group the schema does not know. The
@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 from google.protobuf.descriptor import Descriptor
 
-from coupler import _native
+from coupler._native import testing as _native_testing
 from coupler._proto import coupler_pb2 as pb
-from coupler.codec import decode, encode, to_proto
-from coupler.errors import ProtocolError
-from coupler.messages import ErrorCode
+from coupler.wire.codec import decode, encode, to_proto
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import ErrorCode
 
 __all__ = ["codec_outcomes", "only_cpp_refuses_a_field_zero_in_a_group"]
 
@@ -99,7 +99,7 @@ def _field_zero_in_a_group(frame: bytes) -> bool:
 
 def codec_outcomes(frame: bytes) -> tuple[bytes | int, bytes | int]:
     """The Python and the C++ codec's encode(decode(frame)), each, or the code it refuses the frame with."""
-    return _reencoded(_python_reencode, frame), _reencoded(_native.reencode, frame)
+    return _reencoded(_python_reencode, frame), _reencoded(_native_testing.reencode, frame)
 
 
 def only_cpp_refuses_a_field_zero_in_a_group(frame: bytes, cpp: bytes | int) -> bool:

@@ -14,7 +14,7 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from coupler.messages import (
+from coupler.wire.messages import (
     ControlField,
     ControlMessage,
     ErrorMessage,

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from coupler.client import Client
-from coupler.errors import Error
-from coupler.messages import HandshakeInitMessage, Message, SensorRequestMessage
+from coupler.transport.client import Client
+from coupler.wire.errors import Error
+from coupler.wire.messages import HandshakeInitMessage, Message, SensorRequestMessage
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -102,9 +102,21 @@ def running(
         process.wait(timeout=10)
 
 
+# Among a server's flags, asks for the reference pyzmq server (tests/python/reference) instead of demo.server.
+PURE_PYTHON = "--pure-python"
+PURE_PYTHON_SERVER = Path(__file__).resolve().parent / "reference" / "pure_python_serve.py"
+
+
+def server_command(address: str, *flags: str) -> list[str]:
+    """demo.server with `flags`, or the reference pyzmq server when they include PURE_PYTHON."""
+    if PURE_PYTHON in flags:
+        return [sys.executable, str(PURE_PYTHON_SERVER), "--addr", address, *(f for f in flags if f != PURE_PYTHON)]
+    return [sys.executable, "-m", "demo.server", "--addr", address, *flags]
+
+
 def coupler_server(address: str, *flags: str, **client_options: Any) -> contextlib.AbstractContextManager[subprocess.Popen]:
     """demo.server with `flags`; `client_options` are what a client needs to be answered (CURVE keys)."""
-    return running([sys.executable, "-m", "demo.server", "--addr", address, *flags], address, **client_options)
+    return running(server_command(address, *flags), address, **client_options)
 
 
 def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:

@@ -15,8 +15,8 @@ import argparse
 import sys
 import time
 
-from coupler.client import Client
-from coupler.messages import ControlMessage, HandshakeInitMessage, HandshakeMessage, ObjectControl
+from coupler.transport.client import Client
+from coupler.wire.messages import ControlMessage, HandshakeInitMessage, HandshakeMessage, ObjectControl
 
 # Time for a sent request to reach a server on the same machine before "stalled" is printed.
 DELIVERY_SECONDS = 0.2

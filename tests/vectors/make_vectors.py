@@ -30,8 +30,8 @@ from typing import Any
 
 from google.protobuf import text_format
 
-from coupler.codec import decode, encode, to_proto
-from coupler.messages import (
+from coupler.wire.codec import decode, encode, to_proto
+from coupler.wire.messages import (
     ControlField,
     ControlMessage,
     ErrorCode,
@@ -47,7 +47,7 @@ from coupler.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from coupler.messages import ValueType as V
+from coupler.wire.messages import ValueType as V
 
 HERE = Path(__file__).resolve().parent
 ARM_JOINTS = [f"joint{i}" for i in range(1, 8)]

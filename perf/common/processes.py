@@ -1,0 +1,186 @@
+"""Running the programs a benchmark measures, with a bound on every wait and
+no process left behind however a measurement ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+from coupler.transport.client import Client
+from coupler.wire.errors import Error
+from coupler.wire.messages import Message, SensorRequestMessage
+
+from perf.common.errors import BenchmarkError
+from perf.common.programs import REPO
+
+_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
+
+
+def _tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _name(command: list[str]) -> str:
+    """A command as an error message names it: program and first arguments, e.g. "python -m demo.server"."""
+    return " ".join([Path(command[0]).name, *command[1:3]])
+
+
+class ServerProcess:
+    """A server run for one measurement, as a context manager.
+
+    Entering starts it and, given a `handshake_address`, returns once the
+    `probe` sent there is answered: by default a SensorRequest, which leaves
+    a coupler server free for the next controller (a HandshakeInit would
+    hold it for its lease); Click's server answers only a HandshakeInit.
+    Leaving kills it if it still runs. Its output goes to `log_path`, a file
+    rather than a pipe, so a chatty server can never block on a pipe nobody
+    reads.
+    """
+
+    def __init__(
+        self,
+        command: list[str],
+        log_path: Path,
+        handshake_address: str | None = None,
+        env: dict[str, str] | None = None,
+        ready_timeout: float = 20.0,
+        probe: Message | None = None,
+        client_options: dict | None = None,
+    ) -> None:
+        self.command = command
+        self.address = handshake_address
+        self.probe = probe or SensorRequestMessage()
+        self.log_path = log_path
+        self.env = env
+        self.ready_timeout = ready_timeout
+        self.client_options = client_options or {}  # what the readiness probe needs (CURVE keys)
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> ServerProcess:
+        with open(self.log_path, "wb") as log:
+            self._process = subprocess.Popen(
+                self.command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=self.env
+            )
+        try:
+            if self.address is not None:
+                self._wait_until_serving()
+        except BaseException:
+            self._kill()
+            raise
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._kill()
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None, "the server has not been started"
+        return self._process.pid
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def check_running(self) -> None:
+        """Raise BenchmarkError when the server has exited, with the end of its output."""
+        assert self._process is not None, "the server has not been started"
+        code = self._process.poll()
+        if code is not None:
+            raise BenchmarkError(f"{_name(self.command)} exited with {code}:\n{_tail(self.log())}")
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the server has used so far, all its threads together."""
+        self.check_running()
+        stat = Path(f"/proc/{self.pid}/stat").read_text()
+        # The command name (field 2) may hold spaces and parentheses; the fields after it do not.
+        fields = stat[stat.rindex(")") + 2 :].split()
+        utime, stime = int(fields[11]), int(fields[12])
+        return (utime + stime) / _TICKS_PER_SECOND
+
+    def idle_cpu_percent(self, seconds: float) -> float:
+        """The server's CPU use over `seconds` of wall time in which nobody sends it anything, in percent
+        of one core: what a server costs the machine while a controller thinks (or is not there)."""
+        before, started = self.cpu_seconds(), time.monotonic()
+        time.sleep(seconds)
+        return 100.0 * (self.cpu_seconds() - before) / (time.monotonic() - started)
+
+    def stop(self, timeout: float = 10.0) -> str:
+        """Interrupt the server as Ctrl-C would, wait for it to exit, and return its output.
+
+        Raises BenchmarkError when it had already died, does not exit within
+        `timeout` seconds, or exits with an error.
+        """
+        self.check_running()
+        assert self._process is not None
+        self._process.send_signal(signal.SIGINT)
+        try:
+            code = self._process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            raise BenchmarkError(f"{_name(self.command)} did not exit within {timeout} s of SIGINT") from None
+        if code != 0:
+            raise BenchmarkError(f"{_name(self.command)} exited with {code}:\n{_tail(self.log())}")
+        return self.log()
+
+    def end(self) -> str:
+        """Kill the server in whatever state it is and return its output, for a server
+        whose exit says nothing about the measurement."""
+        self._kill()
+        return self.log()
+
+    def finish(self, timeout: float) -> str:
+        """Wait for a server that exits by itself; return its output.
+
+        Raises BenchmarkError when it does not exit within `timeout` seconds
+        or exits with an error.
+        """
+        assert self._process is not None, "the server has not been started"
+        try:
+            code = self._process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            raise BenchmarkError(f"{_name(self.command)} did not finish within {timeout} s") from None
+        if code != 0:
+            raise BenchmarkError(f"{_name(self.command)} exited with {code}:\n{_tail(self.log())}")
+        return self.log()
+
+    def _wait_until_serving(self) -> None:
+        assert self.address is not None
+        deadline = time.monotonic() + self.ready_timeout
+        while time.monotonic() < deadline:
+            self.check_running()
+            try:
+                with Client(self.address, timeout=0.3, **self.client_options) as client:
+                    client.request(self.probe)
+                    return
+            except Error:
+                continue
+        raise BenchmarkError(f"no server answered on {self.address} within {self.ready_timeout} s")
+
+    def _kill(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait(timeout=10)
+
+
+def run_client(command: list[str], timeout: float) -> str:
+    """Run a client program to completion and return its output (stderr merged).
+
+    Raises BenchmarkError when it fails or takes longer than `timeout` seconds.
+    """
+    try:
+        result = subprocess.run(
+            command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as expired:
+        output = expired.output.decode(errors="replace") if isinstance(expired.output, bytes) else expired.output
+        problem = f"{_name(command)} did not finish within {timeout:.0f} s"
+        raise BenchmarkError(f"{problem}:\n{_tail(output or '')}") from None
+    if result.returncode != 0:
+        raise BenchmarkError(f"{_name(command)} exited with {result.returncode}:\n{_tail(result.stdout)}")
+    return result.stdout

@@ -1,0 +1,5 @@
+import sys
+
+from perf.frequency import main
+
+sys.exit(main())

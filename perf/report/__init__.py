@@ -1,0 +1,103 @@
+"""Every benchmark result in a results directory as one markdown report.
+
+    python -m perf.report                     # perf/results/*.json -> perf/results/REPORT.md
+    python -m perf.report --results DIR --out PATH
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from perf.frequency import render as frequency_render
+from perf.common import results
+from perf.rtt import render as rtt_render
+from perf.soak import render as soak_render
+from perf.common import targets
+from perf.common.errors import BenchmarkError
+
+log = logging.getLogger("perf.report")
+
+# In the order they appear in the report.
+RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "rtt": rtt_render.render,
+    "frequency": frequency_render.render,
+    "soak": soak_render.render,
+}
+
+
+def _host(result: dict[str, Any]) -> str:
+    host = result["host"]
+    return (f"{host['cpu']}, {host['logical_cpus']} logical CPUs, {host['os']}; Python {host['python']}, "
+            f"pyzmq {host['pyzmq']} (libzmq {host['libzmq']}), MuJoCo {host['mujoco']}")
+
+
+def read_results(directory: Path) -> dict[str, dict[str, Any]]:
+    """Every known result file in `directory`, by benchmark name; raises BenchmarkError when there is none."""
+    found = {}
+    for name in RENDERERS:
+        path = directory / f"{name}.json"
+        if path.exists():
+            result = results.read(path)
+            if result["benchmark"] != name:
+                raise BenchmarkError(f"{path} holds a '{result['benchmark']}' result, not '{name}'")
+            found[name] = result
+    if not found:
+        raise BenchmarkError(f"no results in {directory}: run python -m perf.rtt or python -m perf.frequency first")
+    return found
+
+
+def verdicts(found: dict[str, dict[str, Any]]) -> list[targets.Verdict]:
+    return targets.evaluate(found.get("rtt"), found.get("frequency"))
+
+
+def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> str:
+    """The report of the results in `directory` (`found`, or read from there): the targets, then each
+    result; raises BenchmarkError when there is none."""
+    found = read_results(directory) if found is None else found
+    sections = ["# coupler performance report", "", targets.render(verdicts(found)), ""]
+    for name, result in found.items():
+        sections += [RENDERERS[name](result), "", f"Measured on {_host(result)}; the run took "
+                     f"{result['duration_s']:.0f} s."]
+        plot = directory / f"{name}.png"
+        if plot.exists():
+            # Relative, so the report and its plots can move together.
+            sections += ["", f"![{name}]({plot.name})"]
+        sections.append("")
+    return "\n".join(sections)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m perf.report",
+        description="Render the results perf.rtt, perf.frequency and perf.soak wrote (rtt.json, frequency.json, "
+        "soak.json and their plots) into one markdown report. Exits 1 when there are no results or one cannot "
+        "be read.",
+    )
+    parser.add_argument("--results", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
+                        help="directory holding the results (default: perf/results)")
+    parser.add_argument("--out", type=Path, default=None, metavar="PATH",
+                        help="where to write the report (default: REPORT.md in the results directory)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    out = args.out or args.results / "REPORT.md"
+    try:
+        found = read_results(args.results)
+        report = build(args.results, found)
+    except BenchmarkError as error:
+        log.error("perf.report: %s", error)
+        return 1
+    out.write_text(report)
+    # The tables themselves were printed by the tools that measured them; the log gets the verdicts.
+    print(targets.render(verdicts(found)))
+    log.info("perf.report: wrote %s", out)
+    return 0
+

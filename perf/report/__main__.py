@@ -1,0 +1,5 @@
+import sys
+
+from perf.report import main
+
+sys.exit(main())

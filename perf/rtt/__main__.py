@@ -1,0 +1,5 @@
+import sys
+
+from perf.rtt import main
+
+sys.exit(main())

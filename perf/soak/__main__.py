@@ -1,0 +1,5 @@
+import sys
+
+from perf.soak import main
+
+sys.exit(main())

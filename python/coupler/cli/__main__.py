@@ -1,0 +1,5 @@
+import sys
+
+from coupler.cli import main
+
+sys.exit(main())

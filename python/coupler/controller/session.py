@@ -1,0 +1,263 @@
+"""What a controller author uses: connect and handshake once, then step."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import zmq
+
+from coupler.transport.client import Client
+from coupler.wire.codec import decode, encode
+from coupler.controller.controls import Controls
+from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
+from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import (
+    PROTOCOL_VERSION,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    Message,
+    ResetMessage,
+    SensorMessage,
+    SensorRequestMessage,
+)
+from coupler.wire.errors import TimeoutError
+from coupler.controller.round_trip_stats import RoundTripStats
+from coupler.controller.sensor_readings import SensorReadings
+
+Trace = Callable[[str, Message], None]
+T = TypeVar("T")
+
+
+def _flat_layout_of(handshake: HandshakeMessage) -> FlatLayout | None:
+    try:
+        return FlatLayout(handshake)
+    except Error:
+        return None  # a sensor type no reading can carry: such a scene goes through messages
+
+
+def _unexpected(answer: Message, expected: str) -> Exception:
+    if isinstance(answer, ErrorMessage):
+        return RemoteError(answer.code, answer.text)
+    return ProtocolError(f"expected {expected}, got {type(answer).__name__}", ErrorCode.UNEXPECTED_MESSAGE)
+
+
+class Session:
+    """A controller's connection to one simulation.
+
+    Every call waits at most `timeout` seconds (default 5.0) and raises
+    coupler.TimeoutError past it; an ErrorMessage from the server raises
+    RemoteError; an answer of the wrong kind raises ProtocolError. A session
+    whose request timed out stays usable; `reconnect()` resumes after a
+    server restart, and `reconnect_attempts` does so on its own (see __init__).
+    A request that timed out because the server was unreachable stays queued
+    and is delivered if that server comes back; `reconnect()` drops it.
+
+        with Session("tcp://127.0.0.1:5555") as session:
+            controls = session.controls()
+            controls.set("arm", "joint1", 0.3)
+            readings = session.step(controls)
+            readings.angle("arm", "joint1")
+    """
+
+    def __init__(
+        self,
+        address: str,
+        timeout: float = 5.0,
+        polling: bool = False,
+        trace: Trace | None = None,
+        context: zmq.Context | None = None,
+        reconnect_attempts: int = 0,
+        **transport: Any,
+    ) -> None:
+        """Connect and do the handshake.
+
+        `polling` waits for answers by polling without blocking, sleeping in
+        zmq_poll between polls, as a controller with other work would
+        (default: blocking receive). `trace` is called with "send" or "recv"
+        and each message. `transport` options (heartbeat, heartbeat_timeout,
+        max_frame_bytes, curve_server_key, curve_key_pair) go to the Client.
+
+        `reconnect_attempts` (default 0: never): when a request times out,
+        reconnect and handshake again up to this many times, each waiting up
+        to `timeout`. A request that changes nothing (a SensorRequest) is
+        then sent again; a Control or a Reset is not, since the server may
+        have applied it: ReconnectedError says so, and the session is ready
+        for the next call. When no attempt succeeds, TimeoutError.
+        """
+        self.client = Client(address, timeout=timeout, context=context, **transport)
+        self.timeout = timeout
+        self.reconnect_attempts = reconnect_attempts
+        self.polling = polling
+        self.trace = trace
+        # Timing of every exchange so far (the handshake included); clear() it
+        # to time a phase of its own.
+        self.stats = RoundTripStats()
+        self._open = True
+        # The flat layout of the handshake it was made for: steps are sent
+        # and read through it rather than through messages.
+        self._flat: FlatLayout | None = None
+        self._flat_handshake: HandshakeMessage | None = None
+        try:
+            self.handshake: HandshakeMessage = self._handshake()
+        except BaseException:
+            self._open = False
+            self.client.close()
+            raise
+
+    def _handshake(self) -> HandshakeMessage:
+        answer = self._exchange_once(HandshakeInitMessage())
+        if not isinstance(answer, HandshakeMessage):
+            raise _unexpected(answer, "Handshake")
+        if answer.version != PROTOCOL_VERSION:
+            raise ProtocolError(f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED)
+        return answer
+
+    def reconnect(self, accept_scene_change: bool = False) -> None:
+        """Open a fresh connection to the same address and do the handshake again.
+
+        Raises SceneChangedError, keeping the old handshake, when the server
+        now describes a different scene, unless `accept_scene_change`.
+        TimeoutError when the server does not answer within the timeout.
+        """
+        self.client.reconnect()
+        handshake = self._handshake()
+        if not accept_scene_change and handshake != self.handshake:
+            raise SceneChangedError(
+                f"the server at {self.client.address} now describes a different scene than this session was "
+                "using; reconnect(accept_scene_change=True) accepts it"
+            )
+        self.handshake = handshake
+        self._open = True
+
+    def controls(self) -> Controls:
+        """A fresh Controls for this scene: all zero, events off."""
+        return Controls(self.handshake)
+
+    def _exchange(self, request: Message) -> Message:
+        return self._with_reconnect(
+            lambda: self._exchange_once(request), type(request).__name__, isinstance(request, SensorRequestMessage)
+        )
+
+    def _with_reconnect(self, exchange: Callable[[], T], kind: str, resendable: bool) -> T:
+        try:
+            return exchange()
+        except TimeoutError as timeout:
+            if self.reconnect_attempts <= 0:
+                raise
+            self._reestablish(timeout)
+        if not resendable:
+            raise ReconnectedError(
+                f"no answer to a {kind} from {self.client.address}; the session reconnected "
+                "with a new handshake (the server may have restarted), and the request was not sent again since "
+                "it may have been applied"
+            )
+        return exchange()
+
+    def _reestablish(self, cause: TimeoutError) -> None:
+        for _ in range(self.reconnect_attempts):
+            try:
+                self.reconnect()
+                return
+            except TimeoutError:
+                continue  # the server is not back yet; each attempt waits one timeout
+        raise TimeoutError(f"{cause}; {self.reconnect_attempts} reconnect attempts found no server") from cause
+
+    def _exchange_once(self, request: Message) -> Message:
+        if self.trace:
+            self.trace("send", request)
+        sent = time.perf_counter()
+        answer = decode(self._round_trip(encode(request), sent))
+        self.stats.add_round_trip(time.perf_counter() - sent)
+        if self.trace:
+            self.trace("recv", answer)
+        return answer
+
+    def _step_once(self, controls: Controls, flat: FlatLayout) -> SensorReadings | Message:
+        """One Control sent from the arrays; the answer read into a new array when it is a
+        SensorMessage of the scene's shape, decoded otherwise."""
+        sent = time.perf_counter()
+        answer = self._round_trip(controls.frame(), sent)
+        read = flat.sensors.read(answer)
+        result = decode(answer) if read is None else SensorReadings.from_array(self.handshake, flat, *read)
+        self.stats.add_round_trip(time.perf_counter() - sent)
+        return result
+
+    def _round_trip(self, frame: bytes, sent: float) -> bytes:
+        self.client.send_frame(frame)
+        if self.polling:
+            return self._receive_polling(sent)
+        answer = self.client.receive_frame()
+        self.stats.blocked += time.perf_counter() - sent
+        return answer
+
+    def _receive_polling(self, sent: float) -> bytes:
+        deadline = sent + self.timeout
+        while True:
+            start = time.perf_counter()
+            answer = self.client.try_receive_frame()
+            polled = time.perf_counter()
+            self.stats.blocked += polled - start
+            if answer is not None:
+                return answer
+            if polled >= deadline:
+                raise TimeoutError(f"no answer from {self.client.address} within {self.timeout} s")
+            # Sleeps until the answer arrives or 1 ms passes: no spinning, no added latency.
+            self.client.wait(0.001)
+            self.stats.idle += time.perf_counter() - polled
+
+    def _flat_layout(self) -> FlatLayout | None:
+        if self._flat_handshake is not self.handshake:
+            self._flat = _flat_layout_of(self.handshake)
+            self._flat_handshake = self.handshake
+        return self._flat
+
+    def _readings_of(self, answer: Message) -> SensorReadings:
+        after_reset = isinstance(answer, ResetMessage)
+        if after_reset:
+            # The simulation was reset from its side; fetch the state it now has.
+            answer = self._exchange(SensorRequestMessage())
+        if not isinstance(answer, SensorMessage):
+            raise _unexpected(answer, "Sensor")
+        return SensorReadings(self.handshake, answer, after_reset)
+
+    def _sensors_for(self, request: Message) -> SensorReadings:
+        return self._readings_of(self._exchange(request))
+
+    def step(self, controls: Controls) -> SensorReadings:
+        """Send the controls, let the simulation step, return the new state."""
+        # A trace sees every message, so it goes through messages.
+        flat = None if self.trace else self._flat_layout()
+        if flat is None:
+            return self._sensors_for(controls.message())
+        answer = self._with_reconnect(lambda: self._step_once(controls, flat), "ControlMessage", resendable=False)
+        return answer if isinstance(answer, SensorReadings) else self._readings_of(answer)
+
+    def sensors(self) -> SensorReadings:
+        """The current state, without stepping."""
+        return self._sensors_for(SensorRequestMessage())
+
+    def reset(self) -> None:
+        """Restore the initial state; the simulation waits for the next step."""
+        answer = self._exchange(ResetMessage())
+        if not isinstance(answer, ResetMessage):
+            raise _unexpected(answer, "Reset")
+
+    def close(self) -> None:
+        """Tell the server this controller is leaving (no answer follows), then disconnect."""
+        if not self._open:
+            return
+        self._open = False
+        try:
+            self.client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller closed the session"))
+        finally:
+            self.client.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

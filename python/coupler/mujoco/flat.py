@@ -1,0 +1,106 @@
+"""How the numbers move between a MuJoCo scene's `mjData` and the flat arrays of its handshake.
+
+Built once from `coupler.mujoco.layout` and `coupler.wire.flat_layout` into a
+`_native.SensorGather` and a `_native.ControlScatter` that hold the places in
+`mjData`'s own arrays, so that reading the state and applying controls are
+one pass each in C++, whatever the scene, and nothing is looked up by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from coupler import _native
+from coupler.wire.errors import Error
+from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import ValueType
+from coupler.mujoco.layout import SceneLayout
+
+
+def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> _native.SensorGather:
+    """The gather that fills `flat.sensors`' array from `data`."""
+    gather = _native.SensorGather(flat.sensors.size)
+    # source array -> (places, sources) for copies, (places, quaternion starts) for rotations
+    copies: dict[str, tuple[list[int], list[int]]] = {}
+    rotations: dict[str, tuple[list[int], list[int]]] = {}
+
+    def copy(source: str, places: range, sources: list[int]) -> None:
+        dst, src = copies.setdefault(source, ([], []))
+        dst += places
+        src += sources
+
+    def rotate(source: str, place: int, start: int) -> None:
+        dst, src = rotations.setdefault(source, ([], []))
+        dst.append(place)
+        src.append(start)
+
+    for slot in flat.sensors.slots:
+        target = scene.objects[slot.object]
+        places = range(slot.offset, slot.offset + slot.size)
+        value_type = ValueType(slot.type)
+        if slot.part == "angles":
+            copy("qpos", places, target.qpos_adr.tolist())
+        elif slot.part == "angular_velocities":
+            copy("qvel", places, target.dof_adr.tolist())
+        elif slot.part == "torques":
+            # The actuators' torques (forces) on the joints.
+            copy("qfrc_actuator", places, target.dof_adr.tolist())
+        elif slot.part == "object_sensors" and value_type == ValueType.POSITION:
+            copy("xpos", places, [3 * target.body + k for k in range(3)])
+        elif slot.part == "object_sensors" and value_type == ValueType.RPY:
+            rotate("xquat", slot.offset, 4 * target.body)
+        elif slot.part == "sensors":
+            reading = target.sensors[slot.sensor][slot.index]
+            if reading.type == ValueType.RPY:
+                # A framequat reading, sent as roll, pitch and yaw.
+                rotate("sensordata", slot.offset, reading.adr)
+            else:
+                copy("sensordata", places, list(range(reading.adr, reading.adr + reading.dim)))
+        else:
+            raise Error(f"a MuJoCo scene has no {value_type.name} reading for {slot.part} of '{slot.object}'")
+    for source, (dst, src) in copies.items():
+        gather.add_copies(getattr(data, source), dst, src)
+    for source, (dst, src) in rotations.items():
+        gather.add_rotations(getattr(data, source), dst, src)
+    return gather
+
+
+@dataclass(frozen=True)
+class ControlRanges:
+    """Per flat control value, what a message about a value outside its actuator's ctrlrange needs."""
+
+    scale: np.ndarray  # joint units to the actuator's control
+    low: np.ndarray  # the ctrlrange, -inf/inf where unlimited
+    high: np.ndarray
+    names: list[tuple[str, str]]  # each value's (object, control)
+
+
+def control_scatter(
+    scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData
+) -> tuple[_native.ControlScatter, ControlRanges]:
+    """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks."""
+    scale: list[float] = []
+    low: list[float] = []
+    high: list[float] = []
+    places: list[int] = []
+    objects: list[int] = []
+    names: list[tuple[str, str]] = []
+    events = []
+    for k, placed in enumerate(flat.controls.objects):
+        target = scene.objects[placed.name]
+        places += target.ctrl_adr.tolist()
+        scale += target.ctrl_scale.tolist()
+        low += target.ctrl_low.tolist()
+        high += target.ctrl_high.tolist()
+        objects += [k] * len(target.description.controls)
+        names += [(placed.name, control) for control in target.description.controls]
+        for event in placed.events:
+            e = target.events[event]
+            events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
+    values = [_native.ScatteredValue(object=k, place=p, scale=g, low=lo, high=hi)
+              for k, p, g, lo, hi in zip(objects, places, scale, low, high)]
+    ranges = ControlRanges(scale=np.array(scale), low=np.array(low), high=np.array(high), names=names)
+    return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges

@@ -1,0 +1,504 @@
+"""The handshake of a MuJoCo scene, derived from the compiled model alone.
+
+No scene carries a hand-written list of what it serves; it follows from the
+model's structure, by these rules:
+
+Robots and objects
+    A robot is a body directly under the world body whose subtree is moved by
+    at least one actuator. An object is a body directly under the world body
+    with a free joint and no actuators. Bodies without joints (tables, walls)
+    are scenery and are not served. Both robots and objects are named after
+    their body and report their body's world position and roll-pitch-yaw as
+    objectSensors [POSITION, RPY].
+
+Controls
+    A robot's controls are its actuators in model order, each named after the
+    actuator (an unnamed one after its joint). The type follows from what the
+    actuator does, read from its gain, bias and dynamics parameters (not its
+    name), and from the type of its joint:
+
+    ==========================================  ===================  ========
+    actuator                                    hinge                slide
+    ==========================================  ===================  ========
+    motor: fixed gain, no bias                  TORQUE_1D            FORCE_1D
+    position servo: bias = -gain * length       ANGLE                (none)
+    velocity servo: bias = -gain * velocity     ANGULAR_VELOCITY_1D  (none)
+    integrated-velocity servo (intvelocity)     ANGULAR_VELOCITY_1D  (none)
+    ==========================================  ===================  ========
+
+    Values are in joint units: the adapter divides by the transmission gear
+    (motors) or multiplies by it (servos) on the way to `mjData.ctrl`.
+
+Control events
+    An actuator in actuator group 5 (`EVENT_GROUP`) is an on/off control
+    event named after the actuator, of type ACTIVATED, and not a control.
+    Activated sets its control to the top of its ctrlrange, off to the
+    bottom; for a gripper, top means closed. It needs a name and a ctrlrange;
+    its transmission may be anything (a tendon coupling two fingers, say).
+
+Joint sensors
+    Every hinge and slide joint of a robot, in model order, named after the
+    joint, with the types [ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D]: position,
+    velocity and the actuators' generalized force on the joint
+    (`qfrc_actuator`). For a slide joint these are m, m/s and N.
+
+Named sensors
+    The MuJoCo sensors of a robot or object. Sensors on a named site form one
+    named sensor called after the site, with one reading per MuJoCo sensor in
+    model order: `force` and `torque` on the site "wrist_ft" give "wrist_ft"
+    with [FORCE_3D, TORQUE_3D]. Any other sensor is a named sensor of its
+    own, called after the sensor. See `_SENSOR_TYPES` for the types; a
+    `framequat` reading is sent as RPY.
+
+Everything else the model holds that cannot be served by these rules (an
+unnamed robot, an actuator on a ball joint, a position servo on a slide, a
+magnetometer, ...) is listed by name in `SceneLayout.unmapped`, never
+silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
+
+EVENT_GROUP = 5
+"""Actuators in this actuator group are on/off control events."""
+
+JOINT_SENSOR_TYPES = [ValueType.ANGLE, ValueType.ANGULAR_VELOCITY_1D, ValueType.TORQUE_1D]
+OBJECT_SENSOR_TYPES = [ValueType.POSITION, ValueType.RPY]
+
+_Obj = mujoco.mjtObj
+_Jnt = mujoco.mjtJoint
+_Trn = mujoco.mjtTrn
+_Dyn = mujoco.mjtDyn
+_Sens = mujoco.mjtSensor
+_Wrap = mujoco.mjtWrap
+
+_HINGE = int(_Jnt.mjJNT_HINGE)
+_SLIDE = int(_Jnt.mjJNT_SLIDE)
+_FREE = int(_Jnt.mjJNT_FREE)
+_SCALAR_JOINTS = (_HINGE, _SLIDE)
+_JOINT_TYPE_NAMES = {int(_Jnt.mjJNT_FREE): "free", int(_Jnt.mjJNT_BALL): "ball", _HINGE: "hinge", _SLIDE: "slide"}
+
+# Sensor types whose reading means the same whatever they are attached to.
+_SENSOR_TYPES: dict[int, ValueType] = {
+    int(_Sens.mjSENS_TOUCH): ValueType.FORCE_1D,
+    int(_Sens.mjSENS_ACCELEROMETER): ValueType.ACCELERATION_3D,
+    int(_Sens.mjSENS_VELOCIMETER): ValueType.VELOCITY_3D,
+    int(_Sens.mjSENS_GYRO): ValueType.ANGULAR_VELOCITY_3D,
+    int(_Sens.mjSENS_FORCE): ValueType.FORCE_3D,
+    int(_Sens.mjSENS_TORQUE): ValueType.TORQUE_3D,
+    int(_Sens.mjSENS_BALLANGVEL): ValueType.ANGULAR_VELOCITY_3D,
+    int(_Sens.mjSENS_FRAMEPOS): ValueType.POSITION,
+    int(_Sens.mjSENS_FRAMEQUAT): ValueType.RPY,
+    int(_Sens.mjSENS_FRAMELINVEL): ValueType.VELOCITY_3D,
+    int(_Sens.mjSENS_FRAMEANGVEL): ValueType.ANGULAR_VELOCITY_3D,
+    int(_Sens.mjSENS_FRAMELINACC): ValueType.ACCELERATION_3D,
+    int(_Sens.mjSENS_FRAMEANGACC): ValueType.ANGULAR_ACCELERATION_3D,
+    int(_Sens.mjSENS_SUBTREECOM): ValueType.POSITION,
+    int(_Sens.mjSENS_SUBTREELINVEL): ValueType.VELOCITY_3D,
+}
+# Sensor types on a scalar joint, whose reading's type depends on the joint type.
+_JOINT_SENSOR_TYPES: dict[int, dict[int, ValueType]] = {
+    int(_Sens.mjSENS_JOINTPOS): {_HINGE: ValueType.ANGLE},
+    int(_Sens.mjSENS_JOINTVEL): {_HINGE: ValueType.ANGULAR_VELOCITY_1D},
+    int(_Sens.mjSENS_JOINTACTFRC): {_HINGE: ValueType.TORQUE_1D, _SLIDE: ValueType.FORCE_1D},
+}
+
+# Control type by servo kind and joint type (see the module docstring).
+_CONTROL_TYPES: dict[tuple[str, int], ValueType] = {
+    ("motor", _HINGE): ValueType.TORQUE_1D,
+    ("motor", _SLIDE): ValueType.FORCE_1D,
+    ("position", _HINGE): ValueType.ANGLE,
+    ("velocity", _HINGE): ValueType.ANGULAR_VELOCITY_1D,
+}
+_KIND_WORDS = {"motor": "motor", "position": "position servo", "velocity": "velocity servo"}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of a named sensor: `dim` numbers of `mjData.sensordata` from `adr`.
+
+    An RPY reading has dim 4: it is a quaternion, converted when read.
+    """
+
+    type: ValueType
+    adr: int
+    dim: int
+
+
+@dataclass(frozen=True)
+class Event:
+    """An on/off control event: the control it sets and the values for off and activated."""
+
+    ctrl_adr: int
+    off: float
+    on: float
+
+
+@dataclass
+class ObjectLayout:
+    """Where one robot's or object's values live in `mjData`, in handshake order."""
+
+    name: str
+    body: int
+    description: ObjectDescription
+    # One entry per control: index into mjData.ctrl, the factor taking a
+    # value in joint units to the actuator's control, and the control range
+    # (-inf, inf where the control is not limited).
+    ctrl_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    ctrl_scale: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ctrl_low: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ctrl_high: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    events: dict[str, Event] = field(default_factory=dict)
+    # One entry per joint sensor.
+    qpos_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    dof_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    sensors: dict[str, list[Reading]] = field(default_factory=dict)
+
+
+@dataclass
+class SceneLayout:
+    """A model's handshake, the index arrays to serve it, and what could not be mapped."""
+
+    handshake: HandshakeMessage
+    objects: dict[str, ObjectLayout]
+    unmapped: list[str]
+
+
+def scene_layout(model: mujoco.MjModel) -> SceneLayout:
+    """Derive the handshake and its index arrays from a compiled model."""
+    return _LayoutBuilder(model).build()
+
+
+class _LayoutBuilder:
+    def __init__(self, model: mujoco.MjModel) -> None:
+        self.m = model
+        self.unmapped: list[str] = []
+        self.root_of_body = np.asarray(model.body_rootid)
+
+    # Names, for messages and for the handshake.
+
+    def _name(self, obj: mujoco.mjtObj, i: int) -> str:
+        return mujoco.mj_id2name(self.m, obj, i) or ""
+
+    def _label(self, what: str, obj: mujoco.mjtObj, i: int) -> str:
+        name = self._name(obj, i)
+        return f"{what} '{name}'" if name else f"unnamed {what} #{i}"
+
+    def _report(self, text: str) -> None:
+        self.unmapped.append(text)
+
+    # Which top-level body an element belongs to.
+
+    def _roots(self, bodies: Iterable[int]) -> set[int]:
+        return {int(self.root_of_body[b]) for b in bodies}
+
+    def _tendon_bodies(self, tendon: int) -> list[int]:
+        m = self.m
+        bodies = []
+        start = int(m.tendon_adr[tendon])
+        for w in range(start, start + int(m.tendon_num[tendon])):
+            kind, obj = int(m.wrap_type[w]), int(m.wrap_objid[w])
+            if kind == _Wrap.mjWRAP_JOINT:
+                bodies.append(int(m.jnt_bodyid[obj]))
+            elif kind == _Wrap.mjWRAP_SITE:
+                bodies.append(int(m.site_bodyid[obj]))
+            elif kind in (_Wrap.mjWRAP_SPHERE, _Wrap.mjWRAP_CYLINDER):
+                bodies.append(int(m.geom_bodyid[obj]))
+        return bodies
+
+    def _actuator_bodies(self, a: int) -> list[int]:
+        m = self.m
+        trn = int(m.actuator_trntype[a])
+        first, second = (int(x) for x in m.actuator_trnid[a])
+        if trn in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
+            return [int(m.jnt_bodyid[first])]
+        if trn == _Trn.mjTRN_TENDON:
+            return self._tendon_bodies(first)
+        if trn in (_Trn.mjTRN_SITE, _Trn.mjTRN_SLIDERCRANK):
+            return [int(m.site_bodyid[s]) for s in (first, second) if s >= 0]
+        if trn == _Trn.mjTRN_BODY:
+            return [first]
+        if trn == _Trn.mjTRN_SO3:
+            # A ball joint, or a site relative to a reference site.
+            if second < 0:
+                return [int(m.jnt_bodyid[first])]
+            return [int(m.site_bodyid[first]), int(m.site_bodyid[second])]
+        return []
+
+    def _actuator_root(self, a: int) -> int | None:
+        """The top-level body an actuator moves, or None when it is not exactly one."""
+        roots = self._roots(self._actuator_bodies(a)) - {0}
+        return roots.pop() if len(roots) == 1 else None
+
+    def _sensor_root(self, s: int) -> int | None:
+        m = self.m
+        kind, obj = int(m.sensor_objtype[s]), int(m.sensor_objid[s])
+        body: int | None = None
+        if kind in (_Obj.mjOBJ_BODY, _Obj.mjOBJ_XBODY):
+            body = obj
+        elif kind == _Obj.mjOBJ_SITE:
+            body = int(m.site_bodyid[obj])
+        elif kind == _Obj.mjOBJ_JOINT:
+            body = int(m.jnt_bodyid[obj])
+        elif kind == _Obj.mjOBJ_GEOM:
+            body = int(m.geom_bodyid[obj])
+        elif kind == _Obj.mjOBJ_CAMERA:
+            body = int(m.cam_bodyid[obj])
+        elif kind == _Obj.mjOBJ_ACTUATOR:
+            return self._actuator_root(obj)
+        elif kind == _Obj.mjOBJ_TENDON:
+            roots = self._roots(self._tendon_bodies(obj)) - {0}
+            return roots.pop() if len(roots) == 1 else None
+        if body is None:
+            return None
+        root = int(self.root_of_body[body])
+        return root if root != 0 else None
+
+    # The layout.
+
+    def build(self) -> SceneLayout:
+        m = self.m
+        actuators_of: dict[int, list[int]] = {}
+        for a in range(m.nactuator):
+            root = self._actuator_root(a)
+            if root is None:
+                self._report(f"{self._label('actuator', _Obj.mjOBJ_ACTUATOR, a)} does not act within one body "
+                             "under the world: not served")
+                continue
+            actuators_of.setdefault(root, []).append(a)
+
+        joints_of: dict[int, list[int]] = {}
+        for j in range(m.njnt):
+            joints_of.setdefault(int(self.root_of_body[m.jnt_bodyid[j]]), []).append(j)
+
+        objects: dict[str, ObjectLayout] = {}
+        for b in range(1, m.nbody):
+            if int(m.body_parentid[b]) != 0:
+                continue
+            layout = self._top_level_body(b, actuators_of.get(b, []), joints_of.get(b, []))
+            if layout is not None:
+                objects[layout.name] = layout
+
+        self._assign_sensors(objects)
+        handshake = HandshakeMessage(
+            objects={name: layout.description for name, layout in objects.items()},
+            time_step=float(m.opt.timestep),
+        )
+        return SceneLayout(handshake=handshake, objects=objects, unmapped=self.unmapped)
+
+    def _top_level_body(self, b: int, actuators: list[int], joints: list[int]) -> ObjectLayout | None:
+        m = self.m
+        name = self._name(_Obj.mjOBJ_BODY, b)
+        is_free = bool(joints) and int(m.jnt_type[joints[0]]) == _FREE and int(m.jnt_bodyid[joints[0]]) == b
+        if not actuators and not joints:
+            return None  # scenery: nothing moves, nothing to serve
+        if not name:
+            if actuators:
+                names = ", ".join(self._label("actuator", _Obj.mjOBJ_ACTUATOR, a) for a in actuators)
+                self._report(f"unnamed body #{b} under the world is a robot, with {names}: not served")
+            else:
+                self._report(f"unnamed body #{b} under the world has joints: not served")
+            return None
+        if not actuators and not is_free:
+            self._report(f"body '{name}' has joints but neither actuators nor a free joint: not served")
+            return None
+
+        layout = ObjectLayout(name=name, body=b, description=ObjectDescription(object_sensors=list(OBJECT_SENSOR_TYPES)))
+        served_joints = joints[1:] if is_free else joints
+        if actuators:
+            self._controls(layout, actuators)
+            self._joint_sensors(layout, served_joints)
+        else:
+            for j in served_joints:
+                self._report(f"{self._label('joint', _Obj.mjOBJ_JOINT, j)} of object '{name}' is not actuated: "
+                             "not served")
+        return layout
+
+    def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
+        m = self.m
+        description = layout.description
+        adrs, scales, lows, highs = [], [], [], []
+        for a in actuators:
+            label = self._label("actuator", _Obj.mjOBJ_ACTUATOR, a)
+            if int(m.actuator_ctrlnum[a]) != 1:
+                self._report(f"{label} takes {int(m.actuator_ctrlnum[a])} controls; Click controls are scalars")
+                continue
+            ctrl = int(m.actuator_ctrladr[a])
+            limited = bool(m.actuator_ctrllimited[ctrl])
+            low, high = (float(v) for v in m.actuator_ctrlrange[ctrl])
+            if int(m.actuator_group[a]) == EVENT_GROUP:
+                name = self._name(_Obj.mjOBJ_ACTUATOR, a)
+                if not name:
+                    self._report(f"{label} is in the event group but has no name: not served")
+                elif not limited:
+                    self._report(f"{label} is in the event group but has no ctrlrange for off and activated")
+                else:
+                    description.control_events[name] = ValueType.ACTIVATED
+                    layout.events[name] = Event(ctrl_adr=ctrl, off=low, on=high)
+                continue
+            mapped = self._control(a, label)
+            if mapped is None:
+                continue
+            name, value_type, scale = mapped
+            if name in description.controls:
+                self._report(f"{label}: a control named '{name}' already exists in '{layout.name}'")
+                continue
+            description.controls.append(name)
+            description.control_types.append(value_type)
+            adrs.append(ctrl)
+            scales.append(scale)
+            lows.append(low if limited else -np.inf)
+            highs.append(high if limited else np.inf)
+        layout.ctrl_adr = np.array(adrs, dtype=np.intp)
+        layout.ctrl_scale = np.array(scales, dtype=float)
+        layout.ctrl_low = np.array(lows, dtype=float)
+        layout.ctrl_high = np.array(highs, dtype=float)
+
+    def _control(self, a: int, label: str) -> tuple[str, ValueType, float] | None:
+        """Name, type and value-to-control factor of a scalar actuator, or None (reported)."""
+        m = self.m
+        trn = int(m.actuator_trntype[a])
+        if trn not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
+            self._report(f"{label} drives a {_Trn(trn).name.removeprefix('mjTRN_').lower()} transmission; "
+                         "Click controls drive joints")
+            return None
+        joint = int(m.actuator_trnid[a][0])
+        joint_type = int(m.jnt_type[joint])
+        joint_label = self._label("joint", _Obj.mjOBJ_JOINT, joint)
+        kind = _servo_kind(m, a)
+        if kind is None:
+            self._report(f"{label} has gain/bias/dynamics parameters of no motor, position or velocity servo")
+            return None
+        value_type = _CONTROL_TYPES.get((kind, joint_type))
+        if value_type is None:
+            self._report(f"{label}: a {_KIND_WORDS[kind]} on {_JOINT_TYPE_NAMES[joint_type]} {joint_label} "
+                         "has no Click control type")
+            return None
+        gear = float(m.actuator_gear[m.actuator_outadr[a]][0])
+        if gear == 0.0:
+            self._report(f"{label} has gear 0")
+            return None
+        name = self._name(_Obj.mjOBJ_ACTUATOR, a) or self._name(_Obj.mjOBJ_JOINT, joint)
+        if not name:
+            self._report(f"{label} on {joint_label}: a control needs a name")
+            return None
+        # Servo setpoints are in actuator length (gear * joint position); motor
+        # forces are multiplied by the gear on the way to the joint.
+        scale = 1.0 / gear if kind == "motor" else gear
+        return name, value_type, scale
+
+    def _joint_sensors(self, layout: ObjectLayout, joints: list[int]) -> None:
+        m = self.m
+        qpos, dofs = [], []
+        for j in joints:
+            joint_type = int(m.jnt_type[j])
+            label = self._label("joint", _Obj.mjOBJ_JOINT, j)
+            if joint_type not in _SCALAR_JOINTS:
+                self._report(f"{_JOINT_TYPE_NAMES[joint_type]} {label} of '{layout.name}' has no Click joint sensor")
+                continue
+            name = self._name(_Obj.mjOBJ_JOINT, j)
+            if not name:
+                self._report(f"{label} of '{layout.name}' needs a name for its joint sensors")
+                continue
+            layout.description.joint_sensors.append(name)
+            qpos.append(int(m.jnt_qposadr[j]))
+            dofs.append(int(m.jnt_dofadr[j]))
+        if qpos:
+            layout.description.joint_sensor_types = list(JOINT_SENSOR_TYPES)
+        layout.qpos_adr = np.array(qpos, dtype=np.intp)
+        layout.dof_adr = np.array(dofs, dtype=np.intp)
+
+    def _assign_sensors(self, objects: dict[str, ObjectLayout]) -> None:
+        m = self.m
+        by_body = {layout.body: layout for layout in objects.values()}
+        for s in range(m.nsensor):
+            label = self._label("sensor", _Obj.mjOBJ_SENSOR, s)
+            root = self._sensor_root(s)
+            layout = by_body.get(root) if root is not None else None
+            if layout is None:
+                self._report(f"{label} is not inside a served robot or object")
+                continue
+            value_type = self._sensor_type(s)
+            if value_type is None:
+                self._report(f"{label} ({_Sens(int(m.sensor_type[s])).name.removeprefix('mjSENS_').lower()}) "
+                             "has no Click sensor type")
+                continue
+            dim = int(m.sensor_dim[s])
+            expected = 4 if value_type == ValueType.RPY else value_type.width
+            if dim != expected:
+                self._report(f"{label} has {dim} values; {value_type.name} needs {expected}")
+                continue
+            group = self._sensor_group(s)
+            if not group:
+                self._report(f"{label} is neither named nor on a named site")
+                continue
+            readings = layout.sensors.setdefault(group, [])
+            if any(r.type == value_type for r in readings):
+                self._report(f"{label}: sensor '{group}' of '{layout.name}' already has a {value_type.name} reading")
+                continue
+            readings.append(Reading(type=value_type, adr=int(m.sensor_adr[s]), dim=dim))
+            layout.description.sensors.setdefault(group, []).append(value_type)
+
+    def _sensor_type(self, s: int) -> ValueType | None:
+        m = self.m
+        kind = int(m.sensor_type[s])
+        if kind in _SENSOR_TYPES:
+            return _SENSOR_TYPES[kind]
+        obj = int(m.sensor_objid[s])
+        if kind in _JOINT_SENSOR_TYPES:
+            return _JOINT_SENSOR_TYPES[kind].get(int(m.jnt_type[obj]))
+        if kind == _Sens.mjSENS_ACTUATORFRC:
+            # The actuator's scalar force is a joint torque or force only on a
+            # joint transmission with unit gear.
+            if int(m.actuator_trntype[obj]) not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
+                return None
+            if float(m.actuator_gear[m.actuator_outadr[obj]][0]) != 1.0:
+                return None
+            joint_type = int(m.jnt_type[m.actuator_trnid[obj][0]])
+            return {_HINGE: ValueType.TORQUE_1D, _SLIDE: ValueType.FORCE_1D}.get(joint_type)
+        return None
+
+    def _sensor_group(self, s: int) -> str:
+        m = self.m
+        if int(m.sensor_objtype[s]) == _Obj.mjOBJ_SITE:
+            site = self._name(_Obj.mjOBJ_SITE, int(m.sensor_objid[s]))
+            if site:
+                return site
+        return self._name(_Obj.mjOBJ_SENSOR, s)
+
+
+def _servo_kind(model: mujoco.MjModel, a: int) -> str | None:
+    """'motor', 'position' or 'velocity' from the actuator's parameters; None for anything else.
+
+    force = gain * input + bias0 + bias1 * length + bias2 * velocity, where the
+    input is the control, or with integrator dynamics its integral.
+    """
+    if int(model.actuator_gaintype[a]) != mujoco.mjtGain.mjGAIN_FIXED:
+        return None
+    gain = float(model.actuator_gainprm[a][0])
+    if gain == 0.0:
+        return None
+    dyn = int(model.actuator_dyntype[a])
+    filtered = dyn in (_Dyn.mjDYN_NONE, _Dyn.mjDYN_FILTER, _Dyn.mjDYN_FILTEREXACT)
+    bias_type = int(model.actuator_biastype[a])
+    if bias_type == mujoco.mjtBias.mjBIAS_NONE:
+        return "motor" if filtered else None
+    if bias_type != mujoco.mjtBias.mjBIAS_AFFINE:
+        return None
+    offset, stiffness, damping = (float(v) for v in model.actuator_biasprm[a][:3])
+    if offset != 0.0:
+        return None
+    if stiffness == -gain and damping <= 0.0:
+        if dyn == _Dyn.mjDYN_INTEGRATOR:
+            return "velocity"  # the control is the rate of the position setpoint
+        return "position" if filtered else None
+    if stiffness == 0.0 and damping == -gain and filtered:
+        return "velocity"
+    return None

@@ -1,0 +1,148 @@
+"""A MuJoCo scene served as a `coupler.serve.simulation.Simulation`.
+
+What the scene serves is derived from the model by `coupler.mujoco.layout`;
+this module only moves values between the flat arrays of the handshake
+(`coupler.wire.flat_layout`) and `mjData`, through a scatter and a gather built
+once (`coupler.mujoco.flat`), so no step looks anything up by name. Messages are
+read and built through those same arrays, so both server paths send the same
+numbers.
+
+Readings describe the current state: after a step (or a change of controls)
+the first `sensors()` call runs `mj_forward`, so positions, sensor values and
+actuator forces all belong to the same instant and the current controls.
+`mj_forward` writes no state that the next step reads, so reading sensors
+never changes a trajectory. What it computes for the state does serve the
+next step, though: a step after it runs only `mj_step2` (the stages that the
+controls act on, and the integration), bit for bit what `mj_step` computes,
+so reading the state after each step costs almost nothing extra.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import mujoco
+import numpy as np
+
+from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import HandshakeMessage
+from coupler.mujoco.flat import control_scatter, sensor_gather
+from coupler.mujoco.layout import SceneLayout, scene_layout
+from coupler.serve.simulation import MessagesFromArrays
+
+log = logging.getLogger(__name__)
+
+_BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
+_BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
+
+
+class MujocoSimulation(MessagesFromArrays):
+    """Serves a MuJoCo model: the scene of an MJCF file, or a compiled `mujoco.MjModel`.
+
+    `time_step` (seconds) replaces the model's own time step. `reset()`
+    restores keyframe 0 when the model has one, else the model's reference
+    configuration; a new simulation starts from that state.
+    `clamped_values` counts the control values sent outside their actuator's
+    ctrlrange (MuJoCo clamps them); `unmapped` lists what the model holds but
+    the handshake cannot describe.
+
+    Code that writes `data`'s positions or velocities itself must run
+    `mujoco.mj_forward(model, data)` before the next `step()`.
+    """
+
+    def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None) -> None:
+        if isinstance(model, mujoco.MjModel):
+            self.model = model
+        else:
+            path = Path(model)
+            if not path.is_file():
+                raise FileNotFoundError(f"no MJCF file at '{path}'")
+            self.model = mujoco.MjModel.from_xml_path(str(path))
+        if time_step is not None:
+            if not time_step > 0.0:
+                raise ValueError(f"time step must be positive, got {time_step}")
+            self.model.opt.timestep = time_step
+        self.data = mujoco.MjData(self.model)
+        self.layout: SceneLayout = scene_layout(self.model)
+        self.flat = FlatLayout(self.layout.handshake)
+        self._gather = sensor_gather(self.layout, self.flat, self.data)
+        self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
+        # mj_step2 integrates as mj_step does for every integrator but RK4.
+        self._split_step = self.model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
+        self._warnings = self.data.warning.number  # a view: MuJoCo counts each kind of warning there
+        self.clamped_values = 0
+        self._warned_clamped: set[int] = set()
+        self._fresh = False
+        self._forwarded = False  # the position and velocity stages are computed for the current state
+        self.reset()
+
+    @classmethod
+    def from_xml_string(cls, xml: str, time_step: float | None = None) -> MujocoSimulation:
+        """A simulation of an MJCF document given as text."""
+        return cls(mujoco.MjModel.from_xml_string(xml), time_step)
+
+    @property
+    def unmapped(self) -> list[str]:
+        """Model elements the handshake does not describe, each named with the reason."""
+        return self.layout.unmapped
+
+    def handshake(self) -> HandshakeMessage:
+        return self.layout.handshake
+
+    def apply_values(
+        self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
+    ) -> None:
+        outside = self._scatter.apply(values, values_set, events_set, events_on)
+        if outside:
+            self._count_clamped(outside)
+        self._fresh = False
+
+    def _count_clamped(self, indices: list[int]) -> None:
+        c = self._ranges
+        self.clamped_values += len(indices)
+        for i in indices:
+            # Once per control: a controller that saturates keeps doing so.
+            if i not in self._warned_clamped:
+                self._warned_clamped.add(i)
+                low, high = sorted((c.low[i] / c.scale[i], c.high[i] / c.scale[i]))
+                obj, control = c.names[i]
+                log.warning("control '%s' of '%s' was sent outside its range [%g, %g] and is clamped",
+                            control, obj, low, high)
+
+    def step(self, steps: int = 1) -> None:
+        m, d = self.model, self.data
+        if self._forwarded and self._split_step:
+            # mj_forward has computed the position and velocity stages of this state, and a change of
+            # controls does not touch them: mj_step2 takes it from there, bit for bit as mj_step would.
+            # Unless the checks mj_step starts with reset a bad state: then mj_step redoes it all.
+            w = self._warnings
+            bad = w[_BAD_QPOS] + w[_BAD_QVEL]
+            mujoco.mj_checkPos(m, d)
+            mujoco.mj_checkVel(m, d)
+            if w[_BAD_QPOS] + w[_BAD_QVEL] == bad:
+                mujoco.mj_step2(m, d)
+                steps -= 1
+        if steps > 0:
+            mujoco.mj_step(m, d, nstep=steps)
+        self._fresh = False
+        self._forwarded = False
+
+    def reset(self) -> None:
+        if self.model.nkey > 0:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, 0)
+        else:
+            mujoco.mj_resetData(self.model, self.data)
+        mujoco.mj_forward(self.model, self.data)
+        self._fresh = True
+        self._forwarded = True
+
+    def sensor_values(self, out: np.ndarray) -> float:
+        d = self.data
+        if not self._fresh:
+            mujoco.mj_forward(self.model, d)
+            self._fresh = True
+            self._forwarded = True
+        self._gather.gather(out)
+        return float(d.time)

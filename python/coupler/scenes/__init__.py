@@ -1,0 +1,54 @@
+"""The scenes shipped with coupler, and loading a scene by name or MJCF path.
+
+MJCF scenes are files beside this module (`arm`, `two_arms`, `mobile`);
+`static` is a scene without physics (`coupler.scenes.static`). Any other
+MJCF file is loaded by its path. MuJoCo scenes need the `sim` extra.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coupler.serve.simulation import Simulation
+from coupler.wire.errors import Error
+
+SCENES_DIR = Path(__file__).resolve().parent
+DEFAULT_SCENE = "arm"
+INSTALL_SIM = "pip install 'coupler[sim]'"
+
+
+def scene_names() -> list[str]:
+    """The names `load_scene` takes besides a path: `static` and every shipped MJCF scene."""
+    return ["static"] + sorted(p.stem for p in SCENES_DIR.glob("*.xml"))
+
+
+def scene_path(name: str) -> Path:
+    """The MJCF file of a shipped scene; coupler.Error naming the choices for an unknown name."""
+    path = SCENES_DIR / f"{name}.xml"
+    if not path.is_file():
+        raise Error(f"no scene '{name}': give one of {', '.join(scene_names())} or an MJCF file path")
+    return path
+
+
+def load_scene(scene: str, time_step: float | None = None) -> Simulation:
+    """The static scene, a shipped scene by name, or any MJCF file by path, ready to serve.
+
+    `time_step` overrides the model's own. coupler.Error names the problem:
+    an unknown scene, a missing file, MuJoCo not installed.
+    """
+    if scene == "static":
+        from coupler.scenes.static import TIME_STEP, StaticScene
+
+        return StaticScene(time_step or TIME_STEP)
+    path = Path(scene)
+    if not path.suffix:
+        path = scene_path(scene)
+    elif not path.is_file():
+        raise Error(f"no scene file '{scene}': give one of {', '.join(scene_names())} or an MJCF file path")
+    try:
+        from coupler.mujoco.simulation import MujocoSimulation
+    except ModuleNotFoundError as error:
+        if error.name != "mujoco":
+            raise
+        raise Error(f"scene '{scene}' needs MuJoCo, which is not installed: {INSTALL_SIM}") from None
+    return MujocoSimulation(path, time_step=time_step)

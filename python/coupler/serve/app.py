@@ -1,0 +1,107 @@
+"""The server application: a simulation, a responder bound to an address, the
+loop of its mode, and the summary printed on exit. `coupler serve` (and
+`python -m demo.server`) parse their flags into `ServeOptions` and call `serve`."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from coupler.serve.controller_sessions import DEFAULT_LEASE
+from coupler.serve.free_run_loop import FreeRunLoop
+from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.responder import Responder
+from coupler.serve.run_clock import RunClock
+from coupler.serve.simulation import Simulation
+from coupler.serve.simulation_server import SimulationServer
+from coupler.transport.options import TransportOptions
+
+DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
+
+log = logging.getLogger("coupler.serve")
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How a scene is served; every default of `coupler serve` is the default here."""
+
+    address: str = DEFAULT_ADDRESS
+    mode: Literal["lockstep", "free"] = "lockstep"
+    realtime: bool = False  # lockstep: never run ahead of the wall clock
+    speed: float | None = 1.0  # free mode: real-time factor; None runs as fast as possible
+    stop_after: float | None = None  # simulated seconds; None runs until stopped
+    exit_on_error: bool = False  # exit when a controller ends its session
+    trace: bool = False  # log every message
+    trace_sizes: bool = False  # log frame sizes when they change
+    controllers: int = 1
+    session_timeout: float = DEFAULT_LEASE
+    transport: TransportOptions = field(default_factory=TransportOptions)
+
+
+def print_summary(sim: SimulationServer, simulation: Simulation, wall: float, clock: RunClock | None) -> None:
+    """What happened, on stdout: time, steps, rates, controls, errors, refusals, clamps, deadlines."""
+    stats = sim.stats
+    simulated = simulation.sensors().simulated_time
+    lines = [
+        f"simulated time:        {simulated:.4f} s",
+        f"wall time:             {wall:.3f} s",
+        f"steps:                 {stats.steps}",
+        f"steps per wall second: {stats.steps / wall if wall > 0 else 0.0:.1f}",
+        f"real-time factor:      {simulated / wall if wall > 0 else 0.0:.3f}",
+        f"controls received:     {stats.controls}",
+        f"steps without control: {stats.steps_without_control}",
+        f"errors sent:           {stats.errors_sent}",
+        f"refused, busy:         {stats.refused_busy}",
+    ]
+    clamped = getattr(simulation, "clamped_values", None)
+    if clamped is not None:
+        lines.append(f"values clamped:        {clamped}")
+    if clock is not None and clock.speed is not None:
+        lines.append(f"deadlines missed:      {clock.deadlines_missed}")
+    if not sim.lockstep and stats.steps:
+        lines.append(f"controller could not keep up: {stats.steps_without_control} of {stats.steps} steps")
+    print("\n".join(lines), flush=True)
+
+
+def serve(
+    simulation: Simulation,
+    options: ServeOptions,
+    scene_name: str = "",
+    responder_type: type[Responder] = NativeResponder,  # type: ignore[assignment]
+) -> int:
+    """Serve `simulation` until SIGINT, SIGTERM, `stop_after` or (with `exit_on_error`) a goodbye; print the summary.
+
+    Raises coupler.Error when the address cannot be bound. Returns the exit status.
+    """
+    sim = SimulationServer(simulation, lockstep=options.mode == "lockstep", controllers=options.controllers,
+                           session_timeout=options.session_timeout)
+    sim.trace = options.trace
+
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+    responder = responder_type(options.address, sim, trace_sizes=options.trace_sizes,
+                               **options.transport.server_keywords())
+    with responder:
+        objects = ", ".join(sim.handshake.objects)
+        print(f"serving scene '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
+              f"time step {sim.handshake.time_step} s", flush=True)
+        clock: RunClock | None
+        loop: LockstepLoop | FreeRunLoop
+        if options.mode == "free":
+            clock = RunClock(options.speed)
+            loop = FreeRunLoop(responder, clock, options.stop_after, options.exit_on_error)
+        else:
+            clock = RunClock(1.0) if options.realtime else None
+            loop = LockstepLoop(responder, clock, options.stop_after, options.exit_on_error)
+        started = time.monotonic()
+        loop.run(stop)
+        print_summary(sim, simulation, time.monotonic() - started, clock)
+    return 0
+

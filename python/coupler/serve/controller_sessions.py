@@ -1,0 +1,145 @@
+"""Who may drive a simulation: the controllers holding it, their leases and their robots.
+
+A controller holds the simulation from its HandshakeInit (or its first
+Control, for controllers that never handshake, as Click's demo client does)
+until it ends its session, its lease lapses or its connection is reported
+closed. While `capacity` controllers hold it, anyone else asking to drive is
+refused with SERVER_BUSY; reading state never needs a hold.
+
+With several controllers (lockstep only), each drives the robots its
+Controls name and no robot is driven by two; a step waits until every
+controller's Control for it has arrived.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import ErrorCode
+
+DEFAULT_LEASE = 5.0
+
+
+@dataclass
+class Controller:
+    """One controller holding the simulation."""
+
+    peer: bytes
+    seen: float  # when its last request arrived (monotonic seconds)
+    robots: set[str] = field(default_factory=set)  # claimed with its Controls (several controllers only)
+    held_steps: int | None = None  # the steps field of its Control that waits for the others' (None: none waits)
+    accepted: bool = False  # one of its requests to drive was carried out (a refused first one takes no place)
+
+
+class ControllerSessions:
+    """The controllers that hold a simulation, at most `capacity` at once.
+
+    `lease` is how long (seconds) a controller keeps its hold without sending
+    anything; None never lets it lapse. A lapsed lease matters only when
+    someone else wants in (or, with several controllers, when the others wait
+    for its Control); a controller whose Control is waiting never lapses.
+    """
+
+    def __init__(self, capacity: int = 1, lease: float | None = DEFAULT_LEASE,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be at least 1, got {capacity}")
+        if lease is not None and lease <= 0:
+            raise ValueError(f"lease must be positive or None, got {lease}")
+        self.capacity = capacity
+        self.lease = lease
+        self.clock = clock
+        self.active: dict[bytes, Controller] = {}
+        self.lapsed = 0  # controllers whose lease lapsed, for the run's summary
+
+    def admit(self, peer: bytes) -> Controller:
+        """The controller `peer`, its lease renewed; a newcomer takes a free place or is refused with SERVER_BUSY."""
+        controller = self.active.get(peer)
+        now = self.clock()
+        if controller is not None:
+            controller.seen = now
+            return controller
+        if len(self.active) >= self.capacity:
+            self.lapse()
+        if len(self.active) >= self.capacity:
+            raise ProtocolError(self._busy_text(), ErrorCode.SERVER_BUSY)
+        controller = self.active[peer] = Controller(peer, now)
+        return controller
+
+    def touch(self, peer: bytes) -> None:
+        """Renew the lease of `peer` if it holds the simulation (any request counts)."""
+        controller = self.active.get(peer)
+        if controller is not None:
+            controller.seen = self.clock()
+
+    def leave(self, peer: bytes) -> Controller | None:
+        """End the hold of `peer`; the controller that left, or None when it held nothing."""
+        return self.active.pop(peer, None)
+
+    def lapse(self) -> list[Controller]:
+        """End every hold whose lease has lapsed, and return those controllers."""
+        if self.lease is None:
+            return []
+        cutoff = self.clock() - self.lease
+        gone = [c for c in self.active.values() if c.seen <= cutoff and c.held_steps is None]
+        for controller in gone:
+            del self.active[controller.peer]
+        self.lapsed += len(gone)
+        return gone
+
+    def waiting(self) -> bool:
+        """True when a controller's Control waits for the others' (several controllers only)."""
+        return any(c.held_steps is not None for c in self.active.values())
+
+    def next_lapse_in(self) -> float | None:
+        """Seconds until the lease of a controller that others wait for lapses (0 when one has); None when none can."""
+        if self.lease is None or not self.waiting():
+            return None
+        awaited = [c.seen for c in self.active.values() if c.held_steps is None]
+        if not awaited:
+            return None
+        return max(0.0, min(awaited) + self.lease - self.clock())
+
+    def claim(self, controller: Controller, robots: Iterable[str]) -> None:
+        """Let `controller` drive `robots`, refusing (SERVER_BUSY) a robot another controller drives.
+
+        Nothing is claimed when one robot is refused.
+        """
+        wanted = [robot for robot in robots if robot not in controller.robots]
+        for robot in sorted(wanted):
+            if any(robot in other.robots for other in self.active.values() if other is not controller):
+                raise ProtocolError(
+                    f"server busy: robot '{robot}' is driven by another controller; "
+                    f"send Controls only for the robots this controller drives "
+                    f"({', '.join(sorted(controller.robots)) or 'none yet'}) or for robots no one drives",
+                    ErrorCode.SERVER_BUSY,
+                )
+        controller.robots.update(wanted)
+
+    def round_complete(self) -> bool:
+        """True when every controller holding the simulation has a Control waiting for this step."""
+        return bool(self.active) and all(c.held_steps is not None for c in self.active.values())
+
+    def take_round(self) -> tuple[list[bytes], int]:
+        """The peers whose Controls this step answers and the steps it takes (the most any of them asked for)."""
+        peers = [c.peer for c in self.active.values() if c.held_steps is not None]
+        steps = max(c.held_steps or 0 for c in self.active.values())
+        now = self.clock()
+        for controller in self.active.values():
+            controller.held_steps = None
+            # Its lease runs from its answer: while its Control waited, it was waiting for the others.
+            controller.seen = now
+        return peers, steps
+
+    def _busy_text(self) -> str:
+        if self.lease is None:
+            when = "once it ends its session (sends an ErrorMessage) or disconnects"
+        else:
+            when = (f"after its lease lapses ({self.lease:g} s without a request from it), "
+                    f"or once it ends its session or disconnects")
+        who = ("another controller drives this simulation" if self.capacity == 1
+               else f"{self.capacity} controllers already drive this simulation, as many as it takes")
+        return f"server busy: {who}; retry {when}"

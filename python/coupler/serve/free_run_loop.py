@@ -1,0 +1,70 @@
+"""Free-running serving: the simulation steps on its own clock."""
+
+from __future__ import annotations
+
+import threading
+
+from coupler.serve.responder import ClosedPeerWatch, Responder
+from coupler.serve.run_clock import RunClock
+
+
+class FreeRunLoop:
+    """Steps the simulation at the clock's pace, applying the latest controls.
+
+    Between steps it waits for requests until the next step is due, so
+    controllers are answered at once and an idle server sleeps. A Control
+    only replaces the applied controls (it does not step); steps taken
+    without a fresh Control since the previous step are counted, which
+    tells whether the controller kept up.
+    """
+
+    def __init__(
+        self,
+        responder: Responder,
+        clock: RunClock,
+        stop_after: float | None = None,
+        exit_on_session_end: bool = False,
+    ) -> None:
+        if responder.sim.lockstep:
+            raise ValueError("FreeRunLoop needs a SimulationServer with lockstep=False")
+        self.responder = responder
+        self.sim = responder.sim
+        self.clock = clock
+        self.stop_after = stop_after
+        self.exit_on_session_end = exit_on_session_end
+        self._closed = ClosedPeerWatch(responder)
+
+    def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
+        """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error."""
+        time_step = self.sim.handshake.time_step
+        simulated = self.sim.simulation.sensors().simulated_time
+        while not stop.is_set():
+            was_running = self.sim.running
+            wait = self.clock.due_in(simulated + time_step) if was_running else poll_timeout
+            self._serve_requests(max(wait, 0.0))
+            if self.exit_on_session_end and self.sim.session_ended.is_set():
+                return
+            if not self.sim.running:
+                continue
+            if not was_running:
+                simulated = self.sim.simulation.sensors().simulated_time
+                self.clock.anchor(simulated)
+                continue
+            if self.clock.due_in(simulated + time_step) > 0:
+                continue  # woken early by a request; the step is not due yet
+            if -self.clock.due_in(simulated + time_step) > time_step:
+                self.clock.deadlines_missed += 1
+            self.sim.step()
+            simulated += time_step
+            if self.stop_after is not None and simulated >= self.stop_after:
+                return
+
+    def _serve_requests(self, timeout: float) -> None:
+        """Answer every request that arrives within `timeout` seconds; return when it has passed or one was served."""
+        request = self.responder.receive(timeout)
+        if request is None:
+            self._closed.release()
+        while request is not None:
+            self._closed.saw(request)
+            self.responder.send(request, self.responder.respond(request))
+            request = self.responder.try_receive()

@@ -1,0 +1,138 @@
+"""Lockstep serving: the simulation steps only when a Control arrives."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from coupler.wire.messages import ErrorCode, ErrorMessage
+from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
+from coupler.serve.run_clock import RunClock
+
+log = logging.getLogger(__name__)
+
+# What a Control still waiting for the other controllers is answered with when the server stops.
+_STOPPED = ErrorMessage(
+    code=ErrorCode.SESSION_ENDED,
+    text="server stopped: the step this Control waited for (the other controllers' Controls) was not taken",
+)
+
+
+class LockstepLoop:
+    """Answers requests one by one; each Control steps the simulation.
+
+    With a `clock` (real-time lockstep), the answer to a Control is held
+    back until the wall clock has caught up with the simulated time, so the
+    simulation never runs ahead of real time; it sleeps, never spins.
+
+    With several controllers (`SimulationServer.shared`), each Control is
+    applied and held until every controller's Control for the step has
+    arrived; then the simulation steps once and every held Control is
+    answered with the same state. A controller that leaves or whose lease
+    lapses no longer holds the others back.
+    """
+
+    def __init__(
+        self,
+        responder: Responder,
+        clock: RunClock | None = None,
+        stop_after: float | None = None,
+        exit_on_session_end: bool = False,
+    ) -> None:
+        self.responder = responder
+        self.sim = responder.sim
+        self.clock = clock
+        self.stop_after = stop_after
+        self.exit_on_session_end = exit_on_session_end
+        self._held: dict[bytes, Any] = {}  # peer -> its request waiting for the step
+        self._closed = ClosedPeerWatch(responder)
+
+    def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
+        """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error.
+
+        `stop` is checked every `poll_timeout` seconds (default 0.5) while idle;
+        waiting blocks in ZeroMQ's poll, so an idle server uses no CPU.
+        """
+        if self.sim.shared:
+            self._run_shared(stop, poll_timeout)
+            return
+        while not stop.is_set():
+            request = self.responder.receive(poll_timeout)
+            if request is None:
+                self._closed.release()
+                continue
+            self._closed.saw(request)
+            starts = self.sim.starts
+            answer = self.responder.respond(request)
+            stepped_to = self._pace(answer, self.sim.starts != starts)
+            self.responder.send(request, answer)
+            if self._done(stepped_to):
+                return
+
+    def _pace(self, answer: Answer, started: bool) -> float | None:
+        """Hold a stepped answer until its time is due on the wall clock; return the time it stepped to."""
+        stepped_to = answer.simulated_time
+        if stepped_to is not None and self.clock is not None:
+            time_step = self.sim.handshake.time_step
+            if started:
+                # The first Control after a handshake, a reset or a new controller starts the clock.
+                self.clock.anchor(stepped_to - answer.steps * time_step)
+            self.clock.wait_until(stepped_to, late_after=time_step)
+        return stepped_to
+
+    def _done(self, stepped_to: float | None) -> bool:
+        if self.exit_on_session_end and self.sim.session_ended.is_set():
+            return True
+        return stepped_to is not None and self.stop_after is not None and stepped_to >= self.stop_after
+
+    def _run_shared(self, stop: threading.Event, poll_timeout: float) -> None:
+        try:
+            while not stop.is_set():
+                # Wake for the next lease that can lapse: a lapsed controller must not hold the others back.
+                lapse_in = self.sim.sessions.next_lapse_in()
+                wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
+                request = self.responder.receive(wait)
+                if request is None:
+                    self._closed.release()
+                else:
+                    self._closed.saw(request)
+                    answer = self.responder.respond(request)
+                    if answer.held:
+                        self._held[request.peer] = request
+                    else:
+                        self.responder.send(request, answer)
+                self.sim.lapse_leases()
+                stepped_to = self._step_when_complete()
+                if self._done(stepped_to):
+                    return
+        finally:
+            for request in self._held.values():
+                self.responder.send(request, self.responder.error_answer(_STOPPED))
+            self._held.clear()
+
+    def _step_when_complete(self) -> float | None:
+        """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped."""
+        if not self.sim.round_complete():
+            return None
+        starts = self.sim.starts
+        try:
+            peers, steps = self.sim.step_round()
+            answer = self.responder.round_answer(steps)
+        except Exception as error:  # a failing simulation must not take the server down
+            log.exception("internal error while stepping the controllers' Controls")
+            self.sim.stats.errors_sent += len(self._held)
+            failed = self.responder.error_answer(
+                ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}"))
+            for request in self._held.values():
+                self.responder.send(request, failed)
+            self._held.clear()
+            return None
+        stepped_to = self._pace(answer, self.sim.starts != starts)
+        for peer in peers:
+            request = self._held.pop(peer, None)
+            if request is not None:
+                self.responder.send(request, answer)
+        # Requests of controllers that left while waiting get no answer: their peers are gone.
+        self._held.clear()
+        return stepped_to

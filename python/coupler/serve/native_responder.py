@@ -1,0 +1,125 @@
+"""Serving through the C++ server (`coupler._native`), Controls without messages.
+
+A Control is checked against the handshake and read into the simulation's
+control arrays in C++, applied and stepped by `SimulationServer`, and answered
+with a frame that C++ encodes from the simulation's sensor array: no message
+object is built for it, and the GIL is released while waiting for requests.
+Every other request, and a Control that does not match the handshake, is
+decoded by `coupler.wire.codec` and goes through `SimulationServer.handle`, so it
+gets the very answer the pyzmq path gives.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from coupler import _native
+from coupler.wire.codec import decode, encode
+from coupler.wire.errors import ProtocolError, TimeoutError
+from coupler.wire.messages import ErrorMessage, MessageType
+from coupler.serve.responder import HELD_ANSWER, Answer, message_answer
+from coupler.serve.simulation import ArraySimulation
+from coupler.serve.simulation_server import Held, SimulationServer
+
+log = logging.getLogger(__name__)
+
+
+class NativeResponder:
+    """A `coupler.serve.responder.Responder` over a `coupler._native.Server` bound to `address`.
+
+    The simulation must be an `ArraySimulation`. `trace_sizes` logs the frame
+    sizes received and sent whenever they change. With `sim.trace` on, every
+    request goes through messages, so that it can be logged. `server_options`
+    (heartbeat, heartbeat_timeout, max_frame_bytes, curve_key_pair,
+    curve_allowed_clients) go to the server, as for `coupler.Server`.
+    """
+
+    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False, **server_options: Any) -> None:
+        simulation = sim.simulation
+        if not isinstance(simulation, ArraySimulation):
+            raise TypeError(f"the native server path needs an ArraySimulation, not a {type(simulation).__name__}")
+        self.sim = sim
+        self._simulation = simulation
+        self._controls = simulation.flat.controls
+        self._sensors = simulation.flat.sensors
+        self._trace_sizes = trace_sizes
+        self._sizes = (0, 0)
+        self.server = _native.Server(
+            address, on_bad_frame=self._bad_frame, on_refused_client=self._refused_client, **server_options
+        )
+        self.endpoint: str = self.server.endpoint
+
+    @staticmethod
+    def _bad_frame(problem: str) -> None:
+        log.warning("bad frame: %s", problem)
+
+    @staticmethod
+    def _refused_client(refusal: str) -> None:
+        log.warning("%s", refusal)
+
+    def take_closed_peers(self) -> list[bytes]:
+        return self.server.take_closed_peers()
+
+    def receive(self, timeout: float) -> _native.Request | None:
+        try:
+            return self.server.receive(timeout)
+        except TimeoutError:
+            return None
+
+    def try_receive(self) -> _native.Request | None:
+        return self.server.try_receive()
+
+    def respond(self, request: _native.Request) -> Answer:
+        if request.type == MessageType.CONTROL and not self.sim.trace:
+            try:
+                steps = self._controls.read(request)
+            except ProtocolError:
+                pass  # handle() refuses it below, naming the problem as the pyzmq path does
+            else:
+                return self._control(steps, request.peer)
+        return self._through_messages(request)
+
+    def _control(self, steps: int, peer: bytes) -> Answer:
+        simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values, peer)
+        if isinstance(simulated_time, ErrorMessage):
+            return Answer(encode(simulated_time))
+        if isinstance(simulated_time, Held):
+            return HELD_ANSWER
+        return Answer(self._sensors.encode(simulated_time), simulated_time, self.sim.steps_per_control(steps))
+
+    def _through_messages(self, request: _native.Request) -> Answer:
+        try:
+            message = decode(request.frame)
+        except ProtocolError as error:
+            # The C++ decoder took a frame that the Python one refuses: answer
+            # as the pyzmq server answers a bad frame.
+            log.warning("bad frame: %s", error)
+            return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
+        answer = self.sim.handle(message, request.peer)
+        reply = None if answer is None or isinstance(answer, Held) else encode(answer)
+        return message_answer(self.sim, message, answer, reply)
+
+    def round_answer(self, steps: int) -> Answer:
+        simulated_time = self._simulation.sensor_values(self._sensors.values)
+        return Answer(self._sensors.encode(simulated_time), simulated_time, steps)
+
+    def error_answer(self, error: ErrorMessage) -> Answer:
+        return Answer(encode(error))
+
+    def send(self, request: _native.Request, answer: Answer) -> None:
+        if answer.reply is None:
+            return
+        if self._trace_sizes and self._sizes != (request.size, len(answer.reply)):
+            self._sizes = (request.size, len(answer.reply))
+            log.info("received %d bytes, sent %d bytes", request.size, len(answer.reply))
+        self.server.reply(request, answer.reply)
+
+    def close(self) -> None:
+        self.server.close()
+
+    def __enter__(self) -> NativeResponder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,90 @@
+"""Command-line flags for the transport options (CurveZMQ keys, heartbeats,
+frame size limit), shared by `coupler serve`, the demo controller and the
+benchmark clients, and their translation into one `TransportOptions`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from coupler.transport.curve_keys import load_key_pair, load_public_key, load_public_keys
+from coupler.wire.errors import Error
+from coupler.transport.options import (
+    DEFAULT_HEARTBEAT,
+    DEFAULT_MAX_FRAME_BYTES,
+    HEARTBEAT_TIMEOUT_INTERVALS,
+    TransportOptions,
+)
+
+
+def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:
+    parser.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT, metavar="SECONDS",
+                        help=f"send a ZMTP heartbeat after this much silence on a tcp:// or ipc:// connection and "
+                             f"drop the connection when the {peer} sends nothing for "
+                             f"{HEARTBEAT_TIMEOUT_INTERVALS} times as long, so a dead {peer} is noticed; 0 turns "
+                             f"heartbeats off (default: %(default)s)")
+    parser.add_argument("--max-frame-bytes", type=int, default=DEFAULT_MAX_FRAME_BYTES, metavar="N",
+                        help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
+                             "the connection instead; 0 means no limit (default: %(default)s)")
+
+
+def add_server_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--curve-secret", type=Path, default=None, metavar="PATH",
+                        help="the server's own NAME.key_secret (made by `coupler keygen`): encrypt every TCP "
+                             "connection with CurveZMQ and accept only clients in --curve-allow; needs --curve-allow "
+                             "(default: %(default)s, no encryption)")
+    parser.add_argument("--curve-allow", type=Path, default=None, metavar="DIR",
+                        help="directory of the *.key public keys of the clients to accept; every other client is "
+                             "refused and logged with its address and key; needs --curve-secret (default: %(default)s)")
+    _add_liveness_flags(parser, "controller")
+
+
+def add_client_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--curve-server-key", type=Path, default=None, metavar="PATH",
+                        help="the server's public NAME.key: connect with CurveZMQ encryption and authentication; "
+                             "needs --curve-key (default: %(default)s, no encryption)")
+    parser.add_argument("--curve-key", type=Path, default=None, metavar="PATH",
+                        help="this client's own NAME.key_secret (made by `coupler keygen`; its .key must be in the "
+                             "server's --curve-allow directory); needs --curve-server-key (default: %(default)s)")
+    _add_liveness_flags(parser, "server")
+
+
+def _liveness(args: argparse.Namespace) -> dict[str, Any]:
+    if args.heartbeat < 0:
+        raise Error(f"--heartbeat must be 0 or more, got {args.heartbeat}")
+    if args.max_frame_bytes < 0:
+        raise Error(f"--max-frame-bytes must be 0 or more, got {args.max_frame_bytes}")
+    return {
+        "heartbeat": args.heartbeat,
+        "heartbeat_timeout": args.heartbeat * HEARTBEAT_TIMEOUT_INTERVALS,
+        "max_frame_bytes": args.max_frame_bytes,
+    }
+
+
+def server_options(args: argparse.Namespace) -> TransportOptions:
+    """The server's options from the flags of add_server_flags; coupler.Error for a bad combination or key file."""
+    if (args.curve_secret is None) != (args.curve_allow is None):
+        raise Error("--curve-secret and --curve-allow go together: the server's key pair and the clients it accepts")
+    if args.curve_secret is None:
+        return TransportOptions(**_liveness(args))
+    if not args.curve_allow.is_dir():
+        raise Error(f"--curve-allow {args.curve_allow} is not a directory")
+    return TransportOptions(
+        **_liveness(args),
+        curve_key_pair=load_key_pair(args.curve_secret),
+        curve_allowed_clients=tuple(load_public_keys(args.curve_allow)),
+    )
+
+
+def client_options(args: argparse.Namespace) -> TransportOptions:
+    """The client's options from the flags of add_client_flags; coupler.Error for a bad combination or key file."""
+    if (args.curve_server_key is None) != (args.curve_key is None):
+        raise Error("--curve-server-key and --curve-key go together: the server's public key and this client's pair")
+    if args.curve_server_key is None:
+        return TransportOptions(**_liveness(args))
+    return TransportOptions(
+        **_liveness(args),
+        curve_server_key=load_public_key(args.curve_server_key),
+        curve_key_pair=load_key_pair(args.curve_key),
+    )

@@ -1,0 +1,61 @@
+"""Transport options, with their defaults written once: what a server or client
+sets on its socket for liveness (heartbeats), size (frame limit) and security
+(CurveZMQ). The command-line flags (`coupler.transport.flags`), `Client`,
+`Session` and `Server` all take their defaults from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_HEARTBEAT = 1.0  # seconds of silence before a ZMTP PING
+HEARTBEAT_TIMEOUT_INTERVALS = 3  # a connection is dropped after this many heartbeats without traffic
+DEFAULT_HEARTBEAT_TIMEOUT = DEFAULT_HEARTBEAT * HEARTBEAT_TIMEOUT_INTERVALS
+DEFAULT_MAX_FRAME_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class TransportOptions:
+    """Socket options of one end of a connection.
+
+    `heartbeat` (seconds; 0 turns heartbeats off) and `heartbeat_timeout`
+    (seconds without traffic before the connection is dropped),
+    `max_frame_bytes` (0: no limit). CurveZMQ: `curve_key_pair` is this
+    end's own Z85 (public, secret) keys; a server also takes
+    `curve_allowed_clients` (Z85 public keys), a client `curve_server_key`.
+    """
+
+    heartbeat: float = DEFAULT_HEARTBEAT
+    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT
+    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    curve_key_pair: tuple[bytes, bytes] | None = None
+    curve_allowed_clients: tuple[bytes, ...] = ()
+    curve_server_key: bytes | None = None
+
+    @property
+    def curve(self) -> bool:
+        return self.curve_key_pair is not None
+
+    def server_keywords(self) -> dict[str, Any]:
+        """The keywords of `coupler._native.Server` (and of the serving responders)."""
+        keywords: dict[str, Any] = {
+            "heartbeat": self.heartbeat,
+            "heartbeat_timeout": self.heartbeat_timeout,
+            "max_frame_bytes": self.max_frame_bytes,
+        }
+        if self.curve_key_pair is not None:
+            keywords["curve_key_pair"] = self.curve_key_pair
+            keywords["curve_allowed_clients"] = list(self.curve_allowed_clients)
+        return keywords
+
+    def client_keywords(self) -> dict[str, Any]:
+        """The keywords of `coupler.Client` and `coupler.Session`."""
+        keywords: dict[str, Any] = {
+            "heartbeat": self.heartbeat,
+            "heartbeat_timeout": self.heartbeat_timeout,
+            "max_frame_bytes": self.max_frame_bytes,
+        }
+        if self.curve_server_key is not None:
+            keywords["curve_server_key"] = self.curve_server_key
+            keywords["curve_key_pair"] = self.curve_key_pair
+        return keywords

@@ -1,0 +1,123 @@
+"""The server end of a connection: the C++ `coupler::Server`, with requests as messages.
+
+Serving programs that care for speed use `coupler._native.Server` frames
+directly (`coupler.serve.native_responder`); this class is the same server for
+code that wants typed messages, as `coupler.Client` gives them on the other end.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from coupler import _native
+from coupler.transport.options import TransportOptions
+from coupler.wire.codec import decode, encode
+from coupler.wire.errors import ProtocolError, TimeoutError
+from coupler.wire.messages import ErrorMessage, Message
+
+__all__ = ["Request", "Server"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Request:
+    """A message received by a Server, with what its answer needs."""
+
+    message: Message
+    native: _native.Request = field(repr=False)
+
+    @property
+    def size(self) -> int:
+        """Bytes of the frame on the wire."""
+        return self.native.size
+
+    @property
+    def peer(self) -> bytes:
+        """Identifies the connection it came from (stable while the peer stays connected)."""
+        return self.native.peer
+
+
+class Server:
+    """Binds a ROUTER socket on tcp://, ipc:// or inproc:// (inproc reaches only this server's own context).
+
+    REQ peers (Click controllers among them) connect as to a REP server. A
+    bad frame never reaches the caller and never stops the server: it is
+    answered with an ErrorMessage naming the problem, logged, counted in
+    `bad_frames`, and receiving goes on. `options` sets heartbeats, the
+    frame size limit and CurveZMQ (`TransportOptions`); each client refused
+    by CURVE is logged with its address and key.
+    """
+
+    def __init__(
+        self,
+        address: str,
+        options: TransportOptions | None = None,
+        on_bad_frame: Callable[[str], None] | None = None,
+    ) -> None:
+        options = options or TransportOptions()
+        self._on_bad_frame = on_bad_frame or (lambda problem: log.warning("bad frame: %s", problem))
+        self._server = _native.Server(
+            address,
+            on_bad_frame=self._on_bad_frame,
+            on_refused_client=lambda refusal: log.warning("%s", refusal),
+            **options.server_keywords(),
+        )
+        self.endpoint: str = self._server.endpoint
+        self._python_bad_frames = 0
+
+    @property
+    def bad_frames(self) -> int:
+        """Frames refused so far (not valid messages, multi-part, no envelope)."""
+        return self._server.bad_frames + self._python_bad_frames
+
+    def receive(self, timeout: float) -> Request:
+        """Block up to `timeout` seconds for a valid request; raise TimeoutError otherwise."""
+        deadline = time.monotonic() + timeout
+        while True:
+            native = self._server.receive(max(0.0, deadline - time.monotonic()))
+            request = self._typed(native)
+            if request is not None:
+                return request
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"no request on {self.endpoint} within {timeout} s")
+
+    def try_receive(self) -> Request | None:
+        """Non-blocking: the next valid request, or None when none is waiting."""
+        while (native := self._server.try_receive()) is not None:
+            request = self._typed(native)
+            if request is not None:
+                return request
+        return None
+
+    def reply(self, request: Request, message: Message) -> None:
+        """Answer a request. Never blocks; an answer that cannot be delivered is logged and dropped."""
+        self._server.reply(request.native, encode(message))
+
+    def take_closed_peers(self) -> list[bytes]:
+        """The identities (`Request.peer`) of peers whose connection has closed since the last call; never blocks."""
+        return self._server.take_closed_peers()
+
+    def _typed(self, native: _native.Request) -> Request | None:
+        try:
+            return Request(decode(native.frame), native)
+        except ProtocolError as error:
+            # A frame the C++ decoder takes and protobuf's Python runtime refuses
+            # (see coupler.wire.protobuf_parity): refused like any bad frame.
+            self._python_bad_frames += 1
+            self._on_bad_frame(f"malformed frame: {error}")
+            self._server.reply(native, encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
+            return None
+
+    def close(self) -> None:
+        """Unbind; removes the socket file of an ipc:// endpoint. Safe to call twice."""
+        self._server.close()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

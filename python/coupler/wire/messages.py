@@ -1,0 +1,231 @@
+"""The protocol's messages as plain Python values.
+
+Each message kind is a dataclass; `coupler.wire.codec` turns them into wire frames
+and back. User code never touches generated protobuf classes. Field names are
+the C++ library's, so a reader of one language can read the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from typing import Union
+
+__all__ = [
+    "MESSAGE_TYPES",
+    "PROTOCOL_VERSION",
+    "ControlField",
+    "ControlMessage",
+    "ErrorCode",
+    "ErrorMessage",
+    "HandshakeInitMessage",
+    "HandshakeMessage",
+    "Message",
+    "MessageType",
+    "ObjectControl",
+    "ObjectDescription",
+    "ObjectSensors",
+    "ResetMessage",
+    "Sensor",
+    "SensorMessage",
+    "SensorRequestMessage",
+    "ValueType",
+]
+
+
+class MessageType(IntEnum):
+    HANDSHAKE_INIT = 0
+    HANDSHAKE = 1
+    CONTROL = 2
+    SENSOR = 3
+    RESET = 4
+    ERROR = 5
+    SENSOR_REQUEST = 6
+
+
+class ValueType(IntEnum):
+    """What a control or sensor value means; the unit is fixed per type."""
+
+    ANGLE = 0  # rad
+    ANGULAR_VELOCITY_1D = 1  # rad/s
+    TORQUE_1D = 2  # Nm
+    POSITION = 3  # m, vec3
+    RPY = 4  # rad, vec3
+    ACTIVATED = 5  # bool
+    ACCELERATION_3D = 6  # m/s2, vec3
+    FORCE_3D = 7  # N, vec3
+    TORQUE_3D = 8  # Nm, vec3
+    ANGULAR_ACCELERATION_3D = 9  # rad/s2, vec3
+    VELOCITY_3D = 10  # m/s, vec3
+    ANGULAR_VELOCITY_3D = 11  # rad/s, vec3
+    FORCE_1D = 12  # N
+    MULTIPLE = 15  # only as the scene-wide control type
+
+    @property
+    def width(self) -> int:
+        """How many numbers one value of this type has (1 or 3)."""
+        return 3 if self in _VECTOR_TYPES else 1
+
+    @property
+    def unit(self) -> str:
+        """The SI unit every value of this type carries ("" for on/off and the scene-wide MULTIPLE)."""
+        return _UNITS.get(self, "")
+
+
+_VECTOR_TYPES = frozenset(
+    {
+        ValueType.POSITION,
+        ValueType.RPY,
+        ValueType.ACCELERATION_3D,
+        ValueType.FORCE_3D,
+        ValueType.TORQUE_3D,
+        ValueType.ANGULAR_ACCELERATION_3D,
+        ValueType.VELOCITY_3D,
+        ValueType.ANGULAR_VELOCITY_3D,
+    }
+)
+
+
+_UNITS = {
+    ValueType.ANGLE: "rad",
+    ValueType.ANGULAR_VELOCITY_1D: "rad/s",
+    ValueType.TORQUE_1D: "N m",
+    ValueType.POSITION: "m",
+    ValueType.RPY: "rad",
+    ValueType.ACCELERATION_3D: "m/s^2",
+    ValueType.FORCE_3D: "N",
+    ValueType.TORQUE_3D: "N m",
+    ValueType.ANGULAR_ACCELERATION_3D: "rad/s^2",
+    ValueType.VELOCITY_3D: "m/s",
+    ValueType.ANGULAR_VELOCITY_3D: "rad/s",
+    ValueType.FORCE_1D: "N",
+}
+
+
+class ErrorCode(IntEnum):
+    VERSION_NOT_SUPPORTED = 0
+    MALFORMED_FRAME = 100
+    UNEXPECTED_MESSAGE = 101
+    CONTROL_MISMATCH = 102
+    SERVER_BUSY = 103
+    FRAME_TOO_LARGE = 104
+    INTERNAL_ERROR = 105
+    SESSION_ENDED = 106
+
+
+class ControlField(Enum):
+    """Which list of a control object carries its values on the wire.
+
+    VALUES is the current spelling; the others are Click's deprecated
+    single-type spellings, kept so that such frames re-encode unchanged.
+    """
+
+    VALUES = "values"
+    ANGLES = "angles"
+    ANGULAR_VELOCITIES = "angularVelocities"
+    TORQUES = "torques"
+
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass
+class HandshakeInitMessage:
+    version: int = PROTOCOL_VERSION
+
+
+@dataclass
+class ObjectDescription:
+    """One robot or object of a scene, as the handshake describes it."""
+
+    controls: list[str] = field(default_factory=list)
+    control_types: list[ValueType] = field(default_factory=list)
+    joint_sensors: list[str] = field(default_factory=list)
+    joint_sensor_types: list[ValueType] = field(default_factory=list)
+    control_events: dict[str, ValueType] = field(default_factory=dict)
+    sensors: dict[str, list[ValueType]] = field(default_factory=dict)
+    object_sensors: list[ValueType] = field(default_factory=list)
+
+
+@dataclass
+class HandshakeMessage:
+    objects: dict[str, ObjectDescription] = field(default_factory=dict)
+    time_step: float = 0.0
+    version: int = PROTOCOL_VERSION
+    # None: derived when encoding (the common type, or MULTIPLE).
+    control_type: ValueType | None = None
+
+
+@dataclass
+class ObjectControl:
+    values: list[float] = field(default_factory=list)
+    events: dict[str, bool] = field(default_factory=dict)
+    field: ControlField = ControlField.VALUES
+
+
+@dataclass
+class ControlMessage:
+    objects: dict[str, ObjectControl] = field(default_factory=dict)
+    # coupler extension: hold the controls for this many steps; 0 means one.
+    steps: int = 0
+
+
+@dataclass
+class Sensor:
+    """One typed sensor reading: 1 number for scalar and bool types, 3 for vec3."""
+
+    type: ValueType
+    value: tuple[float, ...]
+
+
+@dataclass
+class ObjectSensors:
+    angles: list[float] = field(default_factory=list)
+    angular_velocities: list[float] = field(default_factory=list)
+    torques: list[float] = field(default_factory=list)
+    forces: list[tuple[float, ...]] = field(default_factory=list)
+    object_sensors: list[Sensor] = field(default_factory=list)
+    sensors: dict[str, list[Sensor]] = field(default_factory=dict)
+
+
+@dataclass
+class SensorMessage:
+    objects: dict[str, ObjectSensors] = field(default_factory=dict)
+    simulated_time: float = 0.0
+
+
+@dataclass
+class SensorRequestMessage:
+    pass
+
+
+@dataclass
+class ResetMessage:
+    pass
+
+
+@dataclass
+class ErrorMessage:
+    code: int = ErrorCode.VERSION_NOT_SUPPORTED
+    text: str = ""
+
+
+Message = Union[
+    HandshakeInitMessage,
+    HandshakeMessage,
+    ControlMessage,
+    SensorMessage,
+    SensorRequestMessage,
+    ResetMessage,
+    ErrorMessage,
+]
+
+MESSAGE_TYPES: dict[type, MessageType] = {
+    HandshakeInitMessage: MessageType.HANDSHAKE_INIT,
+    HandshakeMessage: MessageType.HANDSHAKE,
+    ControlMessage: MessageType.CONTROL,
+    SensorMessage: MessageType.SENSOR,
+    SensorRequestMessage: MessageType.SENSOR_REQUEST,
+    ResetMessage: MessageType.RESET,
+    ErrorMessage: MessageType.ERROR,
+}

@@ -1,0 +1,210 @@
+"""Heartbeats, closed-peer reports and the frame size limit, on both server
+paths: the pyzmq reference server (tests/python/reference) and the native `coupler._native.Server`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+import zmq
+from zmq.utils.monitor import parse_monitor_message
+
+from coupler._native import testing as _native_testing
+from coupler import _native
+from coupler.transport.client import Client
+from coupler.wire.codec import encode
+from coupler.wire.errors import TimeoutError
+from coupler.wire.messages import ErrorMessage, ResetMessage, SensorRequestMessage
+from reference.pyzmq_server import Server
+from peers import free_tcp_address
+from tcp_relay import TcpRelay
+
+
+class AnyServer:
+    """One face over both server classes: receive a request, answer it with a message."""
+
+    def __init__(self, kind: str, address: str, **options) -> None:
+        self.native = kind == "native"
+        self.server = _native.Server(address, **options) if self.native else Server(address, **options)
+        self.endpoint: str = self.server.endpoint
+
+    def receive(self, timeout: float):
+        return self.server.receive(timeout)
+
+    def reply(self, request, message) -> None:
+        self.server.reply(request, encode(message) if self.native else message)
+
+    def take_closed_peers(self) -> list[bytes]:
+        return self.server.take_closed_peers()
+
+    @property
+    def bad_frames(self) -> int:
+        return self.server.bad_frames
+
+    def close(self) -> None:
+        self.server.close()
+
+
+@pytest.fixture(params=["pyzmq", "native"])
+def make_server(request: pytest.FixtureRequest) -> Iterator[Callable[..., AnyServer]]:
+    servers: list[AnyServer] = []
+
+    def make(address: str, **options) -> AnyServer:
+        servers.append(AnyServer(request.param, address, **options))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.close()
+
+
+def answer_one(server: AnyServer) -> bytes:
+    """Answer the next request with a Reset; return the peer it came from."""
+    request = server.receive(5.0)
+    server.reply(request, ResetMessage())
+    return request.peer
+
+
+def closed_peers_within(server: AnyServer, timeout: float) -> list[bytes]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        closed = server.take_closed_peers()
+        if closed:
+            return closed
+        time.sleep(0.01)
+    return []
+
+
+def disconnected_within(monitor: zmq.Socket, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if monitor.poll(int(left * 1000) + 1):
+            if parse_monitor_message(monitor.recv_multipart())["event"] == zmq.EVENT_DISCONNECTED:
+                return True
+    return False
+
+
+HEARTBEAT = {"heartbeat": 0.2, "heartbeat_timeout": 0.6}
+
+
+def test_heartbeats_drop_a_connection_that_went_silent_within_their_timeout(make_server) -> None:
+    server = make_server(free_tcp_address(), **HEARTBEAT)
+    with TcpRelay(server.endpoint) as relay, Client(relay.address, timeout=5.0, **HEARTBEAT) as client:
+        monitor = client._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        client.send(SensorRequestMessage())
+        peer = answer_one(server)
+        client.receive()
+        relay.go_silent()
+        started = time.monotonic()
+        assert disconnected_within(monitor, 0.6 + 0.6)
+        assert time.monotonic() - started < 1.2
+        # The server noticed too: its heartbeats went unanswered.
+        assert closed_peers_within(server, 1.2) == [peer]
+        monitor.close(0)
+
+
+def test_without_heartbeats_a_silent_connection_stays_up(make_server) -> None:
+    server = make_server(free_tcp_address(), heartbeat=0)
+    with TcpRelay(server.endpoint) as relay, Client(relay.address, timeout=5.0, heartbeat=0) as client:
+        monitor = client._socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        client.send(SensorRequestMessage())
+        answer_one(server)
+        client.receive()
+        relay.go_silent()
+        assert not disconnected_within(monitor, 1.2)
+        assert server.take_closed_peers() == []
+        monitor.close(0)
+
+
+@pytest.mark.parametrize("transport", ["tcp", "ipc"])
+def test_a_killed_client_is_reported_once_by_take_closed_peers(make_server, transport: str, tmp_path) -> None:
+    address = free_tcp_address() if transport == "tcp" else f"ipc://{tmp_path / 's.sock'}"
+    server = make_server(address)
+    script = (
+        "import sys, time, zmq\n"
+        "s = zmq.Context().socket(zmq.REQ)\n"
+        "s.connect(sys.argv[1])\n"
+        "s.send(b'')\n"  # an empty frame is a HandshakeInit
+        "s.recv()\n"
+        "print('answered', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    controller = subprocess.Popen([sys.executable, "-c", script, server.endpoint], stdout=subprocess.PIPE, text=True)
+    try:
+        peer = answer_one(server)
+        assert controller.stdout.readline().strip() == "answered"
+        assert server.take_closed_peers() == []
+        controller.kill()
+        controller.wait(timeout=10)
+        assert closed_peers_within(server, 2.0) == [peer]
+        assert server.take_closed_peers() == []
+    finally:
+        controller.kill()
+        controller.wait(timeout=10)
+
+
+def test_a_peer_that_stays_is_not_reported_when_another_leaves(make_server) -> None:
+    server = make_server(free_tcp_address())
+    with Client(server.endpoint, timeout=5.0) as staying:
+        staying.send(SensorRequestMessage())
+        answer_one(server)
+        staying.receive()
+        with Client(server.endpoint, timeout=5.0, linger=0) as leaving:
+            leaving.send(SensorRequestMessage())
+            left = answer_one(server)
+        assert closed_peers_within(server, 2.0) == [left]
+
+
+def test_a_frame_over_the_limit_never_reaches_the_decoder_and_the_server_keeps_serving(make_server) -> None:
+    server = make_server(free_tcp_address())
+    context = zmq.Context()
+    sender = context.socket(zmq.REQ)
+    sender.linger = 0
+    try:
+        sender.connect(server.endpoint)
+        sender.send(b"\x08" * (2 * 1024 * 1024))
+        with pytest.raises(TimeoutError):
+            server.receive(0.5)
+        assert server.bad_frames == 0
+    finally:
+        sender.close(0)
+        context.term()
+    with Client(server.endpoint, timeout=5.0) as client:
+        client.send(SensorRequestMessage())
+        answer_one(server)
+        assert isinstance(client.receive(), ResetMessage)
+
+
+def test_a_frame_limit_of_zero_lets_a_large_frame_through(make_server) -> None:
+    server = make_server(free_tcp_address(), max_frame_bytes=0)
+    with Client(server.endpoint, timeout=5.0, max_frame_bytes=0) as client:
+        client.send(ErrorMessage(code=105, text="x" * (2 * 1024 * 1024)))
+        request = server.receive(5.0)
+        assert request.size > 2 * 1024 * 1024
+
+
+@pytest.mark.parametrize("client_kind", ["pyzmq", "native"])
+def test_a_client_with_a_small_limit_times_out_on_a_larger_answer_and_carries_on_after_reconnect(
+    make_server, client_kind: str
+) -> None:
+    server = make_server(free_tcp_address())
+    large = ErrorMessage(code=105, text="y" * 1000)
+    if client_kind == "native":
+        client = _native_testing.Client(server.endpoint, timeout=0.5, max_frame_bytes=100)
+        send = lambda: client.send(encode(SensorRequestMessage()))  # noqa: E731
+    else:
+        client = Client(server.endpoint, timeout=0.5, max_frame_bytes=100)
+        send = lambda: client.send(SensorRequestMessage())  # noqa: E731
+    with client:
+        send()
+        request = server.receive(5.0)
+        server.reply(request, large)
+        with pytest.raises(TimeoutError):
+            client.receive()
+        client.reconnect()
+        send()
+        answer_one(server)
+        client.receive(2.0)

@@ -1,0 +1,149 @@
+"""The flat layouts: frames the native side encodes from arrays equal the
+Python codec's, and Controls it reads match check_control, text for text."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from coupler.wire.codec import decode, encode
+from coupler.serve.control_check import MAX_STEPS_PER_CONTROL, check_control
+from coupler.wire.errors import ProtocolError
+from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import (
+    ControlField,
+    ControlMessage,
+    ErrorCode,
+    HandshakeMessage,
+    ObjectControl,
+    SensorMessage,
+)
+from coupler.scenes.static import StaticScene
+
+VECTORS = Path(__file__).resolve().parents[2] / "vectors"
+
+
+def vector(name: str) -> bytes:
+    return (VECTORS / f"{name}.bin").read_bytes()
+
+
+def flatten(flat: FlatLayout, message: SensorMessage) -> np.ndarray:
+    """The numbers of a message in slot order: the inverse of FlatLayout.sensor_message."""
+    values = np.zeros(flat.sensors.size)
+    for slot in flat.sensors.slots:
+        readings = message.objects[slot.object]
+        if slot.part == "forces":
+            numbers = [n for force in readings.forces for n in force]
+        elif slot.part == "object_sensors":
+            numbers = readings.object_sensors[slot.index].value
+        elif slot.part == "sensors":
+            numbers = readings.sensors[slot.sensor][slot.index].value
+        else:
+            numbers = getattr(readings, slot.part)
+        values[slot.offset : slot.offset + slot.size] = numbers
+    return values
+
+
+@pytest.fixture(scope="module")
+def vectors_layout() -> FlatLayout:
+    return FlatLayout(decode(vector("handshake")))
+
+
+@pytest.fixture(scope="module")
+def static_layout() -> FlatLayout:
+    return StaticScene().flat
+
+
+def test_the_shared_sensor_vector_encodes_from_its_numbers_byte_for_byte(vectors_layout):
+    message = decode(vector("sensor"))
+    values = flatten(vectors_layout, message)
+    vectors_layout.sensors.values[:] = values
+    assert vectors_layout.sensors.encode(message.simulated_time) == vector("sensor")
+    assert vectors_layout.sensor_message(values, message.simulated_time) == message
+
+
+def test_slots_cover_the_array_once_in_order(static_layout):
+    slots = static_layout.sensors.slots
+    assert slots[0].offset == 0
+    for before, after in zip(slots, slots[1:]):
+        assert after.offset == before.offset + before.size
+    assert slots[-1].offset + slots[-1].size == static_layout.sensors.size
+    assert [s.object for s in slots] == sorted(s.object for s in slots)
+
+
+numbers = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 1.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), simulated_time=numbers)
+def test_native_frames_equal_the_python_codecs_for_any_numbers(static_layout, data, simulated_time):
+    values = np.array(data.draw(st.lists(numbers, min_size=static_layout.sensors.size,
+                                         max_size=static_layout.sensors.size)))
+    static_layout.sensors.values[:] = values
+    frame = static_layout.sensors.encode(simulated_time)
+    assert frame == encode(static_layout.sensor_message(values, simulated_time))
+
+
+def control_arrays(flat: FlatLayout) -> list[np.ndarray]:
+    c = flat.controls
+    return [c.values, c.values_set, c.events_set, c.events_on]
+
+
+def test_the_shared_control_vectors_read_as_the_python_layout_reads_them(vectors_layout):
+    for name in ("control", "control_angles"):
+        frame = vector(name)
+        for array in control_arrays(vectors_layout):
+            array[:] = 0
+        assert vectors_layout.controls.decode(frame) == decode(frame).steps
+        native = [array.copy() for array in control_arrays(vectors_layout)]
+        for array in control_arrays(vectors_layout):
+            array[:] = 0
+        vectors_layout.read_control(decode(frame))
+        assert all(np.array_equal(a, b) for a, b in zip(native, control_arrays(vectors_layout))), name
+    assert vectors_layout.controls.values_set.tolist() == [False, True, False]  # box, panda, rover
+
+
+HANDSHAKE = StaticScene().handshake()
+ARM = HANDSHAKE.objects["arm"]
+
+MISMATCHES = {
+    "unknown object": ControlMessage(objects={"robot9": ObjectControl([1.0])}),
+    "name holding a NUL byte": ControlMessage(objects={"robot\x00nine": ObjectControl([1.0])}),
+    "wrong count": ControlMessage(objects={"arm": ObjectControl([1.0])}),
+    "events only": ControlMessage(objects={"arm": ObjectControl([], {"gripper": True})}),
+    "legacy list of the wrong type": ControlMessage(
+        objects={"cart": ObjectControl([1.0] * 4, field=ControlField.ANGLES)}
+    ),
+    "nan": ControlMessage(objects={"arm": ObjectControl([0.0] * 6 + [math.nan])}),
+    "-inf": ControlMessage(objects={"cart": ObjectControl([0.0, -math.inf, 0.0, 0.0])}),
+    "unknown event": ControlMessage(objects={"arm": ObjectControl([0.0] * 7, {"laser": True, "gripper": True})}),
+    "too many steps": ControlMessage(steps=MAX_STEPS_PER_CONTROL + 1),
+    "two problems": ControlMessage(objects={"zz": ObjectControl([1.0]), "cart": ObjectControl([1.0])}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISMATCHES))
+def test_a_mismatch_is_refused_with_the_python_text_and_nothing_written(static_layout, case):
+    control = MISMATCHES[case]
+    with pytest.raises(ProtocolError) as python:
+        check_control(HANDSHAKE, control)
+    before = [array.copy() for array in control_arrays(static_layout)]
+    with pytest.raises(ProtocolError) as native:
+        static_layout.controls.decode(encode(control))
+    assert native.value.code == python.value.code == ErrorCode.CONTROL_MISMATCH
+    assert str(native.value) == str(python.value)
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(control_arrays(static_layout), before))
+
+
+def test_a_scene_without_objects_is_named_alike():
+    control = ControlMessage(objects={"arm": ObjectControl([])})
+    with pytest.raises(ProtocolError) as python:
+        check_control(HandshakeMessage(), control)
+    with pytest.raises(ProtocolError) as native:
+        FlatLayout(HandshakeMessage()).controls.decode(encode(control))
+    assert str(native.value) == str(python.value)
