@@ -17,9 +17,12 @@ import numpy as np
 from coupler.wire.errors import Error
 from coupler.controller.session import Session
 from coupler.transport.flags import add_client_flags, client_options
+from coupler.transport.number_flags import float_in, int_in
 from demo.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
+MAX_RANGE = 1_000_000_000
+MIN_TIMEOUT, MAX_TIMEOUT = 0.001, 86400.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -31,7 +34,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--addr", default=DEFAULT_ADDRESS, help="server address: tcp://host:port, ipc://path or inproc://name")
-    parser.add_argument("--range", type=int, default=0, metavar="N", help="extra Control round trips after the first")
+    parser.add_argument("--range", type=int_in(0, MAX_RANGE), default=0, metavar="N",
+                        help=f"extra Control round trips after the first, at most {MAX_RANGE}")
     parser.add_argument("--timings", action="store_true",
                         help="print time blocked in receive, time between send and reply, total time, "
                              "round trips per second and p50/p99 round-trip time")
@@ -42,15 +46,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="wait for each reply in a blocking receive (default: non-blocking polling that "
                              "sleeps in zmq_poll between attempts instead of spinning)")
     parser.add_argument("--trace", action="store_true", help="print every message sent and received")
-    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
-                        help="give up when the server does not answer within this time")
+    parser.add_argument("--timeout", type=float_in(MIN_TIMEOUT, MAX_TIMEOUT, unit="s"), default=5.0, metavar="SECONDS",
+                        help=f"give up when the server does not answer within this many seconds, from {MIN_TIMEOUT:g} "
+                             f"to {MAX_TIMEOUT:g}")
     add_client_flags(parser)
-    args = parser.parse_args(argv)
-    if args.range < 0:
-        parser.error(f"--range must be 0 or more, got {args.range}")
-    if args.timeout <= 0:
-        parser.error(f"--timeout must be positive, got {args.timeout}")
-    return args
+    return parser.parse_args(argv)
 
 
 def check_handshake(session: Session) -> None:

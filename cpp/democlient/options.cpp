@@ -1,6 +1,9 @@
 #include "options.hpp"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <iostream>
 #include <string_view>
 
@@ -14,7 +17,8 @@ it, and sends Control messages that match the scene it describes.
 options:
   --addr ADDR         server address: tcp://host:port, ipc://path or
                       inproc://name (default tcp://127.0.0.1:5555)
-  --range N           extra Control round trips after the first (default 0)
+  --range N           extra Control round trips after the first, at most
+                      1000000000 (default 0)
   --timings           print time blocked in receive, time between send and
                       reply, total time, round trips per second and p50/p99
                       round-trip time
@@ -25,8 +29,8 @@ options:
                       non-blocking polling that sleeps in zmq_poll between
                       attempts instead of spinning)
   --trace             print every message sent and received
-  --timeout MS        give up when the server does not answer within MS
-                      milliseconds (default 5000)
+  --timeout SECONDS   give up when the server does not answer within this
+                      many seconds, from 0.001 to 86400 (default 5)
   --curve-server-key PATH
                       the server's public NAME.key: connect with CurveZMQ
                       encryption and authentication; needs --curve-key
@@ -36,35 +40,54 @@ options:
                       directory); needs --curve-server-key
   --heartbeat SECONDS send a ZMTP heartbeat after this much silence and drop
                       the connection when the server sends nothing for 3
-                      times as long, so a dead server is noticed; 0 turns
-                      heartbeats off (default 1)
+                      times as long, so a dead server is noticed; from
+                      0.01 to 3600, 0 turns heartbeats off (default 1)
   --max-frame-bytes N largest frame accepted from the server; a larger one
                       is never decoded, ZeroMQ drops the connection instead;
-                      0 means no limit (default 1048576)
+                      at most 2147483647, 0 means no limit (default 1048576)
   -h, --help          show this help and exit
 )";
 
 [[noreturn]] void fail(const std::string& problem) {
-  std::cerr << "democlient: " << problem << "\n\n" << kUsage;
+  // One line, like the Python tools' errors; the flags are one --help away.
+  std::cerr << "democlient: " << problem << " (democlient --help lists the flags)\n";
   std::exit(2);
 }
 
-std::uint64_t parse_count(std::string_view flag, const char* text) {
+// The limits match the Python demo client's: beyond them a value is a typo, and ZeroMQ takes
+// times as int milliseconds, so a larger value would overflow on the way to the socket.
+constexpr std::uint64_t kMaxRange = 1000000000;
+constexpr std::uint64_t kMaxFrameBytes = 2147483647;
+constexpr double kMinTimeout = 0.001, kMaxTimeout = 86400.0;
+constexpr double kMinHeartbeat = 0.01, kMaxHeartbeat = 3600.0;
+
+// A value echoed in an error is cut short: the message stays one readable line.
+std::string shown(const char* text) {
+  const std::string value(text);
+  return value.size() <= 40 ? value : value.substr(0, 40) + "...";
+}
+
+std::uint64_t parse_count(std::string_view flag, const char* text, std::uint64_t max) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long value = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-') {
-    fail(std::string(flag) + " needs a non-negative whole number, got '" + text + "'");
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || value > max) {
+    fail(std::string(flag) + " needs a whole number from 0 to " + std::to_string(max) + ", got '" + shown(text) +
+         "'");
   }
   return value;
 }
 
-double parse_seconds(std::string_view flag, const char* text) {
+// `zero_allowed`: 0 is accepted besides [min, max] (it turns the feature off).
+double parse_seconds(std::string_view flag, const char* text, double min, double max, bool zero_allowed) {
   char* end = nullptr;
   errno = 0;
   const double value = std::strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !(value >= 0.0) || value > 1e6) {
-    fail(std::string(flag) + " needs a number of seconds, 0 or more, got '" + text + "'");
+  const bool in_range = (value >= min && value <= max) || (zero_allowed && value == 0.0);
+  if (errno != 0 || end == text || *end != '\0' || !std::isfinite(value) || !in_range) {
+    std::ostringstream wanted;
+    wanted << (zero_allowed ? "0 or " : "") << "from " << min << " to " << max;
+    fail(std::string(flag) + " needs a number of seconds, " + wanted.str() + ", got '" + shown(text) + "'");
   }
   return value;
 }
@@ -85,7 +108,7 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--addr") {
       options.address = value();
     } else if (arg == "--range") {
-      options.range = parse_count(arg, value());
+      options.range = parse_count(arg, value(), kMaxRange);
     } else if (arg == "--timings") {
       options.timings = true;
     } else if (arg == "--timings-file") {
@@ -95,15 +118,16 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--trace") {
       options.trace = true;
     } else if (arg == "--timeout") {
-      options.timeout = std::chrono::milliseconds(parse_count(arg, value()));
+      const double seconds = parse_seconds(arg, value(), kMinTimeout, kMaxTimeout, false);
+      options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000.0)));
     } else if (arg == "--curve-server-key") {
       options.curve_server_key = value();
     } else if (arg == "--curve-key") {
       options.curve_key = value();
     } else if (arg == "--heartbeat") {
-      options.heartbeat = parse_seconds(arg, value());
+      options.heartbeat = parse_seconds(arg, value(), kMinHeartbeat, kMaxHeartbeat, true);
     } else if (arg == "--max-frame-bytes") {
-      options.max_frame_bytes = static_cast<std::int64_t>(parse_count(arg, value()));
+      options.max_frame_bytes = static_cast<std::int64_t>(parse_count(arg, value(), kMaxFrameBytes));
     } else {
       fail("unknown option '" + std::string(arg) + "'");
     }

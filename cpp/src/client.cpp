@@ -33,6 +33,7 @@ struct Client::Impl {
         return 0;
       });
     }
+    if (detail::names_ipv6_host(address)) s.set(zmq::sockopt::ipv6, 1);
     detail::checked("connecting to " + address, [&] { s.connect(address); return 0; });
     socket = std::move(s);
   }

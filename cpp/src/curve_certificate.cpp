@@ -69,9 +69,25 @@ std::string z85_key(const std::map<std::string, std::string>& section, const std
   return key;
 }
 
+// A secret key file must be the owner's alone; chmod 600 makes it so.
+void check_private(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::perms perms = fs::status(path, error).permissions();
+  if (error) throw Error("cannot read the CURVE certificate " + path + ": " + error.message());
+  const fs::perms others = fs::perms::group_all | fs::perms::others_all;
+  if ((perms & others) != fs::perms::none) {
+    std::ostringstream mode;
+    mode << std::oct << static_cast<unsigned>(perms & fs::perms::mask);
+    throw Error("the secret key " + path + " has mode 0" + mode.str() +
+                ": group or others may read it; run chmod 600 " + path);
+  }
+}
+
 }  // namespace
 
 CurveKeyPair load_curve_key_pair(const std::string& path) {
+  check_private(path);
   const auto section = curve_section(path);
   if (section.find("secret-key") == section.end()) {
     throw Error(path + " holds no secret key: give the NAME.key_secret file");

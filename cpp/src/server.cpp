@@ -9,6 +9,7 @@
 
 #include <coupler/codec.hpp>
 
+#include "ipc_endpoint.hpp"
 #include "zap_handler.hpp"
 #include "zmq_socket.hpp"
 
@@ -21,14 +22,19 @@ struct Server::Impl {
     zmq_socket_monitor(socket.handle(), nullptr, 0);
     monitor.close();
     // ZeroMQ leaves the socket file of an ipc:// endpoint behind; a server
-    // owns its endpoint, so it cleans up after itself.
-    constexpr std::string_view ipc = "ipc://";
-    if (endpoint.compare(0, ipc.size(), ipc) == 0) {
+    // owns its endpoint, so it cleans up after itself, but only while the
+    // file is still the one it bound.
+    if (const auto path = detail::ipc_path(endpoint); path && socket_file) {
       socket.close();
-      std::error_code ignored;
-      std::filesystem::remove(endpoint.substr(ipc.size()), ignored);
+      if (detail::file_identity(*path) == socket_file) {
+        std::error_code ignored;
+        std::filesystem::remove(*path, ignored);
+      }
     }
   }
+
+  // The socket file this server bound (ipc:// only).
+  std::optional<detail::FileIdentity> socket_file;
 
   ServerOptions options;
   // Declared before the socket, so it outlives it: no handshake is left without its handler.
@@ -47,7 +53,8 @@ struct Server::Impl {
   void start_monitor() {
     static std::atomic<int> serial{0};
     const std::string address = "inproc://coupler-server-monitor-" + std::to_string(serial++);
-    if (zmq_socket_monitor(socket.handle(), address.c_str(), ZMQ_EVENT_DISCONNECTED) != 0) {
+    if (zmq_socket_monitor(socket.handle(), address.c_str(),
+                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0) {
       throw Error("watching the server socket's connections: " + std::string(zmq_strerror(zmq_errno())));
     }
     monitor.set(zmq::sockopt::linger, 0);
@@ -82,11 +89,45 @@ struct Server::Impl {
       std::int32_t fd = 0;
       std::memcpy(&number, event.data(), sizeof number);
       std::memcpy(&fd, static_cast<const char*>(event.data()) + 2, sizeof fd);
+      if (number == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
+        refused_handshake(fd);
+        continue;
+      }
       if (number != ZMQ_EVENT_DISCONNECTED) continue;
       const auto known = peer_by_fd.find(fd);
       if (known == peer_by_fd.end()) continue;
       closed_peers.push_back(std::move(known->second));
       peer_by_fd.erase(known);
+    }
+  }
+
+  // With CURVE, a client that speaks another mechanism (a plain client) is
+  // refused in the ZMTP handshake and never reaches the ZAP handler, which
+  // logs the other refusals; it is logged here, at most once a minute with
+  // the count of those not logged, so a flood of them cannot flood the log.
+  static constexpr std::chrono::seconds kRefusalLogInterval{60};
+  std::chrono::steady_clock::time_point last_refusal_logged{};
+  bool refusal_logged = false;
+  std::uint64_t refusals_not_logged = 0;
+
+  void refused_handshake(int fd) {
+    if (!options.curve_key_pair) return;  // without CURVE a failed handshake is garbage, not a refusal
+    const auto now = std::chrono::steady_clock::now();
+    if (refusal_logged && now - last_refusal_logged < kRefusalLogInterval) {
+      ++refusals_not_logged;
+      return;
+    }
+    std::string line = "refused a client that does not speak CURVE (connection " + std::to_string(fd) + ")";
+    if (refusals_not_logged > 0) {
+      line += "; " + std::to_string(refusals_not_logged) + " more refused since the last report";
+    }
+    refusals_not_logged = 0;
+    refusal_logged = true;
+    last_refusal_logged = now;
+    if (options.on_refused_client) {
+      options.on_refused_client(line);
+    } else {
+      std::clog << "coupler server: " << line << '\n';
     }
   }
 
@@ -182,6 +223,9 @@ Server::Server(const std::string& address, ServerOptions options) : impl_(std::m
   s.set(zmq::sockopt::linger, 0);
   s.set(zmq::sockopt::router_mandatory, 1);
   detail::set_liveness(s, o.heartbeat_interval, o.heartbeat_timeout, o.max_frame_bytes);
+  if (o.handshake_timeout.count() < 0) throw Error("handshake timeout must not be negative");
+  s.set(zmq::sockopt::handshake_ivl, static_cast<int>(o.handshake_timeout.count()));
+  if (detail::names_ipv6_host(address)) s.set(zmq::sockopt::ipv6, 1);
   if (o.curve_key_pair) {
     auto log = o.on_refused_client;
     if (!log) log = [](const std::string& refusal) { std::clog << "coupler server: " + refusal + "\n"; };
@@ -196,8 +240,14 @@ Server::Server(const std::string& address, ServerOptions options) : impl_(std::m
     throw Error("a CURVE allow-list needs the server's own key pair");
   }
   impl_->start_monitor();
-  detail::checked("binding " + address, [&] { s.bind(address); return 0; });
+  const std::optional<std::string> path = detail::ipc_path(address);
+  if (path) detail::refuse_if_served(*path);
+  detail::checked("binding " + address, [&] { s.bind(detail::bind_address(address)); return 0; });
   impl_->endpoint = s.get(zmq::sockopt::last_endpoint);
+  if (const auto bound = detail::ipc_path(impl_->endpoint)) {
+    impl_->socket_file = detail::file_identity(*bound);
+    detail::restrict_to_owner(*bound);
+  }
 }
 
 Server::~Server() = default;

@@ -1,5 +1,8 @@
 #include "zmq_socket.hpp"
 
+#include <optional>
+#include <string_view>
+
 namespace coupler::detail {
 
 zmq::context_t& shared_context() {
@@ -22,6 +25,33 @@ bool wait_readable(zmq::socket_t& socket, std::chrono::milliseconds timeout) {
     // never ends before its deadline.
     if (Clock::now() >= deadline) return false;
   }
+}
+
+namespace {
+
+// The text after "tcp://" or "ws://" (and their secure forms), or nullopt.
+std::optional<std::string> host_port_part(const std::string& address) {
+  for (const std::string_view scheme : {"tcp://", "ws://", "wss://"}) {
+    if (address.compare(0, scheme.size(), scheme) == 0) return address.substr(scheme.size());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool names_ipv6_host(const std::string& address) {
+  const auto rest = host_port_part(address);
+  if (!rest) return false;
+  // tcp://source;destination: either side may be IPv6.
+  return rest->find('[') != std::string::npos;
+}
+
+std::string bind_address(const std::string& address) {
+  const auto rest = host_port_part(address);
+  constexpr std::string_view localhost = "localhost:";
+  if (!rest || rest->compare(0, localhost.size(), localhost) != 0) return address;
+  const std::string scheme = address.substr(0, address.size() - rest->size());
+  return scheme + "127.0.0.1:" + rest->substr(localhost.size());
 }
 
 void set_liveness(zmq::socket_t& socket, std::chrono::milliseconds heartbeat_interval,

@@ -24,6 +24,15 @@ bool wait_readable(zmq::socket_t& socket, std::chrono::milliseconds timeout);
 void set_liveness(zmq::socket_t& socket, std::chrono::milliseconds heartbeat_interval,
                   std::chrono::milliseconds heartbeat_timeout, std::int64_t max_frame_bytes);
 
+// Whether a tcp:// or ws:// address names an IPv6 host ([::1]): ZeroMQ
+// resolves such a host only on a socket with ZMQ_IPV6 set.
+bool names_ipv6_host(const std::string& address);
+
+// The address to bind for `address`: a tcp:// or ws:// host `localhost`
+// becomes 127.0.0.1, since ZeroMQ takes a bind host for an interface name
+// and there is no interface called localhost.
+std::string bind_address(const std::string& address);
+
 // Runs a ZeroMQ call, rethrowing its failure as coupler::Error with context.
 template <class F>
 auto checked(const std::string& doing, F&& call) {

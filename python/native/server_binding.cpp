@@ -48,11 +48,15 @@ class ServerHandle {
  public:
   ServerHandle(const std::string& address, py::object on_bad_frame, double heartbeat, double heartbeat_timeout,
                std::int64_t max_frame_bytes, std::optional<std::pair<std::string, std::string>> curve_key_pair,
-               std::vector<std::string> curve_allowed_clients, py::object on_refused_client) {
+               std::vector<std::string> curve_allowed_clients, py::object on_refused_client, double handshake_timeout) {
     ServerOptions options;
     options.heartbeat_interval = milliseconds(heartbeat);
     options.heartbeat_timeout = milliseconds(heartbeat_timeout);
     options.max_frame_bytes = max_frame_bytes;
+    if (!(handshake_timeout >= 0.0 && handshake_timeout <= 3600.0)) {
+      throw Error("handshake_timeout must be from 0 to 3600 seconds");
+    }
+    options.handshake_timeout = milliseconds(handshake_timeout);
     if (curve_key_pair) options.curve_key_pair = CurveKeyPair{curve_key_pair->first, curve_key_pair->second};
     options.curve_allowed_clients = std::move(curve_allowed_clients);
     if (!on_refused_client.is_none()) {
@@ -105,14 +109,16 @@ void bind_server(py::module_& module) {
                            "counted and passed to on_bad_frame(text) (default: written to stderr), and never reach "
                            "the caller. Blocking calls release the GIL.")
       .def(py::init<const std::string&, py::object, double, double, std::int64_t,
-                    std::optional<std::pair<std::string, std::string>>, std::vector<std::string>, py::object>(),
+                    std::optional<std::pair<std::string, std::string>>, std::vector<std::string>, py::object, double>(),
            py::arg("address"), py::arg("on_bad_frame") = py::none(), py::arg("heartbeat") = 1.0,
            py::arg("heartbeat_timeout") = 3.0, py::arg("max_frame_bytes") = 1048576,
            py::arg("curve_key_pair") = py::none(), py::arg("curve_allowed_clients") = std::vector<std::string>{},
-           py::arg("on_refused_client") = py::none(),
+           py::arg("on_refused_client") = py::none(), py::arg("handshake_timeout") = 3.0,
            "coupler::ServerOptions as keywords: `heartbeat` and `heartbeat_timeout` in seconds (heartbeat 0: off), "
            "`max_frame_bytes` (0: no limit), `curve_key_pair` (Z85 public, secret), `curve_allowed_clients` (Z85 "
-           "public keys), `on_refused_client(text)` called from the authentication thread for each refused client.")
+           "public keys), `on_refused_client(text)` called for each refused client (from the authentication thread, or "
+           "from the receiving call for a client that does not speak CURVE), `handshake_timeout` in seconds (a "
+           "connection that has not completed its handshake by then is dropped; 0: no limit).")
       .def(
           "receive",
           [](ServerHandle& s, double timeout) {

@@ -40,5 +40,7 @@ inline coupler::CurveKeyPair write_key_pair(const std::filesystem::path& directo
   std::ofstream(directory / (name + ".key_secret"))
       << "#   ZeroMQ CURVE **Secret** Certificate\n\nmetadata\ncurve\n"
       << "    public-key = \"" << public_key.data() << "\"\n    secret-key = \"" << secret_key.data() << "\"\n";
+  std::filesystem::permissions(directory / (name + ".key_secret"), std::filesystem::perms::owner_read |
+                                                                       std::filesystem::perms::owner_write);
   return coupler::CurveKeyPair{public_key.data(), secret_key.data()};
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
@@ -58,6 +59,11 @@ class RefusalLog {
       changed_.notify_all();
     };
   }
+  std::size_t count(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<std::size_t>(
+        std::count_if(lines_.begin(), lines_.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; }));
+  }
   // The first line containing `text`, waiting up to `timeout` for it.
   std::optional<std::string> wait_for(const std::string& text, std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -102,6 +108,16 @@ TEST_CASE("a certificate whose key is not Z85 is refused") {
   CHECK_THROWS_WITH(load_curve_public_key(path.string()), Catch::Contains("not a 40-character Z85"));
 }
 
+TEST_CASE("a secret key file that group or others may read is refused, naming the file and chmod 600") {
+  TempDir dir;
+  write_key_pair(dir.path(), "peer");
+  const auto path = dir.path() / "peer.key_secret";
+  std::filesystem::permissions(path, std::filesystem::perms::group_read | std::filesystem::perms::others_read,
+                               std::filesystem::perm_options::add);
+  CHECK_THROWS_WITH(load_curve_key_pair(path.string()),
+                    Catch::Contains(path.string()) && Catch::Contains("mode 0644") && Catch::Contains("chmod 600"));
+}
+
 TEST_CASE("an allow-list directory without keys is refused") {
   TempDir dir;
   CHECK_THROWS_WITH(load_curve_public_keys(dir.path().string()), Catch::Contains("holds no *.key file"));
@@ -141,6 +157,23 @@ TEST_CASE("a plain client cannot reach a CURVE server") {
   plain.send(HandshakeInitMessage{});
   CHECK_THROWS_AS(server.receive(500ms), TimeoutError);
   CHECK_THROWS_AS(plain.receive(500ms), TimeoutError);
+}
+
+TEST_CASE("a plain client refused by a CURVE server is logged, once a minute however many come") {
+  CurveSetup setup;
+  RefusalLog refusals;
+  ServerOptions options = setup.server_options();
+  options.on_refused_client = refusals.sink();
+  Server server("tcp://127.0.0.1:*", options);
+  for (int i = 0; i < 3; ++i) {
+    Client plain(server.endpoint(), ClientOptions{300ms, 0ms});
+    plain.send(HandshakeInitMessage{});
+    CHECK_THROWS_AS(server.receive(300ms), TimeoutError);
+    (void)server.take_closed_peers();  // reads the socket's connection events, refusals among them
+  }
+  const auto line = refusals.wait_for("does not speak CURVE", 0ms);
+  REQUIRE(line);
+  CHECK(refusals.count("does not speak CURVE") == 1);
 }
 
 TEST_CASE("two CURVE servers in one process keep their own allow-lists") {

@@ -15,7 +15,9 @@ struct CurveKeyPair {
 };
 
 // The key pair of a NAME.key_secret file; throws coupler::Error naming the
-// file and the problem when it cannot be read or holds no valid pair.
+// file and the problem when it cannot be read or holds no valid pair, or when
+// its mode lets group or others read or write it (as ssh refuses such a key:
+// a secret others can read is no longer secret, so it is not used).
 CurveKeyPair load_curve_key_pair(const std::string& path);
 
 // The public key of a NAME.key (or NAME.key_secret) file.

@@ -28,6 +28,11 @@ struct ServerOptions {
   // Frames larger than this never reach the decoder: ZeroMQ drops the
   // sender's connection instead. 0 means no limit.
   std::int64_t max_frame_bytes = 1048576;
+  // A connection that has not completed its ZMTP (and CURVE) handshake
+  // within this time is dropped, so connections that send a greeting and
+  // stall cannot pile up until the process runs out of file descriptors.
+  // ZeroMQ's own default is 30 s; 0 means no limit.
+  std::chrono::milliseconds handshake_timeout{3000};
   // CurveZMQ: with a key pair set, every connection is encrypted and only
   // clients whose public key (Z85) is in curve_allowed_clients get in; each
   // refused client is reported (address and key) through on_refused_client,

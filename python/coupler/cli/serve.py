@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 
+from coupler.cli.open_files import raise_open_file_limit
 from coupler.scenes import DEFAULT_SCENE, load_scene, scene_names
 from coupler.serve.app import DEFAULT_ADDRESS, ServeOptions, serve
 from coupler.serve.controller_sessions import DEFAULT_LEASE
@@ -18,9 +19,25 @@ from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.transport.bind_policy import check_bind_address
 from coupler.transport.flags import add_server_flags, server_options
+from coupler.transport.number_flags import float_in, int_in
 from coupler.wire.errors import Error
 
 log = logging.getLogger("coupler.serve")
+
+# Limits of the numeric flags: beyond them a value is a typo or an attack on the machine
+# (a step of 1e-300 s never advances, a speed of inf spins a core, a million controllers
+# never all arrive), never a setting anyone needs.
+MIN_STEP, MAX_STEP = 1e-6, 1.0
+MIN_SPEED, MAX_SPEED = 1e-3, 1e3
+MAX_STOP_AFTER = 1e9
+MAX_SESSION_TIMEOUT = 86400.0
+MAX_CONTROLLERS = 64
+
+_speed_number = float_in(MIN_SPEED, MAX_SPEED)
+
+
+def _speed(text: str) -> float | str:
+    return "max" if text == "max" else _speed_number(text)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,48 +56,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "own clock with the latest controls (default: %(default)s)")
     parser.add_argument("--realtime", action="store_true",
                         help="in lockstep, never run ahead of the wall clock (sleeps when early) (default: off)")
-    parser.add_argument("--speed", default="1",
-                        help="free mode pace as a real-time factor (1 = real time), or 'max' for as fast as possible "
-                             "(default: %(default)s)")
-    parser.add_argument("--step", type=float, default=None, metavar="SECONDS",
-                        help="override the model's time step (default: the model's own)")
-    parser.add_argument("--stop-after", type=float, default=defaults.stop_after, metavar="SECONDS",
-                        help="stop after this much simulated time (default: run until interrupted)")
+    parser.add_argument("--speed", type=_speed, default="1",
+                        help=f"free mode pace as a real-time factor (1 = real time), from {MIN_SPEED:g} to "
+                             f"{MAX_SPEED:g}, or 'max' for as fast as possible (default: %(default)s)")
+    parser.add_argument("--step", type=float_in(MIN_STEP, MAX_STEP, unit="s"), default=None, metavar="SECONDS",
+                        help=f"override the model's time step, from {MIN_STEP:g} to {MAX_STEP:g} s "
+                             "(default: the model's own)")
+    parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
+                        default=defaults.stop_after, metavar="SECONDS",
+                        help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s "
+                             "(default: run until interrupted)")
     parser.add_argument("--exit-on-error", action="store_true",
                         help="exit when a controller ends its session with an ErrorMessage, instead of waiting for "
                              "the next controller (default: off)")
     parser.add_argument("--trace", action="store_true", help="log every message received and sent (default: off)")
     parser.add_argument("--trace-sizes", action="store_true",
                         help="log the frame sizes received and sent whenever they change (default: off)")
-    parser.add_argument("--controllers", type=int, default=defaults.controllers, metavar="N",
-                        help="how many controllers drive the scene at once, each its own robots (the robots its "
+    parser.add_argument("--controllers", type=int_in(1, MAX_CONTROLLERS), default=defaults.controllers, metavar="N",
+                        help=f"how many controllers drive the scene at once (1 to {MAX_CONTROLLERS}), each its own "
+                             "robots (the robots its "
                              "Controls name); with more than one, lockstep steps once every controller's Control "
                              "has arrived. Anyone else asking to drive gets SERVER_BUSY; anyone may read sensors "
                              "(default: %(default)s)")
-    parser.add_argument("--session-timeout", type=float, default=DEFAULT_LEASE, metavar="SECONDS",
+    parser.add_argument("--session-timeout", type=float_in(MIN_STEP, MAX_SESSION_TIMEOUT, zero_allowed=True, unit="s"),
+                        default=DEFAULT_LEASE, metavar="SECONDS",
                         help="a controller's hold on the simulation lapses after this long without a request from it "
                              "(it matters only when someone else wants in, or others wait for its Control); "
-                             "0 never lapses (default: %(default)s)")
+                             f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
     add_server_flags(parser)
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse, through `parser.error`, flags that cannot go together or values out of range."""
-    if args.speed != "max":
-        try:
-            if float(args.speed) <= 0:
-                raise ValueError
-        except ValueError:
-            parser.error(f"--speed must be a positive number or 'max', got '{args.speed}'")
-    if args.step is not None and args.step <= 0:
-        parser.error(f"--step must be positive, got {args.step}")
-    if args.controllers < 1:
-        parser.error(f"--controllers must be at least 1, got {args.controllers}")
     if args.controllers > 1 and args.mode != "lockstep":
         parser.error("--controllers above 1 needs --mode lockstep: several controllers step together, "
                      "which free mode's own clock does not do")
-    if args.session_timeout < 0:
-        parser.error(f"--session-timeout must be 0 (never lapse) or positive, got {args.session_timeout}")
     if args.realtime and args.mode != "lockstep":
         parser.error("--realtime applies to --mode lockstep; free mode paces itself with --speed")
 
@@ -94,7 +104,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
     warning = check_bind_address(args.addr, args.allow_remote, authenticated=transport.curve)
     options = ServeOptions(
         address=args.addr, mode=args.mode, realtime=args.realtime,
-        speed=None if args.speed == "max" else float(args.speed), stop_after=args.stop_after,
+        speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
         controllers=args.controllers, session_timeout=args.session_timeout, transport=transport,
     )
@@ -111,6 +121,7 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
         options, warning = options_from(args)
         if warning:
             log.warning("%s", warning)
+        raise_open_file_limit()
         simulation = load_scene(args.scene, args.step)
         for problem in getattr(simulation, "unmapped", []):
             log.warning("not served: %s", problem)

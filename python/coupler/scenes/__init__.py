@@ -51,4 +51,13 @@ def load_scene(scene: str, time_step: float | None = None) -> Simulation:
         if error.name != "mujoco":
             raise
         raise Error(f"scene '{scene}' needs MuJoCo, which is not installed: {INSTALL_SIM}") from None
-    return MujocoSimulation(path, time_step=time_step)
+    try:
+        return MujocoSimulation(path, time_step=time_step)
+    except ValueError as error:  # MuJoCo's parse and compile errors: several lines naming line and element
+        raise Error(f"scene file '{path}' does not load: {one_line(str(error))}") from None
+
+
+def one_line(message: str, limit: int = 400) -> str:
+    """MuJoCo's multi-line message as one line of at most `limit` characters."""
+    joined = "; ".join(part.strip() for part in message.splitlines() if part.strip())
+    return joined if len(joined) <= limit else joined[:limit] + "..."

@@ -54,6 +54,8 @@ def check_port(address: str) -> None:
     if transport_of(address) not in _HOST_PORT_TRANSPORTS:
         return
     host, port = _host_and_port(address)
+    if ":" not in address.partition("://")[2]:
+        raise Error(f"address '{address[:200]}' has no port: use {transport_of(address)}://HOST:PORT")
     if not host:
         raise Error(f"address '{address[:200]}' has no host: use {transport_of(address)}://127.0.0.1:PORT")
     if port == "*":

@@ -84,6 +84,8 @@ class Client:
             if server_key is not None and key_pair is not None:
                 self._socket.curve_serverkey = server_key
                 self._socket.curve_publickey, self._socket.curve_secretkey = key_pair
+            if "[" in self.address:  # an IPv6 host ([::1]) resolves only on a socket with IPV6 set
+                self._socket.ipv6 = True
             self._socket.connect(self.address)
         except zmq.ZMQError as error:
             self._socket.close(0)

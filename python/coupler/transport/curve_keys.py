@@ -4,16 +4,24 @@
 allowed clients' `.key` files in one directory); `NAME.key_secret` holds both
 keys and stays with its owner, readable by the owner only. The format is the
 one czmq and pyzmq's `zmq.auth` read, so keys made elsewhere work here.
-Reading goes through the C++ library's reader, which the C++ programs use too.
+Reading goes through the C++ library's reader, which the C++ programs use too;
+it refuses a secret key that group or others may read.
+
+The files are written here rather than by `zmq.auth.create_certificates`,
+whose modes follow the umask and whose secret exists world-readable until it
+is chmod-ed: under umask 000 that makes an allow-list directory anyone can
+add a key to. Here the modes are set whatever the umask, and a secret is
+never on disk with a mode other than 0600.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import tempfile
 from pathlib import Path
 
 import zmq
-import zmq.auth
 
 from coupler import _native
 from coupler.wire.errors import Error
@@ -29,14 +37,62 @@ def create_key_pair(directory: Path, name: str, overwrite: bool = False) -> tupl
         raise Error("this libzmq was built without CURVE support")
     if not name or "/" in name or name.startswith("."):
         raise Error(f"key name '{name}' must be a plain file name")
-    directory.mkdir(parents=True, exist_ok=True)
+    _make_key_directory(directory)
     public, secret = directory / f"{name}.key", directory / f"{name}.key_secret"
     existing = [p for p in (public, secret) if p.exists()]
     if existing and not overwrite:
         raise Error(f"{existing[0]} exists; pass --force to replace the key pair")
-    public_file, secret_file = zmq.auth.create_certificates(directory, name)
-    os.chmod(secret_file, 0o600)
-    return Path(public_file), Path(secret_file)
+    public_key, secret_key = zmq.curve_keypair()
+    _write_certificate(secret, SECRET_MODE, _SECRET_BANNER, public_key, secret_key)
+    _write_certificate(public, PUBLIC_MODE, _PUBLIC_BANNER, public_key)
+    return public, secret
+
+
+DIRECTORY_MODE = 0o700  # a new key directory: the owner's alone
+PUBLIC_MODE = 0o644
+SECRET_MODE = 0o600
+_NOT_WRITABLE_BY_OTHERS = ~(stat.S_IWGRP | stat.S_IWOTH)
+
+_SECRET_BANNER = """#   ZeroMQ CURVE **Secret** Certificate
+#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor change its permissions.
+
+"""
+_PUBLIC_BANNER = """#   ZeroMQ CURVE Public Certificate
+#   Exchange securely, or use a secure mechanism to verify the contents
+#   of this file after exchange.
+
+"""
+
+
+def _make_key_directory(directory: Path) -> None:
+    """Create `directory` with mode 0700; an existing one loses write access for group and others,
+    since anyone who can write an allow-list directory can add a key to it."""
+    try:
+        directory.mkdir(mode=DIRECTORY_MODE, parents=True)
+        os.chmod(directory, DIRECTORY_MODE)  # mkdir's mode is filtered by the umask
+    except FileExistsError:
+        if not directory.is_dir():
+            raise Error(f"{directory} exists and is not a directory") from None
+        mode = stat.S_IMODE(directory.stat().st_mode)
+        if mode & ~_NOT_WRITABLE_BY_OTHERS:
+            os.chmod(directory, mode & _NOT_WRITABLE_BY_OTHERS)
+
+
+def _write_certificate(path: Path, mode: int, banner: str, public_key: bytes, secret_key: bytes | None = None) -> None:
+    """Write a certificate in ZeroMQ's format to a new file created with `mode`, then move it over `path`,
+    so that neither a half-written file nor one with a looser mode is ever at `path`."""
+    text = banner + "metadata\ncurve\n" + f'    public-key = "{public_key.decode()}"\n'
+    if secret_key is not None:
+        text += f'    secret-key = "{secret_key.decode()}"\n'
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # created 0600
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            os.fchmod(file.fileno(), mode)
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def load_public_key(path: Path) -> bytes:

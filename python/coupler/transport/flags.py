@@ -9,24 +9,34 @@ from pathlib import Path
 from typing import Any
 
 from coupler.transport.curve_keys import load_key_pair, load_public_key, load_public_keys
+from coupler.transport.number_flags import float_in, int_in
 from coupler.wire.errors import Error
 from coupler.transport.options import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_HEARTBEAT,
     DEFAULT_MAX_FRAME_BYTES,
     HEARTBEAT_TIMEOUT_INTERVALS,
     TransportOptions,
 )
 
+# ZeroMQ takes heartbeat times in whole milliseconds (int) and the frame limit as int64;
+# these bounds keep both far from overflow and from values no deployment needs.
+MIN_HEARTBEAT, MAX_HEARTBEAT = 0.01, 3600.0
+MAX_FRAME_BYTES = (1 << 31) - 1
+MIN_HANDSHAKE_TIMEOUT, MAX_HANDSHAKE_TIMEOUT = 0.1, 600.0
+
 
 def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:
-    parser.add_argument("--heartbeat", type=float, default=DEFAULT_HEARTBEAT, metavar="SECONDS",
+    parser.add_argument("--heartbeat", type=float_in(MIN_HEARTBEAT, MAX_HEARTBEAT, zero_allowed=True, unit="s"),
+                        default=DEFAULT_HEARTBEAT, metavar="SECONDS",
                         help=f"send a ZMTP heartbeat after this much silence on a tcp:// or ipc:// connection and "
                              f"drop the connection when the {peer} sends nothing for "
-                             f"{HEARTBEAT_TIMEOUT_INTERVALS} times as long, so a dead {peer} is noticed; 0 turns "
-                             f"heartbeats off (default: %(default)s)")
-    parser.add_argument("--max-frame-bytes", type=int, default=DEFAULT_MAX_FRAME_BYTES, metavar="N",
+                             f"{HEARTBEAT_TIMEOUT_INTERVALS} times as long, so a dead {peer} is noticed; from "
+                             f"{MIN_HEARTBEAT:g} to {MAX_HEARTBEAT:g}, 0 turns heartbeats off (default: %(default)s)")
+    parser.add_argument("--max-frame-bytes", type=int_in(0, MAX_FRAME_BYTES), default=DEFAULT_MAX_FRAME_BYTES,
+                        metavar="N",
                         help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
-                             "the connection instead; 0 means no limit (default: %(default)s)")
+                             f"the connection instead; at most {MAX_FRAME_BYTES}, 0 means no limit (default: %(default)s)")
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +47,12 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-allow", type=Path, default=None, metavar="DIR",
                         help="directory of the *.key public keys of the clients to accept; every other client is "
                              "refused and logged with its address and key; needs --curve-secret (default: %(default)s)")
+    parser.add_argument("--handshake-timeout", default=DEFAULT_HANDSHAKE_TIMEOUT, metavar="SECONDS",
+                        type=float_in(MIN_HANDSHAKE_TIMEOUT, MAX_HANDSHAKE_TIMEOUT, zero_allowed=True, unit="s"),
+                        help="drop a connection that has not finished its ZMTP (and CURVE) handshake within this "
+                             "time, so connections that stall after their greeting cannot use up the server's file "
+                             f"descriptors; from {MIN_HANDSHAKE_TIMEOUT:g} to {MAX_HANDSHAKE_TIMEOUT:g}, 0 never drops one "
+                             "(default: %(default)s)")
     _add_liveness_flags(parser, "controller")
 
 
@@ -67,11 +83,12 @@ def server_options(args: argparse.Namespace) -> TransportOptions:
     if (args.curve_secret is None) != (args.curve_allow is None):
         raise Error("--curve-secret and --curve-allow go together: the server's key pair and the clients it accepts")
     if args.curve_secret is None:
-        return TransportOptions(**_liveness(args))
+        return TransportOptions(**_liveness(args), handshake_timeout=args.handshake_timeout)
     if not args.curve_allow.is_dir():
         raise Error(f"--curve-allow {args.curve_allow} is not a directory")
     return TransportOptions(
         **_liveness(args),
+        handshake_timeout=args.handshake_timeout,
         curve_key_pair=load_key_pair(args.curve_secret),
         curve_allowed_clients=tuple(load_public_keys(args.curve_allow)),
     )

@@ -12,6 +12,9 @@ DEFAULT_HEARTBEAT = 1.0  # seconds of silence before a ZMTP PING
 HEARTBEAT_TIMEOUT_INTERVALS = 3  # a connection is dropped after this many heartbeats without traffic
 DEFAULT_HEARTBEAT_TIMEOUT = DEFAULT_HEARTBEAT * HEARTBEAT_TIMEOUT_INTERVALS
 DEFAULT_MAX_FRAME_BYTES = 1 << 20
+# A connection that has not finished its ZMTP handshake by then is dropped (ZeroMQ's own default,
+# 30 s, lets connections that send a greeting and stall use up the server's file descriptors).
+DEFAULT_HANDSHAKE_TIMEOUT = 3.0
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,8 @@ class TransportOptions:
 
     `heartbeat` (seconds; 0 turns heartbeats off) and `heartbeat_timeout`
     (seconds without traffic before the connection is dropped),
-    `max_frame_bytes` (0: no limit). CurveZMQ: `curve_key_pair` is this
+    `max_frame_bytes` (0: no limit), `handshake_timeout` (a server's
+    seconds for a new connection to finish its handshake; 0: no limit). CurveZMQ: `curve_key_pair` is this
     end's own Z85 (public, secret) keys; a server also takes
     `curve_allowed_clients` (Z85 public keys), a client `curve_server_key`.
     """
@@ -28,6 +32,7 @@ class TransportOptions:
     heartbeat: float = DEFAULT_HEARTBEAT
     heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT
     max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
+    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT
     curve_key_pair: tuple[bytes, bytes] | None = None
     curve_allowed_clients: tuple[bytes, ...] = ()
     curve_server_key: bytes | None = None
@@ -42,6 +47,7 @@ class TransportOptions:
             "heartbeat": self.heartbeat,
             "heartbeat_timeout": self.heartbeat_timeout,
             "max_frame_bytes": self.max_frame_bytes,
+            "handshake_timeout": self.handshake_timeout,
         }
         if self.curve_key_pair is not None:
             keywords["curve_key_pair"] = self.curve_key_pair

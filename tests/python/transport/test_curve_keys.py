@@ -1,9 +1,11 @@
 """`coupler keygen` writes CurveZMQ key pairs that ZeroMQ can use."""
 
+import os
 import stat
 
 import pytest
 import zmq
+import zmq.auth
 
 from coupler.cli import main
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
@@ -40,3 +42,65 @@ def test_a_public_key_file_is_not_accepted_as_a_key_pair(tmp_path):
 def test_a_key_name_with_a_path_is_refused(tmp_path):
     with pytest.raises(Error, match="plain file name"):
         create_key_pair(tmp_path, "../escape")
+
+
+@pytest.fixture
+def open_umask():
+    """umask 000 for the test: every mode must come from the code, not from the umask."""
+    previous = os.umask(0)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_keygen_under_umask_000_makes_the_directory_0700_the_public_key_0644_and_the_secret_0600(tmp_path, open_umask):
+    directory = tmp_path / "keys"
+    public_file, secret_file = create_key_pair(directory, "server")
+    assert (mode(directory), mode(public_file), mode(secret_file)) == (0o700, 0o644, 0o600)
+
+
+def test_keygen_takes_write_access_to_an_existing_directory_from_group_and_others(tmp_path, open_umask):
+    directory = tmp_path / "allowed"
+    directory.mkdir(mode=0o777)
+    create_key_pair(directory, "controller")
+    assert mode(directory) == 0o755
+
+
+def test_the_secret_key_file_is_0600_from_its_creation(tmp_path, open_umask, monkeypatch):
+    modes_at_write = []
+    real_fdopen = os.fdopen
+
+    def recording_fdopen(handle, *args, **kwargs):
+        modes_at_write.append(stat.S_IMODE(os.fstat(handle).st_mode))
+        return real_fdopen(handle, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fdopen", recording_fdopen)
+    create_key_pair(tmp_path, "server")
+    assert modes_at_write and modes_at_write[0] == 0o600
+
+
+def test_replacing_a_key_pair_with_force_leaves_no_looser_mode_behind(tmp_path, open_umask):
+    _, secret_file = create_key_pair(tmp_path, "server")
+    secret_file.chmod(0o666)
+    _, secret_file = create_key_pair(tmp_path, "server", overwrite=True)
+    assert mode(secret_file) == 0o600
+
+
+def test_key_files_are_read_by_pyzmq_zmq_auth(tmp_path):
+    public_file, secret_file = create_key_pair(tmp_path, "server")
+    public, secret = zmq.auth.load_certificate(secret_file)
+    assert zmq.auth.load_certificate(public_file) == (public, None)
+    assert zmq.curve_public(secret) == public
+
+
+@pytest.mark.parametrize("loose_mode", [0o640, 0o644, 0o666, 0o604])
+def test_a_secret_key_that_group_or_others_may_read_is_refused(tmp_path, loose_mode):
+    _, secret_file = create_key_pair(tmp_path, "server")
+    secret_file.chmod(loose_mode)
+    with pytest.raises(Error, match=rf"mode 0{loose_mode:o}.*chmod 600"):
+        load_key_pair(secret_file)

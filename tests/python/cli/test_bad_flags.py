@@ -1,0 +1,104 @@
+"""Every bad value on the command line of `coupler serve`, `python -m demo.client` and the
+C++ democlient ends in one line naming the flag, exit code 2 (or 1 for what only shows
+once the value is used), and never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from peers import democlient
+
+SERVE = [sys.executable, "-m", "coupler.cli", "serve"]
+DEMO_CLIENT = [sys.executable, "-m", "demo.client"]
+TIMEOUT = 60.0
+
+
+def run_flags(program: list[str], flags: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*program, *flags], capture_output=True, text=True, timeout=TIMEOUT, cwd=Path(__file__).resolve().parents[3])
+
+
+def assert_refused_in_one_line(result: subprocess.CompletedProcess[str], names: str, codes: tuple[int, ...] = (2,)) -> None:
+    output = result.stderr + result.stdout
+    assert result.returncode in codes, output
+    assert "Traceback" not in output
+    error_lines = [line for line in result.stderr.splitlines() if "error" in line or names in line]
+    assert len(error_lines) == 1, result.stderr
+    assert names in error_lines[0], result.stderr
+
+
+SERVE_BAD_FLAGS = [
+    ["--max-frame-bytes", "99999999999999999999"],
+    ["--max-frame-bytes", "-1"],
+    ["--controllers", "1000000"],
+    ["--controllers", "0"],
+    ["--stop-after", "-5"],
+    ["--stop-after", "nan"],
+    ["--speed", "nan", "--mode", "free"],
+    ["--speed", "inf", "--mode", "free"],
+    ["--speed", "0", "--mode", "free"],
+    ["--step", "inf"],
+    ["--step", "nan"],
+    ["--step", "1e-300"],
+    ["--step", "-0.001"],
+    ["--session-timeout", "nan"],
+    ["--session-timeout", "-1"],
+    ["--heartbeat", "nan"],
+    ["--heartbeat", "inf"],
+    ["--heartbeat", "1e-9"],
+]
+
+
+@pytest.mark.parametrize("flags", SERVE_BAD_FLAGS, ids=" ".join)
+def test_serve_refuses_a_bad_number_in_one_line_naming_the_flag(flags: list[str]) -> None:
+    assert_refused_in_one_line(run_flags(SERVE, flags), flags[0])
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:", "ws://0.0.0.0:5555",
+                                     "udp://127.0.0.1:5555"])
+def test_serve_refuses_a_bad_address_in_one_line_naming_it(address: str) -> None:
+    assert_refused_in_one_line(run_flags(SERVE, ["--scene", "static", "--addr", address]), address, codes=(1,))
+
+
+def test_serve_refuses_an_mjcf_file_with_a_syntax_error_in_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    scene = tmp_path / "broken.xml"
+    scene.write_text("<mujoco>\n  <worldbody>\n    <body name='a'>\n  </worldbody>\n</mujoco>\n")
+    result = run_flags(SERVE, ["--scene", str(scene), "--addr", f"ipc://{tmp_path / 's'}"])
+    assert_refused_in_one_line(result, str(scene), codes=(1,))
+    assert "line" in result.stderr.lower()
+
+
+DEMO_CLIENT_BAD_FLAGS = [
+    ["--timeout", "nan"],
+    ["--timeout", "inf"],
+    ["--timeout", "0"],
+    ["--range", "-1"],
+    ["--range", "99999999999999999999"],
+    ["--max-frame-bytes", "99999999999999999999"],
+    ["--heartbeat", "nan"],
+]
+
+
+@pytest.mark.parametrize("flags", DEMO_CLIENT_BAD_FLAGS, ids=" ".join)
+def test_demo_client_refuses_a_bad_number_in_one_line_naming_the_flag(flags: list[str]) -> None:
+    assert_refused_in_one_line(run_flags(DEMO_CLIENT, flags), flags[0])
+
+
+@pytest.mark.parametrize("flags", DEMO_CLIENT_BAD_FLAGS + [["--timeout", "1e-9"], ["--heartbeat", "-1"]], ids=" ".join)
+def test_democlient_refuses_a_bad_number_in_one_line_naming_the_flag(flags: list[str]) -> None:
+    assert_refused_in_one_line(run_flags([str(democlient())], flags), flags[0])
+
+
+def test_democlient_timeout_counts_seconds(tmp_path: Path) -> None:
+    # Nobody serves this path, so the client waits out its whole timeout: one second, where a
+    # count of milliseconds would give up after one millisecond.
+    started = time.monotonic()
+    result = run_flags([str(democlient())], ["--addr", f"ipc://{tmp_path / 'nobody'}", "--timeout", "1"])
+    waited = time.monotonic() - started
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert waited >= 0.9, f"gave up after {waited:.3f} s"
