@@ -1,0 +1,99 @@
+"""What a running `coupler serve` does with its endpoint: it keeps an ipc:// path it holds,
+drops connections that stall in their handshake, and takes the open files it is allowed."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from coupler.transport.client import Client
+from coupler.wire.errors import Error
+from coupler.wire.messages import SensorMessage, SensorRequestMessage
+from peers import REPO, coupler_server, free_tcp_address, server_command, wait_until_serving
+
+# The signature, version 3.0 and the NULL mechanism of a ZMTP 3 greeting, then padding: all
+# a peer sends before it stalls.
+ZMTP_GREETING = b"\xff" + b"\x00" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + b"\x00" * 31
+
+
+def answered(address: str, timeout: float) -> bool:
+    try:
+        with Client(address, timeout=timeout) as client:
+            return isinstance(client.request(SensorRequestMessage()), SensorMessage)
+    except Error:
+        return False
+
+
+def test_a_second_server_on_a_live_ipc_path_is_refused_and_the_first_stays_reachable(tmp_path: Path) -> None:
+    address = f"ipc://{tmp_path / 'sim.sock'}"
+    with coupler_server(address, "--scene", "static"):
+        second = subprocess.run(server_command(address, "--scene", "static"), cwd=REPO, capture_output=True,
+                                text=True, timeout=60)
+        assert second.returncode == 1, second.stdout + second.stderr
+        assert "address in use by a running server" in second.stderr
+        assert (tmp_path / "sim.sock").exists()
+        assert answered(address, timeout=2.0)
+
+
+def _limit_open_files(soft: int, hard: int):
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def _open_files_soft_limit(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max open files"):
+            return int(line.split()[3])
+    raise AssertionError("no open-file limit in /proc")
+
+
+def test_the_server_raises_its_open_file_limit_to_the_hard_limit() -> None:
+    address = free_tcp_address()
+    process = subprocess.Popen(server_command(address, "--scene", "static"), cwd=REPO, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, preexec_fn=_limit_open_files(256, 1024))
+    try:
+        wait_until_serving(address, process)
+        assert _open_files_soft_limit(process.pid) == 1024
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+STALLED_CONNECTIONS = 300
+SERVER_OPEN_FILES = 128  # fewer than the stalled connections: without the handshake timeout they hold every one
+NEWCOMER_BOUND = 15.0  # seconds; ZeroMQ's own handshake timeout is 30 s
+
+
+def test_a_new_controller_gets_in_past_hundreds_of_stalled_handshakes_on_a_server_short_of_files() -> None:
+    address = free_tcp_address()
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    process = subprocess.Popen(server_command(address, "--scene", "static", "--handshake-timeout", "0.5"), cwd=REPO,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=_limit_open_files(SERVER_OPEN_FILES, SERVER_OPEN_FILES))
+    stalled: list[socket.socket] = []
+    try:
+        wait_until_serving(address, process)
+        for _ in range(STALLED_CONNECTIONS):
+            connection = socket.socket()
+            connection.settimeout(1.0)
+            try:
+                connection.connect((host, int(port)))
+                connection.sendall(ZMTP_GREETING)
+            except OSError:
+                pass  # the backlog is full: the connection stays pending, as an attacker's would
+            stalled.append(connection)
+        started = time.monotonic()
+        while not answered(address, timeout=1.0):
+            assert process.poll() is None, "the server died"
+            assert time.monotonic() - started < NEWCOMER_BOUND, "no answer for a new controller"
+        assert process.poll() is None
+    finally:
+        for connection in stalled:
+            connection.close()
+        process.kill()
+        process.wait(timeout=10)
