@@ -26,7 +26,9 @@ def assert_refused_in_one_line(result: subprocess.CompletedProcess[str], names: 
     output = result.stderr + result.stdout
     assert result.returncode in codes, output
     assert "Traceback" not in output
-    error_lines = [line for line in result.stderr.splitlines() if "error" in line or names in line]
+    # argparse puts its usage lines (indented, after "usage:") before the one line of the error.
+    error_lines = [line for line in result.stderr.splitlines()
+                   if line.strip() and not line.startswith((" ", "usage:"))]
     assert len(error_lines) == 1, result.stderr
     assert names in error_lines[0], result.stderr
 
