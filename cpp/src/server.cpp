@@ -90,7 +90,7 @@ struct Server::Impl {
       std::memcpy(&number, event.data(), sizeof number);
       std::memcpy(&fd, static_cast<const char*>(event.data()) + 2, sizeof fd);
       if (number == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
-        refused_handshake(fd);
+        refused_handshake(endpoint_frame.to_string());
         continue;
       }
       if (number != ZMQ_EVENT_DISCONNECTED) continue;
@@ -110,14 +110,16 @@ struct Server::Impl {
   bool refusal_logged = false;
   std::uint64_t refusals_not_logged = 0;
 
-  void refused_handshake(int fd) {
+  // `address`: the client's, as the monitor names it (tcp://host:port).
+  void refused_handshake(const std::string& address) {
     if (!options.curve_key_pair) return;  // without CURVE a failed handshake is garbage, not a refusal
     const auto now = std::chrono::steady_clock::now();
     if (refusal_logged && now - last_refusal_logged < kRefusalLogInterval) {
       ++refusals_not_logged;
       return;
     }
-    std::string line = "refused a client that does not speak CURVE (connection " + std::to_string(fd) + ")";
+    constexpr std::size_t kShownAddress = 100;
+    std::string line = "refused a client that does not speak CURVE: " + address.substr(0, kShownAddress);
     if (refusals_not_logged > 0) {
       line += "; " + std::to_string(refusals_not_logged) + " more refused since the last report";
     }

@@ -17,7 +17,12 @@ from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error, ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorCode, ErrorMessage, Message
 from coupler.transport.liveness import set_liveness
-from coupler.transport.options import DEFAULT_HEARTBEAT, DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_MAX_FRAME_BYTES
+from coupler.transport.options import (
+    DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_HEARTBEAT,
+    DEFAULT_HEARTBEAT_TIMEOUT,
+    DEFAULT_MAX_FRAME_BYTES,
+)
 from reference.zap_handler import ZapRegistration
 
 __all__ = ["Request", "Server"]
@@ -75,6 +80,7 @@ class Server:
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         curve_key_pair: tuple[bytes, bytes] | None = None,
         curve_allowed_clients: Iterable[bytes] = (),
+        handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT,
     ) -> None:
         context = context or zmq.Context.instance()
         allowed = list(curve_allowed_clients)
@@ -87,6 +93,7 @@ class Server:
         self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
         try:
             set_liveness(self._socket, heartbeat, heartbeat_timeout, max_frame_bytes)
+            self._socket.handshake_ivl = int(handshake_timeout * 1000)
             if curve_key_pair is not None:
                 self._zap = ZapRegistration(context, allowed, lambda refusal: log.warning("%s", refusal))
                 self._socket.curve_server = True
