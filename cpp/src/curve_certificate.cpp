@@ -87,11 +87,11 @@ void check_private(const std::string& path) {
 }  // namespace
 
 CurveKeyPair load_curve_key_pair(const std::string& path) {
-  check_private(path);
   const auto section = curve_section(path);
   if (section.find("secret-key") == section.end()) {
     throw Error(path + " holds no secret key: give the NAME.key_secret file");
   }
+  check_private(path);
   return CurveKeyPair{z85_key(section, "public-key", path), z85_key(section, "secret-key", path)};
 }
 
