@@ -56,7 +56,7 @@ class Session:
     A request that timed out because the server was unreachable stays queued
     and is delivered if that server comes back; `reconnect()` drops it.
 
-        with Session("tcp://127.0.0.1:5555") as session:
+        with Session("tcp://127.0.0.1:5555", reset=True) as session:
             controls = session.controls()
             controls.set("arm", "joint1", 0.3)
             readings = session.step(controls)
@@ -71,9 +71,14 @@ class Session:
         trace: Trace | None = None,
         context: zmq.Context | None = None,
         reconnect_attempts: int = 0,
+        reset: bool = False,
         **transport: Any,
     ) -> None:
         """Connect and do the handshake.
+
+        `reset` (default False: continue where the previous controller left
+        the scene) asks for a Reset right after the handshake, so the session
+        starts from the scene's initial state at time 0.
 
         `polling` waits for answers by polling without blocking, sleeping in
         zmq_poll between polls, as a controller with other work would
@@ -103,6 +108,8 @@ class Session:
         self._flat_handshake: HandshakeMessage | None = None
         try:
             self.handshake: HandshakeMessage = self._handshake()
+            if reset:
+                self.reset()
         except BaseException:
             self._open = False
             self.client.close()
