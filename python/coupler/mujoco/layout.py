@@ -22,7 +22,8 @@ Robots and objects
 
 Controls
     A robot's controls are its actuators in model order, each named after the
-    actuator (an unnamed one after its joint). The type follows from what the
+    actuator (an unnamed one after its joint), each with the name of the
+    joint it drives in `controlTargets`. The type follows from what the
     actuator does, read from its gain, bias and dynamics parameters (not its
     name), and from the type of its joint:
 
@@ -350,12 +351,13 @@ class _LayoutBuilder:
             mapped = self._control(a, label)
             if mapped is None:
                 continue
-            name, value_type, scale = mapped
+            name, value_type, scale, target = mapped
             if name in description.controls:
                 self._report(f"{label}: a control named '{name}' already exists in '{layout.name}'")
                 continue
             description.controls.append(name)
             description.control_types.append(value_type)
+            description.control_targets.append(target)
             adrs.append(ctrl)
             scales.append(scale)
             lows.append(low if limited else -np.inf)
@@ -365,8 +367,8 @@ class _LayoutBuilder:
         layout.ctrl_low = np.array(lows, dtype=float)
         layout.ctrl_high = np.array(highs, dtype=float)
 
-    def _control(self, a: int, label: str) -> tuple[str, ValueType, float] | None:
-        """Name, type and value-to-control factor of a scalar actuator, or None (reported)."""
+    def _control(self, a: int, label: str) -> tuple[str, ValueType, float, str] | None:
+        """Name, type, value-to-control factor and driven joint of a scalar actuator, or None (reported)."""
         m = self.m
         trn = int(m.actuator_trntype[a])
         if trn not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
@@ -396,7 +398,7 @@ class _LayoutBuilder:
         # Servo setpoints are in actuator length (gear * joint position); motor
         # forces are multiplied by the gear on the way to the joint.
         scale = 1.0 / gear if kind == "motor" else gear
-        return name, value_type, scale
+        return name, value_type, scale, self._name(_Obj.mjOBJ_JOINT, joint)
 
     def _joint_sensors(self, layout: ObjectLayout, joints: list[int]) -> None:
         m = self.m

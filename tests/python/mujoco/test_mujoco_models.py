@@ -153,3 +153,9 @@ def test_two_sensors_of_one_type_on_one_site_are_served_each_under_its_own_name(
     sensors = scene_layout(_model("floating_base")).handshake.objects["torso"].sensors
     assert sensors["gyro_a"] == [ValueType.ANGULAR_VELOCITY_3D]
     assert sensors["gyro_b"] == [ValueType.ANGULAR_VELOCITY_3D]
+
+
+def test_each_control_names_the_joint_it_drives() -> None:
+    objects = scene_layout(_model("shared_base")).handshake.objects
+    assert objects["left_base"].control_targets == ["left_shoulder", "left_elbow"]
+    assert objects["right_base"].control_targets == ["right_shoulder"]
