@@ -23,6 +23,7 @@ from coupler.wire.messages import (
     ResetMessage,
     SensorMessage,
     SensorRequestMessage,
+    ValueType,
 )
 from coupler.wire.errors import TimeoutError
 from coupler.controller.round_trip_stats import RoundTripStats
@@ -141,8 +142,27 @@ class Session:
         self._open = True
 
     def controls(self) -> Controls:
-        """A fresh Controls for this scene: all zero, events off."""
-        return Controls(self.handshake)
+        """A fresh Controls for this scene that holds its current state, events off.
+
+        A position control (ANGLE) whose handshake names the joint it drives
+        (the coupler `controlTargets` extension) starts at that joint's
+        current angle, read with one SensorRequest, so sending it moves
+        nothing; every other control starts at 0 (no torque, no speed).
+        Without such controls nothing is asked of the server.
+        """
+        controls = Controls(self.handshake)
+        holding = [
+            (name, control, target)
+            for name, described in self.handshake.objects.items()
+            for control, value_type, target in zip(described.controls, described.control_types,
+                                                   described.control_targets)
+            if value_type == ValueType.ANGLE and target in described.joint_sensors
+        ]
+        if holding:
+            readings = self.sensors()
+            for name, control, target in holding:
+                controls.set(name, control, readings.angle(name, target))
+        return controls
 
     def _exchange(self, request: Message) -> Message:
         return self._with_reconnect(
