@@ -63,6 +63,7 @@ pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   for (const auto& [name, type] : object.control_events) (*out.mutable_controlevents())[name] = static_cast<pb::ValueType>(type);
   for (const auto& [name, types] : object.sensors) append_types((*out.mutable_sensors())[name].mutable_types(), types);
   append_types(out.mutable_objectsensors(), object.object_sensors);
+  for (const auto& target : object.control_targets) out.add_controltargets(target);
   return out;
 }
 
@@ -76,6 +77,11 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
   for (const auto& [event, type] : in.controlevents()) object.control_events[event] = checked_value_type(type, where);
   for (const auto& [sensor, types] : in.sensors()) object.sensors[sensor] = to_value_types(types.types(), where);
   object.object_sensors = to_value_types(in.objectsensors(), where);
+  object.control_targets.assign(in.controltargets().begin(), in.controltargets().end());
+  if (!object.control_targets.empty() && object.control_targets.size() != object.controls.size()) {
+    malformed(where + " has " + std::to_string(object.controls.size()) + " controls but " +
+              std::to_string(object.control_targets.size()) + " controlTargets");
+  }
   return object;
 }
 

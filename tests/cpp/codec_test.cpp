@@ -61,6 +61,25 @@ TEST_CASE("a handshake without an explicit control type derives it from its cont
   CHECK(decode_as<HandshakeMessage>(encode(handshake)).control_type == ValueType::Multiple);
 }
 
+TEST_CASE("a handshake carries what each control drives") {
+  HandshakeMessage handshake;
+  auto& arm = handshake.objects["arm"];
+  arm.controls = {"shoulder_servo", "thruster"};
+  arm.control_types = {ValueType::Angle, ValueType::Force1D};
+  arm.control_targets = {"shoulder", ""};
+  CHECK(decode_as<HandshakeMessage>(encode(handshake)).objects.at("arm").control_targets == arm.control_targets);
+}
+
+TEST_CASE("decode rejects control targets of another count than the controls") {
+  HandshakeMessage handshake;
+  auto& arm = handshake.objects["arm"];
+  arm.controls = {"a", "b"};
+  arm.control_types = {ValueType::Angle, ValueType::Angle};
+  arm.control_targets = {"a"};
+  CHECK_THROWS_WITH(decode(encode(handshake)),
+                    Catch::Contains("handshake object 'arm' has 2 controls but 1 controlTargets"));
+}
+
 TEST_CASE("the steps extension is absent from the frame unless set, so Click peers see a plain control") {
   const ControlMessage plain = ControlMessage::builder().object("r").values({1.0});
   const ControlMessage held = ControlMessage::builder().object("r").values({1.0}).steps(10);

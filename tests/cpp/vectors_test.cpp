@@ -39,6 +39,7 @@ HandshakeMessage handshake() {
   panda.sensors = {{"wrist_ft", {V::Force3D, V::Torque3D}},
                    {"imu", {V::Acceleration3D, V::AngularVelocity3D, V::AngularAcceleration3D}}};
   panda.object_sensors = {V::Position, V::RPY};
+  panda.control_targets = kArmJoints;
   ObjectDescription& rover = m.objects["rover"];
   rover.controls = kRoverJoints;
   rover.control_types = {V::AngularVelocity1D, V::AngularVelocity1D, V::Torque1D, V::Force1D};

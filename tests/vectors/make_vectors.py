@@ -69,6 +69,7 @@ def handshake() -> HandshakeMessage:
                     "imu": [V.ACCELERATION_3D, V.ANGULAR_VELOCITY_3D, V.ANGULAR_ACCELERATION_3D],
                 },
                 object_sensors=[V.POSITION, V.RPY],
+                control_targets=ARM_JOINTS,
             ),
             "rover": ObjectDescription(
                 controls=ROVER_JOINTS,

@@ -29,6 +29,7 @@ struct ObjectDescription {
   std::map<std::string, ValueType> control_events;
   std::map<std::string, std::vector<ValueType>> sensors;  // named sensors
   std::vector<ValueType> object_sensors;
+  std::vector<std::string> control_targets;   // coupler extension: what each control drives; may be empty
 };
 
 struct HandshakeMessage {

@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scene", default=DEFAULT_SCENE,
                         help=f"scene to serve: one of {', '.join(scene_names())}, or a path to an MJCF file "
                              "(default: %(default)s)")
+    parser.add_argument("--serve-empty", action="store_true",
+                        help="serve a scene whose handshake holds no robot or object (nothing to control or read); "
+                             "without it such a scene is refused at start-up (default: off)")
     parser.add_argument("--mode", choices=["lockstep", "free"], default=defaults.mode,
                         help="lockstep: one step per Control (Click semantics); free: the simulation steps on its "
                              "own clock with the latest controls (default: %(default)s)")
@@ -125,6 +128,9 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
         simulation = load_scene(args.scene, args.step)
         for problem in getattr(simulation, "unmapped", []):
             log.warning("not served: %s", problem)
+        if not simulation.handshake().objects and not args.serve_empty:
+            raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
+                        "(--serve-empty serves it anyway)")
         return serve(simulation, options, scene_name=args.scene, responder_type=responder_type)
     except Error as error:
         raise SystemExit(f"{prog}: {error}") from None

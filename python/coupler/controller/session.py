@@ -23,6 +23,7 @@ from coupler.wire.messages import (
     ResetMessage,
     SensorMessage,
     SensorRequestMessage,
+    ValueType,
 )
 from coupler.wire.errors import TimeoutError
 from coupler.controller.round_trip_stats import RoundTripStats
@@ -56,7 +57,7 @@ class Session:
     A request that timed out because the server was unreachable stays queued
     and is delivered if that server comes back; `reconnect()` drops it.
 
-        with Session("tcp://127.0.0.1:5555") as session:
+        with Session("tcp://127.0.0.1:5555", reset=True) as session:
             controls = session.controls()
             controls.set("arm", "joint1", 0.3)
             readings = session.step(controls)
@@ -71,9 +72,14 @@ class Session:
         trace: Trace | None = None,
         context: zmq.Context | None = None,
         reconnect_attempts: int = 0,
+        reset: bool = False,
         **transport: Any,
     ) -> None:
         """Connect and do the handshake.
+
+        `reset` (default False: continue where the previous controller left
+        the scene) asks for a Reset right after the handshake, so the session
+        starts from the scene's initial state at time 0.
 
         `polling` waits for answers by polling without blocking, sleeping in
         zmq_poll between polls, as a controller with other work would
@@ -103,6 +109,8 @@ class Session:
         self._flat_handshake: HandshakeMessage | None = None
         try:
             self.handshake: HandshakeMessage = self._handshake()
+            if reset:
+                self.reset()
         except BaseException:
             self._open = False
             self.client.close()
@@ -134,8 +142,27 @@ class Session:
         self._open = True
 
     def controls(self) -> Controls:
-        """A fresh Controls for this scene: all zero, events off."""
-        return Controls(self.handshake)
+        """A fresh Controls for this scene that holds its current state, events off.
+
+        A position control (ANGLE) whose handshake names the joint it drives
+        (the coupler `controlTargets` extension) starts at that joint's
+        current angle, read with one SensorRequest, so sending it moves
+        nothing; every other control starts at 0 (no torque, no speed).
+        Without such controls nothing is asked of the server.
+        """
+        controls = Controls(self.handshake)
+        holding = [
+            (name, control, target)
+            for name, described in self.handshake.objects.items()
+            for control, value_type, target in zip(described.controls, described.control_types,
+                                                   described.control_targets)
+            if value_type == ValueType.ANGLE and target in described.joint_sensors
+        ]
+        if holding:
+            readings = self.sensors()
+            for name, control, target in holding:
+                controls.set(name, control, readings.angle(name, target))
+        return controls
 
     def _exchange(self, request: Message) -> Message:
         return self._with_reconnect(

@@ -52,6 +52,12 @@ def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> 
             copy("xpos", places, [3 * target.body + k for k in range(3)])
         elif slot.part == "object_sensors" and value_type == ValueType.RPY:
             rotate("xquat", slot.offset, 4 * target.body)
+        elif slot.part == "object_sensors" and value_type == ValueType.VELOCITY_3D and target.free_dof >= 0:
+            # The free joint's linear velocity: of the body's origin, in the world frame.
+            copy("qvel", places, [target.free_dof + k for k in range(3)])
+        elif slot.part == "object_sensors" and value_type == ValueType.ANGULAR_VELOCITY_3D:
+            # cvel's rotational part is the body's angular velocity in the world frame (qvel's is in the body's).
+            copy("cvel", places, [6 * target.body + k for k in range(3)])
         elif slot.part == "sensors":
             reading = target.sensors[slot.sensor][slot.index]
             if reading.type == ValueType.RPY:
@@ -76,6 +82,7 @@ class ControlRanges:
     low: np.ndarray  # the ctrlrange, -inf/inf where unlimited
     high: np.ndarray
     names: list[tuple[str, str]]  # each value's (object, control)
+    objects: np.ndarray  # each value's object, as an index into the Control's objects
 
 
 def control_scatter(
@@ -102,5 +109,6 @@ def control_scatter(
             events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
     values = [_native.ScatteredValue(object=k, place=p, scale=g, low=lo, high=hi)
               for k, p, g, lo, hi in zip(objects, places, scale, low, high)]
-    ranges = ControlRanges(scale=np.array(scale), low=np.array(low), high=np.array(high), names=names)
+    ranges = ControlRanges(scale=np.array(scale), low=np.array(low), high=np.array(high), names=names,
+                           objects=np.array(objects, dtype=np.intp))
     return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges

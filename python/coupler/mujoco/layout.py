@@ -4,16 +4,26 @@ No scene carries a hand-written list of what it serves; it follows from the
 model's structure, by these rules:
 
 Robots and objects
-    A robot is a body directly under the world body whose subtree is moved by
-    at least one actuator. An object is a body directly under the world body
-    with a free joint and no actuators. Bodies without joints (tables, walls)
-    are scenery and are not served. Both robots and objects are named after
-    their body and report their body's world position and roll-pitch-yaw as
-    objectSensors [POSITION, RPY].
+    A body moves when it has joints; a moving body whose parent is welded to
+    the world (the world body itself, or static bodies such as a table) is a
+    mount. A scene's served things are named after their root body: the
+    highest body above exactly one mount whose parent is the world or holds
+    several mounts. So a robot bolted to a base body directly under the world
+    is named after the base, and two arms on one static table are two robots,
+    each named after its own base. A root whose subtree is moved by at least
+    one actuator is a robot; any other root is an object (a free box, a door
+    on a hinge, a cart on a slide). Bodies without joints anywhere below them
+    (tables, walls) are scenery and are not served. Roots come in model
+    order, so the handshake is the same on every run. Robots and objects
+    report their root body's world position and roll-pitch-yaw as
+    objectSensors [POSITION, RPY]; a root with a free joint adds its linear
+    velocity (of the body's origin) and angular velocity, both in the world
+    frame: [POSITION, RPY, VELOCITY_3D, ANGULAR_VELOCITY_3D].
 
 Controls
     A robot's controls are its actuators in model order, each named after the
-    actuator (an unnamed one after its joint). The type follows from what the
+    actuator (an unnamed one after its joint), each with the name of the
+    joint it drives in `controlTargets`. The type follows from what the
     actuator does, read from its gain, bias and dynamics parameters (not its
     name), and from the type of its joint:
 
@@ -37,18 +47,18 @@ Control events
     its transmission may be anything (a tendon coupling two fingers, say).
 
 Joint sensors
-    Every hinge and slide joint of a robot, in model order, named after the
+    Every hinge and slide joint of a robot or object, in model order, named after the
     joint, with the types [ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D]: position,
     velocity and the actuators' generalized force on the joint
     (`qfrc_actuator`). For a slide joint these are m, m/s and N.
 
 Named sensors
-    The MuJoCo sensors of a robot or object. Sensors on a named site form one
-    named sensor called after the site, with one reading per MuJoCo sensor in
-    model order: `force` and `torque` on the site "wrist_ft" give "wrist_ft"
-    with [FORCE_3D, TORQUE_3D]. Any other sensor is a named sensor of its
-    own, called after the sensor. See `_SENSOR_TYPES` for the types; a
-    `framequat` reading is sent as RPY.
+    The MuJoCo sensors of a robot or object. A named MuJoCo sensor is a named
+    sensor of its own, under its own name, with one reading. Unnamed sensors
+    on a named site form one named sensor called after the site, with one
+    reading per MuJoCo sensor in model order: unnamed `force` and `torque` on
+    the site "wrist_ft" give "wrist_ft" with [FORCE_3D, TORQUE_3D]. See
+    `_SENSOR_TYPES` for the types; a `framequat` reading is sent as RPY.
 
 Everything else the model holds that cannot be served by these rules (an
 unnamed robot, an actuator on a ball joint, a position servo on a slide, a
@@ -71,6 +81,7 @@ EVENT_GROUP = 5
 
 JOINT_SENSOR_TYPES = [ValueType.ANGLE, ValueType.ANGULAR_VELOCITY_1D, ValueType.TORQUE_1D]
 OBJECT_SENSOR_TYPES = [ValueType.POSITION, ValueType.RPY]
+FREE_OBJECT_SENSOR_TYPES = [*OBJECT_SENSOR_TYPES, ValueType.VELOCITY_3D, ValueType.ANGULAR_VELOCITY_3D]
 
 _Obj = mujoco.mjtObj
 _Jnt = mujoco.mjtJoint
@@ -148,6 +159,8 @@ class ObjectLayout:
     name: str
     body: int
     description: ObjectDescription
+    # The free joint's first velocity index when the root body is free, else -1.
+    free_dof: int = -1
     # One entry per control: index into mjData.ctrl, the factor taking a
     # value in joint units to the actuator's control, and the control range
     # (-inf, inf where the control is not limited).
@@ -180,7 +193,7 @@ class _LayoutBuilder:
     def __init__(self, model: mujoco.MjModel) -> None:
         self.m = model
         self.unmapped: list[str] = []
-        self.root_of_body = np.asarray(model.body_rootid)
+        self.root_of_body = _roots_of_bodies(model)
 
     # Names, for messages and for the handshake.
 
@@ -280,7 +293,7 @@ class _LayoutBuilder:
 
         objects: dict[str, ObjectLayout] = {}
         for b in range(1, m.nbody):
-            if int(m.body_parentid[b]) != 0:
+            if int(self.root_of_body[b]) != b:
                 continue
             layout = self._top_level_body(b, actuators_of.get(b, []), joints_of.get(b, []))
             if layout is not None:
@@ -297,28 +310,20 @@ class _LayoutBuilder:
         m = self.m
         name = self._name(_Obj.mjOBJ_BODY, b)
         is_free = bool(joints) and int(m.jnt_type[joints[0]]) == _FREE and int(m.jnt_bodyid[joints[0]]) == b
-        if not actuators and not joints:
-            return None  # scenery: nothing moves, nothing to serve
         if not name:
             if actuators:
                 names = ", ".join(self._label("actuator", _Obj.mjOBJ_ACTUATOR, a) for a in actuators)
-                self._report(f"unnamed body #{b} under the world is a robot, with {names}: not served")
+                self._report(f"unnamed body #{b} is the root of a robot, with {names}: not served")
             else:
-                self._report(f"unnamed body #{b} under the world has joints: not served")
-            return None
-        if not actuators and not is_free:
-            self._report(f"body '{name}' has joints but neither actuators nor a free joint: not served")
+                self._report(f"unnamed body #{b} is the root of an object with joints: not served")
             return None
 
-        layout = ObjectLayout(name=name, body=b, description=ObjectDescription(object_sensors=list(OBJECT_SENSOR_TYPES)))
-        served_joints = joints[1:] if is_free else joints
-        if actuators:
-            self._controls(layout, actuators)
-            self._joint_sensors(layout, served_joints)
-        else:
-            for j in served_joints:
-                self._report(f"{self._label('joint', _Obj.mjOBJ_JOINT, j)} of object '{name}' is not actuated: "
-                             "not served")
+        sensors = FREE_OBJECT_SENSOR_TYPES if is_free else OBJECT_SENSOR_TYPES
+        layout = ObjectLayout(name=name, body=b, description=ObjectDescription(object_sensors=list(sensors)))
+        if is_free:
+            layout.free_dof = int(m.jnt_dofadr[joints[0]])
+        self._controls(layout, actuators)
+        self._joint_sensors(layout, joints[1:] if is_free else joints)
         return layout
 
     def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
@@ -346,12 +351,13 @@ class _LayoutBuilder:
             mapped = self._control(a, label)
             if mapped is None:
                 continue
-            name, value_type, scale = mapped
+            name, value_type, scale, target = mapped
             if name in description.controls:
                 self._report(f"{label}: a control named '{name}' already exists in '{layout.name}'")
                 continue
             description.controls.append(name)
             description.control_types.append(value_type)
+            description.control_targets.append(target)
             adrs.append(ctrl)
             scales.append(scale)
             lows.append(low if limited else -np.inf)
@@ -361,8 +367,8 @@ class _LayoutBuilder:
         layout.ctrl_low = np.array(lows, dtype=float)
         layout.ctrl_high = np.array(highs, dtype=float)
 
-    def _control(self, a: int, label: str) -> tuple[str, ValueType, float] | None:
-        """Name, type and value-to-control factor of a scalar actuator, or None (reported)."""
+    def _control(self, a: int, label: str) -> tuple[str, ValueType, float, str] | None:
+        """Name, type, value-to-control factor and driven joint of a scalar actuator, or None (reported)."""
         m = self.m
         trn = int(m.actuator_trntype[a])
         if trn not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
@@ -392,7 +398,7 @@ class _LayoutBuilder:
         # Servo setpoints are in actuator length (gear * joint position); motor
         # forces are multiplied by the gear on the way to the joint.
         scale = 1.0 / gear if kind == "motor" else gear
-        return name, value_type, scale
+        return name, value_type, scale, self._name(_Obj.mjOBJ_JOINT, joint)
 
     def _joint_sensors(self, layout: ObjectLayout, joints: list[int]) -> None:
         m = self.m
@@ -467,11 +473,33 @@ class _LayoutBuilder:
 
     def _sensor_group(self, s: int) -> str:
         m = self.m
-        if int(m.sensor_objtype[s]) == _Obj.mjOBJ_SITE:
-            site = self._name(_Obj.mjOBJ_SITE, int(m.sensor_objid[s]))
-            if site:
-                return site
-        return self._name(_Obj.mjOBJ_SENSOR, s)
+        own = self._name(_Obj.mjOBJ_SENSOR, s)
+        if own or int(m.sensor_objtype[s]) != _Obj.mjOBJ_SITE:
+            return own
+        return self._name(_Obj.mjOBJ_SITE, int(m.sensor_objid[s]))
+
+
+def _roots_of_bodies(model: mujoco.MjModel) -> np.ndarray:
+    """Per body, the root body of the robot or object it belongs to; 0 for the world and scenery.
+
+    See "Robots and objects" in the module docstring. Bodies come in model
+    order, so every parent comes before its children.
+    """
+    parent = np.asarray(model.body_parentid)
+    weld = np.asarray(model.body_weldid)
+    mounts_below = np.zeros(model.nbody, dtype=int)
+    for b in range(model.nbody - 1, 0, -1):
+        if weld[b] != 0 and weld[parent[b]] == 0:
+            mounts_below[b] += 1
+        mounts_below[parent[b]] += mounts_below[b]
+    roots = np.zeros(model.nbody, dtype=np.intp)
+    for b in range(1, model.nbody):
+        p = int(parent[b])
+        if roots[p] != 0:
+            roots[b] = roots[p]
+        elif mounts_below[b] == 1 and (p == 0 or mounts_below[p] >= 2):
+            roots[b] = b
+    return roots
 
 
 def _servo_kind(model: mujoco.MjModel, a: int) -> str | None:

@@ -26,13 +26,36 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import HandshakeMessage
+from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.layout import SceneLayout, scene_layout
 from coupler.serve.simulation import MessagesFromArrays
 
 log = logging.getLogger(__name__)
+
+_MESSAGE_LIMIT = 300  # characters of MuJoCo's message kept: it quotes the model's text
+
+
+class ModelError(Error, ValueError):
+    """An MJCF file MuJoCo cannot compile."""
+
+
+def _compile(path: Path) -> mujoco.MjModel:
+    """The compiled model of an MJCF file; one line naming the file and MuJoCo's reason if it fails."""
+    try:
+        return mujoco.MjModel.from_xml_path(str(path))
+    except ValueError as error:
+        # MuJoCo's message spans several lines (the error, then the element and its line number).
+        reason = " ".join(str(error).split())
+        if len(reason) > _MESSAGE_LIMIT:
+            reason = reason[:_MESSAGE_LIMIT] + "..."
+        raise ModelError(f"MuJoCo cannot compile '{path}': {reason!r}") from None
+
+
+# MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
+_MAX_CONTROL = float(mujoco.mjMAXVAL)
 
 _BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
 _BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
@@ -59,7 +82,7 @@ class MujocoSimulation(MessagesFromArrays):
             path = Path(model)
             if not path.is_file():
                 raise FileNotFoundError(f"no MJCF file at '{path}'")
-            self.model = mujoco.MjModel.from_xml_path(str(path))
+            self.model = _compile(path)
         if time_step is not None:
             if not time_step > 0.0:
                 raise ValueError(f"time step must be positive, got {time_step}")
@@ -69,6 +92,9 @@ class MujocoSimulation(MessagesFromArrays):
         self.flat = FlatLayout(self.layout.handshake)
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
+        # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
+        scales = np.abs(self._ranges.scale)
+        self._safe_value = _MAX_CONTROL / float(scales.max()) if scales.size else np.inf
         # mj_step2 integrates as mj_step does for every integrator but RK4.
         self._split_step = self.model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
         self._warnings = self.data.warning.number  # a view: MuJoCo counts each kind of warning there
@@ -94,10 +120,23 @@ class MujocoSimulation(MessagesFromArrays):
     def apply_values(
         self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
     ) -> None:
+        if values.size and float(np.abs(values).max()) > self._safe_value:
+            self._refuse_unrepresentable(values, values_set)
         outside = self._scatter.apply(values, values_set, events_set, events_on)
         if outside:
             self._count_clamped(outside)
         self._fresh = False
+
+    def _refuse_unrepresentable(self, values: np.ndarray, values_set: np.ndarray) -> None:
+        """Raise CONTROL_MISMATCH naming the first sent control MuJoCo would zero, if any; nothing is applied."""
+        c = self._ranges
+        sent = values_set[c.objects]
+        for i in np.flatnonzero(sent & (np.abs(values * c.scale) > _MAX_CONTROL)):
+            obj, control = c.names[i]
+            limit = _MAX_CONTROL / abs(c.scale[i])
+            raise ProtocolError(
+                f"control does not match the handshake: control '{control}' of object '{obj}' is {values[i]:g}, "
+                f"beyond the {limit:g} MuJoCo accepts", ErrorCode.CONTROL_MISMATCH)
 
     def _count_clamped(self, indices: list[int]) -> None:
         c = self._ranges

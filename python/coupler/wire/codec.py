@@ -124,23 +124,30 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
         for sensor, types in described.sensors.items():
             o.sensors[sensor].types.extend(types)
         o.objectSensors.extend(described.object_sensors)
+        o.controlTargets.extend(described.control_targets)
     if _present(message.time_step):
         out.simSettings.timeStep = message.time_step
 
 
 def _read_handshake(proto: Any) -> HandshakeMessage:
     objects = {}
-    for name, o in proto.objects.items():
+    # protobuf hands maps over in an order of its own, different from run to run: name order, as the C++ codec.
+    for name, o in sorted(proto.objects.items()):
         where = f"handshake object '{name}'"
         objects[name] = ObjectDescription(
             controls=o.controlsInOrder[:],
             control_types=_value_types(o.controlTypesInOrder, where),
             joint_sensors=o.jointSensorsInOrder[:],
             joint_sensor_types=_value_types(o.jointSensors, where),
-            control_events={event: _value_type(t, where) for event, t in o.controlEvents.items()},
-            sensors={sensor: _value_types(s.types, f"{where} sensor '{sensor}'") for sensor, s in o.sensors.items()},
+            control_events={event: _value_type(t, where) for event, t in sorted(o.controlEvents.items())},
+            sensors={sensor: _value_types(s.types, f"{where} sensor '{sensor}'")
+                     for sensor, s in sorted(o.sensors.items())},
             object_sensors=_value_types(o.objectSensors, where),
+            control_targets=o.controlTargets[:],
         )
+        if o.controlTargets and len(o.controlTargets) != len(o.controlsInOrder):
+            raise ProtocolError(f"{where} has {len(o.controlsInOrder)} controls but {len(o.controlTargets)} "
+                                "controlTargets")
     return HandshakeMessage(
         objects=objects,
         time_step=proto.simSettings.timeStep,

@@ -145,6 +145,8 @@ class ObjectDescription:
     control_events: dict[str, ValueType] = field(default_factory=dict)
     sensors: dict[str, list[ValueType]] = field(default_factory=dict)
     object_sensors: list[ValueType] = field(default_factory=list)
+    # coupler extension: per control, what it drives (a joint sensor's name for a joint actuator); may be empty.
+    control_targets: list[str] = field(default_factory=list)
 
 
 @dataclass

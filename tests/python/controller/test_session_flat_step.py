@@ -4,12 +4,9 @@ before: errors, resets, and sensor messages of another shape."""
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Iterator
 
 import pytest
-import zmq
 
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import RemoteError
@@ -27,36 +24,7 @@ from coupler.wire.messages import (
 from coupler.controller.session import Session
 from coupler.scenes.static import StaticScene
 
-_names = itertools.count()
-
-
-class ScriptedServer:
-    """Answers the handshake, then each request with the next of `answers`, keeping the requests."""
-
-    def __init__(self, answers: list[Message]) -> None:
-        self.scene = StaticScene()
-        self.address = f"inproc://flat-step-{next(_names)}"
-        self.requests: list[bytes] = []
-        self._answers = [encode(self.scene.handshake())] + [encode(a) for a in answers]
-        self._socket = zmq.Context.instance().socket(zmq.REP)
-        self._socket.linger = 0
-        self._socket.rcvtimeo = 5000
-        self._socket.bind(self.address)
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        for answer in self._answers:
-            try:
-                self.requests.append(self._socket.recv())
-            except zmq.Again:
-                return
-            self._socket.send(answer)
-
-    def close(self) -> None:
-        self._thread.join(timeout=10)
-        self._socket.close()
-
+from scripted_server import ScriptedServer
 
 @pytest.fixture
 def serve() -> Iterator:

@@ -104,10 +104,13 @@ def test_every_model_sensor_is_one_reading_of_a_named_sensor(scene) -> None:
     assert readings == model.nsensor
 
 
-def test_every_object_reports_position_and_rpy(scene) -> None:
-    _, layout = scene
-    for described in layout.handshake.objects.values():
-        assert described.object_sensors == [ValueType.POSITION, ValueType.RPY]
+def test_every_object_reports_position_and_rpy_and_a_free_one_its_velocities(scene) -> None:
+    model, layout = scene
+    for target in layout.objects.values():
+        first_joint = model.body_jntadr[target.body]
+        free = first_joint >= 0 and model.jnt_type[first_joint] == mujoco.mjtJoint.mjJNT_FREE
+        velocities = [ValueType.VELOCITY_3D, ValueType.ANGULAR_VELOCITY_3D] if free else []
+        assert target.description.object_sensors == [ValueType.POSITION, ValueType.RPY, *velocities]
 
 
 def test_time_step_is_the_models(scene) -> None:
@@ -247,7 +250,6 @@ def unmappable() -> SceneLayout:
         "'switch_without_range'",
         "'damper'",
         "'ball'",
-        "'door'",
         "'compass'",
         "'stopwatch'",
     ],
@@ -260,5 +262,6 @@ def test_unmappable_elements_leave_the_mappable_ones_served(unmappable: SceneLay
     robot = unmappable.handshake.objects["robot"]
     assert robot.controls == ["hinge_motor"]
     assert robot.joint_sensors == ["hinge", "slide"]
-    assert set(unmappable.handshake.objects) == {"robot"}
+    assert set(unmappable.handshake.objects) == {"robot", "door"}
+    assert unmappable.handshake.objects["door"].joint_sensors == ["door_hinge"]
 

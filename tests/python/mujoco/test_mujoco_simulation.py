@@ -9,7 +9,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from coupler.wire.messages import ControlMessage, ObjectControl, ValueType
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import ControlMessage, ErrorCode, ObjectControl, ValueType
 from coupler._native import quaternion_to_rpy
 from coupler.mujoco.simulation import MujocoSimulation
 
@@ -255,7 +256,7 @@ def test_object_sensors_report_the_body_position_and_rpy() -> None:
         <mujoco><option gravity="0 0 0"/><worldbody>
           <body name="brick" pos="0.1 0.2 0.3" quat="{' '.join(map(str, quat))}"><freejoint/><geom size="0.1"/></body>
         </worldbody></mujoco>""")
-    position, rpy = sim.sensors().objects["brick"].object_sensors
+    position, rpy, _, _ = sim.sensors().objects["brick"].object_sensors
     assert position.value == pytest.approx((0.1, 0.2, 0.3))
     assert rpy.value == pytest.approx((roll, pitch, yaw))
 
@@ -291,6 +292,27 @@ def test_box_rests_on_the_table_after_settling(scene: str) -> None:
     sim = _scene(scene)
     sim.step(1000)
     table_top = 0.75
-    position, rpy = sim.sensors().objects["box"].object_sensors
+    position, rpy, _, _ = sim.sensors().objects["box"].object_sensors
     assert position.value[2] == pytest.approx(table_top + 0.025, abs=0.001)
     assert rpy.value[:2] == pytest.approx((0.0, 0.0), abs=1e-3)
+
+
+_UNLIMITED_MOTOR = """
+<mujoco><worldbody><body name="wheel"><joint name="axle"/><geom size="0.1"/></body></worldbody>
+<actuator><motor name="axle" joint="axle" gear="4"/></actuator></mujoco>
+"""
+
+
+def test_a_value_mujoco_would_zero_is_refused_naming_its_control_and_leaves_the_controls() -> None:
+    sim = MujocoSimulation.from_xml_string(_UNLIMITED_MOTOR)
+    sim.apply(_control("wheel", [2.0]))
+    with pytest.raises(ProtocolError, match="control 'axle' of object 'wheel' is 1e\\+30") as caught:
+        sim.apply(_control("wheel", [1e30]))
+    assert caught.value.code == ErrorCode.CONTROL_MISMATCH
+    assert sim.data.ctrl[0] == 0.5
+
+
+def test_a_large_value_mujoco_accepts_is_applied() -> None:
+    sim = MujocoSimulation.from_xml_string(_UNLIMITED_MOTOR)
+    sim.apply(_control("wheel", [4e9]))
+    assert sim.data.ctrl[0] == 1e9

@@ -291,3 +291,27 @@ def test_any_valid_message_survives_encode_and_decode(message):
 def test_any_frame_of_the_encoder_re_encodes_byte_for_byte(message):
     frame = encode(message)
     assert encode(decode(frame)) == frame
+
+
+def test_a_handshake_carries_what_each_control_drives():
+    described = ObjectDescription(controls=["shoulder_servo", "thruster"],
+                                  control_types=[ValueType.ANGLE, ValueType.FORCE_1D],
+                                  control_targets=["shoulder", ""])
+    decoded = decode(encode(HandshakeMessage(objects={"arm": described}, time_step=0.01)))
+    assert decoded.objects["arm"].control_targets == ["shoulder", ""]
+
+
+def test_control_targets_of_another_count_than_the_controls_are_refused():
+    described = ObjectDescription(controls=["a", "b"], control_types=[ValueType.ANGLE] * 2, control_targets=["a"])
+    with pytest.raises(ProtocolError, match="handshake object 'arm' has 2 controls but 1 controlTargets"):
+        decode(encode(HandshakeMessage(objects={"arm": described}, time_step=0.01)))
+
+
+def test_a_decoded_handshake_lists_objects_events_and_sensors_in_name_order():
+    names = ["zeta", "alpha", "mid", "beta", "left_base", "right_base", "door"]
+    described = ObjectDescription(control_events={n: ValueType.ACTIVATED for n in names},
+                                  sensors={n: [ValueType.POSITION] for n in names})
+    decoded = decode(encode(HandshakeMessage(objects={n: described for n in names}, time_step=0.01)))
+    assert list(decoded.objects) == sorted(names)
+    for o in decoded.objects.values():
+        assert list(o.control_events) == sorted(names) and list(o.sensors) == sorted(names)

@@ -1,0 +1,30 @@
+"""Session(reset=True) starts from the scene's initial state; by default a session continues where the scene is."""
+
+from __future__ import annotations
+
+from coupler.wire.codec import decode
+from coupler.wire.messages import HandshakeInitMessage, ResetMessage, SensorRequestMessage
+from coupler.controller.session import Session
+from coupler.scenes.static import StaticScene
+
+from scripted_server import ScriptedServer
+
+
+def test_a_session_asked_to_reset_sends_a_reset_right_after_the_handshake() -> None:
+    server = ScriptedServer([ResetMessage()])
+    try:
+        with Session(server.address, reset=True):
+            pass
+    finally:
+        server.close()
+    assert [type(decode(r)) for r in server.requests[:2]] == [HandshakeInitMessage, ResetMessage]
+
+
+def test_a_session_continues_where_the_scene_is_by_default() -> None:
+    server = ScriptedServer([StaticScene().sensors()])
+    try:
+        with Session(server.address) as session:
+            session.sensors()
+    finally:
+        server.close()
+    assert [type(decode(r)) for r in server.requests[:2]] == [HandshakeInitMessage, SensorRequestMessage]

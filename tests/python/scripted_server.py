@@ -1,0 +1,42 @@
+"""A server that answers the handshake of the static scene, then each request with the next scripted answer."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import zmq
+
+from coupler.wire.codec import encode
+from coupler.wire.messages import Message
+from coupler.scenes.static import StaticScene
+
+_names = itertools.count()
+
+
+class ScriptedServer:
+    """Answers the handshake, then each request with the next of `answers`, keeping the requests."""
+
+    def __init__(self, answers: list[Message]) -> None:
+        self.scene = StaticScene()
+        self.address = f"inproc://scripted-{next(_names)}"
+        self.requests: list[bytes] = []
+        self._answers = [encode(self.scene.handshake())] + [encode(a) for a in answers]
+        self._socket = zmq.Context.instance().socket(zmq.REP)
+        self._socket.linger = 0
+        self._socket.rcvtimeo = 5000
+        self._socket.bind(self.address)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        for answer in self._answers:
+            try:
+                self.requests.append(self._socket.recv())
+            except zmq.Again:
+                return
+            self._socket.send(answer)
+
+    def close(self) -> None:
+        self._thread.join(timeout=10)
+        self._socket.close()
