@@ -1,8 +1,10 @@
-"""The `coupler` command: serve a scene, look at a server, make keys.
+"""The `coupler` command: serve a scene, look at a server, make keys, replay and plot recordings.
 
     coupler serve --scene arm           # serve a scene (needs the sim extra)
     coupler info tcp://127.0.0.1:5555   # what a server (coupler or Click) serves
     coupler keygen NAME --dir DIR       # a CurveZMQ key pair
+    coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
+    coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from coupler.cli import info, keygen, serve
+from coupler.cli import info, keygen, plot, replay, serve
 from coupler.wire.errors import Error
 
 
@@ -39,6 +41,21 @@ def parser() -> argparse.ArgumentParser:
                     "clients it accepts.")
     keygen.add_arguments(keys)
     keys.set_defaults(run=keygen.run, sub=keys)
+    replaying = commands.add_parser(
+        "replay", help="replay a recording and compare every answer",
+        description="Re-drive a server with the Controls, Resets and handshakes of a recording (coupler serve "
+                    "--record) and compare every answer with the recorded one, bit for bit. Prints the first "
+                    "divergence (step, object, field, recorded and replayed value) and exits 1, or prints "
+                    "'identical, N steps' and exits 0.")
+    replay.add_arguments(replaying)
+    replaying.set_defaults(run=replay.run, sub=replaying)
+    plotting = commands.add_parser(
+        "plot", help="plot a recording as a PNG",
+        description="Write a PNG of a recording: per object, the controls and the joint angle readings against "
+                    "simulated time, and the tracking error (control minus reading) of every control with a joint "
+                    "sensor of the same name.")
+    plot.add_arguments(plotting)
+    plotting.set_defaults(run=plot.run, sub=plotting)
     return top
 
 
