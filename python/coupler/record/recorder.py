@@ -27,6 +27,14 @@ FLUSH_EVERY = 1.0  # seconds: a quiet server still gets its recent frames onto t
 _STOP = object()
 
 
+def _yield_to_serving() -> None:
+    """Run this thread at a lower priority than the serving one, where the system allows it (Linux: per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+
+
 class Recorder:
     """Records every request, answer and lockstep state to `path`.
 
@@ -87,6 +95,7 @@ class Recorder:
                    wall, data.time))
 
     def _write_all(self) -> None:
+        _yield_to_serving()
         flushed = time.monotonic()
         while True:
             try:
@@ -97,6 +106,9 @@ class Recorder:
                 return
             if item is not None:
                 self._write(item)
+                # Hand the GIL over between items: the serving thread, back from its wait for a request,
+                # would otherwise wait for the interpreter's switch interval (5 ms) while a backlog is written.
+                time.sleep(0)
             if time.monotonic() - flushed >= FLUSH_EVERY:
                 flushed = time.monotonic()
                 self._guarded(self._log.flush)
@@ -133,7 +145,13 @@ class Recorder:
         except queue.Full:
             log.error("the recorder could not drain its queue within %.0f s", timeout)
         self._thread.join(timeout)
-        self._guarded(self._log.finish)
+        if self.failed is None:
+            self._guarded(self._log.finish)
+        else:
+            try:
+                self._log.finish()  # what can still be written of the index; the failure was reported
+            except OSError:
+                pass
 
     def summary(self) -> str:
         line = f"recorded:              {self.written} messages to {self.path}, {self.dropped} dropped"
