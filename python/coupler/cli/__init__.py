@@ -5,6 +5,7 @@
     coupler keygen NAME --dir DIR       # a CurveZMQ key pair
     coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
     coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
+    coupler render run.mcap --out run.gif   # the recorded MuJoCo states, rendered
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from coupler.cli import info, keygen, plot, replay, serve
+from coupler.cli import info, keygen, plot, render, replay, serve
 from coupler.wire.errors import Error
 
 
@@ -56,6 +57,13 @@ def parser() -> argparse.ArgumentParser:
                     "sensor of the same name.")
     plot.add_arguments(plotting)
     plotting.set_defaults(run=plot.run, sub=plotting)
+    rendering = commands.add_parser(
+        "render", help="render a recording's MuJoCo states as a GIF or PNG strip",
+        description="Render the MuJoCo states of a recording offscreen with MuJoCo's renderer, from the model the "
+                    "recording carries (MUJOCO_GL: egl by default, or osmesa), as an animated GIF or a PNG of "
+                    "frames side by side.")
+    render.add_arguments(rendering)
+    rendering.set_defaults(run=render.run, sub=rendering)
     return top
 
 
