@@ -1,8 +1,10 @@
 """The recorder: a `FrameObserver` that writes what a server sees to an MCAP file on a thread of its own.
 
-The serving thread only copies a frame reference (and, after a step, the
-MuJoCo state arrays) into a bounded queue and never waits: when the queue is
-full the item is dropped and counted. A write error (a full disk) is logged
+The serving thread only appends a frame reference (and, after a step, copies
+of the MuJoCo state arrays) to a bounded queue and never waits: when the queue
+is full the item is dropped and counted. The queue is a deque the writer
+drains every few milliseconds, so handing over costs no wake-up of another
+thread; the writer hands the GIL back during long drains. A write error (a full disk) is logged
 once; from then on items are dropped and counted, and serving goes on.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
+from collections import deque
 import threading
 import time
 from typing import Any
@@ -23,8 +25,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_QUEUE = 65536  # items: a few seconds of the fastest lockstep rate
 FLUSH_EVERY = 1.0  # seconds: a quiet server still gets its recent frames onto the disk this often
-
-_STOP = object()
+DRAIN_EVERY = 0.002  # seconds between the writer's looks at an empty queue
+# Seconds of writing after which the writer hands the GIL back: the serving thread, back from its wait for a
+# request, would otherwise wait for the interpreter's switch interval (5 ms) while a backlog is written.
+HOLD_AT_MOST = 0.0002
 
 
 def _yield_to_serving() -> None:
@@ -59,7 +63,9 @@ class Recorder:
         for name, (media_type, data) in (attachments or {}).items():
             self._log.attachment(name, media_type, data, wall)
         self._log.flush()
-        self._queue: queue.Queue[Any] = queue.Queue(queue_size)
+        self._queue: deque[tuple] = deque()
+        self._capacity = queue_size
+        self._stopping = threading.Event()
         self._dropped_full = 0  # counted on the serving thread
         self._dropped_failed = 0  # counted on the writer's, after a write error
         self.failed: str | None = None
@@ -76,10 +82,10 @@ class Recorder:
         return self._log.messages
 
     def _put(self, item: tuple) -> None:
-        try:
-            self._queue.put_nowait(item)
-        except queue.Full:
+        if len(self._queue) >= self._capacity:
             self._dropped_full += 1
+        else:
+            self._queue.append(item)
 
     def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
         self._put((True, frame, wall, None))
@@ -96,19 +102,18 @@ class Recorder:
 
     def _write_all(self) -> None:
         _yield_to_serving()
-        flushed = time.monotonic()
+        flushed = held_since = time.monotonic()
         while True:
-            try:
-                item = self._queue.get(timeout=FLUSH_EVERY)
-            except queue.Empty:
-                item = None
-            if item is _STOP:
-                return
-            if item is not None:
-                self._write(item)
-                # Hand the GIL over between items: the serving thread, back from its wait for a request,
-                # would otherwise wait for the interpreter's switch interval (5 ms) while a backlog is written.
-                time.sleep(0)
+            if not self._queue:
+                if self._stopping.is_set():
+                    return
+                self._stopping.wait(DRAIN_EVERY)
+                held_since = time.monotonic()
+            else:
+                self._write(self._queue.popleft())
+                if time.monotonic() - held_since > HOLD_AT_MOST:
+                    time.sleep(0)
+                    held_since = time.monotonic()
             if time.monotonic() - flushed >= FLUSH_EVERY:
                 flushed = time.monotonic()
                 self._guarded(self._log.flush)
@@ -140,11 +145,13 @@ class Recorder:
         """Write what is queued (up to `timeout` seconds), then the file's index; safe to call twice."""
         if not self._thread.is_alive():
             return
-        try:
-            self._queue.put(_STOP, timeout=timeout)
-        except queue.Full:
-            log.error("the recorder could not drain its queue within %.0f s", timeout)
+        self._stopping.set()
         self._thread.join(timeout)
+        if self._thread.is_alive():
+            log.error("the recorder could not write its queue within %.0f s; the rest is dropped", timeout)
+            self._dropped_full += len(self._queue)
+            self._queue.clear()
+            self._thread.join(timeout)  # the item being written; the index must not be written beside it
         if self.failed is None:
             self._guarded(self._log.finish)
         else:
