@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from coupler.wire.errors import Error
+from coupler.cli.record_extra import existing_recording, record_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,12 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    with record_extra("plot"):
         from coupler.record.plot import plot
-    except ImportError as error:
-        raise Error(f"plot needs the record extra (pip install 'coupler[record]'): {error}") from None
-    if not args.recording.is_file():
-        raise Error(f"no recording at '{args.recording}'")
+    existing_recording(args.recording)
     out = args.out or args.recording.with_suffix(".png")
     objects = plot(args.recording, out, args.dpi)
     print(f"wrote {out}: {objects} object{'s' if objects != 1 else ''}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from coupler.cli.record_extra import existing_recording, record_extra
 from coupler.wire.errors import Error
 
 
@@ -31,12 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    with record_extra("render"):
         from coupler.record.render import render
-    except ImportError as error:
-        raise Error(f"render needs the record extra (pip install 'coupler[record]'): {error}") from None
-    if not args.recording.is_file():
-        raise Error(f"no recording at '{args.recording}'")
+    existing_recording(args.recording)
     if args.fps <= 0 or args.width <= 0 or args.height <= 0 or args.max_frames <= 0:
         raise Error("--fps, --width, --height and --max-frames must be positive")
     frames = render(args.recording, args.out, args.camera, args.fps, args.width, args.height, args.start, args.end,

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from coupler.transport.flags import add_client_flags, client_options
-from coupler.wire.errors import Error
+from coupler.cli.record_extra import existing_recording, record_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,14 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    with record_extra("replay"):
         from coupler.record.recording import Recording
         from coupler.record.replay import replay
         from coupler.record.replay_server import recorded_scene, scene_server
-    except ImportError as error:
-        raise Error(f"replay needs the record extra (pip install 'coupler[record]'): {error}") from None
-    if not args.recording.is_file():
-        raise Error(f"no recording at '{args.recording}'")
+    existing_recording(args.recording)
     transport = client_options(args)
     if args.addr is not None:
         result = replay(str(args.recording), args.addr, args.timeout, transport)
