@@ -1,8 +1,11 @@
-"""The `coupler` command: serve a scene, look at a server, make keys.
+"""The `coupler` command: serve a scene, look at a server, make keys, replay and plot recordings.
 
     coupler serve --scene arm           # serve a scene (needs the sim extra)
     coupler info tcp://127.0.0.1:5555   # what a server (coupler or Click) serves
     coupler keygen NAME --dir DIR       # a CurveZMQ key pair
+    coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
+    coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
+    coupler render run.mcap --out run.gif   # the recorded MuJoCo states, rendered
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from coupler.cli import info, keygen, serve
+from coupler.cli import info, keygen, plot, render, replay, serve
 from coupler.wire.errors import Error
 
 
@@ -39,6 +42,28 @@ def parser() -> argparse.ArgumentParser:
                     "clients it accepts.")
     keygen.add_arguments(keys)
     keys.set_defaults(run=keygen.run, sub=keys)
+    replaying = commands.add_parser(
+        "replay", help="replay a recording and compare every answer",
+        description="Re-drive a server with the Controls, Resets and handshakes of a recording (coupler serve "
+                    "--record) and compare every answer with the recorded one, bit for bit. Prints the first "
+                    "divergence (step, object, field, recorded and replayed value) and exits 1, or prints "
+                    "'identical, N steps' and exits 0.")
+    replay.add_arguments(replaying)
+    replaying.set_defaults(run=replay.run, sub=replaying)
+    plotting = commands.add_parser(
+        "plot", help="plot a recording as a PNG",
+        description="Write a PNG of a recording: per object, the controls and the joint angle readings against "
+                    "simulated time, and the tracking error (control minus reading) of every control with a joint "
+                    "sensor of the same name.")
+    plot.add_arguments(plotting)
+    plotting.set_defaults(run=plot.run, sub=plotting)
+    rendering = commands.add_parser(
+        "render", help="render a recording's MuJoCo states as a GIF or PNG strip",
+        description="Render the MuJoCo states of a recording offscreen with MuJoCo's renderer, from the model the "
+                    "recording carries (MUJOCO_GL: egl by default, or osmesa), as an animated GIF or a PNG of "
+                    "frames side by side.")
+    render.add_arguments(rendering)
+    rendering.set_defaults(run=render.run, sub=rendering)
     return top
 
 

@@ -3,6 +3,7 @@
     coupler serve                                   # arm scene, lockstep, tcp://127.0.0.1:5555
     coupler serve --scene two_arms --mode free
     coupler serve --scene path/to/model.xml --realtime
+    coupler serve --record run.mcap                 # every frame and MuJoCo state, to MCAP
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from coupler.cli.open_files import raise_open_file_limit
 from coupler.scenes import DEFAULT_SCENE, load_scene, scene_names
@@ -17,10 +19,14 @@ from coupler.serve.app import DEFAULT_ADDRESS, ServeOptions, serve
 from coupler.serve.controller_sessions import DEFAULT_LEASE
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
+from coupler.serve.simulation import Simulation
 from coupler.transport.bind_policy import check_bind_address
 from coupler.transport.flags import add_server_flags, server_options
 from coupler.transport.number_flags import float_in, int_in
 from coupler.wire.errors import Error
+
+if TYPE_CHECKING:
+    from coupler.record.recorder import Recorder
 
 log = logging.getLogger("coupler.serve")
 
@@ -86,6 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a controller's hold on the simulation lapses after this long without a request from it "
                              "(it matters only when someone else wants in, or others wait for its Control); "
                              f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
+    parser.add_argument("--record", default=None, metavar="PATH",
+                        help="record every request and answer frame, and the MuJoCo state after each lockstep step, "
+                             "to this MCAP file (protobuf profile; needs the record extra) (default: no recording)")
     add_server_flags(parser)
 
 
@@ -131,9 +140,28 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
         if not simulation.handshake().objects and not args.serve_empty:
             raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
                         "(--serve-empty serves it anyway)")
-        return serve(simulation, options, scene_name=args.scene, responder_type=responder_type)
+        recorder = _recorder(args.record, simulation, args.scene) if args.record else None
+        try:
+            return serve(simulation, options, scene_name=args.scene, responder_type=responder_type,
+                         observer=recorder)
+        finally:
+            if recorder is not None:
+                recorder.close()
+                print(recorder.summary(), flush=True)
     except Error as error:
         raise SystemExit(f"{prog}: {error}") from None
+
+
+def _recorder(path: str, simulation: Simulation, scene: str) -> Recorder:
+    try:
+        from coupler.record.recorder import Recorder
+        from coupler.record.scene_record import scene_attachments, scene_metadata
+    except ImportError as error:
+        raise Error(f"--record needs the record extra (pip install 'coupler[record]'): {error}") from None
+    try:
+        return Recorder(path, scene_metadata(simulation, scene), scene_attachments(simulation))
+    except OSError as error:
+        raise Error(f"cannot record to '{path}': {error}") from None
 
 
 def main(argv: list[str] | None = None, prog: str = "coupler serve",

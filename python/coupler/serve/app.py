@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from coupler.serve.controller_sessions import DEFAULT_LEASE
+from coupler.serve.frame_observer import FrameObserver, observed
 from coupler.serve.free_run_loop import FreeRunLoop
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
@@ -73,9 +74,11 @@ def serve(
     options: ServeOptions,
     scene_name: str = "",
     responder_type: type[Responder] = NativeResponder,  # type: ignore[assignment]
+    observer: FrameObserver | None = None,
 ) -> int:
     """Serve `simulation` until SIGINT, SIGTERM, `stop_after` or (with `exit_on_error`) a goodbye; print the summary.
 
+    `observer` (a recorder, a publisher) sees every request, answer and lockstep step.
     Raises coupler.Error when the address cannot be bound. Returns the exit status.
     """
     sim = SimulationServer(simulation, lockstep=options.mode == "lockstep", controllers=options.controllers,
@@ -86,8 +89,8 @@ def serve(
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
 
-    responder = responder_type(options.address, sim, trace_sizes=options.trace_sizes,
-                               **options.transport.server_keywords())
+    responder = observed(responder_type(options.address, sim, trace_sizes=options.trace_sizes,
+                                        **options.transport.server_keywords()), observer)
     with responder:
         objects = ", ".join(sim.handshake.objects)
         print(f"serving scene '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "

@@ -1,6 +1,7 @@
-"""Bad frames against the reference pyzmq server itself: each is answered with an
-ErrorMessage naming the problem, counted, logged, and never reaches the
-caller; the server then serves a normal request."""
+"""Bad frames against coupler.Server (the C++ server) and the tests' reference
+pyzmq server alike: each is answered with an ErrorMessage naming the
+problem, counted, logged, and never reaches the caller; the server then
+serves a normal request."""
 
 import time
 
@@ -18,7 +19,8 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from reference.pyzmq_server import Server
+from coupler.transport.server import Server
+from reference.pyzmq_server import Server as ReferenceServer
 
 SENSOR_FRAME = encode(SensorMessage(objects={"arm": ObjectSensors(angles=[0.1] * 7)}, simulated_time=1.0))
 
@@ -34,9 +36,10 @@ BAD_FRAMES = {
 }
 
 
-@pytest.fixture
-def server(make_address):
-    with Server(make_address("ipc")) as server:
+@pytest.fixture(params=["coupler", "reference"])
+def server(request, make_address):
+    server_type = Server if request.param == "coupler" else ReferenceServer
+    with server_type(make_address("ipc")) as server:
         yield server
 
 

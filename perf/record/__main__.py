@@ -1,0 +1,5 @@
+import sys
+
+from perf.record import main
+
+sys.exit(main())

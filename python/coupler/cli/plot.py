@@ -1,0 +1,29 @@
+"""`coupler plot`: a PNG of a recording's controls and joint readings against simulated time.
+
+    coupler plot run.mcap                 # writes run.png
+    coupler plot run.mcap --out arm.png
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from coupler.cli.record_extra import existing_recording, record_extra
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recording", type=Path, help="the MCAP file written by `coupler serve --record`")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="the PNG to write (default: the recording's name with .png)")
+    parser.add_argument("--dpi", type=int, default=100, help="resolution of the PNG (default: %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    with record_extra("plot"):
+        from coupler.record.plot import plot
+    existing_recording(args.recording)
+    out = args.out or args.recording.with_suffix(".png")
+    objects = plot(args.recording, out, args.dpi)
+    print(f"wrote {out}: {objects} object{'s' if objects != 1 else ''}")
+    return 0

@@ -1,0 +1,49 @@
+"""`coupler replay`: re-drive a server with a recording's requests and compare every answer bit for bit.
+
+    coupler replay run.mcap --scene recorded     # start a server of the recorded scene
+    coupler replay run.mcap --addr tcp://127.0.0.1:5555
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from coupler.transport.flags import add_client_flags, client_options
+from coupler.cli.record_extra import existing_recording, record_extra
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recording", type=Path, help="the MCAP file written by `coupler serve --record`")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--addr", default=None,
+                       help="address of a running server to re-drive (default: none; one of --addr, --scene)")
+    where.add_argument("--scene", default=None,
+                       help="start a server of this scene for the replay: 'recorded' for the recording's own scene "
+                            "(its model is in the recording), a shipped scene name or an MJCF path (default: none)")
+    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                        help="how long to wait for each answer (default: %(default)s)")
+    add_client_flags(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    with record_extra("replay"):
+        from coupler.record.recording import Recording
+        from coupler.record.replay import replay
+        from coupler.record.replay_server import recorded_scene, scene_server
+    existing_recording(args.recording)
+    transport = client_options(args)
+    if args.addr is not None:
+        result = replay(str(args.recording), args.addr, args.timeout, transport)
+    else:
+        with tempfile.TemporaryDirectory(prefix="coupler-replay-scene-") as folder:
+            scene, time_step = recorded_scene(Recording(args.recording), Path(folder))
+            if args.scene != "recorded":
+                scene = args.scene
+            with scene_server(scene, time_step) as address:
+                result = replay(str(args.recording), address, args.timeout)
+    if result.truncated:
+        print(f"{args.recording} ends early (its server was killed): replayed up to its last complete chunk")
+    print(result)
+    return 0 if result.divergence is None else 1

@@ -1,0 +1,72 @@
+"""The channels of a coupler recording: one per message kind and direction, plus the MuJoCo state.
+
+Topics read `/coupler/requests/Control`, `/coupler/answers/Sensor`, ...,
+`/coupler/mujoco_state`. Every channel carries protobuf with its schema
+embedded as a FileDescriptorSet (MCAP's protobuf profile), so the `mcap`
+reader and Foxglove decode it without coupler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf import descriptor_pb2
+from google.protobuf.descriptor import FileDescriptor
+
+from coupler._proto import coupler_pb2, coupler_record_pb2
+
+REQUESTS = "/coupler/requests/"
+ANSWERS = "/coupler/answers/"
+STATE_TOPIC = "/coupler/mujoco_state"
+
+# MessageType value -> the message name (HandshakeInit, Control, ...), as in coupler.proto.
+KINDS: dict[int, str] = {
+    value.number: value.name.removesuffix("MessageType")
+    for value in coupler_pb2.DESCRIPTOR.enum_types_by_name["MessageType"].values
+}
+REQUEST_KINDS = ("HandshakeInit", "Control", "SensorRequest", "Reset", "Error")
+ANSWER_KINDS = ("Handshake", "Sensor", "Reset", "Error")
+STATE_SCHEMA = coupler_record_pb2.MujocoState.DESCRIPTOR.full_name
+
+
+@dataclass(frozen=True)
+class Channel:
+    topic: str
+    schema_name: str  # the protobuf message's full name
+    file: FileDescriptor
+
+
+def frame_kind(frame: bytes) -> str:
+    """The kind of a protocol frame (Control, Sensor, ...), read from its messageType field."""
+    return KINDS.get(coupler_pb2.Message.FromString(frame).messageType, "Unknown")
+
+
+def message_class(kind: str) -> type:
+    """The generated protobuf class of a message kind."""
+    return getattr(coupler_pb2, f"{kind}Message")
+
+
+def all_channels() -> list[Channel]:
+    channels = [Channel(REQUESTS + kind, message_class(kind).DESCRIPTOR.full_name, coupler_pb2.DESCRIPTOR)
+                for kind in REQUEST_KINDS]
+    channels += [Channel(ANSWERS + kind, message_class(kind).DESCRIPTOR.full_name, coupler_pb2.DESCRIPTOR)
+                 for kind in ANSWER_KINDS]
+    channels.append(Channel(STATE_TOPIC, STATE_SCHEMA, coupler_record_pb2.DESCRIPTOR))
+    return channels
+
+
+def descriptor_set(file: FileDescriptor) -> bytes:
+    """The serialized FileDescriptorSet of `file` and its imports, as MCAP's protobuf profile embeds it."""
+    files = descriptor_pb2.FileDescriptorSet()
+    seen: set[str] = set()
+
+    def add(f: FileDescriptor) -> None:
+        if f.name in seen:
+            return
+        seen.add(f.name)
+        for dependency in f.dependencies:
+            add(dependency)
+        f.CopyToProto(files.file.add())
+
+    add(file)
+    return files.SerializeToString()

@@ -1,0 +1,91 @@
+"""Replaying a recording: send its requests again, in order, and compare every answer, bit for bit.
+
+Works for recordings of one controller at a time (any number of sessions,
+one after the other): each recorded request is followed by its answer. A
+controller's goodbye (an Error request) is sent and the connection renewed,
+as the next recorded controller came on a connection of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass
+
+from coupler.record.divergence import Difference, first_difference
+from coupler.record.recording import Recording
+from coupler.transport.client import Client
+from coupler.transport.options import TransportOptions
+from coupler.wire.errors import Error
+
+log = logging.getLogger(__name__)
+
+
+class ReplayError(Error):
+    """The recording cannot be replayed (answers without requests, a server that does not answer)."""
+
+
+@dataclass(frozen=True)
+class Divergence:
+    step: int  # the Controls answered so far, this one included (0: before the first Control)
+    kind: str  # the kind of the recorded answer
+    difference: Difference
+
+    def __str__(self) -> str:
+        d = self.difference
+        where = f"object '{d.object}', " if d.object else ""
+        return (f"diverged at step {self.step} ({self.kind} answer): {where}field {d.field}: "
+                f"recorded {d.recorded}, replayed {d.replayed}")
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    steps: int  # Controls replayed and answered
+    answers: int  # answers compared
+    divergence: Divergence | None
+    truncated: bool  # the recording ended early (its server was killed)
+
+    def __str__(self) -> str:
+        if self.divergence is not None:
+            return str(self.divergence)
+        return f"identical, {self.steps} steps ({self.answers} answers compared)"
+
+
+def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOptions | None = None) -> ReplayResult:
+    """Re-drive the server at `address` with the requests recorded in `path`; stop at the first divergence.
+
+    `timeout` (seconds, default 5) bounds every request. Raises ReplayError
+    when the server does not answer or the recording has answers without requests.
+    """
+    recording = Recording(path)
+    keywords = (transport or TransportOptions()).client_keywords()
+    replayed: deque[bytes] = deque()
+    steps = answers = 0
+    client = Client(address, timeout=timeout, **keywords)
+    try:
+        for message in recording:
+            if message.request:
+                client.send_frame(message.data)
+                if message.kind == "Error":
+                    # A goodbye gets no answer; closing delivers it (linger), and the next controller connects anew.
+                    client.close()
+                    client = Client(address, timeout=timeout, **keywords)
+                    continue
+                try:
+                    replayed.append(client.receive_frame(timeout))
+                except Error as error:
+                    raise ReplayError(f"no answer to the recorded {message.kind} after step {steps}: {error}") from None
+                if message.kind == "Control":
+                    steps += 1
+            elif message.answer:
+                if not replayed:
+                    raise ReplayError("the recording has an answer without a request before it: recordings of "
+                                      "several controllers at once cannot be replayed")
+                difference = first_difference(message.data, replayed.popleft())
+                answers += 1
+                if difference is not None:
+                    return ReplayResult(steps, answers, Divergence(steps, message.kind, difference),
+                                        recording.truncated)
+    finally:
+        client.close()
+    return ReplayResult(steps, answers, None, recording.truncated)

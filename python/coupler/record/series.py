@@ -1,0 +1,51 @@
+"""A recording as time series: per object, each Control's values and the joint readings answering it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from coupler.record.recording import Recording
+from coupler.wire.codec import decode
+from coupler.wire.messages import ControlMessage, HandshakeMessage, SensorMessage, ValueType
+
+
+@dataclass
+class ObjectSeries:
+    controls: list[str]
+    angles: list[str]  # the joint sensors, in the order of the Sensor's angle list (empty: no angle readings)
+    time: list[float] = field(default_factory=list)
+    control_values: list[list[float]] = field(default_factory=list)  # per sample, one value per control
+    angle_values: list[list[float]] = field(default_factory=list)
+
+    def tracked(self) -> list[tuple[str, int, int]]:
+        """(name, control index, angle index) of every control that has an angle sensor of the same name."""
+        return [(name, self.controls.index(name), i) for i, name in enumerate(self.angles) if name in self.controls]
+
+
+def series(recording: Recording) -> dict[str, ObjectSeries]:
+    """Every object's controls and angle readings at the simulated time of each Control's answer."""
+    objects: dict[str, ObjectSeries] = {}
+    control: ControlMessage | None = None
+    for message in recording:
+        if message.kind == "Handshake":
+            handshake = decode(message.data)
+            assert isinstance(handshake, HandshakeMessage)
+            for name, description in handshake.objects.items():
+                # joint_sensor_types are the readings every joint sensor gives; angles come in joint order.
+                angles = list(description.joint_sensors) if ValueType.ANGLE in description.joint_sensor_types else []
+                objects.setdefault(name, ObjectSeries(list(description.controls), angles))
+        elif message.request:
+            decoded = decode(message.data) if message.kind == "Control" else None
+            control = decoded if isinstance(decoded, ControlMessage) else None
+        elif message.kind == "Sensor" and control is not None:
+            sensors = decode(message.data)
+            assert isinstance(sensors, SensorMessage)
+            for name, values in control.objects.items():
+                found = objects.get(name)
+                if found is None or name not in sensors.objects or len(values.values) != len(found.controls):
+                    continue
+                found.time.append(sensors.simulated_time)
+                found.control_values.append(list(values.values))
+                found.angle_values.append(list(sensors.objects[name].angles))
+            control = None
+    return {name: s for name, s in objects.items() if s.time}

@@ -1,0 +1,99 @@
+"""Watching a server's traffic without slowing it: a `FrameObserver` sees every
+request frame, every answer frame and the simulation after every step.
+
+A serving loop knows nothing of observers. `observed(responder, observer)`
+wraps a Responder so that each request, answer and step is reported; without
+an observer nothing is wrapped, so the hot path stays as it is. Observers must
+return quickly (hand the work to a thread of their own): they run on the
+serving thread.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+from coupler.wire.codec import encode
+from coupler.wire.messages import ErrorMessage
+from coupler.serve.responder import Answer, Responder
+from coupler.serve.simulation import Simulation
+
+
+class FrameObserver(Protocol):
+    def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
+        """A valid request frame from `peer`, received at `wall` (time.time(), seconds)."""
+        ...
+
+    def on_answer(self, frame: bytes, peer: bytes, wall: float, simulated_time: float | None) -> None:
+        """An answer frame sent to `peer`; `simulated_time` is set when it carries the state after a step."""
+        ...
+
+    def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
+        """The simulation has just stepped to step number `step` (lockstep); read what is needed now: it changes with
+        the next step."""
+        ...
+
+
+def _frame(item: Any) -> bytes:
+    """The bytes of a request or reply, whichever responder made it (native: frames; reference: messages)."""
+    if isinstance(item, bytes):
+        return item
+    if isinstance(item, (bytearray, memoryview)):
+        return bytes(item)
+    frame = getattr(item, "frame", None)
+    if frame is not None:
+        return bytes(frame)
+    return encode(getattr(item, "message", item))
+
+
+class ObservedResponder:
+    """A Responder that reports to `observer` what `inner` receives, answers and steps."""
+
+    def __init__(self, inner: Responder, observer: FrameObserver) -> None:
+        self.inner = inner
+        self.observer = observer
+        self.sim = inner.sim
+        self.endpoint = inner.endpoint
+
+    def receive(self, timeout: float) -> Any | None:
+        return self.inner.receive(timeout)
+
+    def try_receive(self) -> Any | None:
+        return self.inner.try_receive()
+
+    def take_closed_peers(self) -> list[bytes]:
+        return self.inner.take_closed_peers()
+
+    def respond(self, request: Any) -> Answer:
+        self.observer.on_request(_frame(request), request.peer, time.time())
+        steps = self.sim.stats.steps
+        answer = self.inner.respond(request)
+        if self.sim.stats.steps != steps:
+            self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
+        return answer
+
+    def round_answer(self, steps: int) -> Answer:
+        self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
+        return self.inner.round_answer(steps)
+
+    def error_answer(self, error: ErrorMessage) -> Answer:
+        return self.inner.error_answer(error)
+
+    def send(self, request: Any, answer: Answer) -> None:
+        self.inner.send(request, answer)
+        if answer.reply is not None:
+            self.observer.on_answer(_frame(answer.reply), request.peer, time.time(), answer.simulated_time)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __enter__(self) -> ObservedResponder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def observed(responder: Responder, observer: FrameObserver | None) -> Responder:
+    """`responder` itself without an observer, else it wrapped so that `observer` sees its traffic."""
+    return responder if observer is None else ObservedResponder(responder, observer)  # type: ignore[return-value]

@@ -1,0 +1,43 @@
+"""`coupler render` of a recording, from the model the recording carries."""
+
+import sys
+
+from PIL import Image
+
+from peers import run
+
+
+def render(*args: str):
+    return run([sys.executable, "-m", "coupler.cli", "render", *args])
+
+
+def test_render_writes_a_gif_with_a_frame_per_interval_of_simulated_time(demo_recording, tmp_path):
+    out = tmp_path / "run.gif"
+    result = render(str(demo_recording), "--out", str(out), "--fps", "10", "--end", "0.5", "--width", "64",
+                    "--height", "48")
+    assert result.returncode == 0, result.stdout
+    frames = int(result.stdout.split(": ")[1].split(" frames")[0])
+    assert frames == 5  # states at 0.002, 0.102, ... 0.402 s
+    with Image.open(out) as gif:
+        assert gif.n_frames == frames and gif.size == (64, 48)
+
+
+def test_render_writes_a_png_strip_of_frames_side_by_side(demo_recording, tmp_path):
+    out = tmp_path / "strip.png"
+    result = render(str(demo_recording), "--out", str(out), "--fps", "5", "--end", "0.5", "--width", "40",
+                    "--height", "30")
+    assert result.returncode == 0, result.stdout
+    with Image.open(out) as strip:
+        assert strip.size == (3 * 40, 30)  # 0.002, 0.202, 0.402 s
+
+
+def test_render_refuses_a_format_it_cannot_write(demo_recording, tmp_path):
+    result = render(str(demo_recording), "--out", str(tmp_path / "run.mp4"))
+    assert result.returncode == 1
+    assert "the formats are .gif, .png" in result.stdout
+
+
+def test_render_refuses_a_camera_the_model_does_not_have(demo_recording, tmp_path):
+    result = render(str(demo_recording), "--out", str(tmp_path / "run.gif"), "--camera", "no_such_camera")
+    assert result.returncode == 1
+    assert "no camera 'no_such_camera'" in result.stdout
