@@ -56,6 +56,11 @@ class SensorReadings:
         return self._message
 
     @property
+    def values(self) -> np.ndarray | None:
+        """Every reading in the flat layout's order when read straight into an array (`from_array`), else None."""
+        return None if self._flat is None else self._values
+
+    @property
     def time(self) -> float:
         return self.message.simulated_time if self._flat is None else self._time
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import zmq
@@ -267,9 +267,14 @@ class Session:
         """The current state, without stepping."""
         return self._sensors_for(SensorRequestMessage())
 
-    def reset(self) -> None:
-        """Restore the initial state; the simulation waits for the next step."""
-        answer = self._exchange(ResetMessage())
+    def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = ()) -> None:
+        """Restore the initial state; the simulation waits for the next step.
+
+        `qpos`, `qvel` (the "reset-state" extension of MuJoCo scenes): start
+        from these generalised positions and velocities instead, all of the
+        model's, in its order; RemoteError when the server cannot.
+        """
+        answer = self._exchange(ResetMessage(qpos=[float(v) for v in qpos], qvel=[float(v) for v in qvel]))
         if not isinstance(answer, ResetMessage):
             raise _unexpected(answer, "Reset")
 

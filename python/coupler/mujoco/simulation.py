@@ -28,6 +28,7 @@ import numpy as np
 
 from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.layout import SceneLayout, scene_layout
@@ -176,6 +177,19 @@ class MujocoSimulation(MessagesFromArrays):
         mujoco.mj_forward(self.model, self.data)
         self._fresh = True
         self._forwarded = True
+
+    def reset_to(self, qpos: list[float], qvel: list[float]) -> None:
+        m = self.model
+        for name, values, size in (("qpos", qpos, m.nq), ("qvel", qvel, m.nv)):
+            if values and len(values) != size:
+                raise ProtocolError(f"Reset {name} has {len(values)} numbers; the model has {size}",
+                                    ErrorCode.CONTROL_MISMATCH)
+        self.reset()
+        if qpos:
+            self.data.qpos[:] = qpos
+        if qvel:
+            self.data.qvel[:] = qvel
+        mujoco.mj_forward(m, self.data)
 
     def sensor_values(self, out: np.ndarray) -> float:
         d = self.data

@@ -72,6 +72,19 @@ class ArraySimulation(Simulation, Protocol):
         ...
 
 
+@runtime_checkable
+class StateSimulation(Protocol):
+    """A Simulation that can start from a given state after a reset (the "reset-state" extension)."""
+
+    def reset_to(self, qpos: list[float], qvel: list[float]) -> None:
+        """Reset, then set the generalised positions and velocities (an empty list keeps the initial ones).
+
+        ProtocolError (CONTROL_MISMATCH) naming the sizes, with the state
+        untouched, when a list is not empty and not the model's size.
+        """
+        ...
+
+
 class MessagesFromArrays:
     """`sensors()` and `apply()` for an ArraySimulation, through its arrays.
 

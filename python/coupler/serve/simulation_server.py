@@ -40,7 +40,7 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from coupler.serve.simulation import ArraySimulation, Simulation
+from coupler.serve.simulation import ArraySimulation, Simulation, StateSimulation
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +222,13 @@ class SimulationServer:
                         ErrorCode.SERVER_BUSY,
                     )
             self._accept(controller)
-            self.simulation.reset()
+            if message.qpos or message.qvel:
+                if not isinstance(self.simulation, StateSimulation):
+                    raise ProtocolError("this scene cannot start a reset from a given qpos/qvel",
+                                        ErrorCode.UNEXPECTED_MESSAGE)
+                self.simulation.reset_to(message.qpos, message.qvel)
+            else:
+                self.simulation.reset()
             self.running = False
             self.stats.resets += 1
             return ResetMessage()

@@ -33,6 +33,7 @@ from coupler.wire.messages import (
     ObjectControl,
     ObjectDescription,
     ObjectSensors,
+    Range,
     ResetMessage,
     Sensor,
     SensorMessage,
@@ -125,8 +126,19 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
             o.sensors[sensor].types.extend(types)
         o.objectSensors.extend(described.object_sensors)
         o.controlTargets.extend(described.control_targets)
+        _fill_ranges(o.controlRanges, described.control_ranges)
+        _fill_ranges(o.jointLimits, described.joint_limits)
     if _present(message.time_step):
         out.simSettings.timeStep = message.time_step
+
+
+def _fill_ranges(out: Any, ranges: list[Range]) -> None:
+    for r in ranges:
+        out.add(min=r.min, max=r.max, limited=r.limited)
+
+
+def _read_ranges(protos: Any) -> list[Range]:
+    return [Range(min=r.min, max=r.max, limited=r.limited) for r in protos]
 
 
 def _read_handshake(proto: Any) -> HandshakeMessage:
@@ -144,6 +156,8 @@ def _read_handshake(proto: Any) -> HandshakeMessage:
                      for sensor, s in sorted(o.sensors.items())},
             object_sensors=_value_types(o.objectSensors, where),
             control_targets=o.controlTargets[:],
+            control_ranges=_read_ranges(o.controlRanges),
+            joint_limits=_read_ranges(o.jointLimits),
         )
         if o.controlTargets and len(o.controlTargets) != len(o.controlsInOrder):
             raise ProtocolError(f"{where} has {len(o.controlsInOrder)} controls but {len(o.controlTargets)} "
@@ -282,6 +296,11 @@ def _fill_error(out: Any, message: ErrorMessage) -> None:
     out.errormessage = message.text
 
 
+def _fill_reset(out: Any, message: ResetMessage) -> None:
+    out.qpos.extend(message.qpos)
+    out.qvel.extend(message.qvel)
+
+
 def _fill_nothing(out: Any, message: Message) -> None:
     pass
 
@@ -297,7 +316,7 @@ _FILL = {
     MessageType.CONTROL: _fill_control,
     MessageType.SENSOR: _fill_sensors,
     MessageType.SENSOR_REQUEST: _fill_nothing,
-    MessageType.RESET: _fill_nothing,
+    MessageType.RESET: _fill_reset,
     MessageType.ERROR: _fill_error,
 }
 
@@ -307,7 +326,7 @@ _READ = {
     MessageType.CONTROL: _read_control,
     MessageType.SENSOR: _read_sensors,
     MessageType.SENSOR_REQUEST: lambda p: SensorRequestMessage(),
-    MessageType.RESET: lambda p: ResetMessage(),
+    MessageType.RESET: lambda p: ResetMessage(qpos=p.qpos[:], qvel=p.qvel[:]),
     MessageType.ERROR: _read_error,
 }
 

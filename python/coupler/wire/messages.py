@@ -25,6 +25,7 @@ __all__ = [
     "ObjectControl",
     "ObjectDescription",
     "ObjectSensors",
+    "Range",
     "ResetMessage",
     "Sensor",
     "SensorMessage",
@@ -134,6 +135,15 @@ class HandshakeInitMessage:
     version: int = PROTOCOL_VERSION
 
 
+@dataclass(frozen=True)
+class Range:
+    """The span a control or joint accepts; when not `limited`, min and max mean nothing."""
+
+    min: float = 0.0
+    max: float = 0.0
+    limited: bool = False
+
+
 @dataclass
 class ObjectDescription:
     """One robot or object of a scene, as the handshake describes it."""
@@ -147,6 +157,9 @@ class ObjectDescription:
     object_sensors: list[ValueType] = field(default_factory=list)
     # coupler extension: per control, what it drives (a joint sensor's name for a joint actuator); may be empty.
     control_targets: list[str] = field(default_factory=list)
+    # coupler extensions: one per control, one per joint sensor; empty when unknown.
+    control_ranges: list[Range] = field(default_factory=list)
+    joint_limits: list[Range] = field(default_factory=list)
 
 
 @dataclass
@@ -203,7 +216,10 @@ class SensorRequestMessage:
 
 @dataclass
 class ResetMessage:
-    pass
+    # coupler extension: the state to start from after the reset (MuJoCo
+    # qpos and qvel, complete); empty means the scene's own initial state.
+    qpos: list[float] = field(default_factory=list)
+    qvel: list[float] = field(default_factory=list)
 
 
 @dataclass

@@ -265,3 +265,36 @@ def test_unmappable_elements_leave_the_mappable_ones_served(unmappable: SceneLay
     assert set(unmappable.handshake.objects) == {"robot", "door"}
     assert unmappable.handshake.objects["door"].joint_sensors == ["door_hinge"]
 
+
+
+_RANGED = """
+<mujoco>
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="bot">
+      <joint name="hinge" range="-1 2"/>
+      <joint name="free_hinge" axis="1 0 0"/>
+      <geom size="0.1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <position name="servo" joint="hinge" ctrlrange="-0.5 1.5" gear="2"/>
+    <motor name="motor" joint="free_hinge" ctrlrange="-1 1" gear="-4"/>
+    <motor name="loose" joint="free_hinge"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_control_ranges_are_the_actuator_ctrlranges_in_the_controls_units() -> None:
+    ranges = _layout_of(_RANGED).handshake.objects["bot"].control_ranges
+    # A servo's setpoint is gear * joint position, a motor's force is divided by its gear.
+    assert (ranges[0].min, ranges[0].max, ranges[0].limited) == (-0.25, 0.75, True)
+    assert (ranges[1].min, ranges[1].max, ranges[1].limited) == (-4.0, 4.0, True)
+    assert not ranges[2].limited
+
+
+def test_joint_limits_are_the_joint_ranges_and_unlimited_without_one() -> None:
+    limits = _layout_of(_RANGED).handshake.objects["bot"].joint_limits
+    assert (limits[0].min, limits[0].max, limits[0].limited) == (-1.0, 2.0, True)
+    assert not limits[1].limited

@@ -134,3 +134,28 @@ def test_the_static_scene_carries_every_value_type():
         for types in described.sensors.values():
             seen.update(types)
     assert seen == set(ValueType) - {ValueType.MULTIPLE}
+
+
+def test_a_reset_with_a_state_starts_the_arm_scene_from_it():
+    sim = SimulationServer(load_scene("arm", None))
+    qpos = [0.3] + ARM_HOME[1:] + [0.0, 0.0, 0.1, 0.2, 0.775, 1.0, 0.0, 0.0, 0.0]
+    assert isinstance(sim.handle(ResetMessage(qpos=qpos)), ResetMessage)
+    readings = sim.handle(SensorRequestMessage())
+    assert readings.objects["arm"].angles[0] == pytest.approx(0.3)
+    assert readings.objects["box"].object_sensors[0].value[:2] == pytest.approx((0.1, 0.2))
+
+
+def test_a_reset_with_a_state_of_the_wrong_size_is_refused_and_the_state_kept():
+    sim = SimulationServer(load_scene("arm", None))
+    sim.handle(control(*ARM_HOME))
+    before = sim.handle(SensorRequestMessage())
+    answer = sim.handle(ResetMessage(qpos=[0.0, 1.0]))
+    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.CONTROL_MISMATCH
+    assert answer.text == "Reset qpos has 2 numbers; the model has 16"
+    assert sim.handle(SensorRequestMessage()) == before
+
+
+def test_a_reset_with_a_state_is_refused_by_a_scene_without_one():
+    answer = SimulationServer(StaticScene()).handle(ResetMessage(qvel=[0.0]))
+    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE
+    assert "cannot start a reset from a given qpos/qvel" in answer.text

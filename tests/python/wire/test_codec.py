@@ -19,6 +19,7 @@ from coupler.wire.messages import (
     ObjectControl,
     ObjectDescription,
     ObjectSensors,
+    Range,
     ResetMessage,
     Sensor,
     SensorMessage,
@@ -315,3 +316,16 @@ def test_a_decoded_handshake_lists_objects_events_and_sensors_in_name_order():
     assert list(decoded.objects) == sorted(names)
     for o in decoded.objects.values():
         assert list(o.control_events) == sorted(names) and list(o.sensors) == sorted(names)
+def test_control_ranges_and_joint_limits_survive_a_round_trip():
+    described = ObjectDescription(
+        controls=["a", "b"], control_types=[ValueType.ANGLE, ValueType.ANGLE], joint_sensors=["a"],
+        control_ranges=[Range(-1.0, 2.0, True), Range()], joint_limits=[Range(0.0, 0.5, True)],
+    )
+    decoded = decode(encode(HandshakeMessage(objects={"bot": described})))
+    assert decoded.objects["bot"].control_ranges == [Range(-1.0, 2.0, True), Range()]
+    assert decoded.objects["bot"].joint_limits == [Range(0.0, 0.5, True)]
+
+
+def test_a_reset_state_survives_a_round_trip():
+    message = ResetMessage(qpos=[0.5, -1.0], qvel=[2.0])
+    assert decode(encode(message)) == message

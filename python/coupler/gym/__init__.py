@@ -1,0 +1,17 @@
+"""Gymnasium environments over coupler servers (needs the `gym` extra).
+
+    import gymnasium
+    env = gymnasium.make("coupler/ArmReach-v0")
+    env = gymnasium.make("coupler/Scene-v0", scene="path/to/model.xml", frame_skip=5)
+
+Importing this package registers the ids too, for a Gymnasium that did not
+load its plugins.
+"""
+
+from coupler.gym.env import CouplerEnv
+from coupler.gym.registration import register_envs
+from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
+
+register_envs()
+
+__all__ = ["ArmPick", "ArmReach", "CouplerEnv", "NoTask", "Task", "register_envs"]

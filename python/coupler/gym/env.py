@@ -1,0 +1,114 @@
+"""`CouplerEnv`: a Gymnasium environment driving one coupler server through a Session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from coupler.controller.sensor_readings import SensorReadings
+from coupler.controller.session import Session
+from coupler.gym.server_process import DEFAULT_START_TIMEOUT, ServerProcess
+from coupler.gym.spaces import ActionLayout, observation_space
+from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
+from coupler.wire.codec import encode
+from coupler.wire.errors import Error
+from coupler.wire.flat_layout import FlatLayout
+
+TASKS: dict[str, type] = {"ArmReach": ArmReach, "ArmPick": ArmPick}
+
+
+def task_of(task: Task | str | None) -> Task:
+    """A Task instance from an instance, the name of a shipped task, or None (no task)."""
+    if task is None:
+        return NoTask()
+    if isinstance(task, str):
+        try:
+            return TASKS[task]()
+        except KeyError:
+            raise Error(f"no task named '{task}': give one of {', '.join(sorted(TASKS))} or a Task") from None
+    if not isinstance(task, Task):
+        raise Error(f"task {type(task).__name__} has no reward(readings, action) and terminated(readings)")
+    return task
+
+
+class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
+    """One simulated scene as a Gymnasium environment (spaces: see `coupler.gym.spaces`).
+
+    Without `address`, starts its own `coupler serve --scene SCENE` on an ipc
+    address in a temp dir and stops it on `close()`; with `address`, connects
+    to a server already running there (the scene is then the server's).
+    Each step holds the action for `frame_skip` simulation steps (the
+    ControlMessage `steps` extension). `task` gives rewards and terminations:
+    a Task, "ArmReach", "ArmPick", or None (reward 0, never terminated); a
+    task with `reset_state` sets each episode's start through the Reset
+    "reset-state" extension, drawn from the generator `reset(seed=...)` seeds.
+    `info` has the simulated time ("simulated_time", s). Every server call
+    waits at most `timeout` s.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, scene: str = "arm", task: Task | str | None = None, frame_skip: int = 1,
+                 address: str | None = None, timeout: float = 5.0,
+                 start_timeout: float = DEFAULT_START_TIMEOUT) -> None:
+        if not isinstance(frame_skip, int) or frame_skip < 1:
+            raise Error(f"frame_skip must be a positive whole number of steps, got {frame_skip!r}")
+        self.task = task_of(task)
+        self.frame_skip = frame_skip
+        self._server = ServerProcess(scene, start_timeout=start_timeout) if address is None else None
+        try:
+            self.session: Session = (self._server.connect(timeout) if self._server
+                                     else Session(address, timeout=timeout))  # type: ignore[arg-type]
+        except BaseException:
+            if self._server is not None:
+                self._server.close()
+            raise
+        self._flat = FlatLayout(self.session.handshake)
+        self._actions = ActionLayout(self.session.handshake)
+        self.action_space = self._actions.space
+        self.observation_space = observation_space(self._flat)
+        self._controls = self.session.controls()
+        self._controls.steps = frame_skip if frame_skip > 1 else 0
+
+    def _flat_readings(self, readings: SensorReadings) -> SensorReadings:
+        """Readings backed by the flat sensor array (the observation), whatever they came from."""
+        if readings.values is not None:
+            return readings
+        read = self._flat.sensors.read(encode(readings.message))
+        if read is None:
+            raise Error("the server's sensor message does not have the shape its handshake declares")
+        return SensorReadings.from_array(self.session.handshake, self._flat, *read)
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        reset_state = getattr(self.task, "reset_state", None)
+        if reset_state is None:
+            self.session.reset()
+        else:
+            qpos, qvel = reset_state(self.np_random)
+            self.session.reset(qpos, qvel)
+        readings = self._flat_readings(self.session.sensors())
+        return readings.values, {"simulated_time": readings.time}  # type: ignore[union-attr]
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        action = np.asarray(action, dtype=np.float64)
+        if action.shape != self.action_space.shape:
+            raise Error(f"action of shape {action.shape}; this environment's actions have shape "
+                        f"{self.action_space.shape}")
+        self._actions.apply(action, self._controls)
+        readings = self._flat_readings(self.session.step(self._controls))
+        reward = float(self.task.reward(readings, action))
+        terminated = bool(self.task.terminated(readings))
+        return readings.values, reward, terminated, False, {"simulated_time": readings.time}  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        session = getattr(self, "session", None)
+        if session is not None:
+            session.close()
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        super().close()

@@ -1,0 +1,24 @@
+"""The coupler environment ids, registered with Gymnasium when coupler.gym is imported."""
+
+from __future__ import annotations
+
+import gymnasium
+
+ENV_ENTRY_POINT = "coupler.gym.env:CouplerEnv"
+
+# id: (keyword arguments of CouplerEnv, max_episode_steps). The arm's time
+# step is 2 ms, so an action held for 10 steps lasts 20 ms.
+ENVIRONMENTS: dict[str, tuple[dict[str, object], int | None]] = {
+    "coupler/ArmReach-v0": ({"scene": "arm", "task": "ArmReach", "frame_skip": 10}, 250),
+    "coupler/ArmPick-v0": ({"scene": "arm", "task": "ArmPick", "frame_skip": 10}, 500),
+    "coupler/Scene-v0": ({}, None),
+}
+
+
+def register_envs() -> None:
+    """Register every id of ENVIRONMENTS not yet registered (so calling it twice is harmless)."""
+    for env_id, (kwargs, max_episode_steps) in ENVIRONMENTS.items():
+        if env_id in gymnasium.registry:
+            continue
+        gymnasium.register(id=env_id, entry_point=ENV_ENTRY_POINT, kwargs=kwargs,
+                           max_episode_steps=max_episode_steps)
