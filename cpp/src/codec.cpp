@@ -54,6 +54,24 @@ void check_width(ValueType type, std::size_t count, const char* where) {
 
 // ---- Handshake
 
+template <class Repeated>
+void append_ranges(Repeated* out, const std::vector<Range>& ranges) {
+  for (const Range& range : ranges) {
+    pb::Range* added = out->Add();
+    added->set_min(range.min);
+    added->set_max(range.max);
+    added->set_limited(range.limited);
+  }
+}
+
+template <class Repeated>
+std::vector<Range> read_ranges(const Repeated& in) {
+  std::vector<Range> ranges;
+  ranges.reserve(in.size());
+  for (const auto& range : in) ranges.push_back({range.min(), range.max(), range.limited()});
+  return ranges;
+}
+
 pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   pb::HandshakeMessage_Object out;
   for (const auto& name : object.controls) out.add_controlsinorder(name);
@@ -63,6 +81,8 @@ pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   for (const auto& [name, type] : object.control_events) (*out.mutable_controlevents())[name] = static_cast<pb::ValueType>(type);
   for (const auto& [name, types] : object.sensors) append_types((*out.mutable_sensors())[name].mutable_types(), types);
   append_types(out.mutable_objectsensors(), object.object_sensors);
+  append_ranges(out.mutable_controlranges(), object.control_ranges);
+  append_ranges(out.mutable_jointlimits(), object.joint_limits);
   return out;
 }
 
@@ -76,6 +96,8 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
   for (const auto& [event, type] : in.controlevents()) object.control_events[event] = checked_value_type(type, where);
   for (const auto& [sensor, types] : in.sensors()) object.sensors[sensor] = to_value_types(types.types(), where);
   object.object_sensors = to_value_types(in.objectsensors(), where);
+  object.control_ranges = read_ranges(in.controlranges());
+  object.joint_limits = read_ranges(in.jointlimits());
   return object;
 }
 
@@ -96,6 +118,13 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
   out.set_controltype(static_cast<pb::ValueType>(message.control_type.value_or(derived_control_type(message))));
   for (const auto& [name, object] : message.objects) (*out.mutable_objects())[name] = to_proto(object);
   if (is_sent(message.time_step)) out.mutable_simsettings()->set_timestep(message.time_step);
+  if (message.server) {
+    // Present even when every field is empty: it is what says "coupler server".
+    pb::ServerInfo* server = out.mutable_server();
+    server->set_name(message.server->name);
+    server->set_version(message.server->version);
+    for (const auto& extension : message.server->extensions) server->add_extensions(extension);
+  }
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -104,6 +133,10 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
   message.control_type = checked_value_type(in.controltype(), "handshake controlType");
   for (const auto& [name, object] : in.objects()) message.objects[name] = from_proto(object, name);
   message.time_step = in.simsettings().timestep();
+  if (in.has_server()) {
+    const pb::ServerInfo& server = in.server();
+    message.server = ServerInfo{server.name(), server.version(), {server.extensions().begin(), server.extensions().end()}};
+  }
   return message;
 }
 

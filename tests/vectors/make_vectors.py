@@ -15,6 +15,10 @@ exactly the .bin. NAME.txt is the frame in protobuf text format, for people.
 |         | Torque1D turret, a Force1D lift | `turret_drive`, Position/RPY                     |
 | `box`   | none                            | Position/RPY                                     |
 
+`handshake_coupler` is the handshake of a coupler server: the same scene,
+with the coupler extensions (ServerInfo, control ranges and joint limits,
+limited and unlimited ones).
+
 Every ValueType but MULTIPLE is a sensor type in the handshake (of a named or
 an object sensor) and a Sensor reading in the sensor message; MULTIPLE is the
 handshake's derived controlType.
@@ -42,10 +46,12 @@ from coupler.wire.messages import (
     ObjectControl,
     ObjectDescription,
     ObjectSensors,
+    Range,
     ResetMessage,
     Sensor,
     SensorMessage,
     SensorRequestMessage,
+    ServerInfo,
 )
 from coupler.wire.messages import ValueType as V
 
@@ -87,6 +93,33 @@ def handshake() -> HandshakeMessage:
         },
         time_step=0.002,
     )
+
+
+ARM_LIMITS = [
+    Range(-2.8973, 2.8973, True),
+    Range(-1.7628, 1.7628, True),
+    Range(-2.8973, 2.8973, True),
+    Range(-3.0718, -0.0698, True),
+    Range(-2.8973, 2.8973, True),
+    Range(-0.0175, 3.7525, True),
+    Range(-2.8973, 2.8973, True),
+]
+
+
+def handshake_coupler() -> HandshakeMessage:
+    """A coupler server's handshake: who serves, what it takes, the ranges (one limited at 0, one unlimited)."""
+    message = handshake()
+    message.objects["panda"].control_ranges = list(ARM_LIMITS)
+    message.objects["panda"].joint_limits = list(ARM_LIMITS)
+    message.objects["rover"].control_ranges = [
+        Range(-10.0, 10.0, True),
+        Range(-10.0, 10.0, True),
+        Range(),
+        Range(0.0, 100.0, True),
+    ]
+    message.objects["rover"].joint_limits = [Range(), Range(), Range(), Range(0.0, 0.3, True)]
+    message.server = ServerInfo(name="coupler", version="0.1.0", extensions=["steps", "goodbye", "ranges"])
+    return message
 
 
 def control() -> ControlMessage:
@@ -150,6 +183,7 @@ def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
         "handshake": handshake(),
+        "handshake_coupler": handshake_coupler(),
         "control": control(),
         "control_angles": control_angles(),
         "sensor": sensor(),
@@ -183,10 +217,14 @@ How to read the description:
   is true.
 - `control_type` left unset in a handshake is derived when encoding: the type
   all controls share, else MULTIPLE.
+- A range is written `[min, max]` (limited true) or `unlimited` (limited
+  false, min and max 0).
 """
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, Range):
+        return f"[{_text(value.min)}, {_text(value.max)}]" if value.limited else "unlimited"
     if isinstance(value, ErrorCode):
         return f"{value.name} ({int(value)})"
     if isinstance(value, Enum):
@@ -222,6 +260,9 @@ def _describe(value: Any, indent: str) -> list[str]:
                     lines.extend(_describe(entry, indent + "    "))
                 else:
                     lines.append(f"{indent}  - `{key}`: {_text(entry)}")
+        elif dataclasses.is_dataclass(item):
+            lines.append(f"{indent}- {f.name}:")
+            lines.extend(_describe(item, indent + "  "))
         else:
             lines.append(f"{indent}- {f.name}: {_text(item)}")
     return lines

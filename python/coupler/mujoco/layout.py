@@ -65,6 +65,7 @@ import mujoco
 import numpy as np
 
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
+from coupler.mujoco.ranges import control_ranges, joint_limits
 
 EVENT_GROUP = 5
 """Actuators in this actuator group are on/off control events."""
@@ -287,6 +288,9 @@ class _LayoutBuilder:
                 objects[layout.name] = layout
 
         self._assign_sensors(objects)
+        for layout in objects.values():
+            layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_low, layout.ctrl_high)
+            layout.description.joint_limits = joint_limits(m, layout.description.joint_sensors)
         handshake = HandshakeMessage(
             objects={name: layout.description for name, layout in objects.items()},
             time_step=float(m.opt.timestep),

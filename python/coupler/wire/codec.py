@@ -33,10 +33,12 @@ from coupler.wire.messages import (
     ObjectControl,
     ObjectDescription,
     ObjectSensors,
+    Range,
     ResetMessage,
     Sensor,
     SensorMessage,
     SensorRequestMessage,
+    ServerInfo,
     ValueType,
 )
 
@@ -124,8 +126,27 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
         for sensor, types in described.sensors.items():
             o.sensors[sensor].types.extend(types)
         o.objectSensors.extend(described.object_sensors)
+        _fill_ranges(o.controlRanges, described.control_ranges)
+        _fill_ranges(o.jointLimits, described.joint_limits)
     if _present(message.time_step):
         out.simSettings.timeStep = message.time_step
+    if message.server is not None:
+        out.server.SetInParent()  # present even when every field is empty: it is what says "coupler server"
+        out.server.name = message.server.name
+        out.server.version = message.server.version
+        out.server.extensions.extend(message.server.extensions)
+
+
+def _fill_ranges(out: Any, ranges: list[Range]) -> None:
+    for r in ranges:
+        added = out.add()
+        added.min = r.min
+        added.max = r.max
+        added.limited = r.limited
+
+
+def _read_ranges(protos: Any) -> list[Range]:
+    return [Range(min=r.min, max=r.max, limited=r.limited) for r in protos]
 
 
 def _read_handshake(proto: Any) -> HandshakeMessage:
@@ -140,12 +161,18 @@ def _read_handshake(proto: Any) -> HandshakeMessage:
             control_events={event: _value_type(t, where) for event, t in o.controlEvents.items()},
             sensors={sensor: _value_types(s.types, f"{where} sensor '{sensor}'") for sensor, s in o.sensors.items()},
             object_sensors=_value_types(o.objectSensors, where),
+            control_ranges=_read_ranges(o.controlRanges),
+            joint_limits=_read_ranges(o.jointLimits),
         )
+    server = None
+    if proto.HasField("server"):
+        server = ServerInfo(name=proto.server.name, version=proto.server.version, extensions=proto.server.extensions[:])
     return HandshakeMessage(
         objects=objects,
         time_step=proto.simSettings.timeStep,
         version=proto.version,
         control_type=_value_type(proto.controlType, "handshake controlType"),
+        server=server,
     )
 
 

@@ -25,11 +25,16 @@ __all__ = [
     "ObjectControl",
     "ObjectDescription",
     "ObjectSensors",
+    "Range",
+    "ServerInfo",
     "ResetMessage",
     "Sensor",
     "SensorMessage",
     "SensorRequestMessage",
     "ValueType",
+    "EXTENSION_GOODBYE",
+    "EXTENSION_RANGES",
+    "EXTENSION_STEPS",
 ]
 
 
@@ -128,10 +133,34 @@ class ControlField(Enum):
 
 PROTOCOL_VERSION = 1
 
+# The coupler extensions a server announces by name in its handshake
+# (ServerInfo.extensions); a client uses one only when it is announced.
+EXTENSION_STEPS = "steps"  # ControlMessage.steps: several steps per Control
+EXTENSION_GOODBYE = "goodbye"  # a leaving controller's SessionEnded Error, taken without answer
+EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLimits
+
 
 @dataclass
 class HandshakeInitMessage:
     version: int = PROTOCOL_VERSION
+
+
+@dataclass
+class Range:
+    """A closed interval [min, max]; limited False means unlimited (min and max then mean nothing)."""
+
+    min: float = 0.0
+    max: float = 0.0
+    limited: bool = False
+
+
+@dataclass
+class ServerInfo:
+    """Who serves (a coupler extension of the handshake), and which extensions it takes."""
+
+    name: str = ""
+    version: str = ""
+    extensions: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -145,6 +174,10 @@ class ObjectDescription:
     control_events: dict[str, ValueType] = field(default_factory=dict)
     sensors: dict[str, list[ValueType]] = field(default_factory=dict)
     object_sensors: list[ValueType] = field(default_factory=list)
+    # coupler extension "ranges": one per control (in the units the controller
+    # sends) and one per joint sensor; empty from a server without it.
+    control_ranges: list[Range] = field(default_factory=list)
+    joint_limits: list[Range] = field(default_factory=list)
 
 
 @dataclass
@@ -154,6 +187,12 @@ class HandshakeMessage:
     version: int = PROTOCOL_VERSION
     # None: derived when encoding (the common type, or MULTIPLE).
     control_type: ValueType | None = None
+    # coupler extension: None from a Click server, which then takes plain Click v1 only.
+    server: ServerInfo | None = None
+
+    def supports(self, extension: str) -> bool:
+        """Whether the server announced this coupler extension (never, for a Click server)."""
+        return self.server is not None and extension in self.server.extensions
 
 
 @dataclass
