@@ -48,13 +48,14 @@ class RecordingServer:
         while not self._stop.is_set() and time.monotonic() < deadline:
             if not self._socket.poll(20):
                 continue
-            peer, empty, frame = self._socket.recv_multipart()
+            # The routing envelope (peer, request id, delimiter) goes back unchanged before the answer.
+            *envelope, frame = self._socket.recv_multipart()
             request = decode(frame)
             self.requests.append(request)
             if isinstance(request, HandshakeInitMessage):
-                self._socket.send_multipart([peer, empty, encode(self.handshake)])
+                self._socket.send_multipart([*envelope, encode(self.handshake)])
             elif isinstance(request, ControlMessage):
-                self._socket.send_multipart([peer, empty, encode(self.scene.sensors())])
+                self._socket.send_multipart([*envelope, encode(self.scene.sensors())])
 
     def stop(self) -> list[Message]:
         time.sleep(0.1)  # a goodbye has no answer to wait for

@@ -26,6 +26,7 @@ from coupler.wire.messages import (
 )
 from coupler.controller.session import Session
 from coupler.scenes.static import StaticScene
+from coupler.serve.server_info import with_server_info
 
 _names = itertools.count()
 
@@ -37,7 +38,8 @@ class ScriptedServer:
         self.scene = StaticScene()
         self.address = f"inproc://flat-step-{next(_names)}"
         self.requests: list[bytes] = []
-        self._answers = [encode(self.scene.handshake())] + [encode(a) for a in answers]
+        # A coupler server's handshake: the steps extension is announced.
+        self._answers = [encode(with_server_info(self.scene.handshake()))] + [encode(a) for a in answers]
         self._socket = zmq.Context.instance().socket(zmq.REP)
         self._socket.linger = 0
         self._socket.rcvtimeo = 5000

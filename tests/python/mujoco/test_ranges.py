@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import mujoco
-import numpy as np
 import pytest
 
 from coupler.mujoco.layout import scene_layout
@@ -13,6 +12,7 @@ from coupler.wire.messages import Range, ValueType
 
 _ROBOT = """
 <mujoco>
+  <compiler angle="radian"/>
   <worldbody>
     <body name="robot">
       <joint name="hinge" type="hinge" range="-1 2" limited="true"/>
@@ -75,5 +75,9 @@ def test_there_is_one_range_per_control_and_one_limit_per_joint_sensor_in_every_
 def test_the_arm_scenes_angle_controls_take_the_joint_ranges() -> None:
     arm = MujocoSimulation(SCENES_DIR / "arm.xml").handshake().objects["arm"]
     assert arm.control_types == [ValueType.ANGLE] * 7
-    assert arm.control_ranges[3] == Range(-3.0718, -0.0698, True)
-    assert arm.control_ranges == arm.joint_limits[:7]
+    # inheritrange takes the joint's range through its midpoint and width: equal up to rounding.
+    assert [(r.min, r.max) for r in arm.control_ranges] == [
+        (pytest.approx(r.min, abs=1e-12), pytest.approx(r.max, abs=1e-12)) for r in arm.joint_limits[:7]
+    ]
+    assert arm.joint_limits[3] == Range(-3.0718, -0.0698, True)
+    assert all(r.limited for r in arm.control_ranges)
