@@ -53,9 +53,9 @@ HandshakeMessage handshake() {
   return m;
 }
 
-const std::vector<Range> kArmLimits = {{-2.8973, 2.8973, true}, {-1.7628, 1.7628, true}, {-2.8973, 2.8973, true},
-                                       {-3.0718, -0.0698, true}, {-2.8973, 2.8973, true}, {-0.0175, 3.7525, true},
-                                       {-2.8973, 2.8973, true}};
+const std::vector<Range> kArmLimits = {{-2.9, 2.9, true},   {-1.75, 1.75, true},    {-2.9, 2.9, true},
+                                       {-3.07, -0.07, true}, {-2.9, 2.9, true},      {-0.0175, 3.75, true},
+                                       {-2.9, 2.9, true}};
 
 HandshakeMessage handshake_coupler() {
   HandshakeMessage m = handshake();
@@ -154,7 +154,7 @@ TEST_CASE("the coupler handshake vector carries the server, its extensions and t
   REQUIRE(m.server);
   CHECK(m.server->name == "coupler");
   CHECK(m.supports(kExtensionGoodbye));
-  CHECK(m.object("panda").control_ranges[3].max == -0.0698);
+  CHECK(m.object("panda").control_ranges[3].max == -0.07);
   CHECK_FALSE(m.object("rover").control_ranges[2].limited);
   CHECK(m.object("rover").joint_limits[3].max == 0.3);
 }

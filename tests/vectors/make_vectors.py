@@ -95,15 +95,9 @@ def handshake() -> HandshakeMessage:
     )
 
 
-ARM_LIMITS = [
-    Range(-2.8973, 2.8973, True),
-    Range(-1.7628, 1.7628, True),
-    Range(-2.8973, 2.8973, True),
-    Range(-3.0718, -0.0698, True),
-    Range(-2.8973, 2.8973, True),
-    Range(-0.0175, 3.7525, True),
-    Range(-2.8973, 2.8973, True),
-]
+# (min, max) of each panda joint, rounded Panda-class limits.
+ARM_LIMITS = [Range(lo, hi, True) for lo, hi in
+              [(-2.9, 2.9), (-1.75, 1.75), (-2.9, 2.9), (-3.07, -0.07), (-2.9, 2.9), (-0.0175, 3.75), (-2.9, 2.9)]]
 
 
 def handshake_coupler() -> HandshakeMessage:

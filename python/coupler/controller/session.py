@@ -11,14 +11,8 @@ import zmq
 from coupler.transport.client import Client
 from coupler.wire.codec import decode, encode
 from coupler.controller.controls import Controls
-from coupler.wire.errors import (
-    Error,
-    ExtensionNotSupportedError,
-    ProtocolError,
-    ReconnectedError,
-    RemoteError,
-    SceneChangedError,
-)
+from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
+from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import (
     EXTENSION_GOODBYE,

@@ -113,19 +113,15 @@ def test_more_than_one_step_to_a_server_without_steps_raises_and_sends_nothing(s
     assert not any(isinstance(m, ControlMessage) for m in server.stop())
 
 
-def test_one_step_per_control_goes_to_a_server_without_steps(serve):
-    server = serve(None)
+@pytest.mark.parametrize(
+    ("info", "steps"),
+    [(None, 1), (None, 0), (COUPLER, 10)],
+    ids=["one-step-to-click", "unset-to-click", "ten-steps-to-coupler"],
+)
+def test_steps_go_out_as_asked_when_one_or_when_the_server_announced_steps(serve, info, steps):
+    server = serve(info)
     with Session(server.address, timeout=2.0) as session:
         controls = session.controls()
-        controls.steps = 1
+        controls.steps = steps
         session.step(controls)
-    assert sum(isinstance(m, ControlMessage) for m in server.stop()) == 1
-
-
-def test_more_than_one_step_goes_to_a_server_that_announced_steps(serve):
-    server = serve(COUPLER)
-    with Session(server.address, timeout=2.0) as session:
-        controls = session.controls()
-        controls.steps = 10
-        session.step(controls)
-    assert [m.steps for m in server.stop() if isinstance(m, ControlMessage)] == [10]
+    assert [m.steps for m in server.stop() if isinstance(m, ControlMessage)] == [steps]
