@@ -42,15 +42,16 @@ def _type(value_type: ValueType) -> str:
     return ValueType(value_type).name
 
 
-def _shown(text: str) -> str:
+def _shown(text: str, limit: int = _MAX_SHOWN) -> str:
     escaped = text.encode("unicode_escape").decode("ascii")
-    return escaped if len(escaped) <= _MAX_SHOWN else escaped[: _MAX_SHOWN - 3] + "..."
+    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
 
 
 def _server_lines(server: ServerInfo | None) -> list[str]:
     if server is None:
         return ["server: not told (a Click peer)", "extensions: none (Click peer: plain Click v1 only)"]
-    extensions = ", ".join(_shown(e) for e in server.extensions) or "none"
+    # The whole list is bounded too: a server may announce any number of names.
+    extensions = _shown(", ".join(server.extensions), 4 * _MAX_SHOWN) or "none"
     return [f"server: {_shown(server.name)} {_shown(server.version)}", f"extensions: {extensions}"]
 
 
