@@ -54,6 +54,24 @@ void check_width(ValueType type, std::size_t count, const char* where) {
 
 // ---- Handshake
 
+template <class Repeated>
+void append_ranges(Repeated* out, const std::vector<Range>& ranges) {
+  for (const Range& range : ranges) {
+    pb::Range* added = out->Add();
+    added->set_min(range.min);
+    added->set_max(range.max);
+    added->set_limited(range.limited);
+  }
+}
+
+template <class Repeated>
+std::vector<Range> read_ranges(const Repeated& in) {
+  std::vector<Range> ranges;
+  ranges.reserve(in.size());
+  for (const auto& range : in) ranges.push_back({range.min(), range.max(), range.limited()});
+  return ranges;
+}
+
 pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   pb::HandshakeMessage_Object out;
   for (const auto& name : object.controls) out.add_controlsinorder(name);
@@ -64,6 +82,8 @@ pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   for (const auto& [name, types] : object.sensors) append_types((*out.mutable_sensors())[name].mutable_types(), types);
   append_types(out.mutable_objectsensors(), object.object_sensors);
   for (const auto& target : object.control_targets) out.add_controltargets(target);
+  append_ranges(out.mutable_controlranges(), object.control_ranges);
+  append_ranges(out.mutable_jointlimits(), object.joint_limits);
   return out;
 }
 
@@ -82,6 +102,8 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
     malformed(where + " has " + std::to_string(object.controls.size()) + " controls but " +
               std::to_string(object.control_targets.size()) + " controlTargets");
   }
+  object.control_ranges = read_ranges(in.controlranges());
+  object.joint_limits = read_ranges(in.jointlimits());
   return object;
 }
 
@@ -102,6 +124,13 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
   out.set_controltype(static_cast<pb::ValueType>(message.control_type.value_or(derived_control_type(message))));
   for (const auto& [name, object] : message.objects) (*out.mutable_objects())[name] = to_proto(object);
   if (is_sent(message.time_step)) out.mutable_simsettings()->set_timestep(message.time_step);
+  if (message.server) {
+    // Present even when every field is empty: it is what says "coupler server".
+    pb::ServerInfo* server = out.mutable_server();
+    server->set_name(message.server->name);
+    server->set_version(message.server->version);
+    for (const auto& extension : message.server->extensions) server->add_extensions(extension);
+  }
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -110,6 +139,10 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
   message.control_type = checked_value_type(in.controltype(), "handshake controlType");
   for (const auto& [name, object] : in.objects()) message.objects[name] = from_proto(object, name);
   message.time_step = in.simsettings().timestep();
+  if (in.has_server()) {
+    const pb::ServerInfo& server = in.server();
+    message.server = ServerInfo{server.name(), server.version(), {server.extensions().begin(), server.extensions().end()}};
+  }
   return message;
 }
 

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <coupler/error.hpp>
 #include <coupler/messages.hpp>
 
@@ -15,6 +17,10 @@ const typename Map::mapped_type& find_named(const Map& map, const std::string& n
 
 const ObjectDescription& HandshakeMessage::object(const std::string& name) const {
   return find_named(objects, name, "object in the handshake");
+}
+
+bool HandshakeMessage::supports(const std::string& extension) const {
+  return server && std::find(server->extensions.begin(), server->extensions.end(), extension) != server->extensions.end();
 }
 
 const ObjectSensors& SensorMessage::object(const std::string& name) const {

@@ -179,6 +179,13 @@ SensorReadings Session::sensors_from(Message answer) {
 }
 
 SensorReadings Session::step(const Controls& controls) {
+  const std::uint32_t steps = controls.message().steps;
+  if (steps > 1 && !handshake_.supports(kExtensionSteps)) {
+    const std::string server = handshake_.server ? "the server '" + handshake_.server->name + "' " +
+                                                       handshake_.server->version
+                                                 : std::string("this Click server");
+    throw ExtensionNotSupportedError(kExtensionSteps, std::to_string(steps) + " steps per Control", server);
+  }
   if (options_.trace || !layout_) return expect_sensors(controls.message());
   // The common case without a message either way: the Sensor frame read
   // straight into the layout's numbers. Anything else (a Reset, an error, a
@@ -208,6 +215,7 @@ void Session::close() {
   if (!open_) return;
   open_ = false;
   // An ErrorMessage from a controller means "leaving"; the server sends no answer.
+  if (!handshake_.supports(kExtensionGoodbye)) return;
   client_.send(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), "controller closed the session"});
 }
 

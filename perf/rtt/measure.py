@@ -158,9 +158,8 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
         idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
         cpu_before = server.cpu_seconds()
         output = run_client(client, timeout=client_budget(count))
-        # Click's server polls without sleeping, so its CPU time is wall time, not work; and it fails
-        # on the receive after a controller's goodbye (an ErrorMessage it never answers), so how it
-        # ends once the client has left is a race. The client's success is its health check.
+        # Click's server polls without sleeping, so its CPU time is wall time, not work, and it prints
+        # no summary to stop for. The client's success is its health check.
         cpu_after = None if click else server.cpu_seconds()
         log = server.end() if click else server.stop()
     samples = read_timings(timings_file, count)

@@ -16,6 +16,7 @@ from coupler.transport.server import Request, Server
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import (
     Error,
+    ExtensionNotSupportedError,
     ProtocolError,
     ReconnectedError,
     RemoteError,
@@ -29,6 +30,7 @@ __all__ = [
     "Client",
     "Controls",
     "Error",
+    "ExtensionNotSupportedError",
     "ProtocolError",
     "ReconnectedError",
     "RemoteError",

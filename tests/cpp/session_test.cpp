@@ -31,14 +31,20 @@ HandshakeMessage arm_scene() {
   return handshake;
 }
 
+// A coupler server's ServerInfo, every extension announced.
+ServerInfo coupler_server() { return ServerInfo{"coupler", "test", {kExtensionSteps, kExtensionGoodbye, kExtensionRanges}}; }
+
 // A server thread that echoes commanded angles back as sensed angles and
 // answers the nth control with Reset, as a simulation reset from its side.
 // With `extra_object`, its readings also carry an object the handshake does
-// not describe, as a server of another version might.
+// not describe, as a server of another version might. `info` is what its
+// handshake says about the server: nullopt answers as a Click server does.
 class EchoServer {
  public:
-  explicit EchoServer(int reset_on_control = -1, bool extra_object = false)
+  explicit EchoServer(int reset_on_control = -1, bool extra_object = false,
+                      std::optional<ServerInfo> info = coupler_server())
       : server_(fresh_address("inproc")),
+        info_(std::move(info)),
         thread_([this, reset_on_control, extra_object] { run(reset_on_control, extra_object); }) {}
   ~EchoServer() { stop(); }
   std::string endpoint() const { return server_.endpoint(); }
@@ -53,7 +59,8 @@ class EchoServer {
   std::vector<Message> received_;
 
   void run(int reset_on_control, bool extra_object) {
-    const HandshakeMessage handshake = arm_scene();
+    HandshakeMessage handshake = arm_scene();
+    handshake.server = info_;
     SensorMessage state;
     state.objects["arm"].angles = {0.0, 0.0};
     state.objects["arm"].sensors["wrist_ft"] = {{ValueType::Force3D, {0, 0, -5}}, {ValueType::Torque3D, {0, 0, 0}}};
@@ -94,6 +101,7 @@ class EchoServer {
   }
 
   Server server_;
+  std::optional<ServerInfo> info_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -182,7 +190,7 @@ TEST_CASE("a Reset answer to a step is reported and followed by the current stat
   CHECK(readings.time() == 0.0);
 }
 
-TEST_CASE("closing a session tells the server the controller is leaving") {
+TEST_CASE("closing a session tells a server that announced goodbye that the controller is leaving") {
   EchoServer server;
   {
     Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
@@ -194,6 +202,44 @@ TEST_CASE("closing a session tells the server the controller is leaving") {
   const auto* goodbye = std::get_if<ErrorMessage>(&received.back());
   REQUIRE(goodbye);
   CHECK(goodbye->code == static_cast<int>(ErrorCode::SessionEnded));
+}
+
+TEST_CASE("closing a session sends no goodbye to a server that did not announce it") {
+  EchoServer server(-1, false, std::nullopt);
+  {
+    Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+    session.sensors();
+  }
+  std::this_thread::sleep_for(100ms);
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 2);
+  CHECK(std::holds_alternative<SensorRequestMessage>(received.back()));
+}
+
+TEST_CASE("more than one step per Control to a server without the steps extension throws and sends nothing") {
+  EchoServer server(-1, false, std::nullopt);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.steps(10);
+  CHECK_THROWS_AS(session.step(controls), ExtensionNotSupportedError);
+  controls.steps(1);
+  CHECK(session.step(controls).time() == 0.002);
+  session.close();
+  const std::vector<Message> received = server.stop();
+  CHECK(received.size() == 2);  // the handshake and the one-step Control
+}
+
+TEST_CASE("more than one step per Control goes to a server that announced the steps extension") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.steps(10);
+  session.step(controls);
+  session.close();
+  std::this_thread::sleep_for(100ms);
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  CHECK(std::get<ControlMessage>(received[1]).steps == 10);
 }
 
 TEST_CASE("a session to a server that never answers times out") {

@@ -54,6 +54,20 @@ HandshakeMessage handshake() {
   return m;
 }
 
+const std::vector<Range> kArmLimits = {{-2.9, 2.9, true},   {-1.75, 1.75, true},    {-2.9, 2.9, true},
+                                       {-3.07, -0.07, true}, {-2.9, 2.9, true},      {-0.0175, 3.75, true},
+                                       {-2.9, 2.9, true}};
+
+HandshakeMessage handshake_coupler() {
+  HandshakeMessage m = handshake();
+  m.objects["panda"].control_ranges = kArmLimits;
+  m.objects["panda"].joint_limits = kArmLimits;
+  m.objects["rover"].control_ranges = {{-10.0, 10.0, true}, {-10.0, 10.0, true}, Range{}, {0.0, 100.0, true}};
+  m.objects["rover"].joint_limits = {Range{}, Range{}, Range{}, {0.0, 0.3, true}};
+  m.server = ServerInfo{"coupler", "0.1.0", {"steps", "goodbye", "ranges"}};
+  return m;
+}
+
 SensorMessage sensor() {
   SensorMessage m;
   m.simulated_time = 1.25;
@@ -87,6 +101,7 @@ std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
       {"handshake", handshake()},
+      {"handshake_coupler", handshake_coupler()},
       {"control", ControlMessage::builder()
                       .object("panda")
                       .values(kArmAngles)
@@ -133,4 +148,21 @@ TEST_CASE("the sensor vector reads back by object and name") {
   CHECK(m.object("panda").sensor("wrist_ft")[0].value == std::vector<double>{0.1, -0.2, -14.7});
   CHECK(m.object("rover").sensor("bumper")[0].type == V::Activated);
   CHECK(m.object("box").object_sensors[1].value[2] == 0.5);
+}
+
+TEST_CASE("the coupler handshake vector carries the server, its extensions and the ranges") {
+  const auto m = decode_as<HandshakeMessage>(read_vector("handshake_coupler"));
+  REQUIRE(m.server);
+  CHECK(m.server->name == "coupler");
+  CHECK(m.supports(kExtensionGoodbye));
+  CHECK(m.object("panda").control_ranges[3].max == -0.07);
+  CHECK_FALSE(m.object("rover").control_ranges[2].limited);
+  CHECK(m.object("rover").joint_limits[3].max == 0.3);
+}
+
+TEST_CASE("a handshake without ServerInfo announces no extension") {
+  const auto m = decode_as<HandshakeMessage>(read_vector("handshake"));
+  CHECK_FALSE(m.server);
+  CHECK_FALSE(m.supports(kExtensionSteps));
+  CHECK(m.object("panda").control_ranges.empty());
 }

@@ -24,10 +24,12 @@ from coupler.wire.messages import (
     ObjectControl,
     ObjectDescription,
     ObjectSensors,
+    Range,
     ResetMessage,
     Sensor,
     SensorMessage,
     SensorRequestMessage,
+    ServerInfo,
     ValueType,
 )
 
@@ -96,6 +98,7 @@ def _control_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[Co
 
 def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[HandshakeMessage]:
     type_lists = st.lists(value_types, max_size=4)
+    ranges = st.builds(Range, min=numbers, max=numbers, limited=st.booleans())
     return st.builds(
         HandshakeMessage,
         objects=st.dictionaries(
@@ -109,6 +112,8 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
                 control_events=st.dictionaries(names, value_types, max_size=2),
                 sensors=st.dictionaries(names, type_lists, max_size=3),
                 object_sensors=type_lists,
+                control_ranges=st.lists(ranges, max_size=4),
+                joint_limits=st.lists(ranges, max_size=4),
             ),
             max_size=3,
         ),
@@ -116,6 +121,9 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
         version=int32,
         # None is derived on encoding and reads back set.
         control_type=st.one_of(st.none(), value_types),
+        # None is a Click server's handshake; an empty ServerInfo is still a coupler server's.
+        server=st.one_of(st.none(), st.builds(ServerInfo, name=names, version=names,
+                                              extensions=st.lists(names, max_size=3))),
     )
 
 

@@ -10,6 +10,7 @@ import zmq
 from coupler.wire.codec import encode
 from coupler.wire.messages import Message
 from coupler.scenes.static import StaticScene
+from coupler.serve.server_info import with_server_info
 
 _names = itertools.count()
 
@@ -21,7 +22,8 @@ class ScriptedServer:
         self.scene = StaticScene()
         self.address = f"inproc://scripted-{next(_names)}"
         self.requests: list[bytes] = []
-        self._answers = [encode(self.scene.handshake())] + [encode(a) for a in answers]
+        # A coupler server's handshake: the extensions are announced.
+        self._answers = [encode(with_server_info(self.scene.handshake()))] + [encode(a) for a in answers]
         self._socket = zmq.Context.instance().socket(zmq.REP)
         self._socket.linger = 0
         self._socket.rcvtimeo = 5000

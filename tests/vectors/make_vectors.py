@@ -15,6 +15,10 @@ exactly the .bin. NAME.txt is the frame in protobuf text format, for people.
 |         | Torque1D turret, a Force1D lift | `turret_drive`, Position/RPY                     |
 | `box`   | none                            | Position/RPY                                     |
 
+`handshake_coupler` is the handshake of a coupler server: the same scene,
+with the coupler extensions (ServerInfo, control ranges and joint limits,
+limited and unlimited ones).
+
 Every ValueType but MULTIPLE is a sensor type in the handshake (of a named or
 an object sensor) and a Sensor reading in the sensor message; MULTIPLE is the
 handshake's derived controlType.
@@ -42,10 +46,12 @@ from coupler.wire.messages import (
     ObjectControl,
     ObjectDescription,
     ObjectSensors,
+    Range,
     ResetMessage,
     Sensor,
     SensorMessage,
     SensorRequestMessage,
+    ServerInfo,
 )
 from coupler.wire.messages import ValueType as V
 
@@ -88,6 +94,27 @@ def handshake() -> HandshakeMessage:
         },
         time_step=0.002,
     )
+
+
+# (min, max) of each panda joint, rounded Panda-class limits.
+ARM_LIMITS = [Range(lo, hi, True) for lo, hi in
+              [(-2.9, 2.9), (-1.75, 1.75), (-2.9, 2.9), (-3.07, -0.07), (-2.9, 2.9), (-0.0175, 3.75), (-2.9, 2.9)]]
+
+
+def handshake_coupler() -> HandshakeMessage:
+    """A coupler server's handshake: who serves, what it takes, the ranges (one limited at 0, one unlimited)."""
+    message = handshake()
+    message.objects["panda"].control_ranges = list(ARM_LIMITS)
+    message.objects["panda"].joint_limits = list(ARM_LIMITS)
+    message.objects["rover"].control_ranges = [
+        Range(-10.0, 10.0, True),
+        Range(-10.0, 10.0, True),
+        Range(),
+        Range(0.0, 100.0, True),
+    ]
+    message.objects["rover"].joint_limits = [Range(), Range(), Range(), Range(0.0, 0.3, True)]
+    message.server = ServerInfo(name="coupler", version="0.1.0", extensions=["steps", "goodbye", "ranges"])
+    return message
 
 
 def control() -> ControlMessage:
@@ -151,6 +178,7 @@ def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
         "handshake": handshake(),
+        "handshake_coupler": handshake_coupler(),
         "control": control(),
         "control_angles": control_angles(),
         "sensor": sensor(),
@@ -184,10 +212,14 @@ How to read the description:
   is true.
 - `control_type` left unset in a handshake is derived when encoding: the type
   all controls share, else MULTIPLE.
+- A range is written `[min, max]` (limited true) or `unlimited` (limited
+  false, min and max 0).
 """
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, Range):
+        return f"[{_text(value.min)}, {_text(value.max)}]" if value.limited else "unlimited"
     if isinstance(value, ErrorCode):
         return f"{value.name} ({int(value)})"
     if isinstance(value, Enum):
@@ -223,6 +255,9 @@ def _describe(value: Any, indent: str) -> list[str]:
                     lines.extend(_describe(entry, indent + "    "))
                 else:
                     lines.append(f"{indent}  - `{key}`: {_text(entry)}")
+        elif dataclasses.is_dataclass(item):
+            lines.append(f"{indent}- {f.name}:")
+            lines.extend(_describe(item, indent + "  "))
         else:
             lines.append(f"{indent}- {f.name}: {_text(item)}")
     return lines

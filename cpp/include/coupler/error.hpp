@@ -50,6 +50,20 @@ class SceneChangedError : public Error {
   using Error::Error;
 };
 
+// A request that needs a coupler extension the server did not announce (a
+// Click server announces none). Sent anyway, its meaning would silently change
+// (a Click server steps once whatever steps says), so it is refused unsent.
+class ExtensionNotSupportedError : public Error {
+ public:
+  ExtensionNotSupportedError(const std::string& extension, const std::string& what, const std::string& server)
+      : Error(what + " needs the coupler extension '" + extension + "', which " + server + " did not announce"),
+        extension_(extension) {}
+  const std::string& extension() const noexcept { return extension_; }
+
+ private:
+  std::string extension_;
+};
+
 // The peer answered with an ErrorMessage.
 class RemoteError : public Error {
  public:

@@ -20,6 +20,27 @@ struct HandshakeInitMessage {
   int version = kProtocolVersion;
 };
 
+// The coupler extensions a server announces by name in its handshake
+// (ServerInfo::extensions); a client uses one only when it is announced.
+inline constexpr const char* kExtensionSteps = "steps";      // ControlMessage::steps
+inline constexpr const char* kExtensionGoodbye = "goodbye";  // a leaving controller's SessionEnded, taken without answer
+inline constexpr const char* kExtensionRanges = "ranges";    // ObjectDescription control_ranges, joint_limits
+
+// A closed interval [min, max]; limited false means unlimited (min and max
+// then mean nothing).
+struct Range {
+  double min = 0.0;
+  double max = 0.0;
+  bool limited = false;
+};
+
+// Who serves (a coupler extension of the handshake), and which extensions it takes.
+struct ServerInfo {
+  std::string name;
+  std::string version;
+  std::vector<std::string> extensions;
+};
+
 // One robot or object of a scene, as the handshake describes it.
 struct ObjectDescription {
   std::vector<std::string> controls;          // order of ControlMessage values
@@ -30,6 +51,10 @@ struct ObjectDescription {
   std::map<std::string, std::vector<ValueType>> sensors;  // named sensors
   std::vector<ValueType> object_sensors;
   std::vector<std::string> control_targets;   // coupler extension: what each control drives; may be empty
+  // coupler extension "ranges": one per control (in the units the controller
+  // sends) and one per joint sensor; empty from a server without it.
+  std::vector<Range> control_ranges;
+  std::vector<Range> joint_limits;
 };
 
 struct HandshakeMessage {
@@ -39,6 +64,11 @@ struct HandshakeMessage {
   // Deprecated scene-wide type; nullopt derives it when encoding (the common
   // type of all controls, or Multiple).
   std::optional<ValueType> control_type;
+  // coupler extension: nullopt from a Click server, which then takes plain Click v1 only.
+  std::optional<ServerInfo> server;
+
+  // Whether the server announced this coupler extension (never, for a Click server).
+  bool supports(const std::string& extension) const;
 
   // Throws coupler::Error naming the object when the scene has no such object.
   const ObjectDescription& object(const std::string& name) const;

@@ -52,6 +52,8 @@ class Session {
   Controls controls() const { return Controls(handshake_); }
 
   // Sends the controls, lets the simulation step, returns the new state.
+  // Throws ExtensionNotSupportedError, sending nothing, for steps above 1
+  // when the server did not announce the "steps" extension.
   SensorReadings step(const Controls& controls);
   // The current state, without stepping.
   SensorReadings sensors();
@@ -61,7 +63,9 @@ class Session {
   // again. Throws SceneChangedError, keeping the old handshake, when the
   // server now describes a different scene, unless accept_scene_change.
   void reconnect(bool accept_scene_change = false);
-  // Tells the server this controller is leaving. Called by the destructor.
+  // Tells the server this controller is leaving, when it announced the
+  // "goodbye" extension (a Click server cannot take a message it does not
+  // answer). Called by the destructor.
   void close();
 
   // Timing of every exchange so far (the handshake included); clear() it to

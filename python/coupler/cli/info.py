@@ -8,7 +8,19 @@ from collections.abc import Sequence
 from coupler.transport.client import Client
 from coupler.transport.flags import add_client_flags, client_options
 from coupler.wire.errors import ProtocolError
-from coupler.wire.messages import HandshakeInitMessage, HandshakeMessage, ValueType
+from coupler.wire.messages import (
+    EXTENSION_GOODBYE,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    Range,
+    ServerInfo,
+    ValueType,
+)
+
+# Text the server chose is shown escaped and cut to this many characters.
+_MAX_SHOWN = 80
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,17 +42,44 @@ def _type(value_type: ValueType) -> str:
     return ValueType(value_type).name
 
 
+def _shown(text: str, limit: int = _MAX_SHOWN) -> str:
+    escaped = text.encode("unicode_escape").decode("ascii")
+    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
+
+
+def _server_lines(server: ServerInfo | None) -> list[str]:
+    if server is None:
+        return ["server: not told (a Click peer)", "extensions: none (Click peer: plain Click v1 only)"]
+    # The whole list is bounded too: a server may announce any number of names.
+    extensions = _shown(", ".join(server.extensions), 4 * _MAX_SHOWN) or "none"
+    return [f"server: {_shown(server.name)} {_shown(server.version)}", f"extensions: {extensions}"]
+
+
+def _range(ranges: list[Range], i: int, unit: str) -> str:
+    """A range as "min .. max unit", "unlimited", or "not told" when the server sent none for it."""
+    if i >= len(ranges):
+        return "not told"
+    r = ranges[i]
+    if not r.limited:
+        return "unlimited"
+    return f"{r.min:g} .. {r.max:g} {unit}".rstrip()
+
+
 def describe(handshake: HandshakeMessage) -> str:
     """The handshake as a person reads it: one section per table, empty tables left out."""
-    sections = [f"time step: {handshake.time_step} s    protocol version: {handshake.version}"]
+    sections = ["\n".join([*_server_lines(handshake.server),
+                           f"time step: {handshake.time_step} s    protocol version: {handshake.version}"])]
     controls, events, joints, named, object_sensors = [], [], [], [], []
     for name, obj in handshake.objects.items():
-        for control, value_type in zip(obj.controls, obj.control_types):
-            controls.append([name, control, _type(value_type), value_type.unit])
+        for i, (control, value_type) in enumerate(zip(obj.controls, obj.control_types)):
+            controls.append([name, control, _type(value_type), value_type.unit,
+                             _range(obj.control_ranges, i, value_type.unit)])
         for event, value_type in obj.control_events.items():
             events.append([name, event, _type(value_type)])
-        for joint, value_type in zip(obj.joint_sensors, obj.joint_sensor_types):
-            joints.append([name, joint, _type(value_type), value_type.unit])
+        joint_types = ", ".join(_type(t) for t in obj.joint_sensor_types)
+        for i, joint in enumerate(obj.joint_sensors):
+            # Joint limits are in the joint's position units: rad for a hinge, m for a slide.
+            joints.append([name, joint, joint_types, _range(obj.joint_limits, i, "")])
         for sensor, types in obj.sensors.items():
             named.append([name, sensor, ", ".join(_type(t) for t in types), ", ".join(t.unit for t in types)])
         if obj.object_sensors:
@@ -49,9 +88,9 @@ def describe(handshake: HandshakeMessage) -> str:
                 str(len(obj.sensors))] for name, obj in handshake.objects.items()]
     sections.append(table(["object", "controls", "events", "joint sensors", "named sensors"], objects))
     for header, rows in (
-        (["object", "control", "type", "unit"], controls),
+        (["object", "control", "type", "unit", "range"], controls),
         (["object", "event", "type"], events),
-        (["object", "joint sensor", "type", "unit"], joints),
+        (["object", "joint sensor", "types", "limits (rad, or m for a slide)"], joints),
         (["object", "sensor", "types", "units"], named),
         (["object", "object sensors"], object_sensors),
     ):
@@ -65,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
         raise ProtocolError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     with Client(args.address, timeout=args.timeout, **client_options(args).client_keywords()) as client:
         answer = client.request(HandshakeInitMessage())
+        # Leave as the protocol asks: a goodbye only to a server that takes one (a Click server cannot).
+        if isinstance(answer, HandshakeMessage) and answer.supports(EXTENSION_GOODBYE):
+            client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="coupler info is done"))
     if not isinstance(answer, HandshakeMessage):
         raise ProtocolError(f"{args.address} answered the handshake with {type(answer).__name__}: {answer}")
     print(describe(answer))

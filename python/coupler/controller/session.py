@@ -12,8 +12,11 @@ from coupler.transport.client import Client
 from coupler.wire.codec import decode, encode
 from coupler.controller.controls import Controls
 from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
+from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import (
+    EXTENSION_GOODBYE,
+    EXTENSION_STEPS,
     PROTOCOL_VERSION,
     ErrorCode,
     ErrorMessage,
@@ -254,8 +257,20 @@ class Session:
     def _sensors_for(self, request: Message) -> SensorReadings:
         return self._readings_of(self._exchange(request))
 
+    def _server_name(self) -> str:
+        server = self.handshake.server
+        return "this Click server" if server is None else f"the server '{server.name}' {server.version}"
+
     def step(self, controls: Controls) -> SensorReadings:
-        """Send the controls, let the simulation step, return the new state."""
+        """Send the controls, let the simulation step, return the new state.
+
+        Raises ExtensionNotSupportedError, sending nothing, for controls.steps
+        above 1 when the server did not announce the "steps" extension.
+        """
+        if isinstance(controls.steps, int) and controls.steps > 1 and not self.handshake.supports(EXTENSION_STEPS):
+            raise ExtensionNotSupportedError(
+                EXTENSION_STEPS, f"{controls.steps} steps per Control", self._server_name()
+            )
         # A trace sees every message, so it goes through messages.
         flat = None if self.trace else self._flat_layout()
         if flat is None:
@@ -279,12 +294,17 @@ class Session:
             raise _unexpected(answer, "Reset")
 
     def close(self) -> None:
-        """Tell the server this controller is leaving (no answer follows), then disconnect."""
+        """Tell the server this controller is leaving (no answer follows), then disconnect.
+
+        The goodbye goes only to a server that announced the "goodbye"
+        extension: a Click server cannot take a message it does not answer.
+        """
         if not self._open:
             return
         self._open = False
         try:
-            self.client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller closed the session"))
+            if self.handshake.supports(EXTENSION_GOODBYE):
+                self.client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller closed the session"))
         finally:
             self.client.close()
 

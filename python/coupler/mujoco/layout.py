@@ -74,7 +74,8 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from coupler.wire.messages import HandshakeMessage, ObjectDescription, Range, ValueType
+from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
+from coupler.mujoco.ranges import control_ranges, joint_limits
 
 EVENT_GROUP = 5
 """Actuators in this actuator group are on/off control events."""
@@ -182,19 +183,6 @@ class SceneLayout:
     handshake: HandshakeMessage
     objects: dict[str, ObjectLayout]
     unmapped: list[str]
-
-
-def value_range(low: float, high: float, scale: float) -> Range:
-    """The Range, in the handshake's units, of an actuator or joint range [low, high].
-
-    A value times `scale` is the MuJoCo quantity (ObjectLayout.ctrl_scale), so
-    the bounds divide by it; a negative gear swaps them. Infinite bounds mean
-    not limited.
-    """
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return Range()
-    ends = sorted((low / scale, high / scale))
-    return Range(min=ends[0], max=ends[1], limited=True)
 
 
 def scene_layout(model: mujoco.MjModel) -> SceneLayout:
@@ -313,6 +301,9 @@ class _LayoutBuilder:
                 objects[layout.name] = layout
 
         self._assign_sensors(objects)
+        for layout in objects.values():
+            layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_low, layout.ctrl_high)
+            layout.description.joint_limits = joint_limits(m, layout.description.joint_sensors)
         handshake = HandshakeMessage(
             objects={name: layout.description for name, layout in objects.items()},
             time_step=float(m.opt.timestep),
@@ -379,9 +370,6 @@ class _LayoutBuilder:
         layout.ctrl_scale = np.array(scales, dtype=float)
         layout.ctrl_low = np.array(lows, dtype=float)
         layout.ctrl_high = np.array(highs, dtype=float)
-        description.control_ranges = [
-            value_range(low, high, scale) for low, high, scale in zip(lows, highs, scales)
-        ]
 
     def _control(self, a: int, label: str) -> tuple[str, ValueType, float, str] | None:
         """Name, type, value-to-control factor and driven joint of a scalar actuator, or None (reported)."""
@@ -430,11 +418,6 @@ class _LayoutBuilder:
                 self._report(f"{label} of '{layout.name}' needs a name for its joint sensors")
                 continue
             layout.description.joint_sensors.append(name)
-            limited = bool(m.jnt_limited[j])
-            low, high = (float(v) for v in m.jnt_range[j])
-            layout.description.joint_limits.append(
-                value_range(low, high, 1.0) if limited else Range()
-            )
             qpos.append(int(m.jnt_qposadr[j]))
             dofs.append(int(m.jnt_dofadr[j]))
         if qpos:

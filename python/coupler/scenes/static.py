@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import HandshakeMessage, ObjectDescription
+from coupler.wire.messages import HandshakeMessage, ObjectDescription, Range
 from coupler.wire.messages import ValueType as V
 from coupler.serve.simulation import MessagesFromArrays
 
@@ -20,6 +20,22 @@ TIME_STEP = 0.001
 
 _ARM_JOINTS = [f"joint{i}" for i in range(1, 8)]
 _CART_JOINTS = ["wheel_left", "wheel_right", "turret", "lift"]
+
+# Panda-class joint limits (rad); the arm's angle controls take the same range.
+_ARM_LIMITS = [
+    Range(-2.8973, 2.8973, True),
+    Range(-1.7628, 1.7628, True),
+    Range(-2.8973, 2.8973, True),
+    Range(-3.0718, -0.0698, True),
+    Range(-2.8973, 2.8973, True),
+    Range(-0.0175, 3.7525, True),
+    Range(-2.8973, 2.8973, True),
+]
+# Wheel speeds (rad/s), turret torque (N m), lift force (N); the wheels and
+# the turret turn without end, the lift travels 0.3 m.
+_CART_CONTROL_RANGES = [Range(-10.0, 10.0, True), Range(-10.0, 10.0, True), Range(-20.0, 20.0, True),
+                        Range(-100.0, 100.0, True)]
+_CART_LIMITS = [Range(), Range(), Range(), Range(0.0, 0.3, True)]
 
 
 def _description() -> dict[str, ObjectDescription]:
@@ -36,6 +52,8 @@ def _description() -> dict[str, ObjectDescription]:
                 "gripper_closed": [V.ACTIVATED],
             },
             object_sensors=[V.POSITION, V.RPY],
+            control_ranges=list(_ARM_LIMITS),
+            joint_limits=list(_ARM_LIMITS),
         ),
         "cart": ObjectDescription(
             controls=list(_CART_JOINTS),
@@ -44,6 +62,8 @@ def _description() -> dict[str, ObjectDescription]:
             joint_sensor_types=[V.ANGLE, V.ANGULAR_VELOCITY_1D, V.TORQUE_1D],
             sensors={"lift_load": [V.FORCE_1D], "base": [V.POSITION, V.VELOCITY_3D]},
             object_sensors=[V.POSITION, V.RPY],
+            control_ranges=list(_CART_CONTROL_RANGES),
+            joint_limits=list(_CART_LIMITS),
         ),
         "box": ObjectDescription(object_sensors=[V.POSITION, V.RPY]),
     }

@@ -41,6 +41,8 @@ from coupler.wire.messages import (
     SensorRequestMessage,
 )
 from coupler.serve.simulation import ArraySimulation, Simulation, StateSimulation
+from coupler.serve.server_info import with_server_info
+from coupler.serve.simulation import ArraySimulation, Simulation
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +112,7 @@ class SimulationServer:
         )
         self.stats = ServerStats()
         # Built once: the handshake is constant for a run.
-        self._handshake: HandshakeMessage = simulation.handshake()
+        self._handshake: HandshakeMessage = with_server_info(simulation.handshake())
         self.fresh_control = False
         # The simulation waits for the first Control after a handshake or reset.
         self.running = False

@@ -38,6 +38,7 @@ from coupler.wire.messages import (
     Sensor,
     SensorMessage,
     SensorRequestMessage,
+    ServerInfo,
     ValueType,
 )
 
@@ -130,11 +131,19 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
         _fill_ranges(o.jointLimits, described.joint_limits)
     if _present(message.time_step):
         out.simSettings.timeStep = message.time_step
+    if message.server is not None:
+        out.server.SetInParent()  # present even when every field is empty: it is what says "coupler server"
+        out.server.name = message.server.name
+        out.server.version = message.server.version
+        out.server.extensions.extend(message.server.extensions)
 
 
 def _fill_ranges(out: Any, ranges: list[Range]) -> None:
     for r in ranges:
-        out.add(min=r.min, max=r.max, limited=r.limited)
+        added = out.add()
+        added.min = r.min
+        added.max = r.max
+        added.limited = r.limited
 
 
 def _read_ranges(protos: Any) -> list[Range]:
@@ -162,11 +171,15 @@ def _read_handshake(proto: Any) -> HandshakeMessage:
         if o.controlTargets and len(o.controlTargets) != len(o.controlsInOrder):
             raise ProtocolError(f"{where} has {len(o.controlsInOrder)} controls but {len(o.controlTargets)} "
                                 "controlTargets")
+    server = None
+    if proto.HasField("server"):
+        server = ServerInfo(name=proto.server.name, version=proto.server.version, extensions=proto.server.extensions[:])
     return HandshakeMessage(
         objects=objects,
         time_step=proto.simSettings.timeStep,
         version=proto.version,
         control_type=_value_type(proto.controlType, "handshake controlType"),
+        server=server,
     )
 
 

@@ -46,3 +46,15 @@ class RemoteError(Error):
         super().__init__(f"peer reported error {code}: {text}")
         self.code = code
         self.text = text
+
+
+class ExtensionNotSupportedError(Error):
+    """A request that needs a coupler extension the server did not announce (a Click server announces none).
+
+    Sent anyway, its meaning would silently change (a Click server steps once
+    whatever `steps` says), so it is refused before it is sent.
+    """
+
+    def __init__(self, extension: str, what: str, server: str) -> None:
+        super().__init__(f"{what} needs the coupler extension '{extension}', which {server} did not announce")
+        self.extension = extension

@@ -26,11 +26,15 @@ __all__ = [
     "ObjectDescription",
     "ObjectSensors",
     "Range",
+    "ServerInfo",
     "ResetMessage",
     "Sensor",
     "SensorMessage",
     "SensorRequestMessage",
     "ValueType",
+    "EXTENSION_GOODBYE",
+    "EXTENSION_RANGES",
+    "EXTENSION_STEPS",
 ]
 
 
@@ -129,19 +133,34 @@ class ControlField(Enum):
 
 PROTOCOL_VERSION = 1
 
+# The coupler extensions a server announces by name in its handshake
+# (ServerInfo.extensions); a client uses one only when it is announced.
+EXTENSION_STEPS = "steps"  # ControlMessage.steps: several steps per Control
+EXTENSION_GOODBYE = "goodbye"  # a leaving controller's SessionEnded Error, taken without answer
+EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLimits
+
 
 @dataclass
 class HandshakeInitMessage:
     version: int = PROTOCOL_VERSION
 
 
-@dataclass(frozen=True)
+@dataclass
 class Range:
-    """The span a control or joint accepts; when not `limited`, min and max mean nothing."""
+    """A closed interval [min, max]; limited False means unlimited (min and max then mean nothing)."""
 
     min: float = 0.0
     max: float = 0.0
     limited: bool = False
+
+
+@dataclass
+class ServerInfo:
+    """Who serves (a coupler extension of the handshake), and which extensions it takes."""
+
+    name: str = ""
+    version: str = ""
+    extensions: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -157,7 +176,8 @@ class ObjectDescription:
     object_sensors: list[ValueType] = field(default_factory=list)
     # coupler extension: per control, what it drives (a joint sensor's name for a joint actuator); may be empty.
     control_targets: list[str] = field(default_factory=list)
-    # coupler extensions: one per control, one per joint sensor; empty when unknown.
+    # coupler extension "ranges": one per control (in the units the controller
+    # sends) and one per joint sensor; empty from a server without it.
     control_ranges: list[Range] = field(default_factory=list)
     joint_limits: list[Range] = field(default_factory=list)
 
@@ -169,6 +189,12 @@ class HandshakeMessage:
     version: int = PROTOCOL_VERSION
     # None: derived when encoding (the common type, or MULTIPLE).
     control_type: ValueType | None = None
+    # coupler extension: None from a Click server, which then takes plain Click v1 only.
+    server: ServerInfo | None = None
+
+    def supports(self, extension: str) -> bool:
+        """Whether the server announced this coupler extension (never, for a Click server)."""
+        return self.server is not None and extension in self.server.extensions
 
 
 @dataclass

@@ -1,5 +1,8 @@
 """The protocol flow of SimulationServer.handle, over the static scene."""
 
+import dataclasses
+from importlib import metadata
+
 import pytest
 
 from coupler.wire.messages import (
@@ -37,8 +40,18 @@ def control(*angles: float, steps: int = 0) -> ControlMessage:
 def test_handshake_init_is_answered_with_the_scene(sim):
     answer = sim.handle(HandshakeInitMessage())
     assert isinstance(answer, HandshakeMessage)
-    assert answer == sim.simulation.handshake()
+    assert dataclasses.replace(answer, server=None) == sim.simulation.handshake()
     assert "arm" in answer.objects
+
+
+def test_the_handshake_names_the_server_and_its_package_version(sim):
+    answer = sim.handle(HandshakeInitMessage())
+    assert (answer.server.name, answer.server.version) == ("coupler", metadata.version("coupler"))
+
+
+@pytest.mark.parametrize("extension", ["steps", "goodbye", "ranges"])
+def test_the_handshake_announces_each_extension_the_server_takes(sim, extension):
+    assert sim.handle(HandshakeInitMessage()).supports(extension)
 
 
 def test_an_unsupported_version_gets_version_not_supported(sim):

@@ -24,6 +24,7 @@ from coupler.wire.messages import (
     Sensor,
     SensorMessage,
     SensorRequestMessage,
+    ServerInfo,
     ValueType,
 )
 from message_strategies import as_decoded, valid_messages
@@ -97,6 +98,37 @@ def test_the_steps_extension_is_field_100_and_absent_unless_set():
     plain = ControlMessage(objects={"r": ObjectControl([1.0])})
     assert encode(ControlMessage(objects=plain.objects, steps=10)) == encode(plain) + b"\xa0\x06\x0a"
     assert decode(encode(plain)).steps == 0
+
+
+def test_a_handshake_without_server_info_reads_back_as_a_click_servers_announcing_nothing():
+    decoded = decode(encode(HandshakeMessage(objects={"r": ObjectDescription(controls=["a"])})))
+    assert decoded.server is None
+    assert not decoded.supports("steps")
+
+
+def test_an_empty_server_info_is_still_sent_and_reads_back_present():
+    decoded = decode(encode(HandshakeMessage(server=ServerInfo())))
+    assert decoded.server == ServerInfo()
+
+
+def test_the_server_info_is_handshake_field_100():
+    plain = HandshakeMessage()
+    told = HandshakeMessage(server=ServerInfo(name="c"))
+    assert encode(told) == encode(plain) + b"\xa2\x06\x03\x0a\x01c"
+
+
+def test_a_server_supports_exactly_the_extensions_it_announces():
+    handshake = decode(encode(HandshakeMessage(server=ServerInfo("coupler", "1", ["goodbye"]))))
+    assert handshake.supports("goodbye")
+    assert not handshake.supports("steps")
+
+
+def test_ranges_keep_their_order_and_an_unlimited_one_keeps_its_place():
+    ranges = [Range(-1.0, 1.0, True), Range(), Range(0.0, 0.3, True)]
+    described = ObjectDescription(controls=["a", "b", "c"], control_ranges=ranges, joint_limits=ranges[::-1])
+    decoded = decode(encode(HandshakeMessage(objects={"r": described}))).objects["r"]
+    assert decoded.control_ranges == ranges
+    assert decoded.joint_limits == ranges[::-1]
 
 
 def test_zero_time_step_and_simulated_time_leave_their_sub_messages_out():

@@ -1,0 +1,37 @@
+"""What a coupler server says about itself in its handshake: name, version, extensions."""
+
+from __future__ import annotations
+
+import dataclasses
+from importlib import metadata
+
+from coupler.wire.messages import (
+    EXTENSION_GOODBYE,
+    EXTENSION_RANGES,
+    EXTENSION_STEPS,
+    HandshakeMessage,
+    ServerInfo,
+)
+
+__all__ = ["SERVER_NAME", "package_version", "server_info", "with_server_info"]
+
+SERVER_NAME = "coupler"
+
+
+def package_version() -> str:
+    """The installed package's version: pyproject.toml's, the one source."""
+    return metadata.version("coupler")
+
+
+def server_info() -> ServerInfo:
+    """This server's ServerInfo: every coupler extension it serves."""
+    return ServerInfo(
+        name=SERVER_NAME,
+        version=package_version(),
+        extensions=[EXTENSION_STEPS, EXTENSION_GOODBYE, EXTENSION_RANGES],
+    )
+
+
+def with_server_info(handshake: HandshakeMessage) -> HandshakeMessage:
+    """The simulation's handshake, saying who serves it and what it takes."""
+    return dataclasses.replace(handshake, server=server_info())

@@ -1,0 +1,111 @@
+"""`coupler info ADDRESS`: the server, its extensions, and per control its range and per joint its limits."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from coupler.cli.info import describe
+from coupler.transport.client import Client
+from coupler.wire.messages import (
+    HandshakeInitMessage,
+    HandshakeMessage,
+    ObjectDescription,
+    Range,
+    ServerInfo,
+    ValueType,
+)
+from peers import REPO, click_server, coupler_server, free_tcp_address, run, server_command, wait_until_serving
+
+
+def info(address: str) -> str:
+    result = run([sys.executable, "-m", "coupler.cli", "info", address, "--timeout", "5"])
+    assert result.returncode == 0, result.stdout
+    return result.stdout
+
+
+def _row(text: str, *cells: str) -> bool:
+    """Whether some line of the table holds these cells in this order, separated by spaces."""
+    wanted = " ".join(cells).split()
+    return any(line.split()[: len(wanted)] == wanted for line in text.splitlines())
+
+
+def _one_control(ranges: list[Range], server: ServerInfo | None = None) -> HandshakeMessage:
+    return HandshakeMessage(
+        objects={"r": ObjectDescription(controls=["j"], control_types=[ValueType.TORQUE_1D], joint_sensors=["j"],
+                                        joint_sensor_types=[ValueType.ANGLE], control_ranges=ranges,
+                                        joint_limits=ranges)},
+        server=server,
+    )
+
+
+def test_a_limited_range_is_shown_with_the_controls_unit():
+    assert _row(describe(_one_control([Range(-87.0, 87.0, True)])), "r", "j", "TORQUE_1D", "N", "m", "-87", "..", "87")
+
+
+def test_an_unlimited_range_is_shown_as_unlimited():
+    assert "unlimited" in describe(_one_control([Range()]))
+
+
+def test_a_control_without_a_range_is_shown_as_not_told():
+    assert _row(describe(_one_control([])), "r", "j", "TORQUE_1D", "N", "m", "not", "told")
+
+
+def test_a_handshake_without_server_info_is_shown_as_a_click_peer_with_no_extensions():
+    assert "extensions: none (Click peer" in describe(_one_control([]))
+
+
+def test_the_server_its_version_and_its_extensions_are_shown():
+    text = describe(_one_control([], ServerInfo("coupler", "1.2.3", ["steps", "goodbye"])))
+    assert "server: coupler 1.2.3" in text
+    assert "extensions: steps, goodbye" in text
+
+
+def test_server_text_is_shown_escaped_and_cut():
+    text = describe(_one_control([], ServerInfo("evil\n\x1b[2J" + "x" * 500, "1", [])))
+    line = next(line for line in text.splitlines() if line.startswith("server:"))
+    assert "\x1b" not in text and "\\n" in line
+    assert len(line) < 200
+
+
+def test_info_prints_the_arm_scenes_ranges_and_joint_limits():
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", "arm"):
+        text = info(address)
+    assert _row(text, "arm", "joint4", "ANGLE", "rad", "-3.0718", "..", "-0.0698", "rad")
+    assert _row(text, "arm", "joint6", "ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D", "-0.0175", "..", "3.7525")
+    assert "extensions: steps, goodbye, ranges" in text
+
+
+def test_info_prints_the_static_scenes_ranges():
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", "static"):
+        text = info(address)
+    assert _row(text, "cart", "lift", "FORCE_1D", "N", "-100", "..", "100", "N")
+    assert _row(text, "cart", "wheel_left", "ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D", "unlimited")
+
+
+def test_info_against_a_click_server_shows_what_click_tells_and_leaves_it_serving():
+    address = free_tcp_address()
+    with click_server(address) as server:
+        text = info(address)
+        text_again = info(address)
+        assert server.poll() is None
+        with Client(address, timeout=5.0) as client:
+            assert isinstance(client.request(HandshakeInitMessage()), HandshakeMessage)
+    assert "extensions: none (Click peer" in text
+    assert _row(text, "robot", "joint1", "ANGLE", "rad", "not", "told")
+    assert text_again == text
+
+
+def test_info_says_goodbye_to_a_coupler_server():
+    address = free_tcp_address()
+    process = subprocess.Popen(server_command(address, "--scene", "static", "--exit-on-error"), cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until_serving(address, process)
+        info(address)
+        assert process.wait(timeout=10) == 0  # the goodbye ended the session, so the server exited
+    finally:
+        process.kill()
+        process.wait(timeout=10)

@@ -1,0 +1,117 @@
+"""The package's import graph points one way: no module imports a layer above its own.
+
+wire < transport < controller, serve < mujoco < scenes < gym, record < ray < cli;
+controller and serve (and gym and record) are siblings that do not import each
+other. `coupler._native` and `coupler._proto` (generated and compiled code)
+sit below everything; the package's own `__init__` (the public facade) above
+every layer, so no layer imports it either. Every import counts, those inside
+functions included: a lazy import is still an edge.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "python" / "coupler"
+
+RANKS = {
+    "_native": -1,
+    "_proto": -1,
+    "wire": 0,
+    "transport": 1,
+    "controller": 2,
+    "serve": 2,
+    "mujoco": 3,
+    "scenes": 4,
+    "gym": 5,
+    "record": 5,
+    "ray": 6,
+    "cli": 7,
+}
+FACADE = "coupler"
+
+
+def _layer(module: str) -> str:
+    """The layer of a dotted module name inside the package: its first part below `coupler`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else FACADE
+
+
+def _module_name(path: Path, package: Path) -> str:
+    relative = path.relative_to(package.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported(tree: ast.AST, module: str, is_package: bool) -> list[str]:
+    """Every coupler module the tree imports, relative imports resolved; `from coupler import x` names coupler.x."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_package else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            if target == FACADE:
+                found.extend(f"{FACADE}.{alias.name}" for alias in node.names)
+            else:
+                found.append(target)
+    return [name for name in found if name == FACADE or name.startswith(FACADE + ".")]
+
+
+def upward_imports(package: Path) -> list[str]:
+    """Each import of a higher (or sibling) layer, as 'module imports target'."""
+    problems = []
+    for path in sorted(package.rglob("*.py")):
+        module = _module_name(path, package)
+        layer = _layer(module)
+        if layer == FACADE:
+            continue  # the facade may import any layer
+        rank = RANKS.get(layer)
+        if rank is None:
+            problems.append(f"{module}: layer '{layer}' has no place in RANKS")
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for target in _imported(tree, module, path.name == "__init__.py"):
+            target_layer = _layer(target)
+            if target_layer == layer:
+                continue
+            target_rank = RANKS.get(target_layer, RANKS["cli"] + 1)  # the facade and unknowns rank above all
+            if target_rank >= rank:
+                problems.append(f"{module} imports {target}")
+    return problems
+
+
+def test_no_module_imports_a_higher_or_sibling_layer():
+    assert upward_imports(PACKAGE) == []
+
+
+def test_the_check_finds_an_upward_import(tmp_path):
+    fake = tmp_path / "coupler"
+    (fake / "wire").mkdir(parents=True)
+    (fake / "wire" / "codec.py").write_text("def f():\n    from coupler.serve import app\n")
+    assert upward_imports(fake) == ["coupler.wire.codec imports coupler.serve"]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from coupler import Session\n", "coupler.transport.x imports coupler.Session"),
+        ("from ..controller import session\n", "coupler.transport.x imports coupler.controller"),
+    ],
+)
+def test_the_check_finds_imports_of_the_facade_and_relative_ones(tmp_path, source, expected):
+    fake = tmp_path / "coupler"
+    (fake / "transport").mkdir(parents=True)
+    (fake / "transport" / "x.py").write_text(source)
+    assert upward_imports(fake) == [expected]
