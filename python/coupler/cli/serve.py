@@ -58,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "has arrived. Anyone else asking to drive gets SERVER_BUSY; anyone may read sensors "
                              "(default: %(default)s)")
     parser.add_argument("--session-timeout", type=float, default=DEFAULT_LEASE, metavar="SECONDS",
-                        help="a controller's hold on the simulation lapses after this long without a request from it "
+                        help="a controller's hold on the simulation lapses after this long without a Control, Reset or "
+                             "HandshakeInit from it; reads do not renew it "
                              "(it matters only when someone else wants in, or others wait for its Control); "
                              "0 never lapses (default: %(default)s)")
     add_server_flags(parser)
