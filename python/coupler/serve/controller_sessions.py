@@ -99,6 +99,12 @@ class ControllerSessions:
             self.lapse()
         return len(self.active) < self.capacity
 
+    def renew(self, peer: bytes) -> None:
+        """Renew the lease of `peer` if it holds the simulation: it is waiting for its answer, not gone."""
+        controller = self.active.get(peer)
+        if controller is not None:
+            controller.seen = self.clock()
+
     def leave(self, peer: bytes) -> Controller | None:
         """End the hold of `peer`; the controller that left, or None when it held nothing."""
         return self.active.pop(peer, None)

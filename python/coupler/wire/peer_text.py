@@ -19,7 +19,7 @@ def shown(text: str | bytes, limit: int = PEER_TEXT_LIMIT) -> str:
     A cut text ends with an ellipsis and says how long the original was.
     """
     if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="backslashreplace")
+        text = text.decode("utf-8", errors="replace")
     head = text[: limit + 1]
     escaped = "".join(c if c.isprintable() and c != "\\" else _escape(c) for c in head)
     if len(escaped) <= limit and len(text) <= limit:

@@ -279,7 +279,7 @@ def test_with_several_controllers_a_waiting_control_never_lapses(clock):
     sim.handle(HandshakeInitMessage(), SECOND)
     sim.handle(arm(), FIRST)
     clock.now += 0.4
-    sim.handle(SensorRequestMessage(), SECOND)
+    sim.handle(HandshakeInitMessage(), SECOND)
     clock.now += 0.4
     sim.lapse_leases()
     assert FIRST in sim.sessions.active and SECOND in sim.sessions.active

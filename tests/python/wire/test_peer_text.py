@@ -29,5 +29,5 @@ def test_a_text_of_exactly_the_limit_is_not_cut():
     assert shown("y" * PEER_TEXT_LIMIT) == "y" * PEER_TEXT_LIMIT
 
 
-def test_bytes_that_are_not_utf8_are_shown_escaped():
-    assert shown(b"ok\xff") == "ok\\xff"
+def test_bytes_that_are_not_utf8_are_shown_with_a_replacement_character():
+    assert shown(b"ok\xff\n") == "ok\ufffd\\n"
