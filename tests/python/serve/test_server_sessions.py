@@ -186,7 +186,11 @@ def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, tw
         answer = left.request(control(LEFT), timeout=3.0)
         assert answer.simulated_time == pytest.approx(sim.handshake.time_step)
         assert time.monotonic() - sent >= 0.2  # held until right's lease lapsed
-        # Back, it drives again, in step with the other.
+        # Back, it is told it was dropped rather than handed a state it did not step to.
+        refused = right.request(control(RIGHT))
+        assert refused.code == ErrorCode.SESSION_ENDED and "HandshakeInit" in refused.text
+        # After a new handshake it drives again, in step with the other.
+        assert isinstance(right.request(HandshakeInitMessage()), HandshakeMessage)
         right.send(control(RIGHT))
         left.send(control(LEFT))
         assert left.receive().simulated_time == right.receive().simulated_time == pytest.approx(2 * sim.handshake.time_step)
