@@ -134,7 +134,8 @@ def test_with_several_controllers_a_monitor_that_only_reads_stops_holding_the_ot
     assert sim.step_round() == ([FIRST], 1)
 
 
-def test_with_several_controllers_a_lapsed_controller_is_told_it_was_dropped_instead_of_getting_a_jumped_state(clock):
+def second_left_behind(clock: FakeClock) -> SimulationServer:
+    """Two controllers; the second froze, its lease lapsed and the first stepped on without it."""
     sim = server(clock, controllers=2, session_timeout=0.5)
     sim.handle(HandshakeInitMessage(), FIRST)
     sim.handle(HandshakeInitMessage(), SECOND)
@@ -142,6 +143,11 @@ def test_with_several_controllers_a_lapsed_controller_is_told_it_was_dropped_ins
     clock.now += 1.0
     sim.lapse_leases()
     sim.step_round()
+    return sim
+
+
+def test_with_several_controllers_a_lapsed_controller_is_told_it_was_dropped_instead_of_getting_a_jumped_state(clock):
+    sim = second_left_behind(clock)
     answer = sim.handle(cart(), SECOND)
     assert isinstance(answer, ErrorMessage)
     assert answer.code == ErrorCode.SESSION_ENDED
@@ -149,13 +155,7 @@ def test_with_several_controllers_a_lapsed_controller_is_told_it_was_dropped_ins
 
 
 def test_a_lapsed_controller_drives_again_after_a_new_handshake(clock):
-    sim = server(clock, controllers=2, session_timeout=0.5)
-    sim.handle(HandshakeInitMessage(), FIRST)
-    sim.handle(HandshakeInitMessage(), SECOND)
-    sim.handle(arm(), FIRST)
-    clock.now += 1.0
-    sim.lapse_leases()
-    sim.step_round()
+    sim = second_left_behind(clock)
     assert isinstance(sim.handle(HandshakeInitMessage(), SECOND), HandshakeMessage)
     assert sim.handle(cart(), SECOND) is HELD
 
