@@ -9,6 +9,7 @@
 
 #include "coupler.pb.h"
 #include "deterministic_wire.hpp"
+#include "peer_text.hpp"
 
 namespace coupler {
 namespace {
@@ -135,7 +136,7 @@ void ControlLayout::check(const ControlMessage& control) const {
   for (const auto& [name, sent] : control.objects) {
     const auto found = handshake_.objects.find(name);
     if (found == handshake_.objects.end()) {
-      mismatch("unknown object '" + name + "' (the scene has " + object_list(handshake_) + ")");
+      mismatch("unknown object '" + detail::shown(name) + "' (the scene has " + object_list(handshake_) + ")");
     }
     const ObjectDescription& described = found->second;
     if (sent.values.size() != described.controls.size()) {
@@ -158,7 +159,7 @@ void ControlLayout::check(const ControlMessage& control) const {
     }
     for (const auto& [event, on] : sent.events) {
       if (described.control_events.count(event) == 0) {
-        mismatch("unknown control event '" + event + "' of object '" + name + "'");
+        mismatch("unknown control event '" + detail::shown(event) + "' of object '" + name + "'");
       }
     }
   }

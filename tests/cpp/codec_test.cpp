@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include <coupler/codec.hpp>
 
@@ -86,6 +87,13 @@ TEST_CASE("the steps extension is absent from the frame unless set, so Click pee
   CHECK(encode(held).size() > encode(plain).size());
   CHECK(decode_as<ControlMessage>(encode(held)).steps == 10);
   CHECK(decode_as<ControlMessage>(encode(plain)).steps == 0);
+}
+
+TEST_CASE("a steps wider than 32 bits on the wire saturates instead of being truncated to its low bits") {
+  WireWriter frame;
+  frame.varint_field(1, 2);  // Control
+  frame.varint_field(100, (std::uint64_t{1} << 32) + 5);
+  CHECK(decode_as<ControlMessage>(frame.bytes()).steps == std::numeric_limits<std::uint32_t>::max());
 }
 
 TEST_CASE("an empty frame decodes as a HandshakeInit of undefined version") {

@@ -152,10 +152,22 @@ TEST_CASE("each mismatch is refused with the Python server's text") {
   }
 }
 
-TEST_CASE("a refusal quotes a name holding a NUL byte whole") {
+TEST_CASE("a refusal quotes a name holding a NUL byte whole, escaped") {
   const std::string name("robot\0nine", 10);
   CHECK(refusal(ControlMessage::builder().object(name).values({1.0})) ==
-        kPrefix + ("unknown object '" + name + "' (the scene has 'arm', 'box', 'cart')"));
+        std::string(kPrefix) + "unknown object 'robot\\x00nine' (the scene has 'arm', 'box', 'cart')");
+}
+
+TEST_CASE("a refusal shows a name with a newline on one line, so it cannot forge a log line") {
+  CHECK(refusal(ControlMessage::builder().object("arm\nERROR forged").values({1.0})) ==
+        std::string(kPrefix) + "unknown object 'arm\\nERROR forged' (the scene has 'arm', 'box', 'cart')");
+}
+
+TEST_CASE("a refusal cuts a megabyte name to 200 characters and names its length") {
+  const std::string name(1'000'000, 'x');
+  CHECK(refusal(ControlMessage::builder().object(name).values({1.0})) ==
+        std::string(kPrefix) + "unknown object '" + std::string(200, 'x') +
+            "\u2026 (1000000 characters)' (the scene has 'arm', 'box', 'cart')");
 }
 
 TEST_CASE("a scene without objects says so when refusing an object") {

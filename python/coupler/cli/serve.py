@@ -89,7 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--session-timeout", type=float_in(MIN_STEP, MAX_SESSION_TIMEOUT, zero_allowed=True, unit="s"),
                         default=DEFAULT_LEASE, metavar="SECONDS",
-                        help="a controller's hold on the simulation lapses after this long without a request from it "
+                        help="a controller's hold on the simulation lapses after this long without a Control, Reset or "
+                             "HandshakeInit from it; reads do not renew it "
                              "(it matters only when someone else wants in, or others wait for its Control); "
                              f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
     parser.add_argument("--record", default=None, metavar="PATH",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from coupler.wire.errors import ProtocolError
+from coupler.wire.peer_text import shown
 from coupler.wire.messages import (
     ControlField,
     ControlMessage,
@@ -47,7 +48,7 @@ def check_control(handshake: HandshakeMessage, control: ControlMessage) -> None:
         described = handshake.objects.get(name)
         if described is None:
             scene = ", ".join(f"'{known}'" for known in sorted(handshake.objects)) or "no objects"
-            raise _mismatch(f"unknown object '{name}' (the scene has {scene})")
+            raise _mismatch(f"unknown object '{shown(name)}' (the scene has {scene})")
         if len(sent.values) != len(described.controls):
             raise _mismatch(
                 f"object '{name}' has {len(described.controls)} controls, got {len(sent.values)} values"
@@ -65,4 +66,4 @@ def check_control(handshake: HandshakeMessage, control: ControlMessage) -> None:
                 raise _mismatch(f"control '{control_name}' of object '{name}' is {value}")
         for event in sorted(sent.events):
             if event not in described.control_events:
-                raise _mismatch(f"unknown control event '{event}' of object '{name}'")
+                raise _mismatch(f"unknown control event '{shown(event)}' of object '{name}'")

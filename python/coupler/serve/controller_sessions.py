@@ -4,7 +4,13 @@ A controller holds the simulation from its HandshakeInit (or its first
 Control, for controllers that never handshake, as Click's demo client does)
 until it ends its session, its lease lapses or its connection is reported
 closed. While `capacity` controllers hold it, anyone else asking to drive is
-refused with SERVER_BUSY; reading state never needs a hold.
+refused with SERVER_BUSY; reading state never needs a hold, and never renews
+one (a monitor that handshakes once to learn the scene and then only reads
+would otherwise keep the real controller out for as long as it runs).
+
+A controller whose lease lapsed missed steps the others took: its next
+Control or Reset is refused with SESSION_ENDED until it handshakes again,
+so it never receives a state it did not step to without being told.
 
 With several controllers (lockstep only), each drives the robots its
 Controls name and no robot is driven by two; a step waits until every
@@ -14,6 +20,7 @@ controller's Control for it has arrived.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -21,6 +28,9 @@ from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode
 
 DEFAULT_LEASE = 5.0
+
+# How many lapsed controllers are remembered (oldest forgotten first): bounds the memory a stream of peers can take.
+MAX_REMEMBERED_LAPSES = 4096
 
 
 @dataclass
@@ -54,23 +64,43 @@ class ControllerSessions:
         self.clock = clock
         self.active: dict[bytes, Controller] = {}
         self.lapsed = 0  # controllers whose lease lapsed, for the run's summary
+        self._dropped: OrderedDict[bytes, None] = OrderedDict()  # peers whose lease lapsed, until they handshake
 
-    def admit(self, peer: bytes) -> Controller:
-        """The controller `peer`, its lease renewed; a newcomer takes a free place or is refused with SERVER_BUSY."""
+    def admit(self, peer: bytes, rejoin: bool = False) -> Controller:
+        """The controller `peer`, its lease renewed; a newcomer takes a free place or is refused with SERVER_BUSY.
+
+        A peer whose lease lapsed is refused with SESSION_ENDED unless it
+        `rejoin`s (its HandshakeInit): the others stepped on without it.
+        """
         controller = self.active.get(peer)
         now = self.clock()
         if controller is not None:
             controller.seen = now
             return controller
-        if len(self.active) >= self.capacity:
-            self.lapse()
-        if len(self.active) >= self.capacity:
-            raise ProtocolError(self._busy_text(), ErrorCode.SERVER_BUSY)
+        if not self.may_admit(peer):
+            raise ProtocolError(self.busy_text(), ErrorCode.SERVER_BUSY)
+        if peer in self._dropped:
+            if not rejoin:
+                raise ProtocolError(
+                    "session ended: this controller's lease lapsed (no Control for "
+                    f"{self.lease:g} s) and the simulation went on without it; "
+                    "send HandshakeInit to drive again from the current state",
+                    ErrorCode.SESSION_ENDED,
+                )
+            del self._dropped[peer]
         controller = self.active[peer] = Controller(peer, now)
         return controller
 
-    def touch(self, peer: bytes) -> None:
-        """Renew the lease of `peer` if it holds the simulation (any request counts)."""
+    def may_admit(self, peer: bytes) -> bool:
+        """True when `peer` holds the simulation or a place is free for it (lapsing leases that have run out)."""
+        if peer in self.active:
+            return True
+        if len(self.active) >= self.capacity:
+            self.lapse()
+        return len(self.active) < self.capacity
+
+    def renew(self, peer: bytes) -> None:
+        """Renew the lease of `peer` if it holds the simulation: it is waiting for its answer, not gone."""
         controller = self.active.get(peer)
         if controller is not None:
             controller.seen = self.clock()
@@ -87,6 +117,9 @@ class ControllerSessions:
         gone = [c for c in self.active.values() if c.seen <= cutoff and c.held_steps is None]
         for controller in gone:
             del self.active[controller.peer]
+            self._dropped[controller.peer] = None
+        while len(self._dropped) > MAX_REMEMBERED_LAPSES:
+            self._dropped.popitem(last=False)
         self.lapsed += len(gone)
         return gone
 
@@ -124,9 +157,14 @@ class ControllerSessions:
         return bool(self.active) and all(c.held_steps is not None for c in self.active.values())
 
     def take_round(self) -> tuple[list[bytes], int]:
-        """The peers whose Controls this step answers and the steps it takes (the most any of them asked for)."""
+        """The peers whose Controls this step answers and the steps it takes.
+
+        The fewest any of them asked for (a Control without `steps` asks for
+        one): no controller is carried further than it asked, so one
+        controller's large `steps` never makes the others jump.
+        """
         peers = [c.peer for c in self.active.values() if c.held_steps is not None]
-        steps = max(c.held_steps or 0 for c in self.active.values())
+        steps = min(max(c.held_steps or 0, 1) for c in self.active.values() if c.held_steps is not None)
         now = self.clock()
         for controller in self.active.values():
             controller.held_steps = None
@@ -134,11 +172,11 @@ class ControllerSessions:
             controller.seen = now
         return peers, steps
 
-    def _busy_text(self) -> str:
+    def busy_text(self) -> str:
         if self.lease is None:
             when = "once it ends its session (sends an ErrorMessage) or disconnects"
         else:
-            when = (f"after its lease lapses ({self.lease:g} s without a request from it), "
+            when = (f"after its lease lapses ({self.lease:g} s without a Control, Reset or HandshakeInit from it), "
                     f"or once it ends its session or disconnects")
         who = ("another controller drives this simulation" if self.capacity == 1
                else f"{self.capacity} controllers already drive this simulation, as many as it takes")

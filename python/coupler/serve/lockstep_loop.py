@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
@@ -11,6 +12,10 @@ from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import RunClock
 
 log = logging.getLogger(__name__)
+
+# A paced wait at least this long (seconds) serves other requests meanwhile, polling this long at most at a
+# time: how soon it notices a stop.
+_SERVE_WHILE_PACING_POLL = 0.05
 
 # What a Control still waiting for the other controllers is answered with when the server stops.
 _STOPPED = ErrorMessage(
@@ -65,21 +70,54 @@ class LockstepLoop:
             self._closed.saw(request)
             starts = self.sim.starts
             answer = self.responder.respond(request)
-            stepped_to = self._pace(answer, self.sim.starts != starts)
+            stepped_to = self._pace(answer, self.sim.starts != starts, stop, request.peer)
             self.responder.send(request, answer)
             if self._done(stepped_to):
                 return
 
-    def _pace(self, answer: Answer, started: bool) -> float | None:
-        """Hold a stepped answer until its time is due on the wall clock; return the time it stepped to."""
+    def _pace(self, answer: Answer, started: bool, stop: threading.Event, holder: bytes | None = None) -> float | None:
+        """Hold a stepped answer until its time is due on the wall clock; return the time it stepped to.
+
+        The wait ends early when `stop` is set. While the answer of `holder`
+        (a lone controller) waits, everyone else's requests are served: a
+        Control of many paced steps must not keep readers and newcomers
+        waiting with it.
+        """
         stepped_to = answer.simulated_time
         if stepped_to is not None and self.clock is not None:
             time_step = self.sim.handshake.time_step
             if started:
                 # The first Control after a handshake, a reset or a new controller starts the clock.
                 self.clock.anchor(stepped_to - answer.steps * time_step)
-            self.clock.wait_until(stepped_to, late_after=time_step)
+            delay = self.clock.delay_until(stepped_to, late_after=time_step)
+            if delay >= _SERVE_WHILE_PACING_POLL and holder is None:
+                stop.wait(delay)
+            elif delay >= _SERVE_WHILE_PACING_POLL:
+                self._serve_others_until(stepped_to, stop, holder)
+            elif delay > 0:
+                # The common case, one step's worth: a plain sleep ends on time (a poll is ms-grained).
+                time.sleep(delay)
         return stepped_to
+
+    def _serve_others_until(self, due: float, stop: threading.Event, holder: bytes) -> None:
+        """Until `due` is due on the wall clock (or `stop`), answer requests while `holder`'s answer waits."""
+        assert self.clock is not None
+        while not stop.is_set():
+            left = self.clock.due_in(due)
+            if left < _SERVE_WHILE_PACING_POLL:
+                time.sleep(max(left, 0.0))
+                return
+            request = self.responder.receive(_SERVE_WHILE_PACING_POLL)
+            if request is None:
+                continue
+            self._closed.saw(request)
+            # The holder is waiting for its answer, not gone: its lease must not lapse meanwhile.
+            self.sim.sessions.renew(holder)
+            starts = self.sim.starts
+            answer = self.responder.respond(request)
+            # A stepped answer here means the holder's connection closed and another took over: pace it plainly.
+            self._pace(answer, self.sim.starts != starts, stop)
+            self.responder.send(request, answer)
 
     def _done(self, stepped_to: float | None) -> bool:
         if self.exit_on_session_end and self.sim.session_ended.is_set():
@@ -103,7 +141,7 @@ class LockstepLoop:
                     else:
                         self.responder.send(request, answer)
                 self.sim.lapse_leases()
-                stepped_to = self._step_when_complete()
+                stepped_to = self._step_when_complete(stop)
                 if self._done(stepped_to):
                     return
         finally:
@@ -111,7 +149,7 @@ class LockstepLoop:
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
             self._held.clear()
 
-    def _step_when_complete(self) -> float | None:
+    def _step_when_complete(self, stop: threading.Event) -> float | None:
         """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped."""
         if not self.sim.round_complete():
             return None
@@ -128,7 +166,7 @@ class LockstepLoop:
                 self.responder.send(request, failed)
             self._held.clear()
             return None
-        stepped_to = self._pace(answer, self.sim.starts != starts)
+        stepped_to = self._pace(answer, self.sim.starts != starts, stop)
         for peer in peers:
             request = self._held.pop(peer, None)
             if request is not None:

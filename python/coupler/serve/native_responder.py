@@ -18,6 +18,8 @@ from coupler import _native
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorMessage, MessageType
+from coupler.wire.peer_text import shown
+from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer, message_answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.simulation_server import Held, SimulationServer
@@ -45,18 +47,23 @@ class NativeResponder:
         self._sensors = simulation.flat.sensors
         self._trace_sizes = trace_sizes
         self._sizes = (0, 0)
+        # Peers trigger these lines: bounded, so that no peer can flood the log.
+        self._peer_log = RateLimitedLog(log)
         self.server = _native.Server(
             address, on_bad_frame=self._bad_frame, on_refused_client=self._refused_client, **server_options
         )
         self.endpoint: str = self.server.endpoint
 
-    @staticmethod
-    def _bad_frame(problem: str) -> None:
-        log.warning("bad frame: %s", problem)
+    def _bad_frame(self, problem: str) -> None:
+        if problem.startswith("answer dropped"):
+            # Not the frame's fault: its peer left (or stopped reading) before its answer.
+            self._peer_log.info("%s", shown(problem))
+        else:
+            self._peer_log.warning("bad frame: %s", shown(problem))
 
     @staticmethod
     def _refused_client(refusal: str) -> None:
-        log.warning("%s", refusal)
+        log.warning("%s", refusal)  # the C++ ZAP handler already logs a refused client at most once a minute
 
     def take_closed_peers(self) -> list[bytes]:
         return self.server.take_closed_peers()
@@ -71,6 +78,11 @@ class NativeResponder:
         return self.server.try_receive()
 
     def respond(self, request: _native.Request) -> Answer:
+        if request.type == MessageType.CONTROL:
+            busy = self.sim.busy_refusal(request.peer)
+            if busy is not None:
+                # Refused before its body is read: decoding costs a peer that may not drive nothing.
+                return Answer(encode(busy))
         if request.type == MessageType.CONTROL and not self.sim.trace:
             try:
                 steps = self._controls.read(request)
@@ -94,7 +106,7 @@ class NativeResponder:
         except ProtocolError as error:
             # The C++ decoder took a frame that the Python one refuses: answer
             # as the pyzmq server answers a bad frame.
-            log.warning("bad frame: %s", error)
+            self._peer_log.warning("bad frame: %s", shown(str(error)))
             return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
         answer = self.sim.handle(message, request.peer)
         reply = None if answer is None or isinstance(answer, Held) else encode(answer)

@@ -43,8 +43,18 @@ class RunClock:
         Counts a missed deadline when the step is already more than
         `late_after` seconds past its slot.
         """
-        delay = self.due_in(simulated_time)
+        delay = self.delay_until(simulated_time, late_after)
         if delay > 0:
             time.sleep(delay)
-        elif -delay > late_after:
+
+    def delay_until(self, simulated_time: float, late_after: float) -> float:
+        """Seconds to wait until this simulated time is due; 0 when due, counting a missed deadline when late.
+
+        Late means more than `late_after` seconds past its slot.
+        """
+        delay = self.due_in(simulated_time)
+        if delay > 0:
+            return delay
+        if -delay > late_after:
             self.deadlines_missed += 1
+        return 0.0

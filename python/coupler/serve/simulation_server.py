@@ -27,7 +27,9 @@ import numpy as np
 from coupler import _native
 from coupler.serve.control_check import check_control
 from coupler.serve.controller_sessions import DEFAULT_LEASE, Controller, ControllerSessions
+from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.wire.errors import ProtocolError
+from coupler.wire.peer_text import shown
 from coupler.wire.messages import (
     PROTOCOL_VERSION,
     ControlMessage,
@@ -122,6 +124,8 @@ class SimulationServer:
         self.session_ended = threading.Event()
         # Log every request and answer at INFO level.
         self.trace = False
+        # Peers trigger refusals and goodbyes as often as they like: their log lines are bounded.
+        self._peer_log = RateLimitedLog(log)
 
     @property
     def handshake(self) -> HandshakeMessage:
@@ -139,6 +143,20 @@ class SimulationServer:
             log.info("received %r", message)
             log.info("answered %r", answer)
         return answer
+
+    def busy_refusal(self, peer: bytes) -> ErrorMessage | None:
+        """The SERVER_BUSY answer for a request to drive from `peer` when no place is free for it, else None.
+
+        Asked before a Control's body is read: a peer that may not drive must
+        cost the server almost nothing, whatever shape its Control has.
+        """
+        if self.sessions.may_admit(peer):
+            return None
+
+        def refuse() -> None:
+            raise ProtocolError(self.sessions.busy_text(), ErrorCode.SERVER_BUSY)
+
+        return cast(ErrorMessage, self._guarded("ControlMessage", refuse))
 
     def handle_control_values(
         self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray, peer: bytes = b""
@@ -192,10 +210,10 @@ class SimulationServer:
         except ProtocolError as error:
             if error.code == ErrorCode.SERVER_BUSY:
                 # Normal operation, not a fault: a waiting controller may ask many times. Counted for the summary.
-                log.info("refused %s: %s", kind, error)
+                self._peer_log.info("refused %s: %s", kind, error)
                 self.stats.refused_busy += 1
             else:
-                log.warning("refused %s: %s", kind, error)
+                self._peer_log.warning("refused %s: %s", kind, error)
             answer = ErrorMessage(code=error.code, text=str(error))
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while handling %s", kind)
@@ -208,8 +226,7 @@ class SimulationServer:
         if isinstance(message, ControlMessage):
             return self._control(message, peer)
         if isinstance(message, SensorRequestMessage):
-            # Anyone may read; a controller reading keeps its lease.
-            self.sessions.touch(peer)
+            # Anyone may read; reading never renews a lease (a read-only monitor must not keep a controller out).
             self.stats.sensor_requests += 1
             return self.simulation.sensors()
         if isinstance(message, HandshakeInitMessage):
@@ -237,9 +254,9 @@ class SimulationServer:
         if isinstance(message, ErrorMessage):
             if self.sessions.leave(peer) is None:
                 # Someone who never drove (a refused controller, say) is leaving: nothing to end.
-                log.info("a peer that drives nothing left: error %s: %s", message.code, message.text)
+                self._peer_log.info("a peer that drives nothing left: error %s: %s", message.code, shown(message.text))
                 return None
-            log.info("controller ended its session: error %s: %s", message.code, message.text)
+            self._peer_log.info("controller ended its session: error %s: %s", message.code, shown(message.text))
             self._left()
             self.stats.sessions_ended += 1
             self.session_ended.set()
@@ -255,7 +272,7 @@ class SimulationServer:
                 code=ErrorCode.VERSION_NOT_SUPPORTED,
                 text=f"protocol version {message.version} is not supported; this server speaks {PROTOCOL_VERSION}",
             )
-        self._accept(self.sessions.admit(peer))
+        self._accept(self.sessions.admit(peer, rejoin=True))
         self.stats.handshakes += 1
         if not self.shared:
             # A lone controller starts afresh; with several, the others keep the simulation running.

@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError
 from coupler.wire import protobuf_parity
 from coupler._proto import coupler_pb2 as pb
 from coupler.wire.errors import Error, ProtocolError
+from coupler.wire.peer_text import shown
 from coupler.wire.messages import (
     MESSAGE_TYPES,
     ControlField,
@@ -208,7 +209,7 @@ def _read_control(proto: Any) -> ControlMessage:
                 field, values, lists = candidate, repeated[:], lists + 1
         if lists > 1:
             raise _malformed(
-                f"control object '{name}' sets {lists} of values/angles/angularVelocities/torques; "
+                f"control object '{shown(name)}' sets {lists} of values/angles/angularVelocities/torques; "
                 "exactly one is allowed"
             )
         objects[name] = ObjectControl(values=values, events=dict(o.controlEvents), field=field)

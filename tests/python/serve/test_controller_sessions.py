@@ -103,13 +103,70 @@ def test_a_lapsed_lease_lets_a_second_controller_take_over(clock):
     assert sim.sessions.lapsed == 1
 
 
-def test_any_request_of_the_controller_renews_its_lease(clock):
+def test_controls_renew_the_lease(clock):
     sim = server(clock, session_timeout=0.5)
     sim.handle(arm(), FIRST)
     for _ in range(4):
         clock.now += 0.3
-        sim.handle(SensorRequestMessage(), FIRST)
+        sim.handle(arm(), FIRST)
     assert sim.handle(HandshakeInitMessage(), SECOND).code == ErrorCode.SERVER_BUSY
+
+
+def test_reads_do_not_renew_the_lease_so_a_monitor_that_handshook_lets_a_controller_in(clock):
+    sim = server(clock, session_timeout=0.5)
+    sim.handle(HandshakeInitMessage(), FIRST)
+    for _ in range(4):
+        clock.now += 0.3
+        assert isinstance(sim.handle(SensorRequestMessage(), FIRST), SensorMessage)
+    assert isinstance(sim.handle(HandshakeInitMessage(), SECOND), HandshakeMessage)
+
+
+def test_with_several_controllers_a_monitor_that_only_reads_stops_holding_the_others_back(clock):
+    sim = server(clock, controllers=2, session_timeout=0.5)
+    sim.handle(HandshakeInitMessage(), FIRST)
+    sim.handle(HandshakeInitMessage(), SECOND)
+    assert sim.handle(arm(), FIRST) is HELD
+    for _ in range(4):
+        clock.now += 0.3
+        sim.handle(SensorRequestMessage(), SECOND)
+        sim.lapse_leases()
+    assert sim.round_complete()
+    assert sim.step_round() == ([FIRST], 1)
+
+
+def second_left_behind(clock: FakeClock) -> SimulationServer:
+    """Two controllers; the second froze, its lease lapsed and the first stepped on without it."""
+    sim = server(clock, controllers=2, session_timeout=0.5)
+    sim.handle(HandshakeInitMessage(), FIRST)
+    sim.handle(HandshakeInitMessage(), SECOND)
+    sim.handle(arm(), FIRST)
+    clock.now += 1.0
+    sim.lapse_leases()
+    sim.step_round()
+    return sim
+
+
+def test_with_several_controllers_a_lapsed_controller_is_told_it_was_dropped_instead_of_getting_a_jumped_state(clock):
+    sim = second_left_behind(clock)
+    answer = sim.handle(cart(), SECOND)
+    assert isinstance(answer, ErrorMessage)
+    assert answer.code == ErrorCode.SESSION_ENDED
+    assert "lease lapsed" in answer.text and "HandshakeInit" in answer.text
+
+
+def test_a_lapsed_controller_drives_again_after_a_new_handshake(clock):
+    sim = second_left_behind(clock)
+    assert isinstance(sim.handle(HandshakeInitMessage(), SECOND), HandshakeMessage)
+    assert sim.handle(cart(), SECOND) is HELD
+
+
+def test_a_lone_controller_taken_over_and_freed_again_is_told_it_was_dropped(clock):
+    sim = server(clock, session_timeout=0.5)
+    sim.handle(arm(), FIRST)
+    clock.now += 1.0
+    sim.handle(HandshakeInitMessage(), SECOND)
+    sim.handle(GOODBYE, SECOND)
+    assert sim.handle(arm(), FIRST).code == ErrorCode.SESSION_ENDED
 
 
 def test_a_session_timeout_of_zero_never_lapses(clock):
@@ -222,7 +279,7 @@ def test_with_several_controllers_a_waiting_control_never_lapses(clock):
     sim.handle(HandshakeInitMessage(), SECOND)
     sim.handle(arm(), FIRST)
     clock.now += 0.4
-    sim.handle(SensorRequestMessage(), SECOND)
+    sim.handle(HandshakeInitMessage(), SECOND)
     clock.now += 0.4
     sim.lapse_leases()
     assert FIRST in sim.sessions.active and SECOND in sim.sessions.active
@@ -247,11 +304,18 @@ def test_with_several_controllers_a_reset_is_refused_while_others_drive(clock):
     assert "Reset would move them too" in answer.text
 
 
-def test_with_several_controllers_the_step_takes_the_most_steps_any_control_asked_for(clock):
+def test_with_several_controllers_the_step_takes_the_fewest_steps_any_control_asked_for(clock):
     sim = server(clock, controllers=2)
     sim.handle(ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, steps=3), FIRST)
     sim.handle(ControlMessage(objects={"cart": ObjectControl([0.0] * 4)}, steps=5), SECOND)
-    assert sim.step_round()[1] == 5
+    assert sim.step_round()[1] == 3
+
+
+def test_with_several_controllers_a_huge_steps_never_makes_a_click_peer_jump(clock):
+    sim = server(clock, controllers=2)
+    sim.handle(ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, steps=100_000), FIRST)
+    sim.handle(cart(), SECOND)
+    assert sim.step_round()[1] == 1
 
 
 def test_several_controllers_are_refused_in_free_mode():
@@ -262,5 +326,5 @@ def test_several_controllers_are_refused_in_free_mode():
 def test_the_busy_text_says_when_to_retry():
     sessions = ControllerSessions(capacity=1, lease=2.5)
     sessions.admit(FIRST)
-    with pytest.raises(Exception, match=r"retry after its lease lapses \(2.5 s without a request from it\)"):
+    with pytest.raises(Exception, match=r"retry after its lease lapses \(2.5 s without a Control, Reset or HandshakeInit from it\)"):
         sessions.admit(SECOND)

@@ -186,7 +186,11 @@ def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, tw
         answer = left.request(control(LEFT), timeout=3.0)
         assert answer.simulated_time == pytest.approx(sim.handshake.time_step)
         assert time.monotonic() - sent >= 0.2  # held until right's lease lapsed
-        # Back, it drives again, in step with the other.
+        # Back, it is told it was dropped rather than handed a state it did not step to.
+        refused = right.request(control(RIGHT))
+        assert refused.code == ErrorCode.SESSION_ENDED and "HandshakeInit" in refused.text
+        # After a new handshake it drives again, in step with the other.
+        assert isinstance(right.request(HandshakeInitMessage()), HandshakeMessage)
         right.send(control(RIGHT))
         left.send(control(LEFT))
         assert left.receive().simulated_time == right.receive().simulated_time == pytest.approx(2 * sim.handshake.time_step)
@@ -283,3 +287,36 @@ def test_demo_server_refuses_several_controllers_in_free_mode():
     result = run([sys.executable, "-m", "demo.server", "--scene", "static", "--controllers", "2", "--mode", "free"])
     assert result.returncode == 2
     assert "--controllers above 1 needs --mode lockstep" in result.stdout
+
+
+LONG_PACED = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, steps=3000)  # 3 s of the static scene's steps
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_readers_and_newcomers_are_answered_while_a_long_paced_control_waits(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_scene("static", None), address, RunClock(1.0)) as sim, \
+            Client(address, timeout=5.0) as driver, Client(address, timeout=1.0) as reader, \
+            Client(address, timeout=1.0) as newcomer:
+        driver.request(HandshakeInitMessage())
+        driver.send(LONG_PACED)
+        time.sleep(0.2)
+        # Both are answered long before the driver's answer is due (their timeouts are 1 s, the wait 3 s).
+        assert isinstance(reader.request(SensorRequestMessage()), SensorMessage)
+        assert newcomer.request(HandshakeInitMessage()).code == ErrorCode.SERVER_BUSY
+        answer = driver.receive()
+        assert isinstance(answer, SensorMessage) and answer.simulated_time == pytest.approx(3.0)
+        assert sim.stats.steps == 3000
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_stopping_during_a_long_paced_control_ends_the_loop_at_once(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_scene("static", None), address, RunClock(1.0)) as sim, \
+            Client(address, timeout=5.0) as driver:
+        driver.request(HandshakeInitMessage())
+        driver.send(ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, steps=60_000))
+        time.sleep(0.2)
+        sim.stop.set()
+        sim.loop.join(timeout=1.0)
+        assert not sim.loop.is_alive()

@@ -172,7 +172,7 @@ def test_the_encoder_refuses_a_multiple_sensor():
 
 def test_the_encoder_reports_a_number_out_of_range_as_a_coupler_error():
     with pytest.raises(Error, match="cannot encode ControlMessage"):
-        encode(ControlMessage(steps=2**32))
+        encode(ControlMessage(steps=2**64))  # steps is uint64 on the wire
 
 
 def test_the_encoder_refuses_what_is_not_a_message():

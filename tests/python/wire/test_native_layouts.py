@@ -114,6 +114,8 @@ ARM = HANDSHAKE.objects["arm"]
 MISMATCHES = {
     "unknown object": ControlMessage(objects={"robot9": ObjectControl([1.0])}),
     "name holding a NUL byte": ControlMessage(objects={"robot\x00nine": ObjectControl([1.0])}),
+    "name holding a newline": ControlMessage(objects={"arm\nERROR forged": ObjectControl([1.0])}),
+    "megabyte name": ControlMessage(objects={"x" * 1_000_000: ObjectControl([1.0])}),
     "wrong count": ControlMessage(objects={"arm": ObjectControl([1.0])}),
     "events only": ControlMessage(objects={"arm": ObjectControl([], {"gripper": True})}),
     "legacy list of the wrong type": ControlMessage(
