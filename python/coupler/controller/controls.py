@@ -9,7 +9,7 @@ from coupler.wire.codec import encode
 from coupler.wire.errors import Error
 from coupler.wire.messages import ControlMessage, HandshakeMessage, ObjectControl
 
-# The range of the steps field (uint32); anything else is left to the codec to refuse.
+# The steps the native frame encodes (uint32); anything else is left to the codec (uint64 on the wire) to send or refuse.
 _MAX_STEPS = 2**32 - 1
 
 
