@@ -188,9 +188,7 @@ ObjectControl from_proto(const pb::ControlMessage_Object& in, const std::string&
 ControlMessage read(const pb::ControlMessage& in) {
   ControlMessage message;
   for (const auto& [name, object] : in.objects()) message.objects[name] = from_proto(object, name);
-  // A wire value beyond 32 bits saturates, so the steps cap refuses it instead of a truncation taking it.
-  message.steps = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(in.steps(), std::numeric_limits<std::uint32_t>::max()));
+  message.steps = in.steps();
   return message;
 }
 

@@ -182,14 +182,14 @@ std::uint32_t ControlLayout::read(const ControlMessage& control, const ControlTa
       out.events_on[i] = on ? 1 : 0;
     }
   }
-  return control.steps;
+  return static_cast<std::uint32_t>(control.steps);  // at most kMaxSteps, checked above
 }
 
 std::uint32_t ControlLayout::decode(std::string_view frame, const ControlTargets& out) const {
   return read(decode_as<ControlMessage>(frame), out);
 }
 
-std::string ControlLayout::encode(const double* values, const std::uint8_t* events_on, std::uint32_t steps) {
+std::string ControlLayout::encode(const double* values, const std::uint8_t* events_on, std::uint64_t steps) {
   Frame& frame = *frame_;
   for (const Frame::Values& run : frame.values) std::copy_n(values + run.offset, run.count, run.target);
   for (const Frame::Event& event : frame.events) *event.target = events_on[event.index] != 0;

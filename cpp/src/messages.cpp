@@ -57,7 +57,7 @@ ControlMessage::Builder& ControlMessage::Builder::event(const std::string& name,
   return *this;
 }
 
-ControlMessage::Builder& ControlMessage::Builder::steps(std::uint32_t steps) {
+ControlMessage::Builder& ControlMessage::Builder::steps(std::uint64_t steps) {
   message_.steps = steps;
   return *this;
 }

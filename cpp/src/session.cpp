@@ -179,7 +179,7 @@ SensorReadings Session::sensors_from(Message answer) {
 }
 
 SensorReadings Session::step(const Controls& controls) {
-  const std::uint32_t steps = controls.message().steps;
+  const std::uint64_t steps = controls.message().steps;
   if (steps > 1 && !handshake_.supports(kExtensionSteps)) {
     const std::string server = handshake_.server ? "the server '" + handshake_.server->name + "' " +
                                                        handshake_.server->version

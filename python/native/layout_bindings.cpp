@@ -147,7 +147,7 @@ void bind_layouts(py::module_& module) {
           py::arg("frame"), "read() for an encoded ControlMessage.")
       .def(
           "encode",
-          [](ControlArrays& c, std::uint32_t steps) {
+          [](ControlArrays& c, std::uint64_t steps) {
             return py::bytes(c.layout.encode(c.targets.values, c.targets.events_on, steps));
           },
           py::arg("steps"),

@@ -89,11 +89,16 @@ TEST_CASE("the steps extension is absent from the frame unless set, so Click pee
   CHECK(decode_as<ControlMessage>(encode(plain)).steps == 0);
 }
 
-TEST_CASE("a steps wider than 32 bits on the wire saturates instead of being truncated to its low bits") {
+TEST_CASE("a steps wider than 32 bits on the wire is read whole, not truncated to its low bits") {
   WireWriter frame;
   frame.varint_field(1, 2);  // Control
   frame.varint_field(100, (std::uint64_t{1} << 32) + 5);
-  CHECK(decode_as<ControlMessage>(frame.bytes()).steps == std::numeric_limits<std::uint32_t>::max());
+  CHECK(decode_as<ControlMessage>(frame.bytes()).steps == (std::uint64_t{1} << 32) + 5);
+}
+
+TEST_CASE("a steps wider than 32 bits re-encodes as the same uint64") {
+  const ControlMessage held = ControlMessage::builder().object("r").values({1.0}).steps(std::uint64_t{1} << 60);
+  CHECK(decode_as<ControlMessage>(encode(held)).steps == std::uint64_t{1} << 60);
 }
 
 TEST_CASE("an empty frame decodes as a HandshakeInit of undefined version") {

@@ -142,6 +142,7 @@ TEST_CASE("each mismatch is refused with the Python server's text") {
       {B::builder().object("cart").values({0.0, -inf}), "control 'lift' of object 'cart' is -inf"},
       {B::builder().object("arm").values({0.0, 0.0}).event("laser", true), "unknown control event 'laser' of object 'arm'"},
       {B::builder().steps(ControlLayout::kMaxSteps + 1), "steps 100001 exceeds the maximum of 100000"},
+      {B::builder().steps((std::uint64_t{1} << 32) + 5), "steps 4294967301 exceeds the maximum of 100000"},
       // The first problem in name order is the one named.
       {B::builder().object("zeta").values({}).object("cart").values({1.0}),
        "object 'cart' has 2 controls, got 1 values"},

@@ -73,7 +73,7 @@ class ControlLayout {
   // holds size() numbers) and all its events (`events_on` holds
   // event_count(), each on when not 0), and `steps`. Byte for byte as
   // coupler::encode() writes that message. Checks nothing: the server does.
-  std::string encode(const double* values, const std::uint8_t* events_on, std::uint32_t steps);
+  std::string encode(const double* values, const std::uint8_t* events_on, std::uint64_t steps);
 
  private:
   struct Frame;

@@ -24,7 +24,7 @@ class Controls {
   double get(const std::string& object, const std::string& control) const;
   void event(const std::string& object, const std::string& name, bool activated);
   // Hold these controls for n simulation steps (the coupler steps extension).
-  void steps(std::uint32_t n) { message_.steps = n; }
+  void steps(std::uint64_t n) { message_.steps = n; }
 
   const ControlMessage& message() const noexcept { return message_; }
 

@@ -90,7 +90,7 @@ struct ControlMessage {
 
   std::map<std::string, ObjectControl> objects;
   // coupler extension: hold the controls for this many steps; 0 means one.
-  std::uint32_t steps = 0;
+  std::uint64_t steps = 0;
 
   // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
   static Builder builder();
@@ -102,7 +102,7 @@ class ControlMessage::Builder {
   Builder& object(const std::string& name);
   Builder& values(std::vector<double> values, ControlField field = ControlField::Values);
   Builder& event(const std::string& name, bool activated);
-  Builder& steps(std::uint32_t steps);
+  Builder& steps(std::uint64_t steps);
   ControlMessage build() const { return message_; }
   operator ControlMessage() const { return message_; }  // NOLINT: builder converts implicitly
 

@@ -10,7 +10,7 @@ from coupler.wire.errors import Error
 from coupler.wire.messages import ControlMessage, HandshakeMessage, ObjectControl
 
 # The steps the native frame encodes (uint32); anything else is left to the codec (uint64 on the wire) to send or refuse.
-_MAX_STEPS = 2**32 - 1
+_MAX_STEPS = 2**64 - 1  # the wire field is a uint64
 
 
 class Controls:
