@@ -8,6 +8,8 @@ import time
 from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
+from coupler.serve.controller_first import ControllerFirst
+from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import RunClock
 
@@ -25,7 +27,8 @@ _STOPPED = ErrorMessage(
 
 
 class LockstepLoop:
-    """Answers requests one by one; each Control steps the simulation.
+    """Answers requests one by one, controllers' first (`coupler.serve.controller_first`); each Control steps
+    the simulation.
 
     With a `clock` (real-time lockstep), the answer to a Control is held
     back until the wall clock has caught up with the simulated time, so the
@@ -36,6 +39,11 @@ class LockstepLoop:
     arrived; then the simulation steps once and every held Control is
     answered with the same state. A controller that leaves or whose lease
     lapses no longer holds the others back.
+
+    A Control (or round) of more than `LONG_CONTROL_STEPS` steps is stepped
+    in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
+    between chunks, waiting requests are served (reads see the last chunk's
+    state, requests to drive are refused) and a stop ends it.
     """
 
     def __init__(
@@ -52,6 +60,10 @@ class LockstepLoop:
         self.exit_on_session_end = exit_on_session_end
         self._held: dict[bytes, Any] = {}  # peer -> its request waiting for the step
         self._closed = ClosedPeerWatch(responder)
+        self.sim.chunk_long_controls = True
+        active = self.sim.sessions.active
+        self._requests = ControllerFirst(responder, lambda peer: peer in active)
+        self.chunked = ChunkedSteps(self.sim.step_long_control)
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error.
@@ -63,13 +75,15 @@ class LockstepLoop:
             self._run_shared(stop, poll_timeout)
             return
         while not stop.is_set():
-            request = self.responder.receive(poll_timeout)
+            request = self._requests.next(poll_timeout)
             if request is None:
                 self._closed.release()
                 continue
             self._closed.saw(request)
             starts = self.sim.starts
             answer = self.responder.respond(request)
+            if answer.held:
+                answer = self._step_long_control(stop)
             stepped_to = self._pace(answer, self.sim.starts != starts, stop, request.peer)
             self.responder.send(request, answer)
             if self._done(stepped_to):
@@ -107,7 +121,7 @@ class LockstepLoop:
             if left < _SERVE_WHILE_PACING_POLL:
                 time.sleep(max(left, 0.0))
                 return
-            request = self.responder.receive(_SERVE_WHILE_PACING_POLL)
+            request = self._requests.next(_SERVE_WHILE_PACING_POLL)
             if request is None:
                 continue
             self._closed.saw(request)
@@ -115,9 +129,44 @@ class LockstepLoop:
             self.sim.sessions.renew(holder)
             starts = self.sim.starts
             answer = self.responder.respond(request)
+            if answer.held:
+                answer = self._step_long_control(stop)
             # A stepped answer here means the holder's connection closed and another took over: pace it plainly.
             self._pace(answer, self.sim.starts != starts, stop)
             self.responder.send(request, answer)
+
+    def _step_long_control(self, stop: threading.Event) -> Answer:
+        """Take the steps of `sim.long_control` in chunks, serving others between them; the answer to its Controls."""
+        long = self.sim.long_control
+        assert long is not None
+
+        def between_chunks() -> bool:
+            for peer in long.peers:
+                # Its Control is being stepped, it is not gone: its lease must not lapse meanwhile.
+                self.sim.sessions.renew(peer)
+            # Requests that wait get at most as long as a chunk: the stepping keeps at least half the time.
+            deadline = time.perf_counter() + CHUNK_SECONDS
+            while time.perf_counter() < deadline:
+                request = self._requests.take()
+                if request is None:
+                    break
+                # Nothing but a read is carried out while stepping (requests to drive are refused): no answer waits.
+                self.responder.send(request, self.responder.respond(request))
+            return not stop.is_set()
+
+        try:
+            done = self.chunked.run(long, between_chunks)
+        except Exception as error:  # a failing simulation must not take the server down
+            log.exception("internal error while stepping a Control of many steps")
+            self.sim.stats.errors_sent += 1
+            return self.responder.error_answer(
+                ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}"))
+        finally:
+            self.sim.long_control = None
+        if not done:
+            self.sim.stats.errors_sent += 1
+            return self.responder.error_answer(long.stopped())
+        return self.responder.round_answer(long.steps)
 
     def _done(self, stepped_to: float | None) -> bool:
         if self.exit_on_session_end and self.sim.session_ended.is_set():
@@ -130,7 +179,7 @@ class LockstepLoop:
                 # Wake for the next lease that can lapse: a lapsed controller must not hold the others back.
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
-                request = self.responder.receive(wait)
+                request = self._requests.next(wait)
                 if request is None:
                     self._closed.release()
                 else:
@@ -156,7 +205,10 @@ class LockstepLoop:
         starts = self.sim.starts
         try:
             peers, steps = self.sim.step_round()
-            answer = self.responder.round_answer(steps)
+            if self.sim.long_control is not None:
+                answer = self._step_long_control(stop)
+            else:
+                answer = self.responder.round_answer(steps)
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping the controllers' Controls")
             self.sim.stats.errors_sent += len(self._held)

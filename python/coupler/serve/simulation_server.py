@@ -27,6 +27,7 @@ import numpy as np
 from coupler import _native
 from coupler.serve.control_check import check_control
 from coupler.serve.controller_sessions import DEFAULT_LEASE, Controller, ControllerSessions
+from coupler.serve.long_control import LONG_CONTROL_STEPS, LongControl
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.wire.errors import ProtocolError
 from coupler.wire.peer_text import shown
@@ -126,6 +127,10 @@ class SimulationServer:
         self.trace = False
         # Peers trigger refusals and goodbyes as often as they like: their log lines are bounded.
         self._peer_log = RateLimitedLog(log)
+        # Set by a loop that steps long Controls in chunks (coupler.serve.long_control): a Control asking for more
+        # than LONG_CONTROL_STEPS steps is then answered HELD, its steps left to take in `long_control`.
+        self.chunk_long_controls = False
+        self.long_control: LongControl | None = None
 
     @property
     def handshake(self) -> HandshakeMessage:
@@ -150,10 +155,13 @@ class SimulationServer:
         Asked before a Control's body is read: a peer that may not drive must
         cost the server almost nothing, whatever shape its Control has.
         """
-        if self.sessions.may_admit(peer):
+        stepping = self.long_control is not None and peer not in self.long_control.peers
+        if self.sessions.may_admit(peer) and not stepping:
             return None
 
         def refuse() -> None:
+            if stepping:
+                self._refuse_while_stepping(peer)
             raise ProtocolError(self.sessions.busy_text(), ErrorCode.SERVER_BUSY)
 
         return cast(ErrorMessage, self._guarded("ControlMessage", refuse))
@@ -173,13 +181,16 @@ class SimulationServer:
         simulation = cast(ArraySimulation, self.simulation)  # the native path serves only ArraySimulations
 
         def control() -> float | Held:
+            if self.long_control is not None:
+                self._refuse_while_stepping(peer)
             controller = self._active.get(peer)
             if controller is None or self.shared:
                 return self._admitted_control_values(controls, steps, sensors_out, peer)
             # The path of every Control of a lone controller: one lookup, and its lease renewed.
             controller.seen = self._clock()
             simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
-            self._controlled(steps)
+            if self._controlled(steps, peer):
+                return HELD
             return simulation.sensor_values(sensors_out)
 
         return self._guarded("ControlMessage", control)
@@ -199,7 +210,8 @@ class SimulationServer:
         simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
         if self.shared:
             return self._hold(controller, steps)
-        self._controlled(steps)
+        if self._controlled(steps, peer):
+            return HELD
         return simulation.sensor_values(sensors_out)
 
     def _guarded(self, kind: str, handle: Callable[[], T]) -> T | ErrorMessage:
@@ -223,6 +235,8 @@ class SimulationServer:
         return answer
 
     def _dispatch(self, message: Message, peer: bytes) -> Message | Held | None:
+        if self.long_control is not None and isinstance(message, (ControlMessage, HandshakeInitMessage, ResetMessage)):
+            self._refuse_while_stepping(peer)
         if isinstance(message, ControlMessage):
             return self._control(message, peer)
         if isinstance(message, SensorRequestMessage):
@@ -290,7 +304,8 @@ class SimulationServer:
         self.simulation.apply(control)
         if self.shared:
             return self._hold(controller, control.steps)
-        self._controlled(control.steps)
+        if self._controlled(control.steps, peer):
+            return HELD
         return self.simulation.sensors()
 
     def _accept(self, controller: Controller) -> None:
@@ -338,7 +353,10 @@ class SimulationServer:
             self.running = True
         self.fresh_control = True
         taken = self.steps_per_control(steps)
-        self.step(taken)
+        if self.chunk_long_controls and taken > LONG_CONTROL_STEPS:
+            self.long_control = LongControl(peers, taken)
+        else:
+            self.step(taken)
         return peers, taken
 
     def lapse_leases(self) -> None:
@@ -361,16 +379,45 @@ class SimulationServer:
         if not self.sessions.active:
             self.running = False
 
-    def _controlled(self, steps: int) -> None:
-        """What follows every applied Control: counting, starting, and in lockstep the steps."""
+    def _controlled(self, steps: int, peer: bytes) -> bool:
+        """What follows every applied Control: counting, starting, and in lockstep the steps.
+
+        True when the steps are left to the loop, in chunks (`long_control`): the Control is answered HELD.
+        """
         self.stats.controls += 1
         if not self.running:
             self.starts += 1
             self.running = True
         self.fresh_control = True
         taken = self.steps_per_control(steps)
+        if self.chunk_long_controls and taken > LONG_CONTROL_STEPS:
+            self.long_control = LongControl([peer], taken)
+            return True
         if taken:
             self.step(taken)
+        return False
+
+    def step_long_control(self, steps: int) -> None:
+        """Take `steps` more of the steps of `long_control`: steps of a Control, not steps without one."""
+        self.simulation.step(steps)
+        self.stats.steps += steps
+        self.fresh_control = False
+
+    def _refuse_while_stepping(self, peer: bytes) -> None:
+        """While a long Control is stepped, only reads are served: refuse `peer`'s request to drive."""
+        long = self.long_control
+        assert long is not None
+        progress = f"{long.taken} of {long.steps} steps taken"
+        if peer in long.peers:
+            raise ProtocolError(
+                f"unexpected message: this controller's previous Control is still being stepped ({progress}); "
+                "wait for its answer",
+                ErrorCode.UNEXPECTED_MESSAGE,
+            )
+        raise ProtocolError(
+            f"server busy: a Control of many steps is being stepped ({progress}); retry once it is answered",
+            ErrorCode.SERVER_BUSY,
+        )
 
     def steps_per_control(self, steps: int) -> int:
         """How many steps a Control with this `steps` field takes: none unless in lockstep."""

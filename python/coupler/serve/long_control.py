@@ -1,0 +1,86 @@
+"""Long Controls: a Control asking for many steps is stepped in short chunks, so that nobody waits for it.
+
+The cap on `steps` (100,000) counts steps, not time: on a heavy model one
+Control could hold the serving thread for minutes. A lockstep loop that
+sets `SimulationServer.chunk_long_controls` is handed every Control asking
+for more than `LONG_CONTROL_STEPS` steps (lone, or a round of several
+controllers) as HELD, with the steps still to take in
+`SimulationServer.long_control`; it takes them with `ChunkedSteps`, about
+`CHUNK_SECONDS` of stepping at a time, answering everyone else's requests
+and looking for a stop between chunks, and answers the Control once, at the
+end. A reader is answered with the state as of the last completed chunk.
+
+The contract with the native hot path: it answers a Control itself only
+when its `steps` is at most `LONG_CONTROL_STEPS`; longer ones it hands to
+Python, which chunks them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from coupler.wire.messages import ErrorCode, ErrorMessage
+
+# A Control asking for more steps than this is stepped in chunks, serving others between them.
+LONG_CONTROL_STEPS = 100
+
+# Seconds of stepping per chunk: how long a reader, a newcomer or a stop waits at most behind a long Control.
+CHUNK_SECONDS = 0.02
+
+
+@dataclass
+class LongControl:
+    """A Control (or a round of several controllers' Controls) whose steps are being taken in chunks."""
+
+    peers: list[bytes]  # whose answers wait for the last step
+    steps: int  # how many steps it takes in all
+    taken: int = 0  # how many of them are taken so far
+
+    def stopped(self) -> ErrorMessage:
+        """The answer to its Controls when the server stops before the last step."""
+        return ErrorMessage(
+            code=ErrorCode.SESSION_ENDED,
+            text=f"server stopped after {self.taken} of the {self.steps} steps this Control asked for",
+        )
+
+
+class ChunkedSteps:
+    """Takes many steps through `step(n)`, in chunks of about `chunk_seconds` each (timed by `clock`).
+
+    The first chunk is `LONG_CONTROL_STEPS` steps; each next one is sized
+    from the time per step the chunk before it took, so that a heavy model
+    takes fewer steps per chunk and a light one more.
+    """
+
+    def __init__(self, step: Callable[[int], None], chunk_seconds: float = CHUNK_SECONDS,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        if not chunk_seconds > 0:
+            raise ValueError(f"chunk_seconds must be positive, got {chunk_seconds}")
+        self.step = step
+        self.chunk_seconds = chunk_seconds
+        self.clock = clock
+        self.chunks = 0  # chunks taken in all, for tests and summaries
+
+    def run(self, control: LongControl, between: Callable[[], bool]) -> bool:
+        """Take `control`'s remaining steps; call `between()` after every chunk but the last.
+
+        `between` serves whatever waits and returns False to stop early.
+        Returns True when every step was taken (`control.taken` counts them).
+        """
+        chunk = LONG_CONTROL_STEPS
+        while control.taken < control.steps:
+            n = min(chunk, control.steps - control.taken)
+            started = self.clock()
+            self.step(n)
+            elapsed = self.clock() - started
+            control.taken += n
+            self.chunks += 1
+            if elapsed > 0:
+                chunk = max(1, round(n * self.chunk_seconds / elapsed))
+            else:
+                chunk = n * 2
+            if control.taken < control.steps and not between():
+                return False
+        return True

@@ -1,0 +1,207 @@
+"""A Control of many steps, unpaced, is stepped in chunks: readers, newcomers and a stop never wait for it."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coupler.scenes import load_scene
+from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.long_control import LONG_CONTROL_STEPS, ChunkedSteps, LongControl
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.simulation import Simulation
+from coupler.serve.simulation_server import SimulationServer
+from coupler.transport.client import Client
+from coupler.wire.messages import (
+    ControlMessage,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    ObjectControl,
+    SensorMessage,
+    SensorRequestMessage,
+)
+from peers import REPO, server_command, wait_until_serving
+from reference.pyzmq_responder import PyzmqResponder
+
+pytest.importorskip("mujoco")
+
+PATHS = ["native", "pure-python"]
+ARM_STEP = 0.002  # the arm scene's time step
+LONGEST = 100_000  # the cap on steps: the longest Control there is
+
+
+def arm_control(steps: int) -> ControlMessage:
+    return ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}, steps=steps)
+
+
+class FakeClock:
+    """perf_counter for ChunkedSteps: every step takes `per_step` seconds."""
+
+    def __init__(self, per_step: float) -> None:
+        self.now = 0.0
+        self.per_step = per_step
+
+    def __call__(self) -> float:
+        return self.now
+
+    def step(self, n: int) -> None:
+        self.now += n * self.per_step
+
+
+def test_chunked_steps_take_every_step_in_chunks_of_about_the_chunk_time():
+    clock = FakeClock(per_step=0.001)  # 20 steps make a 20 ms chunk
+    sizes: list[int] = []
+
+    def step(n: int) -> None:
+        sizes.append(n)
+        clock.step(n)
+
+    control = LongControl([b"p"], steps=1000)
+    assert ChunkedSteps(step, chunk_seconds=0.02, clock=clock).run(control, lambda: True)
+    assert sum(sizes) == control.taken == 1000
+    assert sizes[0] == LONG_CONTROL_STEPS and set(sizes[1:-1]) == {20}
+
+
+def test_chunked_steps_serve_between_chunks_but_not_after_the_last():
+    clock = FakeClock(per_step=0.001)
+    served: list[int] = []
+    control = LongControl([b"p"], steps=3 * LONG_CONTROL_STEPS)
+    ChunkedSteps(clock.step, chunk_seconds=0.1, clock=clock).run(control, lambda: served.append(control.taken) or True)
+    assert served == [LONG_CONTROL_STEPS, 2 * LONG_CONTROL_STEPS]
+
+
+def test_chunked_steps_stop_when_told_between_chunks():
+    clock = FakeClock(per_step=0.001)
+    control = LongControl([b"p"], steps=10_000)
+    assert not ChunkedSteps(clock.step, chunk_seconds=0.02, clock=clock).run(control, lambda: False)
+    assert control.taken == LONG_CONTROL_STEPS
+
+
+@contextlib.contextmanager
+def serving(path: str, simulation: Simulation, address: str, **options) -> Iterator[SimulationServer]:
+    """An unpaced lockstep server on `address`, its loop in a thread, until the block ends."""
+    sim = SimulationServer(simulation, **options)
+    responder_type = NativeResponder if path == "native" else PyzmqResponder
+    stop = threading.Event()
+    with responder_type(address, sim) as responder:
+        loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
+        loop.start()
+        try:
+            yield sim
+        finally:
+            stop.set()
+            loop.join(timeout=10)
+    assert not loop.is_alive()
+
+
+def ipc(tmp_path: Path) -> str:
+    return f"ipc://{tmp_path / 's.sock'}"
+
+
+def pending(client: Client) -> bool:
+    """True while `client`'s answer has not come."""
+    return not client.wait(0)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_readers_are_answered_within_half_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_scene("arm"), address), Client(address, timeout=30.0) as driver, \
+            Client(address, timeout=0.5) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(arm_control(LONGEST))
+        time.sleep(0.1)
+        times = []
+        while pending(driver) and len(times) < 5:
+            state = reader.request(SensorRequestMessage())  # a TimeoutError after 0.5 s fails the test
+            times.append(state.simulated_time)
+        assert times, "the long Control ended before a reader asked: nothing was tested"
+        # Each read saw the state of the last chunk: part of the way there, never the end.
+        assert all(0 < t < LONGEST * ARM_STEP for t in times)
+        answer = driver.receive()
+        assert isinstance(answer, SensorMessage) and answer.simulated_time == pytest.approx(LONGEST * ARM_STEP)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_newcomers_are_told_busy_within_half_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_scene("arm"), address, controllers=2), Client(address, timeout=30.0) as driver, \
+            Client(address, timeout=0.5) as newcomer:
+        # Two controllers' places, one taken: only the long Control keeps the newcomer out.
+        driver.request(HandshakeInitMessage())
+        driver.send(arm_control(LONGEST))
+        time.sleep(0.1)
+        assert pending(driver)
+        for request in (HandshakeInitMessage(), arm_control(1)):
+            answer = newcomer.request(request)
+            assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SERVER_BUSY, answer
+            assert "being stepped" in answer.text
+        assert isinstance(driver.receive(), SensorMessage)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_control_stepped_in_chunks_ends_in_the_state_of_one_taken_at_once(path, tmp_path):
+    steps = 20 * LONG_CONTROL_STEPS
+    alone = load_scene("arm")
+    alone.apply(arm_control(steps))
+    alone.step(steps)
+    expected = alone.sensors()
+    address = ipc(tmp_path)
+    with serving(path, load_scene("arm"), address) as sim, Client(address, timeout=30.0) as driver, \
+            Client(address, timeout=5.0) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(arm_control(steps))
+        while pending(driver):
+            reader.request(SensorRequestMessage())  # reads between the chunks must not change the steps
+        answer = driver.receive()
+        assert sim.stats.steps == steps and sim.stats.steps_without_control == 0
+    assert answer == expected
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_two_controllers_asking_for_many_steps_are_stepped_in_chunks_and_answered_together(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_scene("two_arms"), address, controllers=2), \
+            Client(address, timeout=30.0) as left, Client(address, timeout=30.0) as right, \
+            Client(address, timeout=0.5) as reader:
+        left.request(HandshakeInitMessage())
+        right.request(HandshakeInitMessage())
+        left.send(ControlMessage(objects={"left_arm": ObjectControl([0.0] * 7)}, steps=LONGEST))
+        right.send(ControlMessage(objects={"right_arm": ObjectControl([0.0] * 7)}, steps=LONGEST))
+        time.sleep(0.1)
+        assert pending(left) and pending(right)
+        assert isinstance(reader.request(SensorRequestMessage()), SensorMessage)
+        assert left.receive().simulated_time == right.receive().simulated_time
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_sigterm_ends_the_server_within_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+    address = ipc(tmp_path)
+    flags = ["--scene", "arm"] + (["--pure-python"] if path == "pure-python" else [])
+    process = subprocess.Popen(server_command(address, *flags), cwd=REPO, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until_serving(address, process)
+        with Client(address, timeout=30.0) as driver:
+            driver.request(HandshakeInitMessage())
+            driver.send(arm_control(LONGEST))
+            time.sleep(0.2)
+            assert pending(driver)
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=1.0)
+            answer = driver.receive()
+    finally:
+        process.kill()
+        out = process.communicate(timeout=10)[0]
+    assert process.returncode == 0, out
+    # The controller is told its Control was cut short, never handed a state it did not ask for.
+    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
+    assert f"of the {LONGEST} steps" in answer.text
