@@ -19,6 +19,7 @@ from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorMessage, MessageType
 from coupler.wire.peer_text import shown
+from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer, message_answer
 from coupler.serve.simulation import ArraySimulation
@@ -53,6 +54,8 @@ class NativeResponder:
             address, on_bad_frame=self._bad_frame, on_refused_client=self._refused_client, **server_options
         )
         self.endpoint: str = self.server.endpoint
+        # Reads of one state share one frame: many readers must not cost the controller an encoding each.
+        self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
 
     def _bad_frame(self, problem: str) -> None:
         if problem.startswith("answer dropped"):
@@ -78,6 +81,8 @@ class NativeResponder:
         return self.server.try_receive()
 
     def respond(self, request: _native.Request) -> Answer:
+        if request.type == MessageType.SENSOR_REQUEST and not self.sim.trace:
+            return Answer(self.reads.answer())
         if request.type == MessageType.CONTROL:
             busy = self.sim.busy_refusal(request.peer)
             if busy is not None:
