@@ -62,7 +62,7 @@ class LockstepLoop:
         self._closed = ClosedPeerWatch(responder)
         self.sim.chunk_long_controls = True
         active = self.sim.sessions.active
-        self._requests = ControllerFirst(responder, lambda peer: peer in active)
+        self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
         self.chunked = ChunkedSteps(self.sim.step_long_control)
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
@@ -121,7 +121,8 @@ class LockstepLoop:
             if left < _SERVE_WHILE_PACING_POLL:
                 time.sleep(max(left, 0.0))
                 return
-            request = self._requests.next(_SERVE_WHILE_PACING_POLL)
+            # The holder waits for its answer, not to send: the others need no share of its time.
+            request = self._requests.take_any() or self.responder.receive(_SERVE_WHILE_PACING_POLL)
             if request is None:
                 continue
             self._closed.saw(request)
@@ -147,7 +148,7 @@ class LockstepLoop:
             # Requests that wait get at most as long as a chunk: the stepping keeps at least half the time.
             deadline = time.perf_counter() + CHUNK_SECONDS
             while time.perf_counter() < deadline:
-                request = self._requests.take()
+                request = self._requests.take_any()
                 if request is None:
                     break
                 # Nothing but a read is carried out while stepping (requests to drive are refused): no answer waits.

@@ -19,9 +19,16 @@ class Arrivals:
 
     def __init__(self, *peers: bytes) -> None:
         self.waiting = deque(Request(peer, n) for n, peer in enumerate(peers))
+        self.now = 0.0  # a clock that moves only while receive() waits in vain
+
+    def clock(self) -> float:
+        return self.now
 
     def receive(self, timeout: float) -> Request | None:
-        return self.try_receive()
+        request = self.try_receive()
+        if request is None:
+            self.now += timeout
+        return request
 
     def try_receive(self) -> Request | None:
         return self.waiting.popleft() if self.waiting else None
@@ -38,25 +45,34 @@ def drives(peer: bytes) -> bool:
     return peer.startswith(b"controller")
 
 
+def nobody() -> bool:
+    """No controller holds the simulation: the others' share does not apply."""
+    return False
+
+
+def somebody() -> bool:
+    return True
+
+
 def test_a_controllers_request_is_served_before_the_readers_that_came_first():
-    queue = ControllerFirst(Arrivals(b"reader1", b"reader2", b"controller", b"reader3"), drives)
+    queue = ControllerFirst(Arrivals(b"reader1", b"reader2", b"controller", b"reader3"), drives, nobody)
     assert queue.next(0.0).peer == b"controller"
 
 
 def test_everyone_elses_requests_are_served_in_arrival_order():
-    queue = ControllerFirst(Arrivals(b"reader1", b"newcomer", b"controller", b"reader3"), drives)
+    queue = ControllerFirst(Arrivals(b"reader1", b"newcomer", b"controller", b"reader3"), drives, nobody)
     assert order(queue) == [b"controller", b"reader1", b"newcomer", b"reader3"]
 
 
 def test_each_controllers_requests_keep_their_order():
     arrivals = Arrivals(b"reader", b"controller-a", b"controller-b")
-    queue = ControllerFirst(arrivals, drives)
+    queue = ControllerFirst(arrivals, drives, nobody)
     assert [queue.next(0.0).n for _ in range(3)] == [1, 2, 0]
 
 
 def test_a_controllers_request_that_arrives_while_readers_wait_goes_ahead_of_them():
     arrivals = Arrivals(b"reader1", b"reader2", b"reader3")
-    queue = ControllerFirst(arrivals, drives)
+    queue = ControllerFirst(arrivals, drives, nobody)
     assert queue.next(0.0).peer == b"reader1"  # readers 2 and 3 now wait in the queue
     arrivals.waiting.append(Request(b"controller", 9))
     assert order(queue) == [b"controller", b"reader2", b"reader3"]
@@ -64,6 +80,29 @@ def test_a_controllers_request_that_arrives_while_readers_wait_goes_ahead_of_the
 
 def test_no_more_than_max_waiting_are_taken_from_the_socket():
     arrivals = Arrivals(b"reader1", b"reader2", b"reader3", b"controller")
-    queue = ControllerFirst(arrivals, drives, max_waiting=2)
+    queue = ControllerFirst(arrivals, drives, nobody, max_waiting=2)
     assert queue.next(0.0).peer == b"reader1"
     assert [r.peer for r in arrivals.waiting] == [b"reader3", b"controller"]
+
+
+def test_while_a_controller_drives_the_others_get_their_share_after_each_of_its_requests():
+    arrivals = Arrivals(b"reader1", b"controller", b"reader2", b"reader3")
+    queue = ControllerFirst(arrivals, drives, somebody, share=1, patience=10.0)
+    assert queue.next(0.0).peer == b"controller"
+    assert queue.next(0.0).peer == b"reader1"
+    arrivals.waiting.append(Request(b"controller", 9))  # its next request comes while readers 2 and 3 wait
+    assert queue.next(0.0).peer == b"controller"
+    assert queue.next(0.0).peer == b"reader2"
+
+
+def test_with_their_share_used_the_others_wait_for_the_controllers_next_request_no_longer_than_the_patience():
+    arrivals = Arrivals(b"controller", b"reader1", b"reader2")
+    queue = ControllerFirst(arrivals, drives, somebody, share=1, patience=0.05, clock=arrivals.clock)
+    assert [queue.next(0.0).peer for _ in range(2)] == [b"controller", b"reader1"]
+    assert queue.next(0.0).peer == b"reader2"  # the controller thinks: reader 2 is served after the patience
+    assert arrivals.now == 0.05
+
+
+def test_without_a_controller_the_others_are_served_without_waiting():
+    queue = ControllerFirst(Arrivals(b"reader1", b"reader2", b"reader3"), drives, nobody, share=1, patience=10.0)
+    assert order(queue) == [b"reader1", b"reader2", b"reader3"]
