@@ -15,6 +15,7 @@ from coupler.serve.controller_sessions import DEFAULT_LEASE
 from coupler.serve.frame_observer import FrameObserver, observed
 from coupler.serve.free_run_loop import FreeRunLoop
 from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.memory_trim import memory_given_back
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.run_clock import RunClock
@@ -104,7 +105,8 @@ def serve(
             clock = RunClock(1.0) if options.realtime else None
             loop = LockstepLoop(responder, clock, options.stop_after, options.exit_on_error)
         started = time.monotonic()
-        loop.run(stop)
+        with memory_given_back():
+            loop.run(stop)
         print_summary(sim, simulation, time.monotonic() - started, clock)
     return 0
 

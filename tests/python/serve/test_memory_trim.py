@@ -1,0 +1,68 @@
+"""The heap is trimmed after the resident memory grew by more than the threshold, and only then."""
+
+from __future__ import annotations
+
+import threading
+
+from coupler.serve.memory_trim import MemoryTrim, memory_given_back, resident_bytes
+
+MIB = 2**20
+
+
+class Memory:
+    """A process's resident memory as the test sets it; a trim gives back what was `freed`."""
+
+    def __init__(self, resident: int) -> None:
+        self.now = resident
+        self.freed = 0
+        self.trims = 0
+
+    def __call__(self) -> int:
+        return self.now
+
+    def trim(self) -> None:
+        self.trims += 1
+        self.now -= self.freed
+        self.freed = 0
+
+
+def test_growth_beyond_the_threshold_is_trimmed():
+    memory = Memory(60 * MIB)
+    trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=memory.trim)
+    trim.look()
+    memory.now += 10 * MIB
+    memory.freed = 10 * MIB
+    assert trim.look() and memory.now == 60 * MIB
+
+
+def test_growth_below_the_threshold_is_left_alone():
+    memory = Memory(60 * MIB)
+    trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=memory.trim)
+    trim.look()
+    memory.now += 3 * MIB
+    assert not trim.look() and memory.trims == 0
+
+
+def test_memory_in_use_after_a_trim_is_not_trimmed_again_and_again():
+    memory = Memory(60 * MIB)
+    trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=memory.trim)
+    trim.look()
+    memory.now += 20 * MIB  # in use: a trim gives nothing back
+    assert trim.look()
+    assert not trim.look() and memory.trims == 1
+
+
+def test_without_malloc_trim_nothing_is_trimmed():
+    memory = Memory(60 * MIB)
+    trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=None)
+    trim.look()
+    memory.now += 10 * MIB
+    assert not trim.look()
+
+
+def test_the_trimming_thread_ends_with_its_block():
+    before = threading.active_count()
+    with memory_given_back(every=0.01) as trim:
+        assert threading.active_count() == before + 1
+    assert threading.active_count() == before
+    assert trim.trim is not None and resident_bytes() > 0  # glibc's malloc_trim was found
