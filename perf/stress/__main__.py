@@ -1,0 +1,5 @@
+import sys
+
+from perf.stress import main
+
+sys.exit(main())
