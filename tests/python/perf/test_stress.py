@@ -1,0 +1,69 @@
+"""perf.stress: its verdicts on a run's figures, the reader windows' ratios and its flags."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import perf.stress as stress
+from perf.stress.phases import ReaderWindows
+from perf.stress.storm import host_port
+
+WAITS = {"answered": 100, "timeouts": 0, "wrong_answers": 0, "longest": 0.05}
+FIGURES = {
+    "solo_steps_per_s": 2000.0,
+    "controller": {"round_trips": 10_000, "lost": 0, "duplicated": 0, "irregular": 0},
+    "readers": {"steps_per_s": 1500.0, "quiet_steps_per_s": 2000.0, "ratios": [0.7, 0.75, 0.8], "ratio": 0.75,
+                "reads": 5000, "timeouts": 0, "wrong_answers": 0, "longest": 0.1},
+    "pathological": {"sent": 30, "busy": 30, "steps_per_s": 50.0},
+    "storm": {"steps_per_s": 1900.0},
+    "long_control": {"steps": 100_000, "time_step": 0.002, "simulated_advance": 200.0, "readers": dict(WAITS),
+                     "newcomers": dict(WAITS)},
+    "exit_seconds": 0.3,
+    "log_bytes": 2000,
+    "rss_before_kib": 65 * 1024,
+    "rss_after_kib": 67 * 1024,
+}
+
+
+def failed(figures: dict) -> list[str]:
+    return [check.name for check in stress.checks(figures, stress.Settings()) if not check.passed]
+
+
+def test_a_run_within_every_limit_passes_every_check():
+    assert failed(FIGURES) == []
+
+
+@pytest.mark.parametrize("change, check", [
+    (lambda f: f["controller"].update(lost=1), "no step lost or duplicated"),
+    (lambda f: f["readers"].update(ratio=0.4), "step rate under 30 readers"),
+    (lambda f: f["readers"].update(timeouts=1), "30 readers answered"),
+    (lambda f: f["pathological"].update(busy=29), "pathological Controls refused busy"),
+    (lambda f: f["long_control"]["newcomers"].update(longest=0.6), "newcomers during a 100,000-step Control"),
+    (lambda f: f["long_control"].update(simulated_advance=199.998), "the 100,000-step Control took every step"),
+    (lambda f: f.update(exit_seconds=1.2), "exit after SIGTERM during a long Control"),
+    (lambda f: f.update(log_bytes=1_000_000), "server log for the whole run"),
+    (lambda f: f.update(rss_after_kib=76 * 1024), "resident memory after the storms"),
+])
+def test_a_figure_beyond_its_limit_fails_its_check_alone(change, check):
+    figures = copy.deepcopy(FIGURES)
+    change(figures)
+    assert failed(figures) == [check]
+
+
+def test_each_reader_window_is_set_against_the_quiet_window_after_it():
+    windows = ReaderWindows(reading_rates=[900.0, 1000.0], quiet_rates=[1000.0, 2000.0])
+    assert windows.ratios == [0.9, 0.5]
+
+
+def test_a_storm_needs_a_tcp_address():
+    assert host_port("tcp://127.0.0.1:5555") == ("127.0.0.1", 5555)
+    with pytest.raises(ValueError, match="tcp://host:port"):
+        host_port("ipc:///tmp/s")
+
+
+def test_quick_takes_the_short_settings_unless_a_flag_says_otherwise():
+    settings = stress.settings_of(stress.parse_args(["--quick", "--connections", "99"]))
+    assert settings.quick and settings.connections == 99
+    assert settings.garbage_connections == stress.QUICK["garbage_connections"]
