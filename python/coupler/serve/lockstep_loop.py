@@ -122,7 +122,9 @@ class LockstepLoop:
                 time.sleep(max(left, 0.0))
                 return
             # The holder waits for its answer, not to send: the others need no share of its time.
-            request = self._requests.take_any() or self.responder.receive(_SERVE_WHILE_PACING_POLL)
+            request = self._requests.take_any()
+            if request is None:
+                request = self.responder.receive(_SERVE_WHILE_PACING_POLL)
             if request is None:
                 continue
             self._closed.saw(request)
