@@ -10,6 +10,7 @@
 #include <coupler/codec.hpp>
 
 #include "ipc_endpoint.hpp"
+#include "rate_limited_log.hpp"
 #include "zap_handler.hpp"
 #include "zmq_socket.hpp"
 
@@ -42,6 +43,8 @@ struct Server::Impl {
   zmq::socket_t socket{detail::shared_context(), zmq::socket_type::router};
   std::string endpoint;
   std::uint64_t bad_frames = 0;
+  // Without on_bad_frame, peers' bad frames go to std::clog: bounded, so that no peer can flood it.
+  detail::RateLimitedLog clog_lines{[](const std::string& line) { std::clog << "coupler server: " << line << '\n'; }};
 
   // Which connection each peer's requests come from, so that a closed
   // connection (a DISCONNECTED event of the socket's monitor, naming its
@@ -142,7 +145,7 @@ struct Server::Impl {
     if (options.on_bad_frame) {
       options.on_bad_frame(problem);
     } else {
-      std::clog << "coupler server: " << problem << '\n';
+      clog_lines(problem);
     }
   }
 

@@ -16,8 +16,9 @@ namespace coupler {
 
 struct ServerOptions {
   // Called with a description of every frame the server rejected and every
-  // answer it could not deliver; the default
-  // writes one line to std::clog.
+  // answer it could not deliver; the default writes one line to std::clog,
+  // at most 10 a minute (then a count of those left out): peers choose how
+  // many bad frames they send.
   std::function<void(const std::string&)> on_bad_frame;
   // ZMTP heartbeats (tcp://, ipc://): a PING after this much silence, and a
   // connection dropped when nothing came back within heartbeat_timeout, so
