@@ -131,13 +131,14 @@ def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
             started = time.monotonic()
             windows = phases.read_in_windows(address, controller, settings.readers, settings.reader_windows,
                                              settings.window_seconds, settings.window_seconds)
-            figures["readers"] = {**asdict(windows), "ratios": windows.ratios,
+            figures["readers"] = {**asdict(windows.answers), "reading_rates": windows.reading_rates,
+                                  "quiet_rates": windows.quiet_rates, "ratios": windows.ratios,
                                   "ratio": statistics.median(windows.ratios),
                                   "steps_per_s": statistics.median(windows.reading_rates),
                                   "quiet_steps_per_s": statistics.median(windows.quiet_rates),
                                   "longest_round_trip": controller.longest_round_trip(started, time.monotonic())}
             log.info("perf.stress: readers: %d reads, controller at %.0f steps/s with them, %.0f without "
-                     "(median ratio %.2f, windows %s)", windows.reads, figures["readers"]["steps_per_s"],
+                     "(median ratio %.2f, windows %s)", windows.answers.answered, figures["readers"]["steps_per_s"],
                      figures["readers"]["quiet_steps_per_s"], figures["readers"]["ratio"],
                      ", ".join(f"{r:.2f}" for r in windows.ratios))
 
@@ -190,9 +191,9 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
                      f"{readers['steps_per_s']:,.0f} of {readers['quiet_steps_per_s']:,.0f} steps/s (median of "
                      f"{len(readers['ratios'])} window ratios: {readers['ratio']:.2f})",
                      f">= {MIN_RATE_RATIO:.2f}", readers["ratio"] >= MIN_RATE_RATIO))
-    out.append(Check(f"{settings.readers} readers answered", f"{readers['reads']:,} reads, {readers['timeouts']} "
+    out.append(Check(f"{settings.readers} readers answered", f"{readers['answered']:,} reads, {readers['timeouts']} "
                      f"timeouts, longest {readers['longest']:.3f} s", f"< {MAX_ANSWER_SECONDS} s",
-                     readers["timeouts"] == 0 and readers["wrong_answers"] == 0 and readers["reads"] > 0))
+                     readers["timeouts"] == 0 and readers["wrong_answers"] == 0 and readers["answered"] > 0))
     out.append(Check("pathological Controls refused busy", f"{figures['pathological']['busy']:,} of "
                      f"{figures['pathological']['sent']:,}", "all",
                      figures["pathological"]["busy"] == figures["pathological"]["sent"] > 0))

@@ -31,8 +31,10 @@ from perf.common.errors import BenchmarkError
 from perf.soak.run import LineReader
 from perf.stress.controller import LINE_PREFIX
 from perf.stress.readers import LINE_PREFIX as READERS_PREFIX
+from perf.stress.readers import Answers, ask_until, is_state
 
 ANSWER_TIMEOUT = 0.5  # s: how long a reader or a newcomer may wait, even behind a long Control
+ASK_PAUSE = 0.01  # s between a reader's (or newcomer's) answer and its next request during a long Control
 GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="stress phase over")
 
 
@@ -131,41 +133,15 @@ def send_pathological(address: str, frame: bytes, seconds: float) -> Refusals:
     return refusals
 
 
-@dataclass
-class Waits:
-    """How long readers and newcomers waited for answers while a long Control ran."""
-
-    answered: int = 0
-    timeouts: int = 0
-    wrong_answers: int = 0
-    longest: float = 0.0
-
-    def record(self, seconds: float, right: bool) -> None:
-        self.longest = max(self.longest, seconds)
-        if right:
-            self.answered += 1
-        else:
-            self.wrong_answers += 1
+def merged(each: list[Answers]) -> Answers:
+    total = Answers()
+    for answers in each:
+        total.merge(answers)
+    return total
 
 
-def _ask_until(address: str, request: Message, expected: type, done: threading.Event, waits: Waits,
-               lock: threading.Lock) -> None:
-    with Client(address, timeout=ANSWER_TIMEOUT) as client:
-        while not done.is_set():
-            sent = time.perf_counter()
-            try:
-                answer = client.request(request)
-            except Error:
-                with lock:
-                    waits.timeouts += 1
-                    waits.longest = max(waits.longest, time.perf_counter() - sent)
-                client.reconnect()
-                continue
-            right = isinstance(answer, expected) and (
-                not isinstance(answer, ErrorMessage) or answer.code == ErrorCode.SERVER_BUSY)
-            with lock:
-                waits.record(time.perf_counter() - sent, right)
-            time.sleep(0.01)
+def is_busy(answer: Message) -> bool:
+    return isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SERVER_BUSY
 
 
 def _control_of(handshake: Message, steps: int) -> ControlMessage:
@@ -182,13 +158,15 @@ class LongControlRun:
     time_step: float  # s, the scene's
     seconds: float  # from sending the Control to its answer
     simulated_advance: float  # s the answer is ahead of the state before
-    readers: Waits
-    newcomers: Waits
+    readers: Answers
+    newcomers: Answers
 
 
 def long_control(address: str, steps: int, readers: int = 3, newcomers: int = 2) -> LongControlRun:
     """Drive with one Control of `steps` steps while `readers` read and `newcomers` ask to drive."""
-    reader_waits, newcomer_waits, lock, done = Waits(), Waits(), threading.Lock(), threading.Event()
+    done = threading.Event()
+    reader_answers = [Answers() for _ in range(readers)]
+    newcomer_answers = [Answers() for _ in range(newcomers)]
     with Client(address, timeout=120.0) as driver:
         answer = driver.request(HandshakeInitMessage())
         if isinstance(answer, ErrorMessage):
@@ -196,12 +174,12 @@ def long_control(address: str, steps: int, readers: int = 3, newcomers: int = 2)
         control = _control_of(answer, steps)
         time_step = answer.time_step
         before = driver.request(SensorRequestMessage())
-        threads = [threading.Thread(target=_ask_until, daemon=True,
-                                    args=(address, SensorRequestMessage(), SensorMessage, done, reader_waits, lock))
-                   for _ in range(readers)]
-        threads += [threading.Thread(target=_ask_until, daemon=True,
-                                     args=(address, HandshakeInitMessage(), ErrorMessage, done, newcomer_waits, lock))
-                    for _ in range(newcomers)]
+        threads = [threading.Thread(target=ask_until, daemon=True, args=(
+            address, SensorRequestMessage(), is_state, done.is_set, ANSWER_TIMEOUT, answers, ASK_PAUSE))
+            for answers in reader_answers]
+        threads += [threading.Thread(target=ask_until, daemon=True, args=(
+            address, HandshakeInitMessage(), is_busy, done.is_set, ANSWER_TIMEOUT, answers, ASK_PAUSE))
+            for answers in newcomer_answers]
         sent = time.perf_counter()
         driver.send(control)
         for thread in threads:
@@ -214,7 +192,8 @@ def long_control(address: str, steps: int, readers: int = 3, newcomers: int = 2)
         driver.send(GOODBYE)
     if not isinstance(after, SensorMessage) or not isinstance(before, SensorMessage):
         raise BenchmarkError(f"the long Control was answered with {after!r}")
-    return LongControlRun(steps, time_step, seconds, after.simulated_time - before.simulated_time, reader_waits, newcomer_waits)
+    return LongControlRun(steps, time_step, seconds, after.simulated_time - before.simulated_time,
+                          merged(reader_answers), merged(newcomer_answers))
 
 
 def start_long_control(address: str, steps: int) -> Client:
@@ -244,10 +223,7 @@ class ReaderWindows:
 
     reading_rates: list[float] = field(default_factory=list)
     quiet_rates: list[float] = field(default_factory=list)
-    reads: int = 0
-    timeouts: int = 0
-    wrong_answers: int = 0
-    longest: float = 0.0
+    answers: Answers = field(default_factory=Answers)  # the readers', all windows together
 
     @property
     def ratios(self) -> list[float]:
@@ -273,11 +249,8 @@ def read_in_windows(address: str, controller: DrivingController, readers: int, w
                 continue
             marks.append(time.monotonic())
             report = json.loads(line[len(READERS_PREFIX):])
-            if "reads" in report:
-                result.reads += report["reads"]
-                result.timeouts += report["timeouts"]
-                result.wrong_answers += report["wrong_answers"]
-                result.longest = max(result.longest, report["longest"])
+            if "answered" in report:
+                result.answers.merge(Answers(**{k: v for k, v in report.items() if k != "reading"}))
             if len(marks) == 3:  # reading started, reading ended, quiet ended
                 result.reading_rates.append(controller.rate(marks[0], marks[1]))
                 result.quiet_rates.append(controller.rate(marks[1], marks[2]))

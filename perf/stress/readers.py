@@ -21,60 +21,75 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
-from coupler.wire.messages import SensorMessage, SensorRequestMessage
+from coupler.wire.messages import Message, SensorMessage, SensorRequestMessage
 from perf.common.arguments import positive
 
 LINE_PREFIX = "readers "
 
 
 @dataclass
-class ReadStats:
-    reads: int = 0
+class Answers:
+    """How one kind of request fared: answered as expected, timed out, answered otherwise; the longest wait (s)."""
+
+    answered: int = 0
     timeouts: int = 0
     wrong_answers: int = 0
     longest: float = 0.0
 
-    def merge(self, other: ReadStats) -> None:
-        self.reads += other.reads
+    def merge(self, other: Answers) -> None:
+        self.answered += other.answered
         self.timeouts += other.timeouts
         self.wrong_answers += other.wrong_answers
         self.longest = max(self.longest, other.longest)
 
 
-def read_until(address: str, deadline: float, timeout: float, stats: ReadStats) -> None:
-    """Send SensorRequests on one connection until `deadline` (time.monotonic()), counting into `stats`."""
-    request = SensorRequestMessage()
+def ask_until(address: str, request: Message, right: Callable[[Message], bool], done: Callable[[], bool],
+              timeout: float, answers: Answers, pause: float = 0.0) -> None:
+    """Send `request` on one connection, again and again until `done()`, counting into `answers`.
+
+    An answer is expected within `timeout` seconds and `right(answer)`;
+    `pause` seconds pass between an answer and the next request.
+    """
     with Client(address, timeout=timeout) as client:
-        while time.monotonic() < deadline:
+        while not done():
             sent = time.perf_counter()
             try:
                 answer = client.request(request)
             except Error:
-                stats.timeouts += 1
-                stats.longest = max(stats.longest, time.perf_counter() - sent)
+                answers.timeouts += 1
+                answers.longest = max(answers.longest, time.perf_counter() - sent)
                 client.reconnect()
                 continue
-            stats.longest = max(stats.longest, time.perf_counter() - sent)
-            if isinstance(answer, SensorMessage):
-                stats.reads += 1
+            answers.longest = max(answers.longest, time.perf_counter() - sent)
+            if right(answer):
+                answers.answered += 1
             else:
-                stats.wrong_answers += 1
+                answers.wrong_answers += 1
+            if pause:
+                time.sleep(pause)
 
 
-def read_in_threads(address: str, readers: int, seconds: float, timeout: float) -> ReadStats:
+def is_state(answer: Message) -> bool:
+    return isinstance(answer, SensorMessage)
+
+
+def read_in_threads(address: str, readers: int, seconds: float, timeout: float) -> Answers:
     """`readers` threads reading for `seconds`; their counts together."""
     deadline = time.monotonic() + seconds
-    each = [ReadStats() for _ in range(readers)]
-    threads = [threading.Thread(target=read_until, args=(address, deadline, timeout, s), daemon=True) for s in each]
+    each = [Answers() for _ in range(readers)]
+    threads = [threading.Thread(target=ask_until, daemon=True, args=(
+        address, SensorRequestMessage(), is_state, lambda: time.monotonic() >= deadline, timeout, answers))
+        for answers in each]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=seconds + timeout + 10)
-    total = ReadStats()
+    total = Answers()
     for stats in each:
         total.merge(stats)
     return total

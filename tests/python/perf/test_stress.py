@@ -15,7 +15,7 @@ FIGURES = {
     "solo_steps_per_s": 2000.0,
     "controller": {"round_trips": 10_000, "lost": 0, "duplicated": 0, "irregular": 0},
     "readers": {"steps_per_s": 1500.0, "quiet_steps_per_s": 2000.0, "ratios": [0.7, 0.75, 0.8], "ratio": 0.75,
-                "reads": 5000, "timeouts": 0, "wrong_answers": 0, "longest": 0.1},
+                "answered": 5000, "timeouts": 0, "wrong_answers": 0, "longest": 0.1},
     "pathological": {"sent": 30, "busy": 30, "steps_per_s": 50.0},
     "storm": {"steps_per_s": 1900.0},
     "long_control": {"steps": 100_000, "time_step": 0.002, "simulated_advance": 200.0, "readers": dict(WAITS),
