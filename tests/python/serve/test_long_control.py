@@ -205,3 +205,20 @@ def test_sigterm_ends_the_server_within_a_second_during_a_control_of_the_most_st
     # The controller is told its Control was cut short, never handed a state it did not ask for.
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
     assert f"of the {LONGEST} steps" in answer.text
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_controllers_own_request_to_drive_while_its_control_is_stepped_is_refused_as_unexpected(path, tmp_path):
+    address = ipc(tmp_path)
+    with serving(path, load_scene("arm"), address) as sim, Client(address, timeout=5.0) as driver:
+        driver.request(HandshakeInitMessage())
+        driver.send(arm_control(LONGEST))
+        time.sleep(0.1)
+        # The client may send again (its first answer is then dropped); the server must not step twice at once.
+        answer = driver.request(arm_control(1))
+        assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE, answer
+        assert "still being stepped" in answer.text
+        deadline = time.monotonic() + 60
+        while sim.long_control is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sim.stats.steps == LONGEST
