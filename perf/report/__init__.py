@@ -17,6 +17,7 @@ from perf.frequency import render as frequency_render
 from perf.common import results
 from perf.rtt import render as rtt_render
 from perf.soak import render as soak_render
+from perf.stress import render as stress_render
 from perf.common import targets
 from perf.common.errors import BenchmarkError
 
@@ -27,6 +28,7 @@ RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "rtt": rtt_render.render,
     "frequency": frequency_render.render,
     "soak": soak_render.render,
+    "stress": stress_render.render,
 }
 
 

@@ -40,10 +40,10 @@ from perf.common import host, programs, results
 from perf.common.arguments import positive
 from perf.common.endpoints import free_tcp_address
 from perf.common.errors import BenchmarkError
-from perf.common.markdown import table
 from perf.common.processes import ServerProcess, run_client
 from perf.soak.memory import KIB_PER_MIB, rss_kib
 from perf.stress import phases, storm
+from perf.stress import render as stress_render
 from perf.stress.readers import LINE_PREFIX as READERS_PREFIX
 
 log = logging.getLogger("perf.stress")
@@ -215,19 +215,6 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
     return out
 
 
-def render(result: dict[str, Any]) -> str:
-    rows = [[c["name"], c["measured"], c["limit"], "pass" if c["passed"] else "FAIL"] for c in result["checks"]]
-    figures = result["figures"]
-    solo = figures["solo_steps_per_s"]
-    rates = [[phase, f"{rate:,.0f}", f"{rate / solo:.2f}" if solo > 0 else "-"] for phase, rate in (
-        ("solo", solo), ("connection storm", figures["storm"]["steps_per_s"]),
-        ("between the reader windows", figures["readers"]["quiet_steps_per_s"]),
-        ("readers", figures["readers"]["steps_per_s"]), ("pathological Controls", figures["pathological"]["steps_per_s"]))]
-    return ("## perf.stress\n\n" + table(["check", "measured", "limit", ""], rows, [False, False, False, False])
-            + "\n\nThe controller's step rate in each phase (reported; judged only under the readers):\n\n"
-            + table(["phase", "steps/s", "of solo"], rates, [False, True, True]))
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     defaults = Settings()
     parser = argparse.ArgumentParser(
@@ -299,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "checks": [asdict(check) for check in verdicts],
         "passed": all(check.passed for check in verdicts),
     }
-    markdown = render(result)
+    markdown = stress_render.render(result)
     written = results.write(args.out, "stress", result, markdown)
     print(markdown)
     log.info("perf.stress: %.0f s; wrote %s", result["duration_s"], ", ".join(str(path) for path in written))
