@@ -53,7 +53,8 @@ MAX_ANSWER_SECONDS = phases.ANSWER_TIMEOUT
 MAX_EXIT_SECONDS = 1.0
 MAX_LOG_BYTES = 1_000_000
 MAX_RSS_GROWTH_MIB = 10.0
-SETTLE_SECONDS = 5.0  # after a storm: stalled connections dropped (--handshake-timeout, 3 s), memory given back (every 2 s)
+# After a storm: stalled connections dropped (--handshake-timeout, 3 s), freed memory given back (looked at every 2 s).
+SETTLE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)

