@@ -65,7 +65,7 @@ class Settings:
     reader_windows: int = 5
     window_seconds: float = 2.0
     phase_seconds: float = 5.0
-    names: int = 50_000
+    names: int = 40_000
     long_steps: int = 100_000
     server_args: tuple[str, ...] = ()
     quick: bool = False

@@ -34,6 +34,7 @@ from perf.stress.readers import LINE_PREFIX as READERS_PREFIX
 from perf.stress.readers import Answers, ask_until, is_state
 
 ANSWER_TIMEOUT = 0.5  # s: how long a reader or a newcomer may wait, even behind a long Control
+MAX_FRAME_BYTES = 1 << 20  # the server's --max-frame-bytes default
 ASK_PAUSE = 0.01  # s between a reader's (or newcomer's) answer and its next request during a long Control
 GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="stress phase over")
 
@@ -104,10 +105,17 @@ class DrivingController:
         return self.process.stderr.read()[-2000:]
 
 
-def pathological_frame(names: int) -> bytes:
-    """A Control naming `names` objects no scene has, one value each: costly to decode, cheap to send."""
-    control = ControlMessage(objects={f"object_{i:06d}": ObjectControl([0.0]) for i in range(names)})
-    return encode(control)
+def pathological_frame(names: int, max_bytes: int = MAX_FRAME_BYTES) -> bytes:
+    """A Control naming `names` objects no scene has, one value each: costly to decode, cheap to send.
+
+    BenchmarkError when it would not fit in `max_bytes` (the server drops such a frame's connection unread).
+    """
+    control = ControlMessage(objects={f"o{i:05d}": ObjectControl([0.0]) for i in range(names)})
+    frame = encode(control)
+    if len(frame) > max_bytes:
+        raise BenchmarkError(f"a Control of {names:,} names is {len(frame):,} bytes, over the server's frame limit "
+                             f"of {max_bytes:,}: give fewer --names")
+    return frame
 
 
 @dataclass
@@ -124,7 +132,10 @@ def send_pathological(address: str, frame: bytes, seconds: float) -> Refusals:
     with Client(address, timeout=5.0) as client:
         while time.monotonic() < deadline:
             client.send_frame(frame)
-            answer = decode(client.receive_frame())
+            try:
+                answer = decode(client.receive_frame())
+            except Error as error:
+                raise BenchmarkError(f"a pathological Control was not answered: {error}") from None
             refusals.sent += 1
             if isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SERVER_BUSY:
                 refusals.busy += 1
