@@ -20,6 +20,8 @@ FIGURES = {
     "storm": {"steps_per_s": 1900.0},
     "long_control": {"steps": 100_000, "time_step": 0.002, "simulated_advance": 200.0, "readers": dict(WAITS),
                      "newcomers": dict(WAITS)},
+    "stop_seconds": 0.1,
+    "stopped_with_session_ended": True,
     "exit_seconds": 0.3,
     "log_bytes": 2000,
     "rss_before_kib": 65 * 1024,
@@ -42,7 +44,8 @@ def test_a_run_within_every_limit_passes_every_check():
     (lambda f: f["pathological"].update(busy=29), "pathological Controls refused busy"),
     (lambda f: f["long_control"]["newcomers"].update(longest=0.6), "newcomers during a 100,000-step Control"),
     (lambda f: f["long_control"].update(simulated_advance=199.998), "the 100,000-step Control took every step"),
-    (lambda f: f.update(exit_seconds=1.2), "exit after SIGTERM during a long Control"),
+    (lambda f: f.update(stop_seconds=1.2), "serving ends after SIGTERM during a long Control"),
+    (lambda f: f.update(stopped_with_session_ended=False), "serving ends after SIGTERM during a long Control"),
     (lambda f: f.update(log_bytes=1_000_000), "server log for the whole run"),
     (lambda f: f.update(rss_after_kib=76 * 1024), "resident memory after the storms"),
 ])
