@@ -25,6 +25,8 @@ struct HandshakeInitMessage {
 inline constexpr const char* kExtensionSteps = "steps";      // ControlMessage::steps
 inline constexpr const char* kExtensionGoodbye = "goodbye";  // a leaving controller's SessionEnded, taken without answer
 inline constexpr const char* kExtensionRanges = "ranges";    // ObjectDescription control_ranges, joint_limits
+// Value types from 100 (LinearPosition ... Number); a Click peer keeps them as unknown numbers.
+inline constexpr const char* kExtensionValueTypes = "value-types";
 
 // A closed interval [min, max]; limited false means unlimited (min and max
 // then mean nothing).

@@ -73,6 +73,9 @@ _SENSOR_FIELDS: dict[ValueType, str] = {
     ValueType.VELOCITY_3D: "velocity3d",
     ValueType.ANGULAR_VELOCITY_3D: "angularVelocity3d",
     ValueType.FORCE_1D: "force1d",
+    ValueType.LINEAR_POSITION: "linearPosition",
+    ValueType.LINEAR_VELOCITY: "linearVelocity",
+    ValueType.NUMBER: "number",
 }
 # How each value type is carried in a Sensor's oneof, looked up once per
 # sensor on the hot path: the field, and whether it is a Vec3, a bool or a double.
