@@ -85,6 +85,7 @@ pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   for (const auto& target : object.control_targets) out.add_controltargets(target);
   append_ranges(out.mutable_controlranges(), object.control_ranges);
   append_ranges(out.mutable_jointlimits(), object.joint_limits);
+  for (const auto& [sensor, unit] : object.sensor_units) (*out.mutable_sensorunits())[sensor] = unit;
   return out;
 }
 
@@ -105,6 +106,7 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
   }
   object.control_ranges = read_ranges(in.controlranges());
   object.joint_limits = read_ranges(in.jointlimits());
+  object.sensor_units.insert(in.sensorunits().begin(), in.sensorunits().end());
   return object;
 }
 

@@ -73,6 +73,7 @@ HandshakeMessage handshake_coupler() {
   cart.control_targets = {"rail", "tendon"};
   cart.control_ranges = {{-1.0, 1.0, true}, {0.0, 1.0, true}};
   cart.joint_limits = {{-1.0, 1.0, true}};
+  cart.sensor_units = {{"range", "m"}};
   m.server = ServerInfo{"coupler", "0.1.0", {"steps", "goodbye", "ranges", "value-types"}};
   return m;
 }
@@ -179,6 +180,18 @@ TEST_CASE("the coupler handshake vector carries the server, its extensions and t
   CHECK(m.object("panda").control_ranges[3].max == -0.07);
   CHECK_FALSE(m.object("rover").control_ranges[2].limited);
   CHECK(m.object("rover").joint_limits[3].max == 0.3);
+}
+
+TEST_CASE("the coupler vectors carry the value types from 100 and the units of Number readings") {
+  const auto handshake = decode_as<HandshakeMessage>(read_vector("handshake_coupler"));
+  CHECK(handshake.supports(kExtensionValueTypes));
+  const ObjectDescription& cart = handshake.object("cart");
+  CHECK(cart.control_types == std::vector<V>{V::LinearPosition, V::ActuatorInput});
+  CHECK(cart.sensor_units.at("range") == "m");
+  const auto sensors = decode_as<SensorMessage>(read_vector("sensor_coupler"));
+  const auto& readings = sensors.objects.at("cart").sensors.at("rail_state");
+  CHECK(readings[0].type == V::LinearPosition);
+  CHECK(readings[1].value == std::vector<double>{-0.5});
 }
 
 TEST_CASE("a handshake without ServerInfo announces no extension") {

@@ -116,6 +116,7 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
                 object_sensors=type_lists,
                 control_ranges=st.lists(ranges, max_size=4),
                 joint_limits=st.lists(ranges, max_size=4),
+                sensor_units=st.dictionaries(names, names, max_size=2),
             ),
             max_size=3,
         ),

@@ -133,6 +133,7 @@ def cart() -> ObjectDescription:
         control_targets=["rail", "tendon"],
         control_ranges=[Range(-1.0, 1.0, True), Range(0.0, 1.0, True)],
         joint_limits=[Range(-1.0, 1.0, True)],
+        sensor_units={"range": "m"},
     )
 
 

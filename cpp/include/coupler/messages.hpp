@@ -57,6 +57,8 @@ struct ObjectDescription {
   // sends) and one per joint sensor; empty from a server without it.
   std::vector<Range> control_ranges;
   std::vector<Range> joint_limits;
+  // coupler extension "value-types": per named sensor with Number readings, their unit.
+  std::map<std::string, std::string> sensor_units;
 };
 
 struct HandshakeMessage {

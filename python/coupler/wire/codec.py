@@ -133,6 +133,8 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
         o.controlTargets.extend(described.control_targets)
         _fill_ranges(o.controlRanges, described.control_ranges)
         _fill_ranges(o.jointLimits, described.joint_limits)
+        for sensor, unit in described.sensor_units.items():
+            o.sensorUnits[sensor] = unit
     if _present(message.time_step):
         out.simSettings.timeStep = message.time_step
     if message.server is not None:
@@ -171,6 +173,7 @@ def _read_handshake(proto: Any) -> HandshakeMessage:
             control_targets=o.controlTargets[:],
             control_ranges=_read_ranges(o.controlRanges),
             joint_limits=_read_ranges(o.jointLimits),
+            sensor_units=dict(sorted(o.sensorUnits.items())),
         )
         if o.controlTargets and len(o.controlTargets) != len(o.controlsInOrder):
             raise ProtocolError(f"{where} has {len(o.controlsInOrder)} controls but {len(o.controlTargets)} "

@@ -192,6 +192,8 @@ class ObjectDescription:
     # sends) and one per joint sensor; empty from a server without it.
     control_ranges: list[Range] = field(default_factory=list)
     joint_limits: list[Range] = field(default_factory=list)
+    # coupler extension "value-types": per named sensor with NUMBER readings, their unit.
+    sensor_units: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
