@@ -62,9 +62,9 @@ Named sensors
     site form one named sensor called after the site, with one reading per
     MuJoCo sensor in model order: unnamed `force` and `torque` on the site
     "wrist_ft" give "wrist_ft" with [FORCE_3D, TORQUE_3D]. A sensor has the
-    Click (or linear) type of the same meaning where there is one (see
-    `_SENSOR_TYPES`; a quaternion is sent as RPY), else one NUMBER per value
-    in the sensor's own unit. Sensors of no robot or object (clock,
+    Click (or linear) type of the same meaning where there is one
+    (`coupler.mujoco.sensor_types`; a quaternion is sent as RPY), else one
+    NUMBER per value, its unit in the handshake's `sensor_units`. Sensors of no robot or object (clock,
     energies, sensors on static bodies) belong to the served thing `world`
     (`SCENE_SENSORS`).
 
@@ -84,6 +84,7 @@ import numpy as np
 
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
 from coupler.mujoco.ranges import control_ranges, joint_limits
+from coupler.mujoco.sensor_types import number_unit, sensor_type
 
 EVENT_GROUP = 5
 """Actuators in this actuator group are on/off control events."""
@@ -96,7 +97,6 @@ _Obj = mujoco.mjtObj
 _Jnt = mujoco.mjtJoint
 _Trn = mujoco.mjtTrn
 _Dyn = mujoco.mjtDyn
-_Sens = mujoco.mjtSensor
 _Wrap = mujoco.mjtWrap
 
 _HINGE = int(_Jnt.mjJNT_HINGE)
@@ -105,32 +105,6 @@ _FREE = int(_Jnt.mjJNT_FREE)
 _BALL = int(_Jnt.mjJNT_BALL)
 _SCALAR_JOINTS = (_HINGE, _SLIDE)
 _JOINT_TYPE_NAMES = {int(_Jnt.mjJNT_FREE): "free", int(_Jnt.mjJNT_BALL): "ball", _HINGE: "hinge", _SLIDE: "slide"}
-
-# Sensor types whose reading means the same whatever they are attached to.
-_SENSOR_TYPES: dict[int, ValueType] = {
-    int(_Sens.mjSENS_TOUCH): ValueType.FORCE_1D,
-    int(_Sens.mjSENS_ACCELEROMETER): ValueType.ACCELERATION_3D,
-    int(_Sens.mjSENS_VELOCIMETER): ValueType.VELOCITY_3D,
-    int(_Sens.mjSENS_GYRO): ValueType.ANGULAR_VELOCITY_3D,
-    int(_Sens.mjSENS_FORCE): ValueType.FORCE_3D,
-    int(_Sens.mjSENS_TORQUE): ValueType.TORQUE_3D,
-    int(_Sens.mjSENS_BALLANGVEL): ValueType.ANGULAR_VELOCITY_3D,
-    int(_Sens.mjSENS_BALLQUAT): ValueType.RPY,
-    int(_Sens.mjSENS_FRAMEPOS): ValueType.POSITION,
-    int(_Sens.mjSENS_FRAMEQUAT): ValueType.RPY,
-    int(_Sens.mjSENS_FRAMELINVEL): ValueType.VELOCITY_3D,
-    int(_Sens.mjSENS_FRAMEANGVEL): ValueType.ANGULAR_VELOCITY_3D,
-    int(_Sens.mjSENS_FRAMELINACC): ValueType.ACCELERATION_3D,
-    int(_Sens.mjSENS_FRAMEANGACC): ValueType.ANGULAR_ACCELERATION_3D,
-    int(_Sens.mjSENS_SUBTREECOM): ValueType.POSITION,
-    int(_Sens.mjSENS_SUBTREELINVEL): ValueType.VELOCITY_3D,
-}
-# Sensor types on a scalar joint, whose reading's type depends on the joint type.
-_JOINT_SENSOR_TYPES: dict[int, dict[int, ValueType]] = {
-    int(_Sens.mjSENS_JOINTPOS): {_HINGE: ValueType.ANGLE, _SLIDE: ValueType.LINEAR_POSITION},
-    int(_Sens.mjSENS_JOINTVEL): {_HINGE: ValueType.ANGULAR_VELOCITY_1D, _SLIDE: ValueType.LINEAR_VELOCITY},
-    int(_Sens.mjSENS_JOINTACTFRC): {_HINGE: ValueType.TORQUE_1D, _SLIDE: ValueType.FORCE_1D},
-}
 
 # Control type by servo kind and joint type (see the module docstring).
 _CONTROL_TYPES: dict[tuple[str, int], ValueType] = {
@@ -478,6 +452,8 @@ class _LayoutBuilder:
                 continue
             readings += new
             layout.description.sensors.setdefault(group, []).extend(r.type for r in new)
+            if new[0].type == ValueType.NUMBER:
+                layout.description.sensor_units[group] = number_unit(m, s)
         if scene.sensors:
             objects[SCENE_SENSORS] = scene
 
@@ -485,29 +461,10 @@ class _LayoutBuilder:
         """The sensor's reading of its own type, or one NUMBER per value when no type fits."""
         m = self.m
         adr, dim = int(m.sensor_adr[s]), int(m.sensor_dim[s])
-        value_type = self._sensor_type(s)
+        value_type = sensor_type(m, s)
         if value_type is not None and dim == (4 if value_type == ValueType.RPY else value_type.width):
             return [Reading(type=value_type, adr=adr, dim=dim)]
         return [Reading(type=ValueType.NUMBER, adr=adr + k, dim=1) for k in range(dim)]
-
-    def _sensor_type(self, s: int) -> ValueType | None:
-        m = self.m
-        kind = int(m.sensor_type[s])
-        if kind in _SENSOR_TYPES:
-            return _SENSOR_TYPES[kind]
-        obj = int(m.sensor_objid[s])
-        if kind in _JOINT_SENSOR_TYPES:
-            return _JOINT_SENSOR_TYPES[kind].get(int(m.jnt_type[obj]))
-        if kind == _Sens.mjSENS_ACTUATORFRC:
-            # The actuator's scalar force is a joint torque or force only on a
-            # joint transmission with unit gear.
-            if int(m.actuator_trntype[obj]) not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
-                return None
-            if float(m.actuator_gear[m.actuator_outadr[obj]][0]) != 1.0:
-                return None
-            joint_type = int(m.jnt_type[m.actuator_trnid[obj][0]])
-            return {_HINGE: ValueType.TORQUE_1D, _SLIDE: ValueType.FORCE_1D}.get(joint_type)
-        return None
 
     def _sensor_group(self, s: int) -> str:
         m = self.m

@@ -78,3 +78,24 @@ def test_a_linear_reading_is_the_slide_position_in_metres(sim: MujocoSimulation)
 
 def test_a_scene_without_sensors_of_its_own_serves_no_world() -> None:
     assert SCENE_SENSORS not in MujocoSimulation(MODELS / "slide_cart.xml").handshake().objects
+
+
+@pytest.mark.parametrize(("sensor", "obj", "unit"), [
+    ("lookout_range", SCENE_SENSORS, "m"),
+    ("sim_clock", SCENE_SENSORS, "s"),
+    ("kinetic_energy", SCENE_SENSORS, "J"),
+    ("ball_in_camera", "ball", "px"),
+    ("arm_angmom", "arm", "kg m^2/s"),
+    ("reach_limit_pos", "arm", "m"),  # a slide's limit
+    ("coupling_pos", "arm", ""),  # a fixed tendon: its coefficients' units
+    ("user_numbers", SCENE_SENSORS, ""),  # the model's own
+])
+def test_number_readings_carry_their_sensors_unit_in_the_handshake(sim: MujocoSimulation, sensor: str, obj: str,
+                                                                   unit: str) -> None:
+    assert sim.handshake().objects[obj].sensor_units[sensor] == unit
+
+
+def test_only_sensors_with_number_readings_have_a_unit_in_the_handshake(sim: MujocoSimulation) -> None:
+    for described in sim.handshake().objects.values():
+        numbers = {name for name, types in described.sensors.items() if ValueType.NUMBER in types}
+        assert set(described.sensor_units) == numbers
