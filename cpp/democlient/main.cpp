@@ -19,7 +19,8 @@ using Clock = std::chrono::steady_clock;
 bool controllable(coupler::ValueType type) {
   using coupler::ValueType;
   return type == ValueType::Angle || type == ValueType::AngularVelocity1D || type == ValueType::Torque1D ||
-         type == ValueType::Force1D;
+         type == ValueType::Force1D || type == ValueType::LinearPosition || type == ValueType::LinearVelocity ||
+         type == ValueType::ActuatorInput;
 }
 
 // Throws coupler::Error naming the first thing in the handshake a controller cannot use.

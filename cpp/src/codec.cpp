@@ -85,6 +85,7 @@ pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   for (const auto& target : object.control_targets) out.add_controltargets(target);
   append_ranges(out.mutable_controlranges(), object.control_ranges);
   append_ranges(out.mutable_jointlimits(), object.joint_limits);
+  for (const auto& [sensor, unit] : object.sensor_units) (*out.mutable_sensorunits())[sensor] = unit;
   return out;
 }
 
@@ -105,6 +106,7 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
   }
   object.control_ranges = read_ranges(in.controlranges());
   object.joint_limits = read_ranges(in.jointlimits());
+  object.sensor_units.insert(in.sensorunits().begin(), in.sensorunits().end());
   return object;
 }
 
@@ -205,6 +207,9 @@ void to_proto(pb::SensorMessage_Sensor* out, const Sensor& sensor) {
     case ValueType::Torque1D: out->set_torque1d(v[0]); return;
     case ValueType::Force1D: out->set_force1d(v[0]); return;
     case ValueType::Activated: out->set_activated(v[0] != 0.0); return;
+    case ValueType::LinearPosition: out->set_linearposition(v[0]); return;
+    case ValueType::LinearVelocity: out->set_linearvelocity(v[0]); return;
+    case ValueType::Number: out->set_number(v[0]); return;
     case ValueType::Position: set_vec3(out->mutable_position(), v); return;
     case ValueType::RPY: set_vec3(out->mutable_rpy(), v); return;
     case ValueType::Acceleration3D: set_vec3(out->mutable_acceleration3d(), v); return;
@@ -213,7 +218,8 @@ void to_proto(pb::SensorMessage_Sensor* out, const Sensor& sensor) {
     case ValueType::AngularAcceleration3D: set_vec3(out->mutable_angularacceleration3d(), v); return;
     case ValueType::Velocity3D: set_vec3(out->mutable_velocity3d(), v); return;
     case ValueType::AngularVelocity3D: set_vec3(out->mutable_angularvelocity3d(), v); return;
-    case ValueType::Multiple: break;
+    case ValueType::Multiple:
+    case ValueType::ActuatorInput: break;
   }
   throw Error("sensor type " + std::to_string(static_cast<int>(sensor.type)) + " cannot be sent");
 }
@@ -231,6 +237,9 @@ Sensor from_proto(const pb::SensorMessage_Sensor& in, const std::string& where) 
     case Case::kTorque1D: return {ValueType::Torque1D, {in.torque1d()}};
     case Case::kForce1D: return {ValueType::Force1D, {in.force1d()}};
     case Case::kActivated: return {ValueType::Activated, {in.activated() ? 1.0 : 0.0}};
+    case Case::kLinearPosition: return {ValueType::LinearPosition, {in.linearposition()}};
+    case Case::kLinearVelocity: return {ValueType::LinearVelocity, {in.linearvelocity()}};
+    case Case::kNumber: return {ValueType::Number, {in.number()}};
     case Case::kPosition: return {ValueType::Position, read_vec3(in.position(), where)};
     case Case::kRpy: return {ValueType::RPY, read_vec3(in.rpy(), where)};
     case Case::kAcceleration3D: return {ValueType::Acceleration3D, read_vec3(in.acceleration3d(), where)};

@@ -53,6 +53,10 @@ std::string python_name(ValueType type) {
     case ValueType::AngularVelocity3D: return "ANGULAR_VELOCITY_3D";
     case ValueType::Force1D: return "FORCE_1D";
     case ValueType::Multiple: return "MULTIPLE";
+    case ValueType::LinearPosition: return "LINEAR_POSITION";
+    case ValueType::LinearVelocity: return "LINEAR_VELOCITY";
+    case ValueType::ActuatorInput: return "ACTUATOR_INPUT";
+    case ValueType::Number: return "NUMBER";
   }
   return std::to_string(static_cast<int>(type));
 }

@@ -40,6 +40,9 @@ void shape(pb::SensorMessage_Sensor& sensor, ValueType type) {
     case ValueType::Torque1D: sensor.set_torque1d(0.0); return;
     case ValueType::Force1D: sensor.set_force1d(0.0); return;
     case ValueType::Activated: sensor.set_activated(false); return;
+    case ValueType::LinearPosition: sensor.set_linearposition(0.0); return;
+    case ValueType::LinearVelocity: sensor.set_linearvelocity(0.0); return;
+    case ValueType::Number: sensor.set_number(0.0); return;
     case ValueType::Position: vec3(sensor.mutable_position()); return;
     case ValueType::RPY: vec3(sensor.mutable_rpy()); return;
     case ValueType::Acceleration3D: vec3(sensor.mutable_acceleration3d()); return;
@@ -48,7 +51,8 @@ void shape(pb::SensorMessage_Sensor& sensor, ValueType type) {
     case ValueType::AngularAcceleration3D: vec3(sensor.mutable_angularacceleration3d()); return;
     case ValueType::Velocity3D: vec3(sensor.mutable_velocity3d()); return;
     case ValueType::AngularVelocity3D: vec3(sensor.mutable_angularvelocity3d()); return;
-    case ValueType::Multiple: break;
+    case ValueType::Multiple:
+    case ValueType::ActuatorInput: break;
   }
   throw Error("sensor type " + std::to_string(static_cast<int>(type)) + " cannot be sent");
 }
@@ -76,6 +80,9 @@ void set_scalar(pb::SensorMessage_Sensor& sensor, ValueType type, double value) 
     case ValueType::Torque1D: sensor.set_torque1d(value); return;
     case ValueType::Force1D: sensor.set_force1d(value); return;
     case ValueType::Activated: sensor.set_activated(value != 0.0); return;
+    case ValueType::LinearPosition: sensor.set_linearposition(value); return;
+    case ValueType::LinearVelocity: sensor.set_linearvelocity(value); return;
+    case ValueType::Number: sensor.set_number(value); return;
     default: throw Error("internal: sensor reading is not a scalar");
   }
 }
@@ -103,6 +110,9 @@ bool take(const pb::SensorMessage_Sensor& sensor, ValueType type, double* out) {
     case Case::kTorque1D: return take_scalar(type == V::Torque1D, sensor.torque1d(), out);
     case Case::kForce1D: return take_scalar(type == V::Force1D, sensor.force1d(), out);
     case Case::kActivated: return take_scalar(type == V::Activated, sensor.activated() ? 1.0 : 0.0, out);
+    case Case::kLinearPosition: return take_scalar(type == V::LinearPosition, sensor.linearposition(), out);
+    case Case::kLinearVelocity: return take_scalar(type == V::LinearVelocity, sensor.linearvelocity(), out);
+    case Case::kNumber: return take_scalar(type == V::Number, sensor.number(), out);
     case Case::kPosition: return take_vec3(type == V::Position, sensor.position(), out);
     case Case::kRpy: return take_vec3(type == V::RPY, sensor.rpy(), out);
     case Case::kAcceleration3D: return take_vec3(type == V::Acceleration3D, sensor.acceleration3d(), out);

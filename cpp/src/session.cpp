@@ -1,5 +1,8 @@
 #include <coupler/session.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 #include <coupler/codec.hpp>
 #include <coupler/error.hpp>
 
@@ -205,6 +208,28 @@ SensorReadings Session::step(const Controls& controls) {
 }
 
 SensorReadings Session::sensors() { return expect_sensors(SensorRequestMessage{}); }
+
+Controls Session::controls() {
+  Controls controls(handshake_);
+  // (object, control, joint) of each position control that names the joint it holds.
+  std::vector<std::tuple<std::string, std::string, std::string>> holding;
+  for (const auto& [name, object] : handshake_.objects) {
+    const std::size_t count = std::min({object.controls.size(), object.control_types.size(),
+                                        object.control_targets.size()});
+    for (std::size_t i = 0; i < count; ++i) {
+      const ValueType type = object.control_types[i];
+      if (type != ValueType::Angle && type != ValueType::LinearPosition) continue;
+      const std::string& target = object.control_targets[i];
+      const auto& joints = object.joint_sensors;
+      if (std::find(joints.begin(), joints.end(), target) == joints.end()) continue;
+      holding.emplace_back(name, object.controls[i], target);
+    }
+  }
+  if (holding.empty()) return controls;
+  const SensorReadings readings = sensors();
+  for (const auto& [name, control, joint] : holding) controls.set(name, control, readings.angle(name, joint));
+  return controls;
+}
 
 void Session::reset() {
   const Message answer = exchange(ResetMessage{});

@@ -36,6 +36,10 @@ std::string_view to_string(ValueType type) noexcept {
     case ValueType::AngularVelocity3D: return "AngularVelocity3D";
     case ValueType::Force1D: return "Force1D";
     case ValueType::Multiple: return "Multiple";
+    case ValueType::LinearPosition: return "LinearPosition";
+    case ValueType::LinearVelocity: return "LinearVelocity";
+    case ValueType::ActuatorInput: return "ActuatorInput";
+    case ValueType::Number: return "Number";
   }
   return {};
 }

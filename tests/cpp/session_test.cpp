@@ -31,6 +31,16 @@ HandshakeMessage arm_scene() {
   return handshake;
 }
 
+// The arm scene whose controls name the joints they drive: a hinge held at an
+// angle and a slide held at a length.
+HandshakeMessage held_arm_scene() {
+  HandshakeMessage handshake = arm_scene();
+  ObjectDescription& arm = handshake.objects["arm"];
+  arm.control_types = {ValueType::Angle, ValueType::LinearPosition};
+  arm.control_targets = {"shoulder", "elbow"};
+  return handshake;
+}
+
 // A coupler server's ServerInfo, every extension announced.
 ServerInfo coupler_server() { return ServerInfo{"coupler", "test", {kExtensionSteps, kExtensionGoodbye, kExtensionRanges}}; }
 
@@ -42,9 +52,10 @@ ServerInfo coupler_server() { return ServerInfo{"coupler", "test", {kExtensionSt
 class EchoServer {
  public:
   explicit EchoServer(int reset_on_control = -1, bool extra_object = false,
-                      std::optional<ServerInfo> info = coupler_server())
+                      std::optional<ServerInfo> info = coupler_server(), HandshakeMessage scene = arm_scene())
       : server_(fresh_address("inproc")),
         info_(std::move(info)),
+        scene_(std::move(scene)),
         thread_([this, reset_on_control, extra_object] { run(reset_on_control, extra_object); }) {}
   ~EchoServer() { stop(); }
   std::string endpoint() const { return server_.endpoint(); }
@@ -59,7 +70,7 @@ class EchoServer {
   std::vector<Message> received_;
 
   void run(int reset_on_control, bool extra_object) {
-    HandshakeMessage handshake = arm_scene();
+    HandshakeMessage handshake = scene_;
     handshake.server = info_;
     SensorMessage state;
     state.objects["arm"].angles = {0.0, 0.0};
@@ -102,6 +113,7 @@ class EchoServer {
 
   Server server_;
   std::optional<ServerInfo> info_;
+  HandshakeMessage scene_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -125,6 +137,26 @@ TEST_CASE("controls start at zero with events off and are set by name") {
   CHECK(controls.values("arm")[1] == 0.7);
   CHECK(controls.message().objects.at("arm").events.at("gripper"));
   CHECK(controls.message().objects.count("box") == 0);  // box has nothing to control
+}
+
+TEST_CASE("session controls start position controls at their joints' current positions") {
+  EchoServer server(-1, false, coupler_server(), held_arm_scene());
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls moved = session.controls();
+  moved.set("arm", "shoulder", 0.7);
+  moved.set("arm", "elbow", 0.02);
+  session.step(moved);  // the echo server now senses these positions
+  CHECK(session.controls().values("arm") == std::vector<double>{0.7, 0.02});
+}
+
+TEST_CASE("session controls without control targets start at zero and ask the server nothing") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls moved = session.controls();
+  moved.set("arm", "shoulder", 0.7);
+  session.step(moved);
+  CHECK(session.controls().values("arm") == std::vector<double>{0.0, 0.0});
+  CHECK(server.stop().size() == 2);  // the handshake and the Control
 }
 
 TEST_CASE("controls reject names the scene does not have") {

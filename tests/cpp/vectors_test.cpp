@@ -64,7 +64,17 @@ HandshakeMessage handshake_coupler() {
   m.objects["panda"].joint_limits = kArmLimits;
   m.objects["rover"].control_ranges = {{-10.0, 10.0, true}, {-10.0, 10.0, true}, Range{}, {0.0, 100.0, true}};
   m.objects["rover"].joint_limits = {Range{}, Range{}, Range{}, {0.0, 0.3, true}};
-  m.server = ServerInfo{"coupler", "0.1.0", {"steps", "goodbye", "ranges"}};
+  ObjectDescription& cart = m.objects["cart"];
+  cart.controls = {"rail_servo", "tendon_drive"};
+  cart.control_types = {V::LinearPosition, V::ActuatorInput};
+  cart.joint_sensors = {"rail"};
+  cart.joint_sensor_types = {V::Angle, V::AngularVelocity1D, V::Torque1D};
+  cart.sensors = {{"rail_state", {V::LinearPosition, V::LinearVelocity}}, {"range", {V::Number}}};
+  cart.control_targets = {"rail", "tendon"};
+  cart.control_ranges = {{-1.0, 1.0, true}, {0.0, 1.0, true}};
+  cart.joint_limits = {{-1.0, 1.0, true}};
+  cart.sensor_units = {{"range", "m"}};
+  m.server = ServerInfo{"coupler", "0.1.0", {"steps", "goodbye", "ranges", "value-types"}};
   return m;
 }
 
@@ -97,6 +107,17 @@ SensorMessage sensor() {
   return m;
 }
 
+SensorMessage sensor_coupler() {
+  SensorMessage m = sensor();
+  ObjectSensors& cart = m.objects["cart"];
+  cart.angles = {0.25};
+  cart.angular_velocities = {-0.5};
+  cart.torques = {1.5};
+  cart.sensors = {{"rail_state", {{V::LinearPosition, {0.25}}, {V::LinearVelocity, {-0.5}}}},
+                  {"range", {{V::Number, {-1.0}}}}};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -112,6 +133,7 @@ std::map<std::string, Message> vectors() {
       {"control_angles",
        ControlMessage::builder().object("panda").values(kArmAngles, ControlField::Angles).steps(10).build()},
       {"sensor", sensor()},
+      {"sensor_coupler", sensor_coupler()},
       {"sensor_request", SensorRequestMessage{}},
       {"reset", ResetMessage{}},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
@@ -158,6 +180,18 @@ TEST_CASE("the coupler handshake vector carries the server, its extensions and t
   CHECK(m.object("panda").control_ranges[3].max == -0.07);
   CHECK_FALSE(m.object("rover").control_ranges[2].limited);
   CHECK(m.object("rover").joint_limits[3].max == 0.3);
+}
+
+TEST_CASE("the coupler vectors carry the value types from 100 and the units of Number readings") {
+  const auto handshake = decode_as<HandshakeMessage>(read_vector("handshake_coupler"));
+  CHECK(handshake.supports(kExtensionValueTypes));
+  const ObjectDescription& cart = handshake.object("cart");
+  CHECK(cart.control_types == std::vector<V>{V::LinearPosition, V::ActuatorInput});
+  CHECK(cart.sensor_units.at("range") == "m");
+  const auto sensors = decode_as<SensorMessage>(read_vector("sensor_coupler"));
+  const auto& readings = sensors.objects.at("cart").sensors.at("rail_state");
+  CHECK(readings[0].type == V::LinearPosition);
+  CHECK(readings[1].value == std::vector<double>{-0.5});
 }
 
 TEST_CASE("a handshake without ServerInfo announces no extension") {

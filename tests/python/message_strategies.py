@@ -44,7 +44,9 @@ names = st.text(max_size=8)
 int32 = st.integers(-(2**31), 2**31 - 1)
 value_types = st.sampled_from(list(ValueType))
 _vector_types = [t for t in ValueType if t.width == 3]
-_scalar_types = [t for t in ValueType if t.width == 1 and t not in (ValueType.MULTIPLE, ValueType.ACTIVATED)]
+# ACTUATOR_INPUT is a control type only: no Sensor carries it.
+_scalar_types = [t for t in ValueType if t.width == 1
+                 and t not in (ValueType.MULTIPLE, ValueType.ACTIVATED, ValueType.ACTUATOR_INPUT)]
 _legacy_fields = [f for f in ControlField if f != ControlField.VALUES]
 
 
@@ -114,6 +116,7 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
                 object_sensors=type_lists,
                 control_ranges=st.lists(ranges, max_size=4),
                 joint_limits=st.lists(ranges, max_size=4),
+                sensor_units=st.dictionaries(names, names, max_size=2),
             ),
             max_size=3,
         ),

@@ -17,11 +17,14 @@ exactly the .bin. NAME.txt is the frame in protobuf text format, for people.
 
 `handshake_coupler` is the handshake of a coupler server: the same scene,
 with the coupler extensions (ServerInfo, control ranges and joint limits,
-limited and unlimited ones).
+limited and unlimited ones) and a `cart` of the coupler value types;
+`sensor_coupler` is its sensor message.
 
-Every ValueType but MULTIPLE is a sensor type in the handshake (of a named or
-an object sensor) and a Sensor reading in the sensor message; MULTIPLE is the
-handshake's derived controlType.
+Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
+named or an object sensor) and a Sensor reading in the sensor message;
+MULTIPLE is the handshake's derived controlType. Every coupler ValueType
+(from 100) but ACTUATOR_INPUT, which is a control type only, is a sensor type
+in handshake_coupler and a reading in sensor_coupler.
 """
 
 from __future__ import annotations
@@ -113,8 +116,25 @@ def handshake_coupler() -> HandshakeMessage:
         Range(0.0, 100.0, True),
     ]
     message.objects["rover"].joint_limits = [Range(), Range(), Range(), Range(0.0, 0.3, True)]
-    message.server = ServerInfo(name="coupler", version="0.1.0", extensions=["steps", "goodbye", "ranges"])
+    message.objects["cart"] = cart()
+    message.server = ServerInfo(name="coupler", version="0.1.0",
+                                extensions=["steps", "goodbye", "ranges", "value-types"])
     return message
+
+
+def cart() -> ObjectDescription:
+    """An object of the coupler value types: a cart on a slide and a tendon drive, with linear and NUMBER sensors."""
+    return ObjectDescription(
+        controls=["rail_servo", "tendon_drive"],
+        control_types=[V.LINEAR_POSITION, V.ACTUATOR_INPUT],
+        joint_sensors=["rail"],
+        joint_sensor_types=[V.ANGLE, V.ANGULAR_VELOCITY_1D, V.TORQUE_1D],
+        sensors={"rail_state": [V.LINEAR_POSITION, V.LINEAR_VELOCITY], "range": [V.NUMBER]},
+        control_targets=["rail", "tendon"],
+        control_ranges=[Range(-1.0, 1.0, True), Range(0.0, 1.0, True)],
+        joint_limits=[Range(-1.0, 1.0, True)],
+        sensor_units={"range": "m"},
+    )
 
 
 def control() -> ControlMessage:
@@ -174,6 +194,21 @@ def sensor() -> SensorMessage:
     )
 
 
+def sensor_coupler() -> SensorMessage:
+    """The sensor message of handshake_coupler's scene: the cart's coupler value types too."""
+    message = sensor()
+    message.objects["cart"] = ObjectSensors(
+        angles=[0.25],
+        angular_velocities=[-0.5],
+        torques=[1.5],
+        sensors={
+            "rail_state": [Sensor(V.LINEAR_POSITION, (0.25,)), Sensor(V.LINEAR_VELOCITY, (-0.5,))],
+            "range": [Sensor(V.NUMBER, (-1.0,))],  # a rangefinder that sees nothing
+        },
+    )
+    return message
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -182,6 +217,7 @@ def vectors() -> dict[str, Message]:
         "control": control(),
         "control_angles": control_angles(),
         "sensor": sensor(),
+        "sensor_coupler": sensor_coupler(),
         "sensor_request": SensorRequestMessage(),
         "reset": ResetMessage(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),

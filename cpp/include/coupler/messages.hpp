@@ -25,6 +25,8 @@ struct HandshakeInitMessage {
 inline constexpr const char* kExtensionSteps = "steps";      // ControlMessage::steps
 inline constexpr const char* kExtensionGoodbye = "goodbye";  // a leaving controller's SessionEnded, taken without answer
 inline constexpr const char* kExtensionRanges = "ranges";    // ObjectDescription control_ranges, joint_limits
+// Value types from 100 (LinearPosition ... Number); a Click peer keeps them as unknown numbers.
+inline constexpr const char* kExtensionValueTypes = "value-types";
 
 // A closed interval [min, max]; limited false means unlimited (min and max
 // then mean nothing).
@@ -55,6 +57,8 @@ struct ObjectDescription {
   // sends) and one per joint sensor; empty from a server without it.
   std::vector<Range> control_ranges;
   std::vector<Range> joint_limits;
+  // coupler extension "value-types": per named sensor with Number readings, their unit.
+  std::map<std::string, std::string> sensor_units;
 };
 
 struct HandshakeMessage {

@@ -48,8 +48,13 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   const HandshakeMessage& handshake() const noexcept { return handshake_; }
-  // A fresh Controls for this scene: all zero, events off.
-  Controls controls() const { return Controls(handshake_); }
+  // A fresh Controls for this scene that holds its current state, events
+  // off: a position control (Angle, LinearPosition) whose controlTargets
+  // entry names one of its object's joint sensors starts at that joint's
+  // current position, read with one SensorRequest (so sending it moves
+  // nothing); every other control starts at 0 (no torque, no speed).
+  // Without such controls nothing is asked of the server.
+  Controls controls();
 
   // Sends the controls, lets the simulation step, returns the new state.
   // Throws ExtensionNotSupportedError, sending nothing, for steps above 1

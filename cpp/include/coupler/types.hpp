@@ -34,6 +34,11 @@ enum class ValueType : int {
   AngularVelocity3D = 11,      // rad/s, vec3
   Force1D = 12,                // N
   Multiple = 15,               // only as the scene-wide control type
+  // coupler extension "value-types":
+  LinearPosition = 100,        // m
+  LinearVelocity = 101,        // m/s
+  ActuatorInput = 102,         // a MuJoCo actuator's own ctrl units (a control only)
+  Number = 103,                // one number of a sensor Click has no type for, in its unit
 };
 
 enum class ErrorCode : int {

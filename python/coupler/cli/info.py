@@ -81,7 +81,9 @@ def describe(handshake: HandshakeMessage) -> str:
             # Joint limits are in the joint's position units: rad for a hinge, m for a slide.
             joints.append([name, joint, joint_types, _range(obj.joint_limits, i, "")])
         for sensor, types in obj.sensors.items():
-            named.append([name, sensor, ", ".join(_type(t) for t in types), ", ".join(t.unit for t in types)])
+            # A NUMBER reading's unit is the sensor's own, told by the handshake's sensor_units.
+            units = [_shown(obj.sensor_units.get(sensor, "")) if t == ValueType.NUMBER else t.unit for t in types]
+            named.append([name, sensor, ", ".join(_type(t) for t in types), ", ".join(units)])
         if obj.object_sensors:
             object_sensors.append([name, ", ".join(_type(t) for t in obj.object_sensors)])
     objects = [[name, str(len(obj.controls)), str(len(obj.control_events)), str(len(obj.joint_sensors)),

@@ -147,9 +147,9 @@ class Session:
     def controls(self) -> Controls:
         """A fresh Controls for this scene that holds its current state, events off.
 
-        A position control (ANGLE) whose handshake names the joint it drives
-        (the coupler `controlTargets` extension) starts at that joint's
-        current angle, read with one SensorRequest, so sending it moves
+        A position control (ANGLE or LINEAR_POSITION) whose handshake names
+        the joint it drives (the coupler `controlTargets` extension) starts at
+        that joint's current position, read with one SensorRequest, so sending it moves
         nothing; every other control starts at 0 (no torque, no speed).
         Without such controls nothing is asked of the server.
         """
@@ -159,7 +159,7 @@ class Session:
             for name, described in self.handshake.objects.items()
             for control, value_type, target in zip(described.controls, described.control_types,
                                                    described.control_targets)
-            if value_type == ValueType.ANGLE and target in described.joint_sensors
+            if value_type in (ValueType.ANGLE, ValueType.LINEAR_POSITION) and target in described.joint_sensors
         ]
         if holding:
             readings = self.sensors()

@@ -61,10 +61,10 @@ def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> 
         elif slot.part == "sensors":
             reading = target.sensors[slot.sensor][slot.index]
             if reading.type == ValueType.RPY:
-                # A framequat reading, sent as roll, pitch and yaw.
-                rotate("sensordata", slot.offset, reading.adr)
+                # A quaternion (framequat, ballquat, a ball joint's qpos), sent as roll, pitch and yaw.
+                rotate(reading.source, slot.offset, reading.adr)
             else:
-                copy("sensordata", places, list(range(reading.adr, reading.adr + reading.dim)))
+                copy(reading.source, places, list(range(reading.adr, reading.adr + reading.dim)))
         else:
             raise Error(f"a MuJoCo scene has no {value_type.name} reading for {slot.part} of '{slot.object}'")
     for source, (dst, src) in copies.items():

@@ -22,22 +22,25 @@ Robots and objects
 
 Controls
     A robot's controls are its actuators in model order, each named after the
-    actuator (an unnamed one after its joint), each with the name of the
-    joint it drives in `controlTargets`. The type follows from what the
-    actuator does, read from its gain, bias and dynamics parameters (not its
-    name), and from the type of its joint:
+    actuator (an unnamed one after its joint), each with what it drives in
+    `controlTargets`: its joint, tendon, site (a slider-crank's crank site)
+    or body. The type follows from what the actuator does, read from its
+    gain, bias and dynamics parameters (not its name), and from what it acts on:
 
-    ==========================================  ===================  ========
-    actuator                                    hinge                slide
-    ==========================================  ===================  ========
+    ==========================================  ===================  ===============
+    actuator on a joint                         hinge                slide
+    ==========================================  ===================  ===============
     motor: fixed gain, no bias                  TORQUE_1D            FORCE_1D
-    position servo: bias = -gain * length       ANGLE                (none)
-    velocity servo: bias = -gain * velocity     ANGULAR_VELOCITY_1D  (none)
-    integrated-velocity servo (intvelocity)     ANGULAR_VELOCITY_1D  (none)
-    ==========================================  ===================  ========
+    position servo: bias = -gain * length       ANGLE                LINEAR_POSITION
+    velocity servo: bias = -gain * velocity     ANGULAR_VELOCITY_1D  LINEAR_VELOCITY
+    integrated-velocity servo (intvelocity)     ANGULAR_VELOCITY_1D  LINEAR_VELOCITY
+    ==========================================  ===================  ===============
 
     Values are in joint units: the adapter divides by the transmission gear
-    (motors) or multiplies by it (servos) on the way to `mjData.ctrl`.
+    (motors) or multiplies by it (servos) on the way to `mjData.ctrl`. Every
+    other actuator (tendon, site, slider-crank and body transmissions, ball
+    joints, muscles, other gains, biases or dynamics) is an ACTUATOR_INPUT:
+    the actuator's own ctrl, unscaled, since no one physical unit fits it.
 
 Control events
     An actuator in actuator group 5 (`EVENT_GROUP`) is an on/off control
@@ -50,19 +53,24 @@ Joint sensors
     Every hinge and slide joint of a robot or object, in model order, named after the
     joint, with the types [ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D]: position,
     velocity and the actuators' generalized force on the joint
-    (`qfrc_actuator`). For a slide joint these are m, m/s and N.
+    (`qfrc_actuator`). For a slide joint these are m, m/s and N. A ball
+    joint is a named sensor after the joint: [RPY, ANGULAR_VELOCITY_3D].
 
 Named sensors
-    The MuJoCo sensors of a robot or object. A named MuJoCo sensor is a named
-    sensor of its own, under its own name, with one reading. Unnamed sensors
-    on a named site form one named sensor called after the site, with one
-    reading per MuJoCo sensor in model order: unnamed `force` and `torque` on
-    the site "wrist_ft" give "wrist_ft" with [FORCE_3D, TORQUE_3D]. See
-    `_SENSOR_TYPES` for the types; a `framequat` reading is sent as RPY.
+    Every MuJoCo sensor of a robot or object. A named MuJoCo sensor is a
+    named sensor of its own, under its own name. Unnamed sensors on a named
+    site form one named sensor called after the site, with one reading per
+    MuJoCo sensor in model order: unnamed `force` and `torque` on the site
+    "wrist_ft" give "wrist_ft" with [FORCE_3D, TORQUE_3D]. A sensor has the
+    Click (or linear) type of the same meaning where there is one
+    (`coupler.mujoco.sensor_types`; a quaternion is sent as RPY), else one
+    NUMBER per value, its unit in the handshake's `sensor_units`. Sensors of no robot or object (clock,
+    energies, sensors on static bodies) belong to the served thing `world`
+    (`SCENE_SENSORS`).
 
 Everything else the model holds that cannot be served by these rules (an
-unnamed robot, an actuator on a ball joint, a position servo on a slide, a
-magnetometer, ...) is listed by name in `SceneLayout.unmapped`, never
+unnamed robot, an actuator acting on two robots, an unnamed sensor off any
+named site, ...) is listed by name in `SceneLayout.unmapped`, never
 silently dropped.
 """
 
@@ -76,6 +84,7 @@ import numpy as np
 
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
 from coupler.mujoco.ranges import control_ranges, joint_limits
+from coupler.mujoco.sensor_types import number_unit, sensor_type
 
 EVENT_GROUP = 5
 """Actuators in this actuator group are on/off control events."""
@@ -88,53 +97,42 @@ _Obj = mujoco.mjtObj
 _Jnt = mujoco.mjtJoint
 _Trn = mujoco.mjtTrn
 _Dyn = mujoco.mjtDyn
-_Sens = mujoco.mjtSensor
 _Wrap = mujoco.mjtWrap
 
 _HINGE = int(_Jnt.mjJNT_HINGE)
 _SLIDE = int(_Jnt.mjJNT_SLIDE)
 _FREE = int(_Jnt.mjJNT_FREE)
+_BALL = int(_Jnt.mjJNT_BALL)
 _SCALAR_JOINTS = (_HINGE, _SLIDE)
 _JOINT_TYPE_NAMES = {int(_Jnt.mjJNT_FREE): "free", int(_Jnt.mjJNT_BALL): "ball", _HINGE: "hinge", _SLIDE: "slide"}
-
-# Sensor types whose reading means the same whatever they are attached to.
-_SENSOR_TYPES: dict[int, ValueType] = {
-    int(_Sens.mjSENS_TOUCH): ValueType.FORCE_1D,
-    int(_Sens.mjSENS_ACCELEROMETER): ValueType.ACCELERATION_3D,
-    int(_Sens.mjSENS_VELOCIMETER): ValueType.VELOCITY_3D,
-    int(_Sens.mjSENS_GYRO): ValueType.ANGULAR_VELOCITY_3D,
-    int(_Sens.mjSENS_FORCE): ValueType.FORCE_3D,
-    int(_Sens.mjSENS_TORQUE): ValueType.TORQUE_3D,
-    int(_Sens.mjSENS_BALLANGVEL): ValueType.ANGULAR_VELOCITY_3D,
-    int(_Sens.mjSENS_FRAMEPOS): ValueType.POSITION,
-    int(_Sens.mjSENS_FRAMEQUAT): ValueType.RPY,
-    int(_Sens.mjSENS_FRAMELINVEL): ValueType.VELOCITY_3D,
-    int(_Sens.mjSENS_FRAMEANGVEL): ValueType.ANGULAR_VELOCITY_3D,
-    int(_Sens.mjSENS_FRAMELINACC): ValueType.ACCELERATION_3D,
-    int(_Sens.mjSENS_FRAMEANGACC): ValueType.ANGULAR_ACCELERATION_3D,
-    int(_Sens.mjSENS_SUBTREECOM): ValueType.POSITION,
-    int(_Sens.mjSENS_SUBTREELINVEL): ValueType.VELOCITY_3D,
-}
-# Sensor types on a scalar joint, whose reading's type depends on the joint type.
-_JOINT_SENSOR_TYPES: dict[int, dict[int, ValueType]] = {
-    int(_Sens.mjSENS_JOINTPOS): {_HINGE: ValueType.ANGLE},
-    int(_Sens.mjSENS_JOINTVEL): {_HINGE: ValueType.ANGULAR_VELOCITY_1D},
-    int(_Sens.mjSENS_JOINTACTFRC): {_HINGE: ValueType.TORQUE_1D, _SLIDE: ValueType.FORCE_1D},
-}
 
 # Control type by servo kind and joint type (see the module docstring).
 _CONTROL_TYPES: dict[tuple[str, int], ValueType] = {
     ("motor", _HINGE): ValueType.TORQUE_1D,
     ("motor", _SLIDE): ValueType.FORCE_1D,
     ("position", _HINGE): ValueType.ANGLE,
+    ("position", _SLIDE): ValueType.LINEAR_POSITION,
     ("velocity", _HINGE): ValueType.ANGULAR_VELOCITY_1D,
+    ("velocity", _SLIDE): ValueType.LINEAR_VELOCITY,
 }
-_KIND_WORDS = {"motor": "motor", "position": "position servo", "velocity": "velocity servo"}
+# What a control of each transmission names in controlTargets: the object of actuator_trnid[0].
+_TARGET_OBJECTS: dict[int, mujoco.mjtObj] = {
+    int(_Trn.mjTRN_JOINT): _Obj.mjOBJ_JOINT,
+    int(_Trn.mjTRN_JOINTINPARENT): _Obj.mjOBJ_JOINT,
+    int(_Trn.mjTRN_SLIDERCRANK): _Obj.mjOBJ_SITE,  # the crank site
+    int(_Trn.mjTRN_TENDON): _Obj.mjOBJ_TENDON,
+    int(_Trn.mjTRN_SITE): _Obj.mjOBJ_SITE,
+    int(_Trn.mjTRN_BODY): _Obj.mjOBJ_BODY,
+}
+
+SCENE_SENSORS = "world"
+"""The served thing holding the MuJoCo sensors of no robot or object (clock, energies, sensors on
+static bodies); MuJoCo names its world body so, so no body of the model can take the name."""
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One reading of a named sensor: `dim` numbers of `mjData.sensordata` from `adr`.
+    """One reading of a named sensor: `dim` numbers of `mjData.<source>` from `adr`.
 
     An RPY reading has dim 4: it is a quaternion, converted when read.
     """
@@ -142,6 +140,7 @@ class Reading:
     type: ValueType
     adr: int
     dim: int
+    source: str = "sensordata"
 
 
 @dataclass(frozen=True)
@@ -283,8 +282,10 @@ class _LayoutBuilder:
         for a in range(m.nactuator):
             root = self._actuator_root(a)
             if root is None:
-                self._report(f"{self._label('actuator', _Obj.mjOBJ_ACTUATOR, a)} does not act within one body "
-                             "under the world: not served")
+                roots = sorted(self._roots(self._actuator_bodies(a)) - {0})
+                moved = ", ".join(self._label("body", _Obj.mjOBJ_BODY, r) for r in roots) or "nothing that moves"
+                self._report(f"{self._label('actuator', _Obj.mjOBJ_ACTUATOR, a)} acts on {moved}, not within one "
+                             "robot: not served")
                 continue
             actuators_of.setdefault(root, []).append(a)
 
@@ -372,37 +373,35 @@ class _LayoutBuilder:
         layout.ctrl_high = np.array(highs, dtype=float)
 
     def _control(self, a: int, label: str) -> tuple[str, ValueType, float, str] | None:
-        """Name, type, value-to-control factor and driven joint of a scalar actuator, or None (reported)."""
+        """Name, type, value-to-control factor and target of a scalar actuator, or None (reported).
+
+        A motor or servo on a hinge or slide takes values in joint units;
+        every other actuator (tendon, site, slider-crank or body transmission,
+        a ball joint, muscles and other gains, biases or dynamics) takes
+        ACTUATOR_INPUT: its own ctrl, unscaled.
+        """
         m = self.m
         trn = int(m.actuator_trntype[a])
-        if trn not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
-            self._report(f"{label} drives a {_Trn(trn).name.removeprefix('mjTRN_').lower()} transmission; "
-                         "Click controls drive joints")
-            return None
-        joint = int(m.actuator_trnid[a][0])
-        joint_type = int(m.jnt_type[joint])
-        joint_label = self._label("joint", _Obj.mjOBJ_JOINT, joint)
+        first = int(m.actuator_trnid[a][0])
+        target_object = _TARGET_OBJECTS.get(trn)
+        target = self._name(target_object, first) if target_object is not None and first >= 0 else ""
+        joint_trn = trn in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT)
         kind = _servo_kind(m, a)
-        if kind is None:
-            self._report(f"{label} has gain/bias/dynamics parameters of no motor, position or velocity servo")
-            return None
-        value_type = _CONTROL_TYPES.get((kind, joint_type))
-        if value_type is None:
-            self._report(f"{label}: a {_KIND_WORDS[kind]} on {_JOINT_TYPE_NAMES[joint_type]} {joint_label} "
-                         "has no Click control type")
-            return None
         gear = float(m.actuator_gear[m.actuator_outadr[a]][0])
-        if gear == 0.0:
-            self._report(f"{label} has gear 0")
-            return None
-        name = self._name(_Obj.mjOBJ_ACTUATOR, a) or self._name(_Obj.mjOBJ_JOINT, joint)
+        value_type = ValueType.ACTUATOR_INPUT
+        scale = 1.0
+        if joint_trn and kind is not None and gear != 0.0:
+            joint_value_type = _CONTROL_TYPES.get((kind, int(m.jnt_type[first])))
+            if joint_value_type is not None:
+                # Servo setpoints are in actuator length (gear * joint position); motor
+                # forces are multiplied by the gear on the way to the joint.
+                value_type, scale = joint_value_type, (1.0 / gear if kind == "motor" else gear)
+        name = self._name(_Obj.mjOBJ_ACTUATOR, a) or (target if joint_trn else "")
         if not name:
-            self._report(f"{label} on {joint_label}: a control needs a name")
+            on = f" on {self._label('joint', _Obj.mjOBJ_JOINT, first)}" if joint_trn else ""
+            self._report(f"{label}{on}: a control needs a name")
             return None
-        # Servo setpoints are in actuator length (gear * joint position); motor
-        # forces are multiplied by the gear on the way to the joint.
-        scale = 1.0 / gear if kind == "motor" else gear
-        return name, value_type, scale, self._name(_Obj.mjOBJ_JOINT, joint)
+        return name, value_type, scale, target
 
     def _joint_sensors(self, layout: ObjectLayout, joints: list[int]) -> None:
         m = self.m
@@ -410,12 +409,18 @@ class _LayoutBuilder:
         for j in joints:
             joint_type = int(m.jnt_type[j])
             label = self._label("joint", _Obj.mjOBJ_JOINT, j)
-            if joint_type not in _SCALAR_JOINTS:
-                self._report(f"{_JOINT_TYPE_NAMES[joint_type]} {label} of '{layout.name}' has no Click joint sensor")
-                continue
             name = self._name(_Obj.mjOBJ_JOINT, j)
             if not name:
                 self._report(f"{label} of '{layout.name}' needs a name for its joint sensors")
+                continue
+            if joint_type == _BALL:
+                # Click joint sensors are scalars: a ball joint is a named sensor of its own.
+                layout.sensors[name] = [Reading(ValueType.RPY, int(m.jnt_qposadr[j]), 4, "qpos"),
+                                        Reading(ValueType.ANGULAR_VELOCITY_3D, int(m.jnt_dofadr[j]), 3, "qvel")]
+                layout.description.sensors[name] = [ValueType.RPY, ValueType.ANGULAR_VELOCITY_3D]
+                continue
+            if joint_type not in _SCALAR_JOINTS:
+                self._report(f"{_JOINT_TYPE_NAMES[joint_type]} {label} of '{layout.name}' has no Click joint sensor")
                 continue
             layout.description.joint_sensors.append(name)
             qpos.append(int(m.jnt_qposadr[j]))
@@ -428,52 +433,38 @@ class _LayoutBuilder:
     def _assign_sensors(self, objects: dict[str, ObjectLayout]) -> None:
         m = self.m
         by_body = {layout.body: layout for layout in objects.values()}
+        scene = ObjectLayout(name=SCENE_SENSORS, body=0, description=ObjectDescription())
         for s in range(m.nsensor):
             label = self._label("sensor", _Obj.mjOBJ_SENSOR, s)
             root = self._sensor_root(s)
-            layout = by_body.get(root) if root is not None else None
+            layout = scene if root is None else by_body.get(root)
             if layout is None:
-                self._report(f"{label} is not inside a served robot or object")
-                continue
-            value_type = self._sensor_type(s)
-            if value_type is None:
-                self._report(f"{label} ({_Sens(int(m.sensor_type[s])).name.removeprefix('mjSENS_').lower()}) "
-                             "has no Click sensor type")
-                continue
-            dim = int(m.sensor_dim[s])
-            expected = 4 if value_type == ValueType.RPY else value_type.width
-            if dim != expected:
-                self._report(f"{label} has {dim} values; {value_type.name} needs {expected}")
+                self._report(f"{label} is on {self._label('body', _Obj.mjOBJ_BODY, root)}, which is not served")
                 continue
             group = self._sensor_group(s)
             if not group:
                 self._report(f"{label} is neither named nor on a named site")
                 continue
+            new = self._sensor_readings(s)
             readings = layout.sensors.setdefault(group, [])
-            if any(r.type == value_type for r in readings):
-                self._report(f"{label}: sensor '{group}' of '{layout.name}' already has a {value_type.name} reading")
+            if any(r.type == new[0].type for r in readings):
+                self._report(f"{label}: sensor '{group}' of '{layout.name}' already has a {new[0].type.name} reading")
                 continue
-            readings.append(Reading(type=value_type, adr=int(m.sensor_adr[s]), dim=dim))
-            layout.description.sensors.setdefault(group, []).append(value_type)
+            readings += new
+            layout.description.sensors.setdefault(group, []).extend(r.type for r in new)
+            if new[0].type == ValueType.NUMBER:
+                layout.description.sensor_units[group] = number_unit(m, s)
+        if scene.sensors:
+            objects[SCENE_SENSORS] = scene
 
-    def _sensor_type(self, s: int) -> ValueType | None:
+    def _sensor_readings(self, s: int) -> list[Reading]:
+        """The sensor's reading of its own type, or one NUMBER per value when no type fits."""
         m = self.m
-        kind = int(m.sensor_type[s])
-        if kind in _SENSOR_TYPES:
-            return _SENSOR_TYPES[kind]
-        obj = int(m.sensor_objid[s])
-        if kind in _JOINT_SENSOR_TYPES:
-            return _JOINT_SENSOR_TYPES[kind].get(int(m.jnt_type[obj]))
-        if kind == _Sens.mjSENS_ACTUATORFRC:
-            # The actuator's scalar force is a joint torque or force only on a
-            # joint transmission with unit gear.
-            if int(m.actuator_trntype[obj]) not in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT):
-                return None
-            if float(m.actuator_gear[m.actuator_outadr[obj]][0]) != 1.0:
-                return None
-            joint_type = int(m.jnt_type[m.actuator_trnid[obj][0]])
-            return {_HINGE: ValueType.TORQUE_1D, _SLIDE: ValueType.FORCE_1D}.get(joint_type)
-        return None
+        adr, dim = int(m.sensor_adr[s]), int(m.sensor_dim[s])
+        value_type = sensor_type(m, s)
+        if value_type is not None and dim == (4 if value_type == ValueType.RPY else value_type.width):
+            return [Reading(type=value_type, adr=adr, dim=dim)]
+        return [Reading(type=ValueType.NUMBER, adr=adr + k, dim=1) for k in range(dim)]
 
     def _sensor_group(self, s: int) -> str:
         m = self.m

@@ -9,6 +9,7 @@ from coupler.wire.messages import (
     EXTENSION_GOODBYE,
     EXTENSION_RANGES,
     EXTENSION_STEPS,
+    EXTENSION_VALUE_TYPES,
     HandshakeMessage,
     ServerInfo,
 )
@@ -28,7 +29,7 @@ def server_info() -> ServerInfo:
     return ServerInfo(
         name=SERVER_NAME,
         version=package_version(),
-        extensions=[EXTENSION_STEPS, EXTENSION_GOODBYE, EXTENSION_RANGES],
+        extensions=[EXTENSION_STEPS, EXTENSION_GOODBYE, EXTENSION_RANGES, EXTENSION_VALUE_TYPES],
     )
 
 

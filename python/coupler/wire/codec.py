@@ -73,6 +73,9 @@ _SENSOR_FIELDS: dict[ValueType, str] = {
     ValueType.VELOCITY_3D: "velocity3d",
     ValueType.ANGULAR_VELOCITY_3D: "angularVelocity3d",
     ValueType.FORCE_1D: "force1d",
+    ValueType.LINEAR_POSITION: "linearPosition",
+    ValueType.LINEAR_VELOCITY: "linearVelocity",
+    ValueType.NUMBER: "number",
 }
 # How each value type is carried in a Sensor's oneof, looked up once per
 # sensor on the hot path: the field, and whether it is a Vec3, a bool or a double.
@@ -130,6 +133,8 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
         o.controlTargets.extend(described.control_targets)
         _fill_ranges(o.controlRanges, described.control_ranges)
         _fill_ranges(o.jointLimits, described.joint_limits)
+        for sensor, unit in described.sensor_units.items():
+            o.sensorUnits[sensor] = unit
     if _present(message.time_step):
         out.simSettings.timeStep = message.time_step
     if message.server is not None:
@@ -168,6 +173,7 @@ def _read_handshake(proto: Any) -> HandshakeMessage:
             control_targets=o.controlTargets[:],
             control_ranges=_read_ranges(o.controlRanges),
             joint_limits=_read_ranges(o.jointLimits),
+            sensor_units=dict(sorted(o.sensorUnits.items())),
         )
         if o.controlTargets and len(o.controlTargets) != len(o.controlsInOrder):
             raise ProtocolError(f"{where} has {len(o.controlsInOrder)} controls but {len(o.controlTargets)} "

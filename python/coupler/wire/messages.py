@@ -35,6 +35,7 @@ __all__ = [
     "EXTENSION_GOODBYE",
     "EXTENSION_RANGES",
     "EXTENSION_STEPS",
+    "EXTENSION_VALUE_TYPES",
 ]
 
 
@@ -65,6 +66,11 @@ class ValueType(IntEnum):
     ANGULAR_VELOCITY_3D = 11  # rad/s, vec3
     FORCE_1D = 12  # N
     MULTIPLE = 15  # only as the scene-wide control type
+    # coupler extension "value-types": see EXTENSION_VALUE_TYPES.
+    LINEAR_POSITION = 100  # m
+    LINEAR_VELOCITY = 101  # m/s
+    ACTUATOR_INPUT = 102  # the MuJoCo actuator's own ctrl units (a control only)
+    NUMBER = 103  # one number of a sensor Click has no type for, in that sensor's unit
 
     @property
     def width(self) -> int:
@@ -104,6 +110,8 @@ _UNITS = {
     ValueType.VELOCITY_3D: "m/s",
     ValueType.ANGULAR_VELOCITY_3D: "rad/s",
     ValueType.FORCE_1D: "N",
+    ValueType.LINEAR_POSITION: "m",
+    ValueType.LINEAR_VELOCITY: "m/s",
 }
 
 
@@ -138,6 +146,10 @@ PROTOCOL_VERSION = 1
 EXTENSION_STEPS = "steps"  # ControlMessage.steps: several steps per Control
 EXTENSION_GOODBYE = "goodbye"  # a leaving controller's SessionEnded Error, taken without answer
 EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLimits
+# Value types from 100 (LINEAR_POSITION ... NUMBER) in handshakes and sensor
+# readings. A Click peer keeps such a type as an unknown enum number and such a
+# reading as a Sensor with no value, so it still reads every value of a Click type.
+EXTENSION_VALUE_TYPES = "value-types"
 
 
 @dataclass
@@ -180,6 +192,8 @@ class ObjectDescription:
     # sends) and one per joint sensor; empty from a server without it.
     control_ranges: list[Range] = field(default_factory=list)
     joint_limits: list[Range] = field(default_factory=list)
+    # coupler extension "value-types": per named sensor with NUMBER readings, their unit.
+    sensor_units: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -43,6 +43,15 @@ def test_a_limited_range_is_shown_with_the_controls_unit():
     assert _row(describe(_one_control([Range(-87.0, 87.0, True)])), "r", "j", "TORQUE_1D", "N", "m", "-87", "..", "87")
 
 
+def test_a_number_sensor_is_shown_with_the_unit_the_handshake_gives_it():
+    handshake = HandshakeMessage(objects={"world": ObjectDescription(
+        sensors={"range": [ValueType.NUMBER], "clock\n": [ValueType.NUMBER]},
+        sensor_units={"range": "m", "clock\n": "s\n"})})
+    text = describe(handshake)
+    assert _row(text, "world", "range", "NUMBER", "m")
+    assert "s\\n" in text  # the server's text, escaped
+
+
 def test_an_unlimited_range_is_shown_as_unlimited():
     assert "unlimited" in describe(_one_control([Range()]))
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from coupler.controller.session import Session
 
 from peers import coupler_server, free_tcp_address
+
+MODELS = Path(__file__).resolve().parents[1] / "mujoco" / "models"
 
 
 def test_fresh_controls_hold_position_servos_at_their_joints_current_angles() -> None:
@@ -29,3 +33,10 @@ def test_fresh_controls_without_position_servos_are_zero_and_ask_nothing_of_the_
         controls = session.controls()
         assert session.stats.count == exchanges
         assert not controls["cart"].any()
+
+
+def test_fresh_controls_hold_a_linear_position_servo_at_its_slides_current_position() -> None:
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", str(MODELS / "slide_cart.xml")), Session(address, reset=True) as session:
+        controls = session.controls()
+        assert controls.get("cart", "cart_position") == session.sensors().angle("cart", "rail") == 0.3

@@ -229,6 +229,7 @@ _UNMAPPABLE = f"""
   <sensor>
     <magnetometer name="compass" site="compass_site"/>
     <clock name="stopwatch"/>
+    <clock/>
   </sensor>
 </mujoco>
 """
@@ -245,13 +246,8 @@ def unmappable() -> SceneLayout:
         "unnamed body #",
         "'orphan_motor'",
         "'ball_servo'",
-        "'slide_servo'",
-        "'tendon_motor'",
         "'switch_without_range'",
-        "'damper'",
-        "'ball'",
-        "'compass'",
-        "'stopwatch'",
+        "unnamed sensor #",
     ],
 )
 def test_unmappable_element_is_reported_by_name(unmappable: SceneLayout, element: str) -> None:
@@ -260,9 +256,11 @@ def test_unmappable_element_is_reported_by_name(unmappable: SceneLayout, element
 
 def test_unmappable_elements_leave_the_mappable_ones_served(unmappable: SceneLayout) -> None:
     robot = unmappable.handshake.objects["robot"]
-    assert robot.controls == ["hinge_motor"]
+    assert robot.controls == ["hinge_motor", "slide_servo", "tendon_motor", "damper"]
     assert robot.joint_sensors == ["hinge", "slide"]
-    assert set(unmappable.handshake.objects) == {"robot", "door"}
+    assert set(robot.sensors) == {"ball", "compass"}
+    assert set(unmappable.handshake.objects) == {"robot", "door", "world"}
+    assert unmappable.handshake.objects["world"].sensors == {"stopwatch": [ValueType.NUMBER]}
     assert unmappable.handshake.objects["door"].joint_sensors == ["door_hinge"]
 
 

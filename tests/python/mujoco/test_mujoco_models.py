@@ -15,6 +15,7 @@ from coupler.mujoco.simulation import MujocoSimulation, ModelError
 MODELS = Path(__file__).parent / "models"
 MODEL_NAMES = sorted(p.stem for p in MODELS.glob("*.xml"))
 _Obj = mujoco.mjtObj
+_Sens = mujoco.mjtSensor
 
 
 def _model(name: str) -> mujoco.MjModel:
@@ -50,8 +51,10 @@ def test_unactuated_jointed_body_is_an_object_with_its_joint_readings(body: str,
     assert described.joint_sensors == joints
 
 
-def test_a_joint_without_a_click_joint_sensor_is_reported_by_name() -> None:
-    assert any("'wobble'" in problem for problem in scene_layout(_model("shared_base")).unmapped)
+def test_a_ball_joint_is_a_named_sensor_of_its_orientation_and_angular_velocity() -> None:
+    described = scene_layout(_model("shared_base")).handshake.objects["ring"]
+    assert described.sensors["wobble"] == [ValueType.RPY, ValueType.ANGULAR_VELOCITY_3D]
+    assert "wobble" not in described.joint_sensors
 
 
 def test_every_actuator_is_served_or_reported_by_name(model_name: str) -> None:
@@ -83,7 +86,10 @@ def test_every_sensor_is_found_by_its_own_name_with_its_number_of_values(model_n
     readings = {name: r for o in sim.sensors().objects.values() for name, r in o.sensors.items()}
     for s in range(model.nsensor):
         name = _name(model, _Obj.mjOBJ_SENSOR, s)
-        assert sum(len(r.value) for r in readings[name]) == model.sensor_dim[s], name
+        # A quaternion (framequat, ballquat) is sent as roll, pitch and yaw.
+        is_quaternion = int(model.sensor_type[s]) in (_Sens.mjSENS_FRAMEQUAT, _Sens.mjSENS_BALLQUAT)
+        expected = 3 if is_quaternion else model.sensor_dim[s]
+        assert sum(len(r.value) for r in readings[name]) == expected, name
 
 
 @pytest.mark.parametrize(("model_name", "body"), [("shared_base", "ball"), ("floating_base", "torso")])
@@ -102,6 +108,9 @@ def test_free_body_reports_world_linear_and_angular_velocity(model_name: str, bo
     assert angular.value == pytest.approx(sim.data.sensor(f"{body}_angvel").data, abs=1e-12)
 
 
+_MOTOR_TYPES = (ValueType.TORQUE_1D, ValueType.FORCE_1D)
+
+
 def _in_range_controls(sim: MujocoSimulation, rng: np.random.Generator) -> tuple[ControlMessage, np.ndarray]:
     """Random values inside every control's range, and the actuator inputs they stand for."""
     model = sim.model
@@ -109,13 +118,16 @@ def _in_range_controls(sim: MujocoSimulation, rng: np.random.Generator) -> tuple
     message = ControlMessage()
     for name, target in sim.layout.objects.items():
         values = []
-        for adr in target.ctrl_adr:
+        for adr, value_type in zip(target.ctrl_adr, target.description.control_types):
             low, high = model.actuator_ctrlrange[adr]
             ctrl[adr] = rng.uniform(low, high)
             gear = model.actuator_gear[adr][0]
-            # Motors take force at the joint (ctrl * gear), servos joint positions or speeds (ctrl / gear).
-            is_motor = model.actuator_biastype[adr] == mujoco.mjtBias.mjBIAS_NONE
-            values.append(float(ctrl[adr] * gear if is_motor else ctrl[adr] / gear))
+            # Motors take force at the joint (ctrl * gear), servos joint positions or speeds (ctrl / gear),
+            # every other actuator its own ctrl.
+            if value_type == ValueType.ACTUATOR_INPUT:
+                values.append(float(ctrl[adr]))
+            else:
+                values.append(float(ctrl[adr] * gear if value_type in _MOTOR_TYPES else ctrl[adr] / gear))
         if values:
             message.objects[name] = ObjectControl(values=values)
     return message, ctrl
@@ -124,15 +136,19 @@ def _in_range_controls(sim: MujocoSimulation, rng: np.random.Generator) -> tuple
 def test_random_in_range_controls_step_as_mj_step_bit_for_bit(model_name: str) -> None:
     sim = MujocoSimulation(_model(model_name))
     model, data = sim.model, mujoco.MjData(sim.model)
+    if model.nkey:
+        mujoco.mj_resetDataKeyframe(model, data, 0)  # where the simulation starts
     mujoco.mj_forward(model, data)
     rng = np.random.default_rng(11)
     readings = sim.flat.sensors.values
     for _ in range(1000):
         message, ctrl = _in_range_controls(sim, rng)
         sim.apply(message)
+        # The actuator inputs the values stand for, up to the rounding of the gear's factor.
+        assert np.allclose(sim.data.ctrl, ctrl, rtol=1e-12, atol=0.0)
         sim.step()
         sim.sensor_values(readings)
-        data.ctrl[:] = ctrl
+        data.ctrl[:] = sim.data.ctrl
         mujoco.mj_step(model, data)
         mujoco.mj_forward(model, data)
         for field in ("ctrl", "qpos", "qvel", "act", "sensordata"):

@@ -23,18 +23,32 @@ def test_there_is_a_vector_for_every_message_kind():
     assert sorted(p.stem for p in VECTORS.glob("*.bin")) == sorted(MESSAGES)
 
 
-def test_every_value_type_is_a_sensor_in_the_handshake_and_a_reading_in_the_sensor_vector():
+def _sensor_types(handshake: str, sensor: str) -> tuple[set[ValueType], set[ValueType]]:
     described = {
         t
-        for o in MESSAGES["handshake"].objects.values()
+        for o in MESSAGES[handshake].objects.values()
         for t in [*o.object_sensors, *(t for types in o.sensors.values() for t in types)]
     }
     read = {
         s.type
-        for o in MESSAGES["sensor"].objects.values()
+        for o in MESSAGES[sensor].objects.values()
         for s in [*o.object_sensors, *(s for readings in o.sensors.values() for s in readings)]
     }
-    assert described == read == set(ValueType) - {ValueType.MULTIPLE}
+    return described, read
+
+
+_COUPLER_TYPES = {t for t in ValueType if t >= 100}
+
+
+def test_every_click_value_type_is_a_sensor_in_the_handshake_and_a_reading_in_the_sensor_vector():
+    described, read = _sensor_types("handshake", "sensor")
+    assert described == read == set(ValueType) - {ValueType.MULTIPLE} - _COUPLER_TYPES
+
+
+def test_every_coupler_value_type_is_in_the_coupler_vectors_as_a_sensor_or_the_control_type_it_only_is():
+    described, read = _sensor_types("handshake_coupler", "sensor_coupler")
+    assert described & _COUPLER_TYPES == read & _COUPLER_TYPES == _COUPLER_TYPES - {ValueType.ACTUATOR_INPUT}
+    assert ValueType.ACTUATOR_INPUT in MESSAGES["handshake_coupler"].objects["cart"].control_types
 
 
 @pytest.mark.parametrize("name", sorted(MESSAGES))
