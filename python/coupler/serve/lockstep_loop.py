@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
+from coupler.serve.hot_path import HotPath
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import RunClock
 
@@ -36,6 +37,10 @@ class LockstepLoop:
     arrived; then the simulation steps once and every held Control is
     answered with the same state. A controller that leaves or whose lease
     lapses no longer holds the others back.
+
+    With `hot_path` (the default), a lone controller's Controls are answered
+    in C++ where `coupler.serve.hot_path` allows it (unpaced, unobserved);
+    the answers are the same bytes either way.
     """
 
     def __init__(
@@ -44,6 +49,7 @@ class LockstepLoop:
         clock: RunClock | None = None,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
+        hot_path: bool = True,
     ) -> None:
         self.responder = responder
         self.sim = responder.sim
@@ -52,6 +58,8 @@ class LockstepLoop:
         self.exit_on_session_end = exit_on_session_end
         self._held: dict[bytes, Any] = {}  # peer -> its request waiting for the step
         self._closed = ClosedPeerWatch(responder)
+        # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
+        self.hot_path = HotPath.for_loop(responder, clock, stop_after) if hot_path else None
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error.
@@ -63,7 +71,12 @@ class LockstepLoop:
             self._run_shared(stop, poll_timeout)
             return
         while not stop.is_set():
-            request = self.responder.receive(poll_timeout)
+            if self.hot_path is not None and self.hot_path.ready():
+                request, stepped_to = self.hot_path.serve(poll_timeout)
+                if self._done(stepped_to):
+                    return
+            else:
+                request = self.responder.receive(poll_timeout)
             if request is None:
                 self._closed.release()
                 continue

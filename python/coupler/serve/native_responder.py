@@ -54,6 +54,11 @@ class NativeResponder:
         )
         self.endpoint: str = self.server.endpoint
 
+    @property
+    def trace_sizes(self) -> bool:
+        """True when frame sizes are logged (every answer must then pass through `send`)."""
+        return self._trace_sizes
+
     def _bad_frame(self, problem: str) -> None:
         if problem.startswith("answer dropped"):
             # Not the frame's fault: its peer left (or stopped reading) before its answer.
