@@ -5,6 +5,8 @@
 #include <utility>
 #include <variant>
 
+#include "control_frame_reader.hpp"
+
 #include <coupler/codec.hpp>
 #include <coupler/error.hpp>
 
@@ -21,6 +23,7 @@ HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLa
       gather_(gather),
       stepper_(stepper),
       config_(config),
+      reader_(std::make_unique<detail::ControlFrameReader>(controls)),
       clamped_before_(scatter.value_count(), false) {
   if (scatter.value_count() != controls.size() || scatter.object_count() != controls.objects().size() ||
       scatter.event_count() != controls.event_count()) {
@@ -32,27 +35,32 @@ HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLa
   }
 }
 
+HotPath::~HotPath() = default;
+
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after) {
   using Clock = std::chrono::steady_clock;
   HotPathOutcome outcome;
   const auto deadline = Clock::now() + return_after;
   Clock::time_point last_control{};
   stepper_.assume_settled();
+  const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
+    std::uint64_t steps = 0;
+    if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) return std::nullopt;
+    for (std::size_t i = 0; i < controls_.size(); ++i) {
+      if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
+    }
+    last_control = Clock::now();
+    return serve(steps == 0 ? 1 : steps, outcome);
+  };
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) break;
-    std::optional<Request> request;
-    try {
-      request = server.receive(left);
-    } catch (const TimeoutError&) {
+    Offered offered = server.receive_offering(left, answer);
+    if (offered.request) {
+      outcome.request = std::move(offered.request);
       break;
     }
-    const auto* control = std::get_if<ControlMessage>(&request->message());
-    if (control == nullptr || request->peer() != peer || !serve(server, *request, *control, outcome)) {
-      outcome.request = std::move(request);
-      break;
-    }
-    last_control = Clock::now();
+    if (!offered.answered) break;  // the time ran out
     if (!outcome.failure.empty() || !outcome.first_clamped.empty()) break;
     if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
   }
@@ -60,17 +68,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   return outcome;
 }
 
-bool HotPath::serve(Server& server, const Request& request, const ControlMessage& control, HotPathOutcome& outcome) {
-  if (control.steps > config_.max_steps) return false;
-  try {
-    controls_.read(control, targets_);
-  } catch (const ProtocolError&) {
-    return false;  // the caller refuses it, naming the problem
-  }
-  for (std::size_t i = 0; i < controls_.size(); ++i) {
-    if (std::fabs(targets_.values[i]) > config_.largest_value) return false;
-  }
-  const std::uint64_t steps = control.steps == 0 ? 1 : control.steps;
+std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
   try {
     const std::vector<std::size_t> outside =
         scatter_.apply(targets_.values, targets_.values_set, targets_.events_set, targets_.events_on);
@@ -85,19 +83,17 @@ bool HotPath::serve(Server& server, const Request& request, const ControlMessage
     stepper_.settle();
     gather_.gather(sensor_values_);
     const double time = stepper_.time();
+    std::string frame = sensors_.encode(sensor_values_, time);
     ++outcome.controls;
     outcome.steps += steps;
     outcome.simulated_time = time;
-    server.reply_frame(request, sensors_.encode(sensor_values_, time));
+    return frame;
   } catch (const std::exception& e) {
     outcome.failure = e.what();
   } catch (...) {
     outcome.failure = "unknown exception";
   }
-  if (!outcome.failure.empty()) {
-    server.reply(request, ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
-  }
-  return true;
+  return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
 }
 
 }  // namespace coupler

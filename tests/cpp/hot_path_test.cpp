@@ -232,3 +232,21 @@ TEST_CASE("counted steps keep the time as the product of steps and time step", "
   CHECK(clock.time() == 0.0);
   CHECK_THROWS_AS(CountedSteps(0.0), Error);
 }
+
+TEST_CASE("the hot path hands back a Control sent with a deprecated value list, for the full decoder", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(ControlMessage::builder().object("arm").values({0.5, 0.5}, ControlField::Angles));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::Control);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control frame with a field it does not know, decoded", "[hot_path]") {
+  Rig rig;
+  rig.controller.send_frame(encode(arm_control(0.5, 0.5)) + "\x18\x05");
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  REQUIRE(std::holds_alternative<ControlMessage>(outcome.request->message()));
+  CHECK(std::get<ControlMessage>(outcome.request->message()).objects.at("arm").values == std::vector<double>{0.5, 0.5});
+}

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@
 #include <coupler/stepper.hpp>
 
 namespace coupler {
+
+namespace detail {
+class ControlFrameReader;
+}  // namespace detail
 
 struct HotPathConfig {
   // Controls asking for more steps than this go back to the caller, which
@@ -76,11 +81,16 @@ class HotPath {
   // simulation's state is settled.
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after);
 
+  ~HotPath();
+  HotPath(const HotPath&) = delete;
+  HotPath& operator=(const HotPath&) = delete;
+
   const HotPathConfig& config() const noexcept { return config_; }
 
  private:
-  // Serves one Control; false when it must go back to the caller untouched.
-  bool serve(Server& server, const Request& request, const ControlMessage& control, HotPathOutcome& outcome);
+  // Applies the Control read into the arrays, steps, reads and encodes the
+  // state: the answer, or the InternalError frame when the simulation fails.
+  std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
 
   const ControlLayout& controls_;
   ControlTargets targets_;
@@ -90,6 +100,7 @@ class HotPath {
   const SensorGather& gather_;
   Stepper& stepper_;
   HotPathConfig config_;
+  std::unique_ptr<detail::ControlFrameReader> reader_;
   std::vector<bool> clamped_before_;
 };
 
