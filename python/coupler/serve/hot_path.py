@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 # Controls asking for more steps than this take the Python path, which may split them.
 HOT_PATH_MAX_STEPS = 100
 
+# The C++ loop returns to Python at least this often (seconds), busy or idle: how soon a signal (SIGTERM) or a
+# stop is acted on while a controller keeps it busy.
+_RETURN_AFTER = 0.1
+
 
 @dataclass(frozen=True)
 class HotPathParts:
@@ -104,7 +108,7 @@ class HotPath:
         return controller.accepted and self._simulation.settled
 
     def serve(self, return_after: float) -> tuple[Any | None, float | None]:
-        """Answer the controller's Controls in C++ for up to `return_after` seconds.
+        """Answer the controller's Controls in C++ for up to `return_after` seconds (0.1 at most).
 
         Returns the request C++ handed back (None when none came), to be
         served as if it had just arrived, and the time of the last state sent
@@ -112,7 +116,7 @@ class HotPath:
         """
         sim = self.sim
         controller = next(iter(sim.sessions.active.values()))
-        outcome = self._path.run(self.responder.server, controller.peer, return_after)
+        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER))
         served = outcome.controls
         self.controls += served
         if served or outcome.failure:
