@@ -163,34 +163,40 @@ def test_values_clamped_on_the_hot_path_are_counted_and_warned_once_per_control(
     assert len(warnings) == ranged
 
 
-def test_a_newcomer_is_refused_busy_while_the_controller_drives_through_the_hot_path(make_address):
-    lease = 0.3
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, session_timeout=lease) as hot, \
+ARM = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+
+
+@contextlib.contextmanager
+def driver_and_newcomer(address: str, lease: float) -> Iterator[tuple[Served, Client, Client]]:
+    """The static scene served through the hot path with this lease, and two controllers; the first has handshaken."""
+    with Served(load_scene("static", None), address, hot_path=True, session_timeout=lease) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as newcomer:
         driver.request(HandshakeInitMessage())
-        arm = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+        yield hot, driver, newcomer
+
+
+def test_a_newcomer_is_refused_busy_while_the_controller_drives_through_the_hot_path(make_address):
+    lease = 0.3
+    with driver_and_newcomer(make_address("ipc"), lease) as (hot, driver, newcomer):
         # Driving for longer than the lease: only the Controls answered in C++ keep renewing it.
         started = time.monotonic()
         while time.monotonic() - started < 2 * lease:
-            assert isinstance(driver.request(arm), SensorMessage)
-        refused = newcomer.request(arm)
+            assert isinstance(driver.request(ARM), SensorMessage)
+        refused = newcomer.request(ARM)
     assert hot.loop.hot_path.controls > 0
     assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.SERVER_BUSY
 
 
 def test_a_newcomer_takes_over_from_a_hot_path_controller_whose_lease_lapsed(make_address):
     lease = 0.2
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, session_timeout=lease) as hot, \
-            Client(hot.responder.endpoint, timeout=5.0) as driver, \
-            Client(hot.responder.endpoint, timeout=5.0) as newcomer:
-        driver.request(HandshakeInitMessage())
-        arm = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+    with driver_and_newcomer(make_address("ipc"), lease) as (hot, driver, newcomer):
         for _ in range(3):
-            driver.request(arm)
+            driver.request(ARM)
         time.sleep(2 * lease)
-        taken = newcomer.request(arm)
-        refused = driver.request(arm)
+        taken = newcomer.request(ARM)
+        refused = driver.request(ARM)
+    assert hot.loop.hot_path.controls > 0
     assert isinstance(taken, SensorMessage)
     assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.SERVER_BUSY
 
