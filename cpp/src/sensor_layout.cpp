@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include <google/protobuf/arena.h>
 
@@ -9,6 +11,7 @@
 
 #include "coupler.pb.h"
 #include "deterministic_wire.hpp"
+#include "sensor_frame_template.hpp"
 #include "wire_tags.hpp"
 
 namespace coupler {
@@ -162,6 +165,21 @@ struct SensorLayout::Impl {
   pb::SensorMessage frame;
   std::vector<Run> runs;
   std::vector<Scalar> scalars;
+  // The frame as bytes with its numbers' places (detail::SensorFrameTemplate).
+  std::optional<detail::SensorFrameTemplate> frame_template;
+  bool template_tried = false;
+
+  // `values` at `time` through protobuf, the frame every other one is held to.
+  std::string serialize(const double* values, double time) {
+    for (const Run& run : runs) std::copy_n(values + run.offset, run.count, run.target);
+    for (const Scalar& scalar : scalars) set_scalar(*scalar.sensor, scalar.type, values[scalar.offset]);
+    if (detail::is_sent(time)) {
+      frame.mutable_simvars()->set_simulatedtime(time);
+    } else {
+      frame.clear_simvars();
+    }
+    return detail::serialize_deterministic(frame);
+  }
 
   // How many readings of each kind a frame of this layout carries per
   // object: read() takes no frame of another shape.
@@ -350,14 +368,19 @@ const std::vector<SensorSlot>& SensorLayout::slots() const noexcept { return imp
 
 std::string SensorLayout::encode(const double* values, double simulated_time) {
   Impl& impl = *impl_;
-  for (const Impl::Run& run : impl.runs) std::copy_n(values + run.offset, run.count, run.target);
-  for (const Impl::Scalar& scalar : impl.scalars) set_scalar(*scalar.sensor, scalar.type, values[scalar.offset]);
-  if (detail::is_sent(simulated_time)) {
-    impl.frame.mutable_simvars()->set_simulatedtime(simulated_time);
-  } else {
-    impl.frame.clear_simvars();
+  const bool timed = detail::is_sent(simulated_time);
+  if (timed && impl.frame_template) return impl.frame_template->fill(values, simulated_time);
+  if (timed && !impl.template_tried) {
+    // Once, at the first frame that sends its time: from then on frames are copies with their numbers in place.
+    impl.template_tried = true;
+    std::vector<std::size_t> flags;
+    for (const Impl::Scalar& scalar : impl.scalars) {
+      if (scalar.type == ValueType::Activated) flags.push_back(scalar.offset);
+    }
+    impl.frame_template = detail::SensorFrameTemplate::build(
+        [&impl](const double* v, double t) { return impl.serialize(v, t); }, impl.size, flags, values, simulated_time);
   }
-  return detail::serialize_deterministic(impl.frame);
+  return impl.serialize(values, simulated_time);
 }
 
 std::optional<double> SensorLayout::read(std::string_view frame, double* values) {

@@ -1,6 +1,9 @@
 #include <coupler/server.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -164,14 +167,40 @@ struct Server::Impl {
     }
   }
 
-  // Reads one multipart message that is known to be waiting. Returns it when
-  // it is a valid request; answers or drops it otherwise.
-  std::optional<Request> read_one() {
+  // The receive timeout last set on the socket (ZMQ_RCVTIMEO), in ms.
+  int receive_timeout = -1;
+
+  // Waits up to `timeout` for the first frame of a message in ZeroMQ's own
+  // blocking receive: one wait per request, where a zmq_poll before each
+  // receive costs several more system calls per round trip. False when none
+  // came (or a signal interrupted the wait).
+  bool receive_first(zmq::message_t& first, std::chrono::milliseconds timeout) {
+    const int ms = static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(timeout.count(), 0, INT_MAX));
+    if (ms != receive_timeout) {
+      socket.set(zmq::sockopt::rcvtimeo, ms);
+      receive_timeout = ms;
+    }
+    try {
+      return socket.recv(first, zmq::recv_flags::none).has_value();
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) return false;
+      throw Error(std::string("receiving: ") + e.what());
+    }
+  }
+
+  // Reads the rest of a multipart message whose first frame is `first`.
+  // Returns it when it is a valid request; answers or drops it otherwise.
+  // With an `answerer`, a valid envelope's payload is offered to it before
+  // decoding; when it answers, `answered` is set and nothing is returned.
+  std::optional<Request> read_one(zmq::message_t first, const Server::Answerer* answerer = nullptr,
+                                  bool* answered = nullptr) {
     std::vector<zmq::message_t> parts;
-    do {
+    parts.push_back(std::move(first));
+    while (parts.back().more()) {
       parts.emplace_back();
-      detail::checked("receiving", [&] { return socket.recv(parts.back(), zmq::recv_flags::none); });
-    } while (parts.back().more());
+      // The frames of a message arrive together: the rest is already there.
+      detail::checked("receiving", [&] { return socket.recv(parts.back(), zmq::recv_flags::dontwait); });
+    }
 
     // The envelope is every frame up to and including the empty delimiter a
     // REQ peer puts before its payload (with REQ_CORRELATE, a request id
@@ -206,6 +235,15 @@ struct Server::Impl {
       return std::nullopt;
     }
     zmq::message_t& payload = parts[body];
+    if (answerer != nullptr) {
+      const std::string_view offered(static_cast<const char*>(payload.data()), payload.size());
+      if (std::optional<std::string> answer = (*answerer)(envelope.front(), offered)) {
+        record_peer(zmq_msg_get(payload.handle(), ZMQ_SRCFD), envelope.front());
+        send(envelope, *answer);
+        *answered = true;
+        return std::nullopt;
+      }
+    }
     try {
       std::string frame = payload.to_string();
       Message message = decode(frame);
@@ -264,18 +302,38 @@ Request Server::receive(std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
-    if (!detail::wait_readable(impl_->socket, std::max(left, std::chrono::milliseconds(0)))) {
+    zmq::message_t first;
+    if (impl_->receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
+      if (auto request = impl_->read_one(std::move(first))) return std::move(*request);
+    } else if (Clock::now() >= deadline) {
+      // ZeroMQ's wait can end a millisecond before its timeout; a wait never ends before its deadline.
       throw TimeoutError("no request on " + impl_->endpoint + " within " + std::to_string(timeout.count()) + " ms");
     }
-    if (auto request = impl_->read_one()) return std::move(*request);
+  }
+}
+
+Offered Server::receive_offering(std::chrono::milliseconds timeout, const Answerer& answer) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  Offered offered;
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+    zmq::message_t first;
+    if (impl_->receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
+      offered.request = impl_->read_one(std::move(first), &answer, &offered.answered);
+      if (offered.answered || offered.request) return offered;
+    } else if (Clock::now() >= deadline) {
+      return offered;
+    }
   }
 }
 
 std::optional<Request> Server::try_receive() {
-  while (detail::wait_readable(impl_->socket, std::chrono::milliseconds(0))) {
-    if (auto request = impl_->read_one()) return request;
+  for (;;) {
+    zmq::message_t first;
+    if (!impl_->receive_first(first, std::chrono::milliseconds(0))) return std::nullopt;
+    if (auto request = impl_->read_one(std::move(first))) return request;
   }
-  return std::nullopt;
 }
 
 void Server::reply(const Request& request, const Message& message) { impl_->send(request.envelope_, encode(message)); }

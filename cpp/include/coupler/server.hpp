@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <coupler/curve_keys.hpp>
@@ -64,6 +65,12 @@ class Request {
   std::string frame_;
 };
 
+// What Server::receive_offering did with the request it waited for.
+struct Offered {
+  bool answered = false;           // the caller's answerer answered a request
+  std::optional<Request> request;  // a valid request the answerer left, decoded
+};
+
 // Binds a ROUTER socket, so REQ peers (Click controllers among them) connect
 // as to a REP server, while the server can leave a message unanswered and
 // sees multi-frame messages for what they are.
@@ -84,6 +91,18 @@ class Server {
   Request receive(std::chrono::milliseconds timeout);
   // Non-blocking: nullopt when no valid request is waiting.
   std::optional<Request> try_receive();
+
+  // Given a request's peer and payload, the frame to answer it with, or
+  // nullopt to leave the request to the caller.
+  using Answerer = std::function<std::optional<std::string>(const std::string& peer, std::string_view payload)>;
+
+  // For a loop that answers some requests itself, before they are decoded
+  // (coupler::HotPath): waits up to `timeout` for one request and offers its
+  // payload to `answer`. A frame it returns is sent as the answer
+  // (answered); a request it leaves is decoded and returned as receive()
+  // returns it (a bad frame is answered, reported, and the wait goes on).
+  // Neither, when the time runs out. Never throws TimeoutError.
+  Offered receive_offering(std::chrono::milliseconds timeout, const Answerer& answer);
   // Never blocks: an answer the peer is not ready to take, or a peer that has
   // gone, is reported through on_bad_frame and dropped.
   void reply(const Request& request, const Message& message);

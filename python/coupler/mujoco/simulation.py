@@ -32,6 +32,8 @@ from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.layout import SceneLayout, scene_layout
+from coupler.mujoco.native_stepper import mujoco_stepper
+from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
 
 log = logging.getLogger(__name__)
@@ -199,3 +201,21 @@ class MujocoSimulation(MessagesFromArrays):
             self._forwarded = True
         self._gather.gather(out)
         return float(d.time)
+
+    # The native hot path (coupler.serve.hot_path) steps this simulation in C++, on the same mjData.
+    @property
+    def settled(self) -> bool:
+        return self._fresh and self._forwarded
+
+    def hot_path_parts(self) -> HotPathParts | None:
+        stepper = mujoco_stepper(self.model, self.data, self._split_step)
+        if stepper is None:
+            return None
+        return HotPathParts(self._scatter, self._gather, stepper, self._safe_value)
+
+    def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
+        if first_clamped:
+            self._count_clamped(first_clamped)  # counts them, and warns once per control
+        self.clamped_values += clamped - len(first_clamped)
+        if failed:
+            self._fresh = self._forwarded = False

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from coupler import _native
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, Range
 from coupler.wire.messages import ValueType as V
+from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
 
 TIME_STEP = 0.001
@@ -76,11 +78,17 @@ def _reading(value_type: V, seed: float) -> list[float]:
 
 
 class StaticScene(MessagesFromArrays):
-    """An `ArraySimulation` that answers from a fixed description."""
+    """An `ArraySimulation` that answers from a fixed description.
+
+    Its controls, readings and clock are C++ objects (`coupler._native`): the
+    native hot path (`coupler.serve.hot_path`) steps and reads it without
+    Python, through the very objects the Python path uses.
+    """
 
     def __init__(self, time_step: float = TIME_STEP) -> None:
         self._handshake = HandshakeMessage(objects=_description(), time_step=time_step)
         self.flat = FlatLayout(self._handshake)
+        self._clock = _native.CountedSteps(time_step)
         self._lay_out_readings()
         self.reset()
 
@@ -88,8 +96,12 @@ class StaticScene(MessagesFromArrays):
         """The fixed readings, and where the commanded angles and the gripper state go."""
         controls = {o.name: o for o in self.flat.controls.objects}
         seeds = {name: float(index) for index, name in enumerate(self._handshake.objects)}
+        commanded = self.flat.controls.size
+        # The last commanded values, then each event's last state (1 on, 0 off).
+        self._state = np.zeros(commanded + self.flat.controls.event_count)
         self._fixed = np.zeros(self.flat.sensors.size)
-        angle_dst, angle_src, gripper_dst, gripper_src = [], [], [], []
+        fixed = np.ones(self.flat.sensors.size, dtype=bool)
+        state_dst, state_src = [], []
         for slot in self.flat.sensors.slots:
             described = self._handshake.objects[slot.object]
             placed = controls[slot.object]
@@ -97,8 +109,8 @@ class StaticScene(MessagesFromArrays):
             if slot.part == "angles":
                 for i, control_type in enumerate(described.control_types[: slot.size]):
                     if control_type == V.ANGLE:
-                        angle_dst.append(slot.offset + i)
-                        angle_src.append(placed.offset + i)
+                        state_dst.append(slot.offset + i)
+                        state_src.append(placed.offset + i)
             elif slot.part == "torques":
                 self._fixed[span] = 1.5
             elif slot.part == "forces":
@@ -106,37 +118,46 @@ class StaticScene(MessagesFromArrays):
             elif slot.part == "object_sensors":
                 self._fixed[span] = _reading(V(slot.type), seeds[slot.object])
             elif slot.part == "sensors" and slot.sensor == "gripper_closed" and "gripper" in placed.events:
-                gripper_dst.append(slot.offset)
-                gripper_src.append(placed.event_offset + placed.events.index("gripper"))
+                state_dst.append(slot.offset)
+                state_src.append(commanded + placed.event_offset + placed.events.index("gripper"))
             elif slot.part == "sensors":
                 self._fixed[span] = _reading(V(slot.type), seeds[slot.object] + slot.index)
-        self._angle_dst = np.array(angle_dst, dtype=np.intp)
-        self._angle_src = np.array(angle_src, dtype=np.intp)
-        self._gripper_dst = np.array(gripper_dst, dtype=np.intp)
-        self._gripper_src = np.array(gripper_src, dtype=np.intp)
+        fixed[state_dst] = False
+        self._gather = _native.SensorGather(self.flat.sensors.size)
+        places = np.flatnonzero(fixed).tolist()
+        self._gather.add_copies(self._fixed, places, places)
+        self._gather.add_copies(self._state, state_dst, state_src)
+        # Values are taken as sent (no range: nothing is clamped), events as 1 or 0.
+        values = [_native.ScatteredValue(object=int(k), place=i, scale=1.0, low=-np.inf, high=np.inf)
+                  for i, k in enumerate(self.flat.value_object)]
+        events = [_native.ScatteredEvent(place=commanded + e, off=0.0, on=1.0)
+                  for e in range(self.flat.controls.event_count)]
+        self._scatter = _native.ControlScatter(self._state, len(self.flat.controls.objects), values, events)
 
     def handshake(self) -> HandshakeMessage:
         return self._handshake
 
     def reset(self) -> None:
-        self._time = 0.0
-        self._steps = 0
-        self._commanded = np.zeros(self.flat.controls.size)
-        self._events = np.zeros(self.flat.controls.event_count, dtype=bool)
+        self._clock.reset()
+        self._state[:] = 0.0
 
     def apply_values(
         self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
     ) -> None:
-        taken = values_set[self.flat.value_object]
-        self._commanded[taken] = values[taken]
-        self._events[events_set] = events_on[events_set]
+        self._scatter.apply(values, values_set, events_set, events_on)
 
     def step(self, steps: int = 1) -> None:
-        self._steps += steps
-        self._time = self._steps * self._handshake.time_step
+        self._clock.step(steps)
 
     def sensor_values(self, out: np.ndarray) -> float:
-        out[:] = self._fixed
-        out[self._angle_dst] = self._commanded[self._angle_src]
-        out[self._gripper_dst] = self._events[self._gripper_src]
-        return self._time
+        self._gather.gather(out)
+        return self._clock.time
+
+    # The native hot path (coupler.serve.hot_path): the same objects, stepped and read from C++.
+    settled = True  # nothing to compute before reading
+
+    def hot_path_parts(self) -> HotPathParts:
+        return HotPathParts(self._scatter, self._gather, self._clock)
+
+    def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
+        """Nothing to count: the static scene clamps nothing, and fails only as its C++ objects do."""

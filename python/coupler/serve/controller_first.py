@@ -72,6 +72,20 @@ class ControllerFirst:
             return request
         return self._wait_for_controller()
 
+    def waiting(self) -> bool:
+        """True when requests taken from the socket wait here for their turn."""
+        return bool(self._controllers or self._others)
+
+    def hand_back(self, request: Any, after_controller: bool) -> None:
+        """Queue a request taken from the socket elsewhere (the C++ hot path) ahead of those that came after it.
+
+        `after_controller`: a controller's requests were served since the
+        last one handed out here, which renews the others' share.
+        """
+        if after_controller:
+            self._credit = self.share
+        (self._controllers if self.drives(request.peer) else self._others).appendleft(request)
+
     def take(self) -> Any | None:
         """A controller's request, or one of the others' while their share lasts; None otherwise. Never blocks."""
         self._gather()

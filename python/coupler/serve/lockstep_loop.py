@@ -9,6 +9,7 @@ from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.serve.controller_first import ControllerFirst
+from coupler.serve.hot_path import HotPath
 from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import RunClock
@@ -44,6 +45,12 @@ class LockstepLoop:
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
     state, requests to drive are refused) and a stop ends it.
+
+    With `hot_path` (the default), a lone controller's Controls are answered
+    in C++ where `coupler.serve.hot_path` allows it (unpaced, unobserved, at
+    most `LONG_CONTROL_STEPS` steps); the answers are the same bytes either
+    way. The C++ loop hands back any other request, which then waits its turn
+    as the controllers-first order says.
     """
 
     def __init__(
@@ -52,6 +59,7 @@ class LockstepLoop:
         clock: RunClock | None = None,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
+        hot_path: bool = True,
     ) -> None:
         self.responder = responder
         self.sim = responder.sim
@@ -64,6 +72,8 @@ class LockstepLoop:
         active = self.sim.sessions.active
         self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
         self.chunked = ChunkedSteps(self.sim.step_long_control)
+        # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
+        self.hot_path = HotPath.for_loop(responder, clock, stop_after) if hot_path else None
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error.
@@ -75,7 +85,15 @@ class LockstepLoop:
             self._run_shared(stop, poll_timeout)
             return
         while not stop.is_set():
-            request = self._requests.next(poll_timeout)
+            if self.hot_path is not None and not self._requests.waiting() and self.hot_path.ready():
+                handed_back, stepped_to = self.hot_path.serve(poll_timeout)
+                if self._done(stepped_to):
+                    return
+                if handed_back is not None:
+                    self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
+                request = self._requests.take() if self._requests.waiting() else None
+            else:
+                request = self._requests.next(poll_timeout)
             if request is None:
                 self._closed.release()
                 continue

@@ -57,6 +57,11 @@ class NativeResponder:
         # Reads of one state share one frame: many readers must not cost the controller an encoding each.
         self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
 
+    @property
+    def trace_sizes(self) -> bool:
+        """True when frame sizes are logged (every answer must then pass through `send`)."""
+        return self._trace_sizes
+
     def _bad_frame(self, problem: str) -> None:
         if problem.startswith("answer dropped"):
             # Not the frame's fault: its peer left (or stopped reading) before its answer.

@@ -1,0 +1,107 @@
+#pragma once
+// The round trip of a lone controller in lockstep, served without leaving
+// C++: a Control of the controller holding the simulation is received,
+// checked, written into the simulation's controls, stepped, read back,
+// encoded and answered, over and over. Everything else (another peer, another
+// request, a Control that does not match, a long one, a timer) goes back to
+// the caller, which owns the protocol's control plane, with a count of what
+// was done meanwhile.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <coupler/control_layout.hpp>
+#include <coupler/control_scatter.hpp>
+#include <coupler/sensor_gather.hpp>
+#include <coupler/sensor_layout.hpp>
+#include <coupler/server.hpp>
+#include <coupler/stepper.hpp>
+
+namespace coupler {
+
+namespace detail {
+class ControlFrameReader;
+}  // namespace detail
+
+struct HotPathConfig {
+  // Controls asking for more steps than this go back to the caller, which
+  // may split a long Control (coupler.serve passes its own limit in).
+  static constexpr std::uint64_t kDefaultMaxSteps = 100;
+
+  std::uint64_t max_steps = kDefaultMaxSteps;
+  // A Control leaving any value of the control arrays larger than this in
+  // magnitude goes back to the caller, which names the value it refuses
+  // (MuJoCo would zero every control of the step).
+  double largest_value = std::numeric_limits<double>::infinity();
+  // Return after answering a Control that stepped the simulation to this
+  // time (seconds) or later.
+  double stop_after = std::numeric_limits<double>::infinity();
+};
+
+// What run() did, and the request it hands back, if any.
+struct HotPathOutcome {
+  // A request run() did not serve, to be served by the caller as if it had
+  // just arrived (its Control, if it is one, has not touched the simulation).
+  std::optional<Request> request;
+  std::uint64_t controls = 0;  // Controls answered
+  std::uint64_t steps = 0;     // steps they took
+  std::uint64_t clamped = 0;   // values applied outside their range
+  // Of those, the values (indices into the control arrays) clamped for the
+  // first time since this HotPath was made.
+  std::vector<std::size_t> first_clamped;
+  // The time of the last state sent, when a Control was answered.
+  std::optional<double> simulated_time;
+  // How long ago the last Control answered arrived.
+  std::chrono::steady_clock::duration since_last_control{};
+  // Set when the simulation failed on a Control, which was answered with
+  // InternalError: the simulation's state is unknown.
+  std::string failure;
+};
+
+class HotPath {
+ public:
+  // Every argument must outlive the HotPath. `targets` are the arrays
+  // `controls` reads into and `scatter` applies from; `sensor_values`
+  // (sensors.size() numbers) is what `gather` fills and `sensors` encodes.
+  HotPath(const ControlLayout& controls, ControlTargets targets, SensorLayout& sensors,
+          double* sensor_values, const ControlScatter& scatter, const SensorGather& gather, Stepper& stepper,
+          HotPathConfig config = {});
+
+  // Answers the Controls of `peer` that `server` receives until a request needs the caller (handed
+  // back in the outcome), `return_after` has passed (so the caller gets to
+  // run its timers and signal handlers), a Control stepped to stop_after, a
+  // value was clamped for the first time, or the simulation failed. The
+  // caller guarantees that `peer` holds the simulation alone and that the
+  // simulation's state is settled.
+  HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after);
+
+  ~HotPath();
+  HotPath(const HotPath&) = delete;
+  HotPath& operator=(const HotPath&) = delete;
+
+  const HotPathConfig& config() const noexcept { return config_; }
+
+ private:
+  // Applies the Control read into the arrays, steps, reads and encodes the
+  // state: the answer, or the InternalError frame when the simulation fails.
+  std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+
+  const ControlLayout& controls_;
+  ControlTargets targets_;
+  SensorLayout& sensors_;
+  double* sensor_values_;
+  const ControlScatter& scatter_;
+  const SensorGather& gather_;
+  Stepper& stepper_;
+  HotPathConfig config_;
+  std::unique_ptr<detail::ControlFrameReader> reader_;
+  std::vector<bool> clamped_before_;
+};
+
+}  // namespace coupler

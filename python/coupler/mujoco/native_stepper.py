@@ -1,0 +1,56 @@
+"""MuJoCo's stepping in C++, for the native hot path (`coupler.serve.hot_path`).
+
+coupler builds without MuJoCo: `coupler._native.MujocoStepper` calls MuJoCo's
+C functions through addresses found here, in the very libmujoco that the
+`mujoco` package has loaded (shipped in its folder), so both paths step the
+same library on the same `mjData`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import sys
+from pathlib import Path
+
+import mujoco
+
+from coupler import _native
+
+log = logging.getLogger(__name__)
+
+_FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState")
+_LIBRARY_NAMES = {"linux": "libmujoco.so*", "darwin": "libmujoco*.dylib", "win32": "mujoco.dll"}
+
+_BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
+_BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
+
+
+@functools.cache
+def mujoco_functions() -> dict[str, int] | None:
+    """The addresses of the functions a stepper calls; None (logged once) when the library cannot be found."""
+    folder = Path(mujoco.__file__).parent
+    pattern = _LIBRARY_NAMES.get(sys.platform, "libmujoco.so*")
+    libraries = sorted(folder.glob(pattern))
+    if not libraries:
+        log.info("no %s in %s: MuJoCo scenes are stepped through Python", pattern, folder)
+        return None
+    try:
+        library = ctypes.CDLL(str(libraries[-1]))
+        return {name: ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0 for name in _FUNCTIONS}
+    except (OSError, AttributeError) as error:
+        log.info("MuJoCo's library %s cannot be used from C++ (%s): MuJoCo scenes are stepped through Python",
+                 libraries[-1], error)
+        return None
+
+
+def mujoco_stepper(model: mujoco.MjModel, data: mujoco.MjData, split_step: bool) -> _native.MujocoStepper | None:
+    """A C++ stepper of `data`; None when MuJoCo's functions cannot be reached from C++.
+
+    `split_step`: the model's integrator lets mj_step2 finish a step that mj_forward began (all but RK4).
+    """
+    functions = mujoco_functions()
+    if functions is None:
+        return None
+    return _native.MujocoStepper(model, data, functions, split_step, data.warning.number, _BAD_QPOS, _BAD_QVEL)

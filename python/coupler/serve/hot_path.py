@@ -1,0 +1,137 @@
+"""The lone controller's round trip without Python: Controls answered in C++.
+
+In lockstep, with one controller holding the simulation, unpaced and
+unobserved, a Control from that controller is received, checked, applied,
+stepped, read and answered by `coupler._native.HotPath`, with the GIL
+released, through the very C++ objects the Python path uses (the layouts of
+`NativeResponder`, the simulation's scatter, gather and stepper), so both
+send the same bytes. Everything else comes back to Python, which keeps the
+control plane: another peer, another kind of request, a Control that does
+not match the handshake or asks for more than `HOT_PATH_MAX_STEPS` steps,
+the first clamp of a value, a failure, and a timer (`return_after`), so that
+signals, closed peers and stops are seen as on the Python path. Python is
+told what happened (Controls, steps, clamps, the time reached) and counts it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from coupler import _native
+from coupler.serve.long_control import LONG_CONTROL_STEPS
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.run_clock import RunClock
+
+log = logging.getLogger(__name__)
+
+# Controls asking for more steps than this take the Python path, which splits them into chunks.
+HOT_PATH_MAX_STEPS = LONG_CONTROL_STEPS
+
+# The C++ loop returns to Python at least this often (seconds), busy or idle: how soon a signal (SIGTERM) or a
+# stop is acted on while a controller keeps it busy.
+_RETURN_AFTER = 0.1
+
+
+@dataclass(frozen=True)
+class HotPathParts:
+    """The C++ objects a simulation is applied, stepped and read through, for the hot path."""
+
+    scatter: _native.ControlScatter  # writes the control arrays into the simulation
+    gather: _native.SensorGather  # fills the sensor array from the simulation
+    stepper: Any  # a _native.CountedSteps or _native.MujocoStepper
+    # A Control leaving a value beyond this takes the Python path, which names the value it refuses.
+    largest_value: float = math.inf
+
+
+@runtime_checkable
+class HotPathSimulation(Protocol):
+    """An ArraySimulation the hot path can step: its parts, and what it must be told afterwards."""
+
+    @property
+    def settled(self) -> bool:
+        """True when the state is as reading it leaves it (nothing left to compute before the next read)."""
+        ...
+
+    def hot_path_parts(self) -> HotPathParts | None:
+        """None when this simulation cannot be stepped from C++ here (its library is out of reach)."""
+        ...
+
+    def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
+        """Count `clamped` values the hot path applied outside their range and warn about `first_clamped` (indices
+        into the control arrays); with `failed`, the simulation failed and its state is unknown."""
+        ...
+
+
+class HotPath:
+    """Serves a lone controller's Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
+
+    def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None) -> None:
+        self.responder = responder
+        self.sim = responder.sim
+        simulation = self.sim.simulation
+        if not isinstance(simulation, HotPathSimulation):
+            raise TypeError(f"a {type(simulation).__name__} has no parts for the hot path")
+        self._simulation = simulation
+        flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation, as NativeResponder demands
+        self._path = _native.HotPath(
+            flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
+            max_steps=HOT_PATH_MAX_STEPS, largest_value=parts.largest_value,
+            stop_after=math.inf if stop_after is None else stop_after)
+        self.controls = 0  # Controls answered in C++ so far
+
+    @classmethod
+    def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> HotPath | None:
+        """The hot path for a lockstep loop over `responder`, or None where the loop must see every request.
+
+        It needs the native responder itself (an observer wraps it, and must
+        see every frame), no pacing clock (pacing is decided in Python), one
+        controller, no per-frame logging, and a simulation with hot path parts.
+        """
+        if type(responder) is not NativeResponder or clock is not None:
+            return None
+        sim = responder.sim
+        if not sim.lockstep or sim.shared or responder.trace_sizes:
+            return None
+        if not isinstance(sim.simulation, HotPathSimulation):
+            return None
+        parts = sim.simulation.hot_path_parts()
+        return None if parts is None else cls(responder, parts, stop_after)
+
+    def ready(self) -> bool:
+        """True when the next request may go to C++: one accepted controller drives a running, settled simulation."""
+        sim = self.sim
+        if sim.trace or not sim.running or len(sim.sessions.active) != 1:
+            return False
+        controller = next(iter(sim.sessions.active.values()))
+        return controller.accepted and self._simulation.settled
+
+    def serve(self, return_after: float) -> tuple[Any | None, float | None]:
+        """Answer the controller's Controls in C++ for up to `return_after` seconds (0.1 at most).
+
+        Returns the request C++ handed back (None when none came), to be
+        served as if it had just arrived, and the time of the last state sent
+        (None when no Control was answered).
+        """
+        sim = self.sim
+        controller = next(iter(sim.sessions.active.values()))
+        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER))
+        served = outcome.controls
+        self.controls += served
+        if served or outcome.failure:
+            stats = sim.stats
+            stats.requests += served
+            stats.controls += served
+            stats.steps += outcome.steps
+            if served:
+                # Its lease runs from its last Control, as on the Python path.
+                controller.seen = sim.sessions.clock() - outcome.since_last_control
+            if outcome.clamped or outcome.failure:
+                self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+            if outcome.failure:
+                stats.requests += 1
+                stats.errors_sent += 1
+                log.error("internal error while handling ControlMessage: %s", outcome.failure)
+        return outcome.request, outcome.simulated_time

@@ -1,0 +1,183 @@
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <coupler/error.hpp>
+#include <coupler/hot_path.hpp>
+#include <coupler/mujoco_stepper.hpp>
+#include <coupler/stepper.hpp>
+
+#include "bindings.hpp"
+#include "conversions.hpp"
+#include "layout_arrays.hpp"
+#include "scatter_gather_arrays.hpp"
+#include "server_handle.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+// MuJoCo's warning counters (mjData.warning[].number) as the `mujoco` package
+// views them: strided int32, taken as they are (a converted copy would never count).
+using Counters = py::array;
+
+const int* counter(const Counters& counters, std::size_t index) {
+  if (!counters.dtype().is(py::dtype::of<int>()) || counters.ndim() != 1) {
+    throw Error("the warning counters must be a one-dimensional int32 NumPy array");
+  }
+  if (index >= static_cast<std::size_t>(counters.shape(0))) throw Error("the warning counters hold no such warning");
+  return reinterpret_cast<const int*>(static_cast<const char*>(counters.data()) +
+                                      static_cast<py::ssize_t>(index) * counters.strides(0));
+}
+
+// The address of a MuJoCo struct as the `mujoco` package gives it (MjModel._address).
+void* address_of(const py::object& mujoco_struct, const char* what) {
+  const auto address = mujoco_struct.attr("_address").cast<std::uintptr_t>();
+  if (address == 0) throw Error(std::string(what) + " has no address");
+  return reinterpret_cast<void*>(address);
+}
+
+MujocoFunctions::Stage stage(const py::dict& functions, const char* name) {
+  if (!functions.contains(name)) throw Error(std::string("the MuJoCo functions lack ") + name);
+  return reinterpret_cast<MujocoFunctions::Stage>(functions[name].cast<std::uintptr_t>());
+}
+
+// A MujocoStepper with the Python objects whose memory it steps, kept alive as long as it is.
+class MujocoStepperOf {
+ public:
+  MujocoStepperOf(py::object model, py::object data, const py::dict& functions, bool split_step, Counters warnings,
+                  std::size_t bad_qpos, std::size_t bad_qvel)
+      : model_(std::move(model)), data_(std::move(data)), warnings_(std::move(warnings)) {
+    MujocoFunctions f;
+    f.step = stage(functions, "mj_step");
+    f.step2 = stage(functions, "mj_step2");
+    f.forward = stage(functions, "mj_forward");
+    f.check_pos = stage(functions, "mj_checkPos");
+    f.check_vel = stage(functions, "mj_checkVel");
+    if (!functions.contains("mj_getState")) throw Error("the MuJoCo functions lack mj_getState");
+    f.get_state = reinterpret_cast<MujocoFunctions::GetState>(functions["mj_getState"].cast<std::uintptr_t>());
+    stepper_.emplace(f, address_of(model_, "the model"), address_of(data_, "the data"), split_step,
+                     counter(warnings_, bad_qpos), counter(warnings_, bad_qvel));
+  }
+
+  MujocoStepper& get() { return *stepper_; }
+
+ private:
+  py::object model_;
+  py::object data_;
+  Counters warnings_;
+  std::optional<MujocoStepper> stepper_;
+};
+
+// A HotPath with the Python objects holding the memory it works on, kept alive as long as it is.
+class HotPathOf {
+ public:
+  HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
+            std::uint64_t max_steps, double largest_value, double stop_after)
+      : controls_(std::move(controls)),
+        sensors_(std::move(sensors)),
+        scatter_(std::move(scatter)),
+        gather_(std::move(gather)),
+        stepper_(std::move(stepper)) {
+    auto& c = controls_.cast<ControlArrays&>();
+    auto& s = sensors_.cast<SensorArrays&>();
+    HotPathConfig config;
+    config.max_steps = max_steps;
+    config.largest_value = largest_value;
+    config.stop_after = stop_after;
+    path_.emplace(c.layout, c.targets, s.layout, s.data, scatter_.cast<ScatterInto&>().scatter,
+                  gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
+  }
+
+  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after) {
+    const std::string identity(peer);
+    const auto wait = milliseconds(return_after);
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->run(bound, identity, wait);
+  }
+
+ private:
+  static Stepper& stepper_of(const py::object& stepper) {
+    if (py::isinstance<MujocoStepperOf>(stepper)) return stepper.cast<MujocoStepperOf&>().get();
+    return stepper.cast<Stepper&>();
+  }
+
+  py::object controls_;
+  py::object sensors_;
+  py::object scatter_;
+  py::object gather_;
+  py::object stepper_;
+  std::optional<HotPath> path_;
+};
+
+}  // namespace
+
+void bind_hot_path(py::module_& module) {
+  py::class_<Stepper>(module, "Stepper", "coupler::Stepper: how a simulation advances, for HotPath.");
+  py::class_<CountedSteps, Stepper>(module, "CountedSteps",
+                                    "coupler::CountedSteps: a simulation without physics, whose time is the steps "
+                                    "taken times `time_step` (seconds).")
+      .def(py::init<double>(), py::arg("time_step"))
+      .def("step", &CountedSteps::step, py::arg("steps"), "Take `steps` steps.")
+      .def_property_readonly("steps", &CountedSteps::steps)
+      .def_property_readonly("time", &CountedSteps::time, "Seconds: steps times the time step.")
+      .def("reset", &CountedSteps::reset, "Back to step 0.");
+
+  py::class_<MujocoStepperOf>(module, "MujocoStepper",
+                              "coupler::MujocoStepper of a mujoco.MjModel and its MjData, through MuJoCo's C "
+                              "functions given as addresses (`functions`: mj_step, mj_step2, mj_forward, mj_checkPos, "
+                              "mj_checkVel, mj_getState). `warnings` is data.warning.number; `bad_qpos` and `bad_qvel` "
+                              "the places of those warnings in it. Keeps all of them alive.")
+      .def(py::init<py::object, py::object, const py::dict&, bool, Counters, std::size_t, std::size_t>(),
+           py::arg("model"), py::arg("data"), py::arg("functions"), py::arg("split_step"), py::arg("warnings"),
+           py::arg("bad_qpos"), py::arg("bad_qvel"))
+      .def("step", [](MujocoStepperOf& s, std::uint64_t steps) { s.get().step(steps); }, py::arg("steps"))
+      .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, "mj_forward, unless the state is settled.")
+      .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
+
+  py::class_<HotPathOutcome>(module, "HotPathOutcome", "What HotPath.run did, and the request it hands back.")
+      .def_property_readonly(
+          "request", [](const HotPathOutcome& o) { return o.request; },
+          "A Request (or None) HotPath did not serve: serve it as if it had just arrived.")
+      .def_readonly("controls", &HotPathOutcome::controls, "Controls answered.")
+      .def_readonly("steps", &HotPathOutcome::steps, "Steps they took.")
+      .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
+      .def_readonly("first_clamped", &HotPathOutcome::first_clamped,
+                    "Of those, the values (indices) clamped for the first time since the HotPath was made.")
+      .def_readonly("simulated_time", &HotPathOutcome::simulated_time,
+                    "The time of the last state sent; None when no Control was answered.")
+      .def_property_readonly(
+          "since_last_control",
+          [](const HotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
+          "Seconds since the last Control answered arrived.")
+      .def_readonly("failure", &HotPathOutcome::failure,
+                    "Set when the simulation failed on a Control (answered with INTERNAL_ERROR): what failed.");
+
+  py::class_<HotPathOf>(module, "HotPath",
+                        "coupler::HotPath: answers a lone controller's Controls in C++, from the arrays of "
+                        "`controls` (a ControlLayout) through `scatter`, `stepper` and `gather` to those of `sensors` "
+                        "(a SensorLayout). A Control of more than `max_steps` steps, or leaving a value beyond "
+                        "`largest_value`, is handed back; run() returns after a Control that stepped to `stop_after` "
+                        "(seconds) or later.")
+      .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double>(),
+           py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
+           py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
+           py::arg("largest_value") = std::numeric_limits<double>::infinity(),
+           py::arg("stop_after") = std::numeric_limits<double>::infinity())
+      .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
+           "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
+           "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
+           "simulation fails. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "Returns a HotPathOutcome.");
+}
+
+}  // namespace coupler::python

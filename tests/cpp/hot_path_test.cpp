@@ -1,0 +1,252 @@
+// HotPath: a lone controller's Controls answered in C++, and what it hands back.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <coupler/client.hpp>
+#include <coupler/codec.hpp>
+#include <coupler/control_layout.hpp>
+#include <coupler/control_scatter.hpp>
+#include <coupler/hot_path.hpp>
+#include <coupler/sensor_gather.hpp>
+#include <coupler/sensor_layout.hpp>
+#include <coupler/server.hpp>
+#include <coupler/stepper.hpp>
+
+#include "test_endpoints.hpp"
+
+using namespace coupler;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+HandshakeMessage arm_handshake() {
+  ObjectDescription arm;
+  arm.controls = {"shoulder", "elbow"};
+  arm.control_types = {ValueType::Angle, ValueType::Angle};
+  arm.joint_sensors = {"shoulder", "elbow"};
+  arm.joint_sensor_types = {ValueType::Angle};
+  arm.control_events = {{"gripper", ValueType::Activated}};
+  arm.sensors = {{"gripper_closed", {ValueType::Activated}}};
+  HandshakeMessage handshake;
+  handshake.objects = {{"arm", arm}};
+  handshake.time_step = 0.01;
+  return handshake;
+}
+
+// A simulation whose readings are its last controls: the shoulder limited to [-1, 1].
+class Rig {
+ public:
+  explicit Rig(HotPathConfig config = {})
+      : server(fresh_address("inproc")),
+        controller(server.endpoint(), ClientOptions{2000ms}),
+        controls(arm_handshake()),
+        sensors(arm_handshake()),
+        values(controls.size()),
+        values_set(controls.objects().size()),
+        events_set(controls.event_count()),
+        events_on(controls.event_count()),
+        state(3),
+        readings(sensors.size()),
+        scatter(state.data(), state.size(), 1, {{0, 0, 1.0, -1.0, 1.0}, {0, 1, 1.0, -kInf, kInf}}, {{2, 0.0, 1.0}}),
+        gather(sensors.size()),
+        clock(0.01) {
+    gather.add_copies(state.data(), state.size(), {0, 1, 2}, {0, 1, 2});
+    stepper = &clock;
+    make(config);
+    // The controller's first request names its peer.
+    controller.send(HandshakeInitMessage{});
+    const Request hello = server.receive(2000ms);
+    peer = hello.peer();
+    server.reply(hello, arm_handshake());
+    (void)controller.receive();
+  }
+
+  void make(HotPathConfig config) {
+    path = std::make_unique<HotPath>(controls, ControlTargets{values.data(), values_set.data(), events_set.data(),
+                                                              events_on.data()},
+                                     sensors, readings.data(), scatter, gather, *stepper, config);
+  }
+
+  HotPathOutcome run(std::chrono::milliseconds return_after = 50ms) { return path->run(server, peer, return_after); }
+
+  Server server;
+  Client controller;
+  ControlLayout controls;
+  SensorLayout sensors;
+  std::vector<double> values;
+  std::vector<std::uint8_t> values_set, events_set, events_on;
+  std::vector<double> state;
+  std::vector<double> readings;
+  ControlScatter scatter;
+  SensorGather gather;
+  CountedSteps clock;
+  Stepper* stepper = nullptr;
+  std::unique_ptr<HotPath> path;
+  std::string peer;
+};
+
+ControlMessage arm_control(double shoulder, double elbow, std::uint64_t steps = 0) {
+  return ControlMessage::builder().object("arm").values({shoulder, elbow}).event("gripper", true).steps(steps);
+}
+
+class FailingStepper final : public Stepper {
+ public:
+  void step(std::uint64_t) override { throw std::runtime_error("the physics diverged"); }
+  double time() const override { return 0.0; }
+};
+
+}  // namespace
+
+TEST_CASE("the hot path answers its controller's Control with the frame of the state it stepped to", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  const HotPathOutcome outcome = rig.run();
+
+  const std::string answer = rig.controller.receive_frame(2000ms);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(answer == rig.sensors.encode(expected, 0.03));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 3);
+  REQUIRE(outcome.simulated_time);
+  CHECK(*outcome.simulated_time == 0.03);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path takes a Control without steps as one step", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, 0.0));
+  CHECK(rig.run().steps == 1);
+  CHECK(rig.clock.steps() == 1);
+}
+
+TEST_CASE("the hot path hands back another peer's Control untouched", "[hot_path]") {
+  Rig rig;
+  Client other(rig.server.endpoint(), ClientOptions{2000ms});
+  other.send(arm_control(0.5, 0.5));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->peer() != rig.peer);
+  CHECK(outcome.controls == 0);
+  CHECK(rig.clock.steps() == 0);
+  CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
+}
+
+TEST_CASE("the hot path hands back a request that is not a Control", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(SensorRequestMessage{});
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+}
+
+TEST_CASE("the hot path hands back a Control of more steps than its limit", "[hot_path]") {
+  HotPathConfig config;
+  config.max_steps = 5;
+  Rig rig(config);
+  rig.controller.send(arm_control(0.5, 0.5, 6));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control that does not match the handshake", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(ControlMessage::builder().object("arm").values({1.0}));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control with a value beyond the largest it takes", "[hot_path]") {
+  HotPathConfig config;
+  config.largest_value = 10.0;
+  Rig rig(config);
+  rig.controller.send(arm_control(0.5, -11.0));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
+}
+
+TEST_CASE("the hot path counts clamped values and returns at a value's first clamp only", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(2.0, 0.0));
+  const HotPathOutcome first = rig.run(2000ms);  // returns at once: the caller warns
+  CHECK(first.clamped == 1);
+  CHECK(first.first_clamped == std::vector<std::size_t>{0});
+  (void)rig.controller.receive_frame(2000ms);
+
+  rig.controller.send(arm_control(-3.0, 0.0));
+  const HotPathOutcome again = rig.run();
+  CHECK(again.clamped == 1);
+  CHECK(again.first_clamped.empty());
+}
+
+TEST_CASE("the hot path returns after a Control that stepped to stop_after", "[hot_path]") {
+  HotPathConfig config;
+  config.stop_after = 0.02;
+  Rig rig(config);
+  rig.controller.send(arm_control(0.0, 0.0, 2));
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.controls == 1);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path answers a failing simulation with InternalError and reports it", "[hot_path]") {
+  Rig rig;
+  FailingStepper failing;
+  rig.stepper = &failing;
+  rig.make({});
+  rig.controller.send(arm_control(0.0, 0.0));
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.failure == "the physics diverged");
+  const Message answer = rig.controller.receive(2000ms);
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).code == static_cast<int>(ErrorCode::InternalError));
+  CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
+}
+
+TEST_CASE("the hot path returns with nothing done when no request comes", "[hot_path]") {
+  Rig rig;
+  const HotPathOutcome outcome = rig.run(20ms);
+  CHECK_FALSE(outcome.request);
+  CHECK(outcome.controls == 0);
+  CHECK_FALSE(outcome.simulated_time);
+}
+
+TEST_CASE("counted steps keep the time as the product of steps and time step", "[hot_path]") {
+  CountedSteps clock(0.001);
+  for (int i = 0; i < 7; ++i) clock.step(1);
+  CHECK(clock.time() == 7 * 0.001);
+  clock.reset();
+  CHECK(clock.time() == 0.0);
+  CHECK_THROWS_AS(CountedSteps(0.0), Error);
+}
+
+TEST_CASE("the hot path hands back a Control sent with a deprecated value list, for the full decoder", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(ControlMessage::builder().object("arm").values({0.5, 0.5}, ControlField::Angles));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::Control);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control frame with a field it does not know, decoded", "[hot_path]") {
+  Rig rig;
+  rig.controller.send_frame(encode(arm_control(0.5, 0.5)) + "\x18\x05");
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  REQUIRE(std::holds_alternative<ControlMessage>(outcome.request->message()));
+  CHECK(std::get<ControlMessage>(outcome.request->message()).objects.at("arm").values == std::vector<double>{0.5, 0.5});
+}

@@ -1,0 +1,289 @@
+"""The lone controller's round trip in C++ (`coupler.serve.hot_path`): the same
+bytes, counts and sessions as the Python path, and a server that still stops."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import zmq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from coupler.serve.frame_observer import observed
+from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.simulation import Simulation
+from coupler.serve.simulation_server import SimulationServer
+from coupler.scenes import load_scene
+from coupler.transport.client import Client
+from coupler.wire.codec import decode, encode
+from coupler.wire.messages import (
+    ControlMessage,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    ObjectControl,
+    SensorMessage,
+)
+from peers import REPO, server_command, wait_until_serving
+
+import pytest
+
+
+class Served:
+    """A lockstep server on `address` run in a thread, through the hot path or not."""
+
+    def __init__(self, simulation: Simulation, address: str, hot_path: bool, observer=None, **options) -> None:
+        self.sim = SimulationServer(simulation, **options)
+        self.responder = NativeResponder(address, self.sim)
+        self.loop = LockstepLoop(observed(self.responder, observer), hot_path=hot_path)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+        self.responder.close()
+        assert not self.thread.is_alive()
+
+
+@contextlib.contextmanager
+def req_socket(address: str) -> Iterator[zmq.Socket]:
+    context = zmq.Context.instance()
+    socket = context.socket(zmq.REQ)
+    socket.linger = 0
+    socket.rcvtimeo = 5000
+    socket.connect(address)
+    try:
+        yield socket
+    finally:
+        socket.close()
+
+
+def ask(socket: zmq.Socket, frame: bytes) -> bytes:
+    socket.send(frame)
+    return socket.recv()
+
+
+def values(width: int) -> st.SearchStrategy[list[float]]:
+    """Values in range or beyond it, and now and then one beyond what MuJoCo takes or not finite."""
+    plain = st.lists(st.floats(-4.0, 4.0), min_size=width, max_size=width)
+    if width == 0:
+        return plain
+    bad = st.one_of(st.none(), st.none(), st.none(),
+                    st.tuples(st.integers(0, width - 1), st.sampled_from([1e11, -1e300, math.nan, math.inf])))
+
+    def spoil(numbers: list[float], spoiled: tuple[int, float] | None) -> list[float]:
+        if spoiled is not None:
+            numbers[spoiled[0]] = spoiled[1]
+        return numbers
+
+    return st.builds(spoil, plain, bad)
+
+
+def controls(handshake: HandshakeMessage) -> st.SearchStrategy[ControlMessage]:
+    """Controls of some of the scene's objects, with any events and steps (over the hot path's limit too)."""
+    driven = {name: d for name, d in handshake.objects.items() if d.controls}
+
+    def object_control(name: str) -> st.SearchStrategy[ObjectControl]:
+        d = driven[name]
+        events = st.dictionaries(st.sampled_from(sorted(d.control_events) or ["none"]), st.booleans(), max_size=2)
+        return st.builds(ObjectControl, values(len(d.controls)),
+                         events if d.control_events else st.just({}))
+
+    names = st.lists(st.sampled_from(sorted(driven)), min_size=1, max_size=len(driven), unique=True)
+    steps = st.sampled_from([0, 0, 1, 2, 5, 100, 101])
+    return names.flatmap(lambda chosen: st.builds(
+        ControlMessage, st.fixed_dictionaries({name: object_control(name) for name in chosen}), steps))
+
+
+# Encodings of a Control other than the plain one, which the full decoder reads: an unknown field, the
+# message type again, a later steps field, every field again (map entries repeated: the last one counts).
+EXTRAS: list[Callable[[bytes], bytes]] = [
+    lambda frame: frame,
+    lambda frame: frame + b"\x18\x05",
+    lambda frame: frame + b"\x08\x02",
+    lambda frame: frame + b"\xa0\x06\x03",
+    lambda frame: frame + frame[2:],
+]
+
+
+@pytest.mark.parametrize("scene", ["static", "arm"])
+def test_the_hot_path_answers_random_controls_with_the_bytes_and_counts_of_the_python_path(scene, make_address):
+    with Served(load_scene(scene, None), make_address("ipc"), hot_path=True) as hot, \
+            Served(load_scene(scene, None), make_address("ipc"), hot_path=False) as plain, \
+            req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
+        hello = encode(HandshakeInitMessage())
+        assert ask(to_hot, hello) == ask(to_plain, hello)
+
+        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(st.lists(st.tuples(controls(hot.sim.handshake), st.sampled_from(EXTRAS)), min_size=1, max_size=8))
+        def same_answers(sent: list[tuple[ControlMessage, Callable[[bytes], bytes]]]) -> None:
+            for control, extra in sent:
+                frame = extra(encode(control))
+                assert ask(to_hot, frame) == ask(to_plain, frame), (control, frame)
+
+        same_answers()
+    # Counted once each loop has stopped (the hot path reports when it returns to Python), all but the
+    # closed controller, which each server counts if it notices the close before it stops.
+    counts = [({k: v for k, v in vars(s.sim.stats).items() if k != "peers_left"},
+               getattr(s.sim.simulation, "clamped_values", 0)) for s in (hot, plain)]
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls > 0
+    assert plain.loop.hot_path is None
+    assert counts[0] == counts[1]
+
+
+def test_values_clamped_on_the_hot_path_are_counted_and_warned_once_per_control(make_address, caplog):
+    caplog.set_level(logging.WARNING, logger="coupler.mujoco")
+    with Served(load_scene("arm", None), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        handshake = client.request(HandshakeInitMessage())
+        arm, described = next((name, d) for name, d in handshake.objects.items() if d.controls)
+        width = len(described.controls)
+        for _ in range(5):
+            assert isinstance(client.request(ControlMessage(objects={arm: ObjectControl([50.0] * width)})),
+                              SensorMessage)
+    ranged = sum(1 for r in described.control_ranges if r.limited)
+    assert ranged > 0
+    assert hot.loop.hot_path.controls >= 4
+    assert hot.sim.simulation.clamped_values == 5 * ranged
+    warnings = [r for r in caplog.records if "is clamped" in r.getMessage()]
+    assert len(warnings) == ranged
+
+
+ARM = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+
+
+@contextlib.contextmanager
+def driver_and_newcomer(address: str, lease: float) -> Iterator[tuple[Served, Client, Client]]:
+    """The static scene served through the hot path with this lease, and two controllers; the first has handshaken."""
+    with Served(load_scene("static", None), address, hot_path=True, session_timeout=lease) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver, \
+            Client(hot.responder.endpoint, timeout=5.0) as newcomer:
+        driver.request(HandshakeInitMessage())
+        yield hot, driver, newcomer
+
+
+def test_a_newcomer_is_refused_busy_while_the_controller_drives_through_the_hot_path(make_address):
+    lease = 0.3
+    with driver_and_newcomer(make_address("ipc"), lease) as (hot, driver, newcomer):
+        # Driving for longer than the lease: only the Controls answered in C++ keep renewing it.
+        started = time.monotonic()
+        while time.monotonic() - started < 2 * lease:
+            assert isinstance(driver.request(ARM), SensorMessage)
+        refused = newcomer.request(ARM)
+    assert hot.loop.hot_path.controls > 0
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.SERVER_BUSY
+
+
+def test_a_newcomer_takes_over_from_a_hot_path_controller_whose_lease_lapsed(make_address):
+    lease = 0.2
+    with driver_and_newcomer(make_address("ipc"), lease) as (hot, driver, newcomer):
+        for _ in range(3):
+            driver.request(ARM)
+        time.sleep(2 * lease)
+        taken = newcomer.request(ARM)
+        refused = driver.request(ARM)
+    assert hot.loop.hot_path.controls > 0
+    assert isinstance(taken, SensorMessage)
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.SERVER_BUSY
+
+
+def test_a_newcomer_takes_over_at_once_from_a_hot_path_controller_that_disconnected(make_address):
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, session_timeout=60.0) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as newcomer:
+        arm = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+        with Client(hot.responder.endpoint, timeout=5.0) as driver:
+            driver.request(HandshakeInitMessage())
+            for _ in range(3):
+                driver.request(arm)
+        deadline = time.monotonic() + 5.0
+        answer = newcomer.request(arm)
+        while isinstance(answer, ErrorMessage) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the close is reported by the transport a moment after it happens
+            answer = newcomer.request(arm)
+        left = hot.sim.stats.peers_left
+    assert hot.loop.hot_path.controls > 0
+    assert isinstance(answer, SensorMessage)
+    assert left == 1
+
+
+class CountingObserver:
+    def __init__(self) -> None:
+        self.answers = 0
+
+    def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
+        pass
+
+    def on_answer(self, frame: bytes, peer: bytes, wall: float, simulated_time: float | None) -> None:
+        self.answers += 1
+
+    def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
+        pass
+
+
+def test_an_observer_sees_every_answer_because_an_observed_server_takes_the_python_path(make_address):
+    observer = CountingObserver()
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, observer=observer) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        for _ in range(20):
+            client.request(ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}))
+    assert hot.loop.hot_path is None
+    assert observer.answers == 21
+
+
+def _control_loop(address: str, answered: list[int], stop: threading.Event) -> None:
+    """Step as fast as answers come, counting the Controls answered, until `stop` or no answer comes."""
+    with req_socket(address) as socket:
+        socket.rcvtimeo = 2000
+        ask(socket, encode(HandshakeInitMessage()))
+        frame = encode(ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}))
+        while not stop.is_set():
+            socket.send(frame)
+            try:
+                socket.recv()
+            except zmq.Again:
+                return
+            answered[0] += 1
+
+
+@pytest.mark.parametrize("scene", ["static", "arm"])
+def test_sigterm_while_the_hot_path_serves_answers_the_control_in_hand_and_exits_within_a_second(scene, tmp_path):
+    address = f"ipc://{tmp_path / 's.sock'}"
+    process = subprocess.Popen(server_command(address, "--scene", scene), cwd=REPO, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    answered = [0]
+    stop = threading.Event()
+    driver = threading.Thread(target=_control_loop, args=(address, answered, stop))
+    try:
+        wait_until_serving(address, process)
+        driver.start()
+        deadline = time.monotonic() + 10.0
+        while answered[0] < 200 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=10)
+        exited_after = time.monotonic() - signalled
+    finally:
+        stop.set()
+        process.kill()
+        driver.join(timeout=10)
+    assert process.returncode == 0
+    assert exited_after < 1.0
+    received = next(line for line in out.splitlines() if line.startswith("controls received:"))
+    # Every Control the server took was answered: none was left in hand.
+    assert int(received.split(":")[1]) == answered[0]
