@@ -1,17 +1,19 @@
 """The frames a publishing server streams to its subscribers, and how a subscriber reads them.
 
-Every message is three ZeroMQ frames: the topic (the recording's channel:
+Every message is one ZeroMQ frame: the topic (the recording's channel:
 `/coupler/requests/Control`, `/coupler/answers/Sensor`, ...,
-`/coupler/mujoco_state`, so a subscriber filters by prefix), a 32-byte
-header and the payload (the protocol frame as sent, or a serialized
-`coupler.record.v1.MujocoState`). The header holds the publisher's sequence
+`/coupler/mujoco_state`, so a subscriber filters by prefix), a NUL byte, a
+32-byte header and the payload (the protocol frame as sent, or a serialized
+`coupler.record.v1.MujocoState`). One frame rather than three because a
+multi-part send costs the serving thread several times as much. The header holds the publisher's sequence
 number over all topics, the sequence number within the topic (a subscriber
 filtering topics finds its gaps with it), the wall clock and the simulated
 time (-1 where a frame carries none), in nanoseconds. Sequence numbers
 start at 0.
 
-Two more topics are not frames of the protocol: `/coupler/scene` carries
-the scene's metadata (JSON) and attachments (the model), sent again
+Two more topics are not frames of the protocol: `/coupler/scene` (a
+multi-part message: topic, then parts) carries the scene's metadata (JSON)
+and attachments (the model), sent again
 whenever someone subscribes, so a late subscriber writes a recording that
 still replays and renders; `/coupler/end` says the server has stopped, with
 the number of frame messages sent, so a recorder knows it has everything
@@ -51,6 +53,15 @@ def frame_topic(request: bool, frame: bytes) -> bytes:
     return ((REQUESTS if request else ANSWERS) + frame_kind(frame)).encode()
 
 
+def frame_message(topic: bytes, header: bytes, payload: bytes) -> bytes:
+    return b"".join((topic, b"\0", header, payload))
+
+
+def topic_of(parts: list[bytes]) -> bytes:
+    """The topic of a received message, whatever its kind."""
+    return parts[0].partition(b"\0")[0]
+
+
 def nanoseconds(seconds: float | None) -> int:
     return NO_TIME if seconds is None else max(0, int(round(seconds * 1e9)))
 
@@ -72,16 +83,17 @@ class StreamError(ValueError):
 
 
 def parse(parts: list[bytes]) -> Streamed:
-    """A frame message (topic, header, payload); StreamError for anything else."""
-    if len(parts) != 3 or len(parts[1]) != HEADER.size:
-        raise StreamError(f"a message of {len(parts)} parts with a {len(parts[1]) if len(parts) > 1 else 0}-byte "
-                          f"header, not topic, {HEADER.size}-byte header, payload")
-    sequence, topic_sequence, wall_ns, simulated_ns = HEADER.unpack(parts[1])
+    """A frame message (topic, NUL, header, payload in one part); StreamError for anything else."""
+    topic, separator, rest = parts[0].partition(b"\0")
+    if len(parts) != 1 or not separator or len(rest) < HEADER.size:
+        raise StreamError(f"a message of {len(parts)} parts and {len(parts[0])} bytes, not one part of topic, NUL, "
+                          f"{HEADER.size}-byte header and payload")
+    sequence, topic_sequence, wall_ns, simulated_ns = HEADER.unpack_from(rest)
     try:
-        topic = parts[0].decode("ascii")
+        name = topic.decode("ascii")
     except UnicodeDecodeError:
         raise StreamError("a topic that is not ASCII") from None
-    return Streamed(topic, sequence, topic_sequence, wall_ns, simulated_ns, parts[2])
+    return Streamed(name, sequence, topic_sequence, wall_ns, simulated_ns, rest[HEADER.size:])
 
 
 def scene_message(metadata: dict[str, dict[str, str]], attachments: dict[str, tuple[str, bytes]]) -> list[bytes]:
@@ -107,12 +119,13 @@ def parse_scene(parts: list[bytes]) -> tuple[dict[str, dict[str, str]], dict[str
     return metadata, attachments
 
 
-def end_message(sent: int) -> list[bytes]:
-    return [END_TOPIC, END.pack(sent)]
+def end_message(sent: int) -> bytes:
+    return END_TOPIC + b"\0" + END.pack(sent)
 
 
 def parse_end(parts: list[bytes]) -> int:
     """How many frame messages the publisher sent in all."""
-    if len(parts) != 2 or len(parts[1]) != END.size:
+    _, _, rest = parts[0].partition(b"\0")
+    if len(parts) != 1 or len(rest) != END.size:
         raise StreamError(f"an end message of {len(parts)} parts")
-    return END.unpack(parts[1])[0]
+    return END.unpack(rest)[0]

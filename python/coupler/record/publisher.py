@@ -23,8 +23,16 @@ from typing import Any
 
 import zmq
 
-from coupler._proto.coupler_record_pb2 import MujocoState
-from coupler.record.frame_stream import HEADER, STATE, end_message, frame_topic, nanoseconds, scene_message
+from coupler.record.frame_stream import (
+    HEADER,
+    STATE,
+    end_message,
+    frame_message,
+    frame_topic,
+    nanoseconds,
+    scene_message,
+)
+from coupler.record.state_frame import encode_state
 from coupler.serve.simulation import Simulation
 from coupler.transport.options import TransportOptions
 from coupler.wire.errors import Error
@@ -130,10 +138,7 @@ class FramePublisher:
         self._topic_sequences[topic] = topic_sequence + 1
         header = HEADER.pack(self._sequence, topic_sequence, nanoseconds(wall), nanoseconds(simulated_time))
         self._sequence += 1
-        socket = self._socket
-        socket.send(topic, zmq.SNDMORE | zmq.NOBLOCK)
-        socket.send(header, zmq.SNDMORE | zmq.NOBLOCK)
-        socket.send(payload, zmq.NOBLOCK, copy=len(payload) < 4096)
+        self._socket.send(frame_message(topic, header, payload), zmq.NOBLOCK)
         now = time.monotonic()
         if now >= self._next_look:
             self._next_look = now + SUBSCRIPTIONS_EVERY
@@ -149,13 +154,12 @@ class FramePublisher:
         data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData; other simulations have no state to keep
         if data is None:
             return
-        state = MujocoState(time=data.time, step=step, qpos=data.qpos, qvel=data.qvel, act=data.act, ctrl=data.ctrl)
-        self._send(STATE, state.SerializeToString(), wall, data.time)
+        self._send(STATE, encode_state(data.time, step, data.qpos, data.qvel, data.act, data.ctrl), wall, data.time)
 
     def send_end(self) -> None:
         """Tell every subscriber the server has stopped and how many frames were sent (safe to repeat: the end
         message may itself be lost by a subscriber that is behind)."""
-        self._socket.send_multipart(end_message(self._sequence), zmq.NOBLOCK)
+        self._socket.send(end_message(self._sequence), zmq.NOBLOCK)
 
     def close(self) -> None:
         """Send the end and close (queued messages get up to LINGER seconds to leave); safe to call twice."""

@@ -5,7 +5,7 @@ Losses are counted from the sequence numbers: a gap between two messages,
 and what is missing at the end when the publisher's end message says how
 many it sent. Frames sent before this subscriber joined are not losses;
 the summary says where it joined. A subscriber joining mid-run starts its
-file at the first request it receives, so that no answer in the file lacks
+file at the first request it receives (one there from the start, at the first message), so that no answer in the file lacks
 its request (a replay needs them in pairs). A write error (a full disk) is logged
 once; the rest is counted as not written and the stream is still followed,
 so the summary stays true.
@@ -31,6 +31,7 @@ from coupler.record.frame_stream import (
     parse,
     parse_end,
     parse_scene,
+    topic_of,
 )
 from coupler.record.mcap_log import McapLog
 from coupler.transport.options import TransportOptions
@@ -150,7 +151,7 @@ class StreamRecorder:
                 log.warning("ignored a message from %s: %s", self.address[:200], error)
 
     def _take(self, parts: list[bytes]) -> None:
-        topic = parts[0]
+        topic = topic_of(parts)
         if topic == END_TOPIC:
             sent = parse_end(parts)
             if self._expected is not None and sent > self._expected:
@@ -162,7 +163,7 @@ class StreamRecorder:
             return
         message = parse(parts)
         if self._expected is None:
-            if not message.topic.startswith(REQUESTS):
+            if message.sequence > 0 and not message.topic.startswith(REQUESTS):
                 self.counts.skipped += 1
                 return
             self.counts.first_sequence = message.sequence

@@ -15,8 +15,8 @@ def test_the_topic_of_every_message_kind_is_the_one_its_decoded_frame_names(valu
 
 
 def test_a_message_that_is_not_topic_header_payload_is_refused_with_its_shape():
-    with pytest.raises(StreamError, match="3 parts"):
-        parse([b"/coupler/answers/Sensor", b"short", b""])
+    with pytest.raises(StreamError, match="1 parts and 29 bytes"):
+        parse([b"/coupler/answers/Sensor\0short"])
 
 
 def test_a_scene_message_carries_metadata_and_attachments_back_unchanged():
@@ -26,4 +26,4 @@ def test_a_scene_message_carries_metadata_and_attachments_back_unchanged():
 
 
 def test_the_end_message_carries_how_many_frames_were_sent():
-    assert parse_end(end_message(12345)) == 12345
+    assert parse_end([end_message(12345)]) == 12345

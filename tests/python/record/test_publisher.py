@@ -8,7 +8,7 @@ import numpy as np
 import zmq
 
 from coupler._proto import coupler_pb2, coupler_record_pb2
-from coupler.record.frame_stream import FRAME_PREFIX, SCENE_TOPIC, parse, parse_scene
+from coupler.record.frame_stream import FRAME_PREFIX, SCENE_TOPIC, parse, parse_scene, topic_of
 from coupler.record.publisher import FramePublisher
 from coupler.record.stream_recorder import StopWhen, StreamRecorder
 from coupler.transport.options import TransportOptions
@@ -68,9 +68,9 @@ def test_every_subscriber_gets_the_scene_then_every_frame_and_state_in_order(tmp
         _publish_steps(publisher, 100)
         for socket in subscribers:
             received = _receive(socket, 302)
-            scenes = [parts for parts in received if parts[0] == SCENE_TOPIC]
+            scenes = [parts for parts in received if topic_of(parts) == SCENE_TOPIC]
             assert parse_scene(scenes[0]) == SCENE
-            frames = [parse(parts) for parts in received if parts[0] != SCENE_TOPIC]
+            frames = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
             assert [f.sequence for f in frames] == list(range(300))
             assert [f.topic for f in frames[:3]] == ["/coupler/requests/Control", "/coupler/mujoco_state",
                                                       "/coupler/answers/Sensor"]
@@ -108,7 +108,7 @@ def test_a_stuck_subscriber_loses_messages_counted_while_the_publisher_and_a_liv
         live.close()
         publisher.close()
         context.term()
-    frames = [parse(parts) for parts in received if parts[0] != SCENE_TOPIC]
+    frames = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
     assert [f.sequence for f in frames] == list(range(30_000))  # the live one lost nothing
     assert counts.ended and counts.lost > 0  # a publisher that waited for the stuck one would have lost nothing
     assert counts.written + counts.lost == 30_000
@@ -130,7 +130,7 @@ def test_with_curve_only_an_allowed_subscriber_receives_and_it_is_encrypted(tmp_
         assert publisher.wait_for_subscribers(1, 10.0)
         time.sleep(0.5)  # time for the refused one to have tried
         _publish_steps(publisher, 10)
-        assert len([p for p in _receive(allowed, 31) if p[0] != SCENE_TOPIC]) == 30
+        assert len([p for p in _receive(allowed, 31) if topic_of(p) != SCENE_TOPIC]) == 30
         assert _receive(other, 1, timeout=1.0) == []
         assert publisher.subscriptions == 1
     finally:
