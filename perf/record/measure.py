@@ -194,7 +194,7 @@ def publisher_throughput(folder: Path, size: int, megabytes: float) -> dict[str,
     finally:
         publisher.close()
     seconds = max(counts["last"] - started, 1e-9)  # perf_counter is the system's monotonic clock in both
-    received = max(0, counts["received"] - warm_up)
+    received = counts["received"] - (warm_up - counts["first_sequence"])  # the timed ones: sequence >= warm_up
     return {"payload": size, "messages": count, "seconds": seconds, "messages_per_s": received / seconds,
             "mb_per_s": received * len(frame) / seconds / 1e6, "hand_over_us": 1e6 * handed_over / count,
             "dropped": counts["lost"]}

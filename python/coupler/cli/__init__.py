@@ -6,7 +6,7 @@
     coupler record tcp://127.0.0.1:5556 run.mcap   # record a server that publishes (serve --publish)
     coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
     coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
-    coupler render run.mcap --out run.gif   # the recorded MuJoCo states, rendered
+    coupler render run.mcap --out run.mp4   # the recorded MuJoCo states, rendered
 """
 
 from __future__ import annotations
@@ -67,10 +67,10 @@ def parser() -> argparse.ArgumentParser:
     plot.add_arguments(plotting)
     plotting.set_defaults(run=plot.run, sub=plotting)
     rendering = commands.add_parser(
-        "render", help="render a recording's MuJoCo states as a GIF or PNG strip",
+        "render", help="render a recording's MuJoCo states as an MP4, a GIF or a PNG strip",
         description="Render the MuJoCo states of a recording offscreen with MuJoCo's renderer, from the model the "
-                    "recording carries (MUJOCO_GL: egl by default, or osmesa), as an animated GIF or a PNG of "
-                    "frames side by side.")
+                    "recording carries (MUJOCO_GL: egl by default, or osmesa), as an MP4 video, an animated GIF "
+                    "or a PNG of frames side by side.")
     render.add_arguments(rendering)
     rendering.set_defaults(run=render.run, sub=rendering)
     return top

@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 DEFAULT_HWM = 1000  # messages queued per subscriber before it loses messages (ZeroMQ's default)
 SUBSCRIPTIONS_EVERY = 0.05  # seconds between looks for new subscribers while frames flow
 LINGER = 1.0  # seconds close() gives queued messages to leave
+# Bytes from which ZeroMQ is lent the message instead of copying it: below, a copy is cheaper than the
+# bookkeeping of a loan.
+ZERO_COPY_FROM = 65536
 
 
 class _AllowList:
@@ -138,7 +141,8 @@ class FramePublisher:
         self._topic_sequences[topic] = topic_sequence + 1
         header = HEADER.pack(self._sequence, topic_sequence, nanoseconds(wall), nanoseconds(simulated_time))
         self._sequence += 1
-        self._socket.send(frame_message(topic, header, payload), zmq.NOBLOCK)
+        message = frame_message(topic, header, payload)
+        self._socket.send(message, zmq.NOBLOCK, copy=len(message) < ZERO_COPY_FROM)
         now = time.monotonic()
         if now >= self._next_look:
             self._next_look = now + SUBSCRIPTIONS_EVERY
