@@ -3,14 +3,11 @@
 import signal
 import subprocess
 import sys
-import threading
-import time
 
 from coupler.record.recording import Recording
-from coupler.transport.client import Client
-from coupler.wire.messages import SensorRequestMessage
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
 from peers import REPO, address_for, democlient, run, wait_until_serving
+from recorder_process import RecorderProcess
 
 
 def coupler(*args: str) -> subprocess.CompletedProcess:
@@ -43,28 +40,17 @@ def test_a_curve_server_publishes_encrypted_to_a_recorder_with_an_allowed_key(tm
                                "--curve-secret", str(keys / "server.key_secret"), "--curve-allow", str(allowed)],
                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     curve = ["--curve-server-key", str(keys / "server.key"), "--curve-key", str(allowed / "client.key_secret")]
-    recorder = subprocess.Popen([sys.executable, "-m", "coupler.cli", "record", published, str(tmp_path / "run.mcap"),
-                                 *curve], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(recorder.stdout.readline, "")), daemon=True)
-    reader.start()
+    recorder = RecorderProcess(published, str(tmp_path / "run.mcap"), *curve)
     try:
         client_keys = {"curve_server_key": load_public_key(keys / "server.key"),
                        "curve_key_pair": load_key_pair(allowed / "client.key_secret")}
         wait_until_serving(address, server, **client_keys)
-        with Client(address, timeout=5.0, **client_keys) as client:  # until the recorder receives
-            for _ in range(200):
-                client.request(SensorRequestMessage())
-                if any("receiving from" in line for line in lines):
-                    break
-                time.sleep(0.05)
+        recorder.until_receiving(address, **client_keys)
         result = run([str(democlient()), "--addr", address, "--range", "20", *curve])
         assert result.returncode == 0, result.stdout
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=30)
-        recorder.wait(30)
-        reader.join(10)
-    output = "".join(lines)
+    output = recorder.output()
     assert "recorded:" in output, output
     assert [m.kind for m in Recording(tmp_path / "run.mcap")].count("Control") > 21, output  # the pick approach, then 21 more

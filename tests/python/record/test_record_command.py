@@ -3,53 +3,29 @@
 import signal
 import subprocess
 import sys
-import threading
-import time
-
-from coupler.transport.client import Client
-from coupler.wire.messages import SensorRequestMessage
 
 from coupler.record.recording import Recording
 from peers import REPO, address_for, democlient, run, wait_until_serving
-
-
-def _popen(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "coupler.cli", *args], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+from recorder_process import RecorderProcess
 
 
 def _record_a_demo_run(tmp_path, *record_flags: str) -> tuple[str, str]:
-    """Serve with --publish, record it with `coupler record`, drive 50 steps, stop the server; the recorder's
+    """Serve with --publish, record it with `coupler record`, drive the demo, stop the server; the recorder's
     and the server's output."""
     address = address_for("ipc", tmp_path)
     published = f"ipc://{tmp_path}/published"
-    server = _popen("serve", "--addr", address, "--publish", published)
-    recorder = _popen("record", published, str(tmp_path / "run.mcap"), *record_flags)
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(recorder.stdout.readline, "")), daemon=True)
-    reader.start()
+    server = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--addr", address, "--publish",
+                               published], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    recorder = RecorderProcess(published, str(tmp_path / "run.mcap"), *record_flags)
     try:
         wait_until_serving(address, server)
-        _until_receiving(lines, address)
+        recorder.until_receiving(address)
         result = run([str(democlient()), "--addr", address, "--range", "50"])
         assert result.returncode == 0, result.stdout
     finally:
         server.send_signal(signal.SIGINT)
         server_output, _ = server.communicate(timeout=30)
-        recorder.wait(30)
-        reader.join(10)
-    return "".join(lines), server_output
-
-
-def _until_receiving(lines: list[str], address: str) -> None:
-    """Ask the server for sensors until the recorder says it receives (a subscription takes a moment)."""
-    with Client(address, timeout=5.0) as client:
-        for _ in range(200):
-            client.request(SensorRequestMessage())
-            if any("receiving from" in line for line in lines):
-                return
-            time.sleep(0.05)
-    raise AssertionError(f"the recorder never received: {lines}")
+    return recorder.output(), server_output
 
 
 def test_coupler_record_stops_when_the_server_stops_and_its_recording_replays_identical(tmp_path):
