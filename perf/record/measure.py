@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -87,7 +88,7 @@ def _serve_and_drive(folder: Path, flags: list[str], subscribers: int, count: in
                         "--timings-file", str(timings)], timeout=600)
             cpu = {"server": _cpu_seconds(server.pid) - cpu["server"],
                    "subscribers": sum(_cpu_seconds(p.pid) for p, _ in started) - cpu["subscribers"]}
-            server.stop(timeout=120)
+            steps = _steps(server.stop(timeout=120))
             lost = 0
             for process, ready in started:
                 process.wait(60)
@@ -97,13 +98,21 @@ def _serve_and_drive(folder: Path, flags: list[str], subscribers: int, count: in
                 process.kill()
                 process.wait(10)
     recording.unlink(missing_ok=True)
-    return {"samples": read_timings(timings, count), "cpu": cpu, "lost": lost}
+    return {"samples": read_timings(timings, count), "cpu": {k: v / steps for k, v in cpu.items()}, "lost": lost}
+
+
+def _steps(summary: str) -> int:
+    """The steps a server took, from its summary: the demo controller's pick approach and the timed range."""
+    found = re.search(r"^steps:\s+(\d+)", summary, re.MULTILINE)
+    if found is None or int(found.group(1)) == 0:
+        raise BenchmarkError(f"the server's summary has no steps:\n{summary[-2000:]}")
+    return int(found.group(1))
 
 
 def round_trips(folder: Path, rounds: int, count: int) -> dict[str, Any]:
     """Per variant: p50/p99 of all its round trips, the median and spread over rounds of its p50 ratio to none
-    in the same round, CPU µs per round trip of the server (with its writer process) and of the subscribers,
-    and messages subscribers lost."""
+    in the same round, CPU µs per step (each step one round trip, the demo controller's pick approach included)
+    of the server (with its writer process) and of the subscribers, and messages subscribers lost."""
     samples: dict[str, list[np.ndarray]] = {name: [] for name, _, _ in VARIANTS}
     ratios: dict[str, list[float]] = {name: [] for name, _, _ in VARIANTS}
     cpu: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in VARIANTS}
@@ -126,8 +135,8 @@ def round_trips(folder: Path, rounds: int, count: int) -> dict[str, Any]:
         out[name] = {
             "p50": latency.p50, "p99": latency.p99, "count": latency.count,
             "ratio": float(np.median(ratios[name])), "ratio_min": min(ratios[name]), "ratio_max": max(ratios[name]),
-            "server_cpu_us": 1e6 * float(np.median([c["server"] for c in cpu[name]])) / count,
-            "subscriber_cpu_us": 1e6 * float(np.median([c["subscribers"] for c in cpu[name]])) / count,
+            "server_cpu_us": 1e6 * float(np.median([c["server"] for c in cpu[name]])),
+            "subscriber_cpu_us": 1e6 * float(np.median([c["subscribers"] for c in cpu[name]])),
             "lost": lost[name],
         }
     return out

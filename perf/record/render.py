@@ -21,11 +21,12 @@ def markdown(result: dict[str, Any]) -> str:
              number(v["server_cpu_us"]), number(v["subscriber_cpu_us"]), f"{v['lost']:,}"]
             for name, v in latency.items()]
     first = table(["server", "p50 µs", "p99 µs", "round trips", "p50 ratio to none, median (range)",
-                   "server CPU µs/rt", "subscribers CPU µs/rt", "lost"], rows,
+                   "server CPU µs/step", "subscribers CPU µs/step", "lost"], rows,
                   [False, True, True, True, True, True, True, True])
     return (f"Round trip of the C++ demo controller on the arm scene (ipc, blocking receive), "
             f"{result['rounds']} rounds of {result['count']} per variant taking turns; the ratio is each round's "
-            f"p50 over the same round's p50 without observers; server CPU includes --record's writer process:\n\n"
+            f"p50 over the same round's p50 without observers; CPU per step over the whole run (one round trip a step, the "
+            f"pick approach included), the server's with --record's writer process:\n\n"
             f"{first}\n\n"
             f"Recorder throughput (--record: answers handed over as fast as possible, written by the writer "
             f"process, zstd chunks; until the file is finished):\n\n{_throughput(result['recorder'])}\n\n"
