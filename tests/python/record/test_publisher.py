@@ -8,7 +8,7 @@ import numpy as np
 import zmq
 
 from coupler._proto import coupler_pb2, coupler_record_pb2
-from coupler.record.frame_stream import FRAME_PREFIX, SCENE_TOPIC, parse, parse_scene, topic_of
+from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, parse_scene, topic_of
 from coupler.record.publisher import FramePublisher
 from coupler.record.stream_recorder import StopWhen, StreamRecorder
 from coupler.transport.options import TransportOptions
@@ -58,6 +58,18 @@ def _receive(socket: zmq.Socket, count: int, timeout: float = 10.0) -> list[list
     return received
 
 
+def _receive_until_end(socket: zmq.Socket, timeout: float) -> list[list[bytes]]:
+    received = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if socket.poll(100):
+            parts = socket.recv_multipart()
+            if topic_of(parts) == END_TOPIC:
+                break
+            received.append(parts)
+    return received
+
+
 def test_every_subscriber_gets_the_scene_then_every_frame_and_state_in_order(tmp_path):
     publisher = FramePublisher(*SCENE)
     endpoint = publisher.bind(f"ipc://{tmp_path}/pub")
@@ -66,8 +78,9 @@ def test_every_subscriber_gets_the_scene_then_every_frame_and_state_in_order(tmp
     try:
         assert publisher.wait_for_subscribers(2, 10.0)
         _publish_steps(publisher, 100)
+        publisher.send_end()
         for socket in subscribers:
-            received = _receive(socket, 302)
+            received = _receive_until_end(socket, timeout=10.0)
             scenes = [parts for parts in received if topic_of(parts) == SCENE_TOPIC]
             assert parse_scene(scenes[0]) == SCENE
             frames = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
@@ -90,7 +103,7 @@ def test_a_stuck_subscriber_loses_messages_counted_while_the_publisher_and_a_liv
     context = zmq.Context()
     live = _subscriber(context, publisher.bind(f"ipc://{tmp_path}/deep", hwm=100_000))
     received: list[list[bytes]] = []
-    reader = threading.Thread(target=lambda: received.extend(_receive(live, 30_001, timeout=60.0)))
+    reader = threading.Thread(target=lambda: received.extend(_receive_until_end(live, timeout=60.0)))
     try:
         assert publisher.wait_for_subscribers(2, 10.0)
         reader.start()
