@@ -3,9 +3,10 @@
     coupler serve --scene arm           # serve a scene (needs the sim extra)
     coupler info tcp://127.0.0.1:5555   # what a server (coupler or Click) serves
     coupler keygen NAME --dir DIR       # a CurveZMQ key pair
+    coupler record tcp://127.0.0.1:5556 run.mcap   # record a server that publishes (serve --publish)
     coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
     coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
-    coupler render run.mcap --out run.gif   # the recorded MuJoCo states, rendered
+    coupler render run.mcap --out run.mp4   # the recorded MuJoCo states, rendered
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from coupler.cli import info, keygen, plot, render, replay, serve
+from coupler.cli import info, keygen, plot, record, render, replay, serve
 from coupler.wire.errors import Error
 
 
@@ -42,6 +43,14 @@ def parser() -> argparse.ArgumentParser:
                     "clients it accepts.")
     keygen.add_arguments(keys)
     keys.set_defaults(run=keygen.run, sub=keys)
+    recording = commands.add_parser(
+        "record", help="record a publishing server to an MCAP file",
+        description="Subscribe to a server's --publish address and write what it publishes into an MCAP file, "
+                    "the file `coupler serve --record` writes. Shows progress on stderr; stops when the server "
+                    "stops, on SIGINT/SIGTERM, or after --duration/--frames; prints a summary with the messages "
+                    "written and those lost (gaps in the sequence numbers).")
+    record.add_arguments(recording)
+    recording.set_defaults(run=record.run, sub=recording)
     replaying = commands.add_parser(
         "replay", help="replay a recording and compare every answer",
         description="Re-drive a server with the Controls, Resets and handshakes of a recording (coupler serve "
@@ -58,10 +67,10 @@ def parser() -> argparse.ArgumentParser:
     plot.add_arguments(plotting)
     plotting.set_defaults(run=plot.run, sub=plotting)
     rendering = commands.add_parser(
-        "render", help="render a recording's MuJoCo states as a GIF or PNG strip",
+        "render", help="render a recording's MuJoCo states as an MP4, a GIF or a PNG strip",
         description="Render the MuJoCo states of a recording offscreen with MuJoCo's renderer, from the model the "
-                    "recording carries (MUJOCO_GL: egl by default, or osmesa), as an animated GIF or a PNG of "
-                    "frames side by side.")
+                    "recording carries (MUJOCO_GL: egl by default, or osmesa), as an MP4 video, an animated GIF "
+                    "or a PNG of frames side by side.")
     render.add_arguments(rendering)
     rendering.set_defaults(run=render.run, sub=rendering)
     return top

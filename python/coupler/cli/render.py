@@ -1,5 +1,6 @@
-"""`coupler render`: a recording's MuJoCo states, rendered offscreen, as a GIF or a PNG strip.
+"""`coupler render`: a recording's MuJoCo states, rendered offscreen, as an MP4, a GIF or a PNG strip.
 
+    coupler render run.mcap --out run.mp4
     coupler render run.mcap --out run.gif
     coupler render run.mcap --out frames.png --fps 2 --end 3
 """
@@ -16,7 +17,8 @@ from coupler.wire.errors import Error
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recording", type=Path, help="the MCAP file written by `coupler serve --record`")
     parser.add_argument("--out", type=Path, required=True,
-                        help="what to write: NAME.gif (animation) or NAME.png (frames side by side)")
+                        help="what to write: NAME.mp4 (H.264 video), NAME.gif (animation) or NAME.png (frames side "
+                             "by side)")
     parser.add_argument("--camera", default=None,
                         help="a camera named in the model (default: MuJoCo's free camera on the whole scene)")
     parser.add_argument("--fps", type=float, default=25.0,

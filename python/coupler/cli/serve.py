@@ -4,6 +4,7 @@
     coupler serve --scene two_arms --mode free
     coupler serve --scene path/to/model.xml --realtime
     coupler serve --record run.mcap                 # every frame and MuJoCo state, to MCAP
+    coupler serve --publish tcp://127.0.0.1:5556    # the same, to any number of subscribers
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from coupler.transport.number_flags import float_in, int_in
 from coupler.wire.errors import Error
 
 if TYPE_CHECKING:
-    from coupler.record.recorder import Recorder
+    from coupler.record.publisher import FramePublisher
+    from coupler.record.recording_process import RecordingProcess
 
 log = logging.getLogger("coupler.serve")
 
@@ -38,6 +40,8 @@ MIN_SPEED, MAX_SPEED = 1e-3, 1e3
 MAX_STOP_AFTER = 1e9
 MAX_SESSION_TIMEOUT = 86400.0
 MAX_CONTROLLERS = 64
+DEFAULT_PUBLISH_HWM = 1000  # ZeroMQ's own default
+MAX_PUBLISH_HWM = 10**7
 
 _speed_number = float_in(MIN_SPEED, MAX_SPEED)
 
@@ -95,7 +99,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
     parser.add_argument("--record", default=None, metavar="PATH",
                         help="record every request and answer frame, and the MuJoCo state after each lockstep step, "
-                             "to this MCAP file (protobuf profile; needs the record extra) (default: no recording)")
+                             "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
+                             "writes it (default: no recording)")
+    parser.add_argument("--publish", default=None, metavar="ADDRESS",
+                        help="publish every frame and the MuJoCo state after each lockstep step on a ZeroMQ PUB "
+                             "socket bound here (tcp://host:port or ipc://path; loopback unless --allow-remote; "
+                             "CURVE like --addr when --curve-secret is given), one topic per message kind, for any "
+                             "number of subscribers such as `coupler record` (default: not published)")
+    parser.add_argument("--publish-hwm", type=int_in(1, MAX_PUBLISH_HWM), default=DEFAULT_PUBLISH_HWM, metavar="N",
+                        help="messages queued for each subscriber of --publish; a subscriber further behind loses "
+                             "messages (it counts them from sequence numbers) and the server never waits for it "
+                             "(default: %(default)s)")
     add_server_flags(parser)
 
 
@@ -115,6 +129,8 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
     """
     transport = server_options(args)
     warning = check_bind_address(args.addr, args.allow_remote, authenticated=transport.curve)
+    if args.publish is not None:
+        warning = check_bind_address(args.publish, args.allow_remote, authenticated=transport.curve) or warning
     options = ServeOptions(
         address=args.addr, mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
@@ -141,28 +157,47 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
         if not simulation.handshake().objects and not args.serve_empty:
             raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
                         "(--serve-empty serves it anyway)")
-        recorder = _recorder(args.record, simulation, args.scene) if args.record else None
+        publisher, recording = _observers(args, simulation, options)
         try:
             return serve(simulation, options, scene_name=args.scene, responder_type=responder_type,
-                         observer=recorder)
+                         observer=publisher)
         finally:
-            if recorder is not None:
-                recorder.close()
-                print(recorder.summary(), flush=True)
+            if recording is not None:
+                recording.close()
+            if publisher is not None:
+                publisher.close()
+                if args.publish is not None:
+                    print(publisher.summary(), flush=True)
     except Error as error:
         raise SystemExit(f"{prog}: {error}") from None
 
 
-def _recorder(path: str, simulation: Simulation, scene: str) -> Recorder:
+def _observers(args: argparse.Namespace, simulation: Simulation,
+               options: ServeOptions) -> tuple[FramePublisher | None, RecordingProcess | None]:
+    """The publisher that --record and --publish share (the recording's writer subscribes first, so it misses
+    nothing), or (None, None) without either flag."""
+    if args.record is None and args.publish is None:
+        return None, None
     try:
-        from coupler.record.recorder import Recorder
+        from coupler.record.publisher import FramePublisher
+        from coupler.record.recording_process import RecordingProcess
         from coupler.record.scene_record import scene_attachments, scene_metadata
     except ImportError as error:
-        raise Error(f"--record needs the record extra (pip install 'coupler[record]'): {error}") from None
+        raise Error(f"--record and --publish need the record extra (pip install 'coupler[record]'): {error}") from None
+    publisher = FramePublisher(scene_metadata(simulation, args.scene), scene_attachments(simulation))
+    recording: RecordingProcess | None = None
     try:
-        return Recorder(path, scene_metadata(simulation, scene), scene_attachments(simulation))
-    except OSError as error:
-        raise Error(f"cannot record to '{path}': {error}") from None
+        if args.record is not None:
+            recording = RecordingProcess(args.record, publisher)
+        if args.publish is not None:
+            endpoint = publisher.bind(args.publish, args.publish_hwm, options.transport)
+            print(f"publishing on {endpoint}", flush=True)
+    except BaseException:
+        if recording is not None:
+            recording.close()
+        publisher.close()
+        raise
+    return publisher, recording
 
 
 def main(argv: list[str] | None = None, prog: str = "coupler serve",

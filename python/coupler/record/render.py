@@ -1,5 +1,6 @@
 """Pictures of a recording: its MuJoCo states rendered offscreen by MuJoCo's renderer, from the model
-the recording carries, as an animated GIF or a PNG strip of frames.
+the recording carries, as an MP4 video (H.264 through imageio's ffmpeg), an animated GIF or a PNG strip
+of frames.
 
 Offscreen rendering needs an OpenGL: EGL (Mesa's software renderer does on a machine without a GPU)
 or OSMesa; MUJOCO_GL chooses, and is set to egl when unset.
@@ -18,7 +19,9 @@ from coupler.record.recording import Recording
 from coupler.record.scene_record import MODEL_ATTACHMENT
 from coupler.wire.errors import Error
 
-FORMATS = (".gif", ".png")
+FORMATS = (".mp4", ".gif", ".png")
+# H.264 in yuv420p needs even sizes; ffmpeg's writer scales a frame up to the next multiple of this.
+MP4_BLOCK = 2
 
 
 def _states(recording: Recording, every: float, start: float, end: float | None) -> Iterator[MujocoState]:
@@ -39,8 +42,9 @@ def _states(recording: Recording, every: float, start: float, end: float | None)
 def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], camera: str | None = None,
            fps: float = 25.0, width: int = 480, height: int = 360, start: float = 0.0, end: float | None = None,
            max_frames: int = 250) -> int:
-    """Render `recording_path`'s states to `out` (.gif: an animation at `fps` frames per simulated second;
-    .png: the frames side by side); return the number of frames. coupler.Error names what is missing."""
+    """Render `recording_path`'s states to `out` (.mp4 or .gif: a video or animation at `fps` frames per
+    simulated second; .png: the frames side by side); return the number of frames. coupler.Error names what is
+    missing."""
     suffix = Path(out).suffix.lower()
     if suffix not in FORMATS:
         raise Error(f"cannot write '{out}': the formats are {', '.join(FORMATS)}")
@@ -75,6 +79,9 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
             frames.append(renderer.render().copy())
     if not frames:
         raise Error(f"{recording_path} holds no MuJoCo state in the time asked for: nothing to render")
+    if suffix == ".mp4":
+        _write_mp4(out, frames, fps)
+        return len(frames)
     images = [Image.fromarray(frame) for frame in frames]
     if suffix == ".gif":
         images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
@@ -82,3 +89,15 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
     else:
         Image.fromarray(np.concatenate(frames, axis=1)).save(out)
     return len(frames)
+
+
+def _write_mp4(out: str | os.PathLike[str], frames: list[np.ndarray], fps: float) -> None:
+    import imageio.v2 as imageio
+
+    try:
+        with imageio.get_writer(os.fspath(out), format="FFMPEG", mode="I", fps=fps, codec="libx264",
+                                macro_block_size=MP4_BLOCK, ffmpeg_log_level="error") as writer:
+            for frame in frames:
+                writer.append_data(frame)
+    except (OSError, RuntimeError) as error:
+        raise Error(f"cannot write '{out}': {error}") from None

@@ -57,13 +57,17 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_client_flags(parser: argparse.ArgumentParser) -> None:
+    add_client_curve_flags(parser)
+    _add_liveness_flags(parser, "server")
+
+
+def add_client_curve_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-server-key", type=Path, default=None, metavar="PATH",
                         help="the server's public NAME.key: connect with CurveZMQ encryption and authentication; "
                              "needs --curve-key (default: %(default)s, no encryption)")
     parser.add_argument("--curve-key", type=Path, default=None, metavar="PATH",
                         help="this client's own NAME.key_secret (made by `coupler keygen`; its .key must be in the "
                              "server's --curve-allow directory); needs --curve-server-key (default: %(default)s)")
-    _add_liveness_flags(parser, "server")
 
 
 def _liveness(args: argparse.Namespace) -> dict[str, Any]:
@@ -96,12 +100,14 @@ def server_options(args: argparse.Namespace) -> TransportOptions:
 
 def client_options(args: argparse.Namespace) -> TransportOptions:
     """The client's options from the flags of add_client_flags; coupler.Error for a bad combination or key file."""
+    return TransportOptions(**_liveness(args), **client_curve_keys(args))
+
+
+def client_curve_keys(args: argparse.Namespace) -> dict[str, Any]:
+    """The CURVE keywords of TransportOptions from the flags of add_client_curve_flags (none without them);
+    coupler.Error for a bad combination or key file."""
     if (args.curve_server_key is None) != (args.curve_key is None):
         raise Error("--curve-server-key and --curve-key go together: the server's public key and this client's pair")
     if args.curve_server_key is None:
-        return TransportOptions(**_liveness(args))
-    return TransportOptions(
-        **_liveness(args),
-        curve_server_key=load_public_key(args.curve_server_key),
-        curve_key_pair=load_key_pair(args.curve_key),
-    )
+        return {}
+    return {"curve_server_key": load_public_key(args.curve_server_key), "curve_key_pair": load_key_pair(args.curve_key)}

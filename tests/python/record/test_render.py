@@ -2,6 +2,7 @@
 
 import sys
 
+import imageio.v2 as imageio
 from PIL import Image
 
 from peers import run
@@ -31,10 +32,20 @@ def test_render_writes_a_png_strip_of_frames_side_by_side(demo_recording, tmp_pa
         assert strip.size == (3 * 40, 30)  # 0.002, 0.202, 0.402 s
 
 
+def test_render_writes_an_mp4_that_imageio_opens_with_every_frame(demo_recording, tmp_path):
+    out = tmp_path / "run.mp4"
+    result = render(str(demo_recording), "--out", str(out), "--fps", "10", "--end", "0.5", "--width", "64",
+                    "--height", "48")
+    assert result.returncode == 0, result.stdout
+    with imageio.get_reader(out, format="FFMPEG") as video:
+        frames = [frame for frame in video]
+    assert len(frames) == 5 and frames[0].shape == (48, 64, 3)
+
+
 def test_render_refuses_a_format_it_cannot_write(demo_recording, tmp_path):
-    result = render(str(demo_recording), "--out", str(tmp_path / "run.mp4"))
+    result = render(str(demo_recording), "--out", str(tmp_path / "run.avi"))
     assert result.returncode == 1
-    assert "the formats are .gif, .png" in result.stdout
+    assert "the formats are .mp4, .gif, .png" in result.stdout
 
 
 def test_render_refuses_a_camera_the_model_does_not_have(demo_recording, tmp_path):

@@ -1,0 +1,224 @@
+"""Recording a published stream: a subscriber that writes what a publishing server sends into the same MCAP
+file `coupler serve --record` writes (it is what `--record` runs, in a process of its own).
+
+Losses are counted from the sequence numbers: a gap between two messages,
+and what is missing at the end when the publisher's end message says how
+many it sent. Frames sent before this subscriber joined are not losses;
+the summary says where it joined. A subscriber joining mid-run starts its
+file at the first request it receives (one there from the start, at the first message), so that no answer in the file lacks
+its request (a replay needs them in pairs). A write error (a full disk) is logged
+once; the rest is counted as not written and the stream is still followed,
+so the summary stays true.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import zmq
+
+from coupler.record.channels import REQUESTS
+from coupler.record.frame_stream import (
+    END_TOPIC,
+    FRAME_PREFIX,
+    SCENE_TOPIC,
+    StreamError,
+    parse,
+    parse_end,
+    parse_scene,
+    topic_of,
+)
+from coupler.record.mcap_log import McapLog
+from coupler.transport.options import TransportOptions
+
+log = logging.getLogger(__name__)
+
+FLUSH_EVERY = 1.0  # seconds: what has arrived reaches the disk at least this often
+POLL_EVERY = 0.1  # seconds between looks at the stop conditions while nothing arrives
+DRAIN_AT_MOST = 1000  # messages written between looks at the stop conditions
+DEFAULT_RCVHWM = 100_000  # messages this subscriber's socket holds while the file is being written
+
+
+@dataclass
+class StreamCounts:
+    """What a stream recorder has seen so far."""
+
+    written: int = 0  # messages in the file
+    lost: int = 0  # missing sequence numbers: dropped by the publisher for this subscriber
+    not_written: int = 0  # received but not written (writing had failed, or a topic without a channel)
+    first_sequence: int | None = None  # where this subscriber joined: its first request
+    skipped: int = 0  # answers and states received before that first request
+    bytes: int = 0  # payload bytes received
+    ended: bool = False  # the publisher said it stopped
+
+
+@dataclass(frozen=True)
+class StopWhen:
+    """When a stream recorder stops besides the publisher's end: after `duration` seconds, `frames` messages
+    written, `stop` set, or end of file on `eof_fd` (the process that started it has gone)."""
+
+    duration: float | None = None
+    frames: int | None = None
+    stop: threading.Event | None = None
+    eof_fd: int | None = None
+
+
+class StreamRecorder:
+    """Subscribes to `address` and records to `path`; `run()` follows the stream until a stop condition."""
+
+    def __init__(self, address: str, path: str | os.PathLike[str], transport: TransportOptions | None = None,
+                 rcvhwm: int = DEFAULT_RCVHWM) -> None:
+        self.path = os.fspath(path)
+        self.address = address
+        self.counts = StreamCounts()
+        self.failed: str | None = None
+        self._scene_written = False
+        self._finished = False
+        self._expected: int | None = None
+        self._log = McapLog(path)
+        self._context = zmq.Context(1)
+        self._socket = self._context.socket(zmq.SUB)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.RCVHWM, rcvhwm)
+        options = transport or TransportOptions()
+        if options.max_frame_bytes:
+            # a frame of max_frame_bytes plus its topic and header, never the limit itself
+            self._socket.setsockopt(zmq.MAXMSGSIZE, options.max_frame_bytes + 4096)
+        # No ZMTP heartbeats: libzmq 4.3.5 aborts (stream_engine_base.cpp: _input_stopped) when one arrives while
+        # a subscriber's queue is full, which is when a recorder falls behind; the end message or a stop
+        # condition ends a recording instead.
+        if options.curve_server_key is not None and options.curve_key_pair is not None:
+            self._socket.curve_serverkey = options.curve_server_key
+            self._socket.curve_publickey, self._socket.curve_secretkey = options.curve_key_pair
+        self._socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
+        try:
+            self._socket.connect(address)
+        except zmq.ZMQError as error:
+            self.close()
+            raise StreamError(f"cannot subscribe to {address[:200]}: {error}") from None
+
+    def run(self, when: StopWhen, progress: Callable[[StreamCounts, float], None] | None = None,
+            progress_every: float = 1.0, receiving: Callable[[], None] | None = None) -> StreamCounts:
+        """Record until the publisher's end or a condition of `when`; `progress(counts, seconds)` is called every
+        `progress_every` seconds, `receiving()` once the first message has arrived. Returns the counts; the file
+        is finished by `close()`."""
+        poller = zmq.Poller()
+        poller.register(self._socket, zmq.POLLIN)
+        if when.eof_fd is not None:
+            poller.register(when.eof_fd, zmq.POLLIN)
+        started = flushed = reported = time.monotonic()
+        while not self.counts.ended:
+            now = time.monotonic()
+            if when.duration is not None and now - started >= when.duration:
+                break
+            if when.frames is not None and self.counts.written >= when.frames:
+                break
+            if when.stop is not None and when.stop.is_set():
+                break
+            if now - flushed >= FLUSH_EVERY:
+                flushed = now
+                self._guarded(self._log.flush)
+            if progress is not None and now - reported >= progress_every:
+                reported = now
+                progress(self.counts, now - started)
+            ready = dict(poller.poll(int(POLL_EVERY * 1000)))
+            if self._socket in ready:
+                self._drain(when.frames)
+                if receiving is not None:
+                    receiving()
+                    receiving = None
+            if when.eof_fd is not None and when.eof_fd in ready and not os.read(when.eof_fd, 4096):
+                self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
+                break
+        return self.counts
+
+    def _drain(self, frames: int | None, until_empty: bool = False) -> None:
+        for _ in range(10**9 if until_empty else DRAIN_AT_MOST):
+            if self.counts.ended or (frames is not None and self.counts.written >= frames):
+                return
+            try:
+                parts = self._socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                self._take(parts)
+            except StreamError as error:
+                log.warning("ignored a message from %s: %s", self.address[:200], error)
+
+    def _take(self, parts: list[bytes]) -> None:
+        topic = topic_of(parts)
+        if topic == END_TOPIC:
+            sent = parse_end(parts)
+            if self._expected is not None and sent > self._expected:
+                self.counts.lost += sent - self._expected
+            self.counts.ended = True
+            return
+        if topic == SCENE_TOPIC:
+            self._write_scene(parts)
+            return
+        message = parse(parts)
+        if self._expected is None:
+            if message.sequence > 0 and not message.topic.startswith(REQUESTS):
+                self.counts.skipped += 1
+                return
+            self.counts.first_sequence = message.sequence
+        elif message.sequence > self._expected:
+            self.counts.lost += message.sequence - self._expected
+        self._expected = message.sequence + 1
+        self.counts.bytes += len(message.payload)
+        if self.failed is not None:
+            self.counts.not_written += 1
+            return
+        publish_time = message.simulated_ns if message.simulated_ns >= 0 else message.wall_ns
+        if self._guarded(self._log.message, message.topic, message.payload, message.wall_ns, publish_time):
+            self.counts.written += 1
+        else:
+            self.counts.not_written += 1
+
+    def _write_scene(self, parts: list[bytes]) -> None:
+        if self._scene_written:
+            return  # sent again for a later subscriber
+        metadata, attachments = parse_scene(parts)
+        wall = time.time_ns()
+        for name, data in metadata.items():
+            self._guarded(self._log.metadata, name, data)
+        for name, (media_type, data) in attachments.items():
+            self._guarded(self._log.attachment, name, media_type, data, wall)
+        self._scene_written = True
+
+    def _guarded(self, write: Callable[..., object], *args: object) -> object:
+        if self.failed is not None:
+            return False
+        try:
+            return write(*args)
+        except OSError as error:
+            self.failed = f"recording to {self.path} stopped: {error}"
+            log.error("%s; the rest is counted, not written", self.failed)
+            return False
+
+    def close(self) -> None:
+        """Finish the file (its index) and leave the stream; safe to call twice."""
+        if not self._socket.closed:
+            self._socket.close()
+            self._context.term()
+        if self._finished:
+            return
+        self._finished = True
+        try:
+            self._log.finish()
+        except (OSError, ValueError) as error:
+            if self.failed is None:
+                self.failed = f"recording to {self.path} could not be finished: {error}"
+                log.error("%s", self.failed)
+
+    def summary(self) -> str:
+        c = self.counts
+        line = f"recorded:              {c.written} messages to {self.path}, {c.lost + c.not_written} dropped"
+        if c.first_sequence:
+            line += f" (joined at message {c.first_sequence}; {c.skipped} before the first request not kept)"
+        return line if self.failed is None else f"{line} ({self.failed})"

@@ -1,0 +1,60 @@
+"""The stream recorder counts what it lost from the sequence numbers and survives a failing disk."""
+
+import logging
+import threading
+import time
+
+import zmq
+
+from coupler._proto import coupler_pb2
+from coupler.record.frame_stream import HEADER, end_message, frame_message
+from coupler.record.recording import Recording
+from coupler.record.stream_recorder import StopWhen, StreamRecorder
+
+CONTROL_TOPIC = b"/coupler/requests/Control"
+CONTROL = coupler_pb2.ControlMessage(messageType=coupler_pb2.ControlMessageType).SerializeToString()
+
+
+def _record_sequences(tmp_path, sequences: list[int], sent: int, fail_writes: bool = False) -> StreamRecorder:
+    """Publish Controls numbered `sequences`, then an end saying `sent`; record them."""
+    context = zmq.Context()
+    publisher = context.socket(zmq.XPUB)
+    publisher.linger = 0
+    endpoint = f"ipc://{tmp_path}/stream"
+    publisher.bind(endpoint)
+    recorder = StreamRecorder(endpoint, tmp_path / "run.mcap")
+    if fail_writes:
+        def full_disk(*args):
+            raise OSError(28, "No space left on device")
+        recorder._log.message = full_disk  # the disk fills up after the file was opened
+    follower = threading.Thread(target=recorder.run, args=(StopWhen(duration=20.0),))
+    try:
+        assert publisher.poll(10_000)  # its subscription
+        follower.start()
+        for sequence in sequences:
+            publisher.send(frame_message(CONTROL_TOPIC, HEADER.pack(sequence, sequence, time.time_ns(), -1), CONTROL))
+        while follower.is_alive():
+            publisher.send(end_message(sent))
+            follower.join(0.1)
+    finally:
+        recorder.close()
+        publisher.close()
+        context.term()
+    return recorder
+
+
+def test_gaps_in_the_sequence_and_what_the_end_says_was_sent_are_counted_as_lost(tmp_path):
+    recorder = _record_sequences(tmp_path, [0, 1, 2, 5, 6], sent=10)
+    assert recorder.counts.written == 5
+    assert recorder.counts.lost == 2 + 3  # 3 and 4, then 7, 8 and 9
+    assert recorder.summary().endswith(", 5 dropped")
+    assert len(list(Recording(tmp_path / "run.mcap"))) == 5
+
+
+def test_a_write_error_is_reported_once_and_the_rest_counted_as_not_written(tmp_path, caplog):
+    with caplog.at_level(logging.ERROR, logger="coupler.record.stream_recorder"):
+        recorder = _record_sequences(tmp_path, list(range(50)), sent=50, fail_writes=True)
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "No space left on device" in errors[0].getMessage()
+    assert recorder.counts.not_written == 50 and recorder.counts.lost == 0
+    assert "No space left on device" in recorder.summary()
