@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from coupler.cli.open_files import raise_open_file_limit
+from coupler.cli.world_flags import BatchedResponder, add_world_flags, batched, check_world_flags
 from coupler.scenes import DEFAULT_SCENE, load_scene, scene_names
 from coupler.serve.app import DEFAULT_ADDRESS, ServeOptions, serve
 from coupler.serve.controller_sessions import DEFAULT_LEASE
@@ -96,6 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", default=None, metavar="PATH",
                         help="record every request and answer frame, and the MuJoCo state after each lockstep step, "
                              "to this MCAP file (protobuf profile; needs the record extra) (default: no recording)")
+    add_world_flags(parser)
     add_server_flags(parser)
 
 
@@ -106,6 +108,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
                      "which free mode's own clock does not do")
     if args.realtime and args.mode != "lockstep":
         parser.error("--realtime applies to --mode lockstep; free mode paces itself with --speed")
+    check_world_flags(parser, args)
 
 
 def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
@@ -142,6 +145,9 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
             raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
                         "(--serve-empty serves it anyway)")
         recorder = _recorder(args.record, simulation, args.scene) if args.record else None
+        if args.worlds is not None:
+            simulation = batched(simulation, args.worlds, args.threads)
+            responder_type = BatchedResponder
         try:
             return serve(simulation, options, scene_name=args.scene, responder_type=responder_type,
                          observer=recorder)

@@ -35,6 +35,7 @@ __all__ = [
     "EXTENSION_GOODBYE",
     "EXTENSION_RANGES",
     "EXTENSION_STEPS",
+    "EXTENSION_WORLDS",
 ]
 
 
@@ -138,6 +139,7 @@ PROTOCOL_VERSION = 1
 EXTENSION_STEPS = "steps"  # ControlMessage.steps: several steps per Control
 EXTENSION_GOODBYE = "goodbye"  # a leaving controller's SessionEnded Error, taken without answer
 EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLimits
+EXTENSION_WORLDS = "worlds"  # HandshakeMessage.worlds; one Control and one Sensor for every world at once
 
 
 @dataclass
@@ -191,6 +193,8 @@ class HandshakeMessage:
     control_type: ValueType | None = None
     # coupler extension: None from a Click server, which then takes plain Click v1 only.
     server: ServerInfo | None = None
+    # coupler extension "worlds": how many copies of the scene the server steps (0: one, without the extension).
+    worlds: int = 0
 
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""
