@@ -31,9 +31,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     Without `addresses`, starts `servers` batched servers of its own
     (`coupler serve --scene SCENE --worlds K --threads T` on ipc addresses,
     K the server's share of `num_envs`, T = `threads`), stopped on `close()`;
-    with `addresses`, drives servers already running there, whose worlds
-    (in address order) must add up to `num_envs`. Every server steps at the
-    same time: Controls go out to all before any answer is awaited.
+    with `addresses`, drives servers already running there (`transport`:
+    the Client keywords for all of them, CURVE keys say), and with `pool`
+    (a `coupler.ray.ServerPool`, or anything with `endpoints`: a list of
+    (address, Client keywords)) the pool's servers; their worlds, in order,
+    must add up to `num_envs`. Every server steps at the same time: Controls
+    go out to all before any answer is awaited.
 
     Environment i is world i: the same actions, spaces, observations and
     rewards as `CouplerEnv(scene, task, frame_skip)` (see it, and
@@ -51,7 +54,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, scene: str = "arm", task: Task | str | None = None, frame_skip: int = 1,
                  max_episode_steps: int | None = None, servers: int = 1, threads: int = 1,
-                 addresses: list[str] | None = None, timeout: float = 5.0,
+                 addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT, **transport: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise Error(f"num_envs must be a positive whole number, got {num_envs!r}")
@@ -59,7 +62,11 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             raise Error(f"frame_skip must be a positive whole number of steps, got {frame_skip!r}")
         if max_episode_steps is not None and max_episode_steps < 1:
             raise Error(f"max_episode_steps must be positive or None, got {max_episode_steps!r}")
-        if addresses is None and not 1 <= servers <= num_envs:
+        if addresses is not None and pool is not None:
+            raise Error("give addresses or a pool, not both")
+        endpoints = pool.endpoints if pool is not None else (
+            None if addresses is None else [(address, transport) for address in addresses])
+        if endpoints is None and not 1 <= servers <= num_envs:
             raise Error(f"servers must be from 1 to num_envs ({num_envs}), got {servers!r}")
         self.num_envs = num_envs
         self.task = task_of(task)
@@ -68,7 +75,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._processes: list[ServerProcess] = []
         self._worlds: list[WorldSession] = []
         try:
-            self._connect(scene, servers, threads, addresses, timeout, start_timeout, transport)
+            self._connect(scene, servers, threads, endpoints, timeout, start_timeout)
         except BaseException:
             self.close_extras()
             raise
@@ -86,15 +93,15 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._reset_state = getattr(self.task, "reset_state", None)
         self._rewarded = not isinstance(self.task, NoTask)
 
-    def _connect(self, scene: str, servers: int, threads: int, addresses: list[str] | None, timeout: float,
-                 start_timeout: float, transport: dict[str, Any]) -> None:
-        if addresses is None:
+    def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
+                 timeout: float, start_timeout: float) -> None:
+        if endpoints is None:
             for worlds in _shares(self.num_envs, servers):
                 self._processes.append(ServerProcess(scene, ["--worlds", str(worlds), "--threads", str(threads)],
                                                      start_timeout=start_timeout))
             self._worlds = [WorldSession(process.connect(timeout)) for process in self._processes]
         else:
-            for address in addresses:
+            for address, transport in endpoints:
                 self._worlds.append(WorldSession(Session(address, timeout=timeout, **transport)))
         total = sum(w.count for w in self._worlds)
         if total != self.num_envs:
