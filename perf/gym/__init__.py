@@ -151,12 +151,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
                         help="directory for gym.json and gym.md (default: perf/results)")
     args = parser.parse_args(argv)
-    if args.envs is None:
-        args.envs = QUICK_ENVS if args.quick else DEFAULT_ENVS
-    if args.env_steps is None:
-        args.env_steps = QUICK_ENV_STEPS if args.quick else DEFAULT_ENV_STEPS
-    if args.repeats is None:
-        args.repeats = QUICK_REPEATS if args.quick else DEFAULT_REPEATS
+    # (full run's default, --quick's) of the flags left unset.
+    defaults = {"envs": (DEFAULT_ENVS, QUICK_ENVS), "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS),
+                "repeats": (DEFAULT_REPEATS, QUICK_REPEATS)}
+    for name, (full, quick) in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
     return args
 
 

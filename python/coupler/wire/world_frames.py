@@ -23,6 +23,7 @@ from coupler.wire.codec import decode
 from coupler.wire.errors import ProtocolError, RemoteError
 from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.wire.peer_text import shown
+from coupler.wire.protobuf_parity import varint
 
 __all__ = ["WorldControl", "carries_worlds", "encode_world_control", "encode_world_sensors", "read_world_control",
            "read_world_sensors"]
@@ -48,23 +49,14 @@ class WorldControl:
     qvel: np.ndarray  # flat: one qvel per reset world, or empty
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _packed_doubles(number: int, values: np.ndarray) -> bytes:
     if values.size == 0:
         return b""
     payload = np.ascontiguousarray(values, dtype=_DOUBLE).tobytes()
-    return _varint(number << 3 | _LENGTH) + _varint(len(payload)) + payload
+    return varint(number << 3 | _LENGTH) + varint(len(payload)) + payload
 
 
-def _read_varint(frame: bytes, at: int) -> tuple[int, int]:
+def _readvarint(frame: bytes, at: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         if at >= len(frame) or shift > 63:
@@ -82,14 +74,14 @@ def _fields(frame: bytes) -> Iterator[tuple[int, int, int | memoryview]]:
     view = memoryview(frame)
     at = 0
     while at < len(frame):
-        key, at = _read_varint(frame, at)
+        key, at = _readvarint(frame, at)
         number, wire_type = key >> 3, key & 7
         if wire_type == _VARINT:
-            value, at = _read_varint(frame, at)
+            value, at = _readvarint(frame, at)
             yield number, wire_type, value
             continue
         if wire_type == _LENGTH:
-            size, at = _read_varint(frame, at)
+            size, at = _readvarint(frame, at)
         elif wire_type in (_FIXED64, _FIXED32):
             size = 8 if wire_type == _FIXED64 else 4
         else:
@@ -119,7 +111,7 @@ def _uints(number: int, wire_type: int, value: int | memoryview) -> list[int]:
     out = []
     at = 0
     while at < len(payload):
-        item, at = _read_varint(payload, at)
+        item, at = _readvarint(payload, at)
         out.append(item)
     return out
 
@@ -127,14 +119,14 @@ def _uints(number: int, wire_type: int, value: int | memoryview) -> list[int]:
 def encode_world_control(worlds: int, controls: np.ndarray, steps: int = 0, resets: Sequence[int] = (),
                          qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> bytes:
     """The ControlMessage frame of a Control for all `worlds` worlds (see `WorldControl` for the arrays)."""
-    parts = [_varint(_MESSAGE_TYPE << 3 | _VARINT), _varint(int(MessageType.CONTROL))]
+    parts = [varint(_MESSAGE_TYPE << 3 | _VARINT), varint(int(MessageType.CONTROL))]
     if steps:
-        parts += [_varint(_STEPS << 3 | _VARINT), _varint(int(steps))]
-    parts += [_varint(_WORLDS << 3 | _VARINT), _varint(int(worlds))]
+        parts += [varint(_STEPS << 3 | _VARINT), varint(int(steps))]
+    parts += [varint(_WORLDS << 3 | _VARINT), varint(int(worlds))]
     parts.append(_packed_doubles(_WORLD_CONTROLS, np.asarray(controls, dtype=_DOUBLE).ravel()))
     if len(resets):
-        payload = b"".join(_varint(int(world)) for world in resets)
-        parts += [_varint(_RESET_WORLDS << 3 | _LENGTH), _varint(len(payload)), payload]
+        payload = b"".join(varint(int(world)) for world in resets)
+        parts += [varint(_RESET_WORLDS << 3 | _LENGTH), varint(len(payload)), payload]
     for number, state in ((_RESET_QPOS, qpos), (_RESET_QVEL, qvel)):
         if state is not None:
             parts.append(_packed_doubles(number, np.asarray(state, dtype=_DOUBLE).ravel()))
@@ -172,10 +164,10 @@ def read_world_control(frame: bytes) -> WorldControl:
 
 def encode_world_sensors(sensors: np.ndarray, times: np.ndarray) -> bytes:
     """The SensorMessage frame answering a Control for every world: world 0's time in simVars, as ever."""
-    parts = [_varint(_MESSAGE_TYPE << 3 | _VARINT), _varint(int(MessageType.SENSOR))]
+    parts = [varint(_MESSAGE_TYPE << 3 | _VARINT), varint(int(MessageType.SENSOR))]
     if len(times) and times[0] != 0.0:
-        time_field = _varint(_SIMULATED_TIME << 3 | _FIXED64) + np.float64(times[0]).astype(_DOUBLE).tobytes()
-        parts += [_varint(_SIM_VARS << 3 | _LENGTH), _varint(len(time_field)), time_field]
+        time_field = varint(_SIMULATED_TIME << 3 | _FIXED64) + np.float64(times[0]).astype(_DOUBLE).tobytes()
+        parts += [varint(_SIM_VARS << 3 | _LENGTH), varint(len(time_field)), time_field]
     parts.append(_packed_doubles(_WORLD_SENSORS, sensors.ravel()))
     parts.append(_packed_doubles(_WORLD_TIMES, times))
     return b"".join(parts)

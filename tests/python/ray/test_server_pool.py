@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -30,10 +31,11 @@ def _start(command: list[str], log: Path) -> subprocess.Popen:
 
 
 def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM, which `ray start --block` answers by stopping its node; SIGKILL if it has not within 30 s."""
     process.terminate()
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(30)
-    except subprocess.TimeoutExpired:
+    if process.poll() is None:
         process.kill()
         process.wait(10)
 
