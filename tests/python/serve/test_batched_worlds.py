@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from coupler.wire.codec import encode  # noqa: E402
 from coupler.wire.errors import ExtensionNotSupportedError, RemoteError  # noqa: E402
 from coupler.wire.messages import EXTENSION_WORLDS, ErrorCode  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_sensors  # noqa: E402
-from peers import coupler_server  # noqa: E402
+from peers import coupler_server, pclick_python, run  # noqa: E402
 
 WORLDS = 3
 ARM_TIME_STEP = 0.002
@@ -87,6 +89,14 @@ def test_controls_of_the_wrong_size_are_refused_in_one_line_and_the_server_keeps
     assert times.tolist() == pytest.approx([ARM_TIME_STEP] * WORLDS)
 
 
+def test_a_control_value_that_is_not_finite_is_refused_naming_its_world(worlds):
+    controls = np.zeros((WORLDS, worlds.control_width))
+    controls[2, 1] = np.nan
+    worlds.send(controls)
+    with pytest.raises(RemoteError, match="number 1 of world 2 is nan"):
+        worlds.receive()
+
+
 def test_a_control_for_another_number_of_worlds_is_refused(worlds):
     client = worlds.session.client
     client.send_frame(encode_world_control(WORLDS + 1, np.zeros(0)))
@@ -98,6 +108,20 @@ def test_a_reset_of_a_world_the_server_does_not_have_is_refused(worlds):
     worlds.send(resets=[WORLDS])
     with pytest.raises(RemoteError, match=f"worlds below {WORLDS}"):
         worlds.receive()
+
+
+def test_a_click_client_drives_world_0_of_a_batched_server(tmp_path):
+    address = f"ipc://{tmp_path / 'click.sock'}"
+    with coupler_server(address, "--scene", "arm", "--worlds", "2", "--session-timeout", "0.5"):
+        result = run([str(pclick_python()), "-m", "pclick.demo.client", "--addr", address,
+                      "--controlmessage", "arm:" + ",".join(["0"] * 7), "--range", "10"])
+        assert result.returncode == 0, result.stdout
+        time.sleep(1.0)  # the Click client leaves without a goodbye: its lease lapses
+        with Session(address) as session:
+            worlds = WorldSession(session)
+            worlds.send()
+            _, times = worlds.receive()
+    assert times.tolist() == pytest.approx([11 * ARM_TIME_STEP, 0.0])
 
 
 def test_a_server_without_worlds_is_not_driven_for_every_world(tmp_path):
