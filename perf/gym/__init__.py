@@ -7,19 +7,21 @@ blocks (the order rotated each repeat) on the same random actions, frame
 skip 5. Figures are medians over the repeats; ratios are taken within a
 repeat (blocks measured back to back) and their median reported.
 
-    python -m perf.gym                 # N = 1, 8, 64; 5 repeats
-    python -m perf.gym --quick         # N = 1, 8; 2 short repeats, for CI
+    python -m perf.gym                 # N = 1, 8, 64; 5 repeats; a Ray pool of one server against two
+    python -m perf.gym --quick         # N = 1, 8; 2 short repeats, no Ray, for CI
     python -m perf.gym --models ant --envs 64 --subjects coupler,sync,inprocess
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,9 +32,10 @@ import numpy as np
 from perf.common import host, results
 from perf.common.arguments import list_of, positive
 from perf.common.errors import BenchmarkError
+from coupler.wire.errors import Error
 from perf.common.results import DEFAULT_DIR
 from perf.gym import render as gym_render
-from perf.gym.measure import MODELS, SUBJECTS, Block, Stepper, applies, make_stepper, time_block
+from perf.gym.measure import MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies, make_stepper, time_block
 
 log = logging.getLogger("perf.gym")
 
@@ -137,11 +140,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--envs", type=list_of(positive(int)), default=None, metavar="N,...",
                         help="numbers of environments (default "
                              f"{','.join(map(str, DEFAULT_ENVS))}, or {','.join(map(str, QUICK_ENVS))} with --quick)")
-    parser.add_argument("--subjects", type=list_of(str, SUBJECTS), default=",".join(SUBJECTS), metavar="LIST",
+    parser.add_argument("--subjects", type=list_of(str, SUBJECTS + RAY_SUBJECTS), default=None, metavar="LIST",
                         help="comma-separated, of coupler (make_vec coupler/Scene-v0, one batched server of one "
                              "thread), coupler-2threads (its worlds stepped on two threads), coupler-2servers (on "
                              "two servers), sync and async (make_vec Ant-v5, ant only) "
-                             "and inprocess (mj_step in this process, the limit) (default: %(default)s)")
+                             "and inprocess (mj_step in this process, the limit), ray-1server and ray-2servers (a "
+                             "coupler.ray.ServerPool of one or two servers on a local Ray cluster of two one-CPU "
+                             f"nodes) (default: {','.join(SUBJECTS + RAY_SUBJECTS)}, or {','.join(SUBJECTS)} with "
+                             "--quick: Ray takes most of a minute to start)")
     parser.add_argument("--env-steps", type=positive(int), default=None, metavar="STEPS",
                         help="environment steps in each timed block, over all environments (default "
                              f"{DEFAULT_ENV_STEPS}, or {QUICK_ENV_STEPS} with --quick)")
@@ -152,12 +158,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="directory for gym.json and gym.md (default: perf/results)")
     args = parser.parse_args(argv)
     # (full run's default, --quick's) of the flags left unset.
-    defaults = {"envs": (DEFAULT_ENVS, QUICK_ENVS), "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS),
+    defaults = {"subjects": (SUBJECTS + RAY_SUBJECTS, SUBJECTS), "envs": (DEFAULT_ENVS, QUICK_ENVS), "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS),
                 "repeats": (DEFAULT_REPEATS, QUICK_REPEATS)}
     for name, (full, quick) in defaults.items():
         if getattr(args, name) is None:
             setattr(args, name, quick if args.quick else full)
     return args
+
+
+@contextlib.contextmanager
+def _ray_cluster() -> Iterator[None]:
+    """A local Ray cluster of two one-CPU nodes, connected to, for the ray subjects."""
+    import ray
+
+    from coupler.ray import LocalCluster
+
+    log.info("perf.gym: starting a local Ray cluster of two nodes")
+    with LocalCluster(nodes=2, cpus_per_node=1) as cluster:
+        ray.init(address=cluster.address, logging_level="ERROR")
+        try:
+            yield
+        finally:
+            ray.shutdown()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,11 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     blocks: list[Block] = []
     try:
-        for model in settings.models:
-            for envs in settings.envs:
-                log.info("perf.gym: %s, N=%d", model, envs)
-                blocks += measure_point(settings, model, envs)
-    except BenchmarkError as error:
+        with contextlib.ExitStack() as stack:
+            if set(settings.subjects) & set(RAY_SUBJECTS):
+                stack.enter_context(_ray_cluster())
+            for model in settings.models:
+                for envs in settings.envs:
+                    log.info("perf.gym: %s, N=%d", model, envs)
+                    blocks += measure_point(settings, model, envs)
+    except (BenchmarkError, Error) as error:
         log.error("perf.gym: %s", error)
         return 1
     result = {

@@ -21,6 +21,8 @@ MODELS = ("arm", "ant")
 # two threads; coupler-2servers: on two servers of one thread; sync, async: make_vec("Ant-v5") (Gymnasium's own
 # environment, ant only); inprocess: mj_step in this process.
 SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "sync", "async", "inprocess")
+# A coupler.ray.ServerPool of one server, and of two, on a local cluster of two nodes of one CPU each.
+RAY_SUBJECTS = ("ray-1server", "ray-2servers")
 # The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
 COUPLER_SUBJECTS: dict[str, dict[str, int]] = {
     "coupler": {}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
@@ -44,6 +46,8 @@ def applies(subject: str, model: str, envs: int) -> bool:
         return model == "ant"
     if subject in ("coupler-2threads", "coupler-2servers"):
         return envs >= 2
+    if subject == "ray-2servers":
+        return envs >= 2 and envs % 2 == 0
     return True
 
 
@@ -66,6 +70,26 @@ class VectorStepper:
 
     def close(self) -> None:
         self.envs.close()
+
+
+class PoolStepper(VectorStepper):
+    """CouplerVectorEnv over a ServerPool of `servers` servers sharing the worlds (needs ray.init first)."""
+
+    def __init__(self, path: Path, envs: int, servers: int) -> None:
+        from coupler.gym import CouplerVectorEnv
+        from coupler.ray import ServerPool
+
+        # Half a CPU each, so that both pools fit the two one-CPU nodes at once (they take turns in the timing).
+        self.pool = ServerPool(servers, envs // servers, scene=str(path), num_cpus=0.5)
+        try:
+            super().__init__(CouplerVectorEnv(envs, scene=str(path), frame_skip=FRAME_SKIP, pool=self.pool))
+        except BaseException:
+            self.pool.close()
+            raise
+
+    def close(self) -> None:
+        super().close()
+        self.pool.close()
 
 
 class InProcessStepper:
@@ -103,6 +127,8 @@ def make_stepper(subject: str, model: str, envs: int) -> Stepper:
         return VectorStepper(gymnasium.make_vec("Ant-v5", num_envs=envs, vectorization_mode=subject))
     if subject == "inprocess":
         return InProcessStepper(path, envs)
+    if subject in RAY_SUBJECTS:
+        return PoolStepper(path, envs, 1 if subject == "ray-1server" else 2)
     raise BenchmarkError(f"unknown subject {subject!r}")
 
 

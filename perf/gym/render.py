@@ -59,7 +59,8 @@ def render(result: dict[str, Any]) -> str:
         "",
         "coupler: `gymnasium.make_vec(\"coupler/Scene-v0\", num_envs=N, scene=MODEL, frame_skip=5)` (one batched "
         "server, `--threads 1`; coupler-2threads: `--threads 2`; coupler-2servers: its worlds on two servers); "
-        "sync and async: "
+        "ray-1server, ray-2servers: a `coupler.ray.ServerPool` of one or two servers on a local Ray cluster "
+        "of two one-CPU nodes (TCP with CURVE); sync and async: "
         "`gymnasium.make_vec(\"Ant-v5\", num_envs=N, vectorization_mode=...)`; inprocess: the same model's N "
         "`mjData` stepped one after the other in the benchmark's process, no environment (the limit). CPU is "
         "that of the benchmark's process and every process it started (servers, workers); cores used is CPU "

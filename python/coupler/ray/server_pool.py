@@ -101,7 +101,8 @@ class ServerPool:
     """`num_servers` batched servers of `worlds_per_server` worlds each, one Ray actor apiece.
 
     Actors are spread over the cluster's nodes (Ray's SPREAD strategy), each
-    asking for `threads` CPUs and stepping its worlds on that many threads.
+    asking for `num_cpus` CPUs (default: `threads`) and stepping its worlds
+    on `threads` threads.
     `endpoints` lists, per server, its address and the transport keywords a
     client needs (CURVE keys); `CouplerVectorEnv(pool=...)` takes the pool.
     `nodes` are the Ray node ids the servers run on. Needs `ray.init()`
@@ -109,7 +110,7 @@ class ServerPool:
     """
 
     def __init__(self, num_servers: int, worlds_per_server: int, scene: str = "arm", threads: int = 1,
-                 start_timeout: float = DEFAULT_START_TIMEOUT) -> None:
+                 start_timeout: float = DEFAULT_START_TIMEOUT, num_cpus: float | None = None) -> None:
         if num_servers < 1 or worlds_per_server < 1 or threads < 1:
             raise Error(f"a pool needs at least one server, world and thread; got {num_servers} servers of "
                         f"{worlds_per_server} worlds on {threads} threads")
@@ -117,7 +118,8 @@ class ServerPool:
         self._keys = Path(tempfile.mkdtemp(prefix="coupler-pool-client-"))
         public, secret = create_key_pair(self._keys, "pool-client")
         client_pair = load_key_pair(secret)
-        actor = ray.remote(num_cpus=threads)(_ServerActor).options(scheduling_strategy="SPREAD")
+        actor = ray.remote(num_cpus=threads if num_cpus is None else num_cpus)(_ServerActor).options(
+            scheduling_strategy="SPREAD")
         self._actors = [actor.remote(scene, worlds_per_server, threads, public.read_text())
                         for _ in range(num_servers)]
         try:
