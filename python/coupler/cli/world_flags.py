@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from coupler.mujoco.simulation import MujocoSimulation
-from coupler.mujoco.world_batch import WorldBatch
 from coupler.serve.batched_worlds import MAX_WORLDS, BatchedResponder, WorldsSimulation
 from coupler.serve.simulation import Simulation
 from coupler.transport.number_flags import int_in
@@ -39,6 +37,10 @@ def check_world_flags(parser: argparse.ArgumentParser, args: argparse.Namespace)
 
 def batched(simulation: Simulation, worlds: int, threads: int) -> WorldsSimulation:
     """The simulation to serve for `--worlds`: `simulation` as world 0 of a batch. Error for a scene not MuJoCo's."""
+    # Imported here: importing MuJoCo fixes its OpenGL backend, which `coupler render` chooses before it does.
+    from coupler.mujoco.simulation import MujocoSimulation
+    from coupler.mujoco.world_batch import WorldBatch
+
     if not isinstance(simulation, MujocoSimulation):
         raise Error("--worlds needs a MuJoCo scene (an MJCF file or a shipped MuJoCo scene)")
     return WorldsSimulation(WorldBatch(simulation, worlds, threads))

@@ -30,6 +30,7 @@ _POLL = 0.5
 _BLOCKING = "will now block"  # what `ray start --block` prints once its node runs
 # The least object store Ray accepts: the pool moves no objects worth speaking of.
 _OBJECT_STORE_BYTES = 80_000_000
+_ATTEMPTS = 3
 
 
 def _free_port() -> int:
@@ -50,39 +51,48 @@ class LocalCluster:
             raise Error(f"a cluster needs at least one node of one CPU; got {nodes} of {cpus_per_node}")
         ray = str(Path(sys.executable).parent / "ray")
         self._dir = Path(tempfile.mkdtemp(prefix="coupler-ray-"))
-        self.address = f"127.0.0.1:{_free_port()}"
+        self.address = ""
         flags = ["--block", "--node-ip-address", "127.0.0.1", "--num-cpus", str(cpus_per_node),
                  "--object-store-memory", str(_OBJECT_STORE_BYTES), "--disable-usage-stats"]
         self._nodes: list[tuple[subprocess.Popen[bytes], Path]] = []
         try:
             deadline = time.monotonic() + start_timeout
-            head = [ray, "start", "--head", "--port", self.address.rsplit(":", 1)[1], "--include-dashboard",
-                    "false", "--temp-dir", str(self._dir / "ray"), *flags]
-            self._wait_started(self._start(head, "head"), deadline)
-            for k in range(1, nodes):
-                self._wait_started(self._start([ray, "start", "--address", self.address, *flags], f"node{k}"),
-                                   deadline)
+            for k in range(nodes):
+                self._start_node(ray, flags, k, deadline)
         except BaseException:
             self.close()
             raise
 
-    def _start(self, command: list[str], name: str) -> tuple[subprocess.Popen[bytes], Path]:
-        output = self._dir / f"{name}.log"
-        with output.open("wb") as sink:
-            process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self._nodes.append((process, output))
-        return process, output
+    def _start_node(self, ray: str, flags: list[str], k: int, deadline: float) -> None:
+        """Start node k (0: the head), again up to _ATTEMPTS times when it exits while starting.
 
-    @staticmethod
-    def _wait_started(node: tuple[subprocess.Popen[bytes], Path], deadline: float) -> None:
-        process, output = node
-        while _BLOCKING not in output.read_text(errors="replace"):
-            problem = (f"exited with status {process.returncode}" if process.poll() is not None
-                       else "did not start in time" if time.monotonic() > deadline else None)
-            if problem:
-                tail = output.read_text(errors="replace")[-1500:].encode("unicode_escape").decode("ascii")
-                raise Error(f"ray node {output.stem} {problem}: {tail}")
-            time.sleep(_POLL)
+        Ray gives a starting node a fixed time to reach its head; on a loaded
+        machine it can miss it, and a second try usually does not.
+        """
+        for attempt in range(1, _ATTEMPTS + 1):
+            if k == 0:
+                self.address = f"127.0.0.1:{_free_port()}"
+                command = [ray, "start", "--head", "--port", self.address.rsplit(":", 1)[1], "--include-dashboard",
+                           "false", "--temp-dir", str(self._dir / "ray"), *flags]
+            else:
+                command = [ray, "start", "--address", self.address, *flags]
+            name = f"node{k}-{attempt}"
+            output = self._dir / f"{name}.log"
+            with output.open("wb") as sink:
+                process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            self._nodes.append((process, output))
+            while _BLOCKING not in output.read_text(errors="replace"):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(_POLL)
+            else:
+                return
+            tail = output.read_text(errors="replace")[-1500:].encode("unicode_escape").decode("ascii")
+            if process.poll() is None or attempt == _ATTEMPTS:
+                problem = "did not start in time" if process.poll() is None else f"exited with {process.returncode}"
+                raise Error(f"ray node {k} {problem}: {tail}")
+            log.warning("ray node %d exited while starting (attempt %d of %d); starting it again", k, attempt,
+                        _ATTEMPTS)
 
     def close(self) -> None:
         """Stop every node (SIGTERM, which `ray start --block` answers by stopping its node; SIGKILL past 30 s)."""
