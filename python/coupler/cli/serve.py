@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from coupler.cli.open_files import raise_open_file_limit
+from coupler.cli.world_flags import BatchedResponder, add_world_flags, batched, check_world_flags
 from coupler.scenes import DEFAULT_SCENE, load_scene, scene_names
 from coupler.serve.app import DEFAULT_ADDRESS, ServeOptions, serve
 from coupler.serve.controller_sessions import DEFAULT_LEASE
@@ -110,6 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="messages queued for each subscriber of --publish; a subscriber further behind loses "
                              "messages (it counts them from sequence numbers) and the server never waits for it "
                              "(default: %(default)s)")
+    add_world_flags(parser)
     add_server_flags(parser)
 
 
@@ -120,6 +122,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
                      "which free mode's own clock does not do")
     if args.realtime and args.mode != "lockstep":
         parser.error("--realtime applies to --mode lockstep; free mode paces itself with --speed")
+    check_world_flags(parser, args)
 
 
 def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
@@ -158,6 +161,9 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
             raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
                         "(--serve-empty serves it anyway)")
         publisher, recording = _observers(args, simulation, options)
+        if args.worlds is not None:
+            simulation = batched(simulation, args.worlds, args.threads)
+            responder_type = BatchedResponder
         try:
             return serve(simulation, options, scene_name=args.scene, responder_type=responder_type,
                          observer=publisher)

@@ -3,6 +3,7 @@
     import gymnasium
     env = gymnasium.make("coupler/ArmReach-v0")
     env = gymnasium.make("coupler/Scene-v0", scene="path/to/model.xml", frame_skip=5)
+    envs = gymnasium.make_vec("coupler/ArmReach-v0", num_envs=64)  # one batched server, one round trip per step
 
 Importing this package registers the ids too, for a Gymnasium that did not
 load its plugins.
@@ -11,7 +12,8 @@ load its plugins.
 from coupler.gym.env import CouplerEnv
 from coupler.gym.registration import register_envs
 from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
+from coupler.gym.vector_env import CouplerVectorEnv
 
 register_envs()
 
-__all__ = ["ArmPick", "ArmReach", "CouplerEnv", "NoTask", "Task", "register_envs"]
+__all__ = ["ArmPick", "ArmReach", "CouplerEnv", "CouplerVectorEnv", "NoTask", "Task", "register_envs"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gymnasium
 
 ENV_ENTRY_POINT = "coupler.gym.env:CouplerEnv"
+# gymnasium.make_vec(id, num_envs=N) builds this: N worlds of batched servers, one round trip per step.
+VECTOR_ENTRY_POINT = "coupler.gym.vector_env:CouplerVectorEnv"
 
 # id: (keyword arguments of CouplerEnv, max_episode_steps). The arm's time
 # step is 2 ms, so an action held for 10 steps lasts 20 ms.
@@ -20,5 +22,5 @@ def register_envs() -> None:
     for env_id, (kwargs, max_episode_steps) in ENVIRONMENTS.items():
         if env_id in gymnasium.registry:
             continue
-        gymnasium.register(id=env_id, entry_point=ENV_ENTRY_POINT, kwargs=kwargs,
-                           max_episode_steps=max_episode_steps)
+        gymnasium.register(id=env_id, entry_point=ENV_ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT,
+                           kwargs=kwargs, max_episode_steps=max_episode_steps)

@@ -76,8 +76,8 @@ class ActionLayout:
         self.space = spaces.Box(low=low, high=high, dtype=np.float64)
 
     def control_values(self, action: np.ndarray) -> np.ndarray:
-        """The control values, in their own units, of an action's value dimensions."""
-        return self._centres + self._half_widths * action[: self.value_count]
+        """The control values, in their own units, of an action's value dimensions (of each row, for a batch)."""
+        return self._centres + self._half_widths * action[..., : self.value_count]
 
     def apply(self, action: np.ndarray, controls: Controls) -> None:
         """Write one action into `controls` (values mapped onto their ranges, events thresholded)."""

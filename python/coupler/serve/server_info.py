@@ -34,5 +34,12 @@ def server_info() -> ServerInfo:
 
 
 def with_server_info(handshake: HandshakeMessage) -> HandshakeMessage:
-    """The simulation's handshake, saying who serves it and what it takes."""
-    return dataclasses.replace(handshake, server=server_info())
+    """The simulation's handshake, saying who serves it and what it takes.
+
+    Extensions the simulation's own handshake announces (a batch of worlds
+    serves "worlds") are kept, after the server's.
+    """
+    info = server_info()
+    if handshake.server is not None:
+        info.extensions += [e for e in handshake.server.extensions if e not in info.extensions]
+    return dataclasses.replace(handshake, server=info)

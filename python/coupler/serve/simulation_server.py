@@ -195,6 +195,31 @@ class SimulationServer:
 
         return self._guarded("ControlMessage", control)
 
+    def handle_driving(self, peer: bytes, steps: int, drive: Callable[[], T]) -> T | ErrorMessage:
+        """Run `drive`, a coupler extension's request to drive from `peer` that steps `steps` times by itself.
+
+        Admitted, refused and counted as a Control is: `drive` raises
+        ProtocolError before it changes anything for a request it refuses;
+        that, SERVER_BUSY, or a failure comes back as the ErrorMessage to send.
+        """
+
+        def control() -> T:
+            controller = self.sessions.admit(peer)
+            with self._refusal_frees_place(controller):
+                if self.shared:
+                    raise ProtocolError("server busy: a request for every world drives the whole scene, which "
+                                        "several controllers share", ErrorCode.SERVER_BUSY)
+                result = drive()
+            self._accept(controller)
+            self.stats.controls += 1
+            self.stats.steps += steps
+            if not self.running:
+                self.starts += 1
+                self.running = True
+            return result
+
+        return self._guarded("ControlMessage", control)
+
     def _admitted_control_values(
         self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray, peer: bytes
     ) -> float | Held:

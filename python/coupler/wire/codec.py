@@ -142,6 +142,8 @@ def _fill_handshake(out: Any, message: HandshakeMessage) -> None:
         out.server.name = message.server.name
         out.server.version = message.server.version
         out.server.extensions.extend(message.server.extensions)
+    if message.worlds:
+        out.worlds = message.worlds
 
 
 def _fill_ranges(out: Any, ranges: list[Range]) -> None:
@@ -187,6 +189,7 @@ def _read_handshake(proto: Any) -> HandshakeMessage:
         version=proto.version,
         control_type=_value_type(proto.controlType, "handshake controlType"),
         server=server,
+        worlds=proto.worlds,
     )
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "EXTENSION_RANGES",
     "EXTENSION_STEPS",
     "EXTENSION_VALUE_TYPES",
+    "EXTENSION_WORLDS",
 ]
 
 
@@ -151,6 +152,8 @@ EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLi
 # reading as a Sensor with no value, so it still reads every value of a Click type.
 EXTENSION_VALUE_TYPES = "value-types"
 
+EXTENSION_WORLDS = "worlds"  # HandshakeMessage.worlds; one Control and one Sensor for every world at once
+
 
 @dataclass
 class HandshakeInitMessage:
@@ -205,6 +208,8 @@ class HandshakeMessage:
     control_type: ValueType | None = None
     # coupler extension: None from a Click server, which then takes plain Click v1 only.
     server: ServerInfo | None = None
+    # coupler extension "worlds": how many copies of the scene the server steps (0: one, without the extension).
+    worlds: int = 0
 
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""

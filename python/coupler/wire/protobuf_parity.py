@@ -20,10 +20,11 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-__all__ = ["parse_as_cpp", "serialize", "sets_map_entries_aside"]
+__all__ = ["parse_as_cpp", "serialize", "sets_map_entries_aside", "varint"]
 
 
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
+    """A non-negative integer as protobuf's base-128 varint."""
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
@@ -33,7 +34,7 @@ def _varint(value: int) -> bytes:
 
 
 def _length_delimited(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 @functools.cache

@@ -1,0 +1,216 @@
+"""Environment steps per second of vector environments: coupler's batched worlds against Gymnasium's
+own vector environments and against stepping the same model in-process (the limit).
+
+For each model (the shipped arm scene; Gymnasium's ant.xml) and number of
+environments N, every subject is built once, then timed in interleaved
+blocks (the order rotated each repeat) on the same random actions, frame
+skip 5. Figures are medians over the repeats; ratios are taken within a
+repeat (blocks measured back to back) and their median reported.
+
+    python -m perf.gym                 # N = 1, 8, 64; 5 repeats; a Ray pool of one server against two
+    python -m perf.gym --quick         # N = 1, 8; 2 short repeats, no Ray, for CI
+    python -m perf.gym --models ant --envs 64 --subjects coupler,sync,inprocess
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import math
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perf.common import host, results
+from perf.common.arguments import list_of, positive
+from perf.common.errors import BenchmarkError
+from coupler.wire.errors import Error
+from perf.common.results import DEFAULT_DIR
+from perf.gym import render as gym_render
+from perf.gym.measure import MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies, make_stepper, time_block
+
+log = logging.getLogger("perf.gym")
+
+DEFAULT_ENVS, QUICK_ENVS = (1, 8, 64), (1, 8)
+DEFAULT_ENV_STEPS, QUICK_ENV_STEPS = 6400, 160
+DEFAULT_REPEATS, QUICK_REPEATS = 5, 2
+WARMUP_STEPS = 5
+
+
+@dataclass(frozen=True)
+class Settings:
+    models: tuple[str, ...] = MODELS
+    envs: tuple[int, ...] = DEFAULT_ENVS
+    subjects: tuple[str, ...] = SUBJECTS
+    env_steps: int = DEFAULT_ENV_STEPS  # per timed block, over all environments
+    repeats: int = DEFAULT_REPEATS
+    quick: bool = False
+
+
+def _actions(rng: np.random.Generator, steps: int, envs: int, size: int) -> np.ndarray:
+    return rng.uniform(-1.0, 1.0, size=(steps, envs, size))
+
+
+def _action_size(stepper: Stepper) -> int:
+    envs = getattr(stepper, "envs", None)
+    return int(envs.single_action_space.shape[0]) if envs is not None else int(stepper.model.nu)  # type: ignore[attr-defined]
+
+
+def measure_point(settings: Settings, model: str, envs: int) -> list[Block]:
+    """Every subject of one (model, N), built, warmed up, then timed in interleaved repeats."""
+    subjects = [s for s in settings.subjects if applies(s, model, envs)]
+    steps = max(1, math.ceil(settings.env_steps / envs))
+    steppers: dict[str, Stepper] = {}
+    blocks = []
+    try:
+        for subject in subjects:
+            started = time.monotonic()
+            steppers[subject] = make_stepper(subject, model, envs)
+            log.info("  %s, N=%d: %s ready in %.1f s", model, envs, subject, time.monotonic() - started)
+        actions = {s: _actions(np.random.default_rng(envs), steps, envs, _action_size(steppers[s])) for s in subjects}
+        for subject in subjects:
+            for batch in actions[subject][:WARMUP_STEPS]:
+                steppers[subject].step(batch)
+        for repeat in range(settings.repeats):
+            order = subjects[repeat % len(subjects):] + subjects[: repeat % len(subjects)]
+            for subject in order:
+                block = time_block(steppers[subject], subject, model, envs, repeat, actions[subject])
+                log.info("  [%s N=%d repeat %d/%d] %-17s %10.0f env steps/s, %7.1f µs CPU per env step",
+                         model, envs, repeat + 1, settings.repeats, subject, block.env_steps_per_s,
+                         block.cpu_us_per_env_step)
+                blocks.append(block)
+    finally:
+        for stepper in steppers.values():
+            stepper.close()
+    return blocks
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def summarise(blocks: list[Block]) -> list[dict[str, Any]]:
+    """Per (model, N, subject): median and spread of steps/s, CPU per step, cores used; ratios per repeat."""
+    rows = []
+    for model, envs, subject in dict.fromkeys((b.model, b.envs, b.subject) for b in blocks):
+        mine = [b for b in blocks if (b.model, b.envs, b.subject) == (model, envs, subject)]
+        rates = [b.env_steps_per_s for b in mine]
+        row: dict[str, Any] = {
+            "model": model, "envs": envs, "subject": subject, "repeats": len(mine),
+            "env_steps_per_s": statistics.median(rates), "min": min(rates), "max": max(rates),
+            "cpu_us_per_env_step": statistics.median(b.cpu_us_per_env_step for b in mine),
+            "cores_used": statistics.median(b.cpu_s / b.wall_s for b in mine),
+        }
+        by_repeat: dict[tuple[int, str], Block] = {(b.repeat, b.subject): b for b in blocks
+                                                   if (b.model, b.envs) == (model, envs)}
+        gym_ratios, limit_ratios = [], []
+        for b in mine:
+            gym = [by_repeat[(b.repeat, s)].env_steps_per_s for s in ("sync", "async") if (b.repeat, s) in by_repeat]
+            if gym:
+                gym_ratios.append(b.env_steps_per_s / max(gym))
+            limit = by_repeat.get((b.repeat, "inprocess"))
+            if limit is not None:
+                # Steps per CPU second, against the limit's (one core): the share of the limit per core used.
+                limit_ratios.append(limit.cpu_us_per_env_step / b.cpu_us_per_env_step)
+        row["vs_best_gymnasium"] = _median(gym_ratios)
+        row["vs_inprocess_per_core"] = _median(limit_ratios)
+        rows.append(row)
+    return rows
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m perf.gym",
+        description="Measure environment steps per second of coupler's vector environment (batched worlds) "
+        "against Gymnasium's sync and async vector environments of Ant-v5 and against stepping the same model "
+        "in-process, for several numbers of environments. Writes gym.json and gym.md; prints the table on "
+        "stdout and a line per timed block on stderr. Exits 1 when a subject fails, never because of a figure.",
+    )
+    parser.add_argument("--models", type=list_of(str, MODELS), default=",".join(MODELS), metavar="LIST",
+                        help="comma-separated, of arm (the shipped arm scene) and ant (ant.xml of the installed "
+                             "Gymnasium) (default: %(default)s)")
+    parser.add_argument("--envs", type=list_of(positive(int)), default=None, metavar="N,...",
+                        help="numbers of environments (default "
+                             f"{','.join(map(str, DEFAULT_ENVS))}, or {','.join(map(str, QUICK_ENVS))} with --quick)")
+    parser.add_argument("--subjects", type=list_of(str, SUBJECTS + RAY_SUBJECTS), default=None, metavar="LIST",
+                        help="comma-separated, of coupler (make_vec coupler/Scene-v0, one batched server of one "
+                             "thread), coupler-2threads (its worlds stepped on two threads), coupler-2servers (on "
+                             "two servers), sync and async (make_vec Ant-v5, ant only) "
+                             "and inprocess (mj_step in this process, the limit), ray-1server and ray-2servers (a "
+                             "coupler.ray.ServerPool of one or two servers on a local Ray cluster of two one-CPU "
+                             f"nodes) (default: {','.join(SUBJECTS + RAY_SUBJECTS)}, or {','.join(SUBJECTS)} with "
+                             "--quick: Ray takes most of a minute to start)")
+    parser.add_argument("--env-steps", type=positive(int), default=None, metavar="STEPS",
+                        help="environment steps in each timed block, over all environments (default "
+                             f"{DEFAULT_ENV_STEPS}, or {QUICK_ENV_STEPS} with --quick)")
+    parser.add_argument("--repeats", type=positive(int), default=None,
+                        help=f"timed blocks per subject (default {DEFAULT_REPEATS}, or {QUICK_REPEATS} with --quick)")
+    parser.add_argument("--quick", action="store_true", help="CI run: the quick defaults above (default: off)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
+                        help="directory for gym.json and gym.md (default: perf/results)")
+    args = parser.parse_args(argv)
+    # (full run's default, --quick's) of the flags left unset.
+    defaults = {"subjects": (SUBJECTS + RAY_SUBJECTS, SUBJECTS), "envs": (DEFAULT_ENVS, QUICK_ENVS), "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS),
+                "repeats": (DEFAULT_REPEATS, QUICK_REPEATS)}
+    for name, (full, quick) in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
+    return args
+
+
+@contextlib.contextmanager
+def _ray_cluster() -> Iterator[None]:
+    """A local Ray cluster of two one-CPU nodes, connected to, for the ray subjects."""
+    import ray
+
+    from coupler.ray import LocalCluster
+
+    log.info("perf.gym: starting a local Ray cluster of two nodes")
+    with LocalCluster(nodes=2, cpus_per_node=1) as cluster:
+        ray.init(address=cluster.address, logging_level="ERROR")
+        try:
+            yield
+        finally:
+            ray.shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    settings = Settings(models=args.models, envs=args.envs, subjects=args.subjects, env_steps=args.env_steps,
+                        repeats=args.repeats, quick=args.quick)
+    started = time.monotonic()
+    blocks: list[Block] = []
+    try:
+        with contextlib.ExitStack() as stack:
+            if set(settings.subjects) & set(RAY_SUBJECTS):
+                stack.enter_context(_ray_cluster())
+            for model in settings.models:
+                for envs in settings.envs:
+                    log.info("perf.gym: %s, N=%d", model, envs)
+                    blocks += measure_point(settings, model, envs)
+    except (BenchmarkError, Error) as error:
+        log.error("perf.gym: %s", error)
+        return 1
+    result = {
+        "benchmark": "gym",
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": time.monotonic() - started,
+        "host": host.describe(),
+        "settings": asdict(settings),
+        "rows": summarise(blocks),
+        "blocks": [asdict(b) for b in blocks],
+    }
+    markdown = gym_render.render(result)
+    written = results.write(args.out, "gym", result, markdown)
+    print(markdown)
+    log.info("perf.gym: wrote %s in %.0f s", ", ".join(str(p) for p in written), result["duration_s"])
+    return 0

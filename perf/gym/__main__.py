@@ -1,0 +1,5 @@
+import sys
+
+from perf.gym import main
+
+sys.exit(main())

@@ -1,0 +1,163 @@
+"""The vector environments perf.gym times, and one timed block of steps of one of them."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from perf.common.errors import BenchmarkError
+from perf.gym.cpu import tree_cpu_seconds
+
+log = logging.getLogger("perf.gym")
+
+FRAME_SKIP = 5  # Ant-v5's, used for every subject
+MODELS = ("arm", "ant")
+# coupler: make_vec of coupler/Scene-v0 (one batched server, one thread); coupler-2threads: its worlds stepped on
+# two threads; coupler-2servers: on two servers of one thread; sync, async: make_vec("Ant-v5") (Gymnasium's own
+# environment, ant only); inprocess: mj_step in this process.
+SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "sync", "async", "inprocess")
+# A coupler.ray.ServerPool of one server, and of two, on a local cluster of two nodes of one CPU each.
+RAY_SUBJECTS = ("ray-1server", "ray-2servers")
+# The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
+COUPLER_SUBJECTS: dict[str, dict[str, int]] = {
+    "coupler": {}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
+}
+
+
+def model_path(model: str) -> Path:
+    """The MJCF file of a model: the shipped arm scene, or the ant.xml inside the installed Gymnasium."""
+    if model == "arm":
+        from coupler.scenes import SCENES_DIR
+
+        return SCENES_DIR / "arm.xml"
+    import gymnasium
+
+    return Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets" / "ant.xml"
+
+
+def applies(subject: str, model: str, envs: int) -> bool:
+    """Whether a subject is measured for this model and number of environments."""
+    if subject in ("sync", "async"):
+        return model == "ant"
+    if subject in ("coupler-2threads", "coupler-2servers"):
+        return envs >= 2
+    if subject == "ray-2servers":
+        return envs >= 2 and envs % 2 == 0
+    return True
+
+
+class Stepper(Protocol):
+    def step(self, actions: np.ndarray) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class VectorStepper:
+    """A Gymnasium vector environment, reset once, stepped with the given actions."""
+
+    def __init__(self, envs: Any) -> None:
+        self.envs = envs
+        envs.reset(seed=0)
+        self.low, self.high = envs.single_action_space.low, envs.single_action_space.high
+
+    def step(self, actions: np.ndarray) -> None:
+        self.envs.step(actions)
+
+    def close(self) -> None:
+        self.envs.close()
+
+
+class PoolStepper(VectorStepper):
+    """CouplerVectorEnv over a ServerPool of `servers` servers sharing the worlds (needs ray.init first)."""
+
+    def __init__(self, path: Path, envs: int, servers: int) -> None:
+        from coupler.gym import CouplerVectorEnv
+        from coupler.ray import ServerPool
+
+        # Half a CPU each, so that both pools fit the two one-CPU nodes at once (they take turns in the timing).
+        self.pool = ServerPool(servers, envs // servers, scene=str(path), num_cpus=0.5)
+        try:
+            super().__init__(CouplerVectorEnv(envs, scene=str(path), frame_skip=FRAME_SKIP, pool=self.pool))
+        except BaseException:
+            self.pool.close()
+            raise
+
+    def close(self) -> None:
+        super().close()
+        self.pool.close()
+
+
+class InProcessStepper:
+    """The limit: the model's mjData stepped FRAME_SKIP steps each, one after the other, in this process."""
+
+    def __init__(self, path: Path, envs: int) -> None:
+        import mujoco
+
+        self.mujoco = mujoco
+        self.model = mujoco.MjModel.from_xml_path(str(path))
+        self.datas = [mujoco.MjData(self.model) for _ in range(envs)]
+        ranges = self.model.actuator_ctrlrange
+        self._centre, self._half = ranges.mean(axis=1), (ranges[:, 1] - ranges[:, 0]) / 2
+
+    def step(self, actions: np.ndarray) -> None:
+        ctrl = self._centre + self._half * actions[:, : self.model.nu]
+        for data, row in zip(self.datas, ctrl):
+            data.ctrl[:] = row
+            self.mujoco.mj_step(self.model, data, nstep=FRAME_SKIP)
+
+    def close(self) -> None:
+        self.datas = []
+
+
+def make_stepper(subject: str, model: str, envs: int) -> Stepper:
+    import gymnasium
+
+    import coupler.gym  # noqa: F401  (registers the coupler ids)
+
+    path = model_path(model)
+    if subject in COUPLER_SUBJECTS:
+        return VectorStepper(gymnasium.make_vec("coupler/Scene-v0", num_envs=envs, scene=str(path),
+                                                frame_skip=FRAME_SKIP, **COUPLER_SUBJECTS[subject]))
+    if subject in ("sync", "async"):
+        return VectorStepper(gymnasium.make_vec("Ant-v5", num_envs=envs, vectorization_mode=subject))
+    if subject == "inprocess":
+        return InProcessStepper(path, envs)
+    if subject in RAY_SUBJECTS:
+        return PoolStepper(path, envs, 1 if subject == "ray-1server" else 2)
+    raise BenchmarkError(f"unknown subject {subject!r}")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One timed block: `steps` vector steps of `envs` environments."""
+
+    subject: str
+    model: str
+    envs: int
+    repeat: int
+    steps: int
+    wall_s: float
+    cpu_s: float  # this process and every process it started
+
+    @property
+    def env_steps_per_s(self) -> float:
+        return self.envs * self.steps / self.wall_s
+
+    @property
+    def cpu_us_per_env_step(self) -> float:
+        return 1e6 * self.cpu_s / (self.envs * self.steps)
+
+
+def time_block(stepper: Stepper, subject: str, model: str, envs: int, repeat: int, actions: np.ndarray) -> Block:
+    """Step through `actions` (steps x envs x action size) once, timed in wall and CPU seconds."""
+    cpu = tree_cpu_seconds()
+    started = time.perf_counter()
+    for batch in actions:
+        stepper.step(batch)
+    wall = time.perf_counter() - started
+    return Block(subject, model, envs, repeat, len(actions), wall, tree_cpu_seconds() - cpu)

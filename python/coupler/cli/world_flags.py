@@ -1,0 +1,49 @@
+"""The batched-worlds flags of `coupler serve`: `--worlds N` copies of the scene, stepped on `--threads T`."""
+
+from __future__ import annotations
+
+import argparse
+
+from coupler.serve.batched_worlds import MAX_WORLDS, BatchedResponder, WorldsSimulation
+from coupler.serve.simulation import Simulation
+from coupler.transport.number_flags import int_in
+from coupler.wire.errors import Error
+
+MAX_THREADS = 256
+
+
+def add_world_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--worlds", type=int_in(1, MAX_WORLDS), default=None, metavar="N",
+                        help=f"serve N independent copies of the scene (1 to {MAX_WORLDS}; MuJoCo scenes, lockstep, "
+                             "one controller): the 'worlds' extension drives and reads them all with one Control and "
+                             "one Sensor; every other request speaks of world 0 (default: one world, without the "
+                             "extension)")
+    parser.add_argument("--threads", type=int_in(1, MAX_THREADS), default=1, metavar="T",
+                        help=f"step the --worlds on T threads (1 to {MAX_THREADS}), each a contiguous share of "
+                             "them (default: %(default)s)")
+
+
+def check_world_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, through `parser.error`, world flags that do not go with the others."""
+    if args.worlds is None:
+        if args.threads != 1:
+            parser.error("--threads steps the worlds of --worlds; give --worlds too")
+        return
+    if args.mode != "lockstep":
+        parser.error("--worlds needs --mode lockstep: the worlds step when their Control arrives")
+    if args.controllers != 1:
+        parser.error("--worlds takes one controller: a Control for every world drives the whole scene")
+
+
+def batched(simulation: Simulation, worlds: int, threads: int) -> WorldsSimulation:
+    """The simulation to serve for `--worlds`: `simulation` as world 0 of a batch. Error for a scene not MuJoCo's."""
+    # Imported here: importing MuJoCo fixes its OpenGL backend, which `coupler render` chooses before it does.
+    from coupler.mujoco.simulation import MujocoSimulation
+    from coupler.mujoco.world_batch import WorldBatch
+
+    if not isinstance(simulation, MujocoSimulation):
+        raise Error("--worlds needs a MuJoCo scene (an MJCF file or a shipped MuJoCo scene)")
+    return WorldsSimulation(WorldBatch(simulation, worlds, threads))
+
+
+__all__ = ["BatchedResponder", "add_world_flags", "batched", "check_world_flags"]

@@ -1,0 +1,78 @@
+"""Driving every world of a batched server (`coupler serve --worlds N`) with one round trip per step.
+
+    with Session(address) as session:
+        worlds = WorldSession(session)
+        worlds.send(controls)           # worlds.count x worlds.control_width numbers
+        sensors, times = worlds.receive()
+
+`send` and `receive` are apart so that a controller of several servers sends
+to all of them before it waits for any: the servers step at the same time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from coupler.controller.session import Session
+from coupler.wire.errors import Error, ExtensionNotSupportedError
+from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import EXTENSION_WORLDS
+from coupler.wire.world_frames import encode_world_control, read_world_sensors
+
+__all__ = ["WorldSession"]
+
+
+class WorldSession:
+    """The "worlds" extension over a Session whose server announced it.
+
+    Per world, a Control carries `control_width` numbers: the control values
+    in the control layout's order (`session.controls()`' order), then one per
+    control event (nonzero: on); the answer holds `sensor_width` readings per
+    world, in the sensor layout's order. ExtensionNotSupportedError for a
+    server without the extension. The session's timeout bounds every wait.
+    """
+
+    def __init__(self, session: Session) -> None:
+        handshake = session.handshake
+        if not handshake.supports(EXTENSION_WORLDS):
+            server = handshake.server.name if handshake.server is not None else "a Click server"
+            raise ExtensionNotSupportedError(EXTENSION_WORLDS, "a Control for every world", server or "the server")
+        self.session = session
+        self.count = handshake.worlds
+        flat = FlatLayout(handshake)
+        self.flat = flat
+        self.control_width = flat.controls.values.size + flat.controls.events_on.size
+        self.sensor_width = flat.sensors.values.size
+        self._waiting = False
+
+    def send(self, controls: np.ndarray | None = None, steps: int = 0, resets: Sequence[int] = (),
+             qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> None:
+        """Ask every world to step `steps` times (0: once) with `controls` (count x control_width; None steps no
+        world), except the worlds `resets` lists (ascending), which restart, from `qpos`/`qvel` (one row per
+        reset world, or None for the scene's initial state). Answered by the next `receive()`."""
+        if self._waiting:
+            raise Error("the answer to the previous Control for every world was not received yet")
+        if controls is not None and np.shape(controls) != (self.count, self.control_width):
+            raise Error(f"controls of shape {np.shape(controls)}; this server's {self.count} worlds take "
+                        f"({self.count}, {self.control_width})")
+        frame = encode_world_control(self.count, np.zeros(0) if controls is None else controls, steps, resets, qpos, qvel)
+        self.session.client.send_frame(frame)
+        self._waiting = True
+
+    def receive(self) -> tuple[np.ndarray, np.ndarray]:
+        """The answer to `send`: every world's readings (count x sensor_width) and simulated time (count).
+
+        The arrays are read-only views of the frame. coupler.TimeoutError past
+        the session's timeout; RemoteError when the server refused the Control.
+        """
+        if not self._waiting:
+            raise Error("no Control for every world was sent: nothing to receive")
+        frame = self.session.client.receive_frame(self.session.timeout)
+        self._waiting = False
+        sensors, times = read_world_sensors(frame)
+        if sensors.size != self.count * self.sensor_width or times.size != self.count:
+            raise Error(f"the server answered with {sensors.size} readings and {times.size} times for "
+                        f"{self.count} worlds of {self.sensor_width} readings")
+        return sensors.reshape(self.count, self.sensor_width), times

@@ -1,0 +1,199 @@
+"""`CouplerVectorEnv`: a Gymnasium vector environment over batched coupler servers, one round trip per step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from coupler.controller.sensor_readings import SensorReadings
+from coupler.controller.session import Session
+from coupler.controller.world_session import WorldSession
+from coupler.gym.env import task_of
+from coupler.gym.server_process import DEFAULT_START_TIMEOUT, ServerProcess
+from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
+from coupler.gym.tasks import NoTask, Task
+from coupler.wire.errors import Error
+
+
+def _shares(total: int, parts: int) -> list[int]:
+    """`total` split into `parts` whole shares as even as can be, the larger first."""
+    return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
+
+
+class CouplerVectorEnv(gymnasium.vector.VectorEnv):
+    """`num_envs` copies of a scene as one vector environment: every step is one Control and one Sensor per server.
+
+    Without `addresses`, starts `servers` batched servers of its own
+    (`coupler serve --scene SCENE --worlds K --threads T` on ipc addresses,
+    K the server's share of `num_envs`, T = `threads`), stopped on `close()`;
+    with `addresses`, drives servers already running there (`transport`:
+    the Client keywords for all of them, CURVE keys say), and with `pool`
+    (a `coupler.ray.ServerPool`, or anything with `endpoints`: a list of
+    (address, Client keywords)) the pool's servers; their worlds, in order,
+    must add up to `num_envs`. Every server steps at the same time: Controls
+    go out to all before any answer is awaited.
+
+    Environment i is world i: the same actions, spaces, observations and
+    rewards as `CouplerEnv(scene, task, frame_skip)` (see it, and
+    `coupler.gym.spaces`), within a `TimeLimit` of `max_episode_steps`.
+    Autoreset follows Gymnasium's NEXT_STEP mode (SyncVectorEnv's default):
+    the step after an episode ends restarts that world, ignoring its action,
+    and returns its first observation with reward 0; the restart rides in the
+    same Control as the other worlds' actions. `reset(seed=s)` seeds world
+    i's generator with s + i (as SyncVectorEnv seeds its environments); a
+    task's `reset_state` draws each world's start from it. `infos` carry
+    "simulated_time" (s) per world. Every server call waits at most `timeout` s.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, scene: str = "arm", task: Task | str | None = None, frame_skip: int = 1,
+                 max_episode_steps: int | None = None, servers: int = 1, threads: int = 1,
+                 addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
+                 start_timeout: float = DEFAULT_START_TIMEOUT, **transport: Any) -> None:
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise Error(f"num_envs must be a positive whole number, got {num_envs!r}")
+        if not isinstance(frame_skip, int) or frame_skip < 1:
+            raise Error(f"frame_skip must be a positive whole number of steps, got {frame_skip!r}")
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise Error(f"max_episode_steps must be positive or None, got {max_episode_steps!r}")
+        if addresses is not None and pool is not None:
+            raise Error("give addresses or a pool, not both")
+        endpoints = pool.endpoints if pool is not None else (
+            None if addresses is None else [(address, transport) for address in addresses])
+        if endpoints is None and not 1 <= servers <= num_envs:
+            raise Error(f"servers must be from 1 to num_envs ({num_envs}), got {servers!r}")
+        self.num_envs = num_envs
+        self.task = task_of(task)
+        self.frame_skip = frame_skip
+        self.max_episode_steps = max_episode_steps
+        self._processes: list[ServerProcess] = []
+        self._worlds: list[WorldSession] = []
+        try:
+            self._connect(scene, servers, threads, endpoints, timeout, start_timeout)
+        except BaseException:
+            self.close_extras()
+            raise
+        first = self._worlds[0]
+        self.handshake = first.session.handshake
+        self._flat = first.flat
+        self._actions = ActionLayout(self.handshake)
+        self.single_action_space = self._actions.space
+        self.single_observation_space = observation_space(self._flat)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self._rngs: list[np.random.Generator] = [seeding.np_random()[0] for _ in range(num_envs)]
+        self._elapsed = np.zeros(num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(num_envs, dtype=bool)
+        self._reset_state = getattr(self.task, "reset_state", None)
+        self._rewarded = not isinstance(self.task, NoTask)
+
+    def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
+                 timeout: float, start_timeout: float) -> None:
+        if endpoints is None:
+            for worlds in _shares(self.num_envs, servers):
+                self._processes.append(ServerProcess(scene, ["--worlds", str(worlds), "--threads", str(threads)],
+                                                     start_timeout=start_timeout))
+            self._worlds = [WorldSession(process.connect(timeout)) for process in self._processes]
+        else:
+            for address, transport in endpoints:
+                self._worlds.append(WorldSession(Session(address, timeout=timeout, **transport)))
+        total = sum(w.count for w in self._worlds)
+        if total != self.num_envs:
+            raise Error(f"the servers hold {total} worlds in all; num_envs is {self.num_envs}")
+        shapes = {(w.control_width, w.sensor_width) for w in self._worlds}
+        if len(shapes) > 1 or any(w.session.handshake != self._worlds[0].session.handshake
+                                  for w in self._worlds[1:]):
+            raise Error("the servers serve different scenes")
+
+    def _starts(self, worlds: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Per world to reset, its task's start (qpos rows, qvel rows), or None for the scene's initial state."""
+        if self._reset_state is None or worlds.size == 0:
+            return None, None
+        states = [self._reset_state(self._rngs[i]) for i in worlds]
+        rows: list[np.ndarray | None] = []
+        for part in (0, 1):
+            sizes = {np.size(state[part]) for state in states}
+            if len(sizes) > 1:
+                raise Error(f"the task's reset_state gave {'qpos' if part == 0 else 'qvel'} of sizes {sorted(sizes)}"
+                            " for different worlds; give the whole state every time, or always none")
+            rows.append(np.array([np.asarray(s[part], dtype=np.float64) for s in states]) if sizes != {0} else None)
+        return rows[0], rows[1]
+
+    def _exchange(self, controls: np.ndarray | None, resets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One round trip with every server; every world's readings (a new array) and times."""
+        qpos, qvel = self._starts(resets)
+        steps = self.frame_skip if self.frame_skip > 1 else 0
+        start = 0
+        for worlds in self._worlds:
+            stop = start + worlds.count
+            mine = (resets >= start) & (resets < stop)
+            offset = int(np.count_nonzero(resets < start))
+            taken = slice(offset, offset + int(np.count_nonzero(mine)))
+            worlds.send(None if controls is None else controls[start:stop], steps, (resets[mine] - start).tolist(),
+                        None if qpos is None else qpos[taken], None if qvel is None else qvel[taken])
+            start = stop
+        answers = [worlds.receive() for worlds in self._worlds]
+        sensors = np.concatenate([a[0] for a in answers]) if len(answers) > 1 else answers[0][0].copy()
+        times = np.concatenate([a[1] for a in answers])
+        return sensors, times
+
+    def _controls(self, actions: np.ndarray) -> np.ndarray:
+        """Every world's Control numbers: its control values in their units, then its events as 0 or 1."""
+        layout = self._actions
+        values = layout.control_values(actions)
+        events = (actions[:, layout.value_count :] >= EVENT_THRESHOLD).astype(np.float64)
+        return np.concatenate([values, events], axis=1) if events.size else values
+
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        if isinstance(seed, int):
+            super().reset(seed=seed)
+            seed = [seed + i for i in range(self.num_envs)]
+        if seed is not None:
+            if len(seed) != self.num_envs:
+                raise Error(f"{len(seed)} seeds for {self.num_envs} environments")
+            for i, s in enumerate(seed):
+                if s is not None:
+                    self._rngs[i] = seeding.np_random(s)[0]
+        sensors, times = self._exchange(None, np.arange(self.num_envs))
+        self._elapsed[:] = 0
+        self._autoreset[:] = False
+        return sensors, self._infos(times)
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        actions = np.asarray(actions, dtype=np.float64)
+        if actions.shape != self.action_space.shape:
+            raise Error(f"actions of shape {actions.shape}; this environment's actions have shape "
+                        f"{self.action_space.shape}")
+        restarting = np.flatnonzero(self._autoreset)
+        sensors, times = self._exchange(self._controls(actions), restarting)
+        rewards = np.zeros(self.num_envs)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        stepped = ~self._autoreset
+        if self._rewarded:
+            for i in np.flatnonzero(stepped):
+                readings = SensorReadings.from_array(self.handshake, self._flat, sensors[i], float(times[i]))
+                rewards[i] = self.task.reward(readings, actions[i])
+                terminated[i] = self.task.terminated(readings)
+        self._elapsed = np.where(stepped, self._elapsed + 1, 0)
+        truncated = (stepped & (self._elapsed >= self.max_episode_steps) if self.max_episode_steps is not None
+                     else np.zeros(self.num_envs, dtype=bool))
+        self._autoreset = terminated | truncated
+        return sensors, rewards, terminated, truncated, self._infos(times)
+
+    def _infos(self, times: np.ndarray) -> dict[str, Any]:
+        return {"simulated_time": times.copy(), "_simulated_time": np.ones(self.num_envs, dtype=bool)}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for worlds in self._worlds:
+            worlds.session.close()
+        self._worlds = []
+        for process in self._processes:
+            process.close()
+        self._processes = []

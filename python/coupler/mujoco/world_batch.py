@@ -1,0 +1,115 @@
+"""N independent worlds of one MuJoCo model, stepped on several threads (`coupler.serve.batched_worlds.Worlds`).
+
+Every world is a `MujocoSimulation` of the same `MjModel` with its own
+`mjData`, so each steps, resets and reads exactly as a single served scene
+does: N worlds given the same controls follow the trajectories of N single
+servers, bit for bit. MuJoCo's bindings release the GIL while they step and
+compute, so the worlds (split into one contiguous share per thread) step in
+parallel; what stays under the GIL is the few calls per world around them.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+
+import mujoco
+import numpy as np
+
+from coupler.mujoco.flat import control_scatter
+from coupler.mujoco.simulation import MujocoSimulation
+from coupler.wire.errors import Error, ProtocolError
+from coupler.wire.messages import ErrorCode
+from coupler.wire.world_frames import WorldControl
+
+
+class WorldBatch:
+    """`count` worlds: `first` (world 0, the scene served to ordinary requests) and `count` - 1 copies of it.
+
+    The copies start as `first` started (its model's initial state). `threads`
+    threads step them; with 1 the server's own thread does. Call `close()` to
+    stop the threads.
+    """
+
+    def __init__(self, first: MujocoSimulation, count: int, threads: int = 1) -> None:
+        if count < 1:
+            raise Error(f"a batch needs at least one world, got {count}")
+        if threads < 1:
+            raise Error(f"a batch steps on at least one thread, got {threads}")
+        self.first = first
+        self.count = count
+        self.worlds = [first] + [MujocoSimulation(first.model) for _ in range(count - 1)]
+        controls = first.flat.controls
+        self._value_count = controls.values.size
+        self.control_width = self._value_count + controls.events_on.size
+        self.sensor_width = first.flat.sensors.values.size
+        self.state_sizes = (first.model.nq, first.model.nv)
+        _, ranges = control_scatter(first.layout, first.flat, first.data)
+        self._names = ranges.names
+        # MuJoCo zeroes every control of a step, with only a warning, when one is beyond mjMAXVAL.
+        with np.errstate(divide="ignore"):
+            self._limits = float(mujoco.mjMAXVAL) / np.abs(ranges.scale)
+        self._every_object = np.ones(len(controls.objects), dtype=bool)
+        self._every_event = np.ones(controls.events_on.size, dtype=bool)
+        share = math.ceil(count / threads)
+        self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
+        self._pool = ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds") if len(self._shares) > 1 else None
+
+    @property
+    def threads(self) -> int:
+        """How many threads step the worlds (at most one per world)."""
+        return len(self._shares)
+
+    @property
+    def clamped_values(self) -> int:
+        return sum(world.clamped_values for world in self.worlds)
+
+    def _check_values(self, values: np.ndarray) -> None:
+        """ProtocolError naming the first control value MuJoCo would zero, in any world; nothing is applied."""
+        beyond = np.abs(values) > self._limits
+        if beyond.any():
+            world, index = (int(k) for k in np.argwhere(beyond)[0])
+            obj, control = self._names[index]
+            raise ProtocolError(
+                f"control does not match the handshake: control '{control}' of object '{obj}' in world {world} is "
+                f"{values[world, index]:g}, beyond the {self._limits[index]:g} MuJoCo accepts",
+                ErrorCode.CONTROL_MISMATCH)
+
+    def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
+        stepping = control.controls.size > 0
+        if stepping:
+            rows = control.controls.reshape(self.count, self.control_width)
+            values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
+            self._check_values(values)
+        nq, nv = self.state_sizes
+        resets: dict[int, tuple[list[float], list[float]]] = {}
+        for k, world in enumerate(control.resets.tolist()):
+            qpos = control.qpos[k * nq : (k + 1) * nq].tolist() if control.qpos.size else []
+            qvel = control.qvel[k * nv : (k + 1) * nv].tolist() if control.qvel.size else []
+            resets[world] = (qpos, qvel)
+        if stepping:
+            for i, world in enumerate(self.worlds):
+                if i not in resets:
+                    world.apply_values(values[i], self._every_object, self._every_event, events[i])
+        steps = max(control.steps, 1)
+
+        def run_share(share: range) -> None:
+            for i in share:
+                world = self.worlds[i]
+                state = resets.get(i)
+                if state is not None:
+                    world.reset_to(*state)
+                elif stepping:
+                    world.step(steps)
+                times_out[i] = world.sensor_values(sensors_out[i])
+
+        if self._pool is None:
+            run_share(self._shares[0])
+        else:
+            for done in [self._pool.submit(run_share, share) for share in self._shares]:
+                done.result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None

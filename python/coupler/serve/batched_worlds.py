@@ -1,0 +1,176 @@
+"""Serving a batch of worlds: N independent copies of one scene, driven by one Control for all of them.
+
+A batched server (`coupler serve --worlds N`) announces the "worlds"
+extension and N in its handshake. One Control frame then carries every
+world's controls and the worlds to reset (`coupler.wire.world_frames`), and one
+Sensor frame answers with every world's readings: a vector environment of N
+episodes costs one round trip per step, resets included. World 0 is the
+scene every ordinary request speaks of, so Click peers and clients that do
+not use the extension see one world. What the worlds are (MuJoCo's, in
+`coupler.mujoco.world_batch`) is behind the `Worlds` protocol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from coupler import _native
+from coupler.serve.control_check import MAX_STEPS_PER_CONTROL
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.responder import Answer
+from coupler.serve.simulation import ArraySimulation, MessagesFromArrays
+from coupler.serve.simulation_server import SimulationServer
+from coupler.wire.codec import encode
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import (
+    EXTENSION_WORLDS,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeMessage,
+    MessageType,
+    ServerInfo,
+)
+from coupler.wire.world_frames import WorldControl, carries_worlds, encode_world_sensors, read_world_control
+
+log = logging.getLogger(__name__)
+
+# Beyond this a batch is a typo or an attack on the machine's memory, never a setting anyone needs.
+MAX_WORLDS = 65_536
+
+
+@runtime_checkable
+class Worlds(Protocol):
+    """N copies of one scene that step, reset and read together."""
+
+    count: int
+    first: Any
+    """World 0: an ArraySimulation (and a StateSimulation), the scene ordinary requests speak of."""
+    control_width: int
+    """Numbers per world in a Control for every world: its control values, then one per control event."""
+    sensor_width: int
+    """Numbers per world in the answer: its readings, in the sensor layout's order."""
+    state_sizes: tuple[int, int]
+    """The sizes of a world's qpos and qvel."""
+    clamped_values: int
+    """Control values sent outside their range in any world (and clamped)."""
+
+    def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
+        """Reset the worlds `control.resets` lists, step every other one (unless `control.controls` is empty) with
+        its controls, and read every world into `sensors_out` (count x sensor_width) and `times_out` (count).
+
+        `control` is checked by `check_world_control`; values the physics cannot
+        take raise ProtocolError (CONTROL_MISMATCH) before any world changes.
+        """
+        ...
+
+
+def _mismatch(text: str) -> ProtocolError:
+    return ProtocolError(f"Control for every world does not match the handshake: {text}", ErrorCode.CONTROL_MISMATCH)
+
+
+def check_world_control(control: WorldControl, worlds: Worlds) -> None:
+    """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem of a Control for every world."""
+    n, width = worlds.count, worlds.control_width
+    if control.worlds != n:
+        raise _mismatch(f"a Control for {control.worlds} worlds; this server has {n}")
+    if control.steps > MAX_STEPS_PER_CONTROL:
+        raise _mismatch(f"steps {control.steps} exceeds the maximum of {MAX_STEPS_PER_CONTROL}")
+    if control.controls.size not in (0, n * width):
+        raise _mismatch(f"worldControls has {control.controls.size} numbers; {n} worlds of {width} (controls, then "
+                        f"events) take {n * width}, or none to step no world")
+    if control.controls.size and not np.isfinite(control.controls).all():
+        first = int(np.flatnonzero(~np.isfinite(control.controls))[0])
+        raise _mismatch(f"number {first % width} of world {first // width} is {control.controls[first]}")
+    resets = control.resets
+    if resets.size and (int(resets.max()) >= n or (resets.size > 1 and not (np.diff(resets) > 0).all())):
+        raise _mismatch(f"resetWorlds must list worlds below {n} in ascending order, each once; got "
+                        f"{resets[:10].tolist()}{' ...' if resets.size > 10 else ''}")
+    for name, state, size in (("resetQpos", control.qpos, worlds.state_sizes[0]),
+                              ("resetQvel", control.qvel, worlds.state_sizes[1])):
+        if state.size not in (0, resets.size * size):
+            raise _mismatch(f"{name} has {state.size} numbers; {resets.size} reset worlds of {size} take "
+                            f"{resets.size * size}, or none for the scene's initial state")
+        if state.size and not np.isfinite(state).all():
+            raise _mismatch(f"{name} holds a number that is not finite")
+
+
+class WorldsSimulation(MessagesFromArrays):
+    """What a batched server serves as its scene: world 0, with a handshake announcing every world."""
+
+    def __init__(self, worlds: Worlds) -> None:
+        self.worlds = worlds
+        self.first: ArraySimulation = worlds.first
+        self.flat = self.first.flat
+
+    def handshake(self) -> HandshakeMessage:
+        return dataclasses.replace(self.first.handshake(), worlds=self.worlds.count,
+                                   server=ServerInfo(extensions=[EXTENSION_WORLDS]))
+
+    def sensor_values(self, out: np.ndarray) -> float:
+        return self.first.sensor_values(out)
+
+    def apply_values(self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray,
+                     events_on: np.ndarray) -> None:
+        self.first.apply_values(values, values_set, events_set, events_on)
+
+    def step(self, steps: int = 1) -> None:
+        self.first.step(steps)
+
+    def reset(self) -> None:
+        self.first.reset()
+
+    def reset_to(self, qpos: list[float], qvel: list[float]) -> None:
+        self.first.reset_to(qpos, qvel)  # type: ignore[attr-defined]
+
+    @property
+    def clamped_values(self) -> int:
+        return self.worlds.clamped_values
+
+    @property
+    def unmapped(self) -> list[str]:
+        return list(getattr(self.first, "unmapped", []))
+
+
+class BatchedResponder(NativeResponder):
+    """The native responder of a batched server: Controls for every world here, everything else as ever.
+
+    `sim.simulation` must be a `WorldsSimulation`.
+    """
+
+    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False, **server_options: Any) -> None:
+        if not isinstance(sim.simulation, WorldsSimulation):
+            raise TypeError(f"a batched server serves a WorldsSimulation, not a {type(sim.simulation).__name__}")
+        super().__init__(address, sim, trace_sizes=trace_sizes, **server_options)
+        self.worlds = sim.simulation.worlds
+        self._world_sensors = np.zeros((self.worlds.count, self.worlds.sensor_width))
+        self._world_times = np.zeros(self.worlds.count)
+
+    def respond(self, request: _native.Request) -> Answer:
+        if request.type == MessageType.CONTROL and carries_worlds(request.frame):
+            return self._world_control(request)
+        return super().respond(request)
+
+    def _world_control(self, request: _native.Request) -> Answer:
+        busy = self.sim.busy_refusal(request.peer)
+        if busy is not None:
+            return Answer(encode(busy))
+        try:
+            control: WorldControl | None = read_world_control(request.frame)
+        except ProtocolError as error:
+            control, problem = None, error
+
+        def run() -> None:
+            if control is None:
+                raise problem
+            check_world_control(control, self.worlds)
+            self.worlds.run(control, self._world_sensors, self._world_times)
+
+        taken = max(control.steps, 1) if control is not None and control.controls.size else 0
+        answer = self.sim.handle_driving(request.peer, taken, run)
+        if isinstance(answer, ErrorMessage):
+            return Answer(encode(answer))
+        return Answer(encode_world_sensors(self._world_sensors, self._world_times), float(self._world_times[0]), taken)

@@ -1,0 +1,102 @@
+"""WorldBatch: N worlds of one MuJoCo model, each stepping as a single served scene does, on several threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from coupler.mujoco.simulation import MujocoSimulation
+from coupler.mujoco.world_batch import WorldBatch
+from coupler.scenes import SCENES_DIR
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import ErrorCode
+from coupler.wire.world_frames import WorldControl
+
+WORLDS = 4
+
+
+def _arm() -> MujocoSimulation:
+    return MujocoSimulation(SCENES_DIR / "arm.xml")
+
+
+def _control(controls: np.ndarray | None = None, steps: int = 0, resets: list[int] | None = None,
+             qpos: np.ndarray | None = None) -> WorldControl:
+    return WorldControl(worlds=WORLDS, controls=np.zeros(0) if controls is None else controls.ravel(), steps=steps,
+                        resets=np.array(resets or [], dtype=np.int64),
+                        qpos=np.zeros(0) if qpos is None else qpos.ravel(), qvel=np.zeros(0))
+
+
+def _outputs(batch: WorldBatch) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((batch.count, batch.sensor_width)), np.zeros(batch.count)
+
+
+def _random_controls(batch: WorldBatch, rng: np.random.Generator) -> np.ndarray:
+    controls = rng.uniform(-1.0, 1.0, size=(batch.count, batch.control_width))
+    events = batch.first.flat.controls.events_on.size
+    controls[:, batch.control_width - events:] = rng.integers(0, 2, size=(batch.count, events))
+    return controls
+
+
+@pytest.fixture
+def batch():
+    made = WorldBatch(_arm(), WORLDS, threads=2)
+    yield made
+    made.close()
+
+
+def test_every_world_starts_as_world_0_started(batch):
+    sensors, times = _outputs(batch)
+    batch.run(_control(), sensors, times)
+    for row in sensors[1:]:
+        np.testing.assert_array_equal(row, sensors[0])
+    assert times.tolist() == [0.0] * WORLDS
+
+
+def test_worlds_on_two_threads_follow_the_trajectories_of_single_simulations_bit_for_bit(batch):
+    singles = [_arm() for _ in range(WORLDS)]
+    sensors, times = _outputs(batch)
+    expected = np.zeros_like(sensors)
+    rng = np.random.default_rng(0)
+    flat = batch.first.flat.controls
+    value_count = flat.values.size
+    every_object, every_event = np.ones(len(flat.objects), bool), np.ones(flat.events_on.size, bool)
+    for _ in range(5):
+        controls = _random_controls(batch, rng)
+        batch.run(_control(controls, steps=3), sensors, times)
+        for i, single in enumerate(singles):
+            single.apply_values(controls[i, :value_count], every_object, every_event, controls[i, value_count:] != 0)
+            single.step(3)
+            single.sensor_values(expected[i])
+        np.testing.assert_array_equal(sensors, expected)
+    assert times == pytest.approx([5 * 3 * 0.002] * WORLDS)
+
+
+def test_a_reset_world_restarts_from_the_given_qpos_while_the_others_step(batch):
+    sensors, times = _outputs(batch)
+    controls = np.zeros((WORLDS, batch.control_width))
+    batch.run(_control(controls, steps=2), sensors, times)
+    qpos = batch.first.data.qpos.copy()
+    qpos[0] = 0.5
+    batch.run(_control(controls, steps=2, resets=[2], qpos=qpos), sensors, times)
+    assert times.tolist() == pytest.approx([0.008, 0.008, 0.0, 0.008])
+    assert batch.worlds[2].data.qpos[0] == 0.5
+
+
+def test_a_control_mujoco_would_zero_is_refused_before_any_world_changes(batch):
+    sensors, times = _outputs(batch)
+    controls = np.zeros((WORLDS, batch.control_width))
+    controls[3, 0] = 1e300
+    before = batch.worlds[0].data.ctrl.copy()
+    with pytest.raises(ProtocolError, match="in world 3 is 1e\\+300") as raised:
+        batch.run(_control(controls), sensors, times)
+    assert raised.value.code == ErrorCode.CONTROL_MISMATCH
+    assert [world.data.time for world in batch.worlds] == [0.0] * WORLDS
+    np.testing.assert_array_equal(batch.worlds[0].data.ctrl, before)
+
+
+def test_the_worlds_are_shared_out_among_at_most_one_thread_per_world():
+    batch = WorldBatch(_arm(), 3, threads=8)
+    try:
+        assert batch.threads == 3
+    finally:
+        batch.close()
