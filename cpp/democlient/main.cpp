@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <vector>
@@ -80,6 +81,7 @@ int run(const Options& options) {
   double simulated_time = 0.0;
   std::uint64_t resets = 0;
   const auto start = Clock::now();
+  const std::clock_t cpu_start = std::clock();  // the process's CPU time, all threads (ZeroMQ's I/O thread too)
   for (std::uint64_t i = 0; i <= options.range; ++i) {
     const auto step_start = Clock::now();
     const coupler::SensorReadings readings = session.step(controls);
@@ -90,6 +92,7 @@ int run(const Options& options) {
     resets += readings.after_reset();
   }
   const std::chrono::duration<double> total = Clock::now() - start;
+  const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
   if (timings_file.is_open()) {
     for (const double us : step_times) timings_file << us << '\n';
     timings_file.close();
@@ -97,7 +100,11 @@ int run(const Options& options) {
   }
   std::cout << "controls sent: " << options.range + 1 << ", resets seen: " << resets
             << ", simulated time: " << simulated_time << " s\n";
-  if (options.timings) session.stats().print(std::cout, total, session_options.polling);
+  if (options.timings) {
+    session.stats().print(std::cout, total, session_options.polling);
+    std::cout << "client CPU per round trip: " << cpu_seconds / static_cast<double>(options.range + 1) * 1e6
+              << " us\n";
+  }
   return 0;
 }
 
