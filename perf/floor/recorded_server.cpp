@@ -3,10 +3,11 @@
 // simulation. perf.rtt drives it with the same clients as coupler's server,
 // so the client's share and the server's share of a round trip show apart.
 //
-//   recorded_server --addr ADDR --handshake PATH --sensor PATH [--timeout MS]
+//   recorded_server --addr ADDR --handshake PATH --reset PATH --sensor PATH [--poll-ms MS]
 //
 // A HandshakeInit (message type 0) is answered with the recorded Handshake,
-// a Control (2) or SensorRequest (6) with the recorded Sensor; a goodbye
+// a Reset (4) with the recorded Reset, a Control (2) or SensorRequest (6)
+// with the recorded Sensor; a goodbye
 // (an Error, 5) gets no answer, as a coupler server gives none. It serves
 // until SIGINT or SIGTERM, then prints the requests it answered.
 
@@ -27,17 +28,20 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: recorded_server --addr ADDR --handshake PATH --sensor PATH [options]
+constexpr const char* kUsage =
+    R"(usage: recorded_server --addr ADDR --handshake PATH --reset PATH --sensor PATH [options]
 
 A ROUTER server that answers every HandshakeInit with the Handshake frame in
---handshake and every Control or SensorRequest with the Sensor frame in
---sensor (both recorded from a coupler server), without decoding them: the
+--handshake, every Reset with the frame in --reset and every Control or
+SensorRequest with the Sensor frame in --sensor (all recorded from a coupler
+server), without decoding them: the
 floor a protocol server's round trip is measured against. It serves until
 SIGINT or SIGTERM and then prints "requests answered: N".
 
 options:
   --addr ADDR        tcp://host:port or ipc://path to bind; required
   --handshake PATH   the recorded Handshake frame; required
+  --reset PATH       the recorded answer to a Reset; required
   --sensor PATH      the recorded Sensor frame; required
   --poll-ms MS       how often a blocked receive wakes to check for a signal
                      (default 200)
@@ -66,6 +70,7 @@ extern "C" void request_stop(int) { stop_requested = true; }
 struct Options {
   std::string address;
   std::string handshake_path;
+  std::string reset_path;
   std::string sensor_path;
   int poll_ms = 200;
 };
@@ -85,6 +90,8 @@ Options parse_options(int argc, char** argv) {
       options.address = value();
     } else if (arg == "--handshake") {
       options.handshake_path = value();
+    } else if (arg == "--reset") {
+      options.reset_path = value();
     } else if (arg == "--sensor") {
       options.sensor_path = value();
     } else if (arg == "--poll-ms") {
@@ -102,6 +109,7 @@ Options parse_options(int argc, char** argv) {
   }
   if (options.address.empty()) fail("--addr is required");
   if (options.handshake_path.empty()) fail("--handshake is required");
+  if (options.reset_path.empty()) fail("--reset is required");
   if (options.sensor_path.empty()) fail("--sensor is required");
   return options;
 }
@@ -122,6 +130,7 @@ int message_type(const zmq::message_t& frame) {
 
 int serve(const Options& options) {
   const std::vector<std::uint8_t> handshake = read_frame(options.handshake_path);
+  const std::vector<std::uint8_t> reset = read_frame(options.reset_path);
   const std::vector<std::uint8_t> sensor = read_frame(options.sensor_path);
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::router);
@@ -146,7 +155,7 @@ int serve(const Options& options) {
     if (envelope.size() < 2) continue;
     const int type = message_type(envelope.back());
     if (type == 5) continue;  // a goodbye: nobody waits for an answer
-    const auto& reply = type == 0 ? handshake : sensor;
+    const auto& reply = type == 0 ? handshake : type == 4 ? reset : sensor;
     for (std::size_t i = 0; i + 1 < envelope.size(); ++i) socket.send(envelope[i], zmq::send_flags::sndmore);
     socket.send(zmq::buffer(reply), zmq::send_flags::none);
     ++answered;
