@@ -3,10 +3,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <vector>
+
+#include <time.h>  // clock_gettime
 
 #include <coupler/coupler.hpp>
 
@@ -14,6 +15,14 @@
 #include "pick_approach.hpp"
 
 namespace {
+
+// The process's CPU time, all threads (ZeroMQ's I/O thread too), to the nanosecond: std::clock() is coarser
+// on some systems.
+double process_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -81,7 +90,7 @@ int run(const Options& options) {
   double simulated_time = 0.0;
   std::uint64_t resets = 0;
   const auto start = Clock::now();
-  const std::clock_t cpu_start = std::clock();  // the process's CPU time, all threads (ZeroMQ's I/O thread too)
+  const double cpu_start = process_cpu_seconds();
   for (std::uint64_t i = 0; i <= options.range; ++i) {
     const auto step_start = Clock::now();
     const coupler::SensorReadings readings = session.step(controls);
@@ -92,7 +101,7 @@ int run(const Options& options) {
     resets += readings.after_reset();
   }
   const std::chrono::duration<double> total = Clock::now() - start;
-  const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  const double cpu_seconds = process_cpu_seconds() - cpu_start;
   if (timings_file.is_open()) {
     for (const double us : step_times) timings_file << us << '\n';
     timings_file.close();

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -24,9 +23,19 @@
 #include <string_view>
 #include <vector>
 
+#include <time.h>  // clock_gettime
+
 #include <zmq.hpp>
 
 namespace {
+
+// The process's CPU time, all threads (ZeroMQ's I/O thread too), to the nanosecond: std::clock() is coarser
+// on some systems.
+double process_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -188,7 +197,7 @@ int ping(const Options& options) {
   std::vector<double> round_trips;  // us
   round_trips.reserve(options.count);
   const auto start = Clock::now();
-  const std::clock_t cpu_start = std::clock();  // the process's CPU time, all threads (ZeroMQ's I/O thread too)
+  const double cpu_start = process_cpu_seconds();
   for (std::uint64_t i = 0; i < options.count; ++i) {
     const auto sent = Clock::now();
     send(socket, request, "request");
@@ -196,7 +205,7 @@ int ping(const Options& options) {
     round_trips.push_back(std::chrono::duration<double, std::micro>(Clock::now() - sent).count());
   }
   const std::chrono::duration<double> total = Clock::now() - start;
-  const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  const double cpu_seconds = process_cpu_seconds() - cpu_start;
 
   if (timings_file.is_open()) {
     for (const double us : round_trips) timings_file << us << '\n';
