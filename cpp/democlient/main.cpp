@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <vector>
 
@@ -111,7 +112,7 @@ int run(const Options& options) {
             << ", simulated time: " << simulated_time << " s\n";
   if (options.timings) {
     session.stats().print(std::cout, total, session_options.polling);
-    std::cout << "client CPU per round trip: " << cpu_seconds / static_cast<double>(options.range + 1) * 1e6
+    std::cout << std::fixed << std::setprecision(2) << "client CPU per round trip: " << cpu_seconds / static_cast<double>(options.range + 1) * 1e6
               << " us\n";
   }
   return 0;

@@ -217,7 +217,7 @@ int ping(const Options& options) {
   std::cout << "round trips per second:  " << static_cast<double>(round_trips.size()) / total.count() << '\n';
   std::cout << "round trip p50:          " << percentile(round_trips, 0.50) << " us\n";
   std::cout << "round trip p99:          " << percentile(round_trips, 0.99) << " us\n";
-  std::cout << "client CPU per round trip: " << cpu_seconds / static_cast<double>(options.count) * 1e6 << " us\n";
+  std::cout << std::setprecision(2) << "client CPU per round trip: " << cpu_seconds / static_cast<double>(options.count) * 1e6 << " us\n";
   return 0;
 }
 
