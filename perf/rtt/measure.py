@@ -198,11 +198,16 @@ def measure_row(spec: RowSpec, count: int, warm_up: int, workdir: Path, server_a
     )
 
 
+# How long a floor program waits for a request or a reply: the server waits through the client's start, which
+# on a loaded machine can take seconds.
+FLOOR_TIMEOUT_SECONDS = 60
+
+
 def _floor_command(spec: FloorSpec, role: str, address: str, count: int) -> list[str]:
     if spec.language == "cpp":
-        command = [str(programs.zmq_pingpong())]
+        command = [str(programs.zmq_pingpong()), "--timeout", str(FLOOR_TIMEOUT_SECONDS * 1000)]
     elif spec.language == "python":
-        command = [programs.python(), "-m", "perf.floor.pingpong"]
+        command = [programs.python(), "-m", "perf.floor.pingpong", "--timeout", str(FLOOR_TIMEOUT_SECONDS)]
     else:
         raise ValueError(f"no floor program in '{spec.language}'")
     return command + [

@@ -55,17 +55,19 @@ class Measured:
     def latency(self) -> Latency:
         return Latency.of(self.samples)
 
-    @property
-    def p50(self) -> Spread:
-        spread = Spread.of([run.p50 for run in self.runs])
-        assert spread is not None
+    def _spread(self, figure: str) -> Spread:
+        """A figure every run has, over the runs."""
+        spread = Spread.of([getattr(run, figure) for run in self.runs])
+        assert spread is not None, f"a run of {self.spec.label()} has no {figure}"
         return spread
 
     @property
+    def p50(self) -> Spread:
+        return self._spread("p50")
+
+    @property
     def round_trips_per_second(self) -> Spread:
-        spread = Spread.of([run.round_trips_per_second for run in self.runs])
-        assert spread is not None
-        return spread
+        return self._spread("round_trips_per_second")
 
     @property
     def server_cpu_us(self) -> Spread | None:
@@ -73,9 +75,7 @@ class Measured:
 
     @property
     def client_cpu_us(self) -> Spread:
-        spread = Spread.of([run.client_cpu_us for run in self.runs])
-        assert spread is not None
-        return spread
+        return self._spread("client_cpu_us")
 
     @property
     def server_idle_cpu_percent(self) -> float | None:
