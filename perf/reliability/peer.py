@@ -49,7 +49,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--curve-secret", default=None, metavar="KEY",
                         help="server: its secret key, to bind as a CURVE server; client: its own secret key "
                              "(default: no CURVE)")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                         help="give up when a send or receive takes longer (default: %(default)s)")
     args = parser.parse_args(argv)
     if args.count < 1:
