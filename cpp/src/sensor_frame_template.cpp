@@ -40,28 +40,29 @@ std::optional<std::size_t> only_place(std::string_view bytes, double value) {
 void SensorFrameTemplate::learn(std::string_view frame, const double* values, double simulated_time,
                                 const std::vector<bool>& activated, const Encode& encode) {
   if (failed_tries_ >= kTriesBeforeGivingUp) return;
-  if (try_learn(frame, values, simulated_time, activated, encode)) {
+  const Outcome outcome = try_learn(frame, values, simulated_time, activated, encode);
+  if (outcome == Outcome::learned) {
     failed_tries_ = 0;
     return;
   }
   bytes_.clear();
-  ++failed_tries_;
+  if (outcome == Outcome::not_this_peer) ++failed_tries_;
 }
 
-bool SensorFrameTemplate::try_learn(std::string_view frame, const double* values, double simulated_time,
+SensorFrameTemplate::Outcome SensorFrameTemplate::try_learn(std::string_view frame, const double* values, double simulated_time,
                                     const std::vector<bool>& activated, const Encode& encode) {
   // Wire doubles are little-endian; copying them as they are needs a host that is too.
-  if (!little_endian()) return false;
+  if (!little_endian()) return Outcome::not_this_peer;
   const std::size_t count = activated.size();
   // Only a frame the same encoder writes from these numbers: then one with other numbers is laid out alike.
-  if (encode(values, simulated_time) != frame) return false;
+  if (encode(values, simulated_time) != frame) return Outcome::not_this_peer;
   std::vector<double> marked(values, values + count);
   for (std::size_t i = 0; i < count; ++i) {
     if (!activated[i]) marked[i] = sentinel(i);
   }
   const double marked_time = sentinel(count);
   const std::string marked_frame = encode(marked.data(), marked_time);
-  if (marked_frame.size() != frame.size()) return false;  // a time of 0, left out of this frame
+  if (marked_frame.size() != frame.size()) return Outcome::not_this_frame;  // a time of 0, left out of this frame
 
   std::vector<std::pair<std::size_t, std::size_t>> numbers;
   std::vector<std::pair<std::size_t, double>> constants;
@@ -71,32 +72,34 @@ bool SensorFrameTemplate::try_learn(std::string_view frame, const double* values
       continue;
     }
     const auto place = only_place(marked_frame, marked[i]);
-    if (!place) return false;
+    if (!place) return Outcome::not_this_frame;
     numbers.emplace_back(*place, i);
   }
   const auto time_place = only_place(marked_frame, marked_time);
-  if (!time_place) return false;
+  if (!time_place) return Outcome::not_this_frame;
   numbers.emplace_back(*time_place, kTime);
   std::sort(numbers.begin(), numbers.end());
 
   std::vector<std::pair<std::size_t, std::size_t>> fixed;
   std::size_t start = 0;
   for (const auto& [offset, index] : numbers) {
-    if (offset < start) return false;  // overlapping places: not eight bytes each of their own
+    if (offset < start) return Outcome::not_this_frame;  // overlapping places: not eight bytes each of their own
     if (offset > start) fixed.emplace_back(start, offset - start);
     start = offset + sizeof(double);
   }
-  if (start > frame.size()) return false;
+  if (start > frame.size()) return Outcome::not_this_frame;
   if (start < frame.size()) fixed.emplace_back(start, frame.size() - start);
   // The bytes around the numbers must be the frame's own, not just of the same length.
   for (const auto& [offset, length] : fixed) {
-    if (std::memcmp(marked_frame.data() + offset, frame.data() + offset, length) != 0) return false;
+    if (std::memcmp(marked_frame.data() + offset, frame.data() + offset, length) != 0) {
+      return Outcome::not_this_frame;
+    }
   }
   bytes_.assign(frame.data(), frame.size());
   numbers_ = std::move(numbers);
   fixed_ = std::move(fixed);
   constants_ = std::move(constants);
-  return true;
+  return Outcome::learned;
 }
 
 std::optional<double> SensorFrameTemplate::read(std::string_view frame, double* values) const {

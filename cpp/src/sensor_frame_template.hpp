@@ -20,8 +20,8 @@ namespace coupler::detail {
 // byte from the numbers it holds, so every frame it takes is one the full
 // read takes with the same numbers. Any other frame (another shape, a flag
 // flipped, a time of 0 left out, a peer that encodes differently) it leaves
-// to the full read. A peer whose frames it can never learn from is given up
-// on after a few tries, so the full read costs no more than before.
+// to the full read. A peer whose frames its encoder does not write alike is
+// given up on after a few tries, so the full read costs no more than before.
 class SensorFrameTemplate {
  public:
   using Encode = std::function<std::string(const double* values, double simulated_time)>;
@@ -38,8 +38,9 @@ class SensorFrameTemplate {
   bool learned() const noexcept { return !bytes_.empty(); }
 
  private:
-  bool try_learn(std::string_view frame, const double* values, double simulated_time,
-                 const std::vector<bool>& activated, const Encode& encode);
+  enum class Outcome { learned, not_this_frame, not_this_peer };
+  Outcome try_learn(std::string_view frame, const double* values, double simulated_time,
+                    const std::vector<bool>& activated, const Encode& encode);
 
   static constexpr int kTriesBeforeGivingUp = 3;
   static constexpr std::size_t kTime = static_cast<std::size_t>(-1);  // the index standing for the time

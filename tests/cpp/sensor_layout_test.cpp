@@ -343,3 +343,16 @@ TEST_CASE("a zero time the encoder leaves out is read as zero after frames with 
   REQUIRE(time);
   CHECK(*time == 0.0);
 }
+
+TEST_CASE("frames at time zero, however many, do not keep read from taking later frames by their layout") {
+  SensorLayout writer(small_scene());
+  SensorLayout reader(small_scene());
+  std::vector<double> values = random_values(writer.size(), 9);
+  std::vector<double> back(reader.size());
+  for (int i = 0; i < 5; ++i) REQUIRE(reader.read(writer.encode(values.data(), 0.0), back.data()));
+  for (int step = 1; step <= 3; ++step) {
+    values[0] = step;
+    REQUIRE(reader.read(writer.encode(values.data(), 0.1 * step), back.data()));
+    CHECK(back[0] == step);
+  }
+}
