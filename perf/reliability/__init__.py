@@ -33,6 +33,7 @@ from perf.common.markdown import number, table
 from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure
 from perf.common.programs import python
+from perf.rtt.render import spread
 from perf.rtt.repetitions import Spread
 
 log = logging.getLogger("perf.reliability")
@@ -128,8 +129,8 @@ def render(result: dict[str, Any]) -> str:
     for step in result["steps"]:
         figures = [step[key]["median"] for key in ("p50_us", "client_cpu_us", "server_cpu_us")]
         added = ["–"] * 3 if previous is None else [number(a - b) for a, b in zip(figures, previous)]
-        cells.append([step["step"], step["transport"], number(figures[0]), added[0], number(figures[1]), added[1],
-                      number(figures[2]), added[2]])
+        cells.append([step["step"], step["transport"], spread(step["p50_us"]), added[0],
+                      spread(step["client_cpu_us"]), added[1], spread(step["server_cpu_us"]), added[2]])
         previous = figures
     settings = result["settings"]
     return "\n".join([
@@ -143,8 +144,8 @@ def render(result: dict[str, Any]) -> str:
               cells, [False, False] + [True] * 6),
         "",
         "Each step adds one feature to the one above it (\"all of the above over tcp\" changes the transport), "
-        "so its \"added\" columns are what that feature costs; differences within the spread of a shared "
-        "machine (a few µs) are noise.",
+        "so its \"added\" columns (of medians) are what that feature costs; a figure is the median over the "
+        "repetitions with the lowest and highest in brackets, and an added cost within that spread is noise.",
     ])
 
 

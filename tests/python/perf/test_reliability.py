@@ -38,4 +38,4 @@ def test_the_table_gives_each_features_cost_as_the_difference_to_the_step_before
               "steps": [_step("plain", 50.0, 20.0, 20.0), _step("+ envelope", 53.5, 20.5, 24.0)]}
     [line] = [line for line in reliability.render(result).splitlines() if line.startswith("| + envelope")]
     cells = [cell.strip() for cell in line.strip("|").split("|")]
-    assert cells == ["+ envelope", "ipc", "53.5", "3.5", "20.5", "0.5", "24.0", "4.0"]
+    assert cells == ["+ envelope", "ipc", "53.5", "3.5", "20.5", "0.5", "24.0", "4.0"]  # one figure: no spread
