@@ -83,14 +83,15 @@ def test_every_row_has_its_figures_from_every_repetition(result):
             assert row["server_cpu_us_per_round_trip"] is None
         else:
             assert row["server_cpu_us_per_round_trip"]["median"] > 0
-            assert row["server_round_trips"] == 2 * (COUNT + WARM_UP)  # no pick approach on this scene
+            # The pick approach's Controls too: the static scene has an arm that does not move.
+            assert row["server_round_trips"] >= 2 * (COUNT + WARM_UP)
 
 
 def test_every_floor_has_its_figures_from_every_repetition(result):
     for floor in result["floors"]:
         assert floor["repetitions"] == 2
         assert floor["latency_us"]["count"] == 2 * COUNT
-        assert floor["server_cpu_us_per_round_trip"]["median"] > 0
+        assert floor["server_cpu_us_per_round_trip"]["median"] >= 0  # /proc counts in 10 ms ticks
         assert floor["client_cpu_us_per_round_trip"]["median"] > 0
 
 
@@ -116,8 +117,11 @@ def test_coupler_static_rows_are_set_against_the_recorded_server(result):
         if (row["peer"], row["scene"]) != ("coupler", "static"):
             assert row["vs_recorded"] is None
             continue
-        recorded = next(r for r in result["rows"] if (r["peer"], r["client"], r["transport"]) ==
-                        ("recorded", row["client"], row["transport"]))
+        recorded = next((r for r in result["rows"] if (r["peer"], r["client"], r["transport"]) ==
+                         ("recorded", row["client"], row["transport"])), None)
+        if recorded is None:  # quick measures the recorded server on ipc only
+            assert row["vs_recorded"] is None
+            continue
         assert row["vs_recorded"]["p50"] == pytest.approx(row["p50_us"]["median"] / recorded["p50_us"]["median"])
 
 
@@ -129,7 +133,8 @@ def test_the_table_has_a_row_per_row_and_per_floor(result):
     for index, (cells_of_row, row) in enumerate(zip(table_rows, result["rows"]), 1):
         assert cells_of_row[0] == str(index)
         assert cells_of_row[3:6] == [row["client"], row["transport"], row["receive"]]
-        assert cells_of_row[14] == f"{row['vs_floor']['p50']:,.2f}"
+        assert cells_of_row[14] == str(row["floor_index"] + 1)
+        assert cells_of_row[15] == f"{row['vs_floor']['p50']:,.2f}"
     floor_rows = [row for row in cells if row[1].startswith(("C++", "Python"))]
     assert [row[0] for row in floor_rows] == [str(i) for i in range(1, len(result["floors"]) + 1)]
 
