@@ -26,6 +26,8 @@
 
 #include <zmq.hpp>
 
+#include "arguments.hpp"
+
 namespace {
 
 constexpr const char* kUsage =
@@ -77,25 +79,19 @@ struct Options {
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) fail(std::string(arg) + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--addr") {
-      options.address = value();
+  coupler_perf::Arguments arguments(argc, argv, kUsage, fail);
+  while (arguments.next()) {
+    const std::string_view arg = arguments.flag();
+    if (arg == "--addr") {
+      options.address = arguments.value();
     } else if (arg == "--handshake") {
-      options.handshake_path = value();
+      options.handshake_path = arguments.value();
     } else if (arg == "--reset") {
-      options.reset_path = value();
+      options.reset_path = arguments.value();
     } else if (arg == "--sensor") {
-      options.sensor_path = value();
+      options.sensor_path = arguments.value();
     } else if (arg == "--poll-ms") {
-      const char* text = value();
+      const char* text = arguments.value();
       char* end = nullptr;
       errno = 0;
       const long ms = std::strtol(text, &end, 10);
@@ -104,7 +100,7 @@ Options parse_options(int argc, char** argv) {
       }
       options.poll_ms = static_cast<int>(ms);
     } else {
-      fail("unknown option '" + std::string(arg) + "'");
+      arguments.unknown();
     }
   }
   if (options.address.empty()) fail("--addr is required");

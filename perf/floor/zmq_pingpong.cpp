@@ -27,6 +27,8 @@
 
 #include <zmq.hpp>
 
+#include "arguments.hpp"
+
 namespace {
 
 // The process's CPU time, all threads (ZeroMQ's I/O thread too), to the nanosecond: std::clock() is coarser
@@ -91,16 +93,11 @@ std::uint64_t parse_count(std::string_view flag, const char* text) {
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) fail(std::string(arg) + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (arg == "--role") {
+  coupler_perf::Arguments arguments(argc, argv, kUsage, fail);
+  const auto value = [&arguments] { return arguments.value(); };
+  while (arguments.next()) {
+    const std::string_view arg = arguments.flag();
+    if (arg == "--role") {
       const std::string_view role = value();
       if (role == "server") {
         options.role = Role::server;
@@ -122,7 +119,7 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--timeout") {
       options.timeout = std::chrono::milliseconds(parse_count(arg, value()));
     } else {
-      fail("unknown option '" + std::string(arg) + "'");
+      arguments.unknown();
     }
   }
   if (!options.role) fail("--role is required");
