@@ -96,6 +96,7 @@ def _run(args: argparse.Namespace, timings_file: TextIO | None) -> int:
         session.stats.clear()  # timings cover the round trips below only
         step_times = [] if timings_file is not None else None
         started = time.perf_counter()
+        cpu_started = time.process_time()  # all threads of the process, pyzmq's I/O thread too
         readings = None
         for _ in range(args.range + 1):
             if step_times is None:
@@ -105,9 +106,11 @@ def _run(args: argparse.Namespace, timings_file: TextIO | None) -> int:
                 readings = session.step(controls)
                 step_times.append(time.perf_counter() - step_start)
         total = time.perf_counter() - started
+        cpu_per_step = (time.process_time() - cpu_started) / (args.range + 1)
         print(f"controls sent: {args.range + 1}, simulated time: {readings.time:.4f} s")
         if args.timings:
             print(session.stats.report(total, polling))
+            print(f"client CPU per round trip: {cpu_per_step * 1e6:.1f} us")
     if timings_file is not None:
         timings_file.writelines(f"{seconds * 1e6:.3f}\n" for seconds in step_times)
     return 0

@@ -11,6 +11,7 @@
 
 #include "coupler.pb.h"
 #include "deterministic_wire.hpp"
+#include "sensor_frame_reader.hpp"
 #include "sensor_frame_template.hpp"
 #include "wire_tags.hpp"
 
@@ -200,6 +201,9 @@ struct SensorLayout::Impl {
   std::vector<char> first_arena_block = std::vector<char>(kFirstArenaBlock);
   google::protobuf::Arena arena{arena_options(first_arena_block)};
   pb::Message header;
+  // read()'s shortcut for a frame that differs from the last one read in full only in its numbers.
+  detail::SensorFrameReader frame_reader;
+  std::vector<bool> activated;  // per value: an Activated reading
 
   static google::protobuf::ArenaOptions arena_options(std::vector<char>& first_block) {
     google::protobuf::ArenaOptions options;
@@ -357,6 +361,11 @@ SensorLayout::SensorLayout(const HandshakeMessage& handshake) : impl_(std::make_
   impl_->lay_out(handshake);
   impl_->build_frame(handshake);
   impl_->find_numbers();
+  impl_->activated.assign(impl_->size, false);
+  for (const SensorSlot& slot : impl_->slots) {
+    if (slot.type != ValueType::Activated) continue;
+    std::fill_n(impl_->activated.begin() + static_cast<std::ptrdiff_t>(slot.offset), slot.size, true);
+  }
 }
 
 SensorLayout::~SensorLayout() = default;
@@ -387,6 +396,7 @@ std::optional<double> SensorLayout::read(std::string_view frame, double* values)
   Impl& impl = *impl_;
   if (frame.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return std::nullopt;
   const int size = static_cast<int>(frame.size());
+  if (const std::optional<double> time = impl.frame_reader.read(frame, values)) return time;
   // Exactly the frames coupler::decode() takes as a SensorMessage.
   if (!detail::tags_fit(frame, *impl.header.GetDescriptor()) || !impl.header.ParseFromArray(frame.data(), size) ||
       impl.header.messagetype() != pb::SensorMessageType ||
@@ -398,7 +408,10 @@ std::optional<double> SensorLayout::read(std::string_view frame, double* values)
   if (!received->ParseFromArray(frame.data(), size) || !impl.has_shape(*received) || !impl.take_numbers(*received, values)) {
     return std::nullopt;
   }
-  return received->simvars().simulatedtime();
+  const double simulated_time = received->simvars().simulatedtime();
+  impl.frame_reader.learn(frame, values, simulated_time, impl.activated,
+                            [this](const double* numbers, double time) { return encode(numbers, time); });
+  return simulated_time;
 }
 
 SensorMessage SensorLayout::message(const double* values, double simulated_time) const {

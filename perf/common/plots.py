@@ -14,7 +14,7 @@ import numpy as np
 from perf.common.errors import BenchmarkError
 
 if TYPE_CHECKING:
-    from perf.rtt.measure import Floor, Row
+    from perf.rtt.repetitions import Measured
 
 
 def require_matplotlib() -> None:
@@ -42,7 +42,7 @@ def _tail(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, 1.0 - np.arange(x.size) / x.size
 
 
-def rtt_plot(rows: list[Row], floors: list[Floor], path: Path) -> Path:
+def rtt_plot(rows: list[Measured], floors: list[Measured], path: Path) -> Path:
     """One panel per server and scene: each row's round-trip survival curve on log-log axes, so the
     tail out to p99.9 reads as clearly as the median; each blocking row's floor (`floors[i]` is
     `rows[i]`'s) dotted in the same colour."""

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+import zmq
+
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import Message, SensorRequestMessage
@@ -36,6 +38,8 @@ class ServerProcess:
     `probe` sent there is answered: by default a SensorRequest, which leaves
     a coupler server free for the next controller (a HandshakeInit would
     hold it for its lease); Click's server answers only a HandshakeInit.
+    A server that speaks no protocol (a ping-pong floor) is probed with
+    `raw_probe`, a request frame and the size of the reply it expects.
     Leaving kills it if it still runs. Its output goes to `log_path`, a file
     rather than a pipe, so a chatty server can never block on a pipe nobody
     reads.
@@ -50,6 +54,7 @@ class ServerProcess:
         ready_timeout: float = 20.0,
         probe: Message | None = None,
         client_options: dict | None = None,
+        raw_probe: tuple[bytes, int] | None = None,
     ) -> None:
         self.command = command
         self.address = handshake_address
@@ -58,6 +63,7 @@ class ServerProcess:
         self.env = env
         self.ready_timeout = ready_timeout
         self.client_options = client_options or {}  # what the readiness probe needs (CURVE keys)
+        self.raw_probe = raw_probe
         self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ServerProcess:
@@ -154,6 +160,10 @@ class ServerProcess:
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             self.check_running()
+            if self.raw_probe is not None:
+                if self._answers_raw_probe(*self.raw_probe):
+                    return
+                continue
             try:
                 with Client(self.address, timeout=0.3, **self.client_options) as client:
                     client.request(self.probe)
@@ -161,6 +171,21 @@ class ServerProcess:
             except Error:
                 continue
         raise BenchmarkError(f"no server answered on {self.address} within {self.ready_timeout} s")
+
+    def _answers_raw_probe(self, request: bytes, reply_bytes: int) -> bool:
+        context = zmq.Context.instance()
+        with context.socket(zmq.REQ) as socket:
+            socket.linger = 0
+            socket.rcvtimeo = socket.sndtimeo = 300
+            socket.connect(self.address)
+            try:
+                socket.send(request)
+                reply = socket.recv()
+            except zmq.Again:
+                return False
+        if len(reply) != reply_bytes:
+            raise BenchmarkError(f"{_name(self.command)} answered {len(reply)} bytes, expected {reply_bytes}")
+        return True
 
     def _kill(self) -> None:
         if self._process is not None and self._process.poll() is None:

@@ -33,6 +33,12 @@ def zmq_pingpong() -> Path:
     return _existing(_build_dir() / "bin/zmq_pingpong", "the C++ floor program zmq_pingpong", "run scripts/setup")
 
 
+def recorded_server() -> Path:
+    """The minimal ROUTER server answering recorded frames, built from perf/floor."""
+    return _existing(_build_dir() / "bin/recorded_server", "the recorded-frames server recorded_server",
+                     "run scripts/setup")
+
+
 def python() -> str:
     """The interpreter running the benchmarks, which has coupler installed."""
     return sys.executable

@@ -20,13 +20,16 @@ REALTIME_MAX_MISSED = 0.001
 REALTIME_SECONDS = 10.0
 
 
+# The rows the round-trip targets read: every client on ipc with blocking receive.
+_TARGET_TRANSPORT = "ipc"
+
+
 def judged_on(peer: str, scene: str, client: str, transport: str, receive: str) -> bool:
-    """Whether a target is judged on this perf.rtt row, or the cost of CURVE read from it, so a short run
-    must measure it."""
-    if receive != "blocking":
+    """Whether a target is judged on this perf.rtt row, so a short run must measure it."""
+    if receive != "blocking" or transport != _TARGET_TRANSPORT:
         return False
-    if peer == "coupler":
-        return scene == "static" or (scene, client, transport) == ("arm", "cpp", "ipc")
+    if peer in ("coupler", "recorded"):
+        return scene == "static" or (scene, client) == ("arm", "cpp")
     return peer == "pclick" and client == "cpp"
 
 
@@ -37,62 +40,106 @@ class Verdict:
     met: bool | None  # None: not measured by this run
 
 
-def _row(rtt: dict[str, Any], peer: str, scene: str, client: str, transport: str) -> dict[str, Any] | None:
+def _row(rtt: dict[str, Any], peer: str, scene: str, client: str) -> dict[str, Any] | None:
     return next(
         (row for row in rtt["rows"]
-         if (row["peer"], row["scene"], row["client"], row["transport"], row["receive"])
-         == (peer, scene, client, transport, "blocking")),
+         if (row["peer"], row["client"], row["transport"], row["receive"])
+         == (peer, client, _TARGET_TRANSPORT, "blocking") and (peer == "pclick" or row["scene"] == scene)),
         None,
     )
 
 
-def _floor_p50(rtt: dict[str, Any], row: dict[str, Any]) -> float:
-    return row["latency_us"]["p50"] / row["vs_floor"]["p50"]
+def _floor(rtt: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    return rtt["floors"][row["floor_index"]]
+
+
+def _p50(entry: dict[str, Any]) -> float:
+    return entry["p50_us"]["median"]
+
+
+def _server_cpu(entry: dict[str, Any]) -> float | None:
+    cpu = entry["server_cpu_us_per_round_trip"]
+    return None if cpu is None else cpu["median"]
 
 
 def _not_measured(target: str, what: str) -> Verdict:
     return Verdict(target, f"not measured: this run has no {what}", None)
 
 
-def floor_ratio(rtt: dict[str, Any], client: str, transport: str, limit: float) -> Verdict:
-    language = "C++ democlient" if client == "cpp" else "Python client"
-    target = f"{language}, static scene, {transport}, blocking: p50 ≤ {limit:g} × the {client} ZeroMQ floor"
-    row = _row(rtt, "coupler", "static", client, transport)
+def _language(client: str) -> str:
+    return "C++ democlient" if client == "cpp" else "Python client (Session.step)"
+
+
+def floor_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
+    target = f"{_language(client)}, static scene, ipc, blocking: p50 ≤ {limit:g} × the {client} ZeroMQ floor"
+    row = _row(rtt, "coupler", "static", client)
     if row is None:
-        return _not_measured(target, f"coupler static {client} {transport} blocking row")
-    ratio = row["vs_floor"]["p50"]
-    return Verdict(target, f"{ratio:.3f} × ({row['latency_us']['p50']:.1f} µs vs floor "
-                           f"{_floor_p50(rtt, row):.1f} µs)", ratio <= limit)
+        return _not_measured(target, f"coupler static {client} ipc blocking row")
+    floor_p50 = _p50(_floor(rtt, row))
+    ratio = _p50(row) / floor_p50
+    return Verdict(target, f"{ratio:.2f} × ({_p50(row):.1f} µs vs floor {floor_p50:.1f} µs)", ratio <= limit)
 
 
-def arm_step_rate(rtt: dict[str, Any], limit: float = 0.8) -> Verdict:
+def recorded_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
+    target = (f"{_language(client)}, static scene, ipc, blocking: p50 ≤ {limit:g} × the minimal ROUTER server's "
+              "(recorded frames)")
+    ours, recorded = _row(rtt, "coupler", "static", client), _row(rtt, "recorded", "static", client)
+    if ours is None or recorded is None:
+        return _not_measured(target, f"coupler static and recorded {client} ipc blocking rows")
+    ratio = _p50(ours) / _p50(recorded)
+    return Verdict(target, f"{ratio:.2f} × ({_p50(ours):.1f} µs vs {_p50(recorded):.1f} µs)", ratio <= limit)
+
+
+def recorded_cpu_ratio(rtt: dict[str, Any], limit: float = 1.5) -> Verdict:
+    target = (f"C++ democlient, static scene, ipc, blocking: server CPU per round trip ≤ {limit:g} × the minimal "
+              "ROUTER server's")
+    ours, recorded = _row(rtt, "coupler", "static", "cpp"), _row(rtt, "recorded", "static", "cpp")
+    if ours is None or recorded is None or _server_cpu(ours) is None or _server_cpu(recorded) is None:
+        return _not_measured(target, "coupler static and recorded cpp ipc blocking rows with CPU times")
+    ratio = _server_cpu(ours) / _server_cpu(recorded)
+    return Verdict(target, f"{ratio:.2f} × ({_server_cpu(ours):.1f} µs vs {_server_cpu(recorded):.1f} µs)",
+                   ratio <= limit)
+
+
+def arm_step_rate(rtt: dict[str, Any], limit: float = 0.9) -> Verdict:
     target = (f"arm scene, unpaced lockstep, C++ democlient, ipc: steps/s ≥ {limit:.0%} of "
-              "1 / (floor round trip + one mj_step alone)")
-    row = _row(rtt, "coupler", "arm", "cpp", "ipc")
+              "1 / (floor p50 + one mj_step alone)")
+    row = _row(rtt, "coupler", "arm", "cpp")
     step_us = rtt.get("step_cost_us", {}).get("arm")
     if row is None or step_us is None:
         return _not_measured(target, "coupler arm cpp ipc blocking row with the arm's step cost")
-    floor_us = _floor_p50(rtt, row)
+    floor_us = _p50(_floor(rtt, row))
     bound = 1e6 / (floor_us + step_us)
-    ratio = row["round_trips_per_second"] / bound
-    return Verdict(target, f"{ratio:.0%} ({row['round_trips_per_second']:,.0f} of {bound:,.0f}/s: floor "
-                           f"{floor_us:.1f} µs + step {step_us:.1f} µs)", ratio >= limit)
+    rate = row["round_trips_per_second"]["median"]
+    ratio = rate / bound
+    return Verdict(target, f"{ratio:.0%} ({rate:,.0f} of {bound:,.0f}/s: floor {floor_us:.1f} µs + step "
+                           f"{step_us:.1f} µs)", ratio >= limit)
 
 
-def versus_click(rtt: dict[str, Any], transport: str, limit: float = 0.5) -> Verdict:
-    target = f"C++ democlient, {transport}, blocking: coupler's p50 ≤ {limit:g} × Click's demo server's"
-    ours = _row(rtt, "coupler", "static", "cpp", transport)
-    click = next(
-        (row for row in rtt["rows"]
-         if (row["peer"], row["client"], row["transport"], row["receive"]) == ("pclick", "cpp", transport, "blocking")),
-        None,
-    )
+def arm_step_cpu(rtt: dict[str, Any], factor: float = 1.3) -> Verdict:
+    target = (f"arm scene, unpaced lockstep, C++ democlient, ipc: server CPU per step ≤ the floor server's + "
+              f"{factor:g} × one mj_step alone")
+    row = _row(rtt, "coupler", "arm", "cpp")
+    step_us = rtt.get("step_cost_us", {}).get("arm")
+    if row is None or step_us is None or _server_cpu(row) is None:
+        return _not_measured(target, "coupler arm cpp ipc blocking row with CPU times and the arm's step cost")
+    floor_cpu = _server_cpu(_floor(rtt, row))
+    bound = floor_cpu + factor * step_us
+    ours = _server_cpu(row)
+    return Verdict(target, f"{ours:.1f} µs vs {bound:.1f} µs (floor server {floor_cpu:.1f} µs + {factor:g} × step "
+                           f"{step_us:.1f} µs)", ours <= bound)
+
+
+def versus_click(rtt: dict[str, Any], limit: float = 0.75, idle_limit: float = 1.0) -> Verdict:
+    target = (f"C++ democlient, ipc, blocking: coupler's p50 ≤ {limit:g} × Click's demo server's, coupler's idle "
+              f"CPU < {idle_limit:g} %")
+    ours, click = _row(rtt, "coupler", "static", "cpp"), _row(rtt, "pclick", "", "cpp")
     if ours is None or click is None:
-        return _not_measured(target, f"coupler static and pclick cpp {transport} blocking rows")
-    ratio = ours["latency_us"]["p50"] / click["latency_us"]["p50"]
-    return Verdict(target, f"{ratio:.3f} × ({ours['latency_us']['p50']:.1f} µs vs Click "
-                           f"{click['latency_us']['p50']:.1f} µs; Click's floor ratio "
-                           f"{click['vs_floor']['p50']:.2f})", ratio <= limit)
+        return _not_measured(target, "coupler static and pclick cpp ipc blocking rows")
+    ratio = _p50(ours) / _p50(click)
+    idle = ours["server_idle_cpu_percent"]
+    return Verdict(target, f"{ratio:.2f} × ({_p50(ours):.1f} µs vs Click {_p50(click):.1f} µs); idle CPU "
+                           f"{idle:.2f} %", ratio <= limit and idle < idle_limit)
 
 
 def realtime(frequency: dict[str, Any]) -> list[Verdict]:
@@ -118,13 +165,13 @@ def evaluate(rtt: dict[str, Any] | None, frequency: dict[str, Any] | None) -> li
     verdicts = []
     if rtt is not None:
         verdicts += [
-            floor_ratio(rtt, "cpp", "ipc", 1.25),
-            floor_ratio(rtt, "cpp", "tcp", 1.3),
-            floor_ratio(rtt, "python", "ipc", 1.2),
-            floor_ratio(rtt, "python", "tcp", 1.2),
+            floor_ratio(rtt, "cpp", 1.15),
+            recorded_ratio(rtt, "cpp", 1.1),
+            recorded_cpu_ratio(rtt),
+            versus_click(rtt),
             arm_step_rate(rtt),
-            versus_click(rtt, "ipc"),
-            versus_click(rtt, "tcp"),
+            arm_step_cpu(rtt),
+            floor_ratio(rtt, "python", 1.2),
         ]
     if frequency is not None:
         verdicts += realtime(frequency)

@@ -95,12 +95,14 @@ def ping(args: argparse.Namespace, context: zmq.Context) -> None:
         receive(socket, args.reply_bytes, "reply")
         round_trips = np.empty(args.count)
         started = time.perf_counter()
+        cpu_started = time.process_time()  # all threads of the process, pyzmq's I/O thread too
         for i in range(args.count):
             sent = time.perf_counter()
             send(socket, request, "request")
             receive(socket, args.reply_bytes, "reply")
             round_trips[i] = time.perf_counter() - sent
         total = time.perf_counter() - started
+        cpu_seconds = time.process_time() - cpu_started
     round_trips *= 1e6
     if args.timings_file is not None:
         np.savetxt(args.timings_file, round_trips, fmt="%.3f")
@@ -108,6 +110,7 @@ def ping(args: argparse.Namespace, context: zmq.Context) -> None:
     print(f"round trips per second:  {args.count / total:.1f}")
     print(f"round trip p50:          {np.quantile(round_trips, 0.5, method='nearest'):.1f} us")
     print(f"round trip p99:          {np.quantile(round_trips, 0.99, method='nearest'):.1f} us")
+    print(f"client CPU per round trip: {cpu_seconds / args.count * 1e6:.1f} us")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perf.frequency import render as frequency_render
+from perf import reliability
 from perf.common import results
 from perf.rtt import render as rtt_render
 from perf.soak import render as soak_render
@@ -29,6 +30,7 @@ RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "frequency": frequency_render.render,
     "soak": soak_render.render,
     "stress": stress_render.render,
+    "reliability": reliability.render,
 }
 
 
@@ -76,9 +78,9 @@ def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> st
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.report",
-        description="Render the results perf.rtt, perf.frequency and perf.soak wrote (rtt.json, frequency.json, "
-        "soak.json and their plots) into one markdown report. Exits 1 when there are no results or one cannot "
-        "be read.",
+        description="Render the results perf.rtt, perf.frequency, perf.soak and perf.reliability wrote (rtt.json, "
+        "frequency.json, soak.json, reliability.json and their plots) into one markdown report. Exits 1 when "
+        "there are no results or one cannot be read.",
     )
     parser.add_argument("--results", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
                         help="directory holding the results (default: perf/results)")

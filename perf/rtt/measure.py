@@ -1,5 +1,6 @@
 """One perf.rtt measurement: a client's Control -> Sensor round trips
-against a fresh server, or a transport floor of the same frame sizes."""
+against a fresh server, or a transport floor of the same frame sizes, with
+the CPU time both processes spent on them."""
 
 from __future__ import annotations
 
@@ -18,16 +19,20 @@ from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_pu
 
 from perf.common.endpoints import CURVE_TRANSPORT, address_for, floor_transport
 from perf.common.errors import BenchmarkError
-from perf.common.latency import Latency, read_timings
+from perf.common.latency import read_timings
 from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure, frame_sizes
+from perf.rtt.recording import Recording
 
 CLIENTS = ("cpp", "python")
 RECEIVE_MODES = ("blocking", "non-blocking")
 COUPLER = "coupler"
 PCLICK = "pclick"
-# Click's demo server serves one fixed scene of its own.
+# The minimal C++ ROUTER server answering frames recorded from coupler's server (perf/floor/recorded_server.cpp).
+RECORDED = "recorded"
+# Click's demo server serves one fixed scene of its own; the recorded server the frames of coupler's static scene.
 PCLICK_SCENE = "click demo"
+RECORDED_SCENE = "static"
 # A server's idle CPU use is measured between its readiness probe and the client: after letting it settle
 # from answering the probe (the first request finishes loading code paths), over this much wall time.
 IDLE_SETTLE_SECONDS = 0.3
@@ -41,7 +46,7 @@ def client_budget(count: int) -> float:
 
 @dataclass(frozen=True)
 class RowSpec:
-    peer: str  # COUPLER or PCLICK
+    peer: str  # COUPLER, RECORDED or PCLICK
     scene: str
     client: str  # one of CLIENTS
     transport: str
@@ -63,33 +68,35 @@ class FloorSpec:
 
 
 @dataclass
-class Row:
-    spec: RowSpec
-    latency: Latency
+class Run:
+    """One measurement: a fresh server and one client process.
+
+    `samples` are the timed round trips in microseconds, the warm-up left
+    out. CPU figures are user + system time of all a process's threads:
+    the client's over its whole loop (warm-up included) per round trip,
+    the server's from before the client started to after it finished, per
+    request it answered. None where a figure says nothing (Click's server
+    spins, so its CPU time is wall time).
+    """
+
+    samples: np.ndarray = field(repr=False)
     round_trips_per_second: float
     request_bytes: int
     reply_bytes: int
-    # Server user + system CPU over the client's run per Control it answered (the pick approach's
-    # included); None for a server whose CPU time says nothing (Click's spins).
-    server_cpu_us_per_round_trip: float | None
+    client_cpu_us: float
+    server_cpu_us: float | None
     server_round_trips: int | None
-    server_idle_cpu_percent: float  # of one core, while connected and waiting for the client's first request
-    samples: np.ndarray = field(repr=False)
+    server_idle_cpu_percent: float | None
 
-    def floor_spec(self) -> FloorSpec:
-        return FloorSpec(self.spec.client, floor_transport(self.spec.transport), self.request_bytes, self.reply_bytes)
-
-
-@dataclass
-class Floor:
-    spec: FloorSpec
-    latency: Latency
-    round_trips_per_second: float
-    samples: np.ndarray = field(repr=False)
+    @property
+    def p50(self) -> float:
+        return float(np.quantile(self.samples, 0.5, method="nearest"))
 
 
-def server_command(spec: RowSpec, address: str, server_args: list[str]) -> tuple[list[str], dict[str, str] | None]:
-    """The server program and its environment. Both servers trace frame sizes: the byte counts come from there."""
+def server_command(spec: RowSpec, address: str, server_args: list[str],
+                   recording: Recording | None) -> tuple[list[str], dict[str, str] | None]:
+    """The server program and its environment. coupler's and Click's servers trace frame sizes: the byte
+    counts come from there; the recorded server's are those of its recording."""
     if spec.peer == COUPLER:
         command = [programs.python(), "-m", "demo.server", "--addr", address, "--scene", spec.scene, "--trace-sizes"]
         return command + server_args, None
@@ -97,6 +104,10 @@ def server_command(spec: RowSpec, address: str, server_args: list[str]) -> tuple
         command = [str(programs.pclick_python()), "-m", "pclick.demo.server", "--addr", address, "--trace-sizes"]
         # Click's server prints its traces and leaves by os._exit on SIGINT: unbuffered, or they are lost.
         return command, {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if spec.peer == RECORDED:
+        if recording is None:
+            raise ValueError("the recorded server needs a recording")
+        return [str(programs.recorded_server()), "--addr", address, *recording.flags()], None
     raise ValueError(f"unknown peer '{spec.peer}'")
 
 
@@ -139,8 +150,13 @@ class CurveKeys:
                 "curve_key_pair": load_key_pair(self.client_secret)}
 
 
-def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]) -> Row:
-    """Start a server, run the client for `count` timed round trips, stop the server, read the figures."""
+def _timed(path: Path, warm_up: int, count: int) -> np.ndarray:
+    return read_timings(path, warm_up + count)[warm_up:]
+
+
+def measure_row(spec: RowSpec, count: int, warm_up: int, workdir: Path, server_args: list[str],
+                recording: Recording | None = None) -> Run:
+    """Start a server, run the client for `warm_up` + `count` round trips, stop the server, read the figures."""
     # A directory of its own, so nothing a previous measurement left can be read as this one's.
     workdir = Path(tempfile.mkdtemp(prefix="row-", dir=workdir))
     address = address_for(spec.transport, workdir)
@@ -148,8 +164,8 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
     keys = CurveKeys.create(workdir / "keys") if spec.transport == CURVE_TRANSPORT else None
     if keys is not None and spec.peer != COUPLER:
         raise ValueError(f"{spec.peer} has no {CURVE_TRANSPORT} transport")
-    command, env = server_command(spec, address, server_args + (keys.server_flags() if keys else []))
-    client = client_command(spec, address, count, timings_file) + (keys.client_flags() if keys else [])
+    command, env = server_command(spec, address, server_args + (keys.server_flags() if keys else []), recording)
+    client = client_command(spec, address, warm_up + count, timings_file) + (keys.client_flags() if keys else [])
     click = spec.peer == PCLICK
     probe = HandshakeInitMessage() if click else None  # Click's server answers nothing else
     with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe,
@@ -157,37 +173,41 @@ def measure_row(spec: RowSpec, count: int, workdir: Path, server_args: list[str]
         time.sleep(IDLE_SETTLE_SECONDS)
         idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
         cpu_before = server.cpu_seconds()
-        output = run_client(client, timeout=client_budget(count))
+        output = run_client(client, timeout=client_budget(warm_up + count))
         # Click's server polls without sleeping, so its CPU time is wall time, not work, and it prints
         # no summary to stop for. The client's success is its health check.
         cpu_after = None if click else server.cpu_seconds()
         log = server.end() if click else server.stop()
-    samples = read_timings(timings_file, count)
-    request_bytes, reply_bytes = frame_sizes(log)
-    if click:
-        round_trips, cpu_per_round_trip = None, None
+    if spec.peer == RECORDED:
+        request_bytes, reply_bytes = recording.control_bytes, recording.sensor_bytes
+        round_trips = int(figure(log, "requests answered")) - 1  # the readiness probe's is not the client's
     else:
+        request_bytes, reply_bytes = frame_sizes(log)
         # The Controls the server answered, the pick approach's included.
-        round_trips = int(figure(log, "controls received"))
-        cpu_per_round_trip = (cpu_after - cpu_before) / round_trips * 1e6
-    return Row(
-        spec=spec,
-        latency=Latency.of(samples),
+        round_trips = None if click else int(figure(log, "controls received"))
+    cpu_us = None if cpu_after is None else (cpu_after - cpu_before) / round_trips * 1e6
+    return Run(
+        samples=_timed(timings_file, warm_up, count),
         round_trips_per_second=figure(output, "round trips per second"),
         request_bytes=request_bytes,
         reply_bytes=reply_bytes,
-        server_cpu_us_per_round_trip=cpu_per_round_trip,
+        client_cpu_us=figure(output, "client CPU per round trip"),
+        server_cpu_us=cpu_us,
         server_round_trips=round_trips,
         server_idle_cpu_percent=idle_cpu,
-        samples=samples,
     )
+
+
+# How long a floor program waits for a request or a reply: the server waits through the client's start, which
+# on a loaded machine can take seconds.
+FLOOR_TIMEOUT_SECONDS = 60
 
 
 def _floor_command(spec: FloorSpec, role: str, address: str, count: int) -> list[str]:
     if spec.language == "cpp":
-        command = [str(programs.zmq_pingpong())]
+        command = [str(programs.zmq_pingpong()), "--timeout", str(FLOOR_TIMEOUT_SECONDS * 1000)]
     elif spec.language == "python":
-        command = [programs.python(), "-m", "perf.floor.pingpong"]
+        command = [programs.python(), "-m", "perf.floor.pingpong", "--timeout", str(FLOOR_TIMEOUT_SECONDS)]
     else:
         raise ValueError(f"no floor program in '{spec.language}'")
     return command + [
@@ -196,18 +216,34 @@ def _floor_command(spec: FloorSpec, role: str, address: str, count: int) -> list
     ]
 
 
-def measure_floor(spec: FloorSpec, count: int, workdir: Path) -> Floor:
-    """Ping-pong `count` timed round trips of the spec's sizes between two processes of the same language."""
+def measure_floor(spec: FloorSpec, count: int, warm_up: int, workdir: Path) -> Run:
+    """Ping-pong `warm_up` + `count` round trips of the spec's sizes between two processes of the same language."""
     workdir = Path(tempfile.mkdtemp(prefix="floor-", dir=workdir))
     address = address_for(spec.transport, workdir)
     timings_file = workdir / "timings.txt"
-    # The client's REQ socket connects before or after the server binds alike, so no readiness wait is needed.
-    with ServerProcess(_floor_command(spec, "server", address, count), workdir / "server.log") as server:
-        client = _floor_command(spec, "client", address, count) + ["--timings-file", str(timings_file)]
-        output = run_client(client, timeout=client_budget(count))
-        server.finish(timeout=10.0)
-    samples = read_timings(timings_file, count)
-    return Floor(spec, Latency.of(samples), figure(output, "round trips per second"), samples)
+    exchanges = warm_up + count
+    # The server is told to answer one request more than the probe's and the client's, so it is still there
+    # to have its CPU time read when the client is done; it is killed then.
+    server_command = _floor_command(spec, "server", address, exchanges + 2)
+    probe = bytes(spec.request_bytes)
+    with ServerProcess(server_command, workdir / "server.log", handshake_address=address,
+                       raw_probe=(probe, spec.reply_bytes)) as server:
+        cpu_before = server.cpu_seconds()
+        client = _floor_command(spec, "client", address, exchanges) + ["--timings-file", str(timings_file)]
+        output = run_client(client, timeout=client_budget(exchanges))
+        # The client's untimed first exchange is answered too.
+        server_cpu_us = (server.cpu_seconds() - cpu_before) / (exchanges + 1) * 1e6
+        server.end()
+    return Run(
+        samples=_timed(timings_file, warm_up, count),
+        round_trips_per_second=figure(output, "round trips per second"),
+        request_bytes=spec.request_bytes,
+        reply_bytes=spec.reply_bytes,
+        client_cpu_us=figure(output, "client CPU per round trip"),
+        server_cpu_us=server_cpu_us,
+        server_round_trips=exchanges + 1,
+        server_idle_cpu_percent=None,
+    )
 
 
 def pclick_version() -> str:

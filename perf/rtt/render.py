@@ -1,4 +1,5 @@
-"""perf.rtt's result as markdown: the rows with their ratios to the floors, then the floors."""
+"""perf.rtt's result as markdown: the rows with their ratios to the floors and to the recorded server, then
+the floors, each figure the median over the repetitions with the lowest and highest."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 from perf.common.markdown import number, table
 
 _LANGUAGES = {"cpp": "C++ (cppzmq)", "python": "Python (pyzmq)"}
-_PERCENTILES = ("p50", "p90", "p99", "p99_9", "max")
-_PERCENTILE_HEADERS = ["p50 µs", "p90 µs", "p99 µs", "p99.9 µs", "max µs"]
+_TAILS = ("p99", "p99_9")
+_TAIL_HEADERS = ["p99 µs", "p99.9 µs"]
 
 
 def _server(row: dict[str, Any], versions: dict[str, str]) -> str:
@@ -16,36 +17,56 @@ def _server(row: dict[str, Any], versions: dict[str, str]) -> str:
     return f"{row['peer']} {version}" if version else row["peer"]
 
 
+def spread(figure: dict[str, float] | None, digits: int = 1) -> str:
+    """"median (low–high)", or a dash without the figure; just the median from a single repetition."""
+    if figure is None:
+        return "–"
+    if figure["low"] == figure["high"]:
+        return number(figure["median"], digits)
+    return f"{number(figure['median'], digits)} ({number(figure['low'], digits)}–{number(figure['high'], digits)})"
+
+
+def _ratio(ratios: dict[str, float | None] | None, key: str) -> str:
+    return "–" if ratios is None else number(ratios.get(key), 2)
+
+
 def rows_table(result: dict[str, Any]) -> str:
     versions = result["settings"].get("peer_versions", {})
-    headers = ["#", "server", "scene", "client", "transport", "receive", "n", *_PERCENTILE_HEADERS,
-               "round trips/s", "bytes →/←", "server CPU µs/rt", "idle CPU %", "p50 ÷ floor", "p99 ÷ floor"]
+    headers = ["#", "server", "scene", "client", "transport", "receive", "p50 µs", *_TAIL_HEADERS, "round trips/s",
+               "bytes →/←", "server CPU µs/rt", "client CPU µs/rt", "idle CPU %", "floor #", "p50 ÷ floor",
+               "server CPU ÷ floor's", "p50 ÷ recorded", "server CPU ÷ recorded's"]
     cells = [
         [
             str(index), _server(row, versions), row["scene"], row["client"], row["transport"], row["receive"],
-            str(row["latency_us"]["count"]),
-            *(number(row["latency_us"][key]) for key in _PERCENTILES),
-            number(row["round_trips_per_second"], 0),
+            spread(row["p50_us"]),
+            *(number(row["latency_us"][key]) for key in _TAILS),
+            number(row["round_trips_per_second"]["median"], 0),
             f"{row['request_bytes']}/{row['reply_bytes']}",
-            number(row["server_cpu_us_per_round_trip"]),
+            spread(row["server_cpu_us_per_round_trip"]),
+            spread(row["client_cpu_us_per_round_trip"]),
             number(row["server_idle_cpu_percent"]),
-            number(row["vs_floor"]["p50"], 2),
-            number(row["vs_floor"]["p99"], 2),
+            str(row["floor_index"] + 1),
+            _ratio(row["vs_floor"], "p50"),
+            _ratio(row["vs_floor"], "server_cpu"),
+            _ratio(row["vs_recorded"], "p50"),
+            _ratio(row["vs_recorded"], "server_cpu"),
         ]
         for index, row in enumerate(result["rows"], 1)
     ]
-    return table(headers, cells, [True] + [False] * 5 + [True] * 12)
+    return table(headers, cells, [True] + [False] * 5 + [True] * 14)
 
 
 def floors_table(result: dict[str, Any]) -> str:
-    headers = ["after #", "floor: REQ/REP ping-pong", "transport", "bytes →/←", "n", *_PERCENTILE_HEADERS,
-               "round trips/s"]
+    headers = ["floor #", "REQ/REP ping-pong", "transport", "bytes →/←", "p50 µs", *_TAIL_HEADERS,
+               "round trips/s", "server CPU µs/rt", "client CPU µs/rt"]
     cells = [
         [
             str(index), _LANGUAGES.get(floor["language"], floor["language"]), floor["transport"],
-            f"{floor['request_bytes']}/{floor['reply_bytes']}", str(floor["latency_us"]["count"]),
-            *(number(floor["latency_us"][key]) for key in _PERCENTILES),
-            number(floor["round_trips_per_second"], 0),
+            f"{floor['request_bytes']}/{floor['reply_bytes']}", spread(floor["p50_us"]),
+            *(number(floor["latency_us"][key]) for key in _TAILS),
+            number(floor["round_trips_per_second"]["median"], 0),
+            spread(floor["server_cpu_us_per_round_trip"]),
+            spread(floor["client_cpu_us_per_round_trip"]),
         ]
         for index, floor in enumerate(result["floors"], 1)
     ]
@@ -63,38 +84,29 @@ def curve_table(result: dict[str, Any]) -> str | None:
         tcp = plain.get(tuple(row[k] for k in key)) if row["transport"] == "tcp-curve" else None
         if tcp is None:
             continue
-        ours, theirs = row["latency_us"]["p50"], tcp["latency_us"]["p50"]
+        ours, theirs = row["p50_us"]["median"], tcp["p50_us"]["median"]
+        cpu = [r["server_cpu_us_per_round_trip"]["median"] for r in (tcp, row)]
+        client = [r["client_cpu_us_per_round_trip"]["median"] for r in (tcp, row)]
         cells.append([row["scene"], row["client"], row["receive"], number(theirs), number(ours),
-                      number(ours - theirs), number(ours / theirs, 2)])
+                      number(ours - theirs), number(cpu[1] - cpu[0]), number(client[1] - client[0])])
     if not cells:
         return None
     headers = ["CURVE against plain TCP: scene", "client", "receive", "tcp p50 µs", "tcp-curve p50 µs",
-               "added µs", "ratio"]
-    return table(headers, cells, [False, False, False, True, True, True, True])
-
-
-def _floor_timing(rounds: int) -> str:
-    """How a row's floor was measured beside it; a run of one round (or from before rounds) had one floor run,
-    after the row's."""
-    if rounds == 1:
-        return "measured right after the row, so that a shared machine's load weighs on both alike"
-    return (f"measured in {rounds} rounds taking turns with the row's: each round is a fresh server and client "
-            "for an equal share of the row's round trips, then as many round trips of the floor; the row's figures "
-            "pool its rounds (latency from all their round trips, server CPU as their total over all the Controls "
-            "answered, idle CPU as the highest round's) and the floor's its own, so that the swings of a shared "
-            "machine's load fall on both alike")
+               "added µs", "server CPU added µs/rt", "client CPU added µs/rt"]
+    return table(headers, cells, [False, False, False, True, True, True, True, True])
 
 
 def render(result: dict[str, Any]) -> str:
-    """Both tables with a heading and the notes a reader needs to read them."""
+    """The tables with a heading and the notes a reader needs to read them."""
     settings = result["settings"]
     server_args = " ".join(settings.get("server_args", []))
-    rounds = settings.get("rounds", 1)
+    repetitions = settings["repetitions"]
     lines = [
         "## Round-trip time, Control → Sensor",
         "",
         f"{result['measured_at']}, {result['host']['cpu']} ({result['host']['logical_cpus']} logical CPUs), "
-        f"{settings['count']} timed round trips a row{f' in {rounds} rounds' if rounds > 1 else ''}"
+        f"{settings['count']:,} timed round trips a measurement after {settings['warm_up']:,} of warm-up, "
+        f"{repetitions} repetition{'s' if repetitions > 1 else ''}"
         f"{' (quick)' if settings.get('quick') else ''}"
         + (f", demo.server {server_args}" if server_args else "") + ".",
         "",
@@ -103,16 +115,20 @@ def render(result: dict[str, Any]) -> str:
         *([curve, ""] if (curve := curve_table(result)) else []),
         floors_table(result),
         "",
-        "Each row is a fresh server and one client process: the hold-still Controls after the handshake "
-        "(and, on a scene with an arm, after the pick approach), each timed around the whole step in the "
-        "client. bytes →/← are the Control and Sensor frames as the server traced them. Server CPU is its "
-        "user + system time over the client's run, divided by the Controls it answered (the pick approach's "
-        "included); idle CPU is its use of one core over half a second before the client starts (after 0.3 s to settle "
-        "from the readiness probe), with a "
-        "controller connected and silent. A row's floor is the ping-pong in the client's language, on its "
-        f"transport, with its frame sizes, {_floor_timing(rounds)}. A tcp-curve row (TCP with CurveZMQ "
-        "encryption and authentication) is set against the plain tcp floor, so its ratio includes what CURVE "
-        "costs.",
+        "Each measurement is a fresh server and one client process: after the handshake (and, on a scene with an "
+        "arm, the pick approach) and the warm-up, hold-still Controls, each timed around the whole step in the "
+        "client. Every row and floor is measured once per repetition, in turn (each floor right after the first "
+        "row that needs it), so a shared machine's swings of load fall on all alike; a figure is the median over "
+        "the repetitions with the lowest and highest in brackets, p99 and p99.9 are of all repetitions' round "
+        "trips together, and ratios are of medians. CPU times are user + system of all a process's threads: "
+        "the client's over its warm-up and timed loop, per round trip; the server's from before the client "
+        "starts to after it is done, per request answered. Idle CPU is a server's use of one core over half a "
+        "second with nobody sending (after 0.3 s to settle from the readiness probe). A row's floor is the "
+        "plain REQ/REP ping-pong in the client's language, on its transport (tcp for tcp-curve), with its frame "
+        "sizes. The recorded server is a C++ ROUTER socket answering every request with frames recorded from "
+        "coupler's static scene (perf/floor/recorded_server.cpp): the least a protocol server could cost, so a "
+        "coupler row's ratio to it is the server's share of the overhead and the recorded row's ratio to the "
+        "floor the client's.",
     ]
     if settings.get("peers"):
         lines += ["", "Click's demo server polls without sleeping, so its CPU time per round trip would be wall "

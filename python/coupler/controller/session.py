@@ -176,16 +176,21 @@ class Session:
         try:
             return exchange()
         except TimeoutError as timeout:
-            if self.reconnect_attempts <= 0:
-                raise
-            self._reestablish(timeout)
+            self._reconnect_after(timeout, kind, resendable)
+        return exchange()
+
+    def _reconnect_after(self, timeout: TimeoutError, kind: str, resendable: bool) -> None:
+        """After a request timed out: reconnect, or raise the timeout when the session does not; then raise
+        ReconnectedError unless the request may be sent again."""
+        if self.reconnect_attempts <= 0:
+            raise timeout
+        self._reestablish(timeout)
         if not resendable:
             raise ReconnectedError(
                 f"no answer to a {kind} from {self.client.address}; the session reconnected "
                 "with a new handshake (the server may have restarted), and the request was not sent again since "
                 "it may have been applied"
             )
-        return exchange()
 
     def _reestablish(self, cause: TimeoutError) -> None:
         for _ in range(self.reconnect_attempts):
@@ -275,7 +280,12 @@ class Session:
         flat = None if self.trace else self._flat_layout()
         if flat is None:
             return self._sensors_for(controls.message())
-        answer = self._with_reconnect(lambda: self._step_once(controls, flat), "ControlMessage", resendable=False)
+        # Called straight rather than through _with_reconnect: no closure to make on every step.
+        try:
+            answer = self._step_once(controls, flat)
+        except TimeoutError as timeout:
+            self._reconnect_after(timeout, "ControlMessage", resendable=False)
+            raise  # not reached: _reconnect_after raises for a Control
         return answer if isinstance(answer, SensorReadings) else self._readings_of(answer)
 
     def sensors(self) -> SensorReadings:

@@ -1,4 +1,5 @@
-"""perf.rtt on a tiny run: every row and floor measured, the JSON and the table well-formed."""
+"""perf.rtt on a tiny run: every row and floor measured in every repetition, the JSON and the tables
+well-formed."""
 
 import sys
 from dataclasses import replace
@@ -9,13 +10,14 @@ from perf.common import plots
 import perf.rtt as rtt
 from perf.common import targets
 from perf.common.errors import BenchmarkError
-from perf.common.endpoints import TRANSPORT_CHOICES
 from perf.rtt.render import render
 
 COUNT = 20
-# The mobile scene has no arm, so the demo clients skip the pick approach and a row takes a moment;
-# quick's covering subset still runs both clients, both transports, both receive modes and Click's server.
-SETTINGS = rtt.Settings(count=COUNT, rounds=2, scenes=("mobile",), peers=("pclick",), quick=True)
+WARM_UP = 5
+# quick's covering subset of the static scene runs both clients on both transports in both receive modes,
+# the recorded server and Click's server.
+SETTINGS = rtt.Settings(count=COUNT, repetitions=2, warm_up=WARM_UP, scenes=("static",), transports=("ipc", "tcp"),
+                        peers=("pclick",), quick=True)
 
 
 @pytest.fixture(scope="module")
@@ -28,70 +30,118 @@ def result(measured):
     return rtt.to_result(SETTINGS, measured, {"pclick": "test"})
 
 
-def test_the_full_matrix_is_every_combination():
-    full = replace(SETTINGS, scenes=("static", "arm"), quick=False).row_specs()
-    # Two scenes x clients x (ipc, tcp, tcp-curve) x receive modes, and Click's server without CURVE.
-    assert len(full) == 2 * 2 * 3 * 2 + 2 * 2 * 2
-    assert len(set(full)) == len(full)
+FULL = replace(SETTINGS, scenes=("static", "arm"), transports=("ipc", "tcp", "tcp-curve"), quick=False)
+
+
+def test_the_full_run_has_every_server_for_every_client_and_transport():
+    specs = FULL.row_specs()
+    assert len(set(specs)) == len(specs)
+    for client in rtt.CLIENTS:
+        for transport in ("ipc", "tcp"):
+            mine = {(s.peer, s.scene, s.receive) for s in specs if (s.client, s.transport) == (client, transport)}
+            assert mine == {("recorded", "static", "blocking"), ("coupler", "static", "blocking"),
+                            ("coupler", "static", "non-blocking"), ("coupler", "arm", "blocking"),
+                            ("pclick", "click demo", "blocking")}
+        curve = {(s.peer, s.scene, s.receive) for s in specs if (s.client, s.transport) == (client, "tcp-curve")}
+        assert curve == {("coupler", "static", "blocking")}
+
+
+def test_rows_sharing_a_floor_sit_next_to_each_other():
+    groups = [rtt._floor_group(spec) for spec in FULL.row_specs()]
+    assert groups == sorted(groups)
+    recorded = next(s for s in FULL.row_specs() if s.peer == "recorded")
+    static = rtt.RowSpec("coupler", "static", recorded.client, recorded.transport, "blocking")
+    assert rtt._floor_group(recorded) == rtt._floor_group(static)
 
 
 def test_quick_measures_every_target_row_and_every_client_transport_and_receive_mode():
-    full = replace(SETTINGS, scenes=("static", "arm"), quick=False).row_specs()
-    quick = replace(SETTINGS, scenes=("static", "arm")).row_specs()
-    assert len(set(quick)) == len(quick) and set(quick) <= set(full)
+    full = FULL.row_specs()
+    quick = replace(FULL, quick=True).row_specs()
+    assert set(quick) <= set(full) and len(quick) < len(full)
     judged = {spec for spec in full if targets.judged_on(spec.peer, spec.scene, spec.client, spec.transport,
                                                          spec.receive)}
     assert judged and judged <= set(quick)
-    combinations = {(c, t, r) for c in rtt.CLIENTS for t in TRANSPORT_CHOICES for r in rtt.RECEIVE_MODES}
-    assert {(spec.client, spec.transport, spec.receive) for spec in quick} == combinations
-    assert len(quick) < len(full)
+    assert {(spec.client, spec.transport) for spec in quick} == {(c, t) for c in rtt.CLIENTS
+                                                                 for t in ("ipc", "tcp", "tcp-curve")}
+    assert {spec.receive for spec in quick} == set(rtt.RECEIVE_MODES)
 
 
-def test_every_row_has_its_figures(result):
+def test_every_row_has_its_figures_from_every_repetition(result):
     assert {"benchmark", "measured_at", "duration_s", "host", "settings", "rows", "floors"} <= result.keys()
     assert [(r["peer"], r["client"], r["transport"], r["receive"]) for r in result["rows"]] == [
         (s.peer, s.client, s.transport, s.receive) for s in SETTINGS.row_specs()
     ]
     for row in result["rows"]:
-        latency = row["latency_us"]
-        assert latency["count"] == COUNT
-        assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["p99_9"] <= latency["max"]
-        assert row["round_trips_per_second"] > 0
+        assert row["repetitions"] == 2
+        assert row["latency_us"]["count"] == 2 * COUNT  # the warm-up left out
+        p50 = row["p50_us"]
+        assert 0 < p50["low"] <= p50["median"] <= p50["high"]
+        assert row["round_trips_per_second"]["median"] > 0
         assert row["request_bytes"] > 0 and row["reply_bytes"] > 0
-        assert row["server_idle_cpu_percent"] >= 0
-        if row["peer"] == "coupler":
-            assert row["server_cpu_us_per_round_trip"] >= 0
-            assert row["server_round_trips"] == COUNT  # no pick approach on this scene
-        else:
+        assert row["client_cpu_us_per_round_trip"]["median"] > 0
+        if row["peer"] == "pclick":
             assert row["server_cpu_us_per_round_trip"] is None
+        else:
+            assert row["server_cpu_us_per_round_trip"]["median"] > 0
+            # The pick approach's Controls too: the static scene has an arm that does not move.
+            assert row["server_round_trips"] >= 2 * (COUNT + WARM_UP)
 
 
-def test_each_row_is_set_against_its_own_floor_measured_right_after_it(result):
-    assert len(result["floors"]) == len(result["rows"])
-    for row, floor in zip(result["rows"], result["floors"]):
-        key = (row["client"], "tcp" if row["transport"] == "tcp-curve" else row["transport"],
-               row["request_bytes"], row["reply_bytes"])
-        assert (floor["language"], floor["transport"], floor["request_bytes"], floor["reply_bytes"]) == key
-        assert row["floor"] == dict(zip(("language", "transport", "request_bytes", "reply_bytes"), key))
-        assert row["vs_floor"]["p50"] == pytest.approx(row["latency_us"]["p50"] / floor["latency_us"]["p50"])
-        assert row["vs_floor"]["p99"] == pytest.approx(row["latency_us"]["p99"] / floor["latency_us"]["p99"])
+def test_every_floor_has_its_figures_from_every_repetition(result):
+    for floor in result["floors"]:
+        assert floor["repetitions"] == 2
+        assert floor["latency_us"]["count"] == 2 * COUNT
+        assert floor["server_cpu_us_per_round_trip"]["median"] >= 0  # /proc counts in 10 ms ticks
+        assert floor["client_cpu_us_per_round_trip"]["median"] > 0
 
 
-def test_the_table_has_a_row_per_combination_and_per_floor(result):
+def test_the_recorded_server_answers_with_the_static_scenes_frames(result):
+    for recorded in (row for row in result["rows"] if row["peer"] == "recorded"):
+        static = next(row for row in result["rows"] if (row["peer"], row["client"], row["transport"]) ==
+                      ("coupler", recorded["client"], recorded["transport"]))
+        assert (recorded["request_bytes"], recorded["reply_bytes"]) == (static["request_bytes"],
+                                                                        static["reply_bytes"])
+        assert recorded["floor_index"] == static["floor_index"]
+
+
+def test_each_row_is_set_against_the_floor_of_its_language_transport_and_frames(result):
+    for row in result["rows"]:
+        floor = result["floors"][row["floor_index"]]
+        assert (floor["language"], floor["transport"], floor["request_bytes"], floor["reply_bytes"]) == (
+            row["client"], row["transport"], row["request_bytes"], row["reply_bytes"])
+        assert row["vs_floor"]["p50"] == pytest.approx(row["p50_us"]["median"] / floor["p50_us"]["median"])
+
+
+def test_coupler_static_rows_are_set_against_the_recorded_server(result):
+    for row in result["rows"]:
+        if (row["peer"], row["scene"]) != ("coupler", "static"):
+            assert row["vs_recorded"] is None
+            continue
+        recorded = next((r for r in result["rows"] if (r["peer"], r["client"], r["transport"]) ==
+                         ("recorded", row["client"], row["transport"])), None)
+        if recorded is None:  # quick measures the recorded server on ipc only
+            assert row["vs_recorded"] is None
+            continue
+        assert row["vs_recorded"]["p50"] == pytest.approx(row["p50_us"]["median"] / recorded["p50_us"]["median"])
+
+
+def test_the_table_has_a_row_per_row_and_per_floor(result):
     lines = render(result).splitlines()
     cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines if line.startswith("| ")]
-    table_rows = [row for row in cells if row[1].startswith(("coupler", "pclick"))]
+    table_rows = [row for row in cells if row[1].startswith(("coupler", "pclick", "recorded"))]
     assert len(table_rows) == len(result["rows"])
     for index, (cells_of_row, row) in enumerate(zip(table_rows, result["rows"]), 1):
         assert cells_of_row[0] == str(index)
         assert cells_of_row[3:6] == [row["client"], row["transport"], row["receive"]]
-        assert cells_of_row[-2] == f"{row['vs_floor']['p50']:,.2f}"
+        assert cells_of_row[14] == str(row["floor_index"] + 1)
+        assert cells_of_row[15] == f"{row['vs_floor']['p50']:,.2f}"
     floor_rows = [row for row in cells if row[1].startswith(("C++", "Python"))]
     assert [row[0] for row in floor_rows] == [str(i) for i in range(1, len(result["floors"]) + 1)]
 
 
 def test_the_plot_is_written(measured, tmp_path):
-    path = plots.rtt_plot(measured.rows, measured.floors, tmp_path / "rtt.png")
+    floors = [measured.floors[which] for which in measured.floor_of]
+    path = plots.rtt_plot(measured.rows, floors, tmp_path / "rtt.png")
     assert path.read_bytes().startswith(b"\x89PNG")
 
 

@@ -5,39 +5,68 @@ import pytest
 from perf.common import targets
 
 
+def spread(value):
+    return None if value is None else {"median": value, "low": value, "high": value}
+
+
 def row(peer="coupler", scene="static", client="cpp", transport="ipc", receive="blocking", p50=100.0,
-        floor_p50=100.0, rate=5000.0):
+        floor_index=0, rate=5000.0, server_cpu=30.0, idle=0.1):
     return {"peer": peer, "scene": scene, "client": client, "transport": transport, "receive": receive,
-            "latency_us": {"p50": p50}, "vs_floor": {"p50": p50 / floor_p50}, "round_trips_per_second": rate}
+            "p50_us": spread(p50), "floor_index": floor_index, "round_trips_per_second": spread(rate),
+            "server_cpu_us_per_round_trip": spread(server_cpu), "server_idle_cpu_percent": idle}
 
 
-def rtt(*rows, step_cost_us=None):
-    return {"rows": list(rows), "step_cost_us": step_cost_us or {}}
+def floor(p50=100.0, server_cpu=20.0):
+    return {"p50_us": spread(p50), "server_cpu_us_per_round_trip": spread(server_cpu)}
+
+
+def rtt(*rows, floors=(floor(),), step_cost_us=None):
+    return {"rows": list(rows), "floors": list(floors), "step_cost_us": step_cost_us or {}}
 
 
 def test_a_floor_ratio_within_its_limit_is_met():
-    verdict = targets.floor_ratio(rtt(row(p50=120.0, floor_p50=100.0)), "cpp", "ipc", 1.25)
+    verdict = targets.floor_ratio(rtt(row(p50=110.0)), "cpp", 1.15)
     assert verdict.met is True
-    assert "1.200 ×" in verdict.measured
+    assert "1.10 ×" in verdict.measured
 
 
 def test_a_floor_ratio_over_its_limit_is_missed():
-    assert targets.floor_ratio(rtt(row(p50=130.0, floor_p50=100.0)), "cpp", "ipc", 1.25).met is False
+    assert targets.floor_ratio(rtt(row(p50=120.0)), "cpp", 1.15).met is False
 
 
 def test_a_floor_ratio_is_judged_on_the_blocking_row_only():
-    verdict = targets.floor_ratio(rtt(row(receive="non-blocking", p50=100.0)), "cpp", "ipc", 1.25)
+    verdict = targets.floor_ratio(rtt(row(receive="non-blocking", p50=100.0)), "cpp", 1.15)
     assert verdict.met is None
     assert verdict.measured.startswith("not measured")
 
 
+def test_the_floor_of_a_row_is_the_one_it_names():
+    run = rtt(row(p50=110.0, floor_index=1), floors=(floor(p50=50.0), floor(p50=100.0)))
+    assert targets.floor_ratio(run, "cpp", 1.15).met is True
+
+
+def test_coupler_is_set_against_the_recorded_server_with_the_same_client():
+    ours, recorded = row(p50=105.0), row(peer="recorded", p50=100.0)
+    python_recorded = row(peer="recorded", client="python", p50=200.0)
+    assert targets.recorded_ratio(rtt(ours, python_recorded, recorded), "cpp", 1.1).met is True
+    assert targets.recorded_ratio(rtt(row(p50=120.0), recorded), "cpp", 1.1).met is False
+    assert targets.recorded_ratio(rtt(ours), "cpp", 1.1).met is None
+
+
+def test_the_servers_cpu_is_set_against_the_recorded_servers():
+    recorded = row(peer="recorded", server_cpu=20.0)
+    assert targets.recorded_cpu_ratio(rtt(row(server_cpu=30.0), recorded)).met is True
+    verdict = targets.recorded_cpu_ratio(rtt(row(server_cpu=31.0), recorded))
+    assert verdict.met is False and "1.55 ×" in verdict.measured
+
+
 def test_the_arm_step_rate_is_set_against_the_floor_plus_one_step():
-    # 1 / (40 us + 10 us) = 20,000 steps/s; 16,000 is 80 % of it.
-    run = rtt(row(scene="arm", p50=60.0, floor_p50=40.0, rate=16_000.0), step_cost_us={"arm": 10.0})
+    # 1 / (40 us + 10 us) = 20,000 steps/s; 18,000 is 90 % of it.
+    run = rtt(row(scene="arm", p50=60.0, rate=18_000.0), floors=(floor(p50=40.0),), step_cost_us={"arm": 10.0})
     verdict = targets.arm_step_rate(run)
     assert verdict.met is True
-    assert "80%" in verdict.measured
-    slower = rtt(row(scene="arm", p50=60.0, floor_p50=40.0, rate=15_000.0), step_cost_us={"arm": 10.0})
+    assert "90%" in verdict.measured
+    slower = rtt(row(scene="arm", p50=60.0, rate=17_000.0), floors=(floor(p50=40.0),), step_cost_us={"arm": 10.0})
     assert targets.arm_step_rate(slower).met is False
 
 
@@ -45,12 +74,20 @@ def test_the_arm_step_rate_needs_the_step_cost():
     assert targets.arm_step_rate(rtt(row(scene="arm"))).met is None
 
 
-def test_coupler_is_set_against_clicks_server_with_the_same_client_and_transport():
-    ours = row(p50=40.0)
-    click_tcp = row(peer="pclick", scene="click demo", transport="tcp", p50=60.0)
-    click_ipc = row(peer="pclick", scene="click demo", p50=100.0)
-    assert targets.versus_click(rtt(ours, click_tcp, click_ipc), "ipc").met is True
-    assert targets.versus_click(rtt(ours, click_ipc, click_tcp), "tcp").met is None  # no coupler tcp row
+def test_the_arm_servers_cpu_is_set_against_the_floor_servers_plus_the_step():
+    # 20 us of the floor server + 1.3 x 100 us a step = 150 us.
+    within = rtt(row(scene="arm", server_cpu=150.0), floors=(floor(server_cpu=20.0),), step_cost_us={"arm": 100.0})
+    over = rtt(row(scene="arm", server_cpu=151.0), floors=(floor(server_cpu=20.0),), step_cost_us={"arm": 100.0})
+    assert targets.arm_step_cpu(within).met is True
+    assert targets.arm_step_cpu(over).met is False
+
+
+def test_coupler_is_set_against_clicks_server_and_must_stay_idle():
+    click = row(peer="pclick", scene="click demo", p50=100.0, server_cpu=None, idle=99.0)
+    assert targets.versus_click(rtt(row(p50=75.0), click)).met is True
+    assert targets.versus_click(rtt(row(p50=76.0), click)).met is False
+    assert targets.versus_click(rtt(row(p50=50.0, idle=1.5), click)).met is False
+    assert targets.versus_click(rtt(row(p50=50.0))).met is None
 
 
 def frequency(seconds, *points):
@@ -77,12 +114,14 @@ def test_realtime_from_a_run_shorter_than_ten_seconds_is_not_judged():
 
 
 @pytest.mark.parametrize("peer, scene, client, transport, receive, judged", [
-    ("coupler", "static", "python", "tcp", "blocking", True),
-    ("coupler", "static", "python", "tcp", "non-blocking", False),
+    ("coupler", "static", "python", "ipc", "blocking", True),
+    ("coupler", "static", "python", "tcp", "blocking", False),
+    ("coupler", "static", "python", "ipc", "non-blocking", False),
+    ("recorded", "static", "cpp", "ipc", "blocking", True),
     ("coupler", "arm", "cpp", "ipc", "blocking", True),
     ("coupler", "arm", "python", "ipc", "blocking", False),
-    ("pclick", "click demo", "cpp", "tcp", "blocking", True),
-    ("pclick", "click demo", "python", "tcp", "blocking", False),
+    ("pclick", "click demo", "cpp", "ipc", "blocking", True),
+    ("pclick", "click demo", "python", "ipc", "blocking", False),
 ])
 def test_judged_on_names_exactly_the_rows_the_targets_read(peer, scene, client, transport, receive, judged):
     assert targets.judged_on(peer, scene, client, transport, receive) is judged

@@ -149,3 +149,25 @@ def test_a_scene_without_objects_is_named_alike():
     with pytest.raises(ProtocolError) as native:
         FlatLayout(HandshakeMessage()).controls.decode(encode(control))
     assert str(native.value) == str(python.value)
+
+
+# A server sends Sensors frame after frame; the native read copies the numbers of a frame laid out as the
+# last one it parsed, and must still read every frame as the codec decodes it.
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_a_run_of_sensor_frames_reads_as_the_codec_decodes_each(data):
+    scene = StaticScene()
+    writer, reader = scene.flat, FlatLayout(scene.handshake())
+    activated = [slot for slot in writer.sensors.slots if slot.type == 5]
+    for step in range(data.draw(st.integers(2, 12))):
+        values = np.array(data.draw(st.lists(numbers, min_size=writer.sensors.size, max_size=writer.sensors.size)))
+        for slot in activated:
+            values[slot.offset] = float(data.draw(st.booleans()))
+        time = data.draw(numbers)
+        frame = encode(writer.sensor_message(values, time))
+        read = reader.sensors.read(frame)
+        assert read is not None, f"step {step}"
+        message = decode(frame)
+        expected, expected_time = flatten(reader, message), message.simulated_time
+        np.testing.assert_array_equal(read[0], expected)  # NaN where NaN
+        assert read[1] == expected_time or (np.isnan(read[1]) and np.isnan(expected_time))

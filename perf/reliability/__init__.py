@@ -1,0 +1,190 @@
+"""What each reliability feature of coupler's transport costs per round trip.
+
+Starting from a plain pyzmq REQ/REP ping-pong of coupler's static-scene frame
+sizes, each step adds one feature coupler's client or server turns on: the
+ROUTER envelope, REQ_CORRELATE/REQ_RELAXED, ZMTP heartbeats, a socket
+monitor polled beside the socket; then the same over TCP, and TCP with
+CURVE. Every step is measured once per repetition, in turn; each figure is
+the median over the repetitions, and the cost of a feature is its step's
+median minus the previous step's.
+
+    python -m perf.reliability            # 20,000 round trips a step, 3 repetitions
+    python -m perf.reliability --quick    # 500, one repetition, for CI
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from perf.common import host, results
+from perf.common.endpoints import address_for
+from perf.common.errors import BenchmarkError
+from perf.common.markdown import number, table
+from perf.common.processes import ServerProcess, run_client
+from perf.common.program_output import figure
+from perf.common.programs import python
+from perf.rtt.render import spread
+from perf.rtt.repetitions import Spread
+
+log = logging.getLogger("perf.reliability")
+
+DEFAULT_COUNT = 20000
+QUICK_COUNT = 500
+DEFAULT_REPETITIONS = 3
+HEARTBEAT_SECONDS = 1.0  # coupler's default
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # the feature this step adds
+    transport: str
+    server_flags: tuple[str, ...]
+    client_flags: tuple[str, ...]
+    curve: bool = False
+
+
+_ENVELOPE = ("--router",)
+_ALL_SERVER = ("--router", "--heartbeat", str(HEARTBEAT_SECONDS), "--monitor")
+_ALL_CLIENT = ("--correlate", "--heartbeat", str(HEARTBEAT_SECONDS))
+STEPS = (
+    Step("plain REQ/REP", "ipc", (), ()),
+    Step("+ ROUTER envelope (server)", "ipc", _ENVELOPE, ()),
+    Step("+ REQ_CORRELATE and REQ_RELAXED (client)", "ipc", _ENVELOPE, ("--correlate",)),
+    Step(f"+ heartbeats every {HEARTBEAT_SECONDS:g} s (both)", "ipc", _ENVELOPE[:1] + ("--heartbeat", str(HEARTBEAT_SECONDS)),
+         ("--correlate", "--heartbeat", str(HEARTBEAT_SECONDS))),
+    Step("+ socket monitor polled beside the socket (server)", "ipc", _ALL_SERVER, _ALL_CLIENT),
+    Step("all of the above over tcp", "tcp", _ALL_SERVER, _ALL_CLIENT),
+    Step("+ CURVE (tcp)", "tcp", _ALL_SERVER, _ALL_CLIENT, curve=True),
+)
+
+
+@dataclass
+class Measured:
+    step: Step
+    p50_us: list[float]
+    client_cpu_us: list[float]
+    server_cpu_us: list[float]
+
+
+def _peer(role: str, address: str, count: int, flags: tuple[str, ...]) -> list[str]:
+    return [python(), "-m", "perf.reliability.peer", "--role", role, "--addr", address, "--count", str(count),
+            *flags]
+
+
+def measure_step(step: Step, count: int, workdir: Path) -> tuple[float, float, float]:
+    """(p50, client CPU, server CPU) of one run of `step`, in µs per round trip."""
+    workdir = Path(tempfile.mkdtemp(prefix="step-", dir=workdir))
+    address = address_for(step.transport, workdir)
+    server_flags, client_flags = step.server_flags, step.client_flags
+    if step.curve:
+        server_public, server_secret = (key.decode() for key in zmq.curve_keypair())
+        client_public, client_secret = (key.decode() for key in zmq.curve_keypair())
+        server_flags += ("--curve-secret", server_secret)
+        client_flags += ("--curve-server", server_public, "--curve-public", client_public, "--curve-secret",
+                         client_secret)
+    with ServerProcess(_peer("server", address, count, server_flags), workdir / "server.log") as server:
+        output = run_client(_peer("client", address, count, client_flags), timeout=60.0 + 0.02 * count)
+        log_text = server.finish(timeout=10.0)
+    return (figure(output, "round trip p50"), figure(output, "client CPU per round trip"),
+            figure(log_text, "server CPU per round trip"))
+
+
+def measure(count: int, repetitions: int, workdir: Path) -> list[Measured]:
+    measured = [Measured(step, [], [], []) for step in STEPS]
+    for repetition in range(1, repetitions + 1):
+        for index, entry in enumerate(measured, 1):
+            p50, client, server = measure_step(entry.step, count, workdir)
+            entry.p50_us.append(p50)
+            entry.client_cpu_us.append(client)
+            entry.server_cpu_us.append(server)
+            log.info("[rep %d/%d, %d/%d] %-52s p50 %7.1f us  client CPU %6.1f  server CPU %6.1f us/rt", repetition,
+                     repetitions, index, len(measured), entry.step.name, p50, client, server)
+    return measured
+
+
+def to_result(count: int, repetitions: int, measured: list[Measured], seconds: float) -> dict[str, Any]:
+    steps = []
+    for entry in measured:
+        steps.append({"step": entry.step.name, "transport": entry.step.transport,
+                      **{key: Spread.of(getattr(entry, key)).__dict__
+                         for key in ("p50_us", "client_cpu_us", "server_cpu_us")}})
+    return {"benchmark": "reliability", "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "duration_s": seconds, "host": host.describe(),
+            "settings": {"count": count, "repetitions": repetitions}, "steps": steps}
+
+
+def render(result: dict[str, Any]) -> str:
+    cells = []
+    previous = None
+    for step in result["steps"]:
+        figures = [step[key]["median"] for key in ("p50_us", "client_cpu_us", "server_cpu_us")]
+        added = ["–"] * 3 if previous is None else [number(a - b) for a, b in zip(figures, previous)]
+        cells.append([step["step"], step["transport"], spread(step["p50_us"]), added[0],
+                      spread(step["client_cpu_us"]), added[1], spread(step["server_cpu_us"]), added[2]])
+        previous = figures
+    settings = result["settings"]
+    return "\n".join([
+        "## What each reliability feature costs a round trip",
+        "",
+        f"{result['measured_at']}, {settings['count']:,} round trips a step, "
+        + (f"median of {settings['repetitions']} repetitions" if settings["repetitions"] > 1 else "one repetition")
+        + "; pyzmq on both sides, coupler's static-scene frame sizes (126/990 bytes).",
+        "",
+        table(["step", "transport", "p50 µs", "added", "client CPU µs/rt", "added", "server CPU µs/rt", "added"],
+              cells, [False, False] + [True] * 6),
+        "",
+        "Each step adds one feature to the one above it (\"all of the above over tcp\" changes the transport), "
+        "so its \"added\" columns (of medians) are what that feature costs; a figure is the median over the "
+        "repetitions with the lowest and highest in brackets, and an added cost within that spread is noise.",
+    ])
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m perf.reliability",
+        description="Measure what each reliability feature of coupler's transport (ROUTER envelope, "
+        "REQ_CORRELATE/REQ_RELAXED, heartbeats, socket monitor, CURVE) adds to a pyzmq round trip, one feature "
+        "at a time, in interleaved repetitions. Writes reliability.json and reliability.md; prints the table. "
+        "Exits 1 when a process fails, never because of a figure.",
+    )
+    parser.add_argument("--count", type=int, default=None,
+                        help=f"timed round trips a step (default {DEFAULT_COUNT}, or {QUICK_COUNT} with --quick)")
+    parser.add_argument("--repetitions", type=int, default=None,
+                        help=f"times every step is measured (default {DEFAULT_REPETITIONS}, or 1 with --quick)")
+    parser.add_argument("--quick", action="store_true", help="CI run: few round trips, one repetition")
+    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
+                        help="directory for reliability.json and reliability.md (default: perf/results)")
+    args = parser.parse_args(argv)
+    args.count = args.count or (QUICK_COUNT if args.quick else DEFAULT_COUNT)
+    args.repetitions = args.repetitions or (1 if args.quick else DEFAULT_REPETITIONS)
+    if args.count < 1 or args.repetitions < 1:
+        parser.error("--count and --repetitions must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="coupler-perf-") as workdir:
+            measured = measure(args.count, args.repetitions, Path(workdir))
+    except BenchmarkError as error:
+        log.error("perf.reliability: %s", error)
+        return 1
+    result = to_result(args.count, args.repetitions, measured, time.monotonic() - started)
+    markdown = render(result)
+    written = results.write(args.out, "reliability", result, markdown)
+    print(markdown)
+    log.info("perf.reliability: wrote %s", ", ".join(str(path) for path in written))
+    return 0

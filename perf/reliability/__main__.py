@@ -1,0 +1,5 @@
+import sys
+
+from perf.reliability import main
+
+sys.exit(main())

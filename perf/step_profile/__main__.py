@@ -1,0 +1,5 @@
+import sys
+
+from perf.step_profile import main
+
+sys.exit(main())
