@@ -50,7 +50,10 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
     last_control = Clock::now();
-    return serve(steps == 0 ? 1 : steps, outcome);
+    std::string frame = serve(steps == 0 ? 1 : steps, outcome);
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = frame.size();
+    return frame;
   };
   for (;;) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());

@@ -151,6 +151,8 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("controls", &HotPathOutcome::controls, "Controls answered.")
       .def_readonly("steps", &HotPathOutcome::steps, "Steps they took.")
       .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
+      .def_readonly("request_bytes", &HotPathOutcome::request_bytes, "Bytes of the last Control answered.")
+      .def_readonly("answer_bytes", &HotPathOutcome::answer_bytes, "Bytes of its answer.")
       .def_readonly("first_clamped", &HotPathOutcome::first_clamped,
                     "Of those, the values (indices) clamped for the first time since the HotPath was made.")
       .def_readonly("simulated_time", &HotPathOutcome::simulated_time,

@@ -57,6 +57,9 @@ struct HotPathOutcome {
   std::vector<std::size_t> first_clamped;
   // The time of the last state sent, when a Control was answered.
   std::optional<double> simulated_time;
+  // The sizes of the last Control answered and of its answer, in bytes.
+  std::size_t request_bytes = 0;
+  std::size_t answer_bytes = 0;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the simulation failed on a Control, which was answered with

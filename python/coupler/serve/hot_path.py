@@ -88,12 +88,13 @@ class HotPath:
 
         It needs the native responder itself (an observer wraps it, and must
         see every frame), no pacing clock (pacing is decided in Python), one
-        controller, no per-frame logging, and a simulation with hot path parts.
+        controller, no per-frame logging (--trace; the frame sizes --trace-sizes logs come from C++),
+        and a simulation with hot path parts.
         """
         if type(responder) is not NativeResponder or clock is not None:
             return None
         sim = responder.sim
-        if not sim.lockstep or sim.shared or responder.trace_sizes:
+        if not sim.lockstep or sim.shared:
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
@@ -126,6 +127,7 @@ class HotPath:
             stats.controls += served
             stats.steps += outcome.steps
             if served:
+                self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
                 # Its lease runs from its last Control, as on the Python path.
                 controller.seen = sim.sessions.clock() - outcome.since_last_control
             if outcome.clamped or outcome.failure:

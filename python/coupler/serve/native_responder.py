@@ -132,10 +132,15 @@ class NativeResponder:
     def send(self, request: _native.Request, answer: Answer) -> None:
         if answer.reply is None:
             return
-        if self._trace_sizes and self._sizes != (request.size, len(answer.reply)):
-            self._sizes = (request.size, len(answer.reply))
-            log.info("received %d bytes, sent %d bytes", request.size, len(answer.reply))
+        if self._trace_sizes:
+            self.trace_exchange(request.size, len(answer.reply))
         self.server.reply(request, answer.reply)
+
+    def trace_exchange(self, received: int, sent: int) -> None:
+        """With trace_sizes, log an exchange's frame sizes when they differ from the last ones logged."""
+        if self._trace_sizes and self._sizes != (received, sent):
+            self._sizes = (received, sent)
+            log.info("received %d bytes, sent %d bytes", received, sent)
 
     def close(self) -> None:
         self.server.close()

@@ -41,9 +41,10 @@ import pytest
 class Served:
     """A lockstep server on `address` run in a thread, through the hot path or not."""
 
-    def __init__(self, simulation: Simulation, address: str, hot_path: bool, observer=None, **options) -> None:
+    def __init__(self, simulation: Simulation, address: str, hot_path: bool, observer=None, trace_sizes: bool = False,
+                 **options) -> None:
         self.sim = SimulationServer(simulation, **options)
-        self.responder = NativeResponder(address, self.sim)
+        self.responder = NativeResponder(address, self.sim, trace_sizes=trace_sizes)
         self.loop = LockstepLoop(observed(self.responder, observer), hot_path=hot_path)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
@@ -164,6 +165,17 @@ def test_values_clamped_on_the_hot_path_are_counted_and_warned_once_per_control(
 
 
 ARM = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+
+
+def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_serving(make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, trace_sizes=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        answers = [client.request(ARM) for _ in range(20)]
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
+    traced = [r.getMessage() for r in caplog.records if r.getMessage().startswith("received")]
+    assert traced[-1] == f"received {len(encode(ARM))} bytes, sent {len(encode(answers[-1]))} bytes"
 
 
 @contextlib.contextmanager
