@@ -65,6 +65,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--serve-empty", action="store_true",
                         help="serve a scene whose handshake holds no robot or object (nothing to control or read); "
                              "without it such a scene is refused at start-up (default: off)")
+    parser.add_argument("--serve-partial", action="store_true",
+                        help="serve a scene of which some parts cannot be served (an unnamed robot, an actuator "
+                             "acting on two robots, ...), leaving those out with a warning naming each; without it "
+                             "such a scene is refused at start-up, naming them (default: off)")
     parser.add_argument("--mode", choices=["lockstep", "free"], default=defaults.mode,
                         help="lockstep: one step per Control (Click semantics); free: the simulation steps on its "
                              "own clock with the latest controls (default: %(default)s)")
@@ -155,7 +159,12 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
             log.warning("%s", warning)
         raise_open_file_limit()
         simulation = load_scene(args.scene, args.step)
-        for problem in getattr(simulation, "unmapped", []):
+        unmapped = list(getattr(simulation, "unmapped", []))
+        if unmapped and not args.serve_partial:
+            named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")
+            raise Error(f"scene '{args.scene}' has {len(unmapped)} part(s) coupler cannot serve: {named} "
+                        "(--serve-partial serves the rest)")
+        for problem in unmapped:
             log.warning("not served: %s", problem)
         if not simulation.handshake().objects and not args.serve_empty:
             raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
@@ -176,6 +185,10 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
                     print(publisher.summary(), flush=True)
     except Error as error:
         raise SystemExit(f"{prog}: {error}") from None
+
+
+# How many unservable parts a refusal names: its one line stays readable for a model with hundreds.
+_UNMAPPED_NAMED = 5
 
 
 def _observers(args: argparse.Namespace, simulation: Simulation,

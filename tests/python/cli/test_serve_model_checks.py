@@ -27,6 +27,28 @@ def test_a_model_serving_nothing_is_served_with_serve_empty(tmp_path: Path) -> N
         assert process.poll() is None
 
 
+_PARTLY_SERVABLE = "<mujoco><worldbody><body name='arm'><joint name='j'/><geom size='0.1'/></body>" \
+                   "<body><joint name='k'/><geom size='0.1'/></body></worldbody>" \
+                   "<actuator><motor name='m' joint='j'/><motor name='n' joint='k'/></actuator></mujoco>"
+
+
+def test_a_model_with_parts_it_cannot_serve_is_refused_in_one_line_naming_them(tmp_path: Path) -> None:
+    path = tmp_path / "partial.xml"
+    path.write_text(_PARTLY_SERVABLE)
+    result = run(server_command(free_tcp_address(), "--scene", str(path)), timeout=60)
+    assert result.returncode != 0
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1, result.stdout
+    assert "unnamed body #2" in lines[0] and "actuator 'n'" in lines[0] and "--serve-partial" in lines[0]
+
+
+def test_a_model_with_parts_it_cannot_serve_is_served_with_serve_partial(tmp_path: Path) -> None:
+    path = tmp_path / "partial.xml"
+    path.write_text(_PARTLY_SERVABLE)
+    with coupler_server(free_tcp_address(), "--scene", str(path), "--serve-partial") as process:
+        assert process.poll() is None
+
+
 def test_a_model_that_does_not_compile_ends_the_server_with_one_line_naming_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.xml"
     path.write_text("<mujoco>\n  <worldbody>\n    <body><joint type='twisty'/></body>\n  </worldbody>\n</mujoco>\n")
