@@ -83,6 +83,15 @@ class Check:
     measured: str
     limit: str
     passed: bool
+    # A guarantee (no step lost, every step taken, every intruder refused, a bounded log) fails the run when
+    # broken; the others are targets on times, rates and memory, reported as met or missed like every
+    # benchmark's figures, since a loaded machine moves them without anything being broken.
+    guarantee: bool = False
+
+
+def broken(verdicts: list[Check]) -> list[str]:
+    """The guarantees a run broke: what makes perf.stress exit 1."""
+    return [check.name for check in verdicts if check.guarantee and not check.passed]
 
 
 def server_command(address: str, settings: Settings) -> list[str]:
@@ -193,7 +202,8 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
     out = [
         Check("no step lost or duplicated",
               f"{steps['round_trips']:,} round trips: {steps['lost']} lost, {steps['duplicated']} duplicated, "
-              f"{steps['irregular']} irregular", "0", steps["lost"] == steps["duplicated"] == steps["irregular"] == 0),
+              f"{steps['irregular']} irregular", "0", steps["lost"] == steps["duplicated"] == steps["irregular"] == 0,
+              guarantee=True),
     ]
     readers = figures["readers"]
     out.append(Check(f"step rate under {settings.readers} readers",
@@ -206,7 +216,7 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
                      readers["timeouts"] == 0 and readers["wrong_answers"] == 0 and readers["answered"] > 0))
     out.append(Check("pathological Controls refused busy", f"{figures['pathological']['busy']:,} of "
                      f"{figures['pathological']['sent']:,}", "all",
-                     figures["pathological"]["busy"] == figures["pathological"]["sent"] > 0))
+                     figures["pathological"]["busy"] == figures["pathological"]["sent"] > 0, guarantee=True))
     for who in ("readers", "newcomers"):
         waits = long[who]
         out.append(Check(f"{who} during a {settings.long_steps:,}-step Control",
@@ -215,14 +225,14 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
                          and waits["answered"] > 0 and waits["longest"] < MAX_ANSWER_SECONDS))
     taken = round(long["simulated_advance"] / long["time_step"])
     out.append(Check(f"the {settings.long_steps:,}-step Control took every step", f"{taken:,} steps",
-                     f"{settings.long_steps:,}", taken == settings.long_steps))
+                     f"{settings.long_steps:,}", taken == settings.long_steps, guarantee=True))
     out.append(Check("serving ends after SIGTERM during a long Control",
                      f"answered {figures['stop_seconds']:.2f} s after it (SessionEnded: "
                      f"{figures['stopped_with_session_ended']}); the process exited (status 0) after "
                      f"{figures['exit_seconds']:.2f} s", f"< {MAX_STOP_SECONDS} s",
                      figures["stop_seconds"] < MAX_STOP_SECONDS and figures["stopped_with_session_ended"]))
     out.append(Check("server log for the whole run", f"{figures['log_bytes']:,} bytes", f"< {MAX_LOG_BYTES:,}",
-                     figures["log_bytes"] < MAX_LOG_BYTES))
+                     figures["log_bytes"] < MAX_LOG_BYTES, guarantee=True))
     out.append(Check("resident memory after the storms", f"{growth_mib:+.1f} MiB", f"< {MAX_RSS_GROWTH_MIB:g} MiB",
                      growth_mib < MAX_RSS_GROWTH_MIB))
     return out
@@ -233,7 +243,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.stress",
         description=__doc__.split("\n\n")[0].replace("\n", " ") + " Progress goes to stderr; stress.json and "
-        "stress.md go to --out and the table to stdout. Exits 1 when a check fails or a process dies or hangs.",
+        "stress.md go to --out and the table to stdout. Exits 1 when a guarantee is broken (a step lost or "
+        "duplicated or not taken, an intruder's Control not refused, the log beyond its bound) or a process dies or "
+        "hangs; a missed target (times, rates, memory) is reported, never fails the run.",
     )
     parser.add_argument("--quick", action="store_true",
                         help=f"CI form: {QUICK['connections']:,} connections, {QUICK['garbage_connections']:,} garbage "
@@ -303,8 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     written = results.write(args.out, "stress", result, markdown)
     print(markdown)
     log.info("perf.stress: %.0f s; wrote %s", result["duration_s"], ", ".join(str(path) for path in written))
-    failed = [check.name for check in verdicts if not check.passed]
-    if failed:
-        log.error("perf.stress: failed: %s", "; ".join(failed))
+    missed = [check.name for check in verdicts if not check.guarantee and not check.passed]
+    if missed:
+        log.warning("perf.stress: targets missed: %s", "; ".join(missed))
+    if broken(verdicts):
+        log.error("perf.stress: broken: %s", "; ".join(broken(verdicts)))
         return 1
     return 0

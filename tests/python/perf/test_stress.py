@@ -55,6 +55,21 @@ def test_a_figure_beyond_its_limit_fails_its_check_alone(change, check):
     assert failed(figures) == [check]
 
 
+@pytest.mark.parametrize("change, broken", [
+    (lambda f: f["controller"].update(duplicated=1), ["no step lost or duplicated"]),
+    (lambda f: f["pathological"].update(busy=29), ["pathological Controls refused busy"]),
+    (lambda f: f["long_control"].update(simulated_advance=199.998), ["the 100,000-step Control took every step"]),
+    (lambda f: f.update(log_bytes=1_000_000), ["server log for the whole run"]),
+    (lambda f: f["readers"].update(ratio=0.4), []),
+    (lambda f: f.update(stop_seconds=1.2), []),
+    (lambda f: f.update(rss_after_kib=76 * 1024), []),
+])
+def test_only_a_broken_guarantee_fails_the_run_a_missed_target_is_reported(change, broken):
+    figures = copy.deepcopy(FIGURES)
+    change(figures)
+    assert stress.broken(stress.checks(figures, stress.Settings())) == broken
+
+
 def test_each_reader_window_is_set_against_the_quiet_window_after_it():
     windows = ReaderWindows(reading_rates=[900.0, 1000.0], quiet_rates=[1000.0, 2000.0])
     assert windows.ratios == [0.9, 0.5]
