@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from perf.common.errors import BenchmarkError
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "results"
+
+
+def measured_now() -> str:
+    """The time every result is stamped with: UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def write(directory: Path, name: str, result: dict[str, Any], markdown: str) -> list[Path]:

@@ -17,7 +17,6 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -85,7 +84,7 @@ def measure(settings: Settings, workdir: Path) -> tuple[list[Point], float]:
 def to_result(settings: Settings, points: list[Point], seconds: float) -> dict[str, Any]:
     return {
         "benchmark": "frequency",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": results.measured_now(),
         "duration_s": seconds,
         "host": host.describe(),
         "settings": asdict(settings),

@@ -23,7 +23,6 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -202,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     result = {
         "benchmark": "gym",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": results.measured_now(),
         "duration_s": time.monotonic() - started,
         "host": host.describe(),
         "settings": asdict(settings),

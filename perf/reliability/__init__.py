@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +117,7 @@ def to_result(count: int, repetitions: int, measured: list[Measured], seconds: f
         steps.append({"step": entry.step.name, "transport": entry.step.transport,
                       **{key: Spread.of(getattr(entry, key)).__dict__
                          for key in ("p50_us", "client_cpu_us", "server_cpu_us")}})
-    return {"benchmark": "reliability", "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    return {"benchmark": "reliability", "measured_at": results.measured_now(),
             "duration_s": seconds, "host": host.describe(),
             "settings": {"count": count, "repetitions": repetitions}, "steps": steps}
 

@@ -19,7 +19,6 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -236,7 +235,7 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
     floors = [{**asdict(floor.spec), **_figures(floor)} for floor in measured.floors]
     return {
         "benchmark": "rtt",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": results.measured_now(),
         "duration_s": measured.seconds,
         "host": host.describe(),
         "settings": {**asdict(settings), "peer_versions": peer_versions},

@@ -16,7 +16,6 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +104,7 @@ def to_result(settings: Settings, soak: SoakRun, seconds: float) -> dict[str, An
     }
     return {
         "benchmark": "soak",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": results.measured_now(),
         "duration_s": seconds,
         "host": host.describe(),
         "settings": {**asdict(settings), "reference_round_trip": reference, "client": "python perf.soak.client"},

@@ -30,7 +30,6 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -303,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     result = {
         "benchmark": "stress",
-        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "measured_at": results.measured_now(),
         "duration_s": time.monotonic() - started,
         "host": host.describe(),
         "settings": asdict(settings),
