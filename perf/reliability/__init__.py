@@ -88,9 +88,10 @@ def measure_step(step: Step, count: int, workdir: Path) -> tuple[float, float, f
     if step.curve:
         server_public, server_secret = (key.decode() for key in zmq.curve_keypair())
         client_public, client_secret = (key.decode() for key in zmq.curve_keypair())
-        server_flags += ("--curve-secret", server_secret)
-        client_flags += ("--curve-server", server_public, "--curve-public", client_public, "--curve-secret",
-                         client_secret)
+        # Joined with '=': a Z85 key may begin with '-', which argparse would take for a flag.
+        server_flags += (f"--curve-secret={server_secret}",)
+        client_flags += (f"--curve-server={server_public}", f"--curve-public={client_public}",
+                         f"--curve-secret={client_secret}")
     with ServerProcess(_peer("server", address, count, server_flags), workdir / "server.log") as server:
         output = run_client(_peer("client", address, count, client_flags), timeout=60.0 + 0.02 * count)
         log_text = server.finish(timeout=10.0)
