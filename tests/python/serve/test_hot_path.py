@@ -179,9 +179,10 @@ def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_
     assert traced[-1] == f"received {len(encode(ARM))} bytes, sent {len(encode(answers[-1]))} bytes"
 
 
-def test_reads_of_the_controller_and_of_others_get_the_bytes_and_counts_of_the_python_path(make_address):
-    with Served(load_scene("arm", None), make_address("ipc"), hot_path=True) as hot, \
-            Served(load_scene("arm", None), make_address("ipc"), hot_path=False) as plain, \
+@pytest.mark.parametrize("scene", ["static", "arm"])
+def test_reads_of_the_controller_and_of_others_get_the_bytes_and_counts_of_the_python_path(scene, make_address):
+    with Served(load_scene(scene, None), make_address("ipc"), hot_path=True) as hot, \
+            Served(load_scene(scene, None), make_address("ipc"), hot_path=False) as plain, \
             req_socket(hot.responder.endpoint) as controller_hot, req_socket(plain.responder.endpoint) as controller_plain, \
             req_socket(hot.responder.endpoint) as reader_hot, req_socket(plain.responder.endpoint) as reader_plain:
         read = encode(SensorRequestMessage())
