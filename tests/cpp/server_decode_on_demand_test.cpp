@@ -11,6 +11,7 @@
 #include <coupler/codec.hpp>
 #include <coupler/server.hpp>
 
+#include "raw_peer.hpp"
 #include "test_endpoints.hpp"
 #include "wire_writer.hpp"
 
@@ -36,25 +37,6 @@ ServerOptions deferring_controls(std::vector<std::string>* log) {
   options.decode_on_demand = {MessageType::Control};
   return options;
 }
-
-class RawPeer {
- public:
-  explicit RawPeer(const std::string& address) : socket_(context_, zmq::socket_type::req) {
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.set(zmq::sockopt::rcvtimeo, 2000);
-    socket_.connect(address);
-  }
-  void send(const std::string& frame) { socket_.send(zmq::buffer(frame)); }
-  Message receive() {
-    zmq::message_t frame;
-    REQUIRE(socket_.recv(frame));
-    return decode(frame.to_string_view());
-  }
-
- private:
-  zmq::context_t context_;
-  zmq::socket_t socket_;
-};
 
 // The ErrorMessage a server without decode_on_demand answers `frame` with on arrival.
 ErrorMessage refusal_on_arrival(const std::string& frame) {
