@@ -113,3 +113,14 @@ TEST_CASE("only the kinds named are decoded on demand, and a top level that does
   CHECK(std::holds_alternative<ErrorMessage>(truncated.receive()));
   CHECK(server.bad_frames() == 1);
 }
+
+TEST_CASE("a Control with a top-level tag wider than 32 bits is decoded on arrival, which refuses it") {
+  std::vector<std::string> log;
+  Server server(fresh_address("tcp"), deferring_controls(&log));
+  RawPeer peer(server.endpoint());
+  // messageType Control, then a varint field whose five-byte tag is 2^32.
+  peer.send(std::string("\x08\x02\x80\x80\x80\x80\x10\x00", 8));
+  CHECK_THROWS_AS(server.receive(300ms), TimeoutError);
+  CHECK(std::holds_alternative<ErrorMessage>(peer.receive()));
+  CHECK(server.bad_frames() == 1);
+}
