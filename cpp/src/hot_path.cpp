@@ -1,6 +1,10 @@
 #include <coupler/hot_path.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
+#include <iterator>
+#include <string_view>
 #include <exception>
 #include <utility>
 #include <variant>
@@ -37,15 +41,51 @@ HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLa
 
 HotPath::~HotPath() = default;
 
+namespace {
+
+// Whether `payload` is a SensorRequest as the server's decoder reads it. Only
+// small frames are looked at here: a larger one is decoded by the server.
+bool is_sensor_request(std::string_view payload) {
+  constexpr std::size_t kLargestLookedAt = 64;
+  if (payload.size() > kLargestLookedAt) return false;
+  try {
+    return std::holds_alternative<SensorRequestMessage>(decode(payload));
+  } catch (const ProtocolError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after) {
   using Clock = std::chrono::steady_clock;
   HotPathOutcome outcome;
   const auto deadline = Clock::now() + return_after;
   Clock::time_point last_control{};
   stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  // Reads of other peers waiting for their share, in arrival order; `credit`
+  // of them may be answered before the controller's next request, and once
+  // it is used, one more when `reader_due` passes without that request.
+  std::deque<Request> readers;
+  std::uint64_t credit = config_.reader_share;
+  Clock::time_point reader_due{};
+  const auto controller_served = [&] { credit = config_.reader_share; };
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
-    if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) return std::nullopt;
+    if (from != peer) {
+      if (!readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
+      --credit;
+      reader_due = Clock::now() + config_.reader_patience;
+      ++outcome.reads;
+      return state_frame();
+    }
+    if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
+      if (!is_sensor_request(payload)) return std::nullopt;
+      controller_served();
+      ++outcome.reads;
+      return state_frame();
+    }
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
@@ -53,22 +93,66 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
+    controller_served();
     return frame;
   };
-  for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) break;
-    Offered offered = server.receive_offering(left, answer);
+  // Takes what a wait brought (an answer given or a request left): false when the loop must end.
+  const auto take = [&](Offered offered) {
     if (offered.request) {
+      if (offered.request->peer() != peer && offered.request->type() == MessageType::SensorRequest) {
+        if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
+        readers.push_back(std::move(*offered.request));
+        return true;
+      }
       outcome.request = std::move(offered.request);
-      break;
+      return false;
     }
-    if (!offered.answered) break;  // the time ran out
-    if (!outcome.failure.empty() || !outcome.first_clamped.empty()) break;
-    if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
+    if (!outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
+    return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
+  };
+  const auto answer_reader = [&] {
+    server.reply_frame(readers.front(), state_frame());
+    readers.pop_front();
+    ++outcome.reads;
+  };
+  for (;;) {
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    if (!readers.empty() && (credit > 0 || now >= reader_due)) {
+      // The controller's request, if one came meanwhile, goes first.
+      Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
+      if (waiting.answered || waiting.request) {
+        if (!take(std::move(waiting))) break;
+        continue;
+      }
+      if (credit > 0) --credit;
+      reader_due = now + config_.reader_patience;
+      answer_reader();
+      continue;
+    }
+    const auto until = readers.empty() ? deadline : std::min(deadline, reader_due);
+    const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    // Nothing came: the time is up, or the next read is due (both seen above).
+    if (!offered.answered && !offered.request) continue;
+    if (!take(std::move(offered))) break;
+  }
+  // Leaving: the reads still waiting are answered with the state as it is now (nothing has changed it since).
+  if (outcome.failure.empty()) {
+    while (!readers.empty()) answer_reader();
+  } else {
+    outcome.unanswered_reads.assign(std::make_move_iterator(readers.begin()), std::make_move_iterator(readers.end()));
   }
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
+}
+
+const std::string& HotPath::state_frame() {
+  if (state_.empty()) {
+    gather_.gather(sensor_values_);
+    state_ = sensors_.encode(sensor_values_, stepper_.time());
+  }
+  return state_;
 }
 
 std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
@@ -82,11 +166,13 @@ std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
         outcome.first_clamped.push_back(i);
       }
     }
+    state_.clear();
     stepper_.step(steps);
     stepper_.settle();
     gather_.gather(sensor_values_);
     const double time = stepper_.time();
     std::string frame = sensors_.encode(sensor_values_, time);
+    state_ = frame;
     ++outcome.controls;
     outcome.steps += steps;
     outcome.simulated_time = time;

@@ -13,6 +13,7 @@
 #include <coupler/codec.hpp>
 
 #include "ipc_endpoint.hpp"
+#include "message_kind_scan.hpp"
 #include "rate_limited_log.hpp"
 #include "zap_handler.hpp"
 #include "zmq_socket.hpp"
@@ -244,18 +245,36 @@ struct Server::Impl {
         return std::nullopt;
       }
     }
+    std::string frame = payload.to_string();
+    if (const auto kind = kind_decoded_on_demand(frame)) {
+      record_peer(zmq_msg_get(payload.handle(), ZMQ_SRCFD), envelope.front());
+      return Request(std::move(envelope), *kind, std::move(frame));
+    }
     try {
-      std::string frame = payload.to_string();
       Message message = decode(frame);
       // Not message_t::get: it throws on -1, which is simply "no descriptor" (inproc).
       record_peer(zmq_msg_get(payload.handle(), ZMQ_SRCFD), envelope.front());
       return Request(std::move(envelope), std::move(message), std::move(frame));
     } catch (const ProtocolError& e) {
-      const std::string problem = "malformed frame: " + e.text();
-      report(problem);
-      send(envelope, encode(ErrorMessage{static_cast<int>(e.code()), problem}));
+      refuse_malformed(envelope, e);
       return std::nullopt;
     }
+  }
+
+  // The kind of `frame` when it is one left undecoded until Server::complete.
+  std::optional<MessageType> kind_decoded_on_demand(std::string_view frame) const {
+    if (options.decode_on_demand.empty()) return std::nullopt;
+    const auto kind = detail::scan_message_kind(frame);
+    if (!kind) return std::nullopt;
+    const auto& kinds = options.decode_on_demand;
+    if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) return std::nullopt;
+    return kind;
+  }
+
+  void refuse_malformed(const std::vector<std::string>& envelope, const ProtocolError& e) {
+    const std::string problem = "malformed frame: " + e.text();
+    report(problem);
+    send(envelope, encode(ErrorMessage{static_cast<int>(e.code()), problem}));
   }
 };
 
@@ -334,6 +353,19 @@ std::optional<Request> Server::try_receive() {
     if (!impl_->receive_first(first, std::chrono::milliseconds(0))) return std::nullopt;
     if (auto request = impl_->read_one(std::move(first))) return request;
   }
+}
+
+bool Server::complete(Request& request) {
+  if (request.decoded_) return true;
+  try {
+    request.message_ = decode(request.frame_);
+  } catch (const ProtocolError& e) {
+    impl_->refuse_malformed(request.envelope_, e);
+    return false;
+  }
+  request.type_ = type_of(request.message_);
+  request.decoded_ = true;
+  return true;
 }
 
 void Server::reply(const Request& request, const Message& message) { impl_->send(request.envelope_, encode(message)); }

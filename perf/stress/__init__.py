@@ -107,6 +107,10 @@ def storm_progress(name: str, total: int) -> Callable[[int], None]:
     return progress
 
 
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
 def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
     """Run every phase against one server; the figures of each."""
     address = free_tcp_address()
@@ -147,7 +151,9 @@ def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
                                   "ratio": statistics.median(windows.ratios),
                                   "steps_per_s": statistics.median(windows.reading_rates),
                                   "quiet_steps_per_s": statistics.median(windows.quiet_rates),
-                                  "longest_round_trip": controller.longest_round_trip(started, time.monotonic())}
+                                  "longest_round_trip": controller.longest_round_trip(started, time.monotonic()),
+                                  "median_round_trip": _median(windows.reading_round_trips),
+                                  "quiet_median_round_trip": _median(windows.quiet_round_trips)}
             log.info("perf.stress: readers: %d reads, controller at %.0f steps/s with them, %.0f without "
                      "(median ratio %.2f, windows %s)", windows.answers.answered, figures["readers"]["steps_per_s"],
                      figures["readers"]["quiet_steps_per_s"], figures["readers"]["ratio"],
@@ -205,9 +211,13 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
               guarantee=True),
     ]
     readers = figures["readers"]
+    medians = ""
+    if readers.get("median_round_trip") is not None and readers.get("quiet_median_round_trip") is not None:
+        medians = (f"; round trip p50 {readers['median_round_trip'] * 1e6:,.0f} us, "
+                   f"{readers['quiet_median_round_trip'] * 1e6:,.0f} us without them")
     out.append(Check(f"step rate under {settings.readers} readers",
                      f"{readers['steps_per_s']:,.0f} of {readers['quiet_steps_per_s']:,.0f} steps/s (median of "
-                     f"{len(readers['ratios'])} window ratios: {readers['ratio']:.2f})",
+                     f"{len(readers['ratios'])} window ratios: {readers['ratio']:.2f}){medians}",
                      f">= {MIN_RATE_RATIO:.2f}", readers["ratio"] >= MIN_RATE_RATIO))
     out.append(Check(f"{settings.readers} readers answered", f"{readers['answered']:,} reads, {readers['timeouts']} "
                      f"timeouts; longest measured {readers['longest']:.3f} s (their threads' scheduling included)",

@@ -7,8 +7,8 @@ then it says goodbye and exits.
 
 It prints a line "controller {json}" on stdout (flushed) about every
 --report-every seconds and once more at the end: the round trips done, the
-counts of the step check (perf.soak.steps) and the longest round trip since
-the line before. perf.stress times the lines as they arrive and takes the
+counts of the step check (perf.soak.steps), and the longest and the median
+round trip since the line before. perf.stress times the lines as they arrive and takes the
 step rate of each phase from them.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import select
+import statistics
 import sys
 import time
 
@@ -44,8 +45,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def report(check: StepCheck, longest: float, done: bool = False) -> None:
-    figures = {**check.to_dict(), "longest_round_trip": longest, "done": done}
+def report(check: StepCheck, round_trips: list[float], done: bool = False) -> None:
+    figures = {**check.to_dict(), "longest_round_trip": max(round_trips, default=0.0),
+               "median_round_trip": statistics.median(round_trips) if round_trips else None, "done": done}
     print(LINE_PREFIX + json.dumps(figures), flush=True)
 
 
@@ -61,22 +63,24 @@ def run(args: argparse.Namespace) -> None:
     with Session(args.addr, timeout=args.timeout) as session:
         controls = session.controls()
         check = StepCheck(session.handshake.time_step, session.sensors().time)
-        report(check, 0.0)
+        report(check, [])
         step, observe, clock = session.step, check.observe, time.perf_counter
-        longest = 0.0
+        round_trips: list[float] = []
+        took = round_trips.append
         next_report = clock() + args.report_every
         while True:
             for _ in range(LOOK_EVERY):
                 sent = clock()
                 observe(step(controls).time)
-                longest = max(longest, clock() - sent)
+                took(clock() - sent)
             if clock() >= next_report:
-                report(check, longest)
-                longest = 0.0
+                report(check, round_trips)
+                round_trips = []
+                took = round_trips.append
                 next_report = clock() + args.report_every
                 if stop_asked():
                     break
-        report(check, longest, done=True)
+        report(check, round_trips, done=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ time their answers."""
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import threading
 import time
@@ -70,6 +71,12 @@ class DrivingController:
         if len(inside) < 2 or inside[-1][0] == inside[0][0]:
             raise BenchmarkError("the controller reported too little in a phase to take its step rate")
         return (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+
+    def median_round_trip(self, start: float, end: float) -> float | None:
+        """Seconds: the median of the medians of the lines between two instants (each covers about 0.1 s)."""
+        medians = [line["median_round_trip"] for t, line in self.lines
+                   if start <= t <= end and line.get("median_round_trip") is not None]
+        return statistics.median(medians) if medians else None
 
     def longest_round_trip(self, start: float, end: float) -> float:
         return max((line["longest_round_trip"] for t, line in self.lines if start <= t <= end), default=0.0)
@@ -234,6 +241,9 @@ class ReaderWindows:
 
     reading_rates: list[float] = field(default_factory=list)
     quiet_rates: list[float] = field(default_factory=list)
+    # The controller's median round trip (seconds) in each window, where it reported one.
+    reading_round_trips: list[float] = field(default_factory=list)
+    quiet_round_trips: list[float] = field(default_factory=list)
     answers: Answers = field(default_factory=Answers)  # the readers', all windows together
 
     @property
@@ -265,6 +275,11 @@ def read_in_windows(address: str, controller: DrivingController, readers: int, w
             if len(marks) == 3:  # reading started, reading ended, quiet ended
                 result.reading_rates.append(controller.rate(marks[0], marks[1]))
                 result.quiet_rates.append(controller.rate(marks[1], marks[2]))
+                for where, start, end in ((result.reading_round_trips, marks[0], marks[1]),
+                                          (result.quiet_round_trips, marks[1], marks[2])):
+                    median = controller.median_round_trip(start, end)
+                    if median is not None:
+                        where.append(median)
                 marks.clear()
         code = process.wait(timeout=30)
     finally:

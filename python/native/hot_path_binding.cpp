@@ -81,7 +81,8 @@ class MujocoStepperOf {
 class HotPathOf {
  public:
   HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
-            std::uint64_t max_steps, double largest_value, double stop_after)
+            std::uint64_t max_steps, double largest_value, double stop_after, std::uint64_t reader_share,
+            double reader_patience)
       : controls_(std::move(controls)),
         sensors_(std::move(sensors)),
         scatter_(std::move(scatter)),
@@ -93,6 +94,9 @@ class HotPathOf {
     config.max_steps = max_steps;
     config.largest_value = largest_value;
     config.stop_after = stop_after;
+    if (!(reader_patience >= 0.0 && reader_patience <= 1.0)) throw Error("reader_patience must be from 0 to 1 second");
+    config.reader_share = reader_share;
+    config.reader_patience = std::chrono::microseconds(static_cast<std::int64_t>(reader_patience * 1e6));
     path_.emplace(c.layout, c.targets, s.layout, s.data, scatter_.cast<ScatterInto&>().scatter,
                   gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
   }
@@ -151,6 +155,9 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("controls", &HotPathOutcome::controls, "Controls answered.")
       .def_readonly("steps", &HotPathOutcome::steps, "Steps they took.")
       .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
+      .def_readonly("reads", &HotPathOutcome::reads, "SensorRequests answered (the controller's and others').")
+      .def_readonly("unanswered_reads", &HotPathOutcome::unanswered_reads,
+                    "SensorRequests taken and left unanswered because the simulation failed: answer them.")
       .def_readonly("request_bytes", &HotPathOutcome::request_bytes, "Bytes of the last Control answered.")
       .def_readonly("answer_bytes", &HotPathOutcome::answer_bytes, "Bytes of its answer.")
       .def_readonly("first_clamped", &HotPathOutcome::first_clamped,
@@ -165,16 +172,20 @@ void bind_hot_path(py::module_& module) {
                     "Set when the simulation failed on a Control (answered with INTERNAL_ERROR): what failed.");
 
   py::class_<HotPathOf>(module, "HotPath",
-                        "coupler::HotPath: answers a lone controller's Controls in C++, from the arrays of "
+                        "coupler::HotPath: answers a lone controller's Controls (and everyone's SensorRequests, the "
+                        "controller's first, `reader_share` of the others' after each of its requests, one more "
+                        "after `reader_patience` seconds without one) in C++, from the arrays of "
                         "`controls` (a ControlLayout) through `scatter`, `stepper` and `gather` to those of `sensors` "
                         "(a SensorLayout). A Control of more than `max_steps` steps, or leaving a value beyond "
                         "`largest_value`, is handed back; run() returns after a Control that stepped to `stop_after` "
                         "(seconds) or later.")
-      .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double>(),
+      .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double,
+                    std::uint64_t, double>(),
            py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
            py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
            py::arg("largest_value") = std::numeric_limits<double>::infinity(),
-           py::arg("stop_after") = std::numeric_limits<double>::infinity())
+           py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("reader_share") = 1,
+           py::arg("reader_patience") = 0.002)
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "

@@ -26,23 +26,28 @@ void bind_server(py::module_& module) {
                              "The payload as received, for decoding with coupler.wire.codec.")
       .def_property_readonly("size", [](const Request& r) { return r.frame().size(); }, "Bytes of the payload.")
       .def_property_readonly("peer", [](const Request& r) { return py::bytes(r.peer()); },
-                             "Identifies the connection it came from.");
+                             "Identifies the connection it came from.")
+      .def_property_readonly("decoded", &Request::decoded,
+                             "False for a request of a kind the server decodes on demand (Server.complete), until then.");
 
   py::class_<ServerHandle>(module, "Server",
                            "coupler::Server: binds a ROUTER socket; bad frames are answered with an ErrorMessage, "
                            "counted and passed to on_bad_frame(text) (default: written to stderr), and never reach "
                            "the caller. Blocking calls release the GIL.")
       .def(py::init<const std::string&, py::object, double, double, std::int64_t,
-                    std::optional<std::pair<std::string, std::string>>, std::vector<std::string>, py::object, double>(),
+                    std::optional<std::pair<std::string, std::string>>, std::vector<std::string>, py::object, double,
+                    const std::vector<int>&>(),
            py::arg("address"), py::arg("on_bad_frame") = py::none(), py::arg("heartbeat") = 1.0,
            py::arg("heartbeat_timeout") = 3.0, py::arg("max_frame_bytes") = 1048576,
            py::arg("curve_key_pair") = py::none(), py::arg("curve_allowed_clients") = std::vector<std::string>{},
            py::arg("on_refused_client") = py::none(), py::arg("handshake_timeout") = 3.0,
+           py::arg("decode_on_demand") = std::vector<int>{},
            "coupler::ServerOptions as keywords: `heartbeat` and `heartbeat_timeout` in seconds (heartbeat 0: off), "
            "`max_frame_bytes` (0: no limit), `curve_key_pair` (Z85 public, secret), `curve_allowed_clients` (Z85 "
            "public keys), `on_refused_client(text)` called for each refused client (from the authentication thread, or "
            "from the receiving call for a client that does not speak CURVE), `handshake_timeout` in seconds (a "
-           "connection that has not completed its handshake by then is dropped; 0: no limit).")
+           "connection that has not completed its handshake by then is dropped; 0: no limit), `decode_on_demand` (message "
+           "types received undecoded, their kind read by a scan bounded by the frame's size, until complete()).")
       .def(
           "receive",
           [](ServerHandle& s, double timeout) {
@@ -55,6 +60,11 @@ void bind_server(py::module_& module) {
       .def(
           "try_receive", [](ServerHandle& s) { return s.get().try_receive(); },
           "The next valid request, or None when none is waiting; never blocks.")
+      .def(
+          "complete", [](ServerHandle& s, Request& request) { return s.get().complete(request); },
+          py::arg("request"),
+          "Decode a request received undecoded; True when decoded. A frame that does not decode is answered and "
+          "reported as a bad frame on arrival is, and False returned: leave it unanswered.")
       .def(
           "reply",
           [](ServerHandle& s, const Request& request, const py::bytes& frame) {

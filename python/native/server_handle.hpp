@@ -50,8 +50,15 @@ class ServerHandle {
  public:
   ServerHandle(const std::string& address, py::object on_bad_frame, double heartbeat, double heartbeat_timeout,
                std::int64_t max_frame_bytes, std::optional<std::pair<std::string, std::string>> curve_key_pair,
-               std::vector<std::string> curve_allowed_clients, py::object on_refused_client, double handshake_timeout) {
+               std::vector<std::string> curve_allowed_clients, py::object on_refused_client, double handshake_timeout,
+               const std::vector<int>& decode_on_demand) {
     ServerOptions options;
+    for (const int kind : decode_on_demand) {
+      if (kind < 0 || kind > static_cast<int>(MessageType::SensorRequest)) {
+        throw Error("decode_on_demand: " + std::to_string(kind) + " is not a message type");
+      }
+      options.decode_on_demand.push_back(static_cast<MessageType>(kind));
+    }
     options.heartbeat_interval = milliseconds(heartbeat);
     options.heartbeat_timeout = milliseconds(heartbeat_timeout);
     options.max_frame_bytes = max_frame_bytes;

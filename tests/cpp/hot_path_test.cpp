@@ -2,12 +2,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -142,12 +144,89 @@ TEST_CASE("the hot path hands back another peer's Control untouched", "[hot_path
   CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
 }
 
-TEST_CASE("the hot path hands back a request that is not a Control", "[hot_path]") {
+TEST_CASE("the hot path hands back a request that is neither a Control nor a read", "[hot_path]") {
   Rig rig;
-  rig.controller.send(SensorRequestMessage{});
+  rig.controller.send(ResetMessage{});
   const HotPathOutcome outcome = rig.run();
   REQUIRE(outcome.request);
-  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.request->type() == MessageType::Reset);
+}
+
+TEST_CASE("the hot path answers its controller's SensorRequest with the frame of the current state", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  (void)rig.run();
+  (void)rig.controller.receive_frame(2000ms);
+  rig.controller.send(SensorRequestMessage{});
+  const HotPathOutcome outcome = rig.run();
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(rig.controller.receive_frame(2000ms) == rig.sensors.encode(expected, 0.03));
+  CHECK(outcome.reads == 1);
+  CHECK_FALSE(outcome.request);
+  CHECK(rig.clock.steps() == 3);
+}
+
+TEST_CASE("the hot path answers another peer's SensorRequest with the state, read afresh in a new run", "[hot_path]") {
+  Rig rig;
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  rig.state = {0.25, 0.5, 0.0};  // changed by the caller between runs
+  rig.clock.step(2);
+  reader.send(SensorRequestMessage{});
+  const HotPathOutcome outcome = rig.run();
+  const double expected[] = {0.25, 0.5, 0.0};
+  CHECK(reader.receive_frame(2000ms) == rig.sensors.encode(expected, 0.02));
+  CHECK(outcome.reads == 1);
+  CHECK(outcome.controls == 0);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path answers one read of others per request of the controller while it drives", "[hot_path]") {
+  HotPathConfig config;
+  config.reader_patience = 10s;  // longer than the run: only the controller's request lets the second read through
+  Rig rig(config);
+  Client first(rig.server.endpoint(), ClientOptions{2000ms});
+  Client second(rig.server.endpoint(), ClientOptions{2000ms});
+  first.send(SensorRequestMessage{});
+  second.send(SensorRequestMessage{});
+  std::thread controller([&] {
+    std::this_thread::sleep_for(50ms);
+    rig.controller.send(arm_control(0.5, -0.25, 1));
+    (void)rig.controller.receive_frame(2000ms);
+  });
+  const HotPathOutcome outcome = rig.run(1000ms);
+  controller.join();
+  const double before[] = {0.0, 0.0, 0.0};
+  const double after[] = {0.5, -0.25, 1.0};
+  const std::vector<std::string> answers{first.receive_frame(2000ms), second.receive_frame(2000ms)};
+  CHECK(std::count(answers.begin(), answers.end(), rig.sensors.encode(before, 0.0)) == 1);
+  CHECK(std::count(answers.begin(), answers.end(), rig.sensors.encode(after, 0.01)) == 1);
+  CHECK(outcome.reads == 2);
+  CHECK(outcome.controls == 1);
+}
+
+TEST_CASE("the hot path answers one more read of others when the controller sends nothing for its patience",
+          "[hot_path]") {
+  HotPathConfig config;
+  config.reader_patience = 20ms;
+  Rig rig(config);
+  Client first(rig.server.endpoint(), ClientOptions{2000ms});
+  first.send(SensorRequestMessage{});
+  bool second_answered = false;
+  std::thread second_reader([&] {
+    Client second(rig.server.endpoint(), ClientOptions{2000ms});
+    second.send(SensorRequestMessage{});
+    // Answered long before the run ends (at 3 s), whatever the order the two reads are taken in.
+    try {
+      second_answered = second.receive_frame(1500ms).size() > 0;
+    } catch (const TimeoutError&) {
+      second_answered = false;
+    }
+  });
+  const HotPathOutcome outcome = rig.run(3000ms);
+  second_reader.join();
+  CHECK(second_answered);
+  CHECK(first.receive_frame(2000ms).size() > 0);
+  CHECK(outcome.reads == 2);
 }
 
 TEST_CASE("the hot path hands back a Control of more steps than its limit", "[hot_path]") {

@@ -12,39 +12,12 @@
 #include <coupler/codec.hpp>
 #include <coupler/server.hpp>
 
+#include "raw_peer.hpp"
 #include "test_endpoints.hpp"
 #include "wire_writer.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
-
-namespace {
-
-// A raw REQ peer, free to send what no coupler client would.
-class RawPeer {
- public:
-  explicit RawPeer(const std::string& address) : socket_(context_, zmq::socket_type::req) {
-    socket_.set(zmq::sockopt::linger, 0);
-    socket_.set(zmq::sockopt::rcvtimeo, 2000);
-    socket_.connect(address);
-  }
-  void send(const std::vector<std::string>& frames) {
-    for (std::size_t i = 0; i < frames.size(); ++i) {
-      socket_.send(zmq::buffer(frames[i]), i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
-    }
-  }
-  Message receive() {
-    zmq::message_t frame;
-    REQUIRE(socket_.recv(frame));
-    return decode(frame.to_string_view());
-  }
-
- private:
-  zmq::context_t context_;
-  zmq::socket_t socket_;
-};
-
-}  // namespace
 
 TEST_CASE("a bad frame is answered with an ErrorMessage naming the problem, then a handshake is served") {
   struct Case {

@@ -2,10 +2,13 @@
 // The round trip of a lone controller in lockstep, served without leaving
 // C++: a Control of the controller holding the simulation is received,
 // checked, written into the simulation's controls, stepped, read back,
-// encoded and answered, over and over. Everything else (another peer, another
-// request, a Control that does not match, a long one, a timer) goes back to
-// the caller, which owns the protocol's control plane, with a count of what
-// was done meanwhile.
+// encoded and answered, over and over. SensorRequests (reads, which change
+// nothing) are answered here too, the controller's first: the others get
+// `reader_share` reads after each request of the controller, then wait up to
+// `reader_patience` for its next one before one more is served. Everything
+// else (another request of another peer, a Control that does not match, a
+// long one, a timer) goes back to the caller, which owns the protocol's
+// control plane, with a count of what was done meanwhile.
 
 #include <chrono>
 #include <cstddef>
@@ -42,6 +45,11 @@ struct HotPathConfig {
   // Return after answering a Control that stepped the simulation to this
   // time (seconds) or later.
   double stop_after = std::numeric_limits<double>::infinity();
+  // Reads of other peers answered after each request of the controller (coupler.serve.controller_first.SHARE).
+  std::uint64_t reader_share = 1;
+  // How long reads of others wait for the controller's next request once their share is used, before one more
+  // is answered (coupler.serve.controller_first.PATIENCE).
+  std::chrono::microseconds reader_patience{2000};
 };
 
 // What run() did, and the request it hands back, if any.
@@ -52,6 +60,10 @@ struct HotPathOutcome {
   std::uint64_t controls = 0;  // Controls answered
   std::uint64_t steps = 0;     // steps they took
   std::uint64_t clamped = 0;   // values applied outside their range
+  std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
+  // Reads taken from the socket and not answered because the simulation
+  // failed (its state is unknown): the caller answers them.
+  std::vector<Request> unanswered_reads;
   // Of those, the values (indices into the control arrays) clamped for the
   // first time since this HotPath was made.
   std::vector<std::size_t> first_clamped;
@@ -94,6 +106,8 @@ class HotPath {
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+  // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
+  const std::string& state_frame();
 
   const ControlLayout& controls_;
   ControlTargets targets_;
@@ -105,6 +119,8 @@ class HotPath {
   HotPathConfig config_;
   std::unique_ptr<detail::ControlFrameReader> reader_;
   std::vector<bool> clamped_before_;
+  // The encoded current state; empty when it must be read again.
+  std::string state_;
 };
 
 }  // namespace coupler

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <coupler/curve_keys.hpp>
+#include <coupler/error.hpp>
 #include <coupler/messages.hpp>
 
 namespace coupler {
@@ -42,13 +43,26 @@ struct ServerOptions {
   std::optional<CurveKeyPair> curve_key_pair;
   std::vector<std::string> curve_allowed_clients;
   std::function<void(const std::string&)> on_refused_client;
+  // Requests of these kinds are received undecoded: their kind is read from
+  // the frame's top-level fields, a scan bounded by the frame's size, and the
+  // rest is decoded by Server::complete when the caller needs it. A caller
+  // that refuses most of them (a Control from a peer that may not drive) then
+  // never pays for decoding a frame of pathological shape. A frame whose
+  // top level does not scan is decoded on arrival, as any other.
+  std::vector<MessageType> decode_on_demand;
 };
 
 // A message received by a Server, with the routing envelope its answer needs.
 class Request {
  public:
-  const Message& message() const noexcept { return message_; }
-  MessageType type() const noexcept { return type_of(message_); }
+  // Throws Error for a request not decoded yet (see Server::complete).
+  const Message& message() const {
+    if (!decoded_) throw Error("the request has not been decoded: Server::complete decodes it");
+    return message_;
+  }
+  MessageType type() const noexcept { return type_; }
+  // False for a request of a kind in ServerOptions::decode_on_demand until Server::complete decodes it.
+  bool decoded() const noexcept { return decoded_; }
   // Identifies the connection it came from (stable while the peer stays connected).
   const std::string& peer() const noexcept { return envelope_.front(); }
   // The payload as it came off the wire, for code that logs, records or
@@ -58,11 +72,16 @@ class Request {
  private:
   friend class Server;
   Request(std::vector<std::string> envelope, Message message, std::string frame)
-      : envelope_(std::move(envelope)), message_(std::move(message)), frame_(std::move(frame)) {}
+      : envelope_(std::move(envelope)), message_(std::move(message)), frame_(std::move(frame)),
+        type_(type_of(message_)) {}
+  Request(std::vector<std::string> envelope, MessageType type, std::string frame)
+      : envelope_(std::move(envelope)), frame_(std::move(frame)), type_(type), decoded_(false) {}
 
   std::vector<std::string> envelope_;
   Message message_;
   std::string frame_;
+  MessageType type_;
+  bool decoded_ = true;
 };
 
 // What Server::receive_offering did with the request it waited for.
@@ -103,6 +122,11 @@ class Server {
   // returns it (a bad frame is answered, reported, and the wait goes on).
   // Neither, when the time runs out. Never throws TimeoutError.
   Offered receive_offering(std::chrono::milliseconds timeout, const Answerer& answer);
+  // Decodes a request received undecoded (ServerOptions::decode_on_demand);
+  // true when it is now decoded. A frame that does not decode is answered
+  // and reported as on arrival (a bad frame, with an ErrorMessage naming the
+  // problem) and false returned: the caller then leaves it unanswered.
+  bool complete(Request& request);
   // Never blocks: an answer the peer is not ready to take, or a peer that has
   // gone, is reported through on_bad_frame and dropped.
   void reply(const Request& request, const Message& message);

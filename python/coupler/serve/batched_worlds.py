@@ -158,6 +158,8 @@ class BatchedResponder(NativeResponder):
         busy = self.sim.busy_refusal(request.peer)
         if busy is not None:
             return Answer(encode(busy))
+        if not self.server.complete(request):
+            return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
         try:
             control: WorldControl | None = read_world_control(request.frame)
         except ProtocolError as error:

@@ -1,16 +1,21 @@
-"""The lone controller's round trip without Python: Controls answered in C++.
+"""The lone controller's round trip without Python: Controls and reads answered in C++.
 
 In lockstep, with one controller holding the simulation, unpaced and
 unobserved, a Control from that controller is received, checked, applied,
 stepped, read and answered by `coupler._native.HotPath`, with the GIL
 released, through the very C++ objects the Python path uses (the layouts of
 `NativeResponder`, the simulation's scatter, gather and stepper), so both
-send the same bytes. Everything else comes back to Python, which keeps the
-control plane: another peer, another kind of request, a Control that does
-not match the handshake or asks for more than `HOT_PATH_MAX_STEPS` steps,
-the first clamp of a value, a failure, and a timer (`return_after`), so that
-signals, closed peers and stops are seen as on the Python path. Python is
-told what happened (Controls, steps, clamps, the time reached) and counts it.
+send the same bytes. SensorRequests, the controller's and everyone else's,
+are answered there too, in the order `coupler.serve.controller_first` gives
+(the controller's first, `SHARE` of the others' after each of its requests,
+one more after `PATIENCE` without one): thirty readers must not send every
+step back through Python. Everything else comes back to Python, which keeps
+the control plane: another peer's request to drive, another kind of request,
+a Control that does not match the handshake or asks for more than
+`HOT_PATH_MAX_STEPS` steps, the first clamp of a value, a failure, and a
+timer (`return_after`), so that signals, closed peers and stops are seen as
+on the Python path. Python is told what happened (Controls, steps, reads,
+clamps, the time reached) and counts it.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
+from coupler.serve.controller_first import PATIENCE, SHARE
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import RunClock
@@ -79,8 +85,10 @@ class HotPath:
         self._path = _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             max_steps=HOT_PATH_MAX_STEPS, largest_value=parts.largest_value,
-            stop_after=math.inf if stop_after is None else stop_after)
+            stop_after=math.inf if stop_after is None else stop_after,
+            reader_share=SHARE, reader_patience=PATIENCE)
         self.controls = 0  # Controls answered in C++ so far
+        self.reads = 0  # SensorRequests answered in C++ so far
 
     @classmethod
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> HotPath | None:
@@ -121,6 +129,11 @@ class HotPath:
         outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER))
         served = outcome.controls
         self.controls += served
+        self.reads += outcome.reads
+        if outcome.reads:
+            # Reads renew no lease (README, "Reliability and security"): they are only counted.
+            sim.stats.requests += outcome.reads
+            sim.stats.sensor_requests += outcome.reads
         if served or outcome.failure:
             stats = sim.stats
             stats.requests += served
@@ -136,4 +149,6 @@ class HotPath:
                 stats.requests += 1
                 stats.errors_sent += 1
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
+            for read in outcome.unanswered_reads:
+                self.responder.send(read, self.responder.respond(read))
         return outcome.request, outcome.simulated_time

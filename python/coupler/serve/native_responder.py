@@ -50,8 +50,11 @@ class NativeResponder:
         self._sizes = (0, 0)
         # Peers trigger these lines: bounded, so that no peer can flood the log.
         self._peer_log = RateLimitedLog(log)
+        # Controls arrive undecoded (their kind read by a scan bounded by the frame's size) until the busy check
+        # has passed: a peer that may not drive must not cost a full decode of whatever shape it sends.
         self.server = _native.Server(
-            address, on_bad_frame=self._bad_frame, on_refused_client=self._refused_client, **server_options
+            address, on_bad_frame=self._bad_frame, on_refused_client=self._refused_client,
+            decode_on_demand=[MessageType.CONTROL], **server_options
         )
         self.endpoint: str = self.server.endpoint
         # Reads of one state share one frame: many readers must not cost the controller an encoding each.
@@ -93,6 +96,8 @@ class NativeResponder:
             if busy is not None:
                 # Refused before its body is read: decoding costs a peer that may not drive nothing.
                 return Answer(encode(busy))
+            if not self.server.complete(request):
+                return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
         if request.type == MessageType.CONTROL and not self.sim.trace:
             try:
                 steps = self._controls.read(request)

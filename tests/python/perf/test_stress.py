@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import perf.stress as stress
-from perf.stress.phases import ReaderWindows
+from perf.stress.phases import DrivingController, ReaderWindows
 from perf.stress.storm import host_port
 
 WAITS = {"answered": 100, "timeouts": 0, "wrong_answers": 0, "longest": 0.05}
@@ -73,6 +73,22 @@ def test_only_a_broken_guarantee_fails_the_run_a_missed_target_is_reported(chang
 def test_each_reader_window_is_set_against_the_quiet_window_after_it():
     windows = ReaderWindows(reading_rates=[900.0, 1000.0], quiet_rates=[1000.0, 2000.0])
     assert windows.ratios == [0.9, 0.5]
+
+
+def test_the_readers_row_shows_the_controllers_median_round_trip_with_and_without_them():
+    figures = copy.deepcopy(FIGURES)
+    figures["readers"].update(median_round_trip=0.000431, quiet_median_round_trip=0.000212)
+    row = next(c for c in stress.checks(figures, stress.Settings()) if c.name == "step rate under 30 readers")
+    assert row.measured.endswith("; round trip p50 431 us, 212 us without them")
+
+
+def test_the_controllers_median_round_trip_is_the_median_of_its_lines_medians():
+    controller = DrivingController.__new__(DrivingController)  # its lines alone, without a process
+    controller.lines = [(1.0, {"median_round_trip": 0.003}), (2.0, {"median_round_trip": 0.001}),
+                        (3.0, {"median_round_trip": None}), (4.0, {"median_round_trip": 0.002}),
+                        (9.0, {"median_round_trip": 0.5})]
+    assert controller.median_round_trip(0.5, 5.0) == 0.002
+    assert controller.median_round_trip(5.0, 8.0) is None
 
 
 def test_a_storm_needs_a_tcp_address():

@@ -32,6 +32,7 @@ from coupler.wire.messages import (
     HandshakeMessage,
     ObjectControl,
     SensorMessage,
+    SensorRequestMessage,
 )
 from peers import REPO, server_command, wait_until_serving
 
@@ -176,6 +177,41 @@ def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_
     assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
     traced = [r.getMessage() for r in caplog.records if r.getMessage().startswith("received")]
     assert traced[-1] == f"received {len(encode(ARM))} bytes, sent {len(encode(answers[-1]))} bytes"
+
+
+@pytest.mark.parametrize("scene", ["static", "arm"])
+def test_reads_of_the_controller_and_of_others_get_the_bytes_and_counts_of_the_python_path(scene, make_address):
+    with Served(load_scene(scene, None), make_address("ipc"), hot_path=True) as hot, \
+            Served(load_scene(scene, None), make_address("ipc"), hot_path=False) as plain, \
+            req_socket(hot.responder.endpoint) as controller_hot, req_socket(plain.responder.endpoint) as controller_plain, \
+            req_socket(hot.responder.endpoint) as reader_hot, req_socket(plain.responder.endpoint) as reader_plain:
+        read = encode(SensorRequestMessage())
+        hello = encode(HandshakeInitMessage())
+        assert ask(controller_hot, hello) == ask(controller_plain, hello)
+        for k in range(10):
+            control = encode(ControlMessage(objects={"arm": ObjectControl([0.05 * k] * 7)}, steps=k % 3))
+            assert ask(controller_hot, control) == ask(controller_plain, control)
+            assert ask(reader_hot, read) == ask(reader_plain, read)
+            assert ask(controller_hot, read) == ask(controller_plain, read)
+    counts = [{k: v for k, v in vars(s.sim.stats).items() if k != "peers_left"} for s in (hot, plain)]
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.reads > 0
+    assert counts[0] == counts[1]
+
+
+def test_reads_answered_on_the_hot_path_renew_no_lease(make_address):
+    lease = 0.2
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, session_timeout=lease) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver, \
+            Client(hot.responder.endpoint, timeout=5.0) as newcomer:
+        driver.request(HandshakeInitMessage())
+        for _ in range(3):
+            driver.request(ARM)
+        started = time.monotonic()
+        while time.monotonic() - started < 2 * lease:
+            assert isinstance(driver.request(SensorRequestMessage()), SensorMessage)
+        taken = newcomer.request(ARM)
+    assert hot.loop.hot_path.reads > 0
+    assert isinstance(taken, SensorMessage)
 
 
 @contextlib.contextmanager

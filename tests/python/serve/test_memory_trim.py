@@ -52,6 +52,29 @@ def test_memory_in_use_after_a_trim_is_not_trimmed_again_and_again():
     assert not trim.look() and memory.trims == 1
 
 
+def test_memory_freed_after_a_trim_that_found_it_in_use_is_given_back_at_a_later_look():
+    memory = Memory(60 * MIB)
+    trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=memory.trim)
+    trim.look()
+    memory.now += 20 * MIB  # in use (stalled connections): a trim gives nothing back
+    assert trim.look()
+    memory.freed = 19 * MIB  # the connections closed; nothing grows any more
+    for _ in range(3):
+        trim.look()
+    assert memory.now == 61 * MIB and memory.trims == 2
+
+
+def test_memory_in_use_above_the_floor_is_trimmed_ever_more_rarely():
+    memory = Memory(60 * MIB)
+    trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=memory.trim)
+    trim.look()
+    memory.now += 20 * MIB  # in use for good
+    for _ in range(200):
+        trim.look()
+    # After 1, 2, 4, ... 32 looks, then every 32: 6 trims in the first 64 looks, 4 more in the next 136.
+    assert memory.trims == 10
+
+
 def test_without_malloc_trim_nothing_is_trimmed():
     memory = Memory(60 * MIB)
     trim = MemoryTrim(growth=4 * MIB, resident=memory, trim=None)
