@@ -45,16 +45,22 @@ class CurvePoint:
 
 
 @dataclass
+class Evaluation:
+    mean_episode_reward: float
+    std_episode_reward: float
+    mean_episode_steps: float
+    reached: float  # the share of episodes that ended with the tool point at the box, before the time limit
+
+
+@dataclass
 class Results:
     env_id: str
     envs: int
     timesteps: int
     seed: int
     ppo: dict[str, Any]
-    random_mean_episode_reward: float
-    random_std_episode_reward: float
-    trained_mean_episode_reward: float
-    trained_std_episode_reward: float
+    random: Evaluation
+    trained: Evaluation
     evaluation_episodes: int
     training_seconds: float
     total_seconds: float
@@ -132,9 +138,18 @@ def ppo_settings(envs: int) -> dict[str, Any]:
             "policy_kwargs": {"net_arch": [128, 128], "log_std_init": -1.0}}
 
 
-def evaluate(policy: Any, env: VecEnv, episodes: int) -> tuple[float, float]:
-    mean, std = evaluate_policy(policy, env, n_eval_episodes=episodes, deterministic=True, warn=False)
-    return float(mean), float(std)
+def evaluate(policy: Any, env: VecEnv, episodes: int) -> Evaluation:
+    rewards, lengths = evaluate_policy(policy, env, n_eval_episodes=episodes, deterministic=True, warn=False,
+                                       return_episode_rewards=True)
+    time_limit = gymnasium.spec(ENV_ID).max_episode_steps
+    return Evaluation(float(np.mean(rewards)), float(np.std(rewards)), float(np.mean(lengths)),
+                      float(np.mean([length < time_limit for length in lengths])))
+
+
+def describe(evaluation: Evaluation, episodes: int) -> str:
+    return (f"mean episode reward {evaluation.mean_episode_reward:.2f} (std {evaluation.std_episode_reward:.2f}) "
+            f"over {episodes} episodes of {evaluation.mean_episode_steps:.0f} steps on average; "
+            f"{100 * evaluation.reached:.0f} % reached the box")
 
 
 def write(results: Results, out: Path) -> None:
@@ -157,10 +172,11 @@ def plot(results: Results, path: Path) -> None:
     figure, axes = plt.subplots(figsize=(6.4, 3.6), dpi=100)
     axes.plot([p.timesteps for p in results.curve], [p.mean_episode_reward for p in results.curve],
               label="PPO while training (episodes ended in each rollout)")
-    axes.axhline(results.random_mean_episode_reward, color="grey", linestyle="--",
-                 label=f"random policy: {results.random_mean_episode_reward:.1f}")
-    axes.axhline(results.trained_mean_episode_reward, color="green", linestyle=":",
-                 label=f"trained, deterministic: {results.trained_mean_episode_reward:.1f}")
+    axes.axhline(results.random.mean_episode_reward, color="grey", linestyle="--",
+                 label=f"random policy: {results.random.mean_episode_reward:.1f}")
+    axes.axhline(results.trained.mean_episode_reward, color="green", linestyle=":",
+                 label=f"trained, deterministic: {results.trained.mean_episode_reward:.1f}")
+    axes.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:.0f}k")
     axes.set_xlabel("environment steps")
     axes.set_ylabel("mean episode reward")
     axes.set_title(f"PPO on {results.env_id}, {results.envs} worlds, {results.training_seconds / 60:.0f} min")
@@ -179,9 +195,8 @@ def main() -> None:
     raw = VecMonitor(Sb3VecEnv(gymnasium.make_vec(ENV_ID, num_envs=args.envs, threads=args.threads)))
     try:
         raw.seed(args.seed)
-        random_mean, random_std = evaluate(RandomPolicy(raw, args.seed), raw, args.eval_episodes)
-        log.info("random policy: mean episode reward %.2f (std %.2f, %d episodes)", random_mean, random_std,
-                 args.eval_episodes)
+        random = evaluate(RandomPolicy(raw, args.seed), raw, args.eval_episodes)
+        log.info("random policy: %s", describe(random, args.eval_episodes))
         settings = ppo_settings(args.envs)
         env = VecNormalize(raw, gamma=settings["gamma"])
         model = PPO("MlpPolicy", env, seed=args.seed, device="cpu", verbose=0, **settings)
@@ -190,13 +205,12 @@ def main() -> None:
         model.learn(total_timesteps=args.timesteps, callback=recorder)
         training_seconds = time.monotonic() - training_started
         env.training, env.norm_reward = False, False
-        trained_mean, trained_std = evaluate(model, env, args.eval_episodes)
-        log.info("trained policy: mean episode reward %.2f (std %.2f, %d episodes); random %.2f", trained_mean,
-                 trained_std, args.eval_episodes, random_mean)
+        trained = evaluate(model, env, args.eval_episodes)
+        log.info("trained policy: %s", describe(trained, args.eval_episodes))
     finally:
         raw.close()
-    results = Results(ENV_ID, args.envs, int(model.num_timesteps), args.seed, settings, random_mean, random_std,
-                      trained_mean, trained_std, args.eval_episodes, round(training_seconds, 1),
+    results = Results(ENV_ID, args.envs, int(model.num_timesteps), args.seed, settings, random, trained,
+                      args.eval_episodes, round(training_seconds, 1),
                       round(time.monotonic() - started, 1),
                       f"{platform.machine()}, {torch.get_num_threads()} torch threads, {platform.python_version()}",
                       recorder.curve)

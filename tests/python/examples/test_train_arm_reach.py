@@ -28,10 +28,13 @@ def results(tmp_path_factory) -> Path:
     return out
 
 
-def test_it_writes_the_random_and_the_trained_policys_mean_episode_reward(results):
+def test_it_writes_the_random_and_the_trained_policys_mean_episode_reward_and_length(results):
     written = json.loads((results / "arm_reach_ppo.json").read_text())
     assert written["env_id"] == "coupler/ArmReach-v0"
-    assert written["random_mean_episode_reward"] < 0 and written["trained_mean_episode_reward"] < 0
+    for policy in ("random", "trained"):
+        assert written[policy]["mean_episode_reward"] < 0
+        assert 1 <= written[policy]["mean_episode_steps"] <= 250
+        assert 0 <= written[policy]["reached"] <= 1
     assert written["timesteps"] >= 64
 
 
