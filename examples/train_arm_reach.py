@@ -112,13 +112,14 @@ class CurveRecorder(BaseCallback):
 
 
 def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(prog="python -m examples.train_arm_reach", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--timesteps", type=int, default=400_000,
                         help="environment steps to train for (all worlds together)")
     parser.add_argument("--envs", type=int, default=16, help="worlds stepped at once on the batched server")
     parser.add_argument("--threads", type=int, default=1, help="threads the server steps its worlds on")
-    parser.add_argument("--seed", type=int, default=0, help="seed of PPO, the worlds' starting states and the random policy")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of PPO, the worlds' starting states and the random policy")
     parser.add_argument("--eval-episodes", type=int, default=64,
                         help="episodes over which the random and the trained policy's mean reward are taken")
     parser.add_argument("--torch-threads", type=int, default=1, help="threads torch computes PPO's updates on")
