@@ -48,6 +48,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     i's generator with s + i (as SyncVectorEnv seeds its environments); a
     task's `reset_state` draws each world's start from it. `infos` carry
     "simulated_time" (s) per world. Every server call waits at most `timeout` s.
+
+    `reset(options={"reset_mask": mask})` (Gymnasium's partial reset, a bool
+    array of `num_envs`) restarts only the marked worlds, in one round trip
+    that steps none, and returns every world's observation: the others' are
+    their current ones, their episodes go on. A seed then seeds only the
+    marked worlds' generators.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -152,6 +158,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        mask = self._reset_mask(options)
         if isinstance(seed, int):
             super().reset(seed=seed)
             seed = [seed + i for i in range(self.num_envs)]
@@ -159,12 +166,25 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             if len(seed) != self.num_envs:
                 raise Error(f"{len(seed)} seeds for {self.num_envs} environments")
             for i, s in enumerate(seed):
-                if s is not None:
+                if s is not None and (mask is None or mask[i]):
                     self._rngs[i] = seeding.np_random(s)[0]
-        sensors, times = self._exchange(None, np.arange(self.num_envs))
-        self._elapsed[:] = 0
-        self._autoreset[:] = False
+        worlds = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
+        sensors, times = self._exchange(None, worlds)
+        self._elapsed[worlds] = 0
+        self._autoreset[worlds] = False
         return sensors, self._infos(times)
+
+    def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
+        """`options["reset_mask"]` checked: a bool array of num_envs with at least one True, or None when not given."""
+        if not options or "reset_mask" not in options:
+            return None
+        mask = options["reset_mask"]
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+            raise Error(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got "
+                        f"{type(mask).__name__} {getattr(mask, 'dtype', '')} {getattr(mask, 'shape', '')}".rstrip())
+        if not mask.any():
+            raise Error("options['reset_mask'] resets no world: mark at least one")
+        return mask
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = np.asarray(actions, dtype=np.float64)
