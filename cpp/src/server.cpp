@@ -195,7 +195,11 @@ struct Server::Impl {
   // decoding; when it answers, `answered` is set and nothing is returned.
   std::optional<Request> read_one(zmq::message_t first, const Server::Answerer* answerer = nullptr,
                                   bool* answered = nullptr) {
+    // A REQ_CORRELATE request has four frames (routing id, request id, delimiter, body): room for them
+    // from the start, so a request's envelope is not reallocated as it grows.
+    constexpr std::size_t kUsualFrames = 4;
     std::vector<zmq::message_t> parts;
+    parts.reserve(kUsualFrames);
     parts.push_back(std::move(first));
     while (parts.back().more()) {
       parts.emplace_back();
@@ -208,6 +212,7 @@ struct Server::Impl {
     // comes first). A peer that sends no delimiter is not speaking the
     // protocol's REQ/REP framing.
     std::vector<std::string> envelope;
+    envelope.reserve(kUsualFrames - 1);
     std::size_t body = 0;
     envelope.push_back(parts[0].to_string());
     for (std::size_t i = 1; i < parts.size(); ++i) {

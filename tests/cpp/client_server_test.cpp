@@ -11,6 +11,7 @@
 #include <coupler/error.hpp>
 #include <coupler/server.hpp>
 
+#include "abandoned_request.hpp"
 #include "test_endpoints.hpp"
 
 using namespace coupler;
@@ -65,14 +66,9 @@ TEST_CASE("receive throws TimeoutError within its timeout when the server never 
 TEST_CASE("a client whose request timed out can send again and gets the new answer, not the stale one") {
   Server server(fresh_address("inproc"));
   Client client(server.endpoint());
-  client.send(SensorRequestMessage{});
-  const Request first = server.receive(2000ms);
-  CHECK_THROWS_AS(client.receive(50ms), TimeoutError);
-
-  client.send(ResetMessage{});
-  const Request second = server.receive(2000ms);
-  server.reply(first, ErrorMessage{0, "late answer to the abandoned request"});
-  server.reply(second, ResetMessage{});
+  const AbandonedRequest requests = abandon_one_request(server, client);
+  server.reply(requests.abandoned, ErrorMessage{0, "late answer to the abandoned request"});
+  server.reply(requests.current, ResetMessage{});
   CHECK(std::holds_alternative<ResetMessage>(client.receive(2000ms)));
 }
 
@@ -110,19 +106,14 @@ TEST_CASE("a server removes its ipc socket file when it closes") {
 TEST_CASE("a late answer to an abandoned request neither satisfies nor blocks the next receive") {
   Server server(fresh_address("inproc"));
   Client client(server.endpoint());
-  client.send(SensorRequestMessage{});
-  const Request first = server.receive(2000ms);
-  CHECK_THROWS_AS(client.receive(20ms), TimeoutError);
-
-  client.send(ResetMessage{});
-  const Request second = server.receive(2000ms);
-  server.reply(first, ErrorMessage{0, "stale"});
+  const AbandonedRequest requests = abandon_one_request(server, client);
+  server.reply(requests.abandoned, ErrorMessage{0, "stale"});
   std::this_thread::sleep_for(50ms);  // the stale answer has arrived and wakes the poll
   CHECK_FALSE(client.try_receive().has_value());
   const auto start = std::chrono::steady_clock::now();
   CHECK_THROWS_AS(client.receive(100ms), TimeoutError);
   CHECK(std::chrono::steady_clock::now() - start < 1500ms);
-  server.reply(second, ResetMessage{});
+  server.reply(requests.current, ResetMessage{});
   CHECK(std::holds_alternative<ResetMessage>(client.receive(2000ms)));
 }
 

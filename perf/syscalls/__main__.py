@@ -1,0 +1,5 @@
+import sys
+
+from perf.syscalls import main
+
+sys.exit(main())
