@@ -11,6 +11,15 @@
 #include <coupler/error.hpp>
 
 namespace coupler {
+namespace {
+
+// The recording's channels (coupler.record.channels) of what the hot path answers.
+constexpr std::string_view kControlTopic = "/coupler/requests/Control";
+constexpr std::string_view kSensorTopic = "/coupler/answers/Sensor";
+constexpr std::string_view kErrorTopic = "/coupler/answers/Error";
+constexpr std::string_view kStateTopic = "/coupler/mujoco_state";
+
+}  // namespace
 
 HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLayout& sensors,
                  double* sensor_values, const ControlScatter& scatter, const SensorGather& gather, Stepper& stepper,
@@ -37,9 +46,26 @@ HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLa
 
 HotPath::~HotPath() = default;
 
-HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after) {
+void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state) {
+  publisher_ = &publisher;
+  state_ = state;
+}
+
+void HotPath::publish(const Published& exchange) {
+  publisher_->publish(kControlTopic, exchange.request, exchange.request_wall_ns, FramePublisher::kNoTime);
+  if (exchange.stepped && state_) {
+    encode_mujoco_state(exchange.time, exchange.step, *state_, state_frame_);
+    publisher_->publish(kStateTopic, state_frame_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time));
+  }
+  publisher_->publish(exchange.stepped ? kSensorTopic : kErrorTopic, exchange.answer, wall_clock_nanoseconds(),
+                      exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime);
+}
+
+HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                            std::uint64_t steps_before) {
   using Clock = std::chrono::steady_clock;
   HotPathOutcome outcome;
+  Published exchange;
   const auto deadline = Clock::now() + return_after;
   Clock::time_point last_control{};
   stepper_.assume_settled();
@@ -50,9 +76,21 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
     last_control = Clock::now();
+    if (publisher_) {
+      exchange.request.assign(payload.data(), payload.size());
+      exchange.request_wall_ns = wall_clock_nanoseconds();
+    }
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
+    if (publisher_) {
+      // Published once the answer is sent, so the controller does not wait for it; the state read now is still
+      // the one after this step, since nothing steps before then.
+      exchange.answer = frame;
+      exchange.stepped = outcome.failure.empty();
+      exchange.step = steps_before + outcome.steps;
+      exchange.time = outcome.simulated_time.value_or(0.0);
+    }
     return frame;
   };
   for (;;) {
@@ -64,6 +102,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       break;
     }
     if (!offered.answered) break;  // the time ran out
+    if (publisher_) publish(exchange);
     if (!outcome.failure.empty() || !outcome.first_clamped.empty()) break;
     if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
   }
