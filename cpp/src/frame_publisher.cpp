@@ -78,6 +78,7 @@ FramePublisher::FramePublisher(std::vector<std::string> scene, std::chrono::mill
   if (impl_->scene.empty()) throw Error("the scene message needs its metadata part");
   impl_->socket.set(zmq::sockopt::xpub_verbose, 1);  // every subscriber's subscription, so each gets the scene
   impl_->socket.set(zmq::sockopt::linger, static_cast<int>(linger.count()));
+  impl_->socket.set(zmq::sockopt::affinity, detail::kPublishingIoThread);
 }
 
 FramePublisher::~FramePublisher() {
