@@ -15,6 +15,15 @@
 #include <coupler/error.hpp>
 
 namespace coupler {
+namespace {
+
+// The recording's channels (coupler.record.channels) of what the hot path answers.
+constexpr std::string_view kControlTopic = "/coupler/requests/Control";
+constexpr std::string_view kSensorTopic = "/coupler/answers/Sensor";
+constexpr std::string_view kErrorTopic = "/coupler/answers/Error";
+constexpr std::string_view kStateTopic = "/coupler/mujoco_state";
+
+}  // namespace
 
 HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLayout& sensors,
                  double* sensor_values, const ControlScatter& scatter, const SensorGather& gather, Stepper& stepper,
@@ -57,9 +66,26 @@ bool is_sensor_request(std::string_view payload) {
 
 }  // namespace
 
-HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after) {
+void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state) {
+  publisher_ = &publisher;
+  mujoco_state_ = state;
+}
+
+void HotPath::publish(const Published& exchange) {
+  publisher_->publish(kControlTopic, exchange.request, exchange.request_wall_ns, FramePublisher::kNoTime);
+  if (exchange.stepped && mujoco_state_) {
+    encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
+    publisher_->publish(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time));
+  }
+  publisher_->publish(exchange.stepped ? kSensorTopic : kErrorTopic, exchange.answer, wall_clock_nanoseconds(),
+                      exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime);
+}
+
+HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                            std::uint64_t steps_before) {
   using Clock = std::chrono::steady_clock;
   HotPathOutcome outcome;
+  Published exchange;
   const auto deadline = Clock::now() + return_after;
   Clock::time_point last_control{};
   stepper_.assume_settled();
@@ -74,14 +100,15 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     if (from != peer) {
-      if (!readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
+      // With a publisher, reads go to Python, which publishes them as every other request.
+      if (publisher_ || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
       --credit;
       reader_due = Clock::now() + config_.reader_patience;
       ++outcome.reads;
       return state_frame();
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
-      if (!is_sensor_request(payload)) return std::nullopt;
+      if (publisher_ || !is_sensor_request(payload)) return std::nullopt;
       controller_served();
       ++outcome.reads;
       return state_frame();
@@ -90,16 +117,28 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
     last_control = Clock::now();
+    if (publisher_) {
+      exchange.request.assign(payload.data(), payload.size());
+      exchange.request_wall_ns = wall_clock_nanoseconds();
+    }
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
+    if (publisher_) {
+      // Published once the answer is sent, so the controller does not wait for it; the state read now is still
+      // the one after this step, since nothing steps before then.
+      exchange.answer = frame;
+      exchange.stepped = outcome.failure.empty();
+      exchange.step = steps_before + outcome.steps;
+      exchange.time = outcome.simulated_time.value_or(0.0);
+    }
     controller_served();
     return frame;
   };
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
     if (offered.request) {
-      if (offered.request->peer() != peer && offered.request->type() == MessageType::SensorRequest) {
+      if (!publisher_ && offered.request->peer() != peer && offered.request->type() == MessageType::SensorRequest) {
         if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
         readers.push_back(std::move(*offered.request));
         return true;
@@ -107,6 +146,8 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       outcome.request = std::move(offered.request);
       return false;
     }
+    // Answered: with a publisher that is only ever a Control (reads go to Python, which publishes them).
+    if (publisher_) publish(exchange);
     if (!outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };

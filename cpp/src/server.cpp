@@ -289,6 +289,7 @@ Server::Server(const std::string& address, ServerOptions options) : impl_(std::m
   zmq::socket_t& s = impl_->socket;
   s.set(zmq::sockopt::linger, 0);
   s.set(zmq::sockopt::router_mandatory, 1);
+  s.set(zmq::sockopt::affinity, detail::kServingIoThread);
   detail::set_liveness(s, o.heartbeat_interval, o.heartbeat_timeout, o.max_frame_bytes);
   if (o.handshake_timeout.count() < 0) throw Error("handshake timeout must not be negative");
   s.set(zmq::sockopt::handshake_ivl, static_cast<int>(o.handshake_timeout.count()));

@@ -6,7 +6,7 @@
 namespace coupler::detail {
 
 zmq::context_t& shared_context() {
-  static zmq::context_t context;
+  static zmq::context_t context(2);  // I/O threads: serving, publishing
   return context;
 }
 

@@ -13,7 +13,12 @@
 namespace coupler::detail {
 
 // One context for the process, so inproc:// endpoints connect across objects.
+// It has two I/O threads: a Server's connections stay on the first
+// (ZMQ_AFFINITY), a FramePublisher's on the second, so copying frames to ten
+// subscribers never delays the next request of the controller.
 zmq::context_t& shared_context();
+constexpr std::uint64_t kServingIoThread = 1;     // ZMQ_AFFINITY bit of the first I/O thread
+constexpr std::uint64_t kPublishingIoThread = 2;  // and of the second
 
 // Polls the socket for input; true when a message can be read. Retries when
 // a signal interrupts the wait, against the same deadline.

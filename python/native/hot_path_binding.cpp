@@ -10,7 +10,9 @@
 #include <pybind11/stl.h>
 
 #include <coupler/error.hpp>
+#include <coupler/frame_publisher.hpp>
 #include <coupler/hot_path.hpp>
+#include <coupler/mujoco_state.hpp>
 #include <coupler/mujoco_stepper.hpp>
 #include <coupler/stepper.hpp>
 
@@ -77,6 +79,16 @@ class MujocoStepperOf {
   std::optional<MujocoStepper> stepper_;
 };
 
+// One of mjData's arrays as the `mujoco` package views it: read where it lies (a converted copy would never change).
+DoubleArray live(const py::object& values, const char* what) {
+  if (!py::isinstance<py::array_t<double>>(values)) throw Error(std::string(what) + " must be a float64 NumPy array");
+  const auto array = values.cast<py::array>();
+  if (array.ndim() != 1 || !(array.flags() & py::array::c_style)) {
+    throw Error(std::string(what) + " must be a one-dimensional contiguous array");
+  }
+  return DoubleArray{static_cast<const double*>(array.data()), static_cast<std::size_t>(array.size())};
+}
+
 // A HotPath with the Python objects holding the memory it works on, kept alive as long as it is.
 class HotPathOf {
  public:
@@ -101,12 +113,25 @@ class HotPathOf {
                   gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
   }
 
-  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after) {
+  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait);
+    return path_->run(bound, identity, wait, steps_before);
+  }
+
+  void publish_to(py::object publisher, py::object state) {
+    std::optional<MujocoStateArrays> arrays;
+    if (!state.is_none()) {
+      const auto parts = state.cast<py::tuple>();
+      if (parts.size() != 4) throw Error("the state to publish is (qpos, qvel, act, ctrl)");
+      arrays = MujocoStateArrays{live(parts[0], "qpos"), live(parts[1], "qvel"), live(parts[2], "act"),
+                                 live(parts[3], "ctrl")};
+    }
+    path_->publish_to(publisher.cast<FramePublisher&>(), arrays);
+    publisher_ = std::move(publisher);
+    state_ = std::move(state);
   }
 
  private:
@@ -120,6 +145,8 @@ class HotPathOf {
   py::object scatter_;
   py::object gather_;
   py::object stepper_;
+  py::object publisher_;
+  py::object state_;
   std::optional<HotPath> path_;
 };
 
@@ -186,10 +213,15 @@ void bind_hot_path(py::module_& module) {
            py::arg("largest_value") = std::numeric_limits<double>::infinity(),
            py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("reader_share") = 1,
            py::arg("reader_patience") = 0.002)
+      .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
+           "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
+           "after its step read from `state` (mjData's qpos, qvel, act and ctrl arrays, read in place; None: no state) "
+           "and the answer, as coupler.record.publisher does on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
+           py::arg("steps_before") = 0,
            "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
-           "simulation fails. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
            "Returns a HotPathOutcome.");
 }
 

@@ -14,6 +14,7 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_layouts(module);
   coupler::python::bind_scatter_gather(module);
   coupler::python::bind_curve_keys(module);
+  coupler::python::bind_frame_publisher(module);
   coupler::python::bind_hot_path(module);
 #ifdef COUPLER_PYTHON_TEST_BINDINGS
   pybind11::module_ testing = module.def_submodule(

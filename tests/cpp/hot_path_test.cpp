@@ -11,13 +11,18 @@
 #include <string>
 #include <thread>
 #include <variant>
+#include <utility>
 #include <vector>
+
+#include <zmq.hpp>
 
 #include <coupler/client.hpp>
 #include <coupler/codec.hpp>
 #include <coupler/control_layout.hpp>
 #include <coupler/control_scatter.hpp>
+#include <coupler/frame_publisher.hpp>
 #include <coupler/hot_path.hpp>
+#include <coupler/mujoco_state.hpp>
 #include <coupler/sensor_gather.hpp>
 #include <coupler/sensor_layout.hpp>
 #include <coupler/server.hpp>
@@ -328,4 +333,58 @@ TEST_CASE("the hot path hands back a Control frame with a field it does not know
   REQUIRE(outcome.request);
   REQUIRE(std::holds_alternative<ControlMessage>(outcome.request->message()));
   CHECK(std::get<ControlMessage>(outcome.request->message()).objects.at("arm").values == std::vector<double>{0.5, 0.5});
+}
+
+TEST_CASE("the hot path publishes each Control it answers, the state after its step and the answer, in order",
+          "[hot_path]") {
+  Rig rig;
+  FramePublisher publisher({"{}"});
+  zmq::context_t context;
+  zmq::socket_t subscriber(context, zmq::socket_type::sub);
+  subscriber.set(zmq::sockopt::linger, 0);
+  subscriber.set(zmq::sockopt::rcvtimeo, 5000);
+  subscriber.set(zmq::sockopt::subscribe, "/coupler/");
+  subscriber.connect(publisher.bind(PublisherBinding{fresh_address("ipc")}));
+  REQUIRE(publisher.wait_for_subscribers(1, 10s));
+  MujocoStateArrays arrays;
+  arrays.qpos = {rig.state.data(), rig.state.size()};
+  rig.path->publish_to(publisher, arrays);
+
+  const std::string control = encode(arm_control(0.5, -0.25, 3));
+  rig.controller.send_frame(control);
+  (void)rig.path->run(rig.server, rig.peer, 50ms, 10);
+  const std::string answer = rig.controller.receive_frame(2000ms);
+
+  std::string state;
+  encode_mujoco_state(0.03, 13, arrays, state);
+  const std::pair<std::string, std::string> expected[] = {
+      {"/coupler/requests/Control", control}, {"/coupler/mujoco_state", state}, {"/coupler/answers/Sensor", answer}};
+  zmq::message_t message;
+  do {  // the scene, sent as it subscribed
+    REQUIRE(subscriber.recv(message));
+  } while (message.more());
+  for (const auto& [topic, payload] : expected) {
+    REQUIRE(subscriber.recv(message));
+    const std::string text = message.to_string();
+    CHECK(text.substr(0, text.find('\0')) == topic);
+    CHECK(text.substr(topic.size() + 1 + FramePublisher::kHeaderBytes) == payload);
+  }
+}
+
+TEST_CASE("with a publisher the hot path hands reads back, for the caller to answer and publish", "[hot_path]") {
+  Rig rig;
+  FramePublisher publisher({"{}"});
+  rig.path->publish_to(publisher, std::nullopt);
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  reader.send(SensorRequestMessage{});
+  HotPathOutcome outcome = rig.run(1000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.reads == 0);
+
+  rig.controller.send(SensorRequestMessage{});
+  outcome = rig.run(1000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.request->peer() == rig.peer);
 }

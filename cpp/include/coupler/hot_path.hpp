@@ -21,6 +21,8 @@
 
 #include <coupler/control_layout.hpp>
 #include <coupler/control_scatter.hpp>
+#include <coupler/frame_publisher.hpp>
+#include <coupler/mujoco_state.hpp>
 #include <coupler/sensor_gather.hpp>
 #include <coupler/sensor_layout.hpp>
 #include <coupler/server.hpp>
@@ -94,7 +96,17 @@ class HotPath {
   // value was clamped for the first time, or the simulation failed. The
   // caller guarantees that `peer` holds the simulation alone and that the
   // simulation's state is settled.
-  HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after);
+  // `steps_before`: the steps the simulation took before this call, which
+  // numbers the published states.
+  HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                     std::uint64_t steps_before = 0);
+
+  // From now on, publishes what the Python path's observer publishes for
+  // each Control answered, in its order: the Control, the state after the
+  // step (when `state` names the simulation's arrays; a simulation without
+  // them has none), then the answer, each after the answer has been sent.
+  // `publisher` (and the arrays) must outlive the HotPath.
+  void publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state);
 
   ~HotPath();
   HotPath(const HotPath&) = delete;
@@ -109,6 +121,17 @@ class HotPath {
   // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
   const std::string& state_frame();
 
+  // What one answered Control leaves to publish once its answer is sent.
+  struct Published {
+    std::string request;
+    std::int64_t request_wall_ns = 0;
+    std::string answer;
+    bool stepped = false;
+    std::uint64_t step = 0;
+    double time = 0.0;
+  };
+  void publish(const Published& exchange);
+
   const ControlLayout& controls_;
   ControlTargets targets_;
   SensorLayout& sensors_;
@@ -121,6 +144,9 @@ class HotPath {
   std::vector<bool> clamped_before_;
   // The encoded current state; empty when it must be read again.
   std::string state_;
+  FramePublisher* publisher_ = nullptr;
+  std::optional<MujocoStateArrays> mujoco_state_;
+  std::string mujoco_state_bytes_;  // reused: no allocation per state once it has grown
 };
 
 }  // namespace coupler

@@ -1,4 +1,5 @@
-"""The frames a publishing server streams to its subscribers, and how a subscriber reads them.
+"""The frames a publishing server streams to its subscribers, and how a subscriber reads them (the publisher
+writing them is C++: `coupler::FramePublisher`).
 
 Every message is one ZeroMQ frame: the topic (the recording's channel:
 `/coupler/requests/Control`, `/coupler/answers/Sensor`, ...,
@@ -53,17 +54,9 @@ def frame_topic(request: bool, frame: bytes) -> bytes:
     return ((REQUESTS if request else ANSWERS) + frame_kind(frame)).encode()
 
 
-def frame_message(topic: bytes, header: bytes, payload: bytes) -> bytes:
-    return b"".join((topic, b"\0", header, payload))
-
-
 def topic_of(parts: list[bytes]) -> bytes:
     """The topic of a received message, whatever its kind."""
     return parts[0].partition(b"\0")[0]
-
-
-def nanoseconds(seconds: float | None) -> int:
-    return NO_TIME if seconds is None else max(0, int(round(seconds * 1e9)))
 
 
 @dataclass(frozen=True)
@@ -117,10 +110,6 @@ def parse_scene(parts: list[bytes]) -> tuple[dict[str, dict[str, str]], dict[str
     except (ValueError, UnicodeDecodeError) as error:
         raise StreamError(f"unreadable scene message: {error}") from None
     return metadata, attachments
-
-
-def end_message(sent: int) -> bytes:
-    return END_TOPIC + b"\0" + END.pack(sent)
 
 
 def parse_end(parts: list[bytes]) -> int:

@@ -11,7 +11,7 @@ serving thread.
 from __future__ import annotations
 
 import time
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from coupler.wire.codec import encode
 from coupler.wire.messages import ErrorMessage
@@ -32,6 +32,15 @@ class FrameObserver(Protocol):
         """The simulation has just stepped to step number `step` (lockstep); read what is needed now: it changes with
         the next step."""
         ...
+
+
+@runtime_checkable
+class NativePublisher(FrameObserver, Protocol):
+    """An observer whose every report is a message on `native`, a `coupler._native.FramePublisher`: the
+    lockstep hot path, which never comes back to Python for a Control it answers, publishes there itself
+    exactly what this observer would."""
+
+    native: Any
 
 
 def _frame(item: Any) -> bytes:

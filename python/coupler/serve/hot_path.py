@@ -16,6 +16,12 @@ a Control that does not match the handshake or asks for more than
 timer (`return_after`), so that signals, closed peers and stops are seen as
 on the Python path. Python is told what happened (Controls, steps, reads,
 clamps, the time reached) and counts it.
+
+An observer must see every frame, so it turns the hot path off, unless it
+is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
+`coupler._native.FramePublisher` what it would publish on the Python path
+(the Control, the MuJoCo state after the step, the answer), byte for byte;
+reads then go to Python, which publishes them as on its own path.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
 from coupler.serve.controller_first import PATIENCE, SHARE
+from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import RunClock
@@ -74,7 +81,8 @@ class HotPathSimulation(Protocol):
 class HotPath:
     """Serves a lone controller's Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
-    def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None) -> None:
+    def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
+                 publisher: NativePublisher | None = None) -> None:
         self.responder = responder
         self.sim = responder.sim
         simulation = self.sim.simulation
@@ -87,6 +95,10 @@ class HotPath:
             max_steps=HOT_PATH_MAX_STEPS, largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
             reader_share=SHARE, reader_patience=PATIENCE)
+        if publisher is not None:
+            data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
+            state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl)
+            self._path.publish_to(publisher.native, state)
         self.controls = 0  # Controls answered in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
 
@@ -95,10 +107,14 @@ class HotPath:
         """The hot path for a lockstep loop over `responder`, or None where the loop must see every request.
 
         It needs the native responder itself (an observer wraps it, and must
-        see every frame), no pacing clock (pacing is decided in Python), one
+        see every frame) or the native responder observed by a NativePublisher
+        only (C++ publishes what it would), no pacing clock (pacing is decided in Python), one
         controller, no per-frame logging (--trace; the frame sizes --trace-sizes logs come from C++),
         and a simulation with hot path parts.
         """
+        publisher: NativePublisher | None = None
+        if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
+            publisher, responder = responder.observer, responder.inner
         if type(responder) is not NativeResponder or clock is not None:
             return None
         sim = responder.sim
@@ -107,7 +123,7 @@ class HotPath:
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
         parts = sim.simulation.hot_path_parts()
-        return None if parts is None else cls(responder, parts, stop_after)
+        return None if parts is None else cls(responder, parts, stop_after, publisher)
 
     def ready(self) -> bool:
         """True when the next request may go to C++: one accepted controller drives a running, settled simulation."""
@@ -126,7 +142,8 @@ class HotPath:
         """
         sim = self.sim
         controller = next(iter(sim.sessions.active.values()))
-        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER))
+        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+                                 sim.stats.steps)
         served = outcome.controls
         self.controls += served
         self.reads += outcome.reads

@@ -4,7 +4,7 @@ import pytest
 
 from coupler._proto import coupler_pb2
 from coupler.record.channels import KINDS, frame_kind
-from coupler.record.frame_stream import StreamError, end_message, frame_topic, parse, parse_end, parse_scene, scene_message
+from coupler.record.frame_stream import StreamError, frame_topic, parse, parse_scene, scene_message
 
 
 @pytest.mark.parametrize("value", sorted(KINDS))
@@ -23,7 +23,3 @@ def test_a_scene_message_carries_metadata_and_attachments_back_unchanged():
     metadata = {"coupler.scene": {"scene": "arm", "time_step": "0.002"}}
     attachments = {"model.xml": ("application/xml", b"<mujoco/>")}
     assert parse_scene(scene_message(metadata, attachments)[0:]) == (metadata, attachments)
-
-
-def test_the_end_message_carries_how_many_frames_were_sent():
-    assert parse_end([end_message(12345)]) == 12345

@@ -8,7 +8,7 @@ import numpy as np
 import zmq
 
 from coupler._proto import coupler_pb2, coupler_record_pb2
-from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, parse_scene, topic_of
+from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, parse_end, parse_scene, topic_of
 from coupler.record.publisher import FramePublisher
 from coupler.record.stream_recorder import StopWhen, StreamRecorder
 from coupler.transport.options import TransportOptions
@@ -149,5 +149,21 @@ def test_with_curve_only_an_allowed_subscriber_receives_and_it_is_encrypted(tmp_
     finally:
         allowed.close()
         other.close()
+        publisher.close()
+        context.term()
+
+
+def test_the_end_message_carries_how_many_frames_were_sent(tmp_path):
+    publisher = FramePublisher(*SCENE)
+    context = zmq.Context()
+    subscriber = _subscriber(context, publisher.bind(f"ipc://{tmp_path}/pub"))
+    try:
+        assert publisher.wait_for_subscribers(1, 10.0)
+        _publish_steps(publisher, 7)
+        publisher.close()
+        ends = [parts for parts in _receive(subscriber, 23) if topic_of(parts) == END_TOPIC]
+        assert [parse_end(parts) for parts in ends] == [21]
+    finally:
+        subscriber.close()
         publisher.close()
         context.term()

@@ -7,7 +7,7 @@ import time
 import zmq
 
 from coupler._proto import coupler_pb2
-from coupler.record.frame_stream import HEADER, end_message, frame_message
+from coupler.record.frame_stream import END, END_TOPIC, HEADER
 from coupler.record.recording import Recording
 from coupler.record.stream_recorder import StopWhen, StreamRecorder
 
@@ -32,9 +32,9 @@ def _record_sequences(tmp_path, sequences: list[int], sent: int, fail_writes: bo
         assert publisher.poll(10_000)  # its subscription
         follower.start()
         for sequence in sequences:
-            publisher.send(frame_message(CONTROL_TOPIC, HEADER.pack(sequence, sequence, time.time_ns(), -1), CONTROL))
+            publisher.send(CONTROL_TOPIC + b"\0" + HEADER.pack(sequence, sequence, time.time_ns(), -1) + CONTROL)
         while follower.is_alive():
-            publisher.send(end_message(sent))
+            publisher.send(END_TOPIC + b"\0" + END.pack(sent))
             follower.join(0.1)
     finally:
         recorder.close()

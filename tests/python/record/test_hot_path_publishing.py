@@ -1,0 +1,159 @@
+"""A server observed only by its publisher (--publish, --record) keeps the C++ hot path, which publishes what the
+Python path would: the same stream, header times of the wall clock aside, and a recording that replays identical."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import zmq
+
+from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, topic_of
+from coupler.record.publisher import FramePublisher
+from coupler.record.recording_process import RecordingProcess
+from coupler.record.scene_record import scene_attachments, scene_metadata
+from coupler.scenes import load_scene
+from coupler.serve.frame_observer import observed
+from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.simulation_server import SimulationServer
+from coupler.wire.codec import encode
+from coupler.wire.messages import (
+    ControlMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    ObjectControl,
+    SensorRequestMessage,
+)
+from peers import run
+
+
+class PublishedServer:
+    """A lockstep server of `scene` in a thread, observed by a FramePublisher, through the hot path or not."""
+
+    def __init__(self, scene: str, address: str, hot_path: bool) -> None:
+        simulation = load_scene(scene, None)
+        self.sim = SimulationServer(simulation)
+        self.publisher = FramePublisher(scene_metadata(simulation, scene), scene_attachments(simulation))
+        self.responder = NativeResponder(address, self.sim)
+        self.loop = LockstepLoop(observed(self.responder, self.publisher), hot_path=hot_path)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.loop.run, args=(self._stop, 0.05))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.responder.close()
+        assert not self._thread.is_alive()
+
+
+def random_controls(handshake: HandshakeMessage, count: int, seed: int) -> list[bytes]:
+    """Controls of the driven objects with random values (some beyond their range), events and steps."""
+    rng = np.random.default_rng(seed)
+    driven = {name: d for name, d in handshake.objects.items() if d.controls}
+    frames = []
+    for _ in range(count):
+        objects = {name: ObjectControl([float(v) for v in rng.uniform(-3.0, 3.0, len(d.controls))],
+                                       {event: bool(rng.integers(2)) for event in d.control_events})
+                   for name, d in driven.items() if rng.random() < 0.8}
+        frames.append(encode(ControlMessage(objects, int(rng.choice([0, 1, 1, 3, 10])))))
+    return frames
+
+
+def drive(address: str, frames: list[bytes]) -> None:
+    """A controller: the handshake, then each frame, waiting for each answer."""
+    context = zmq.Context.instance()
+    with context.socket(zmq.REQ) as socket:
+        socket.linger = 0
+        socket.rcvtimeo = 10_000
+        socket.connect(address)
+        for frame in [encode(HandshakeInitMessage()), *frames]:
+            socket.send(frame)
+            socket.recv()
+
+
+def follow(endpoint: str) -> tuple[zmq.Socket, list[list[bytes]]]:
+    context = zmq.Context.instance()
+    socket = context.socket(zmq.SUB)
+    socket.linger = 0
+    socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
+    socket.connect(endpoint)
+    return socket, []
+
+
+def until_end(socket: zmq.Socket, received: list[list[bytes]], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if socket.poll(100):
+            parts = socket.recv_multipart()
+            if topic_of(parts) == END_TOPIC:
+                return
+            received.append(parts)
+    raise AssertionError("no end message")
+
+
+def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes]) -> tuple[list, int]:
+    """Every frame message a subscriber receives from a run of `frames`, all header fields but the wall clock;
+    and the Controls the hot path answered."""
+    server = PublishedServer(scene, address, hot_path)
+    socket, received = follow(server.publisher.bind(publish_on))
+    try:
+        assert server.publisher.wait_for_subscribers(1, 10.0)
+        server.start()
+        drive(server.responder.endpoint, frames)
+        server.stop()
+        server.publisher.send_end()
+        until_end(socket, received)
+    finally:
+        server.publisher.close()
+        socket.close()
+    streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
+    served = 0 if server.loop.hot_path is None else server.loop.hot_path.controls
+    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], served
+
+
+@pytest.mark.parametrize("scene", ["arm", "static"])
+def test_a_publisher_on_the_hot_path_streams_what_the_python_path_streams_for_the_same_random_controls(
+        scene, make_address):
+    handshake = SimulationServer(load_scene(scene, None)).handshake
+    frames = random_controls(handshake, 200, seed=14)
+    hot, served = stream_of(scene, make_address("ipc"), make_address("ipc"), True, frames)
+    plain, not_served = stream_of(scene, make_address("ipc"), make_address("ipc"), False, frames)
+    assert served > 100 and not_served == 0  # the first clamp of each value takes the Python path
+    assert len(hot) == len(plain) and len(hot) >= 2 * (len(frames) + 1)
+    assert hot == plain
+    if scene == "arm":
+        assert sum(1 for message in hot if message[0] == "/coupler/mujoco_state") == len(frames)
+
+
+def test_reads_between_controls_are_published_on_the_hot_path_as_on_the_python_path(make_address):
+    handshake = SimulationServer(load_scene("arm", None)).handshake
+    read = encode(SensorRequestMessage())
+    frames = [frame for control in random_controls(handshake, 60, seed=3) for frame in (control, read)]
+    hot, served = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
+    plain, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
+    assert served > 0
+    assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == 60
+    assert hot == plain
+
+
+def test_a_recording_made_on_the_hot_path_replays_identical(make_address, tmp_path):
+    server = PublishedServer("arm", make_address("ipc"), hot_path=True)
+    recording = RecordingProcess(tmp_path / "run.mcap", server.publisher)
+    frames = random_controls(SimulationServer(load_scene("arm", None)).handshake, 300, seed=7)
+    try:
+        server.start()
+        drive(server.responder.endpoint, frames)
+        server.stop()
+        assert recording.close(timeout=60) == 0
+    finally:
+        server.publisher.close()
+    assert server.loop.hot_path is not None and server.loop.hot_path.controls > 200
+    result = run([sys.executable, "-m", "coupler.cli", "replay", str(tmp_path / "run.mcap"), "--scene", "recorded"])
+    assert result.returncode == 0 and "identical, " in result.stdout, result.stdout
