@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 MAX_DURATION = 1e7  # seconds (about four months)
 MAX_FRAMES = 10**12
 MAX_HWM = 10**7
+MAX_NICE = 19  # the lowest CPU priority Linux has
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="messages this subscriber's socket holds while the file is being written; beyond them "
                              "the server drops messages for it, counted here from the sequence numbers "
                              "(default: 100000)")
+    parser.add_argument("--nice", type=int_in(0, MAX_NICE), default=0, metavar="N",
+                        help="lower this process's CPU priority by N (0 to 19), so that beside a server on the same "
+                             "cores the recorder takes the time the server and its controllers leave; its socket's "
+                             "queue holds what arrives meanwhile (default: 0; `coupler serve --record` uses "
+                             "10)")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress line every second on stderr, only the summary (default: off)")
     parser.add_argument("--stop-on-stdin-eof", action="store_true",
@@ -52,6 +59,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_client_curve_flags(parser)
 
 
+def _lower_priority(nice: int) -> None:
+    """Lower this process's CPU priority by `nice`, before any thread starts (threads take their creator's)."""
+    os.nice(nice)
+    # Linux schedules each session's processes as one group ("autogroup") against other sessions, so a
+    # process's own nice only counts within its session. A recorder leading a session of its own (as
+    # `coupler serve --record` starts it) lowers its group's priority too; one sharing a terminal's session
+    # must not, since that would lower everything started from the terminal.
+    if os.getsid(0) == os.getpid():
+        try:
+            with open("/proc/self/autogroup", "w") as group:
+                group.write(str(nice))
+        except OSError:
+            pass  # no autogroups here: the process's nice is all there is
+
+
 def _progress(counts: StreamCounts, seconds: float) -> None:
     rate = counts.written / seconds if seconds > 0 else 0.0
     print(f"\rrecording: {counts.written} messages, {counts.bytes / 1e6:.1f} MB, {rate:.0f}/s, {counts.lost} lost",
@@ -60,6 +82,8 @@ def _progress(counts: StreamCounts, seconds: float) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
+    if args.nice:
+        _lower_priority(args.nice)
     with record_extra("record"):
         from coupler.record.frame_stream import StreamError
         from coupler.record.stream_recorder import DEFAULT_RCVHWM, StopWhen, StreamRecorder

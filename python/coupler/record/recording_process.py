@@ -29,6 +29,10 @@ log = logging.getLogger(__name__)
 RECORD_HWM = 1_000_000  # messages queued for the writer: minutes of the fastest lockstep rate
 START_TIMEOUT = 60.0  # seconds for the writer process to start and subscribe
 END_EVERY = 0.5  # seconds between repeats of the end message while the writer catches up
+# The writer's CPU priority below the server's: on a machine whose cores the server and its controllers keep
+# busy, writing waits for the time they leave instead of delaying their round trips; the queue above
+# holds the frames meanwhile.
+WRITER_NICENESS = 10
 
 
 class RecordingProcess:
@@ -41,7 +45,7 @@ class RecordingProcess:
         endpoint = publisher.bind(f"ipc://{self._folder.name}/frames", hwm=RECORD_HWM, private=True)
         self._process = subprocess.Popen(
             [sys.executable, "-m", "coupler.cli", "record", endpoint, self.path, "--quiet", "--stop-on-stdin-eof",
-             "--hwm", str(RECORD_HWM)],
+             "--hwm", str(RECORD_HWM), "--nice", str(WRITER_NICENESS)],
             stdin=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
         while not publisher.wait_for_subscribers(1, 0.1):
