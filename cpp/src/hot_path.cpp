@@ -72,13 +72,22 @@ void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArr
 }
 
 void HotPath::publish(const Published& exchange) {
-  publisher_->publish(kControlTopic, exchange.request, exchange.request_wall_ns, FramePublisher::kNoTime);
+  if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
+  const std::int64_t wall = wall_clock_nanoseconds();
+  pending_.push_back({kControlTopic, exchange.request, exchange.request_wall_ns, FramePublisher::kNoTime});
   if (exchange.stepped && mujoco_state_) {
     encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
-    publisher_->publish(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time));
+    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(exchange.time)});
   }
-  publisher_->publish(exchange.stepped ? kSensorTopic : kErrorTopic, exchange.answer, wall_clock_nanoseconds(),
-                      exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime);
+  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, exchange.answer, wall,
+                      exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
+}
+
+void HotPath::flush_published() {
+  for (const Pending& message : pending_) {
+    publisher_->publish(message.topic, message.payload, message.wall_ns, message.simulated_ns);
+  }
+  pending_.clear();
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
@@ -158,6 +167,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   };
   for (;;) {
     const auto now = Clock::now();
+    if (!pending_.empty() && now >= publish_due_) flush_published();
     if (now >= deadline) break;
     if (!readers.empty() && (credit > 0 || now >= reader_due)) {
       // The controller's request, if one came meanwhile, goes first.
@@ -171,7 +181,8 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       answer_reader();
       continue;
     }
-    const auto until = readers.empty() ? deadline : std::min(deadline, reader_due);
+    auto until = readers.empty() ? deadline : std::min(deadline, reader_due);
+    if (!pending_.empty()) until = std::min(until, publish_due_);
     const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = server.receive_offering(left, answer);
     // Nothing came: the time is up, or the next read is due (both seen above).
@@ -184,6 +195,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   } else {
     outcome.unanswered_reads.assign(std::make_move_iterator(readers.begin()), std::make_move_iterator(readers.end()));
   }
+  if (!pending_.empty()) flush_published();  // before Python publishes anything after it
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }

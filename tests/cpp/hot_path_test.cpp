@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -387,4 +388,32 @@ TEST_CASE("with a publisher the hot path hands reads back, for the caller to ans
   REQUIRE(outcome.request);
   CHECK(outcome.request->type() == MessageType::SensorRequest);
   CHECK(outcome.request->peer() == rig.peer);
+}
+
+TEST_CASE("the hot path hands what it publishes to the publisher while it waits, not only when it returns",
+          "[hot_path]") {
+  Rig rig;
+  FramePublisher publisher({"{}"});
+  zmq::context_t context;
+  zmq::socket_t subscriber(context, zmq::socket_type::sub);
+  subscriber.set(zmq::sockopt::linger, 0);
+  subscriber.set(zmq::sockopt::rcvtimeo, 1000);
+  subscriber.set(zmq::sockopt::subscribe, "/coupler/answers/");
+  subscriber.connect(publisher.bind(PublisherBinding{fresh_address("ipc")}));
+  REQUIRE(publisher.wait_for_subscribers(1, 10s));
+  rig.path->publish_to(publisher, std::nullopt);
+
+  rig.controller.send(arm_control(0.5, -0.25));
+  std::atomic<bool> returned{false};
+  std::thread serving([&] {
+    (void)rig.path->run(rig.server, rig.peer, 3000ms);
+    returned = true;
+  });
+  (void)rig.controller.receive_frame(2000ms);
+  zmq::message_t message;
+  const bool received = static_cast<bool>(subscriber.recv(message));
+  const bool still_serving = !returned;
+  serving.join();
+  CHECK(received);
+  CHECK(still_serving);
 }

@@ -130,7 +130,20 @@ class HotPath {
     std::uint64_t step = 0;
     double time = 0.0;
   };
+  // Queues what `exchange` publishes; flush_published() hands the queue to
+  // the publisher, at most kPublishEvery after the first queued message and
+  // before run() returns. A burst wakes the publisher's I/O thread and each
+  // subscriber once, where a message at a time would wake them per message,
+  // on the cores the controller and the server need.
   void publish(const Published& exchange);
+  void flush_published();
+  struct Pending {
+    std::string_view topic;
+    std::string payload;
+    std::int64_t wall_ns = 0;
+    std::int64_t simulated_ns = 0;
+  };
+  static constexpr std::chrono::microseconds kPublishEvery{2000};
 
   const ControlLayout& controls_;
   ControlTargets targets_;
@@ -147,6 +160,8 @@ class HotPath {
   FramePublisher* publisher_ = nullptr;
   std::optional<MujocoStateArrays> mujoco_state_;
   std::string mujoco_state_bytes_;  // reused: no allocation per state once it has grown
+  std::vector<Pending> pending_;
+  std::chrono::steady_clock::time_point publish_due_{};
 };
 
 }  // namespace coupler
