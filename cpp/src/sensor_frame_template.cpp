@@ -46,12 +46,11 @@ std::optional<SensorFrameTemplate> SensorFrameTemplate::build(const Serialize& s
   for (std::size_t k = 0; k < size; ++k) marked[k] = from_bits(mark(k));
   for (const std::size_t f : flags) marked[f] = 0.0;
   const std::string base = serialize(marked.data(), from_bits(mark(size)));
-  t.doubles_.assign(size, 0);
   for (std::size_t k = 0; k < size; ++k) {
     if (std::find(flags.begin(), flags.end(), k) != flags.end()) continue;
     const auto place = only_place(base, bytes_of(mark(k)));
     if (!place) return std::nullopt;
-    t.doubles_[k] = *place;
+    t.doubles_.push_back({k, *place});
   }
   const auto time_place = only_place(base, bytes_of(mark(size)));
   if (!time_place) return std::nullopt;
@@ -78,7 +77,7 @@ std::optional<SensorFrameTemplate> SensorFrameTemplate::build(const Serialize& s
 
 std::string SensorFrameTemplate::fill(const double* values, double time) const {
   std::string frame = frame_;
-  for (std::size_t k = 0; k < doubles_.size(); ++k) put(frame, doubles_[k], values[k]);
+  for (const auto& [index, place] : doubles_) put(frame, place, values[index]);
   for (std::size_t i = 0; i < flags_.size(); ++i) frame[flag_places_[i]] = values[flags_[i]] != 0.0 ? '\1' : '\0';
   put(frame, time_place_, time);
   return frame;

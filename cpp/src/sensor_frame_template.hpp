@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace coupler::detail {
@@ -33,7 +34,8 @@ class SensorFrameTemplate {
 
  private:
   std::string frame_;
-  std::vector<std::size_t> doubles_;  // per value: its first byte in the frame (unused for flags)
+  // Each number sent as a double (flags are not): its index in the values, its first byte in the frame.
+  std::vector<std::pair<std::size_t, std::size_t>> doubles_;
   std::vector<std::size_t> flags_;    // the values sent as bools
   std::vector<std::size_t> flag_places_;
   std::size_t time_place_ = 0;
