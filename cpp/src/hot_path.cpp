@@ -71,15 +71,15 @@ void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArr
   mujoco_state_ = state;
 }
 
-void HotPath::publish(const Published& exchange) {
+void HotPath::publish(Published& exchange) {
   if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
   const std::int64_t wall = wall_clock_nanoseconds();
-  pending_.push_back({kControlTopic, exchange.request, exchange.request_wall_ns, FramePublisher::kNoTime});
+  pending_.push_back({kControlTopic, std::move(exchange.request), exchange.request_wall_ns, FramePublisher::kNoTime});
   if (exchange.stepped && mujoco_state_) {
     encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
     pending_.push_back({kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(exchange.time)});
   }
-  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, exchange.answer, wall,
+  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer), wall,
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
 

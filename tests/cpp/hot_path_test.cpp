@@ -114,6 +114,16 @@ class FailingStepper final : public Stepper {
   double time() const override { return 0.0; }
 };
 
+// A SUB socket on `context` following `publisher` (bound here on a fresh ipc address) from topic `prefix`.
+zmq::socket_t subscribed(zmq::context_t& context, FramePublisher& publisher, const char* prefix, int timeout_ms) {
+  zmq::socket_t subscriber(context, zmq::socket_type::sub);
+  subscriber.set(zmq::sockopt::linger, 0);
+  subscriber.set(zmq::sockopt::rcvtimeo, timeout_ms);
+  subscriber.set(zmq::sockopt::subscribe, prefix);
+  subscriber.connect(publisher.bind(PublisherBinding{fresh_address("ipc")}));
+  return subscriber;
+}
+
 }  // namespace
 
 TEST_CASE("the hot path answers its controller's Control with the frame of the state it stepped to", "[hot_path]") {
@@ -341,11 +351,7 @@ TEST_CASE("the hot path publishes each Control it answers, the state after its s
   Rig rig;
   FramePublisher publisher({"{}"});
   zmq::context_t context;
-  zmq::socket_t subscriber(context, zmq::socket_type::sub);
-  subscriber.set(zmq::sockopt::linger, 0);
-  subscriber.set(zmq::sockopt::rcvtimeo, 5000);
-  subscriber.set(zmq::sockopt::subscribe, "/coupler/");
-  subscriber.connect(publisher.bind(PublisherBinding{fresh_address("ipc")}));
+  zmq::socket_t subscriber = subscribed(context, publisher, "/coupler/", 5000);
   REQUIRE(publisher.wait_for_subscribers(1, 10s));
   MujocoStateArrays arrays;
   arrays.qpos = {rig.state.data(), rig.state.size()};
@@ -395,11 +401,7 @@ TEST_CASE("the hot path hands what it publishes to the publisher while it waits,
   Rig rig;
   FramePublisher publisher({"{}"});
   zmq::context_t context;
-  zmq::socket_t subscriber(context, zmq::socket_type::sub);
-  subscriber.set(zmq::sockopt::linger, 0);
-  subscriber.set(zmq::sockopt::rcvtimeo, 1000);
-  subscriber.set(zmq::sockopt::subscribe, "/coupler/answers/");
-  subscriber.connect(publisher.bind(PublisherBinding{fresh_address("ipc")}));
+  zmq::socket_t subscriber = subscribed(context, publisher, "/coupler/answers/", 1000);
   REQUIRE(publisher.wait_for_subscribers(1, 10s));
   rig.path->publish_to(publisher, std::nullopt);
 

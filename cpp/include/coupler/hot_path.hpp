@@ -135,7 +135,7 @@ class HotPath {
   // before run() returns. A burst wakes the publisher's I/O thread and each
   // subscriber once, where a message at a time would wake them per message,
   // on the cores the controller and the server need.
-  void publish(const Published& exchange);
+  void publish(Published& exchange);  // takes the exchange's frames
   void flush_published();
   struct Pending {
     std::string_view topic;
