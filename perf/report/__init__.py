@@ -2,6 +2,7 @@
 
     python -m perf.report                     # perf/results/*.json -> perf/results/REPORT.md
     python -m perf.report --results DIR --out PATH
+    python -m perf.report --results perf/latest --docs-page docs/performance-results.md   # the docs' tables
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from perf.soak import render as soak_render
 from perf.stress import render as stress_render
 from perf.common import targets
 from perf.common.errors import BenchmarkError
+from perf.report import docs_page
 
 log = logging.getLogger("perf.report")
 
@@ -75,6 +77,13 @@ def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> st
     return "\n".join(sections)
 
 
+def build_docs_page(directory: Path) -> str:
+    """The documentation's benchmark page for the results in `directory`; raises BenchmarkError when there
+    is none."""
+    found = read_results(directory)
+    return docs_page.render(directory, found, verdicts(found), RENDERERS, _host)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.report",
@@ -86,6 +95,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="directory holding the results (default: perf/results)")
     parser.add_argument("--out", type=Path, default=None, metavar="PATH",
                         help="where to write the report (default: REPORT.md in the results directory)")
+    parser.add_argument("--docs-page", type=Path, default=None, metavar="PATH",
+                        help="also write the documentation's page of benchmark tables there (the project's is "
+                        "docs/performance-results.md, rendered from --results perf/latest; default: not written)")
     return parser.parse_args(argv)
 
 
@@ -100,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         log.error("perf.report: %s", error)
         return 1
     out.write_text(report)
+    if args.docs_page is not None:
+        args.docs_page.write_text(build_docs_page(args.results))
+        log.info("perf.report: wrote %s", args.docs_page)
     # The tables themselves were printed by the tools that measured them; the log gets the verdicts.
     print(targets.render(verdicts(found)))
     log.info("perf.report: wrote %s", out)

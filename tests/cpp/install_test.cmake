@@ -1,5 +1,6 @@
 # Installs the built project into a scratch prefix, then configures, builds
-# and runs a consumer that only knows find_package(coupler).
+# and runs a consumer that only knows find_package(coupler); the consumer also
+# builds the C++ controller README.md shows.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -11,6 +12,7 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${PROJECT_BINARY_DIR} --prefix ${prefix})
-run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
+    -DCOUPLER_README=${README})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
