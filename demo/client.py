@@ -19,7 +19,7 @@ from coupler.wire.errors import Error
 from coupler.controller.session import Session
 from coupler.transport.flags import add_client_flags, client_options
 from coupler.transport.number_flags import float_in, int_in
-from demo.pick_approach import PickApproach, find_arm
+from coupler.scenes.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
 MAX_RANGE = 1_000_000_000
