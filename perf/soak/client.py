@@ -23,7 +23,7 @@ from coupler.wire.errors import Error
 from coupler.controller.session import Session
 from coupler.scenes.pick_approach import PickApproach, find_arm
 from perf.common.arguments import positive
-from perf.soak.memory import rss_kib
+from perf.common.process_stats import rss_kib
 from perf.soak.steps import DEFAULT_TOLERANCE, StepCheck
 
 LINE_PREFIX = "soak "
