@@ -14,13 +14,14 @@ from typing import TextIO
 
 import numpy as np
 
+from coupler import limits
 from coupler.wire.errors import Error
 from coupler.controller.session import Session
 from coupler.transport.flags import add_client_flags, client_options
 from coupler.transport.number_flags import float_in, int_in
-from demo.pick_approach import PickApproach, find_arm
+from coupler.scenes.pick_approach import PickApproach, find_arm
 
-DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
+DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
 MAX_RANGE = 1_000_000_000
 MIN_TIMEOUT, MAX_TIMEOUT = 0.001, 86400.0
 

@@ -9,14 +9,14 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: democlient [options]
+const std::string kUsage = std::string(R"(usage: democlient [options]
 
 Connects to a coupler or Click simulation server, does the handshake, checks
 it, and sends Control messages that match the scene it describes.
 
 options:
   --addr ADDR         server address: tcp://host:port, ipc://path or
-                      inproc://name (default tcp://127.0.0.1:5555)
+                      inproc://name (default )") + coupler::limits::kDefaultAddress + R"()
   --range N           extra Control round trips after the first, at most
                       1000000000 (default 0)
   --timings           print time blocked in receive, time between send and
@@ -30,7 +30,8 @@ options:
                       attempts instead of spinning)
   --trace             print every message sent and received
   --timeout SECONDS   give up when the server does not answer within this
-                      many seconds, from 0.001 to 86400 (default 5)
+                      many seconds, from 0.001 to 86400 (default )" +
+                             std::to_string(coupler::limits::kRequestTimeout.count() / 1000) + R"()
   --curve-server-key PATH
                       the server's public NAME.key: connect with CurveZMQ
                       encryption and authentication; needs --curve-key
@@ -39,12 +40,15 @@ options:
                       keygen`; its .key must be in the server's --curve-allow
                       directory); needs --curve-server-key
   --heartbeat SECONDS send a ZMTP heartbeat after this much silence and drop
-                      the connection when the server sends nothing for 3
+                      the connection when the server sends nothing for )" +
+                             std::to_string(coupler::limits::kHeartbeatTimeoutIntervals) + R"(
                       times as long, so a dead server is noticed; from
-                      0.01 to 3600, 0 turns heartbeats off (default 1)
+                      0.01 to 3600, 0 turns heartbeats off (default )" +
+                             std::to_string(coupler::limits::kHeartbeatInterval.count() / 1000) + R"()
   --max-frame-bytes N largest frame accepted from the server; a larger one
                       is never decoded, ZeroMQ drops the connection instead;
-                      at most 2147483647, 0 means no limit (default 1048576)
+                      at most 2147483647, 0 means no limit (default )" +
+                             std::to_string(coupler::limits::kMaxFrameBytes) + R"()
   -h, --help          show this help and exit
 )";
 

@@ -4,18 +4,20 @@
 #include <cstdint>
 #include <string>
 
+#include <coupler/limits.hpp>
+
 struct Options {
-  std::string address = "tcp://127.0.0.1:5555";
+  std::string address = coupler::limits::kDefaultAddress;
   std::uint64_t range = 0;  // round trips after the first
   bool timings = false;
   std::string timings_file;  // empty: no per-round-trip dump
   bool blocking_receive = false;
   bool trace = false;
-  std::chrono::milliseconds timeout{5000};
+  std::chrono::milliseconds timeout = coupler::limits::kRequestTimeout;
   std::string curve_server_key;  // path of the server's NAME.key; empty: no CURVE
   std::string curve_key;         // path of this client's NAME.key_secret
-  double heartbeat = 1.0;        // seconds; 0: off
-  std::int64_t max_frame_bytes = 1048576;
+  double heartbeat = std::chrono::duration<double>(coupler::limits::kHeartbeatInterval).count();  // seconds; 0: off
+  std::int64_t max_frame_bytes = coupler::limits::kMaxFrameBytes;
 };
 
 // Parses the command line; prints help or an error and exits on bad input.

@@ -3,7 +3,6 @@ no process left behind however a measurement ends."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -17,9 +16,9 @@ from coupler.wire.errors import Error
 from coupler.wire.messages import Message, SensorRequestMessage
 
 from perf.common.errors import BenchmarkError
+from perf.common.process_stats import cpu_seconds
 from perf.common.programs import REPO
 
-_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
 def _tail(text: str, lines: int = 20) -> str:
@@ -102,11 +101,7 @@ class ServerProcess:
     def cpu_seconds(self) -> float:
         """User plus system CPU time the server has used so far, all its threads together."""
         self.check_running()
-        stat = Path(f"/proc/{self.pid}/stat").read_text()
-        # The command name (field 2) may hold spaces and parentheses; the fields after it do not.
-        fields = stat[stat.rindex(")") + 2 :].split()
-        utime, stime = int(fields[11]), int(fields[12])
-        return (utime + stime) / _TICKS_PER_SECOND
+        return cpu_seconds(self.pid)
 
     def idle_cpu_percent(self, seconds: float) -> float:
         """The server's CPU use over `seconds` of wall time in which nobody sends it anything, in percent

@@ -7,7 +7,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from demo.pick_approach import GRIP_SECONDS, MOVE_SECONDS, SETTLE_SECONDS
+from coupler.scenes.pick_approach import GRIP_SECONDS, MOVE_SECONDS, SETTLE_SECONDS
 
 from perf.common import programs
 from perf.common.endpoints import address_for

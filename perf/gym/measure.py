@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from perf.common.errors import BenchmarkError
-from perf.gym.cpu import tree_cpu_seconds
+from perf.common.process_stats import tree_cpu_seconds
 
 log = logging.getLogger("perf.gym")
 

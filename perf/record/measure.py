@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from coupler.wire.messages import SensorRequestMessage
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.latency import Latency, read_timings
+from perf.common.process_stats import cpu_seconds_with_children
 from perf.common.processes import ServerProcess, run_client
 from perf.common.programs import REPO, democlient, python
 
@@ -37,20 +37,6 @@ VARIANTS: list[tuple[str, list[str], int]] = [
 ]
 PAYLOADS = [100, 1_000, 10_000, 100_000, 1_000_000]
 READY_TIMEOUT = 60.0  # seconds for subscribers to start and receive
-_TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process (all its threads) and of its children still running."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / _TICKS_PER_SECOND + sum(_cpu_seconds(int(child)) for child in children)
-
-
 def _start_subscribers(folder: Path, address: str, count: int, tag: str) -> list[tuple[subprocess.Popen, Path]]:
     subscribers = []
     for i in range(count):
@@ -83,11 +69,11 @@ def _serve_and_drive(folder: Path, flags: list[str], subscribers: int, count: in
         started = _start_subscribers(folder, publish, subscribers, tag) if publish else []
         try:
             _until_subscribed(address, started)
-            cpu = {"server": _cpu_seconds(server.pid), "subscribers": sum(_cpu_seconds(p.pid) for p, _ in started)}
+            cpu = {"server": cpu_seconds_with_children(server.pid), "subscribers": sum(cpu_seconds_with_children(p.pid) for p, _ in started)}
             run_client([str(democlient()), "--addr", address, "--range", str(count - 1), "--blocking-receive",
                         "--timings-file", str(timings)], timeout=600)
-            cpu = {"server": _cpu_seconds(server.pid) - cpu["server"],
-                   "subscribers": sum(_cpu_seconds(p.pid) for p, _ in started) - cpu["subscribers"]}
+            cpu = {"server": cpu_seconds_with_children(server.pid) - cpu["server"],
+                   "subscribers": sum(cpu_seconds_with_children(p.pid) for p, _ in started) - cpu["subscribers"]}
             steps = _steps(server.stop(timeout=120))
             lost = 0
             for process, ready in started:

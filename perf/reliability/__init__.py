@@ -33,7 +33,7 @@ from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure
 from perf.common.programs import python
 from perf.rtt.render import spread
-from perf.rtt.repetitions import Spread
+from perf.common.spread import Spread
 
 log = logging.getLogger("perf.reliability")
 

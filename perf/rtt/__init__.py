@@ -46,7 +46,8 @@ from perf.rtt.measure import (
 )
 from perf.rtt import render as rtt_render
 from perf.rtt.recording import record
-from perf.rtt.repetitions import Measured, Spread
+from perf.common.spread import Spread
+from perf.rtt.repetitions import Measured
 from perf.common.step_cost import step_cost_us
 
 log = logging.getLogger("perf.rtt")

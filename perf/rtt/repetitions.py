@@ -9,30 +9,13 @@ say how far one repetition could stray from it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from perf.common.latency import Latency
+from perf.common.spread import Spread
 from perf.rtt.measure import FloorSpec, RowSpec, Run
-
-
-@dataclass(frozen=True)
-class Spread:
-    """The median of one figure over the repetitions, and the lowest and highest repetition's."""
-
-    median: float
-    low: float
-    high: float
-
-    @classmethod
-    def of(cls, values: Sequence[float | None]) -> Spread | None:
-        """None when any repetition has no such figure."""
-        if not values or any(value is None for value in values):
-            return None
-        # "lower" keeps the median a figure some repetition measured.
-        return cls(float(np.quantile(values, 0.5, method="lower")), float(min(values)), float(max(values)))
 
 
 @dataclass

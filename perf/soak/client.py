@@ -21,9 +21,9 @@ import time
 
 from coupler.wire.errors import Error
 from coupler.controller.session import Session
-from demo.pick_approach import PickApproach, find_arm
+from coupler.scenes.pick_approach import PickApproach, find_arm
 from perf.common.arguments import positive
-from perf.soak.memory import rss_kib
+from perf.common.process_stats import rss_kib
 from perf.soak.steps import DEFAULT_TOLERANCE, StepCheck
 
 LINE_PREFIX = "soak "

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from perf.common.errors import BenchmarkError
 
 KIB_PER_MIB = 1024
 DEFAULT_LIMIT_MIB = 5.0
@@ -16,19 +14,6 @@ DEFAULT_LIMIT_MIB = 5.0
 REFERENCE_ROUND_TRIP = 100_000
 # ...or, in runs shorter than twice that, from this fraction of the run.
 SHORT_RUN_REFERENCE_FRACTION = 0.1
-
-
-def rss_kib(pid: int) -> int:
-    """VmRSS of a running process in KiB; BenchmarkError when it has exited."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        raise BenchmarkError(f"process {pid} has exited: no /proc/{pid}/status") from None
-    for line in status.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])  # "VmRSS:    123456 kB"
-    # A process that has exited but not been reaped (a zombie) keeps its status without memory lines.
-    raise BenchmarkError(f"process {pid} has exited: no VmRSS in /proc/{pid}/status")
 
 
 def reference_round_trip(round_trips: int) -> int:

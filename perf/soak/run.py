@@ -18,7 +18,8 @@ from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
 from perf.soak.client import LINE_PREFIX
-from perf.soak.memory import Sample, rss_kib
+from perf.common.process_stats import rss_kib
+from perf.soak.memory import Sample
 
 # Start-up: imports, the handshake and, on an arm scene, the pick approach's 1500 round trips.
 FIRST_LINE_SECONDS = 120.0

@@ -41,7 +41,8 @@ from perf.common.arguments import positive
 from perf.common.endpoints import free_tcp_address
 from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
-from perf.soak.memory import KIB_PER_MIB, rss_kib
+from perf.common.process_stats import rss_kib
+from perf.soak.memory import KIB_PER_MIB
 from perf.stress import phases, storm
 from perf.stress import render as stress_render
 

@@ -11,6 +11,8 @@ std::chrono::milliseconds milliseconds(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000.0)));
 }
 
+double seconds(std::chrono::milliseconds duration) { return std::chrono::duration<double>(duration).count(); }
+
 py::object zeros(std::size_t size, const char* dtype) {
   return py::module_::import("numpy").attr("zeros")(size, py::arg("dtype") = dtype);
 }

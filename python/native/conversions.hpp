@@ -10,6 +10,8 @@ namespace coupler::python {
 
 // Seconds as Python passes them, rounded up so a wait never ends early.
 std::chrono::milliseconds milliseconds(double seconds);
+// The other way, for defaults Python sees in seconds.
+double seconds(std::chrono::milliseconds duration);
 
 // A zeroed one-dimensional NumPy array, made through NumPy's Python API so the
 // module does not depend on NumPy's C ABI.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <coupler/error.hpp>
+#include <coupler/limits.hpp>
 #include <coupler/server.hpp>
 
 #include <pybind11/stl.h>
@@ -37,10 +38,10 @@ void bind_server(py::module_& module) {
       .def(py::init<const std::string&, py::object, double, double, std::int64_t,
                     std::optional<std::pair<std::string, std::string>>, std::vector<std::string>, py::object, double,
                     const std::vector<int>&>(),
-           py::arg("address"), py::arg("on_bad_frame") = py::none(), py::arg("heartbeat") = 1.0,
-           py::arg("heartbeat_timeout") = 3.0, py::arg("max_frame_bytes") = 1048576,
+           py::arg("address"), py::arg("on_bad_frame") = py::none(), py::arg("heartbeat") = seconds(limits::kHeartbeatInterval),
+           py::arg("heartbeat_timeout") = seconds(limits::kHeartbeatTimeout), py::arg("max_frame_bytes") = limits::kMaxFrameBytes,
            py::arg("curve_key_pair") = py::none(), py::arg("curve_allowed_clients") = std::vector<std::string>{},
-           py::arg("on_refused_client") = py::none(), py::arg("handshake_timeout") = 3.0,
+           py::arg("on_refused_client") = py::none(), py::arg("handshake_timeout") = seconds(limits::kHandshakeTimeout),
            py::arg("decode_on_demand") = std::vector<int>{},
            "coupler::ServerOptions as keywords: `heartbeat` and `heartbeat_timeout` in seconds (heartbeat 0: off), "
            "`max_frame_bytes` (0: no limit), `curve_key_pair` (Z85 public, secret), `curve_allowed_clients` (Z85 "

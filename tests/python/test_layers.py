@@ -2,7 +2,8 @@
 
 wire < transport < controller, serve < mujoco < scenes < gym, record < ray < cli;
 controller and serve (and gym and record) are siblings that do not import each
-other. `coupler._native` and `coupler._proto` (generated and compiled code)
+other. `coupler._native` and `coupler._proto` (generated and compiled code),
+and `coupler.limits` (which reads only `coupler._native`),
 sit below everything; the package's own `__init__` (the public facade) above
 every layer, so no layer imports it either. Every import counts, those inside
 functions included: a lazy import is still an edge.
@@ -18,8 +19,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "coupler"
 
 RANKS = {
-    "_native": -1,
-    "_proto": -1,
+    "_native": -2,
+    "_proto": -2,
+    "limits": -1,
     "wire": 0,
     "transport": 1,
     "controller": 2,

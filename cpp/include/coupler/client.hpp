@@ -8,13 +8,14 @@
 #include <string>
 
 #include <coupler/curve_keys.hpp>
+#include <coupler/limits.hpp>
 #include <coupler/messages.hpp>
 
 namespace coupler {
 
 struct ClientOptions {
   // How long receive() and request() wait for an answer by default.
-  std::chrono::milliseconds timeout{5000};
+  std::chrono::milliseconds timeout = limits::kRequestTimeout;
   // How long closing waits to deliver messages still queued (a goodbye to
   // a server that is slow to read), before dropping them.
   std::chrono::milliseconds linger{200};
@@ -22,11 +23,11 @@ struct ClientOptions {
   // the connection dropped when nothing at all came back within
   // heartbeat_timeout, so a dead server is noticed even while nobody sends.
   // An interval of 0 turns heartbeats off.
-  std::chrono::milliseconds heartbeat_interval{1000};
-  std::chrono::milliseconds heartbeat_timeout{3000};
+  std::chrono::milliseconds heartbeat_interval = limits::kHeartbeatInterval;
+  std::chrono::milliseconds heartbeat_timeout = limits::kHeartbeatTimeout;
   // Frames larger than this are never read: ZeroMQ drops the connection
   // instead. 0 means no limit.
-  std::int64_t max_frame_bytes = 1048576;
+  std::int64_t max_frame_bytes = limits::kMaxFrameBytes;
   // CurveZMQ: with both set, the connection is encrypted and this client
   // authenticates with its own key pair to a server holding
   // server_public_key (Z85; load_curve_public_key reads a NAME.key file).

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <coupler/limits.hpp>
 #include <coupler/messages.hpp>
 
 namespace coupler {
@@ -38,9 +39,7 @@ class ControlLayout {
     std::vector<std::string> events;  // in name order
   };
 
-  // Holding controls for more steps than this in one request would stall the
-  // server for every other purpose; a controller wanting more sends again.
-  static constexpr std::uint32_t kMaxSteps = 100000;
+  static constexpr std::uint32_t kMaxSteps = limits::kMaxStepsPerControl;
 
   explicit ControlLayout(const HandshakeMessage& handshake);
   ~ControlLayout();

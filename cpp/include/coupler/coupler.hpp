@@ -7,6 +7,7 @@
 #include <coupler/control_scatter.hpp>
 #include <coupler/curve_keys.hpp>
 #include <coupler/error.hpp>
+#include <coupler/limits.hpp>
 #include <coupler/messages.hpp>
 #include <coupler/sensor_gather.hpp>
 #include <coupler/sensor_layout.hpp>

@@ -12,6 +12,7 @@
 
 #include <coupler/curve_keys.hpp>
 #include <coupler/error.hpp>
+#include <coupler/limits.hpp>
 #include <coupler/messages.hpp>
 
 namespace coupler {
@@ -26,16 +27,16 @@ struct ServerOptions {
   // connection dropped when nothing came back within heartbeat_timeout, so
   // a killed controller is noticed (take_closed_peers) even while nobody
   // sends. An interval of 0 turns heartbeats off.
-  std::chrono::milliseconds heartbeat_interval{1000};
-  std::chrono::milliseconds heartbeat_timeout{3000};
+  std::chrono::milliseconds heartbeat_interval = limits::kHeartbeatInterval;
+  std::chrono::milliseconds heartbeat_timeout = limits::kHeartbeatTimeout;
   // Frames larger than this never reach the decoder: ZeroMQ drops the
   // sender's connection instead. 0 means no limit.
-  std::int64_t max_frame_bytes = 1048576;
+  std::int64_t max_frame_bytes = limits::kMaxFrameBytes;
   // A connection that has not completed its ZMTP (and CURVE) handshake
   // within this time is dropped, so connections that send a greeting and
   // stall cannot pile up until the process runs out of file descriptors.
   // ZeroMQ's own default is 30 s; 0 means no limit.
-  std::chrono::milliseconds handshake_timeout{3000};
+  std::chrono::milliseconds handshake_timeout = limits::kHandshakeTimeout;
   // CurveZMQ: with a key pair set, every connection is encrypted and only
   // clients whose public key (Z85) is in curve_allowed_clients get in; each
   // refused client is reported (address and key) through on_refused_client,

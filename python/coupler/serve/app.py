@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
+from coupler import limits
 from coupler.serve.controller_sessions import DEFAULT_LEASE
 from coupler.serve.frame_observer import FrameObserver, observed
 from coupler.serve.free_run_loop import FreeRunLoop
@@ -23,7 +24,7 @@ from coupler.serve.simulation import Simulation
 from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.options import TransportOptions
 
-DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
+DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
 
 log = logging.getLogger("coupler.serve")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from coupler import limits
 from coupler.wire.errors import ProtocolError
 from coupler.wire.peer_text import shown
 from coupler.wire.messages import (
@@ -27,7 +28,7 @@ _LEGACY_FIELD_TYPES = {
 
 # Holding controls for more steps than this in one request would stall the
 # server for every other purpose; a controller wanting more sends again.
-MAX_STEPS_PER_CONTROL = 100_000
+MAX_STEPS_PER_CONTROL = limits.MAX_STEPS_PER_CONTROL
 
 
 def _mismatch(text: str) -> ProtocolError:

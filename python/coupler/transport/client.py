@@ -6,6 +6,7 @@ import math
 
 import zmq
 
+from coupler import limits
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error, ProtocolError, TimeoutError
 from coupler.wire.messages import Message
@@ -48,7 +49,7 @@ class Client:
     def __init__(
         self,
         address: str,
-        timeout: float = 5.0,
+        timeout: float = limits.REQUEST_TIMEOUT,
         linger: float = 0.2,
         context: zmq.Context | None = None,
         heartbeat: float = DEFAULT_HEARTBEAT,

@@ -1,6 +1,6 @@
 """Transport options, with their defaults written once: what a server or client
 sets on its socket for liveness (heartbeats), size (frame limit) and security
-(CurveZMQ). The command-line flags (`coupler.transport.flags`), `Client`,
+(CurveZMQ), the defaults read from `coupler.limits`. The command-line flags (`coupler.transport.flags`), `Client`,
 `Session` and `Server` all take their defaults from here."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-DEFAULT_HEARTBEAT = 1.0  # seconds of silence before a ZMTP PING
-HEARTBEAT_TIMEOUT_INTERVALS = 3  # a connection is dropped after this many heartbeats without traffic
-DEFAULT_HEARTBEAT_TIMEOUT = DEFAULT_HEARTBEAT * HEARTBEAT_TIMEOUT_INTERVALS
-DEFAULT_MAX_FRAME_BYTES = 1 << 20
-# A connection that has not finished its ZMTP handshake by then is dropped (ZeroMQ's own default,
-# 30 s, lets connections that send a greeting and stall use up the server's file descriptors).
-DEFAULT_HANDSHAKE_TIMEOUT = 3.0
+from coupler import limits
+
+DEFAULT_HEARTBEAT = limits.HEARTBEAT
+HEARTBEAT_TIMEOUT_INTERVALS = limits.HEARTBEAT_TIMEOUT_INTERVALS
+DEFAULT_HEARTBEAT_TIMEOUT = limits.HEARTBEAT_TIMEOUT
+DEFAULT_MAX_FRAME_BYTES = limits.MAX_FRAME_BYTES
+DEFAULT_HANDSHAKE_TIMEOUT = limits.HANDSHAKE_TIMEOUT
 
 
 @dataclass(frozen=True)

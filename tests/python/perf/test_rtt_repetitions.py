@@ -5,7 +5,8 @@ import pytest
 
 import perf.rtt as rtt
 from perf.rtt.measure import RowSpec, Run
-from perf.rtt.repetitions import Measured, Spread
+from perf.common.spread import Spread
+from perf.rtt.repetitions import Measured
 
 SPEC = RowSpec("coupler", "static", "cpp", "ipc", "blocking")
 

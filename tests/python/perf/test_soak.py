@@ -3,8 +3,6 @@ verdict, the rendering, and short runs against the demo server."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -12,7 +10,7 @@ import perf.report as report
 import perf.soak as soak
 from perf.soak import render as soak_render
 from perf.common.errors import BenchmarkError
-from perf.soak.memory import KIB_PER_MIB, Sample, growth, reference_round_trip, rss_kib
+from perf.soak.memory import KIB_PER_MIB, Sample, growth, reference_round_trip
 from perf.soak.run import LineReader, SoakRun, parse_report
 from perf.soak.steps import GAP, IRREGULAR, KEPT_ANOMALIES, REPEAT, StepCheck
 
@@ -119,17 +117,6 @@ def test_start_up_growth_before_the_reference_round_trip_does_not_count():
 def test_the_reference_is_the_first_sample_at_or_after_the_reference_round_trip():
     verdict = growth([(0, 1000), (90, 1000), (110, 2000), (200, 2000)], 100, 5.0)
     assert (verdict.reference_round_trip, verdict.reference_kib, verdict.growth_kib) == (110, 2000, 0)
-
-
-def test_rss_of_a_running_process_is_read_from_proc():
-    assert 1024 < rss_kib(os.getpid()) < 16 * 1024 * 1024
-
-
-def test_rss_of_a_process_that_has_exited_is_an_error():
-    process = subprocess.Popen([sys.executable, "-c", "pass"])
-    process.wait()
-    with pytest.raises(BenchmarkError, match="exited"):
-        rss_kib(process.pid)
 
 
 # ---- reading the controller

@@ -1,5 +1,7 @@
-"""The demo's closed loop: move an arm from where it is to a pose above the
-box along a smooth joint-space trajectory, then close the gripper."""
+"""A scripted pick approach for the arm scene, the closed loop that the demo
+client and the frequency and soak benchmarks run: move an arm from where it is
+to a pose above the box along a smooth joint-space trajectory, then close the
+gripper."""
 
 from __future__ import annotations
 
