@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 from coupler.cli.open_files import raise_open_file_limit
@@ -115,6 +118,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="messages queued for each subscriber of --publish; a subscriber further behind loses "
                              "messages (it counts them from sequence numbers) and the server never waits for it "
                              "(default: %(default)s)")
+    parser.add_argument("--stop-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
     add_world_flags(parser)
     add_server_flags(parser)
 
@@ -153,6 +157,8 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
         stream=sys.stdout,
     )
+    if args.stop_on_stdin_eof:
+        _stop_on_stdin_eof()
     try:
         options, warning = options_from(args)
         if warning:
@@ -185,6 +191,19 @@ def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = N
                     print(publisher.summary(), flush=True)
     except Error as error:
         raise SystemExit(f"{prog}: {error}") from None
+
+
+def _stop_on_stdin_eof() -> None:
+    """Stop as SIGTERM would once standard input closes: how an owner (ServeProcess) ties a server to itself,
+    since the kernel closes the pipe whenever the owner ends."""
+
+    def wait_for_eof() -> None:
+        # The file descriptor itself: a daemon thread blocked in sys.stdin's buffer aborts the interpreter's exit.
+        while os.read(0, 4096):
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait_for_eof, name="stdin watch", daemon=True).start()
 
 
 # How many unservable parts a refusal names: its one line stays readable for a model with hundreds.

@@ -20,6 +20,7 @@ from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation import Simulation
+from coupler.serve.serve_process import SERVING
 from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.options import TransportOptions
 
@@ -94,7 +95,7 @@ def serve(
                                         **options.transport.server_keywords()), observer)
     with responder:
         objects = ", ".join(sim.handshake.objects)
-        print(f"serving scene '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
+        print(f"{SERVING} '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)
         clock: RunClock | None
         loop: LockstepLoop | FreeRunLoop
