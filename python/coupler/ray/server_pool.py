@@ -27,11 +27,10 @@ from coupler.serve.serve_process import ServeProcess
 from coupler.transport.bind_policy import is_loopback
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
 from coupler.wire.errors import Error
+from coupler.wire.missing_extra import needs_extra
 
-try:
+with needs_extra("coupler.ray", "ray"):
     import ray
-except ImportError as error:  # pragma: no cover - the extra is missing
-    raise Error(f"coupler.ray needs Ray: pip install 'coupler[ray]' ({error})") from None
 
 log = logging.getLogger("coupler.ray")
 

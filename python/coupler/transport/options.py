@@ -1,6 +1,6 @@
 """Transport options, with their defaults written once: what a server or client
 sets on its socket for liveness (heartbeats), size (frame limit) and security
-(CurveZMQ). The command-line flags (`coupler.transport.flags`), `Client`,
+(CurveZMQ). The command-line flags (`coupler.cli.transport_flags`), `Client`,
 `Session` and `Server` all take their defaults from here."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+DEFAULT_TIMEOUT = 5.0  # seconds a client waits for each answer
 DEFAULT_HEARTBEAT = 1.0  # seconds of silence before a ZMTP PING
 HEARTBEAT_TIMEOUT_INTERVALS = 3  # a connection is dropped after this many heartbeats without traffic
 DEFAULT_HEARTBEAT_TIMEOUT = DEFAULT_HEARTBEAT * HEARTBEAT_TIMEOUT_INTERVALS

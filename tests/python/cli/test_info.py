@@ -1,4 +1,4 @@
-"""`coupler info ADDRESS`: the server, its extensions, and per control its range and per joint its limits."""
+"""`coupler info --addr ADDRESS`: the server, its extensions, and per control its range and per joint its limits."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from peers import REPO, click_server, coupler_server, free_tcp_address, run, ser
 
 
 def info(address: str) -> str:
-    result = run([sys.executable, "-m", "coupler.cli", "info", address, "--timeout", "5"])
+    result = run([sys.executable, "-m", "coupler.cli", "info", "--addr", address, "--timeout", "5"])
     assert result.returncode == 0, result.stdout
     return result.stdout
 

@@ -26,7 +26,7 @@ def test_a_publish_queue_of_zero_is_refused_naming_the_flag(tmp_path):
 
 
 def test_a_record_duration_that_is_not_a_number_is_refused_naming_the_flag(tmp_path):
-    result = coupler("record", "ipc://x", str(tmp_path / "run.mcap"), "--duration", "soon")
+    result = coupler("record", "--addr", "ipc://x", str(tmp_path / "run.mcap"), "--duration", "soon")
     assert result.returncode == 2 and "argument --duration" in result.stdout
 
 
@@ -40,7 +40,7 @@ def test_a_curve_server_publishes_encrypted_to_a_recorder_with_an_allowed_key(tm
                                "--curve-secret", str(keys / "server.key_secret"), "--curve-allow", str(allowed)],
                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     curve = ["--curve-server-key", str(keys / "server.key"), "--curve-key", str(allowed / "client.key_secret")]
-    recorder = RecorderProcess(published, str(tmp_path / "run.mcap"), *curve)
+    recorder = RecorderProcess("--addr", published, str(tmp_path / "run.mcap"), *curve)
     try:
         client_keys = {"curve_server_key": load_public_key(keys / "server.key"),
                        "curve_key_pair": load_key_pair(allowed / "client.key_secret")}

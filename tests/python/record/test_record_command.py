@@ -16,7 +16,7 @@ def _record_a_demo_run(tmp_path, *record_flags: str) -> tuple[str, str]:
     published = f"ipc://{tmp_path}/published"
     server = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--addr", address, "--publish",
                                published], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    recorder = RecorderProcess(published, str(tmp_path / "run.mcap"), *record_flags)
+    recorder = RecorderProcess("--addr", published, str(tmp_path / "run.mcap"), *record_flags)
     try:
         wait_until_serving(address, server)
         recorder.until_receiving(address)
@@ -39,12 +39,12 @@ def test_coupler_record_stops_when_the_server_stops_and_its_recording_replays_id
 
 
 def test_coupler_record_stops_after_the_frames_asked_for(tmp_path):
-    recorder_output, _ = _record_a_demo_run(tmp_path, "--frames", "30")
+    recorder_output, _ = _record_a_demo_run(tmp_path, "--max-messages", "30")
     assert "recorded:              30 messages" in recorder_output, recorder_output
     assert len(list(Recording(tmp_path / "run.mcap"))) == 30
 
 
 def test_coupler_record_of_an_address_it_cannot_use_says_so_in_one_line(tmp_path):
-    result = run([sys.executable, "-m", "coupler.cli", "record", "nonsense", str(tmp_path / "run.mcap")])
+    result = run([sys.executable, "-m", "coupler.cli", "record", "--addr", "nonsense", str(tmp_path / "run.mcap")])
     assert result.returncode == 1
     assert result.stdout.strip().startswith("coupler record: cannot subscribe to nonsense"), result.stdout
