@@ -66,6 +66,13 @@ def test_closing_kills_a_server_that_ignores_sigterm():
     assert server.close() == -signal.SIGKILL
 
 
+def test_leaving_the_context_stops_the_server_with_sigterm():
+    with ServeProcess(["--scene", "static"]) as server:
+        pass
+    assert server.returncode == 0  # SIGTERM: a clean stop, summary printed
+    assert "steps:" in server.output()
+
+
 def test_closing_stops_the_server_and_removes_its_private_folder():
     server = ServeProcess(["--scene", "static"]).start()
     folder = Path(server.endpoint.removeprefix("ipc://")).parent  # type: ignore[union-attr]
