@@ -20,18 +20,18 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from coupler.cli.number_flags import float_in, int_in
 from coupler.cli.open_files import raise_open_file_limit
+from coupler.cli.transport_flags import add_server_flags, server_options
 from coupler.cli.world_flags import BatchedResponder, add_world_flags, batched, check_world_flags
-from coupler.wire.missing_extra import needs_extra
 from coupler.scenes import load_scene, scene_names
 from coupler.serve.app import ServeOptions, serve
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.simulation import Simulation
 from coupler.transport.bind_policy import check_bind_address
-from coupler.cli.number_flags import float_in, int_in
-from coupler.cli.transport_flags import add_server_flags, server_options
 from coupler.wire.errors import Error
+from coupler.wire.missing_extra import needs_extra
 
 if TYPE_CHECKING:
     from coupler.record.publisher import FramePublisher
