@@ -17,7 +17,7 @@ import numpy as np
 from coupler.wire.errors import Error
 from coupler.controller.session import Session
 from coupler.cli.transport_flags import add_client_flags, client_options
-from coupler.cli.number_flags import float_in, int_in
+from coupler.cli.number_flags import int_in
 from demo.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
