@@ -34,10 +34,11 @@ def test_a_missing_extra_is_a_coupler_error_and_an_import_error():
     assert issubclass(MissingExtra, Error) and issubclass(MissingExtra, ImportError)
 
 
-def test_importing_coupler_gym_without_gymnasium_names_the_gym_extra():
-    result = _without(["gymnasium"], "import coupler.gym")
+@pytest.mark.parametrize(("package", "dependency", "extra"), [("gym", "gymnasium", "gym"), ("ray", "ray", "ray")])
+def test_importing_a_package_without_its_dependency_names_its_extra(package, dependency, extra):
+    result = _without([dependency], f"import coupler.{package}")
     assert result.returncode == 1
-    assert ("coupler.wire.missing_extra.MissingExtra: coupler.gym needs the gym extra: pip install 'coupler[gym]'"
+    assert (f"MissingExtra: coupler.{package} needs the {extra} extra: pip install 'coupler[{extra}]'"
             in result.stderr.splitlines()[-1]), result.stderr
 
 
