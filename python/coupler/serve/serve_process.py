@@ -76,6 +76,8 @@ class ServeProcess:
                  command: Sequence[str] | None = None, start_timeout: float = DEFAULT_START_TIMEOUT,
                  stop_timeout: float = DEFAULT_STOP_TIMEOUT, log_path: Path | None = None,
                  env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None) -> None:
+        if command is None and "--addr" in args:
+            raise Error("give ServeProcess the server's address as address=, not as --addr among its flags")
         self._folder: Path | None = None
         if address is None and command is None:
             self._folder = Path(tempfile.mkdtemp(prefix="coupler-serve-"))

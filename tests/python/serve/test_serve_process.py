@@ -99,6 +99,11 @@ def test_the_server_dies_with_its_owner():
     assert _gone(pid, 10.0), f"server {pid} outlived its owner"
 
 
+def test_an_address_among_the_flags_is_refused_naming_the_keyword():
+    with pytest.raises(Error, match="as address=, not as --addr"):
+        ServeProcess(["--addr", "tcp://127.0.0.1:5555"])
+
+
 @pytest.mark.parametrize(("line", "endpoint"), [
     ("serving scene 'arm' (arm) on tcp://127.0.0.1:40123, mode lockstep, time step 0.002 s", "tcp://127.0.0.1:40123"),
     ("serving scene 'a on b.xml' (arm) on ipc:///tmp/s, mode free, time step 0.01 s", "ipc:///tmp/s"),
