@@ -62,14 +62,15 @@ class ServeProcess:
     an ipc:// socket in a temporary folder of its own, removed on `close()`.
     `command` runs another program instead (a server of another kind:
     `address` is then only what it binds). The process's standard input is
-    a pipe this object holds: `coupler serve` (given STOP_WITH_OWNER, as the
-    default command is) stops when it closes, so it never outlives its owner. Its standard output and error
-    are read as they come, kept (the last lines, and all of it in `log_path`
-    when given) and never block it. `start()` (or entering the context)
-    returns once it serves; coupler.Error, naming the exit status and the
-    end of its output, when it exits first or does not serve within
-    `start_timeout` seconds. `close()` (or leaving the context) sends SIGTERM,
-    then SIGKILL after `stop_timeout` seconds.
+    a pipe this object holds: `coupler serve` given STOP_WITH_OWNER (as the
+    default command is) stops when it closes, so it never outlives its owner.
+    Its standard output and error are read as they come and kept (the last
+    lines, and all of it in `log_path` when given), so it never blocks on
+    them. `start()` (or entering the context) returns once it serves;
+    coupler.Error, naming the exit status and the end of its output, when it
+    exits first or does not serve within `start_timeout` seconds. `close()`
+    (or leaving the context) sends SIGTERM, then SIGKILL after `stop_timeout`
+    seconds.
     """
 
     def __init__(self, args: Sequence[str] = (), *, address: str | None = None,
@@ -119,7 +120,8 @@ class ServeProcess:
         return self
 
     def start(self) -> ServeProcess:
-        """Start the process and return once it serves; coupler.Error (the process stopped) otherwise."""
+        """Start the process (unless `launch` did) and return once it serves; coupler.Error (the process
+        stopped) otherwise."""
         if self._process is None:
             self.launch()
         try:
@@ -244,7 +246,7 @@ class ServeProcess:
             self._folder = None
 
     def __enter__(self) -> ServeProcess:
-        return self.start() if self._process is None else self
+        return self.start()
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
