@@ -17,13 +17,12 @@ import numpy as np
 from coupler import limits
 from coupler.wire.errors import Error
 from coupler.controller.session import Session
-from coupler.transport.flags import add_client_flags, client_options
-from coupler.transport.number_flags import float_in, int_in
+from coupler.cli.transport_flags import add_client_flags, client_options
+from coupler.cli.number_flags import int_in
 from coupler.scenes.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
 MAX_RANGE = 1_000_000_000
-MIN_TIMEOUT, MAX_TIMEOUT = 0.001, 86400.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -47,9 +46,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="wait for each reply in a blocking receive (default: non-blocking polling that "
                              "sleeps in zmq_poll between attempts instead of spinning)")
     parser.add_argument("--trace", action="store_true", help="print every message sent and received")
-    parser.add_argument("--timeout", type=float_in(MIN_TIMEOUT, MAX_TIMEOUT, unit="s"), default=5.0, metavar="SECONDS",
-                        help=f"give up when the server does not answer within this many seconds, from {MIN_TIMEOUT:g} "
-                             f"to {MAX_TIMEOUT:g}")
     add_client_flags(parser)
     return parser.parse_args(argv)
 

@@ -7,10 +7,10 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from types import TracebackType
 
 import zmq
 
+from coupler.serve.serve_process import ServeProcess
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import Message, SensorRequestMessage
@@ -30,18 +30,18 @@ def _name(command: list[str]) -> str:
     return " ".join([Path(command[0]).name, *command[1:3]])
 
 
-class ServerProcess:
+class ServerProcess(ServeProcess):
     """A server run for one measurement, as a context manager.
 
     Entering starts it and, given a `handshake_address`, returns once the
     `probe` sent there is answered: by default a SensorRequest, which leaves
     a coupler server free for the next controller (a HandshakeInit would
     hold it for its lease); Click's server answers only a HandshakeInit.
-    A server that speaks no protocol (a ping-pong floor) is probed with
-    `raw_probe`, a request frame and the size of the reply it expects.
-    Leaving kills it if it still runs. Its output goes to `log_path`, a file
-    rather than a pipe, so a chatty server can never block on a pipe nobody
-    reads.
+    A probe rather than the serving line, since the servers measured include
+    Click's and the C++ ones, which print none. A server that speaks no
+    protocol (a ping-pong floor) is probed with `raw_probe`, a request frame
+    and the size of the reply it expects. Leaving stops it if it still runs.
+    Its whole output goes to `log_path`.
     """
 
     def __init__(
@@ -55,48 +55,42 @@ class ServerProcess:
         client_options: dict | None = None,
         raw_probe: tuple[bytes, int] | None = None,
     ) -> None:
-        self.command = command
-        self.address = handshake_address
+        super().__init__(command=command, address=handshake_address, start_timeout=ready_timeout,
+                         log_path=log_path, env=env, cwd=REPO)
         self.probe = probe or SensorRequestMessage()
-        self.log_path = log_path
-        self.env = env
-        self.ready_timeout = ready_timeout
         self.client_options = client_options or {}  # what the readiness probe needs (CURVE keys)
         self.raw_probe = raw_probe
-        self._process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ServerProcess:
-        with open(self.log_path, "wb") as log:
-            self._process = subprocess.Popen(
-                self.command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=self.env
-            )
-        try:
-            if self.address is not None:
-                self._wait_until_serving()
-        except BaseException:
-            self._kill()
-            raise
+        self.launch()
+        if self.address is not None:
+            try:
+                self.start()
+            except Error as error:
+                raise BenchmarkError(str(error)) from None
         return self
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self._kill()
-
-    @property
-    def pid(self) -> int:
-        assert self._process is not None, "the server has not been started"
-        return self._process.pid
+    def _serving(self) -> bool:
+        assert self.address is not None
+        if self.raw_probe is not None:
+            return self._answers_raw_probe(*self.raw_probe)
+        try:
+            with Client(self.address, timeout=0.3, **self.client_options) as client:
+                client.request(self.probe)
+                return True
+        except Error:
+            return False
 
     def log(self) -> str:
+        self.output()  # waits for the rest of the output of a server that has exited
+        assert self.log_path is not None
         return self.log_path.read_text(errors="replace")
 
     def check_running(self) -> None:
         """Raise BenchmarkError when the server has exited, with the end of its output."""
-        assert self._process is not None, "the server has not been started"
-        code = self._process.poll()
+        code = self.poll()
         if code is not None:
-            raise BenchmarkError(f"{_name(self.command)} exited with {code}:\n{_tail(self.log())}")
+            raise BenchmarkError(f"{self.name} exited with {code}:\n{_tail(self.log())}")
 
     def cpu_seconds(self) -> float:
         """User plus system CPU time the server has used so far, all its threads together."""
@@ -117,15 +111,14 @@ class ServerProcess:
         `timeout` seconds, or exits with an error.
         """
         self.check_running()
-        assert self._process is not None
-        self._process.send_signal(signal.SIGINT)
+        self.send_signal(signal.SIGINT)
         try:
-            code = self._process.wait(timeout=timeout)
+            code = self.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self._kill()
-            raise BenchmarkError(f"{_name(self.command)} did not exit within {timeout} s of SIGINT") from None
+            raise BenchmarkError(f"{self.name} did not exit within {timeout} s of SIGINT") from None
         if code != 0:
-            raise BenchmarkError(f"{_name(self.command)} exited with {code}:\n{_tail(self.log())}")
+            raise BenchmarkError(f"{self.name} exited with {code}:\n{_tail(self.log())}")
         return self.log()
 
     def end(self) -> str:
@@ -140,32 +133,14 @@ class ServerProcess:
         Raises BenchmarkError when it does not exit within `timeout` seconds
         or exits with an error.
         """
-        assert self._process is not None, "the server has not been started"
         try:
-            code = self._process.wait(timeout=timeout)
+            code = self.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self._kill()
-            raise BenchmarkError(f"{_name(self.command)} did not finish within {timeout} s") from None
+            raise BenchmarkError(f"{self.name} did not finish within {timeout} s") from None
         if code != 0:
-            raise BenchmarkError(f"{_name(self.command)} exited with {code}:\n{_tail(self.log())}")
+            raise BenchmarkError(f"{self.name} exited with {code}:\n{_tail(self.log())}")
         return self.log()
-
-    def _wait_until_serving(self) -> None:
-        assert self.address is not None
-        deadline = time.monotonic() + self.ready_timeout
-        while time.monotonic() < deadline:
-            self.check_running()
-            if self.raw_probe is not None:
-                if self._answers_raw_probe(*self.raw_probe):
-                    return
-                continue
-            try:
-                with Client(self.address, timeout=0.3, **self.client_options) as client:
-                    client.request(self.probe)
-                    return
-            except Error:
-                continue
-        raise BenchmarkError(f"no server answered on {self.address} within {self.ready_timeout} s")
 
     def _answers_raw_probe(self, request: bytes, reply_bytes: int) -> bool:
         context = zmq.Context.instance()
@@ -179,13 +154,13 @@ class ServerProcess:
             except zmq.Again:
                 return False
         if len(reply) != reply_bytes:
-            raise BenchmarkError(f"{_name(self.command)} answered {len(reply)} bytes, expected {reply_bytes}")
+            raise BenchmarkError(f"{self.name} answered {len(reply)} bytes, expected {reply_bytes}")
         return True
 
     def _kill(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            self._process.kill()
-            self._process.wait(timeout=10)
+        if self.poll() is None:
+            self.kill()
+            self.wait(timeout=10)
 
 
 def run_client(command: list[str], timeout: float) -> str:

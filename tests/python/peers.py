@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from coupler.serve.serve_process import STOP_WITH_OWNER, ServeProcess
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import HandshakeInitMessage, Message, SensorRequestMessage
@@ -114,9 +115,9 @@ def server_command(address: str, *flags: str) -> list[str]:
     return [sys.executable, "-m", "demo.server", "--addr", address, *flags]
 
 
-def coupler_server(address: str, *flags: str, **client_options: Any) -> contextlib.AbstractContextManager[subprocess.Popen]:
-    """demo.server with `flags`; `client_options` are what a client needs to be answered (CURVE keys)."""
-    return running(server_command(address, *flags), address, **client_options)
+def coupler_server(address: str, *flags: str) -> ServeProcess:
+    """demo.server with `flags`, as a context that returns once it serves and stops it on exit."""
+    return ServeProcess(command=server_command(address, *flags, STOP_WITH_OWNER), address=address, cwd=REPO)
 
 
 def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:

@@ -1,9 +1,9 @@
 """The `coupler` command: serve a scene, look at a server, make keys, replay and plot recordings.
 
     coupler serve --scene arm           # serve a scene (needs the sim extra)
-    coupler info tcp://127.0.0.1:5555   # what a server (coupler or Click) serves
+    coupler info --addr tcp://127.0.0.1:5555   # what a server (coupler or Click) serves
     coupler keygen NAME --dir DIR       # a CurveZMQ key pair
-    coupler record tcp://127.0.0.1:5556 run.mcap   # record a server that publishes (serve --publish)
+    coupler record --addr tcp://127.0.0.1:5556 run.mcap   # record a server that publishes (serve --publish)
     coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
     coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
     coupler render run.mcap --out run.mp4   # the recorded MuJoCo states, rendered
@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import sys
 from dataclasses import dataclass
 from types import ModuleType
@@ -23,7 +24,9 @@ from coupler.wire.errors import Error
 @dataclass(frozen=True)
 class _Command:
     name: str
-    module: ModuleType  # has add_arguments(parser) and run(args); serve also check_arguments(parser, args)
+    # Has add_arguments(parser) and run(args) -> exit status, raising coupler.Error; and may have
+    # check_arguments(parser, args), which refuses flags that do not go together through parser.error.
+    module: ModuleType
     help: str
     description: str
 
@@ -43,7 +46,7 @@ _COMMANDS = (
     _Command("record", record, "record a publishing server to an MCAP file",
              "Subscribe to a server's --publish address and write what it publishes into an MCAP file, "
              "the file `coupler serve --record` writes. Shows progress on stderr; stops when the server "
-             "stops, on SIGINT/SIGTERM, or after --duration/--frames; prints a summary with the messages "
+             "stops, on SIGINT/SIGTERM, or after --duration/--max-messages; prints a summary with the messages "
              "written and those lost (gaps in the sequence numbers)."),
     _Command("replay", replay, "replay a recording and compare every answer",
              "Re-drive a server with the Controls, Resets and handshakes of a recording (coupler serve "
@@ -61,26 +64,40 @@ _COMMANDS = (
 )
 
 
+def version() -> str:
+    """The installed distribution's version, or "unknown" for a source tree that was never installed."""
+    try:
+        return importlib.metadata.version("coupler")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="coupler", description="coupler: robot controllers and simulations over "
                                                              "ZeroMQ, speaking the Click protocol.")
+    top.add_argument("--version", action="version", version=f"coupler {version()}",
+                     help="print the version of coupler and exit")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in _COMMANDS:
         sub = commands.add_parser(command.name, help=command.help, description=command.description)
         command.module.add_arguments(sub)
-        sub.set_defaults(command_module=command.module, sub=sub)
+        sub.set_defaults(command_module=command.module, command_parser=sub)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; its exit status: 0, 1 for an error (one line on stderr), 2 for bad flags (argparse's)."""
     args = parser().parse_args(argv)
     module = args.command_module
-    if module is serve:
-        serve.check_arguments(args.sub, args)
+    check = getattr(module, "check_arguments", None)
+    if check is not None:
+        check(args.command_parser, args)
     try:
-        return serve.run(args, "coupler serve") if module is serve else module.run(args)
+        return module.run(args)
     except Error as error:
-        print(f"coupler {args.command}: {error}", file=sys.stderr)
+        message = str(error)
+        prog = f"coupler {args.command}"
+        print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
         return 1
 
 

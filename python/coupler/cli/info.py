@@ -1,4 +1,4 @@
-"""`coupler info ADDRESS`: what a server serves, as tables, after one handshake."""
+"""`coupler info --addr ADDRESS`: what a server serves, as tables, after one handshake."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import argparse
 from collections.abc import Sequence
 
 from coupler.transport.client import Client
-from coupler.transport.flags import add_client_flags, client_options
+from coupler.cli.transport_flags import add_client_flags, client_options
+from coupler.serve.app import DEFAULT_ADDRESS
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import (
     EXTENSION_GOODBYE,
@@ -24,9 +25,8 @@ _MAX_SHOWN = 80
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("address", help="the server's address: tcp://host:port, ipc://path")
-    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
-                        help="give up when the server does not answer in time (default: %(default)s)")
+    parser.add_argument("--addr", default=DEFAULT_ADDRESS,
+                        help="the server's address: tcp://host:port or ipc://path (default: %(default)s)")
     add_client_flags(parser)
 
 
@@ -102,14 +102,12 @@ def describe(handshake: HandshakeMessage) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.timeout > 0:
-        raise ProtocolError(f"--timeout must be a positive number of seconds, got {args.timeout}")
-    with Client(args.address, timeout=args.timeout, **client_options(args).client_keywords()) as client:
+    with Client(args.addr, timeout=args.timeout, **client_options(args).client_keywords()) as client:
         answer = client.request(HandshakeInitMessage())
         # Leave as the protocol asks: a goodbye only to a server that takes one (a Click server cannot).
         if isinstance(answer, HandshakeMessage) and answer.supports(EXTENSION_GOODBYE):
             client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="coupler info is done"))
     if not isinstance(answer, HandshakeMessage):
-        raise ProtocolError(f"{args.address} answered the handshake with {type(answer).__name__}: {answer}")
+        raise ProtocolError(f"{args.addr} answered the handshake with {type(answer).__name__}: {answer}")
     print(describe(answer))
     return 0

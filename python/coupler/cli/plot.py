@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from coupler.cli.record_extra import existing_recording, record_extra
+from coupler.cli.recording_file import existing_recording
+from coupler.wire.missing_extra import needs_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with record_extra("plot"):
+    with needs_extra("coupler plot", "record"):
         from coupler.record.plot import plot
     existing_recording(args.recording)
     out = args.out or args.recording.with_suffix(".png")

@@ -1,8 +1,8 @@
 """`coupler record`: record a server that publishes (`coupler serve --publish`) into an MCAP file, the same
 file `coupler serve --record` writes; for recording a server you did not start.
 
-    coupler record tcp://127.0.0.1:5556 run.mcap
-    coupler record tcp://127.0.0.1:5556 run.mcap --duration 60
+    coupler record --addr tcp://127.0.0.1:5556 run.mcap
+    coupler record --addr tcp://127.0.0.1:5556 run.mcap --duration 60
 """
 
 from __future__ import annotations
@@ -16,47 +16,40 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coupler.cli.record_extra import record_extra
-from coupler.transport.flags import MAX_FRAME_BYTES, add_client_curve_flags, client_curve_keys
-from coupler.transport.options import DEFAULT_MAX_FRAME_BYTES, TransportOptions
-from coupler.transport.number_flags import float_in, int_in
+from coupler.cli.number_flags import float_in, int_in
+from coupler.cli.serve import MAX_PUBLISH_HWM, PUBLISH_HWM_FLAG
+from coupler.cli.transport_flags import add_client_flags, client_options
 from coupler.wire.errors import Error
+from coupler.wire.missing_extra import needs_extra
 
 if TYPE_CHECKING:
     from coupler.record.stream_recorder import StreamCounts
 
 MAX_DURATION = 1e7  # seconds (about four months)
-MAX_FRAMES = 10**12
-MAX_HWM = 10**7
+MAX_MESSAGES = 10**12
 MAX_NICE = 19  # the lowest CPU priority Linux has
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("address", help="the address the server publishes on (its --publish), e.g. "
-                                        "tcp://127.0.0.1:5556")
+    parser.add_argument("--addr", required=True,
+                        help="the address the server publishes on (its --publish), e.g. tcp://127.0.0.1:5556")
     parser.add_argument("recording", type=Path, help="the MCAP file to write (replaced if it exists)")
     parser.add_argument("--duration", type=float_in(1e-3, MAX_DURATION, unit="s"), default=None, metavar="SECONDS",
                         help="stop after this many seconds (default: until the server stops, or SIGINT/SIGTERM)")
-    parser.add_argument("--frames", type=int_in(1, MAX_FRAMES), default=None, metavar="N",
+    parser.add_argument("--max-messages", type=int_in(1, MAX_MESSAGES), default=None, metavar="N",
                         help="stop after writing this many messages (default: no limit)")
-    parser.add_argument("--hwm", type=int_in(1, MAX_HWM), default=None, metavar="N",
-                        help="messages this subscriber's socket holds while the file is being written; beyond them "
-                             "the server drops messages for it, counted here from the sequence numbers "
-                             "(default: 100000)")
-    parser.add_argument("--nice", type=int_in(0, MAX_NICE), default=0, metavar="N",
-                        help="lower this process's CPU priority by N (0 to 19), so that beside a server on the same "
-                             "cores the recorder takes the time the server and its controllers leave; its socket's "
-                             "queue holds what arrives meanwhile (default: 0; `coupler serve --record` uses "
-                             "10)")
+    parser.add_argument(PUBLISH_HWM_FLAG, type=int_in(1, MAX_PUBLISH_HWM), default=None, metavar="N",
+                        help="messages of the published stream this subscriber's socket holds while the file is being "
+                             "written; beyond them the server drops messages for it, counted here from the sequence "
+                             "numbers (default: 100000)")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress line every second on stderr, only the summary (default: off)")
-    parser.add_argument("--stop-on-stdin-eof", action="store_true",
-                        help="also stop when standard input closes: how `coupler serve --record` ties its writer "
-                             "process to itself, so a killed server still leaves a finished file (default: off)")
-    parser.add_argument("--max-frame-bytes", type=int_in(0, MAX_FRAME_BYTES), default=DEFAULT_MAX_FRAME_BYTES,
-                        metavar="N", help="largest frame accepted from the server (its own --max-frame-bytes); a "
-                                          "larger message ends the connection; 0 means no limit (default: %(default)s)")
-    add_client_curve_flags(parser)
+    # Plumbing of `coupler serve --record`, which runs its writer as a process of its own: not for people.
+    # --nice lowers the writer's CPU priority, so that beside the server it takes the time the server and its
+    # controllers leave; --stop-on-stdin-eof ties it to the server, so a killed server still leaves a finished file.
+    parser.add_argument("--nice", type=int_in(0, MAX_NICE), default=0, metavar="N", help=argparse.SUPPRESS)
+    parser.add_argument("--stop-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
+    add_client_flags(parser, answered=False)
 
 
 def _lower_priority(nice: int) -> None:
@@ -84,25 +77,25 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     if args.nice:
         _lower_priority(args.nice)
-    with record_extra("record"):
+    with needs_extra("coupler record", "record"):
         from coupler.record.frame_stream import StreamError
         from coupler.record.stream_recorder import DEFAULT_RCVHWM, StopWhen, StreamRecorder
-    transport = TransportOptions(max_frame_bytes=args.max_frame_bytes, **client_curve_keys(args))
+    transport = client_options(args)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        recorder = StreamRecorder(args.address, args.recording, transport, args.hwm or DEFAULT_RCVHWM)
+        recorder = StreamRecorder(args.addr, args.recording, transport, args.publish_hwm or DEFAULT_RCVHWM)
     except OSError as error:
         raise Error(f"cannot write '{args.recording}': {error}") from None
     except StreamError as error:
         raise Error(str(error)) from None
     try:
-        when = StopWhen(duration=args.duration, frames=args.frames, stop=stop,
+        when = StopWhen(duration=args.duration, frames=args.max_messages, stop=stop,
                         eof_fd=sys.stdin.fileno() if args.stop_on_stdin_eof else None)
         counts = recorder.run(when, progress=None if args.quiet else _progress,
                               receiving=None if args.quiet else lambda: print(
-                                  f"receiving from {args.address[:200]}", file=sys.stderr, flush=True))
+                                  f"receiving from {args.addr[:200]}", file=sys.stderr, flush=True))
         if not args.quiet:
             print(file=sys.stderr)
     finally:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from coupler.cli.record_extra import existing_recording, record_extra
+from coupler.cli.recording_file import existing_recording
+from coupler.wire.missing_extra import needs_extra
 from coupler.wire.errors import Error
 
 
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with record_extra("render"):
+    with needs_extra("coupler render", "record"):
         from coupler.record.render import render
     existing_recording(args.recording)
     if args.fps <= 0 or args.width <= 0 or args.height <= 0 or args.max_frames <= 0:

@@ -10,8 +10,9 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from coupler.transport.flags import add_client_flags, client_options
-from coupler.cli.record_extra import existing_recording, record_extra
+from coupler.cli.transport_flags import add_client_flags, client_options
+from coupler.cli.recording_file import existing_recording
+from coupler.wire.missing_extra import needs_extra
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,13 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--scene", default=None,
                        help="start a server of this scene for the replay: 'recorded' for the recording's own scene "
                             "(its model is in the recording), a shipped scene name or an MJCF path (default: none)")
-    parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
-                        help="how long to wait for each answer (default: %(default)s)")
     add_client_flags(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    with record_extra("replay"):
+    with needs_extra("coupler replay", "record"):
         from coupler.record.recording import Recording
         from coupler.record.replay import replay
         from coupler.record.replay_server import recorded_scene, scene_server

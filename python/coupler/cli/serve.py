@@ -5,27 +5,33 @@
     coupler serve --scene path/to/model.xml --realtime
     coupler serve --record run.mcap                 # every frame and MuJoCo state, to MCAP
     coupler serve --publish tcp://127.0.0.1:5556    # the same, to any number of subscribers
+
+The flags become one `ServeOptions` (`options_from`), and `serve_options` assembles the server from it:
+the scene and its checks, the recording and publishing observers, the batched worlds.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
+import threading
 from typing import TYPE_CHECKING
 
+from coupler.cli.number_flags import float_in, int_in
 from coupler.cli.open_files import raise_open_file_limit
+from coupler.cli.transport_flags import add_server_flags, server_options
 from coupler.cli.world_flags import BatchedResponder, add_world_flags, batched, check_world_flags
-from coupler.scenes import DEFAULT_SCENE, load_scene, scene_names
-from coupler.serve.app import DEFAULT_ADDRESS, ServeOptions, serve
-from coupler.serve.controller_sessions import DEFAULT_LEASE
+from coupler.scenes import load_scene, scene_names
+from coupler.serve.app import ServeOptions, serve
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.simulation import Simulation
 from coupler.transport.bind_policy import check_bind_address
-from coupler.transport.flags import add_server_flags, server_options
-from coupler.transport.number_flags import float_in, int_in
 from coupler.wire.errors import Error
+from coupler.wire.missing_extra import needs_extra
 
 if TYPE_CHECKING:
     from coupler.record.publisher import FramePublisher
@@ -41,8 +47,8 @@ MIN_SPEED, MAX_SPEED = 1e-3, 1e3
 MAX_STOP_AFTER = 1e9
 MAX_SESSION_TIMEOUT = 86400.0
 MAX_CONTROLLERS = 64
-DEFAULT_PUBLISH_HWM = 1000  # ZeroMQ's own default
 MAX_PUBLISH_HWM = 10**7
+PUBLISH_HWM_FLAG = "--publish-hwm"  # also `coupler record`'s: the same queue, seen from the subscriber
 
 _speed_number = float_in(MIN_SPEED, MAX_SPEED)
 
@@ -54,12 +60,12 @@ def _speed(text: str) -> float | str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `coupler serve`, with the defaults of `ServeOptions`."""
     defaults = ServeOptions()
-    parser.add_argument("--addr", default=DEFAULT_ADDRESS,
+    parser.add_argument("--addr", default=defaults.address,
                         help="address to bind: tcp://host:port, ipc://path or inproc://name (default: %(default)s)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow binding a TCP address other than loopback (reachable from other machines); "
                              "without it such an --addr is refused (default: off)")
-    parser.add_argument("--scene", default=DEFAULT_SCENE,
+    parser.add_argument("--scene", default=defaults.scene,
                         help=f"scene to serve: one of {', '.join(scene_names())}, or a path to an MJCF file "
                              "(default: %(default)s)")
     parser.add_argument("--serve-empty", action="store_true",
@@ -74,10 +80,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "own clock with the latest controls (default: %(default)s)")
     parser.add_argument("--realtime", action="store_true",
                         help="in lockstep, never run ahead of the wall clock (sleeps when early) (default: off)")
-    parser.add_argument("--speed", type=_speed, default="1",
+    parser.add_argument("--speed", type=_speed, default=defaults.speed,
                         help=f"free mode pace as a real-time factor (1 = real time), from {MIN_SPEED:g} to "
-                             f"{MAX_SPEED:g}, or 'max' for as fast as possible (default: %(default)s)")
-    parser.add_argument("--step", type=float_in(MIN_STEP, MAX_STEP, unit="s"), default=None, metavar="SECONDS",
+                             f"{MAX_SPEED:g}, or 'max' for as fast as possible (default: %(default)g)")
+    parser.add_argument("--step", type=float_in(MIN_STEP, MAX_STEP, unit="s"), default=defaults.time_step,
+                        metavar="SECONDS",
                         help=f"override the model's time step, from {MIN_STEP:g} to {MAX_STEP:g} s "
                              "(default: the model's own)")
     parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
@@ -97,25 +104,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "has arrived. Anyone else asking to drive gets SERVER_BUSY; anyone may read sensors "
                              "(default: %(default)s)")
     parser.add_argument("--session-timeout", type=float_in(MIN_STEP, MAX_SESSION_TIMEOUT, zero_allowed=True, unit="s"),
-                        default=DEFAULT_LEASE, metavar="SECONDS",
+                        default=defaults.session_timeout, metavar="SECONDS",
                         help="a controller's hold on the simulation lapses after this long without a Control, Reset or "
                              "HandshakeInit from it; reads do not renew it "
                              "(it matters only when someone else wants in, or others wait for its Control); "
                              f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
-    parser.add_argument("--record", default=None, metavar="PATH",
+    parser.add_argument("--record", default=defaults.record, metavar="PATH",
                         help="record every request and answer frame, and the MuJoCo state after each lockstep step, "
                              "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
                              "writes it (default: no recording)")
-    parser.add_argument("--publish", default=None, metavar="ADDRESS",
+    parser.add_argument("--publish", default=defaults.publish, metavar="ADDRESS",
                         help="publish every frame and the MuJoCo state after each lockstep step on a ZeroMQ PUB "
                              "socket bound here (tcp://host:port or ipc://path; loopback unless --allow-remote; "
                              "CURVE like --addr when --curve-secret is given), one topic per message kind, for any "
                              "number of subscribers such as `coupler record` (default: not published)")
-    parser.add_argument("--publish-hwm", type=int_in(1, MAX_PUBLISH_HWM), default=DEFAULT_PUBLISH_HWM, metavar="N",
+    parser.add_argument(PUBLISH_HWM_FLAG, type=int_in(1, MAX_PUBLISH_HWM), default=defaults.publish_hwm, metavar="N",
                         help="messages queued for each subscriber of --publish; a subscriber further behind loses "
                              "messages (it counts them from sequence numbers) and the server never waits for it "
                              "(default: %(default)s)")
-    add_world_flags(parser)
+    # Plumbing of ServeProcess, which ties a server to its owner: not for people.
+    parser.add_argument("--stop-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
+    add_world_flags(parser, defaults.worlds, defaults.threads)
     add_server_flags(parser)
 
 
@@ -139,77 +148,91 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
     if args.publish is not None:
         warning = check_bind_address(args.publish, args.allow_remote, authenticated=transport.curve) or warning
     options = ServeOptions(
-        address=args.addr, mode=args.mode, realtime=args.realtime,
+        address=args.addr, allow_remote=args.allow_remote, scene=args.scene, time_step=args.step,
+        serve_empty=args.serve_empty, serve_partial=args.serve_partial, mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
-        controllers=args.controllers, session_timeout=args.session_timeout, transport=transport,
+        controllers=args.controllers, session_timeout=args.session_timeout, record=args.record,
+        publish=args.publish, publish_hwm=args.publish_hwm, worlds=args.worlds, threads=args.threads,
+        stop_on_stdin_eof=args.stop_on_stdin_eof, transport=transport,
     )
     return options, warning
 
 
-def run(args: argparse.Namespace, prog: str, responder_type: type[Responder] = NativeResponder) -> int:  # type: ignore[assignment]
+def run(args: argparse.Namespace, responder_type: type[Responder] = NativeResponder) -> int:  # type: ignore[assignment]
+    """Serve as the flags say; coupler.Error names what stops the server from starting."""
     logging.basicConfig(
         level=logging.INFO if (args.trace or args.trace_sizes) else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
         stream=sys.stdout,
     )
+    options, warning = options_from(args)
+    if warning:
+        log.warning("%s", warning)
+    return serve_options(options, responder_type)
+
+
+def serve_options(options: ServeOptions, responder_type: type[Responder] = NativeResponder) -> int:  # type: ignore[assignment]
+    """Assemble the server `options` describe (the scene and its checks, the observers, the worlds) and serve
+    until it stops; the exit status. coupler.Error names what stops it from starting."""
+    if options.stop_on_stdin_eof:
+        _stop_on_stdin_eof()
+    raise_open_file_limit()
+    simulation = _checked_scene(options)
+    publisher, recording = _observers(options, simulation)
+    if options.worlds is not None:
+        simulation = batched(simulation, options.worlds, options.threads)
+        responder_type = BatchedResponder
     try:
-        options, warning = options_from(args)
-        if warning:
-            log.warning("%s", warning)
-        raise_open_file_limit()
-        simulation = load_scene(args.scene, args.step)
-        unmapped = list(getattr(simulation, "unmapped", []))
-        if unmapped and not args.serve_partial:
-            named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")
-            raise Error(f"scene '{args.scene}' has {len(unmapped)} part(s) coupler cannot serve: {named} "
-                        "(--serve-partial serves the rest)")
-        for problem in unmapped:
-            log.warning("not served: %s", problem)
-        if not simulation.handshake().objects and not args.serve_empty:
-            raise Error(f"scene '{args.scene}' serves nothing: no robot and no object with joints "
-                        "(--serve-empty serves it anyway)")
-        publisher, recording = _observers(args, simulation, options)
-        if args.worlds is not None:
-            simulation = batched(simulation, args.worlds, args.threads)
-            responder_type = BatchedResponder
-        try:
-            return serve(simulation, options, scene_name=args.scene, responder_type=responder_type,
-                         observer=publisher)
-        finally:
-            if recording is not None:
-                recording.close()
-            if publisher is not None:
-                publisher.close()
-                if args.publish is not None:
-                    print(publisher.summary(), flush=True)
-    except Error as error:
-        raise SystemExit(f"{prog}: {error}") from None
+        return serve(simulation, options, scene_name=options.scene, responder_type=responder_type,
+                     observer=publisher)
+    finally:
+        if recording is not None:
+            recording.close()
+        if publisher is not None:
+            publisher.close()
+            if options.publish is not None:
+                print(publisher.summary(), flush=True)
 
 
 # How many unservable parts a refusal names: its one line stays readable for a model with hundreds.
 _UNMAPPED_NAMED = 5
 
 
-def _observers(args: argparse.Namespace, simulation: Simulation,
-               options: ServeOptions) -> tuple[FramePublisher | None, RecordingProcess | None]:
+def _checked_scene(options: ServeOptions) -> Simulation:
+    """The scene to serve; coupler.Error for one with parts it cannot serve (without --serve-partial) or nothing
+    to serve (without --serve-empty)."""
+    simulation = load_scene(options.scene, options.time_step)
+    unmapped = list(getattr(simulation, "unmapped", []))
+    if unmapped and not options.serve_partial:
+        named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")
+        raise Error(f"scene '{options.scene}' has {len(unmapped)} part(s) coupler cannot serve: {named} "
+                    "(--serve-partial serves the rest)")
+    for problem in unmapped:
+        log.warning("not served: %s", problem)
+    if not simulation.handshake().objects and not options.serve_empty:
+        raise Error(f"scene '{options.scene}' serves nothing: no robot and no object with joints "
+                    "(--serve-empty serves it anyway)")
+    return simulation
+
+
+def _observers(options: ServeOptions,
+               simulation: Simulation) -> tuple[FramePublisher | None, RecordingProcess | None]:
     """The publisher that --record and --publish share (the recording's writer subscribes first, so it misses
     nothing), or (None, None) without either flag."""
-    if args.record is None and args.publish is None:
+    if options.record is None and options.publish is None:
         return None, None
-    try:
+    with needs_extra("coupler serve --record and --publish", "record"):
         from coupler.record.publisher import FramePublisher
         from coupler.record.recording_process import RecordingProcess
         from coupler.record.scene_record import scene_attachments, scene_metadata
-    except ImportError as error:
-        raise Error(f"--record and --publish need the record extra (pip install 'coupler[record]'): {error}") from None
-    publisher = FramePublisher(scene_metadata(simulation, args.scene), scene_attachments(simulation))
+    publisher = FramePublisher(scene_metadata(simulation, options.scene), scene_attachments(simulation))
     recording: RecordingProcess | None = None
     try:
-        if args.record is not None:
-            recording = RecordingProcess(args.record, publisher)
-        if args.publish is not None:
-            endpoint = publisher.bind(args.publish, args.publish_hwm, options.transport)
+        if options.record is not None:
+            recording = RecordingProcess(options.record, publisher)
+        if options.publish is not None:
+            endpoint = publisher.bind(options.publish, options.publish_hwm, options.transport)
             print(f"publishing on {endpoint}", flush=True)
     except BaseException:
         if recording is not None:
@@ -217,6 +240,19 @@ def _observers(args: argparse.Namespace, simulation: Simulation,
         publisher.close()
         raise
     return publisher, recording
+
+
+def _stop_on_stdin_eof() -> None:
+    """Stop as SIGTERM would once standard input closes: how an owner (ServeProcess) ties a server to itself,
+    since the kernel closes the pipe whenever the owner ends."""
+
+    def wait_for_eof() -> None:
+        # The file descriptor itself: a daemon thread blocked in sys.stdin's buffer aborts the interpreter's exit.
+        while os.read(0, 4096):
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait_for_eof, name="stdin watch", daemon=True).start()
 
 
 def main(argv: list[str] | None = None, prog: str = "coupler serve",
@@ -227,4 +263,8 @@ def main(argv: list[str] | None = None, prog: str = "coupler serve",
     add_arguments(parser)
     args = parser.parse_args(argv)
     check_arguments(parser, args)
-    return run(args, prog, responder_type)
+    try:
+        return run(args, responder_type)
+    except Error as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 1

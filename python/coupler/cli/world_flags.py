@@ -6,19 +6,20 @@ import argparse
 
 from coupler.serve.batched_worlds import MAX_WORLDS, BatchedResponder, WorldsSimulation
 from coupler.serve.simulation import Simulation
-from coupler.transport.number_flags import int_in
+from coupler.cli.number_flags import int_in
 from coupler.wire.errors import Error
 
 MAX_THREADS = 256
 
 
-def add_world_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--worlds", type=int_in(1, MAX_WORLDS), default=None, metavar="N",
+def add_world_flags(parser: argparse.ArgumentParser, worlds: int | None, threads: int) -> None:
+    """--worlds and --threads, whose defaults are `worlds` and `threads` (ServeOptions')."""
+    parser.add_argument("--worlds", type=int_in(1, MAX_WORLDS), default=worlds, metavar="N",
                         help=f"serve N independent copies of the scene (1 to {MAX_WORLDS}; MuJoCo scenes, lockstep, "
                              "one controller): the 'worlds' extension drives and reads them all with one Control and "
                              "one Sensor; every other request speaks of world 0 (default: one world, without the "
                              "extension)")
-    parser.add_argument("--threads", type=int_in(1, MAX_THREADS), default=1, metavar="T",
+    parser.add_argument("--threads", type=int_in(1, MAX_THREADS), default=threads, metavar="T",
                         help=f"step the --worlds on T threads (1 to {MAX_THREADS}), each a contiguous share of "
                              "them (default: %(default)s)")
 

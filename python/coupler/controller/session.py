@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import zmq
 
 from coupler.transport.client import Client
+from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.codec import decode, encode
 from coupler.controller.controls import Controls
 from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
@@ -70,7 +71,7 @@ class Session:
     def __init__(
         self,
         address: str,
-        timeout: float = 5.0,
+        timeout: float = DEFAULT_TIMEOUT,
         polling: bool = False,
         trace: Trace | None = None,
         context: zmq.Context | None = None,

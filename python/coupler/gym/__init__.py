@@ -9,10 +9,15 @@ Importing this package registers the ids too, for a Gymnasium that did not
 load its plugins.
 """
 
-from coupler.gym.env import CouplerEnv
-from coupler.gym.registration import register_envs
-from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
-from coupler.gym.vector_env import CouplerVectorEnv
+from coupler.wire.missing_extra import needs_extra
+
+with needs_extra("coupler.gym", "gym"):
+    import gymnasium  # noqa: F401  (before the modules that use it, so its absence is named)
+
+from coupler.gym.env import CouplerEnv  # noqa: E402
+from coupler.gym.registration import register_envs  # noqa: E402
+from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task  # noqa: E402
+from coupler.gym.vector_env import CouplerVectorEnv  # noqa: E402
 
 register_envs()
 

@@ -9,9 +9,9 @@ import numpy as np
 
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
-from coupler.gym.server_process import DEFAULT_START_TIMEOUT, ServerProcess
 from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
+from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
@@ -57,10 +57,11 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             raise Error(f"frame_skip must be a positive whole number of steps, got {frame_skip!r}")
         self.task = task_of(task)
         self.frame_skip = frame_skip
-        self._server = ServerProcess(scene, start_timeout=start_timeout) if address is None else None
+        self._server = ServeProcess(["--scene", scene], start_timeout=start_timeout) if address is None else None
         try:
-            self.session: Session = (self._server.connect(timeout) if self._server
-                                     else Session(address, timeout=timeout))  # type: ignore[arg-type]
+            if self._server is not None:
+                address = self._server.start().endpoint
+            self.session = Session(address, timeout=timeout)  # type: ignore[arg-type]
         except BaseException:
             if self._server is not None:
                 self._server.close()

@@ -14,9 +14,9 @@ from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.controller.world_session import WorldSession
 from coupler.gym.env import task_of
-from coupler.gym.server_process import DEFAULT_START_TIMEOUT, ServerProcess
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import NoTask, Task
+from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
 
 
@@ -78,7 +78,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self.task = task_of(task)
         self.frame_skip = frame_skip
         self.max_episode_steps = max_episode_steps
-        self._processes: list[ServerProcess] = []
+        self._processes: list[ServeProcess] = []
         self._worlds: list[WorldSession] = []
         try:
             self._connect(scene, servers, threads, endpoints, timeout, start_timeout)
@@ -103,9 +103,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                  timeout: float, start_timeout: float) -> None:
         if endpoints is None:
             for worlds in _shares(self.num_envs, servers):
-                self._processes.append(ServerProcess(scene, ["--worlds", str(worlds), "--threads", str(threads)],
-                                                     start_timeout=start_timeout))
-            self._worlds = [WorldSession(process.connect(timeout)) for process in self._processes]
+                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads)],
+                                       start_timeout=start_timeout)
+                self._processes.append(process)
+                process.launch()  # every server loads its scene at once; each is awaited below
+            self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout))  # type: ignore[arg-type]
+                            for process in self._processes]
         else:
             for address, transport in endpoints:
                 self._worlds.append(WorldSession(Session(address, timeout=timeout, **transport)))

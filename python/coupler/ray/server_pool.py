@@ -19,29 +19,23 @@ from __future__ import annotations
 
 import logging
 import shutil
-import subprocess
-import sys
 import tempfile
-import threading
-from collections import deque
 from pathlib import Path
 from typing import Any
 
+from coupler.serve.serve_process import ServeProcess
 from coupler.transport.bind_policy import is_loopback
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
 from coupler.wire.errors import Error
+from coupler.wire.missing_extra import needs_extra
 
-try:
+with needs_extra("coupler.ray", "ray"):
     import ray
-except ImportError as error:  # pragma: no cover - the extra is missing
-    raise Error(f"coupler.ray needs Ray: pip install 'coupler[ray]' ({error})") from None
 
 log = logging.getLogger("coupler.ray")
 
 DEFAULT_START_TIMEOUT = 60.0
 _STOP_TIMEOUT = 5.0
-_OUTPUT_LINES = 50  # of a server's output, kept to explain its failure
-_SERVING = "serving scene "  # the line `coupler serve` prints once bound, ending "on ENDPOINT, mode ..."
 
 
 class _ServerActor:
@@ -55,45 +49,23 @@ class _ServerActor:
         _, secret = create_key_pair(self._dir / "server", "server")
         self.public_key = load_public_key(secret)
         host = ray.util.get_node_ip_address()
-        command = [sys.executable, "-m", "coupler.cli", "serve", "--scene", scene, "--worlds", str(worlds),
-                   "--threads", str(threads), "--addr", f"tcp://{host}:0", "--curve-secret", str(secret),
-                   "--curve-allow", str(allowed)]
+        flags = ["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
+                 "--curve-secret", str(secret), "--curve-allow", str(allowed)]
         if not is_loopback(host):
-            command.append("--allow-remote")  # on purpose: other nodes reach it, CURVE admits the pool alone
-        self._output: deque[str] = deque(maxlen=_OUTPUT_LINES)
-        self._endpoint: str | None = None
-        self._bound = threading.Event()
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, text=True)
-        threading.Thread(target=self._read_output, daemon=True).start()
-
-    def _read_output(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:  # drained to the end, so the server never blocks on a full pipe
-            self._output.append(line.rstrip())
-            if self._endpoint is None and line.startswith(_SERVING) and " on " in line:
-                self._endpoint = line.split(" on ", 1)[1].split(",", 1)[0]
-                self._bound.set()
-        self._bound.set()
+            flags.append("--allow-remote")  # on purpose: other nodes reach it, CURVE admits the pool alone
+        self.server = ServeProcess(flags, address=f"tcp://{host}:0").launch()
 
     def start(self, timeout: float) -> tuple[str, bytes, str]:
         """(the bound endpoint, the server's public key, the node id) once it serves; Error otherwise."""
-        self._bound.wait(timeout)
-        if self._endpoint is None:
-            code = self.process.poll()
-            state = f"exited with status {code}" if code is not None else f"did not bind within {timeout} s"
-            tail = " | ".join(self._output).encode("unicode_escape").decode("ascii")[-2000:]
-            raise Error(f"coupler serve on node {ray.util.get_node_ip_address()} {state}: {tail or '(no output)'}")
-        return self._endpoint, self.public_key, ray.get_runtime_context().get_node_id()
+        try:
+            self.server.wait_until_serving(timeout)
+        except Error as error:
+            raise Error(f"on node {ray.util.get_node_ip_address()}: {error}") from None
+        assert self.server.endpoint is not None
+        return self.server.endpoint, self.public_key, ray.get_runtime_context().get_node_id()
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(_STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(_STOP_TIMEOUT)
+        self.server.close()
         shutil.rmtree(self._dir, ignore_errors=True)
 
 

@@ -44,8 +44,8 @@ class RecordingProcess:
         self._folder = tempfile.TemporaryDirectory(prefix="coupler-record-")
         endpoint = publisher.bind(f"ipc://{self._folder.name}/frames", hwm=RECORD_HWM, private=True)
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "coupler.cli", "record", endpoint, self.path, "--quiet", "--stop-on-stdin-eof",
-             "--hwm", str(RECORD_HWM), "--nice", str(WRITER_NICENESS)],
+            [sys.executable, "-m", "coupler.cli", "record", "--addr", endpoint, self.path, "--quiet",
+             "--stop-on-stdin-eof", "--publish-hwm", str(RECORD_HWM), "--nice", str(WRITER_NICENESS)],
             stdin=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
         while not publisher.wait_for_subscribers(1, 0.1):

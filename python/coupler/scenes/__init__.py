@@ -11,10 +11,9 @@ from pathlib import Path
 
 from coupler.serve.simulation import Simulation
 from coupler.wire.errors import Error
+from coupler.wire.missing_extra import MissingExtra
 
 SCENES_DIR = Path(__file__).resolve().parent
-DEFAULT_SCENE = "arm"
-INSTALL_SIM = "pip install 'coupler[sim]'"
 
 
 def scene_names() -> list[str]:
@@ -50,7 +49,7 @@ def load_scene(scene: str, time_step: float | None = None) -> Simulation:
     except ModuleNotFoundError as error:
         if error.name != "mujoco":
             raise
-        raise Error(f"scene '{scene}' needs MuJoCo, which is not installed: {INSTALL_SIM}") from None
+        raise MissingExtra(f"scene '{scene}'", "sim", error) from None
     try:
         return MujocoSimulation(path, time_step=time_step)
     except ValueError as error:  # MuJoCo's parse and compile errors: several lines naming line and element

@@ -1,4 +1,5 @@
 """Serving a simulation: the protocol state machine (`simulation_server`),
 controller sessions and leases, the control check, the lockstep and free-run
-loops with their pacing, the responders over the C++ server, and the server
-application (`app`). Builds on `transport`; knows nothing of MuJoCo."""
+loops with their pacing, the responders over the C++ server, the server
+application (`app`), and `ServeProcess`, which runs it as a subprocess.
+Builds on `transport`; knows nothing of MuJoCo."""

@@ -21,19 +21,27 @@ from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation import Simulation
+from coupler.serve.serve_process import SERVING
 from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.options import TransportOptions
 
 DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
+DEFAULT_SCENE = "arm"
+DEFAULT_PUBLISH_HWM = 1000  # ZeroMQ's own default
 
 log = logging.getLogger("coupler.serve")
 
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """How a scene is served; every default of `coupler serve` is the default here."""
+    """How a scene is served: one field per flag of `coupler serve`, whose defaults are the defaults here."""
 
     address: str = DEFAULT_ADDRESS
+    allow_remote: bool = False  # bind a TCP address other than loopback
+    scene: str = DEFAULT_SCENE  # a shipped scene's name or an MJCF path
+    time_step: float | None = None  # seconds; None keeps the model's own
+    serve_empty: bool = False  # serve a scene with nothing to control or read
+    serve_partial: bool = False  # serve what can be served of a scene, leaving the rest out
     mode: Literal["lockstep", "free"] = "lockstep"
     realtime: bool = False  # lockstep: never run ahead of the wall clock
     speed: float | None = 1.0  # free mode: real-time factor; None runs as fast as possible
@@ -43,6 +51,12 @@ class ServeOptions:
     trace_sizes: bool = False  # log frame sizes when they change
     controllers: int = 1
     session_timeout: float = DEFAULT_LEASE
+    record: str | None = None  # MCAP file to record to
+    publish: str | None = None  # address to publish frames and states on
+    publish_hwm: int = DEFAULT_PUBLISH_HWM  # messages queued per subscriber of `publish`
+    worlds: int | None = None  # copies of the scene driven by the worlds extension; None serves one, without it
+    threads: int = 1  # threads stepping the worlds
+    stop_on_stdin_eof: bool = False  # stop when standard input closes (the owner of the process ended)
     transport: TransportOptions = field(default_factory=TransportOptions)
 
 
@@ -95,7 +109,7 @@ def serve(
                                         **options.transport.server_keywords()), observer)
     with responder:
         objects = ", ".join(sim.handshake.objects)
-        print(f"serving scene '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
+        print(f"{SERVING} '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)
         clock: RunClock | None
         loop: LockstepLoop | FreeRunLoop

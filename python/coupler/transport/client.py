@@ -11,7 +11,12 @@ from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error, ProtocolError, TimeoutError
 from coupler.wire.messages import Message
 from coupler.transport.liveness import set_liveness
-from coupler.transport.options import DEFAULT_HEARTBEAT, DEFAULT_HEARTBEAT_TIMEOUT, DEFAULT_MAX_FRAME_BYTES
+from coupler.transport.options import (
+    DEFAULT_HEARTBEAT,
+    DEFAULT_HEARTBEAT_TIMEOUT,
+    DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_TIMEOUT,
+)
 
 __all__ = ["Client"]
 
@@ -49,7 +54,7 @@ class Client:
     def __init__(
         self,
         address: str,
-        timeout: float = limits.REQUEST_TIMEOUT,
+        timeout: float = DEFAULT_TIMEOUT,
         linger: float = 0.2,
         context: zmq.Context | None = None,
         heartbeat: float = DEFAULT_HEARTBEAT,

@@ -1,6 +1,6 @@
 """Transport options, with their defaults written once: what a server or client
 sets on its socket for liveness (heartbeats), size (frame limit) and security
-(CurveZMQ), the defaults read from `coupler.limits`. The command-line flags (`coupler.transport.flags`), `Client`,
+(CurveZMQ), the defaults read from `coupler.limits`. The command-line flags (`coupler.cli.transport_flags`), `Client`,
 `Session` and `Server` all take their defaults from here."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 from coupler import limits
 
+DEFAULT_TIMEOUT = limits.REQUEST_TIMEOUT  # seconds a client waits for each answer
 DEFAULT_HEARTBEAT = limits.HEARTBEAT
 HEARTBEAT_TIMEOUT_INTERVALS = limits.HEARTBEAT_TIMEOUT_INTERVALS
 DEFAULT_HEARTBEAT_TIMEOUT = limits.HEARTBEAT_TIMEOUT

@@ -1,8 +1,7 @@
-"""`coupler info ADDRESS`: the server, its extensions, and per control its range and per joint its limits."""
+"""`coupler info --addr ADDRESS`: the server, its extensions, and per control its range and per joint its limits."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 from coupler.cli.info import describe
@@ -15,11 +14,11 @@ from coupler.wire.messages import (
     ServerInfo,
     ValueType,
 )
-from peers import REPO, click_server, coupler_server, free_tcp_address, run, server_command, wait_until_serving
+from peers import click_server, coupler_server, free_tcp_address, run
 
 
 def info(address: str) -> str:
-    result = run([sys.executable, "-m", "coupler.cli", "info", address, "--timeout", "5"])
+    result = run([sys.executable, "-m", "coupler.cli", "info", "--addr", address, "--timeout", "5"])
     assert result.returncode == 0, result.stdout
     return result.stdout
 
@@ -109,12 +108,6 @@ def test_info_against_a_click_server_shows_what_click_tells_and_leaves_it_servin
 
 def test_info_says_goodbye_to_a_coupler_server():
     address = free_tcp_address()
-    process = subprocess.Popen(server_command(address, "--scene", "static", "--exit-on-error"), cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
+    with coupler_server(address, "--scene", "static", "--exit-on-error") as server:
         info(address)
-        assert process.wait(timeout=10) == 0  # the goodbye ended the session, so the server exited
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+        assert server.wait(timeout=10) == 0  # the goodbye ended the session, so the server exited

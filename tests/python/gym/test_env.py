@@ -15,7 +15,7 @@ pytest.importorskip("mujoco")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from coupler.gym import CouplerEnv  # noqa: E402
-from coupler.gym.server_process import ServerProcess  # noqa: E402
+from coupler.serve.serve_process import ServeProcess  # noqa: E402
 from coupler.gym.tasks.arm_reach import BOX_XY, HOME_QPOS, tool_to_box  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 from coupler.wire.flat_layout import FlatLayout  # noqa: E402
@@ -101,25 +101,24 @@ def test_scene_env_without_a_task_gives_zero_reward_and_never_terminates():
 
 
 def test_env_connects_to_a_server_at_the_given_address():
-    server = ServerProcess("arm")
+    server = ServeProcess(["--scene", "arm"]).start()
     try:
-        server.connect().close()
-        env = CouplerEnv(address=server.address, task="ArmPick")
+        env = CouplerEnv(address=server.endpoint, task="ArmPick")
         try:
             observation, _ = env.reset(seed=0)
             assert env.observation_space.contains(observation)
         finally:
             env.close()
-        assert server.process is not None and server.process.poll() is None
+        assert server.poll() is None
     finally:
         server.close()
 
 
 def test_closing_the_env_stops_its_server():
     env = CouplerEnv(scene="arm")
-    process = env._server.process
+    server = env._server
     env.close()
-    assert process.poll() is not None
+    assert server.poll() is not None
 
 
 def test_a_server_that_cannot_start_gives_an_error_with_its_output():

@@ -105,7 +105,7 @@ def test_coupler_serve_serves_the_arm_scene(arm_server: str):
 
 
 def test_coupler_info_prints_the_arm_scenes_ranges(with_sim: Path, arm_server: str):
-    result = _run([str(with_sim / "coupler"), "info", arm_server], with_sim, 60)
+    result = _run([str(with_sim / "coupler"), "info", "--addr", arm_server], with_sim, 60)
     assert result.returncode == 0, result.stdout
     assert "-3.0718 .. -0.0698 rad" in result.stdout
 

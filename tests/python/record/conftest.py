@@ -1,12 +1,11 @@
 """A recording of the C++ demo controller on the arm scene, shared by the record tests."""
 
 import signal
-import subprocess
-import sys
 
 import pytest
 
-from peers import REPO, address_for, democlient, run, wait_until_serving
+from coupler.serve.serve_process import ServeProcess
+from peers import address_for, democlient, run
 
 
 @pytest.fixture(scope="session")
@@ -15,15 +14,13 @@ def demo_recording(tmp_path_factory) -> object:
     folder = tmp_path_factory.mktemp("recording")
     address = address_for("ipc", folder)
     recording = folder / "demo.mcap"
-    process = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--addr", address,
-                                "--record", str(recording)], cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
-        result = run([str(democlient()), "--addr", address, "--range", "50"])
-        assert result.returncode == 0, result.stdout
-    finally:
-        process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=30)
+    with ServeProcess(["--record", str(recording)], address=address) as server:
+        try:
+            result = run([str(democlient()), "--addr", address, "--range", "50"])
+            assert result.returncode == 0, result.stdout
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=30)
+    output = server.output()
     assert "recorded:" in output and ", 0 dropped" in output, output
     return recording

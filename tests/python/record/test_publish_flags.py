@@ -6,7 +6,8 @@ import sys
 
 from coupler.record.recording import Recording
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
-from peers import REPO, address_for, democlient, run, wait_until_serving
+from coupler.serve.serve_process import ServeProcess
+from peers import address_for, democlient, run
 from recorder_process import RecorderProcess
 
 
@@ -26,7 +27,7 @@ def test_a_publish_queue_of_zero_is_refused_naming_the_flag(tmp_path):
 
 
 def test_a_record_duration_that_is_not_a_number_is_refused_naming_the_flag(tmp_path):
-    result = coupler("record", "ipc://x", str(tmp_path / "run.mcap"), "--duration", "soon")
+    result = coupler("record", "--addr", "ipc://x", str(tmp_path / "run.mcap"), "--duration", "soon")
     assert result.returncode == 2 and "argument --duration" in result.stdout
 
 
@@ -36,21 +37,19 @@ def test_a_curve_server_publishes_encrypted_to_a_recorder_with_an_allowed_key(tm
     create_key_pair(allowed, "client")
     address = f"tcp://127.0.0.1:{address_for('tcp', tmp_path).rsplit(':', 1)[1]}"
     published = address_for("tcp", tmp_path)
-    server = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--addr", address, "--publish", published,
-                               "--curve-secret", str(keys / "server.key_secret"), "--curve-allow", str(allowed)],
-                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     curve = ["--curve-server-key", str(keys / "server.key"), "--curve-key", str(allowed / "client.key_secret")]
-    recorder = RecorderProcess(published, str(tmp_path / "run.mcap"), *curve)
-    try:
-        client_keys = {"curve_server_key": load_public_key(keys / "server.key"),
-                       "curve_key_pair": load_key_pair(allowed / "client.key_secret")}
-        wait_until_serving(address, server, **client_keys)
-        recorder.until_receiving(address, **client_keys)
-        result = run([str(democlient()), "--addr", address, "--range", "20", *curve])
-        assert result.returncode == 0, result.stdout
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.communicate(timeout=30)
+    with ServeProcess(["--publish", published, "--curve-secret", str(keys / "server.key_secret"),
+                       "--curve-allow", str(allowed)], address=address) as server:
+        recorder = RecorderProcess("--addr", published, str(tmp_path / "run.mcap"), *curve)
+        try:
+            client_keys = {"curve_server_key": load_public_key(keys / "server.key"),
+                           "curve_key_pair": load_key_pair(allowed / "client.key_secret")}
+            recorder.until_receiving(address, **client_keys)
+            result = run([str(democlient()), "--addr", address, "--range", "20", *curve])
+            assert result.returncode == 0, result.stdout
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=30)
     output = recorder.output()
     assert "recorded:" in output, output
     assert [m.kind for m in Recording(tmp_path / "run.mcap")].count("Control") > 21, output  # the pick approach, then 21 more

@@ -1,11 +1,11 @@
 """`coupler record` of a server's --publish address: the same recording as --record, replayed identical."""
 
 import signal
-import subprocess
 import sys
 
 from coupler.record.recording import Recording
-from peers import REPO, address_for, democlient, run, wait_until_serving
+from coupler.serve.serve_process import ServeProcess
+from peers import address_for, democlient, run
 from recorder_process import RecorderProcess
 
 
@@ -14,18 +14,16 @@ def _record_a_demo_run(tmp_path, *record_flags: str) -> tuple[str, str]:
     and the server's output."""
     address = address_for("ipc", tmp_path)
     published = f"ipc://{tmp_path}/published"
-    server = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--addr", address, "--publish",
-                               published], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    recorder = RecorderProcess(published, str(tmp_path / "run.mcap"), *record_flags)
-    try:
-        wait_until_serving(address, server)
-        recorder.until_receiving(address)
-        result = run([str(democlient()), "--addr", address, "--range", "50"])
-        assert result.returncode == 0, result.stdout
-    finally:
-        server.send_signal(signal.SIGINT)
-        server_output, _ = server.communicate(timeout=30)
-    return recorder.output(), server_output
+    with ServeProcess(["--publish", published], address=address) as server:
+        recorder = RecorderProcess("--addr", published, str(tmp_path / "run.mcap"), *record_flags)
+        try:
+            recorder.until_receiving(address)
+            result = run([str(democlient()), "--addr", address, "--range", "50"])
+            assert result.returncode == 0, result.stdout
+        finally:
+            server.send_signal(signal.SIGINT)
+            server.wait(timeout=30)
+    return recorder.output(), server.output()
 
 
 def test_coupler_record_stops_when_the_server_stops_and_its_recording_replays_identical(tmp_path):
@@ -39,12 +37,12 @@ def test_coupler_record_stops_when_the_server_stops_and_its_recording_replays_id
 
 
 def test_coupler_record_stops_after_the_frames_asked_for(tmp_path):
-    recorder_output, _ = _record_a_demo_run(tmp_path, "--frames", "30")
+    recorder_output, _ = _record_a_demo_run(tmp_path, "--max-messages", "30")
     assert "recorded:              30 messages" in recorder_output, recorder_output
     assert len(list(Recording(tmp_path / "run.mcap"))) == 30
 
 
 def test_coupler_record_of_an_address_it_cannot_use_says_so_in_one_line(tmp_path):
-    result = run([sys.executable, "-m", "coupler.cli", "record", "nonsense", str(tmp_path / "run.mcap")])
+    result = run([sys.executable, "-m", "coupler.cli", "record", "--addr", "nonsense", str(tmp_path / "run.mcap")])
     assert result.returncode == 1
     assert result.stdout.strip().startswith("coupler record: cannot subscribe to nonsense"), result.stdout

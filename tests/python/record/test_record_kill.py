@@ -1,7 +1,6 @@
 """A server recording with --record and killed with SIGKILL leaves a file the mcap reader opens."""
 
 import signal
-import sys
 import time
 
 from mcap.reader import NonSeekingReader
@@ -9,28 +8,21 @@ from mcap.exceptions import McapError
 from mcap_protobuf.decoder import DecoderFactory
 
 from coupler.controller.session import Session
-from peers import REPO, address_for, wait_until_serving
-import subprocess
+from coupler.serve.serve_process import ServeProcess
+from peers import address_for
 
 
 def test_a_recording_killed_with_sigkill_is_read_up_to_its_last_complete_chunk_and_every_message_decodes(tmp_path):
     address = address_for("ipc", tmp_path)
     recording = tmp_path / "run.mcap"
-    process = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--scene", "arm", "--addr", address,
-                                "--record", str(recording)], cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
+    with ServeProcess(["--scene", "arm", "--record", str(recording)], address=address) as server:
         with Session(address, timeout=5.0) as session:
             controls = session.controls()
             for _ in range(2000):
                 session.step(controls)
         time.sleep(2.5)  # the recorder hands its open chunk to the file once a second
-        process.send_signal(signal.SIGKILL)
-        process.wait(10)
-    finally:
-        process.kill()
-        process.wait(10)
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
 
     decoder = DecoderFactory()
     decoded = 0

@@ -7,7 +7,8 @@ from mcap.writer import Writer
 
 from coupler._proto import coupler_pb2
 from coupler.record.recording import Recording
-from peers import REPO, address_for, run, wait_until_serving
+from coupler.serve.serve_process import ServeProcess
+from peers import address_for, run
 
 
 def coupler(*args: str) -> subprocess.CompletedProcess:
@@ -56,14 +57,8 @@ def test_replaying_a_tampered_recording_reports_the_first_divergence_and_fails(d
     tampered = tmp_path / "tampered.mcap"
     _tampered(demo_recording, tampered)
     address = address_for("ipc", tmp_path)
-    process = subprocess.Popen([sys.executable, "-m", "coupler.cli", "serve", "--addr", address], cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
+    with ServeProcess(address=address):
         result = coupler("replay", str(tampered), "--addr", address)
-    finally:
-        process.kill()
-        process.wait(10)
     assert result.returncode == 1, result.stdout
     assert "diverged at step" in result.stdout
     assert "object 'arm'" in result.stdout and "angleSensors[1]" in result.stdout

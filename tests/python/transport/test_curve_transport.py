@@ -78,7 +78,7 @@ def server_path(request: pytest.FixtureRequest) -> tuple[str, ...]:
 def curve_server(keys: Keys, server_path: tuple[str, ...]) -> Iterator[tuple[str, object]]:
     """A static-scene demo.server with CURVE; yields its address and process."""
     address = free_tcp_address()
-    with coupler_server(address, "--scene", "static", *server_path, *keys.server_flags(), **keys.client) as process:
+    with coupler_server(address, "--scene", "static", *server_path, *keys.server_flags()) as process:
         yield address, process
 
 
@@ -115,7 +115,8 @@ def test_a_client_not_in_the_allow_list_times_out_and_the_server_logs_it(curve_s
         with pytest.raises(TimeoutError):
             stranger.request(HandshakeInitMessage())
     process.kill()
-    output = process.communicate(timeout=10)[0]
+    process.wait(timeout=10)
+    output = process.output()
     stranger_key = keys.stranger["curve_key_pair"][0].decode()
     refusals = [line for line in output.splitlines() if "refused" in line and stranger_key in line]
     assert refusals, output

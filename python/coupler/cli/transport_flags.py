@@ -1,6 +1,7 @@
 """Command-line flags for the transport options (CurveZMQ keys, heartbeats,
-frame size limit), shared by `coupler serve`, the demo controller and the
-benchmark clients, and their translation into one `TransportOptions`."""
+frame size limit, a client's timeout), shared by `coupler serve`, every
+client command (`coupler info`, `record`, `replay`) and the demo controller,
+and their translation into one `TransportOptions`."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from coupler.transport.curve_keys import load_key_pair, load_public_key, load_public_keys
-from coupler.transport.number_flags import float_in, int_in
+from coupler.cli.number_flags import float_in, int_in
 from coupler.wire.errors import Error
 from coupler.transport.options import (
     DEFAULT_HANDSHAKE_TIMEOUT,
     DEFAULT_HEARTBEAT,
     DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_TIMEOUT,
     HEARTBEAT_TIMEOUT_INTERVALS,
     TransportOptions,
 )
@@ -24,6 +26,14 @@ from coupler.transport.options import (
 MIN_HEARTBEAT, MAX_HEARTBEAT = 0.01, 3600.0
 MAX_FRAME_BYTES = (1 << 31) - 1
 MIN_HANDSHAKE_TIMEOUT, MAX_HANDSHAKE_TIMEOUT = 0.1, 600.0
+MIN_TIMEOUT, MAX_TIMEOUT = 0.001, 86400.0
+
+
+def _add_max_frame_bytes_flag(parser: argparse.ArgumentParser, peer: str) -> None:
+    parser.add_argument("--max-frame-bytes", type=int_in(0, MAX_FRAME_BYTES), default=DEFAULT_MAX_FRAME_BYTES,
+                        metavar="N",
+                        help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
+                             f"the connection instead; at most {MAX_FRAME_BYTES}, 0 means no limit (default: %(default)s)")
 
 
 def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:
@@ -33,10 +43,7 @@ def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:
                              f"drop the connection when the {peer} sends nothing for "
                              f"{HEARTBEAT_TIMEOUT_INTERVALS} times as long, so a dead {peer} is noticed; from "
                              f"{MIN_HEARTBEAT:g} to {MAX_HEARTBEAT:g}, 0 turns heartbeats off (default: %(default)s)")
-    parser.add_argument("--max-frame-bytes", type=int_in(0, MAX_FRAME_BYTES), default=DEFAULT_MAX_FRAME_BYTES,
-                        metavar="N",
-                        help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
-                             f"the connection instead; at most {MAX_FRAME_BYTES}, 0 means no limit (default: %(default)s)")
+    _add_max_frame_bytes_flag(parser, peer)
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
@@ -56,12 +63,21 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     _add_liveness_flags(parser, "controller")
 
 
-def add_client_flags(parser: argparse.ArgumentParser) -> None:
-    add_client_curve_flags(parser)
+def add_client_flags(parser: argparse.ArgumentParser, *, answered: bool = True) -> None:
+    """The flags of every client: CURVE keys and the frame limit; for a client whose requests are `answered`
+    (not a subscriber), also --timeout and heartbeats."""
+    _add_client_curve_flags(parser)
+    if not answered:
+        _add_max_frame_bytes_flag(parser, "server")
+        return
+    parser.add_argument("--timeout", type=float_in(MIN_TIMEOUT, MAX_TIMEOUT, unit="s"), default=DEFAULT_TIMEOUT,
+                        metavar="SECONDS",
+                        help=f"give up when the server does not answer within this many seconds, from "
+                             f"{MIN_TIMEOUT:g} to {MAX_TIMEOUT:g} (default: %(default)s)")
     _add_liveness_flags(parser, "server")
 
 
-def add_client_curve_flags(parser: argparse.ArgumentParser) -> None:
+def _add_client_curve_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-server-key", type=Path, default=None, metavar="PATH",
                         help="the server's public NAME.key: connect with CurveZMQ encryption and authentication; "
                              "needs --curve-key (default: %(default)s, no encryption)")
@@ -100,11 +116,13 @@ def server_options(args: argparse.Namespace) -> TransportOptions:
 
 def client_options(args: argparse.Namespace) -> TransportOptions:
     """The client's options from the flags of add_client_flags; coupler.Error for a bad combination or key file."""
-    return TransportOptions(**_liveness(args), **client_curve_keys(args))
+    if not hasattr(args, "heartbeat"):  # a subscriber's flags
+        return TransportOptions(max_frame_bytes=args.max_frame_bytes, **_client_curve_keys(args))
+    return TransportOptions(**_liveness(args), **_client_curve_keys(args))
 
 
-def client_curve_keys(args: argparse.Namespace) -> dict[str, Any]:
-    """The CURVE keywords of TransportOptions from the flags of add_client_curve_flags (none without them);
+def _client_curve_keys(args: argparse.Namespace) -> dict[str, Any]:
+    """The CURVE keywords of TransportOptions from the flags of add_client_flags (none without them);
     coupler.Error for a bad combination or key file."""
     if (args.curve_server_key is None) != (args.curve_key is None):
         raise Error("--curve-server-key and --curve-key go together: the server's public key and this client's pair")
