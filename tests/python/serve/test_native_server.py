@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -197,3 +198,24 @@ def test_an_idle_native_server_uses_under_one_percent_of_a_cpu(tmp_path):
     finally:
         stop(process)
     assert used < 0.01
+
+
+def test_with_trace_every_request_and_answer_is_logged_and_a_control_is_served_the_same(make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    control = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+    answers = []
+    for trace in (False, True):
+        sim = SimulationServer(StaticScene())
+        sim.trace = trace
+        with NativeResponder(make_address("ipc"), sim) as responder, Client(responder.endpoint, timeout=2.0) as client:
+            for message in (HandshakeInitMessage(), control):
+                client.send(message)
+                request = responder.receive(2.0)
+                responder.send(request, responder.respond(request))
+                answers.append(client.receive())
+    assert answers[:2] == answers[2:]
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[0] == "received HandshakeInitMessage(version=1)"
+    assert logged[1].startswith("answered HandshakeMessage(")
+    assert logged[2] == f"received {control!r}"
+    assert logged[3] == f"answered {answers[-1]!r}"
