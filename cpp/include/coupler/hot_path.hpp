@@ -52,6 +52,10 @@ struct HotPathConfig {
   // How long reads of others wait for the controller's next request once their share is used, before one more
   // is answered (coupler.serve.controller_first.PATIENCE).
   std::chrono::microseconds reader_patience{2000};
+  // Every exchange is to be logged (coupler serve --trace): run() returns
+  // after each Control it answers, with its frames in the outcome, and hands
+  // every other request back, so that the caller logs each as it serves it.
+  bool trace = false;
 };
 
 // What run() did, and the request it hands back, if any.
@@ -74,6 +78,9 @@ struct HotPathOutcome {
   // The sizes of the last Control answered and of its answer, in bytes.
   std::size_t request_bytes = 0;
   std::size_t answer_bytes = 0;
+  // With HotPathConfig::trace: the Control answered and its answer, as sent.
+  std::string request_frame;
+  std::string answer_frame;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the simulation failed on a Control, which was answered with

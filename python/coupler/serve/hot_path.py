@@ -15,7 +15,9 @@ a Control that does not match the handshake or asks for more than
 `HOT_PATH_MAX_STEPS` steps, the first clamp of a value, a failure, and a
 timer (`return_after`), so that signals, closed peers and stops are seen as
 on the Python path. Python is told what happened (Controls, steps, reads,
-clamps, the time reached) and counts it.
+clamps, the time reached) and counts it. With `--trace`, C++ returns after
+each Control with its frames, which Python logs, and hands every read to
+Python, which logs it as it serves it.
 
 An observer must see every frame, so it turns the hot path off, unless it
 is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
@@ -94,7 +96,7 @@ class HotPath:
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             max_steps=HOT_PATH_MAX_STEPS, largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
-            reader_share=SHARE, reader_patience=PATIENCE)
+            reader_share=SHARE, reader_patience=PATIENCE, trace=self.sim.trace)
         if publisher is not None:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl)
@@ -109,8 +111,7 @@ class HotPath:
         It needs the native responder itself (an observer wraps it, and must
         see every frame) or the native responder observed by a NativePublisher
         only (C++ publishes what it would), no pacing clock (pacing is decided in Python), one
-        controller, no per-frame logging (--trace; the frame sizes --trace-sizes logs come from C++),
-        and a simulation with hot path parts.
+        controller, and a simulation with hot path parts. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
         if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
@@ -128,7 +129,7 @@ class HotPath:
     def ready(self) -> bool:
         """True when the next request may go to C++: one accepted controller drives a running, settled simulation."""
         sim = self.sim
-        if sim.trace or not sim.running or len(sim.sessions.active) != 1:
+        if not sim.running or len(sim.sessions.active) != 1:
             return False
         controller = next(iter(sim.sessions.active.values()))
         return controller.accepted and self._simulation.settled
@@ -158,6 +159,8 @@ class HotPath:
             stats.steps += outcome.steps
             if served:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+                if sim.trace:
+                    self.responder.log_traced(outcome.request_frame, outcome.answer_frame)
                 # Its lease runs from its last Control, as on the Python path.
                 controller.seen = sim.sessions.clock() - outcome.since_last_control
             if outcome.clamped or outcome.failure:

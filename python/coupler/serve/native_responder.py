@@ -102,9 +102,14 @@ class NativeResponder:
     def respond(self, request: _native.Request) -> Answer:
         answer = self._respond(request)
         if self.sim.trace:
-            log.info("received %s", _shown_frame(request.frame))
-            log.info("answered %s", "HELD" if answer.held else _shown_frame(answer.reply))
+            self.log_traced(request.frame, answer.reply, answer.held)
         return answer
+
+    @staticmethod
+    def log_traced(request: bytes, answer: bytes | None, held: bool = False) -> None:
+        """Log a request frame and its answer frame (None: none sent) as --trace does, wherever it was served."""
+        log.info("received %s", _shown_frame(request))
+        log.info("answered %s", "HELD" if held else _shown_frame(answer))
 
     def _respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.SENSOR_REQUEST:

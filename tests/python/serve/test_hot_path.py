@@ -43,8 +43,9 @@ class Served:
     """A lockstep server on `address` run in a thread, through the hot path or not."""
 
     def __init__(self, simulation: Simulation, address: str, hot_path: bool, observer=None, trace_sizes: bool = False,
-                 **options) -> None:
+                 trace: bool = False, **options) -> None:
         self.sim = SimulationServer(simulation, **options)
+        self.sim.trace = trace
         self.responder = NativeResponder(address, self.sim, trace_sizes=trace_sizes)
         self.loop = LockstepLoop(observed(self.responder, observer), hot_path=hot_path)
         self.stop = threading.Event()
@@ -177,6 +178,19 @@ def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_
     assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
     traced = [r.getMessage() for r in caplog.records if r.getMessage().startswith("received")]
     assert traced[-1] == f"received {len(encode(ARM))} bytes, sent {len(encode(answers[-1]))} bytes"
+
+
+def test_with_trace_the_hot_path_serves_the_controls_and_every_request_and_answer_is_logged(make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, trace=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        answers = [client.request(ARM) for _ in range(10)]
+        read = client.request(SensorRequestMessage())
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 9
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[-22:-2] == [line for answer in answers for line in (f"received {ARM!r}", f"answered {answer!r}")]
+    assert logged[-2:] == [f"received {SensorRequestMessage()!r}", f"answered {read!r}"]
 
 
 @pytest.mark.parametrize("scene", ["static", "arm"])
