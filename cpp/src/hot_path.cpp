@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string_view>
 #include <exception>
+#include <thread>
 #include <utility>
 #include <variant>
 
@@ -91,11 +92,24 @@ void HotPath::flush_published() {
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                            std::uint64_t steps_before) {
+                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
+  using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
   Published exchange;
-  const auto deadline = Clock::now() + return_after;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  // Holds an answer stepped to `time` until it is due; counts it when it is late.
+  const auto hold_until_due = [&](double time) {
+    const auto due = started + std::chrono::duration_cast<Clock::duration>(
+                                   Seconds(pacing->zero_due_in + time / pacing->speed));
+    const auto now = Clock::now();
+    if (due > now) {
+      std::this_thread::sleep_for(due - now);
+    } else if (Seconds(now - due).count() > pacing->late_after) {
+      ++outcome.deadlines_missed;
+    }
+  };
   Clock::time_point last_control{};
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
@@ -133,6 +147,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       exchange.request_wall_ns = wall_clock_nanoseconds();
     }
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
+    if (pacing && outcome.failure.empty()) hold_until_due(*outcome.simulated_time);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
     if (config_.trace) {

@@ -114,12 +114,18 @@ class HotPathOf {
                   gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
   }
 
-  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before) {
+  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before,
+                     std::optional<double> zero_due_in, double speed, double late_after) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
+    std::optional<HotPathPacing> pacing;
+    if (zero_due_in) {
+      if (!(speed > 0.0)) throw Error("a paced run needs a positive speed");
+      pacing = HotPathPacing{*zero_due_in, speed, late_after};
+    }
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, steps_before);
+    return path_->run(bound, identity, wait, steps_before, pacing);
   }
 
   void publish_to(py::object publisher, py::object state) {
@@ -184,6 +190,8 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("steps", &HotPathOutcome::steps, "Steps they took.")
       .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
       .def_readonly("reads", &HotPathOutcome::reads, "SensorRequests answered (the controller's and others').")
+      .def_readonly("deadlines_missed", &HotPathOutcome::deadlines_missed,
+                    "Paced: Controls answered more than late_after seconds past their time.")
       .def_readonly("unanswered_reads", &HotPathOutcome::unanswered_reads,
                     "SensorRequests taken and left unanswered because the simulation failed: answer them.")
       .def_readonly("request_bytes", &HotPathOutcome::request_bytes, "Bytes of the last Control answered.")
@@ -226,10 +234,11 @@ void bind_hot_path(py::module_& module) {
            "after its step read from `state` (mjData's qpos, qvel, act and ctrl arrays, read in place; None: no state) "
            "and the answer, as coupler.record.publisher does on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
-           py::arg("steps_before") = 0,
+           py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
+           py::arg("late_after") = 0.0,
            "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
-           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
            "Returns a HotPathOutcome.");
 }
 
