@@ -140,8 +140,8 @@ class NativeResponder:
         try:
             message = decode(request.frame)
         except ProtocolError as error:
-            # The C++ decoder took a frame that the Python one refuses: answer
-            # as the pyzmq server answers a bad frame.
+            # The C++ decoder took a frame that the Python one refuses: answered
+            # as the C++ server answers a bad frame.
             self._peer_log.warning("bad frame: %s", shown(str(error)))
             return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
         # Not a Control (those are read above): never held, never stepped.

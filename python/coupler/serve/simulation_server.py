@@ -239,7 +239,10 @@ class SimulationServer:
 
     def _control_message(self, control: ControlMessage, peer: bytes) -> SensorMessage | ErrorMessage | Held:
         """A Control given as a message, served as a native request is: read by the control layout, then applied."""
-        simulation = cast(ArraySimulation, self.simulation)
+        simulation = self.simulation
+        if not isinstance(simulation, ArraySimulation):
+            return self.refuse_control(
+                ProtocolError("unexpected message: this scene takes no Controls", ErrorCode.UNEXPECTED_MESSAGE), peer)
         flat = simulation.flat
         try:
             steps = flat.controls.decode(encode(control))
