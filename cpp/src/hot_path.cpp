@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string_view>
 #include <exception>
+#include <thread>
 #include <utility>
 #include <variant>
 
@@ -91,11 +92,24 @@ void HotPath::flush_published() {
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                            std::uint64_t steps_before) {
+                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
+  using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
   Published exchange;
-  const auto deadline = Clock::now() + return_after;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  // Holds an answer stepped to `time` until it is due; counts it when it is late.
+  const auto hold_until_due = [&](double time) {
+    const auto due = started + std::chrono::duration_cast<Clock::duration>(
+                                   Seconds(pacing->zero_due_in + time / pacing->speed));
+    const auto now = Clock::now();
+    if (due > now) {
+      std::this_thread::sleep_for(due - now);
+    } else if (Seconds(now - due).count() > pacing->late_after) {
+      ++outcome.deadlines_missed;
+    }
+  };
   Clock::time_point last_control{};
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
@@ -105,19 +119,21 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   std::deque<Request> readers;
   std::uint64_t credit = config_.reader_share;
   Clock::time_point reader_due{};
+  // Reads the caller answers: it publishes them (with a publisher) or logs them (traced) as every other request.
+  const bool reads_to_caller = publisher_ != nullptr || config_.trace;
   const auto controller_served = [&] { credit = config_.reader_share; };
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     if (from != peer) {
-      // With a publisher, reads go to Python, which publishes them as every other request.
-      if (publisher_ || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
+      // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
+      if (reads_to_caller || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
       --credit;
       reader_due = Clock::now() + config_.reader_patience;
       ++outcome.reads;
       return state_frame();
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
-      if (publisher_ || !is_sensor_request(payload)) return std::nullopt;
+      if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
       controller_served();
       ++outcome.reads;
       return state_frame();
@@ -131,8 +147,13 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       exchange.request_wall_ns = wall_clock_nanoseconds();
     }
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
+    if (pacing && outcome.failure.empty()) hold_until_due(*outcome.simulated_time);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = frame;
+    }
     if (publisher_) {
       // Published once the answer is sent, so the controller does not wait for it; the state read now is still
       // the one after this step, since nothing steps before then.
@@ -147,7 +168,8 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
     if (offered.request) {
-      if (!publisher_ && offered.request->peer() != peer && offered.request->type() == MessageType::SensorRequest) {
+      if (!reads_to_caller && offered.request->peer() != peer &&
+          offered.request->type() == MessageType::SensorRequest) {
         if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
         readers.push_back(std::move(*offered.request));
         return true;
@@ -157,7 +179,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     }
     // Answered: with a publisher that is only ever a Control (reads go to Python, which publishes them).
     if (publisher_) publish(exchange);
-    if (!outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
+    if (config_.trace || !outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };
   const auto answer_reader = [&] {

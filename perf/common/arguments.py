@@ -49,7 +49,7 @@ def add_common_flags(parser: argparse.ArgumentParser, name: str) -> None:
 
     parser.add_argument("--server-args", default="", metavar="ARGS",
                         help="extra flags for every demo.server, as one shell-quoted string, e.g. "
-                             "'--pure-python' (default: none)")
+                             "'--trace-sizes' (default: none)")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
                         help=f"directory for {name}.json, {name}.md and {name}.png (default: perf/results)")
     parser.add_argument("--no-plot", action="store_true",

@@ -94,7 +94,7 @@ class HotPathOf {
  public:
   HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
             std::uint64_t max_steps, double largest_value, double stop_after, std::uint64_t reader_share,
-            double reader_patience)
+            double reader_patience, bool trace)
       : controls_(std::move(controls)),
         sensors_(std::move(sensors)),
         scatter_(std::move(scatter)),
@@ -109,16 +109,23 @@ class HotPathOf {
     if (!(reader_patience >= 0.0 && reader_patience <= 1.0)) throw Error("reader_patience must be from 0 to 1 second");
     config.reader_share = reader_share;
     config.reader_patience = std::chrono::microseconds(static_cast<std::int64_t>(reader_patience * 1e6));
+    config.trace = trace;
     path_.emplace(c.layout, c.targets, s.layout, s.data, scatter_.cast<ScatterInto&>().scatter,
                   gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
   }
 
-  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before) {
+  HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before,
+                     std::optional<double> zero_due_in, double speed, double late_after) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
+    std::optional<HotPathPacing> pacing;
+    if (zero_due_in) {
+      if (!(speed > 0.0)) throw Error("a paced run needs a positive speed");
+      pacing = HotPathPacing{*zero_due_in, speed, late_after};
+    }
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, steps_before);
+    return path_->run(bound, identity, wait, steps_before, pacing);
   }
 
   void publish_to(py::object publisher, py::object state) {
@@ -183,10 +190,18 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("steps", &HotPathOutcome::steps, "Steps they took.")
       .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
       .def_readonly("reads", &HotPathOutcome::reads, "SensorRequests answered (the controller's and others').")
+      .def_readonly("deadlines_missed", &HotPathOutcome::deadlines_missed,
+                    "Paced: Controls answered more than late_after seconds past their time.")
       .def_readonly("unanswered_reads", &HotPathOutcome::unanswered_reads,
                     "SensorRequests taken and left unanswered because the simulation failed: answer them.")
       .def_readonly("request_bytes", &HotPathOutcome::request_bytes, "Bytes of the last Control answered.")
       .def_readonly("answer_bytes", &HotPathOutcome::answer_bytes, "Bytes of its answer.")
+      .def_property_readonly(
+          "request_frame", [](const HotPathOutcome& o) { return py::bytes(o.request_frame); },
+          "Traced: the last Control answered, as received (empty otherwise).")
+      .def_property_readonly(
+          "answer_frame", [](const HotPathOutcome& o) { return py::bytes(o.answer_frame); },
+          "Traced: its answer, as sent (empty otherwise).")
       .def_readonly("first_clamped", &HotPathOutcome::first_clamped,
                     "Of those, the values (indices) clamped for the first time since the HotPath was made.")
       .def_readonly("simulated_time", &HotPathOutcome::simulated_time,
@@ -205,23 +220,25 @@ void bind_hot_path(py::module_& module) {
                         "`controls` (a ControlLayout) through `scatter`, `stepper` and `gather` to those of `sensors` "
                         "(a SensorLayout). A Control of more than `max_steps` steps, or leaving a value beyond "
                         "`largest_value`, is handed back; run() returns after a Control that stepped to `stop_after` "
-                        "(seconds) or later.")
+                        "(seconds) or later. With `trace`, run() returns after each Control answered, its frames in "
+                        "the outcome, and hands back every other request, for the caller to log.")
       .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double,
-                    std::uint64_t, double>(),
+                    std::uint64_t, double, bool>(),
            py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
            py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
            py::arg("largest_value") = std::numeric_limits<double>::infinity(),
            py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("reader_share") = 1,
-           py::arg("reader_patience") = 0.002)
+           py::arg("reader_patience") = 0.002, py::arg("trace") = false)
       .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
            "after its step read from `state` (mjData's qpos, qvel, act and ctrl arrays, read in place; None: no state) "
            "and the answer, as coupler.record.publisher does on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
-           py::arg("steps_before") = 0,
+           py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
+           py::arg("late_after") = 0.0,
            "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
-           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
            "Returns a HotPathOutcome.");
 }
 

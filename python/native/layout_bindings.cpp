@@ -76,11 +76,12 @@ void bind_layouts(py::module_& module) {
       .def_readonly("event_offset", &ControlLayout::Object::event_offset)
       .def_readonly("events", &ControlLayout::Object::events);
 
-  py::class_<ControlArrays>(module, "ControlLayout",
+  py::class_<ControlArrays> control_layout(module, "ControlLayout",
                             "coupler::ControlLayout of a handshake (given as its encoded frame), with the arrays "
                             "read() fills: values (float64), values_set (bool, per object), events_set and "
-                            "events_on (bool, per event).")
-      .def(py::init<const py::bytes&>(), py::arg("handshake_frame"))
+                            "events_on (bool, per event).");
+  control_layout.attr("MAX_STEPS") = ControlLayout::kMaxSteps;  // the most steps one Control may ask for
+  control_layout.def(py::init<const py::bytes&>(), py::arg("handshake_frame"))
       .def_property_readonly("size", [](const ControlArrays& c) { return c.layout.size(); })
       .def_property_readonly("event_count", [](const ControlArrays& c) { return c.layout.event_count(); })
       .def_property_readonly("objects", [](const ControlArrays& c) { return c.layout.objects(); })

@@ -378,6 +378,48 @@ TEST_CASE("the hot path publishes each Control it answers, the state after its s
   }
 }
 
+TEST_CASE("paced, the hot path holds an answer until the time it stepped to is due on the wall clock", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  const auto started = std::chrono::steady_clock::now();
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{0.0, 1.0, 0.01});
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.deadlines_missed == 0);
+}
+
+TEST_CASE("paced, the hot path counts a Control answered past its slot as a missed deadline", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  // Simulated time 0 was due a second ago: the step to 0.03 s is far past its slot.
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.deadlines_missed == 1);
+}
+
+TEST_CASE("traced, the hot path returns after each Control with its frames and hands reads back", "[hot_path]") {
+  HotPathConfig config;
+  config.trace = true;
+  Rig rig(config);
+  const std::string first = encode(arm_control(0.5, -0.25));
+  rig.controller.send(arm_control(0.5, -0.25));
+  const auto started = std::chrono::steady_clock::now();
+  HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started < 1000ms);  // at the Control, not at the end of its time
+  const std::string answer = rig.controller.receive_frame(2000ms);
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.request_frame == first);
+  CHECK(outcome.answer_frame == answer);
+
+  rig.controller.send(SensorRequestMessage{});
+  outcome = rig.run(1000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.reads == 0);
+}
+
 TEST_CASE("with a publisher the hot path hands reads back, for the caller to answer and publish", "[hot_path]") {
   Rig rig;
   FramePublisher publisher({"{}"});

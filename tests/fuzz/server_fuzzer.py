@@ -3,16 +3,16 @@
 Any bytes are one request frame to a `SimulationServer` over demo's static
 scene, served as `coupler.serve.native_responder` serves it, without sockets: a
 Control goes through the C++ `ControlLayout` into the arrays when it matches
-the handshake, everything else through `coupler.wire.codec.decode` and
+the handshake and is refused by `SimulationServer.refuse_control` when not,
+everything else through `coupler.wire.codec.decode` and
 `SimulationServer.handle`. What must hold for every frame:
 
 - decoding raises nothing but coupler's ProtocolError;
 - the server answers every request it must answer, never with
   INTERNAL_ERROR, and its answer encodes;
 - a refused request changes nothing: simulation state, counters, session;
-- the native path and the message path judge a Control alike: the C++
-  layout takes exactly the Controls that the Python check takes, and refuses
-  the others with the same text;
+- a Control given to `SimulationServer.handle` as a message gets the answer
+  its frame gets;
 - the C++ codec (through `the test module `_native_testing.reencode``) takes exactly the
   frames the Python codec takes, refuses the others with the same code, and
   re-encodes what it takes into the same bytes. The one known exception is
@@ -35,7 +35,6 @@ import numpy as np
 
 with atheris.instrument_imports(include=["coupler"]):
     from coupler.wire.codec import decode, encode
-    from coupler.serve.control_check import check_control
     from coupler.wire.errors import ProtocolError
     from coupler.wire.messages import ControlMessage, ErrorCode, ErrorMessage, Message
     from coupler.serve.simulation_server import SimulationServer
@@ -67,28 +66,15 @@ def state() -> tuple:
     return readings.tobytes(), simulated_time, stats, server.session_active, server.running, server.fresh_control
 
 
-def python_check(message: Message | None) -> str | None:
-    """The Python server's refusal of a Control, or None when it takes it."""
-    if not isinstance(message, ControlMessage):
-        return "not a Control"
-    try:
-        check_control(server.handshake, message)
-    except ProtocolError as refusal:
-        return str(refusal)
-    return None
-
-
 def serve(frame: bytes, message: Message) -> Message | None:
     """The answer to a frame both decoders take, as coupler.serve.native_responder.NativeResponder.respond() gives it."""
-    try:
-        steps = controls.decode(frame)
-    except ProtocolError as native_refusal:
-        python_refusal = python_check(message)
-        require(python_refusal is not None, "a Control the C++ layout refuses is refused by the Python check")
-        if isinstance(message, ControlMessage):
-            require(python_refusal == str(native_refusal), "both paths refuse a Control with the same text")
-    else:
-        require(python_check(message) is None, "a Control the C++ layout takes is taken by the Python check")
+    if isinstance(message, ControlMessage):
+        try:
+            steps = controls.decode(frame)
+        except ProtocolError as refusal:
+            answer = server.refuse_control(refusal)
+            require(server.handle(message) == answer, "a Control as a message is refused as its frame is")
+            return answer
         answer = server.handle_control_values(controls, steps, sensors_out)
         return answer if isinstance(answer, ErrorMessage) else None
     answer = server.handle(message)

@@ -103,15 +103,8 @@ def running(
         process.wait(timeout=10)
 
 
-# Among a server's flags, asks for the reference pyzmq server (tests/python/reference) instead of demo.server.
-PURE_PYTHON = "--pure-python"
-PURE_PYTHON_SERVER = Path(__file__).resolve().parent / "reference" / "pure_python_serve.py"
-
-
 def server_command(address: str, *flags: str) -> list[str]:
-    """demo.server with `flags`, or the reference pyzmq server when they include PURE_PYTHON."""
-    if PURE_PYTHON in flags:
-        return [sys.executable, str(PURE_PYTHON_SERVER), "--addr", address, *(f for f in flags if f != PURE_PYTHON)]
+    """demo.server with `flags`."""
     return [sys.executable, "-m", "demo.server", "--addr", address, *flags]
 
 

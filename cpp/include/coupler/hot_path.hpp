@@ -52,6 +52,24 @@ struct HotPathConfig {
   // How long reads of others wait for the controller's next request once their share is used, before one more
   // is answered (coupler.serve.controller_first.PATIENCE).
   std::chrono::microseconds reader_patience{2000};
+  // Every exchange is to be logged (coupler serve --trace): run() returns
+  // after each Control it answers, with its frames in the outcome, and hands
+  // every other request back, so that the caller logs each as it serves it.
+  bool trace = false;
+};
+
+// Wall-clock pacing of a run (coupler serve --realtime): the answer to a
+// Control is held until the wall clock reaches the simulated time it stepped
+// to, so the simulation never runs ahead of real time. Holds are short when
+// the caller bounds max_steps to a short stretch of simulated time: while an
+// answer is held, nothing else is served.
+struct HotPathPacing {
+  // Seconds from the start of run() until simulated time 0 is due on the
+  // wall clock (negative: it was due that long ago).
+  double zero_due_in = 0.0;
+  double speed = 1.0;  // simulated seconds per wall second
+  // A Control answered more than this many seconds after its time is due counts as a missed deadline.
+  double late_after = 0.0;
 };
 
 // What run() did, and the request it hands back, if any.
@@ -63,6 +81,7 @@ struct HotPathOutcome {
   std::uint64_t steps = 0;     // steps they took
   std::uint64_t clamped = 0;   // values applied outside their range
   std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
+  std::uint64_t deadlines_missed = 0;  // paced: Controls answered later than late_after past their time
   // Reads taken from the socket and not answered because the simulation
   // failed (its state is unknown): the caller answers them.
   std::vector<Request> unanswered_reads;
@@ -74,6 +93,9 @@ struct HotPathOutcome {
   // The sizes of the last Control answered and of its answer, in bytes.
   std::size_t request_bytes = 0;
   std::size_t answer_bytes = 0;
+  // With HotPathConfig::trace: the Control answered and its answer, as sent.
+  std::string request_frame;
+  std::string answer_frame;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the simulation failed on a Control, which was answered with
@@ -97,9 +119,10 @@ class HotPath {
   // caller guarantees that `peer` holds the simulation alone and that the
   // simulation's state is settled.
   // `steps_before`: the steps the simulation took before this call, which
-  // numbers the published states.
+  // numbers the published states. With `pacing`, each answer waits for its
+  // time on the wall clock.
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                     std::uint64_t steps_before = 0);
+                     std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the

@@ -19,7 +19,6 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from coupler import _native
-from coupler.serve.control_check import MAX_STEPS_PER_CONTROL
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Answer
 from coupler.serve.simulation import ArraySimulation, MessagesFromArrays
@@ -77,8 +76,9 @@ def check_world_control(control: WorldControl, worlds: Worlds) -> None:
     n, width = worlds.count, worlds.control_width
     if control.worlds != n:
         raise _mismatch(f"a Control for {control.worlds} worlds; this server has {n}")
-    if control.steps > MAX_STEPS_PER_CONTROL:
-        raise _mismatch(f"steps {control.steps} exceeds the maximum of {MAX_STEPS_PER_CONTROL}")
+    most = _native.ControlLayout.MAX_STEPS  # the limit of every Control, in the one control check
+    if control.steps > most:
+        raise _mismatch(f"steps {control.steps} exceeds the maximum of {most}")
     if control.controls.size not in (0, n * width):
         raise _mismatch(f"worldControls has {control.controls.size} numbers; {n} worlds of {width} (controls, then "
                         f"events) take {n * width}, or none to step no world")

@@ -15,7 +15,13 @@ a Control that does not match the handshake or asks for more than
 `HOT_PATH_MAX_STEPS` steps, the first clamp of a value, a failure, and a
 timer (`return_after`), so that signals, closed peers and stops are seen as
 on the Python path. Python is told what happened (Controls, steps, reads,
-clamps, the time reached) and counts it.
+clamps, the time reached) and counts it. With `--trace`, C++ returns after
+each Control with its frames, which Python logs, and hands every read to
+Python, which logs it as it serves it.
+
+With a pacing clock (`--realtime`), C++ holds each answer until its time
+is due, as `LockstepLoop` does; a Control whose steps would hold it longer
+than `LONGEST_HOLD` goes to Python, which serves the others while it waits.
 
 An observer must see every frame, so it turns the hot path off, unless it
 is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
@@ -36,7 +42,7 @@ from coupler.serve.controller_first import PATIENCE, SHARE
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
-from coupler.serve.run_clock import RunClock
+from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +88,10 @@ class HotPath:
     """Serves a lone controller's Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
-                 publisher: NativePublisher | None = None) -> None:
+                 publisher: NativePublisher | None = None, clock: RunClock | None = None,
+                 max_steps: int = HOT_PATH_MAX_STEPS) -> None:
         self.responder = responder
+        self._clock = clock if clock is not None and clock.speed is not None else None
         self.sim = responder.sim
         simulation = self.sim.simulation
         if not isinstance(simulation, HotPathSimulation):
@@ -92,9 +100,9 @@ class HotPath:
         flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation, as NativeResponder demands
         self._path = _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
-            max_steps=HOT_PATH_MAX_STEPS, largest_value=parts.largest_value,
+            max_steps=max_steps, largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
-            reader_share=SHARE, reader_patience=PATIENCE)
+            reader_share=SHARE, reader_patience=PATIENCE, trace=self.sim.trace)
         if publisher is not None:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl)
@@ -108,27 +116,32 @@ class HotPath:
 
         It needs the native responder itself (an observer wraps it, and must
         see every frame) or the native responder observed by a NativePublisher
-        only (C++ publishes what it would), no pacing clock (pacing is decided in Python), one
-        controller, no per-frame logging (--trace; the frame sizes --trace-sizes logs come from C++),
-        and a simulation with hot path parts.
+        only (C++ publishes what it would), one controller, a simulation with
+        hot path parts, and with a pacing `clock` a time step short enough to
+        hold one step's answer. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
         if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
             publisher, responder = responder.observer, responder.inner
-        if type(responder) is not NativeResponder or clock is not None:
+        if type(responder) is not NativeResponder:
             return None
         sim = responder.sim
         if not sim.lockstep or sim.shared:
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
+        max_steps = HOT_PATH_MAX_STEPS
+        if clock is not None and clock.speed is not None:
+            max_steps = min(max_steps, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
+            if max_steps < 1:
+                return None
         parts = sim.simulation.hot_path_parts()
-        return None if parts is None else cls(responder, parts, stop_after, publisher)
+        return None if parts is None else cls(responder, parts, stop_after, publisher, clock, max_steps)
 
     def ready(self) -> bool:
         """True when the next request may go to C++: one accepted controller drives a running, settled simulation."""
         sim = self.sim
-        if sim.trace or not sim.running or len(sim.sessions.active) != 1:
+        if not sim.running or len(sim.sessions.active) != 1:
             return False
         controller = next(iter(sim.sessions.active.values()))
         return controller.accepted and self._simulation.settled
@@ -142,8 +155,14 @@ class HotPath:
         """
         sim = self.sim
         controller = next(iter(sim.sessions.active.values()))
+        pacing = {}
+        if self._clock is not None:
+            pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
+                      "late_after": sim.handshake.time_step}
         outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
-                                 sim.stats.steps)
+                                 sim.stats.steps, **pacing)
+        if self._clock is not None:
+            self._clock.deadlines_missed += outcome.deadlines_missed
         served = outcome.controls
         self.controls += served
         self.reads += outcome.reads
@@ -158,6 +177,8 @@ class HotPath:
             stats.steps += outcome.steps
             if served:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+                if sim.trace:
+                    self.responder.log_traced(outcome.request_frame, outcome.answer_frame)
                 # Its lease runs from its last Control, as on the Python path.
                 controller.seen = sim.sessions.clock() - outcome.since_last_control
             if outcome.clamped or outcome.failure:

@@ -12,13 +12,13 @@ from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
 from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
-from coupler.serve.run_clock import RunClock
+from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
 
 # A paced wait at least this long (seconds) serves other requests meanwhile, polling this long at most at a
 # time: how soon it notices a stop.
-_SERVE_WHILE_PACING_POLL = 0.05
+_SERVE_WHILE_PACING_POLL = LONGEST_HOLD
 
 # What a Control still waiting for the other controllers is answered with when the server stops.
 _STOPPED = ErrorMessage(
@@ -47,9 +47,10 @@ class LockstepLoop:
     state, requests to drive are refused) and a stop ends it.
 
     With `hot_path` (the default), a lone controller's Controls are answered
-    in C++ where `coupler.serve.hot_path` allows it (unpaced, unobserved, at
-    most `LONG_CONTROL_STEPS` steps); the answers are the same bytes either
-    way. The C++ loop hands back any other request, which then waits its turn
+    in C++ where `coupler.serve.hot_path` allows it (traced, published or
+    paced too; at most `LONG_CONTROL_STEPS` steps, and when paced no more
+    than C++ may hold without serving others); the answers are the same
+    bytes either way. The C++ loop hands back any other request, which then waits its turn
     as the controllers-first order says.
     """
 

@@ -4,9 +4,10 @@ A Control is checked against the handshake and read into the simulation's
 control arrays in C++, applied and stepped by `SimulationServer`, and answered
 with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
-Every other request, and a Control that does not match the handshake, is
-decoded by `coupler.wire.codec` and goes through `SimulationServer.handle`, so it
-gets the very answer the pyzmq path gives.
+A Control that does not match the handshake is refused with the C++ check's
+words. Every other request is decoded by `coupler.wire.codec` and goes
+through `SimulationServer.handle`. With `sim.trace`, every request and
+answer is logged as it is served, on this same path.
 """
 
 from __future__ import annotations
@@ -21,11 +22,21 @@ from coupler.wire.messages import ErrorMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
-from coupler.serve.responder import HELD_ANSWER, Answer, message_answer
+from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.simulation_server import Held, SimulationServer
 
 log = logging.getLogger(__name__)
+
+
+def _shown_frame(frame: bytes | None) -> str:
+    """A frame as --trace logs it: the message it holds."""
+    if frame is None:
+        return "nothing"
+    try:
+        return repr(decode(frame))
+    except ProtocolError as error:
+        return f"a frame of {len(frame)} bytes that does not decode ({error})"
 
 
 class NativeResponder:
@@ -33,7 +44,7 @@ class NativeResponder:
 
     The simulation must be an `ArraySimulation`. `trace_sizes` logs the frame
     sizes received and sent whenever they change. With `sim.trace` on, every
-    request goes through messages, so that it can be logged. `server_options`
+    request and answer is logged, decoded. `server_options`
     (heartbeat, heartbeat_timeout, max_frame_bytes, curve_key_pair,
     curve_allowed_clients) go to the server, as for `coupler.Server`.
     """
@@ -89,23 +100,33 @@ class NativeResponder:
         return self.server.try_receive()
 
     def respond(self, request: _native.Request) -> Answer:
-        if request.type == MessageType.SENSOR_REQUEST and not self.sim.trace:
+        answer = self._respond(request)
+        if self.sim.trace:
+            self.log_traced(request.frame, answer.reply, answer.held)
+        return answer
+
+    @staticmethod
+    def log_traced(request: bytes, answer: bytes | None, held: bool = False) -> None:
+        """Log a request frame and its answer frame (None: none sent) as --trace does, wherever it was served."""
+        log.info("received %s", _shown_frame(request))
+        log.info("answered %s", "HELD" if held else _shown_frame(answer))
+
+    def _respond(self, request: _native.Request) -> Answer:
+        if request.type == MessageType.SENSOR_REQUEST:
             return Answer(self.reads.answer())
-        if request.type == MessageType.CONTROL:
-            busy = self.sim.busy_refusal(request.peer)
-            if busy is not None:
-                # Refused before its body is read: decoding costs a peer that may not drive nothing.
-                return Answer(encode(busy))
-            if not self.server.complete(request):
-                return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
-        if request.type == MessageType.CONTROL and not self.sim.trace:
-            try:
-                steps = self._controls.read(request)
-            except ProtocolError:
-                pass  # handle() refuses it below, naming the problem as the pyzmq path does
-            else:
-                return self._control(steps, request.peer)
-        return self._through_messages(request)
+        if request.type != MessageType.CONTROL:
+            return self._through_messages(request)
+        busy = self.sim.busy_refusal(request.peer)
+        if busy is not None:
+            # Refused before its body is read: decoding costs a peer that may not drive nothing.
+            return Answer(encode(busy))
+        if not self.server.complete(request):
+            return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
+        try:
+            steps = self._controls.read(request)
+        except ProtocolError as error:
+            return Answer(encode(self.sim.refuse_control(error, request.peer)))
+        return self._control(steps, request.peer)
 
     def _control(self, steps: int, peer: bytes) -> Answer:
         simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values, peer)
@@ -119,13 +140,13 @@ class NativeResponder:
         try:
             message = decode(request.frame)
         except ProtocolError as error:
-            # The C++ decoder took a frame that the Python one refuses: answer
-            # as the pyzmq server answers a bad frame.
+            # The C++ decoder took a frame that the Python one refuses: answered
+            # as the C++ server answers a bad frame.
             self._peer_log.warning("bad frame: %s", shown(str(error)))
             return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
+        # Not a Control (those are read above): never held, never stepped.
         answer = self.sim.handle(message, request.peer)
-        reply = None if answer is None or isinstance(answer, Held) else encode(answer)
-        return message_answer(self.sim, message, answer, reply)
+        return Answer(None if answer is None or isinstance(answer, Held) else encode(answer))
 
     def round_answer(self, steps: int) -> Answer:
         simulated_time = self._simulation.sensor_values(self._sensors.values)

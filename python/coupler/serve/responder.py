@@ -3,9 +3,9 @@ turns each into an Answer through a `SimulationServer`, and sends it.
 
 The loops (`coupler.serve.lockstep_loop`, `coupler.serve.free_run_loop`) decide when the
 simulation steps and when an answer goes out; a Responder owns the transport
-and the encoding. The tests' reference responder does everything in Python (pyzmq,
-`coupler.wire.codec`); `coupler.serve.native_responder` receives, reads Controls and
-encodes sensor frames in C++. Both send the same frames for the same requests.
+and the encoding: `coupler.serve.native_responder` receives, reads Controls and
+encodes sensor frames in C++ (`coupler.serve.batched_worlds` adds Controls for
+every world, `coupler.serve.frame_observer` shows every frame to an observer).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from coupler.wire.messages import ControlMessage, ErrorMessage, Message, SensorMessage
-from coupler.serve.simulation_server import Held, SimulationServer
+from coupler.wire.messages import ErrorMessage
+from coupler.serve.simulation_server import SimulationServer
 
 
 @dataclass(frozen=True)
@@ -28,15 +28,6 @@ class Answer:
 
 
 HELD_ANSWER = Answer(None, held=True)
-
-
-def message_answer(sim: SimulationServer, message: Message, answer: Message | Held | None, reply: Any) -> Answer:
-    """The Answer to a request that `sim.handle` answered as a message, sending `reply`."""
-    if isinstance(answer, Held):
-        return HELD_ANSWER
-    if isinstance(message, ControlMessage) and isinstance(answer, SensorMessage):
-        return Answer(reply, answer.simulated_time, sim.steps_per_control(message.steps))
-    return Answer(reply)
 
 
 class Responder(Protocol):

@@ -6,6 +6,9 @@ import time
 
 from coupler.serve.timer_slack import tighten_timer_slack
 
+# Seconds a paced answer may wait while nobody else is served; a longer wait serves the others meanwhile.
+LONGEST_HOLD = 0.05
+
 
 class RunClock:
     """Maps simulated time to wall time from an anchor set when a run (re)starts.

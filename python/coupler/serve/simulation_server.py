@@ -1,9 +1,11 @@
-"""The server side of the protocol flow, over any `Simulation`.
+"""The server side of the protocol flow, over an `ArraySimulation`.
 
 `SimulationServer.handle` is the whole protocol: one request in, at most one
-answer out; `handle_control_values` is its fast path for a Control that the
-native server path has already checked and read into arrays. The loops that
-feed it requests decide when the simulation steps (`coupler.serve.lockstep_loop`,
+answer out. A Control is checked and read into the simulation's control
+arrays by the C++ `ControlLayout` and served by `handle_control_values`,
+however it arrives (a native request, or a message given to `handle`); one
+the layout refuses is answered by `refuse_control`. The loops that feed it
+requests decide when the simulation steps (`coupler.serve.lockstep_loop`,
 `coupler.serve.free_run_loop`).
 Requests come from peers (connections): the server lets one controller drive
 at a time, or with `controllers` > 1 several, each its own robots, stepping
@@ -25,10 +27,10 @@ from typing import TypeVar, cast
 import numpy as np
 
 from coupler import _native
-from coupler.serve.control_check import check_control
 from coupler.serve.controller_sessions import DEFAULT_LEASE, Controller, ControllerSessions
 from coupler.serve.long_control import LONG_CONTROL_STEPS, LongControl
 from coupler.serve.rate_limited_log import RateLimitedLog
+from coupler.wire.codec import encode
 from coupler.wire.errors import ProtocolError
 from coupler.wire.peer_text import shown
 from coupler.wire.messages import (
@@ -43,9 +45,8 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from coupler.serve.simulation import ArraySimulation, Simulation, StateSimulation
 from coupler.serve.server_info import with_server_info
-from coupler.serve.simulation import ArraySimulation, Simulation
+from coupler.serve.simulation import ArraySimulation, Simulation, StateSimulation
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,9 @@ HELD = Held()
 class SimulationServer:
     """Answers controllers' requests from a simulation.
 
-    Each Control is checked against the handshake and applied. With
+    Each Control is checked against the handshake and applied through the
+    simulation's arrays (`ArraySimulation`; other simulations may only be
+    read, reset and handshaken with). With
     `lockstep` (Click semantics) it is then followed by exactly `steps`
     simulation steps (one unless the coupler `steps` extension asks for
     more) before the new state is sent back; without, the caller steps the
@@ -123,7 +126,7 @@ class SimulationServer:
         self.starts = 0
         # Set when a controller ends its session with an ErrorMessage.
         self.session_ended = threading.Event()
-        # Log every request and answer at INFO level.
+        # Log every request and answer at INFO level (the responder logs them as it serves them).
         self.trace = False
         # Peers trigger refusals and goodbyes as often as they like: their log lines are bounded.
         self._peer_log = RateLimitedLog(log)
@@ -143,11 +146,25 @@ class SimulationServer:
 
     def handle(self, message: Message, peer: bytes = b"") -> Message | Held | None:
         """Return the answer to one request from `peer`: None when none is due (Error), HELD when it waits for a step."""
-        answer = self._guarded(type(message).__name__, lambda: self._dispatch(message, peer))
-        if self.trace:
-            log.info("received %r", message)
-            log.info("answered %r", answer)
-        return answer
+        if isinstance(message, ControlMessage):
+            return self._control_message(message, peer)
+        return self._guarded(type(message).__name__, lambda: self._dispatch(message, peer))
+
+    def refuse_control(self, error: ProtocolError, peer: bytes = b"") -> ErrorMessage:
+        """The answer to a Control of `peer` that the control layout refused with `error`, as a request to drive.
+
+        A peer that may not drive is told so first (SERVER_BUSY, or that its
+        long Control is still being stepped); a newcomer refused takes no place.
+        """
+
+        def refuse() -> None:
+            if self.long_control is not None:
+                self._refuse_while_stepping(peer)
+            controller = self.sessions.admit(peer)
+            with self._refusal_frees_place(controller):
+                raise error
+
+        return cast(ErrorMessage, self._guarded("ControlMessage", refuse))
 
     def busy_refusal(self, peer: bytes) -> ErrorMessage | None:
         """The SERVER_BUSY answer for a request to drive from `peer` when no place is free for it, else None.
@@ -220,6 +237,22 @@ class SimulationServer:
 
         return self._guarded("ControlMessage", control)
 
+    def _control_message(self, control: ControlMessage, peer: bytes) -> SensorMessage | ErrorMessage | Held:
+        """A Control given as a message, served as a native request is: read by the control layout, then applied."""
+        simulation = self.simulation
+        if not isinstance(simulation, ArraySimulation):
+            return self.refuse_control(
+                ProtocolError("unexpected message: this scene takes no Controls", ErrorCode.UNEXPECTED_MESSAGE), peer)
+        flat = simulation.flat
+        try:
+            steps = flat.controls.decode(encode(control))
+        except ProtocolError as error:
+            return self.refuse_control(error, peer)
+        answer = self.handle_control_values(flat.controls, steps, flat.sensors.values, peer)
+        if isinstance(answer, float):
+            return flat.sensor_message(flat.sensors.values, answer)
+        return answer
+
     def _admitted_control_values(
         self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray, peer: bytes
     ) -> float | Held:
@@ -260,10 +293,8 @@ class SimulationServer:
         return answer
 
     def _dispatch(self, message: Message, peer: bytes) -> Message | Held | None:
-        if self.long_control is not None and isinstance(message, (ControlMessage, HandshakeInitMessage, ResetMessage)):
+        if self.long_control is not None and isinstance(message, (HandshakeInitMessage, ResetMessage)):
             self._refuse_while_stepping(peer)
-        if isinstance(message, ControlMessage):
-            return self._control(message, peer)
         if isinstance(message, SensorRequestMessage):
             # Anyone may read; reading never renews a lease (a read-only monitor must not keep a controller out).
             self.stats.sensor_requests += 1
@@ -317,21 +348,6 @@ class SimulationServer:
             # A lone controller starts afresh; with several, the others keep the simulation running.
             self.running = False
         return self._handshake
-
-    def _control(self, control: ControlMessage, peer: bytes) -> SensorMessage | Held:
-        controller = self.sessions.admit(peer)
-        with self._refusal_frees_place(controller):
-            check_control(self._handshake, control)
-            if self.shared:
-                self._check_not_waiting(controller)
-                self.sessions.claim(controller, control.objects)
-        self._accept(controller)
-        self.simulation.apply(control)
-        if self.shared:
-            return self._hold(controller, control.steps)
-        if self._controlled(control.steps, peer):
-            return HELD
-        return self.simulation.sensors()
 
     def _accept(self, controller: Controller) -> None:
         """Its request to drive is carried out: a newcomer now holds its place."""

@@ -1,10 +1,12 @@
-"""A Control must match the handshake before anything is applied."""
+"""A Control must match the handshake before anything is applied: the control layout's check, which every
+Control the server serves passes through."""
 
 import math
 
 import pytest
 
-from coupler.serve.control_check import MAX_STEPS_PER_CONTROL, check_control
+from coupler import _native
+from coupler.wire.codec import encode
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import (
     ControlField,
@@ -28,6 +30,10 @@ HANDSHAKE = HandshakeMessage(
     },
     time_step=0.002,
 )
+
+
+def check_control(handshake: HandshakeMessage, control: ControlMessage) -> None:
+    _native.ControlLayout(encode(handshake)).decode(encode(control))
 
 
 def refusal(control: ControlMessage) -> str:
@@ -74,4 +80,4 @@ def test_an_unknown_event_is_named():
 
 
 def test_too_many_held_steps_are_refused():
-    assert "exceeds the maximum" in refusal(ControlMessage(steps=MAX_STEPS_PER_CONTROL + 1))
+    assert "exceeds the maximum" in refusal(ControlMessage(steps=_native.ControlLayout.MAX_STEPS + 1))

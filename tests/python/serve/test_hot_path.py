@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from coupler.serve.frame_observer import observed
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
+from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation import Simulation
 from coupler.serve.simulation_server import SimulationServer
 from coupler.scenes import load_scene
@@ -43,10 +44,11 @@ class Served:
     """A lockstep server on `address` run in a thread, through the hot path or not."""
 
     def __init__(self, simulation: Simulation, address: str, hot_path: bool, observer=None, trace_sizes: bool = False,
-                 **options) -> None:
+                 trace: bool = False, clock: RunClock | None = None, **options) -> None:
         self.sim = SimulationServer(simulation, **options)
+        self.sim.trace = trace
         self.responder = NativeResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(observed(self.responder, observer), hot_path=hot_path)
+        self.loop = LockstepLoop(observed(self.responder, observer), clock, hot_path=hot_path)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
@@ -177,6 +179,40 @@ def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_
     assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
     traced = [r.getMessage() for r in caplog.records if r.getMessage().startswith("received")]
     assert traced[-1] == f"received {len(encode(ARM))} bytes, sent {len(encode(answers[-1]))} bytes"
+
+
+def test_with_trace_the_hot_path_serves_the_controls_and_every_request_and_answer_is_logged(make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, trace=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        answers = [client.request(ARM) for _ in range(10)]
+        read = client.request(SensorRequestMessage())
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 9
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[-22:-2] == [line for answer in answers for line in (f"received {ARM!r}", f"answered {answer!r}")]
+    assert logged[-2:] == [f"received {SensorRequestMessage()!r}", f"answered {read!r}"]
+
+
+def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall_clock(make_address):
+    ten_steps = ControlMessage(objects=ARM.objects, steps=10)
+    clock = RunClock(1.0)
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, clock=clock) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        first = client.request(ten_steps)  # starts the run and its clock, on the Python path
+        started = time.monotonic()
+        answers = [client.request(ten_steps) for _ in range(20)]
+        elapsed = time.monotonic() - started
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
+    assert answers[-1].simulated_time - first.simulated_time == pytest.approx(0.2)
+    assert elapsed >= 0.2 - 0.002  # the last answer waited for its time
+    assert clock.deadlines_missed <= 2  # an idle machine misses none; a busy one may now and then
+
+
+def test_paced_with_a_time_step_too_long_to_hold_the_controls_are_paced_in_python(make_address):
+    with Served(load_scene("static", 0.1), make_address("ipc"), hot_path=True, clock=RunClock(1.0)) as served:
+        assert served.loop.hot_path is None
 
 
 @pytest.mark.parametrize("scene", ["static", "arm"])

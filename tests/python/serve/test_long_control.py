@@ -29,11 +29,9 @@ from coupler.wire.messages import (
     SensorRequestMessage,
 )
 from peers import REPO, server_command, wait_until_serving
-from reference.pyzmq_responder import PyzmqResponder
 
 pytest.importorskip("mujoco")
 
-PATHS = ["native", "pure-python"]
 ARM_STEP = 0.002  # the arm scene's time step
 LONGEST = 100_000  # the cap on steps: the longest Control there is
 # About 2 s of stepping on an idle machine; on a loaded one (a busy CI) many times that. Readers wait 0.5 s at most.
@@ -88,12 +86,11 @@ def test_chunked_steps_stop_when_told_between_chunks():
 
 
 @contextlib.contextmanager
-def serving(path: str, simulation: Simulation, address: str, **options) -> Iterator[SimulationServer]:
+def serving(simulation: Simulation, address: str, **options) -> Iterator[SimulationServer]:
     """An unpaced lockstep server on `address`, its loop in a thread, until the block ends."""
     sim = SimulationServer(simulation, **options)
-    responder_type = NativeResponder if path == "native" else PyzmqResponder
     stop = threading.Event()
-    with responder_type(address, sim) as responder:
+    with NativeResponder(address, sim) as responder:
         loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
         loop.start()
         try:
@@ -113,10 +110,9 @@ def pending(client: Client) -> bool:
     return not client.wait(0)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_readers_are_answered_within_half_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+def test_readers_are_answered_within_half_a_second_during_a_control_of_the_most_steps(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address), Client(address, timeout=DRIVER_TIMEOUT) as driver, \
+    with serving(load_scene("arm"), address), Client(address, timeout=DRIVER_TIMEOUT) as driver, \
             Client(address, timeout=0.5) as reader:
         driver.request(HandshakeInitMessage())
         driver.send(arm_control(LONGEST))
@@ -132,10 +128,9 @@ def test_readers_are_answered_within_half_a_second_during_a_control_of_the_most_
         assert isinstance(answer, SensorMessage) and answer.simulated_time == pytest.approx(LONGEST * ARM_STEP)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_newcomers_are_told_busy_within_half_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+def test_newcomers_are_told_busy_within_half_a_second_during_a_control_of_the_most_steps(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address, controllers=2), Client(address, timeout=DRIVER_TIMEOUT) as driver, \
+    with serving(load_scene("arm"), address, controllers=2), Client(address, timeout=DRIVER_TIMEOUT) as driver, \
             Client(address, timeout=0.5) as newcomer:
         # Two controllers' places, one taken: only the long Control keeps the newcomer out.
         driver.request(HandshakeInitMessage())
@@ -149,15 +144,14 @@ def test_newcomers_are_told_busy_within_half_a_second_during_a_control_of_the_mo
         assert isinstance(driver.receive(), SensorMessage)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_a_control_stepped_in_chunks_ends_in_the_state_of_one_taken_at_once(path, tmp_path):
+def test_a_control_stepped_in_chunks_ends_in_the_state_of_one_taken_at_once(tmp_path):
     steps = 20 * LONG_CONTROL_STEPS
     alone = load_scene("arm")
     alone.apply(arm_control(steps))
     alone.step(steps)
     expected = alone.sensors()
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address) as sim, Client(address, timeout=DRIVER_TIMEOUT) as driver, \
+    with serving(load_scene("arm"), address) as sim, Client(address, timeout=DRIVER_TIMEOUT) as driver, \
             Client(address, timeout=5.0) as reader:
         driver.request(HandshakeInitMessage())
         driver.send(arm_control(steps))
@@ -168,10 +162,9 @@ def test_a_control_stepped_in_chunks_ends_in_the_state_of_one_taken_at_once(path
     assert answer == expected
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_two_controllers_asking_for_many_steps_are_stepped_in_chunks_and_answered_together(path, tmp_path):
+def test_two_controllers_asking_for_many_steps_are_stepped_in_chunks_and_answered_together(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("two_arms"), address, controllers=2), \
+    with serving(load_scene("two_arms"), address, controllers=2), \
             Client(address, timeout=DRIVER_TIMEOUT) as left, Client(address, timeout=DRIVER_TIMEOUT) as right, \
             Client(address, timeout=0.5) as reader:
         left.request(HandshakeInitMessage())
@@ -184,14 +177,13 @@ def test_two_controllers_asking_for_many_steps_are_stepped_in_chunks_and_answere
         assert left.receive().simulated_time == right.receive().simulated_time
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_sigterm_ends_serving_within_a_second_during_a_control_of_the_most_steps(path, tmp_path):
+def test_sigterm_ends_serving_within_a_second_during_a_control_of_the_most_steps(tmp_path):
     """The loop stops between two chunks and answers the Control: within a second of SIGTERM.
 
     The process then exits (summary, interpreter teardown), which on a loaded machine takes a second of its own.
     """
     address = ipc(tmp_path)
-    flags = ["--scene", "arm"] + (["--pure-python"] if path == "pure-python" else [])
+    flags = ["--scene", "arm"]
     process = subprocess.Popen(server_command(address, *flags), cwd=REPO, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:
@@ -213,10 +205,9 @@ def test_sigterm_ends_serving_within_a_second_during_a_control_of_the_most_steps
     assert f"of the {LONGEST} steps" in answer.text
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_the_controllers_own_request_to_drive_while_its_control_is_stepped_is_refused_as_unexpected(path, tmp_path):
+def test_the_controllers_own_request_to_drive_while_its_control_is_stepped_is_refused_as_unexpected(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("arm"), address) as sim, Client(address, timeout=5.0) as driver:
+    with serving(load_scene("arm"), address) as sim, Client(address, timeout=5.0) as driver:
         driver.request(HandshakeInitMessage())
         driver.send(arm_control(LONGEST))
         time.sleep(0.1)

@@ -1,14 +1,11 @@
-"""coupler._native's Server and Client, and the demo server's native path
-against its pure-Python path: the same requests get the same frames."""
+"""coupler._native's Server and Client, and the native responder a served scene uses."""
 
 from __future__ import annotations
 
-import math
+import logging
 import os
-import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +21,6 @@ from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error, ProtocolError, TimeoutError
 from coupler.serve.native_responder import NativeResponder
 from coupler.wire.messages import (
-    ControlField,
     ControlMessage,
     ErrorCode,
     ErrorMessage,
@@ -32,14 +28,10 @@ from coupler.wire.messages import (
     HandshakeMessage,
     MessageType,
     ObjectControl,
-    ObjectSensors,
     ResetMessage,
-    SensorMessage,
     SensorRequestMessage,
-    ValueType,
 )
 from coupler.serve.simulation_server import SimulationServer
-from coupler.scenes import load_scene
 from coupler.scenes.static import StaticScene
 from peers import REPO, server_command, wait_until_serving
 
@@ -172,9 +164,6 @@ def test_the_native_path_needs_a_simulation_with_arrays(make_address):
         NativeResponder(make_address("ipc"), SimulationServer(MessagesOnly()))
 
 
-# ---- The demo server's two paths, compared frame by frame
-
-
 def start_demo_server(address: str, *flags: str) -> subprocess.Popen:
     process = subprocess.Popen(
         server_command(address, *flags),
@@ -193,111 +182,6 @@ def stop(process: subprocess.Popen) -> str:
     return out
 
 
-# The message a controller ends its session with; no answer follows.
-GOODBYE = [b"", encode(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller leaving"))]
-
-
-def session(handshake: HandshakeMessage) -> list[list[bytes]]:
-    """A controller's session, with every kind of request a server meets, as multipart messages from a DEALER."""
-    rng = random.Random(7)
-    controlled = {name: d for name, d in handshake.objects.items() if d.controls}
-    first = sorted(controlled)[0]
-
-    def control(k: int, steps: int = 0) -> bytes:
-        objects = {
-            name: ObjectControl(
-                [rng.uniform(-2.0, 2.0) for _ in d.controls], {event: (k // 5) % 2 == 0 for event in d.control_events}
-            )
-            for name, d in controlled.items()
-        }
-        return encode(ControlMessage(objects=objects, steps=steps))
-
-    def request(message) -> list[bytes]:
-        return [b"", encode(message)]
-
-    def bad_control(**objects: ObjectControl) -> list[bytes]:
-        return request(ControlMessage(objects=objects))
-
-    width = len(controlled[first].controls)
-    steps = [0, 1, 3]
-    frames = [request(HandshakeInitMessage()), request(SensorRequestMessage())]
-    frames += [[b"", control(k, steps[k % 3])] for k in range(30)]
-    frames.append(request(ControlMessage(objects={first: ObjectControl([0.1] * width)})))
-    if all(t == ValueType.ANGLE for t in controlled[first].control_types):
-        frames.append(request(ControlMessage(objects={first: ObjectControl([0.2] * width, field=ControlField.ANGLES)})))
-    frames += [
-        bad_control(robot9=ObjectControl([1.0])),
-        bad_control(**{first: ObjectControl([1.0] * (width + 1))}),
-        bad_control(**{first: ObjectControl([math.nan] * width)}),
-        bad_control(**{first: ObjectControl([0.0] * width, {"laser": True})}),
-        bad_control(**{first: ObjectControl([0.0] * width, field=ControlField.TORQUES)}),
-        request(ControlMessage(steps=200_000)),
-        request(SensorRequestMessage()),
-        request(ResetMessage()),
-        request(SensorRequestMessage()),  # at time 0: simVars left out
-        *([b"", control(k)] for k in range(5)),
-        request(HandshakeInitMessage(version=0)),
-        request(SensorMessage(objects={first: ObjectSensors(angles=[0.0])}, simulated_time=1.0)),
-        [b"", b"\xde\xad\xbe\xef\xff\xff"],
-        [b"", control(0)[:-3]],
-        [b"", encode(SensorRequestMessage()), encode(ResetMessage())],
-        [b"", b"\x08\x63"],
-        [b""],
-        [encode(SensorRequestMessage())],
-        GOODBYE,
-        request(HandshakeInitMessage()),
-        *([b"", control(k, 2)] for k in range(3)),
-    ]
-    return frames
-
-
-def replay(address: str, frames: list[list[bytes]]) -> list[list[bytes] | None]:
-    """Send each message in turn and take its answer (None when none comes)."""
-    context = zmq.Context()
-    peer = context.socket(zmq.DEALER)
-    peer.linger = 0
-    peer.connect(address)
-    answers: list[list[bytes] | None] = []
-    try:
-        for message in frames:
-            peer.send_multipart(message)
-            answers.append(peer.recv_multipart() if peer.poll(200 if message == GOODBYE else 5000) else None)
-    finally:
-        context.destroy(linger=0)
-    return answers
-
-
-# The summary lines that do not depend on the wall clock.
-STATS = ("simulated time:", "steps:", "controls received:", "steps without control:", "errors sent:", "values clamped:")
-
-
-def summary(out: str) -> list[str]:
-    return [line for line in out.splitlines() if line.startswith(STATS)]
-
-
-@pytest.mark.parametrize("scene", ["static", "arm"])
-def test_native_and_pure_python_paths_answer_a_session_with_the_same_frames(scene, tmp_path):
-    addresses = {path: f"ipc://{tmp_path / f'{path}.sock'}" for path in ("native", "pure")}
-    servers = {
-        "native": start_demo_server(addresses["native"], "--scene", scene),
-        "pure": start_demo_server(addresses["pure"], "--scene", scene, "--pure-python"),
-    }
-    try:
-        # The scene's handshake, taken without a HandshakeInit that would hold the server for its lease.
-        frames = session(load_scene(scene, None).handshake())
-        answers = {path: replay(address, frames) for path, address in addresses.items()}
-    finally:
-        outputs = {path: stop(process) for path, process in servers.items()}
-    for i, (native, pure) in enumerate(zip(answers["native"], answers["pure"])):
-        assert native == pure, f"answer {i} to {frames[i]!r} differs"
-    assert answers["native"].count(None) == 1  # the ErrorMessage ending the session
-    kinds = [decode(a[-1]) for a in answers["native"] if a is not None]
-    assert sum(isinstance(k, SensorMessage) for k in kinds) >= 40
-    assert sum(isinstance(k, ErrorMessage) for k in kinds) >= 12
-    assert summary(outputs["native"]) == summary(outputs["pure"])
-    assert any(line.startswith("controls received") for line in summary(outputs["native"]))
-
-
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -314,3 +198,24 @@ def test_an_idle_native_server_uses_under_one_percent_of_a_cpu(tmp_path):
     finally:
         stop(process)
     assert used < 0.01
+
+
+def test_with_trace_every_request_and_answer_is_logged_and_a_control_is_served_the_same(make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    control = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
+    answers = []
+    for trace in (False, True):
+        sim = SimulationServer(StaticScene())
+        sim.trace = trace
+        with NativeResponder(make_address("ipc"), sim) as responder, Client(responder.endpoint, timeout=2.0) as client:
+            for message in (HandshakeInitMessage(), control):
+                client.send(message)
+                request = responder.receive(2.0)
+                responder.send(request, responder.respond(request))
+                answers.append(client.receive())
+    assert answers[:2] == answers[2:]
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[0] == "received HandshakeInitMessage(version=1)"
+    assert logged[1].startswith("answered HandshakeMessage(")
+    assert logged[2] == f"received {control!r}"
+    assert logged[3] == f"answered {answers[-1]!r}"

@@ -27,7 +27,6 @@ from coupler.wire.messages import (
 )
 from peers import REPO, address_for, coupler_server, free_tcp_address, server_command, wait_until_serving
 
-PATHS = {"native": [], "pure-python": ["--pure-python"]}
 STATIC_STEP = 0.001
 ARM_ZEROS = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)})
 GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
@@ -66,11 +65,11 @@ def stall(address: str, *flags: str) -> subprocess.Popen:
     return process
 
 
-@pytest.fixture(scope="module", params=sorted(PATHS))
-def leased_server(request, tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen]]:
-    """One static-scene server per path with a short lease, shared by the kill tests (each frees it when done)."""
+@pytest.fixture(scope="module")
+def leased_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen]]:
+    """One static-scene server with a short lease, shared by the kill tests (each frees it when done)."""
     address = address_for("ipc", tmp_path_factory.mktemp("faults"))
-    with coupler_server(address, "--scene", "static", "--session-timeout", str(LEASE), *PATHS[request.param]) as server:
+    with coupler_server(address, "--scene", "static", "--session-timeout", str(LEASE)) as server:
         yield address, server
 
 
@@ -95,11 +94,10 @@ def test_a_controller_killed_anywhere_leaves_the_server_and_its_state_to_the_nex
     assert server.poll() is None
 
 
-@pytest.mark.parametrize("path", sorted(PATHS))
-def test_a_controller_killed_while_a_paced_answer_is_held_leaves_the_server_and_its_state_to_the_next(path, tmp_path):
+def test_a_controller_killed_while_a_paced_answer_is_held_leaves_the_server_and_its_state_to_the_next(tmp_path):
     address = address_for("ipc", tmp_path)
     # Real time with a 1 s step: the answer to the first Control is held for a second.
-    flags = ["--scene", "static", "--realtime", "--step", "1", "--session-timeout", str(LEASE), *PATHS[path]]
+    flags = ["--scene", "static", "--realtime", "--step", "1", "--session-timeout", str(LEASE)]
     with coupler_server(address, *flags) as server:
         controller = stall(address, "--then", "control")
         controller.kill()
@@ -110,10 +108,9 @@ def test_a_controller_killed_while_a_paced_answer_is_held_leaves_the_server_and_
         assert server.poll() is None
 
 
-@pytest.mark.parametrize("path", sorted(PATHS))
-def test_a_killed_controller_of_two_holds_the_other_back_only_until_its_lease_lapses(path, tmp_path):
+def test_a_killed_controller_of_two_holds_the_other_back_only_until_its_lease_lapses(tmp_path):
     address = address_for("ipc", tmp_path)
-    flags = ["--scene", "static", "--controllers", "2", "--session-timeout", str(LEASE), *PATHS[path]]
+    flags = ["--scene", "static", "--controllers", "2", "--session-timeout", str(LEASE)]
     with coupler_server(address, *flags) as server:
         controller = stall(address, "--then", "idle")  # handshaken: the other's steps wait for it
         with Client(address, timeout=5.0) as survivor:
@@ -134,10 +131,9 @@ CONTROLS = 200
 OTHER_REQUESTS = 60
 
 
-@pytest.mark.parametrize("path", sorted(PATHS))
-def test_eight_clients_at_once_each_get_every_answer_and_only_the_controller_steps(path):
+def test_eight_clients_at_once_each_get_every_answer_and_only_the_controller_steps():
     address = free_tcp_address()
-    with coupler_server(address, "--scene", "static", *PATHS[path]) as server:
+    with coupler_server(address, "--scene", "static") as server:
         controller = Client(address, timeout=5.0)
         assert isinstance(controller.request(HandshakeInitMessage()), HandshakeMessage)
         answers: dict[int, list[Message]] = {k: [] for k in range(OTHERS)}
@@ -178,13 +174,12 @@ def test_eight_clients_at_once_each_get_every_answer_and_only_the_controller_ste
 # ---- stopping by signal
 
 
-@pytest.mark.parametrize("path", sorted(PATHS))
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_stops_the_server_cleanly_after_answering_the_pending_request(signum, path, tmp_path):
+def test_a_signal_stops_the_server_cleanly_after_answering_the_pending_request(signum, tmp_path):
     socket_file = tmp_path / "coupler.sock"
     address = f"ipc://{socket_file}"
     process = subprocess.Popen(
-        server_command(address, "--scene", "static", "--realtime", "--step", "0.5", *PATHS[path]),
+        server_command(address, "--scene", "static", "--realtime", "--step", "0.5"),
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
@@ -204,12 +199,11 @@ def test_a_signal_stops_the_server_cleanly_after_answering_the_pending_request(s
     assert not socket_file.exists()
 
 
-@pytest.mark.parametrize("path", sorted(PATHS))
 @pytest.mark.parametrize("transport", ["ipc", "tcp"])
-def test_a_killed_controller_frees_the_simulation_at_once_without_waiting_for_its_lease(path, transport, tmp_path):
+def test_a_killed_controller_frees_the_simulation_at_once_without_waiting_for_its_lease(transport, tmp_path):
     address = address_for(transport, tmp_path)
     # A lease far longer than the test: only the closed connection can free the simulation.
-    with coupler_server(address, "--scene", "static", "--session-timeout", "600", *PATHS[path]) as server:
+    with coupler_server(address, "--scene", "static", "--session-timeout", "600") as server:
         controller = stall(address, "--controls", "3", "--then", "idle")
         controller.kill()
         controller.wait(timeout=10)

@@ -1,4 +1,4 @@
-"""Who may drive, through a serving loop and each server path: controllers on
+"""Who may drive, through a serving loop: controllers on
 sockets of their own (each a peer) against a LockstepLoop run in a thread."""
 
 from __future__ import annotations
@@ -28,27 +28,24 @@ from coupler.wire.messages import (
     SensorRequestMessage,
 )
 from coupler.serve.native_responder import NativeResponder
-from reference.pyzmq_responder import PyzmqResponder
 from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation import Simulation
 from coupler.serve.simulation_server import SimulationServer
 from coupler.scenes import load_scene
 
-PATHS = ["native", "pure-python"]
 GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
 
 
 @contextlib.contextmanager
-def serving(path: str, simulation: Simulation, address: str, clock: RunClock | None = None,
+def serving(simulation: Simulation, address: str, clock: RunClock | None = None,
             stop_after: float | None = None, **options) -> Iterator[SimulationServer]:
     """A lockstep server on `address`, its loop in a thread, until the block ends (or the loop does).
 
     `sim.stop` (an Event) stops the loop; `sim.loop` is its thread.
     """
     sim = SimulationServer(simulation, **options)
-    responder_type = NativeResponder if path == "native" else PyzmqResponder
     sim.stop = threading.Event()
-    with responder_type(address, sim) as responder:
+    with NativeResponder(address, sim) as responder:
         loop = threading.Thread(target=LockstepLoop(responder, clock, stop_after).run, args=(sim.stop, 0.05))
         sim.loop = loop
         loop.start()
@@ -71,10 +68,9 @@ def control(objects: dict[str, int], value: float = 0.0) -> ControlMessage:
 ARM = {"arm": 7}
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_a_second_controller_is_refused_as_busy_and_the_first_goes_on_undisturbed(path, tmp_path):
+def test_a_second_controller_is_refused_as_busy_and_the_first_goes_on_undisturbed(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("static", None), address) as sim, \
+    with serving(load_scene("static", None), address) as sim, \
             Client(address, timeout=5.0) as first, Client(address, timeout=5.0) as second:
         assert isinstance(first.request(HandshakeInitMessage()), HandshakeMessage)
         times = [first.request(control(ARM, 0.25)).simulated_time]
@@ -91,10 +87,9 @@ def test_a_second_controller_is_refused_as_busy_and_the_first_goes_on_undisturbe
     assert sim.stats.refused_busy == 3
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_sensor_requests_of_others_are_served_while_busy_and_change_nothing(path, tmp_path):
+def test_sensor_requests_of_others_are_served_while_busy_and_change_nothing(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("static", None), address) as sim, \
+    with serving(load_scene("static", None), address) as sim, \
             Client(address, timeout=5.0) as first, Client(address, timeout=5.0) as reader:
         driven = first.request(control(ARM, 0.5))
         for _ in range(3):
@@ -106,10 +101,9 @@ def test_sensor_requests_of_others_are_served_while_busy_and_change_nothing(path
     assert sim.stats.refused_busy == 0
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_a_lapsed_lease_lets_a_second_controller_take_over(path, tmp_path):
+def test_a_lapsed_lease_lets_a_second_controller_take_over(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("static", None), address, session_timeout=0.3) as sim, \
+    with serving(load_scene("static", None), address, session_timeout=0.3) as sim, \
             Client(address, timeout=5.0) as first, Client(address, timeout=5.0) as second:
         first.request(control(ARM))
         assert second.request(HandshakeInitMessage()).code == ErrorCode.SERVER_BUSY
@@ -135,20 +129,19 @@ def handshake_both(left: Client, right: Client) -> None:
 
 
 @contextlib.contextmanager
-def two_controllers(path: str, simulation: Simulation, tmp_path: Path, clock: RunClock | None = None,
+def two_controllers(simulation: Simulation, tmp_path: Path, clock: RunClock | None = None,
                     **options) -> Iterator[tuple[SimulationServer, Client, Client]]:
     """A server for two controllers over `simulation` from its initial state, and both controllers, handshaken."""
     simulation.reset()
     address = ipc(tmp_path)
-    with serving(path, simulation, address, clock, controllers=2, **options) as sim, \
+    with serving(simulation, address, clock, controllers=2, **options) as sim, \
             Client(address, timeout=5.0) as left, Client(address, timeout=5.0) as right:
         handshake_both(left, right)
         yield sim, left, right
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_time(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_time(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path) as (sim, left, right):
         dt = sim.handshake.time_step
         for k in range(1, 4):
             left.send(control(LEFT, 0.1))
@@ -160,9 +153,8 @@ def test_two_controllers_step_only_when_both_controls_arrived_and_see_the_same_t
     assert sim.stats.steps == 3 and sim.stats.controls == 6
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_a_robot_another_controller_drives_is_refused_naming_it(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+def test_a_robot_another_controller_drives_is_refused_naming_it(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path) as (sim, left, right):
         drive_together(left, right, 1)  # each claims its arm
         refused = right.request(control({**LEFT, **RIGHT}))
         assert refused.code == ErrorCode.SERVER_BUSY
@@ -170,18 +162,16 @@ def test_a_robot_another_controller_drives_is_refused_naming_it(path, two_arms, 
         assert drive_together(left, right, 1) == [pytest.approx(2 * sim.handshake.time_step)]
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_a_controller_that_leaves_no_longer_holds_the_other_back(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+def test_a_controller_that_leaves_no_longer_holds_the_other_back(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path) as (sim, left, right):
         left.send(control(LEFT))
         assert not left.wait(0.2)
         right.send(GOODBYE)
         assert left.receive().simulated_time == pytest.approx(sim.handshake.time_step)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path, session_timeout=0.3) as (sim, left, right):
+def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path, session_timeout=0.3) as (sim, left, right):
         sent = time.monotonic()
         answer = left.request(control(LEFT), timeout=3.0)
         assert answer.simulated_time == pytest.approx(sim.handshake.time_step)
@@ -196,9 +186,8 @@ def test_a_controller_whose_lease_lapses_no_longer_holds_the_other_back(path, tw
         assert left.receive().simulated_time == right.receive().simulated_time == pytest.approx(2 * sim.handshake.time_step)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_stopping_answers_a_control_still_waiting_for_the_other_controller(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+def test_stopping_answers_a_control_still_waiting_for_the_other_controller(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path) as (sim, left, right):
         left.send(control(LEFT))
         assert not left.wait(0.2)
         sim.stop.set()
@@ -207,14 +196,13 @@ def test_stopping_answers_a_control_still_waiting_for_the_other_controller(path,
     assert answer.code == ErrorCode.SESSION_ENDED and "server stopped" in answer.text
 
 
-@pytest.mark.parametrize("path", PATHS)
 def test_a_failing_step_of_two_controllers_answers_both_with_an_internal_error_and_the_server_goes_on(
-    path, two_arms, tmp_path, monkeypatch
+    two_arms, tmp_path, monkeypatch
 ):
     def broken(steps=1):
         raise RuntimeError("solver diverged")
 
-    with two_controllers(path, two_arms, tmp_path) as (sim, left, right):
+    with two_controllers(two_arms, tmp_path) as (sim, left, right):
         with monkeypatch.context() as patch:
             patch.setattr(two_arms, "step", broken)
             left.send(control(LEFT))
@@ -234,9 +222,8 @@ def drive_together(left: Client, right: Client, rounds: int) -> list[float]:
     return times
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_two_controllers_in_real_time_never_run_ahead_of_the_wall_clock(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path, RunClock(1.0)) as (sim, left, right):
+def test_two_controllers_in_real_time_never_run_ahead_of_the_wall_clock(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path, RunClock(1.0)) as (sim, left, right):
         first = drive_together(left, right, 1)[0]
         started = time.monotonic()
         last = drive_together(left, right, 100)[-1]
@@ -244,9 +231,8 @@ def test_two_controllers_in_real_time_never_run_ahead_of_the_wall_clock(path, tw
     assert wall >= (last - first) * 0.98
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_two_controllers_stop_after_that_much_simulated_time(path, two_arms, tmp_path):
-    with two_controllers(path, two_arms, tmp_path, stop_after=0.01) as (sim, left, right):
+def test_two_controllers_stop_after_that_much_simulated_time(two_arms, tmp_path):
+    with two_controllers(two_arms, tmp_path, stop_after=0.01) as (sim, left, right):
         times = drive_together(left, right, 5)  # 2 ms steps: the fifth reaches 0.01 s
         sim.loop.join(timeout=5)
         assert not sim.loop.is_alive()
@@ -292,10 +278,9 @@ def test_demo_server_refuses_several_controllers_in_free_mode():
 LONG_PACED = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, steps=3000)  # 3 s of the static scene's steps
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_readers_and_newcomers_are_answered_while_a_long_paced_control_waits(path, tmp_path):
+def test_readers_and_newcomers_are_answered_while_a_long_paced_control_waits(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("static", None), address, RunClock(1.0)) as sim, \
+    with serving(load_scene("static", None), address, RunClock(1.0)) as sim, \
             Client(address, timeout=5.0) as driver, Client(address, timeout=1.0) as reader, \
             Client(address, timeout=1.0) as newcomer:
         driver.request(HandshakeInitMessage())
@@ -309,10 +294,9 @@ def test_readers_and_newcomers_are_answered_while_a_long_paced_control_waits(pat
         assert sim.stats.steps == 3000
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_stopping_during_a_long_paced_control_ends_the_loop_at_once(path, tmp_path):
+def test_stopping_during_a_long_paced_control_ends_the_loop_at_once(tmp_path):
     address = ipc(tmp_path)
-    with serving(path, load_scene("static", None), address, RunClock(1.0)) as sim, \
+    with serving(load_scene("static", None), address, RunClock(1.0)) as sim, \
             Client(address, timeout=5.0) as driver:
         driver.request(HandshakeInitMessage())
         driver.send(ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, steps=60_000))

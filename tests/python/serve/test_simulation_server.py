@@ -172,3 +172,13 @@ def test_a_reset_with_a_state_is_refused_by_a_scene_without_one():
     answer = SimulationServer(StaticScene()).handle(ResetMessage(qvel=[0.0]))
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE
     assert "cannot start a reset from a given qpos/qvel" in answer.text
+
+
+def test_a_control_to_a_scene_without_control_arrays_is_refused_as_unexpected():
+    class ReadOnly:
+        def handshake(self) -> HandshakeMessage:
+            return HandshakeMessage()
+
+    answer = SimulationServer(ReadOnly()).handle(ControlMessage(), b"c")
+    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE
+    assert "takes no Controls" in answer.text

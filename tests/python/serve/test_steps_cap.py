@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from coupler.scenes.static import StaticScene
-from coupler.serve.control_check import MAX_STEPS_PER_CONTROL
+from coupler import _native
 from coupler.serve.simulation_server import SimulationServer
 from coupler.wire.codec import decode, encode
 from coupler.wire.messages import ControlMessage, ErrorCode, ErrorMessage, ObjectControl
 
 STEPS_FIELD = 100  # ControlMessage.steps, the coupler extension
+MAX_STEPS_PER_CONTROL = _native.ControlLayout.MAX_STEPS
 
 
 def varint(value: int) -> bytes:

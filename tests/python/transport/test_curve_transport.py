@@ -1,4 +1,4 @@
-"""CurveZMQ on TCP: demo.server (native and --pure-python) admits only the
+"""CurveZMQ on TCP: demo.server admits only the
 clients in its allow-list, and nothing readable crosses the wire."""
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from coupler.wire.messages import HandshakeInitMessage, HandshakeMessage
 from coupler.controller.session import Session
 from coupler.cli import serve as serve_cli
 from peers import coupler_server, democlient, free_tcp_address, run
-from reference.pyzmq_server import Server
 from tcp_relay import TcpRelay
 
 
@@ -30,7 +29,6 @@ def serve_arguments(argv: list[str]):
     serve_cli.add_arguments(parser)
     return parser.parse_args(argv)
 
-SERVER_PATHS = {"native": (), "pure-python": ("--pure-python",)}
 # Names from the static scene's handshake: plain text in an unencrypted frame.
 PLAINTEXT_MARKERS = (b"wheel_right", b"wrist_ft")
 
@@ -69,16 +67,11 @@ def keys(tmp_path: Path) -> Keys:
     )
 
 
-@pytest.fixture(params=list(SERVER_PATHS))
-def server_path(request: pytest.FixtureRequest) -> tuple[str, ...]:
-    return SERVER_PATHS[request.param]
-
-
 @pytest.fixture
-def curve_server(keys: Keys, server_path: tuple[str, ...]) -> Iterator[tuple[str, object]]:
+def curve_server(keys: Keys) -> Iterator[tuple[str, object]]:
     """A static-scene demo.server with CURVE; yields its address and process."""
     address = free_tcp_address()
-    with coupler_server(address, "--scene", "static", *server_path, *keys.server_flags()) as process:
+    with coupler_server(address, "--scene", "static", *keys.server_flags()) as process:
         yield address, process
 
 
@@ -145,9 +138,9 @@ def _session_through_relay(server_address: str, client: str, key_flags: list[str
 
 
 @pytest.mark.parametrize("client", ["python", "democlient"])
-def test_without_curve_the_scene_is_readable_on_the_wire(server_path: tuple[str, ...], client: str) -> None:
+def test_without_curve_the_scene_is_readable_on_the_wire(client: str) -> None:
     address = free_tcp_address()
-    with coupler_server(address, "--scene", "static", *server_path):
+    with coupler_server(address, "--scene", "static"):
         recorded = _session_through_relay(address, client, [])
     assert all(marker in recorded for marker in PLAINTEXT_MARKERS)
 
@@ -184,23 +177,3 @@ def test_an_allow_list_without_keys_is_refused(keys: Keys, tmp_path: Path) -> No
     args = serve_arguments(["--curve-secret", str(keys.server_secret), "--curve-allow", str(tmp_path / "empty")])
     with pytest.raises(Error, match="holds no \\*.key file"):
         serve_cli.options_from(args)
-
-
-def test_two_pyzmq_curve_servers_in_one_process_keep_their_own_allow_lists(keys: Keys, tmp_path: Path, caplog) -> None:
-    other_allowed = tmp_path / "other-allowed"
-    _, other_client_secret = create_key_pair(other_allowed, "other")
-    server_pair = load_key_pair(keys.server_secret)
-    other_client = {**keys.client, "curve_key_pair": load_key_pair(other_client_secret)}
-    first_allows, second_allows = [keys.client["curve_key_pair"][0]], [other_client["curve_key_pair"][0]]
-    with (
-        Server("tcp://127.0.0.1:*", curve_key_pair=server_pair, curve_allowed_clients=first_allows) as first,
-        Server("tcp://127.0.0.1:*", curve_key_pair=server_pair, curve_allowed_clients=second_allows) as second,
-        Client(first.endpoint, timeout=0.5, **other_client) as refused,
-        Client(second.endpoint, timeout=2.0, **other_client) as accepted,
-    ):
-        refused.send(HandshakeInitMessage())
-        with pytest.raises(TimeoutError):
-            first.receive(0.5)
-        accepted.send(HandshakeInitMessage())
-        assert isinstance(second.receive(2.0).message, HandshakeInitMessage)
-    assert any(other_client["curve_key_pair"][0].decode() in record.getMessage() for record in caplog.records)

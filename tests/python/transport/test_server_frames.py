@@ -1,5 +1,4 @@
-"""Bad frames against coupler.Server (the C++ server) and the tests' reference
-pyzmq server alike: each is answered with an ErrorMessage naming the
+"""Bad frames against coupler.Server (the C++ server): each is answered with an ErrorMessage naming the
 problem, counted, logged, and never reaches the caller; the server then
 serves a normal request."""
 
@@ -20,7 +19,6 @@ from coupler.wire.messages import (
     SensorRequestMessage,
 )
 from coupler.transport.server import Server
-from reference.pyzmq_server import Server as ReferenceServer
 
 SENSOR_FRAME = encode(SensorMessage(objects={"arm": ObjectSensors(angles=[0.1] * 7)}, simulated_time=1.0))
 
@@ -36,10 +34,9 @@ BAD_FRAMES = {
 }
 
 
-@pytest.fixture(params=["coupler", "reference"])
-def server(request, make_address):
-    server_type = Server if request.param == "coupler" else ReferenceServer
-    with server_type(make_address("ipc")) as server:
+@pytest.fixture
+def server(make_address):
+    with Server(make_address("ipc")) as server:
         yield server
 
 

@@ -1,5 +1,4 @@
-"""Heartbeats, closed-peer reports and the frame size limit, on both server
-paths: the pyzmq reference server (tests/python/reference) and the native `coupler._native.Server`."""
+"""Heartbeats, closed-peer reports and the frame size limit of the server (`coupler._native.Server`)."""
 
 from __future__ import annotations
 
@@ -18,24 +17,22 @@ from coupler.transport.client import Client
 from coupler.wire.codec import encode
 from coupler.wire.errors import TimeoutError
 from coupler.wire.messages import ErrorMessage, ResetMessage, SensorRequestMessage
-from reference.pyzmq_server import Server
 from peers import free_tcp_address
 from tcp_relay import TcpRelay
 
 
-class AnyServer:
-    """One face over both server classes: receive a request, answer it with a message."""
+class MessageServer:
+    """The server, answering with messages."""
 
-    def __init__(self, kind: str, address: str, **options) -> None:
-        self.native = kind == "native"
-        self.server = _native.Server(address, **options) if self.native else Server(address, **options)
+    def __init__(self, address: str, **options) -> None:
+        self.server = _native.Server(address, **options)
         self.endpoint: str = self.server.endpoint
 
     def receive(self, timeout: float):
         return self.server.receive(timeout)
 
     def reply(self, request, message) -> None:
-        self.server.reply(request, encode(message) if self.native else message)
+        self.server.reply(request, encode(message))
 
     def take_closed_peers(self) -> list[bytes]:
         return self.server.take_closed_peers()
@@ -48,12 +45,12 @@ class AnyServer:
         self.server.close()
 
 
-@pytest.fixture(params=["pyzmq", "native"])
-def make_server(request: pytest.FixtureRequest) -> Iterator[Callable[..., AnyServer]]:
-    servers: list[AnyServer] = []
+@pytest.fixture
+def make_server() -> Iterator[Callable[..., MessageServer]]:
+    servers: list[MessageServer] = []
 
-    def make(address: str, **options) -> AnyServer:
-        servers.append(AnyServer(request.param, address, **options))
+    def make(address: str, **options) -> MessageServer:
+        servers.append(MessageServer(address, **options))
         return servers[-1]
 
     yield make
@@ -61,14 +58,14 @@ def make_server(request: pytest.FixtureRequest) -> Iterator[Callable[..., AnySer
         server.close()
 
 
-def answer_one(server: AnyServer) -> bytes:
+def answer_one(server: MessageServer) -> bytes:
     """Answer the next request with a Reset; return the peer it came from."""
     request = server.receive(5.0)
     server.reply(request, ResetMessage())
     return request.peer
 
 
-def closed_peers_within(server: AnyServer, timeout: float) -> list[bytes]:
+def closed_peers_within(server: MessageServer, timeout: float) -> list[bytes]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         closed = server.take_closed_peers()
