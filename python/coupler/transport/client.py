@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import zmq
 
@@ -132,11 +133,18 @@ class Client:
         A late answer to an abandoned request also wakes it; `try_receive`
         then drops that answer and returns None.
         """
-        try:
-            # Rounding up: a wait never ends before its timeout, so callers need no retry loop.
-            return bool(self._poller.poll(max(0, math.ceil(timeout * 1000))))
-        except zmq.ZMQError as error:
-            raise Error(f"waiting for {self.address}: {error}") from None
+        # ZeroMQ's poll keeps time with a coarse clock and can wake a fraction of
+        # a millisecond early: waiting again for what is left keeps the promise
+        # that a wait never ends before its timeout, so callers need no retry loop.
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                ready = self._poller.poll(max(0, math.ceil(remaining * 1000)))
+            except zmq.ZMQError as error:
+                raise Error(f"waiting for {self.address}: {error}") from None
+            if ready or remaining <= 0:
+                return bool(ready)
 
     def receive(self, timeout: float | None = None) -> Message:
         """Block up to `timeout` seconds (default: the client's) for the answer.
