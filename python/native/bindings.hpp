@@ -14,5 +14,6 @@ void bind_scatter_gather(pybind11::module_& module);
 void bind_curve_keys(pybind11::module_& module);
 void bind_hot_path(pybind11::module_& module);
 void bind_frame_publisher(pybind11::module_& module);
+void bind_codec(pybind11::module_& module);
 
 }  // namespace coupler::python

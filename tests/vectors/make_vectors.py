@@ -37,7 +37,8 @@ from typing import Any
 
 from google.protobuf import text_format
 
-from coupler.wire.codec import decode, encode, to_proto
+from coupler._proto import coupler_pb2 as pb
+from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
     ControlField,
     ControlMessage,
@@ -311,8 +312,11 @@ def readme(messages: dict[str, Message]) -> str:
 def main() -> int:
     messages = vectors()
     for name, message in messages.items():
-        (HERE / f"{name}.bin").write_bytes(encode(message))
-        (HERE / f"{name}.txt").write_text(text_format.MessageToString(to_proto(message)))
+        frame = encode(message)
+        (HERE / f"{name}.bin").write_bytes(frame)
+        # protoc's classes only print the frame: the message kinds are named alike.
+        proto = getattr(pb, type(message).__name__).FromString(frame)
+        (HERE / f"{name}.txt").write_text(text_format.MessageToString(proto))
     (HERE / "README.md").write_text(readme(messages))
     print(f"wrote {len(messages)} vectors and README.md to {HERE}", file=sys.stderr)
     return 0
