@@ -1,6 +1,7 @@
 // coupler.wire.codec's encode and decode: the C++ codec, with the messages
-// crossing as the coupler.wire.messages dataclasses, and the "worlds"
-// extension's Control and answer crossing as NumPy arrays.
+// crossing as the coupler.wire.messages dataclasses; and for
+// coupler.wire.world_frames the "worlds" extension's Control and answer with
+// their numbers as NumPy arrays, without a list of Python floats between.
 
 #include <cstring>
 #include <map>
@@ -132,6 +133,11 @@ ControlMessage control(const py::handle& in) {
     o.field = spelled->second;
   }
   out.steps = field<std::uint64_t>(in, "steps");
+  out.worlds = field<std::uint32_t>(in, "worlds");
+  out.world_controls = field<std::vector<double>>(in, "world_controls");
+  out.reset_worlds = field<std::vector<std::uint32_t>>(in, "reset_worlds");
+  out.reset_qpos = field<std::vector<double>>(in, "reset_qpos");
+  out.reset_qvel = field<std::vector<double>>(in, "reset_qvel");
   return out;
 }
 
@@ -157,6 +163,8 @@ SensorMessage sensor_message(const py::handle& in) {
     }
   }
   out.simulated_time = field<double>(in, "simulated_time");
+  out.world_sensors = field<std::vector<double>>(in, "world_sensors");
+  out.world_times = field<std::vector<double>>(in, "world_times");
   return out;
 }
 
@@ -224,7 +232,9 @@ py::object to_python(const ControlMessage& in) {
     objects[py::str(name)] = known.object_control(py::arg("values") = object.values, py::arg("events") = object.events,
                                                   py::arg("field") = known.control_fields.at(object.field));
   }
-  return known.control(py::arg("objects") = objects, py::arg("steps") = in.steps);
+  return known.control(py::arg("objects") = objects, py::arg("steps") = in.steps, py::arg("worlds") = in.worlds,
+                       py::arg("world_controls") = in.world_controls, py::arg("reset_worlds") = in.reset_worlds,
+                       py::arg("reset_qpos") = in.reset_qpos, py::arg("reset_qvel") = in.reset_qvel);
 }
 
 py::tuple numbers(const std::vector<double>& value) {
@@ -253,7 +263,8 @@ py::object to_python(const SensorMessage& in) {
         py::arg("torques") = object.torques, py::arg("forces") = forces,
         py::arg("object_sensors") = to_python(object.object_sensors), py::arg("sensors") = named);
   }
-  return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time);
+  return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time,
+                              py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times);
 }
 
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
