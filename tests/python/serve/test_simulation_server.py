@@ -172,3 +172,9 @@ def test_a_reset_with_a_state_is_refused_by_a_scene_without_one():
     answer = SimulationServer(StaticScene()).handle(ResetMessage(qvel=[0.0]))
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE
     assert "cannot start a reset from a given qpos/qvel" in answer.text
+
+
+def test_a_reset_refused_for_its_state_leaves_no_session_behind():
+    sim = SimulationServer(StaticScene())
+    sim.handle(ResetMessage(qpos=[0.0]))
+    assert not sim.session_active
