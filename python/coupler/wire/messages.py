@@ -1,8 +1,10 @@
 """The protocol's messages as plain Python values.
 
-Each message kind is a dataclass; `coupler.wire.codec` turns them into wire frames
-and back. User code never touches generated protobuf classes. Field names are
-the C++ library's, so a reader of one language can read the other.
+Each message kind is a dataclass; `coupler.wire.codec`, the C++ codec bound
+into Python, turns them into wire frames and back, reading and writing their
+fields by name (python/native/codec_binding.cpp). User code never touches
+generated protobuf classes. Field names are the C++ structs' (coupler/messages.hpp),
+so a reader of one language can read the other.
 """
 
 from __future__ import annotations
