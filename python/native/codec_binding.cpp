@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <map>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,8 +23,9 @@ namespace py = pybind11;
 namespace coupler::python {
 namespace {
 
-// The classes of coupler.wire.messages, looked up once; never freed, since
-// they must outlive every call, and the interpreter frees them at exit.
+// The classes and enum members of coupler.wire.messages, looked up once.
+// Leaked on purpose: releasing Python objects from a static destructor, after
+// the interpreter has finalized, would crash at exit.
 struct Vocabulary {
   py::object handshake_init, handshake, object_description, range, server_info;
   py::object control, object_control, sensor_message, object_sensors, sensor;
@@ -182,7 +182,12 @@ Message message(const py::handle& in) {
 
 // ---- C++ -> Python
 
-py::object value_type(ValueType type) { return vocabulary().value_types.at(static_cast<int>(type)); }
+py::object value_type(ValueType type) {
+  // The decoder takes only the schema's types, which the vocabulary names; an int keeps any other.
+  const auto& known = vocabulary().value_types;
+  const auto member = known.find(static_cast<int>(type));
+  return member == known.end() ? py::int_(static_cast<int>(type)) : member->second;
+}
 
 py::list value_types(const std::vector<ValueType>& types) {
   py::list out;
