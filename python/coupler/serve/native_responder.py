@@ -4,8 +4,8 @@ A Control is checked against the handshake and read into the simulation's
 control arrays in C++, applied and stepped by `SimulationServer`, and answered
 with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
-Every other request, and a Control that does not match the handshake, is
-decoded by `coupler.wire.codec` and goes through `SimulationServer.handle`, so it
+Every other request, and a Control that does not match the handshake, goes
+as the message the C++ server decoded through `SimulationServer.handle`, so it
 gets the very answer the pyzmq path gives.
 """
 
@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from coupler import _native
-from coupler.wire.codec import decode, encode
+from coupler.wire.codec import encode
 from coupler.wire.errors import ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorMessage, MessageType
 from coupler.wire.peer_text import shown
@@ -116,13 +116,7 @@ class NativeResponder:
         return Answer(self._sensors.encode(simulated_time), simulated_time, self.sim.steps_per_control(steps))
 
     def _through_messages(self, request: _native.Request) -> Answer:
-        try:
-            message = decode(request.frame)
-        except ProtocolError as error:
-            # The C++ decoder took a frame that the Python one refuses: answer
-            # as the pyzmq server answers a bad frame.
-            self._peer_log.warning("bad frame: %s", shown(str(error)))
-            return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
+        message = request.message  # as the C++ server decoded it: the one codec, no second parse
         answer = self.sim.handle(message, request.peer)
         reply = None if answer is None or isinstance(answer, Held) else encode(answer)
         return message_answer(self.sim, message, answer, reply)
