@@ -8,7 +8,6 @@
 
 #include "coupler.pb.h"
 #include "deterministic_wire.hpp"
-#include "wire_tags.hpp"
 
 namespace coupler {
 namespace {
@@ -25,8 +24,8 @@ std::vector<double> to_vector(const Repeated& repeated) {
   return {repeated.begin(), repeated.end()};
 }
 
-template <class Repeated>
-void append(Repeated* repeated, const std::vector<double>& values) {
+template <class Repeated, class T>
+void append(Repeated* repeated, const std::vector<T>& values) {
   repeated->Add(values.begin(), values.end());
 }
 
@@ -99,7 +98,9 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
   object.joint_sensors.assign(in.jointsensorsinorder().begin(), in.jointsensorsinorder().end());
   object.joint_sensor_types = to_value_types(in.jointsensors(), where);
   for (const auto& [event, type] : in.controlevents()) object.control_events[event] = checked_value_type(type, where);
-  for (const auto& [sensor, types] : in.sensors()) object.sensors[sensor] = to_value_types(types.types(), where);
+  for (const auto& [sensor, types] : in.sensors()) {
+    object.sensors[sensor] = to_value_types(types.types(), where + " sensor '" + sensor + "'");
+  }
   object.object_sensors = to_value_types(in.objectsensors(), where);
   object.control_targets.assign(in.controltargets().begin(), in.controltargets().end());
   if (!object.control_targets.empty() && object.control_targets.size() != object.controls.size()) {
@@ -136,6 +137,7 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
     server->set_version(message.server->version);
     for (const auto& extension : message.server->extensions) server->add_extensions(extension);
   }
+  out.set_worlds(message.worlds);
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -148,6 +150,7 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
     const pb::ServerInfo& server = in.server();
     message.server = ServerInfo{server.name(), server.version(), {server.extensions().begin(), server.extensions().end()}};
   }
+  message.worlds = in.worlds();
   return message;
 }
 
@@ -166,6 +169,11 @@ void fill(pb::ControlMessage& out, const ControlMessage& message) {
     for (const auto& [event, on] : object.events) (*o.mutable_controlevents())[event] = on;
   }
   out.set_steps(message.steps);
+  out.set_worlds(message.worlds);
+  append(out.mutable_worldcontrols(), message.world_controls);
+  append(out.mutable_resetworlds(), message.reset_worlds);
+  append(out.mutable_resetqpos(), message.reset_qpos);
+  append(out.mutable_resetqvel(), message.reset_qvel);
 }
 
 ObjectControl from_proto(const pb::ControlMessage_Object& in, const std::string& name) {
@@ -202,6 +210,11 @@ ControlMessage read(const pb::ControlMessage& in) {
     message.objects.emplace_hint(message.objects.end(), *name, from_proto(*object, *name));
   }
   message.steps = in.steps();
+  message.worlds = in.worlds();
+  message.world_controls = to_vector(in.worldcontrols());
+  message.reset_worlds.assign(in.resetworlds().begin(), in.resetworlds().end());
+  message.reset_qpos = to_vector(in.resetqpos());
+  message.reset_qvel = to_vector(in.resetqvel());
   return message;
 }
 
@@ -232,7 +245,9 @@ void to_proto(pb::SensorMessage_Sensor* out, const Sensor& sensor) {
     case ValueType::Multiple:
     case ValueType::ActuatorInput: break;
   }
-  throw Error("sensor type " + std::to_string(static_cast<int>(sensor.type)) + " cannot be sent");
+  const std::string_view name = to_string(sensor.type);
+  throw Error("sensor type " + (name.empty() ? std::to_string(static_cast<int>(sensor.type)) : std::string(name)) +
+              " cannot be sent");
 }
 
 std::vector<double> read_vec3(const Vec3& in, const std::string& where) {
@@ -311,12 +326,16 @@ void fill(pb::SensorMessage& out, const SensorMessage& message) {
   out.set_messagetype(pb::SensorMessageType);
   for (const auto& [name, object] : message.objects) (*out.mutable_objects())[name] = to_proto(object);
   if (is_sent(message.simulated_time)) out.mutable_simvars()->set_simulatedtime(message.simulated_time);
+  append(out.mutable_worldsensors(), message.world_sensors);
+  append(out.mutable_worldtimes(), message.world_times);
 }
 
 SensorMessage read(const pb::SensorMessage& in) {
   SensorMessage message;
   for (const auto& [name, object] : in.objects()) message.objects[name] = from_proto(object, name);
   message.simulated_time = in.simvars().simulatedtime();
+  message.world_sensors = to_vector(in.worldsensors());
+  message.world_times = to_vector(in.worldtimes());
   return message;
 }
 
@@ -331,8 +350,12 @@ HandshakeInitMessage read(const pb::HandshakeInitMessage& in) { return {in.versi
 void fill(pb::SensorRequestMessage& out, const SensorRequestMessage&) { out.set_messagetype(pb::SensorRequestMessageType); }
 SensorRequestMessage read(const pb::SensorRequestMessage&) { return {}; }
 
-void fill(pb::ResetMessage& out, const ResetMessage&) { out.set_messagetype(pb::ResetMessageType); }
-ResetMessage read(const pb::ResetMessage&) { return {}; }
+void fill(pb::ResetMessage& out, const ResetMessage& message) {
+  out.set_messagetype(pb::ResetMessageType);
+  append(out.mutable_qpos(), message.qpos);
+  append(out.mutable_qvel(), message.qvel);
+}
+ResetMessage read(const pb::ResetMessage& in) { return {to_vector(in.qpos()), to_vector(in.qvel())}; }
 
 void fill(pb::ErrorMessage& out, const ErrorMessage& message) {
   out.set_messagetype(pb::ErrorMessageType);
@@ -367,8 +390,7 @@ auto with_proto(const Message& message, F&& use) {
 template <class T>
 Message parse(std::string_view frame) {
   typename ProtoOf<T>::type proto;
-  if (!detail::tags_fit(frame, *proto.GetDescriptor()) ||
-      !proto.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
+  if (!proto.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
     malformed("frame of " + std::to_string(frame.size()) + " bytes is not a valid " +
               std::string(to_string(type_of(Message(std::in_place_type<T>)))) + " message");
   }
@@ -389,10 +411,9 @@ std::string describe(const Message& message) {
 Message decode(std::string_view frame) {
   if (frame.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) malformed("frame too large to parse");
   pb::Message header;
-  if (!detail::tags_fit(frame, *header.GetDescriptor()) ||
-      !header.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
+  if (!header.ParseFromArray(frame.data(), static_cast<int>(frame.size()))) {
     // Name the kind a broken frame claims to be when its first field says,
-    // as every coupler and Click frame's does; the Python codec says the same.
+    // as every coupler and Click frame's does.
     const std::string prefix = "frame of " + std::to_string(frame.size()) + " bytes is not a ";
     if (frame.size() >= 2 && frame[0] == '\x08' && frame[1] >= 0 && frame[1] <= 6) {
       malformed(prefix + "valid " + std::string(to_string(static_cast<MessageType>(frame[1]))) +

@@ -13,7 +13,6 @@
 #include "deterministic_wire.hpp"
 #include "sensor_frame_reader.hpp"
 #include "sensor_frame_template.hpp"
-#include "wire_tags.hpp"
 
 namespace coupler {
 namespace {
@@ -398,9 +397,7 @@ std::optional<double> SensorLayout::read(std::string_view frame, double* values)
   const int size = static_cast<int>(frame.size());
   if (const std::optional<double> time = impl.frame_reader.read(frame, values)) return time;
   // Exactly the frames coupler::decode() takes as a SensorMessage.
-  if (!detail::tags_fit(frame, *impl.header.GetDescriptor()) || !impl.header.ParseFromArray(frame.data(), size) ||
-      impl.header.messagetype() != pb::SensorMessageType ||
-      !detail::tags_fit(frame, *pb::SensorMessage::descriptor())) {
+  if (!impl.header.ParseFromArray(frame.data(), size) || impl.header.messagetype() != pb::SensorMessageType) {
     return std::nullopt;
   }
   impl.arena.Reset();

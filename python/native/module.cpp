@@ -6,8 +6,8 @@
 
 PYBIND11_MODULE(_native, module) {
   module.doc() =
-      "coupler's C++ Server, flat control and sensor layouts, MuJoCo scatter and gather and CURVE key files, "
-      "used by coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
+      "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather and CURVE key files, "
+      "used by coupler.wire.codec, coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
       "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
   coupler::python::bind_limits(module);
@@ -17,10 +17,10 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_curve_keys(module);
   coupler::python::bind_frame_publisher(module);
   coupler::python::bind_hot_path(module);
+  coupler::python::bind_codec(module);
 #ifdef COUPLER_PYTHON_TEST_BINDINGS
   pybind11::module_ testing = module.def_submodule(
-      "testing", "The C++ Client and codec, for the Python tests only (built by scripts/setup, never shipped).");
+      "testing", "The C++ Client, for the Python tests only (built by scripts/setup, never shipped).");
   coupler::python::bind_client(testing);
-  coupler::python::bind_codec(testing);
 #endif
 }

@@ -13,6 +13,7 @@
 
 #include "bindings.hpp"
 #include "conversions.hpp"
+#include "message_objects.hpp"
 #include "server_handle.hpp"
 
 namespace py = pybind11;
@@ -24,7 +25,10 @@ void bind_server(py::module_& module) {
       .def_property_readonly("type", [](const Request& r) { return static_cast<int>(r.type()); },
                              "The message type (a coupler.wire.messages.MessageType value).")
       .def_property_readonly("frame", [](const Request& r) { return py::bytes(r.frame()); },
-                             "The payload as received, for decoding with coupler.wire.codec.")
+                             "The payload as received.")
+      .def_property_readonly("message", [](const Request& r) { return to_python(r.message()); },
+                             "The message the server decoded, as a coupler.wire.messages value; coupler.Error for a "
+                             "request not decoded yet (Server.complete).")
       .def_property_readonly("size", [](const Request& r) { return r.frame().size(); }, "Bytes of the payload.")
       .def_property_readonly("peer", [](const Request& r) { return py::bytes(r.peer()); },
                              "Identifies the connection it came from.")

@@ -118,6 +118,40 @@ SensorMessage sensor_coupler() {
   return m;
 }
 
+HandshakeMessage handshake_worlds() {
+  ObjectDescription arm;
+  arm.controls = {"shoulder"};
+  arm.control_types = {V::Angle};
+  arm.joint_sensors = {"shoulder"};
+  arm.joint_sensor_types = {V::Angle, V::AngularVelocity1D};
+  arm.control_events = {{"gripper", V::Activated}};
+  HandshakeMessage m;
+  m.objects = {{"arm", arm}};
+  m.time_step = 0.002;
+  m.server = ServerInfo{"coupler", "0.1.0", {"steps", "worlds"}};
+  m.worlds = 2;
+  return m;
+}
+
+ControlMessage control_worlds() {
+  ControlMessage m;
+  m.steps = 5;
+  m.worlds = 2;
+  m.world_controls = {0.5, 1.0, -0.25, 0.0};
+  m.reset_worlds = {1};
+  m.reset_qpos = {0.125};
+  m.reset_qvel = {-1.5};
+  return m;
+}
+
+SensorMessage sensor_worlds() {
+  SensorMessage m;
+  m.simulated_time = 0.01;
+  m.world_sensors = {0.5, 2.5, 0.125, -1.5};
+  m.world_times = {0.01, 0.0};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -136,6 +170,10 @@ std::map<std::string, Message> vectors() {
       {"sensor_coupler", sensor_coupler()},
       {"sensor_request", SensorRequestMessage{}},
       {"reset", ResetMessage{}},
+      {"reset_state", ResetMessage{{0.25, -0.5, 1.0}, {0.0, 2.0, -0.125}}},
+      {"handshake_worlds", handshake_worlds()},
+      {"control_worlds", control_worlds()},
+      {"sensor_worlds", sensor_worlds()},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }

@@ -1,6 +1,6 @@
 #pragma once
 // coupler._native.testing: C++ pieces that only the tests call from Python
-// (the C++ Client, the C++ codec's round trip), compiled into the module only
+// (the C++ Client), compiled into the module only
 // with COUPLER_PYTHON_TEST_BINDINGS, which the shipped wheel leaves off.
 
 #include <pybind11/pybind11.h>
@@ -8,6 +8,5 @@
 namespace coupler::python {
 
 void bind_client(pybind11::module_& module);
-void bind_codec(pybind11::module_& module);
 
 }  // namespace coupler::python

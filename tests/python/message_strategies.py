@@ -1,9 +1,9 @@
 """Hypothesis strategies for valid coupler messages of every kind.
 
-`valid_messages(numbers)` draws any message the codecs must carry unchanged:
+`valid_messages(numbers)` draws any message the codec must carry unchanged:
 every kind, every value type as a sensor reading, the deprecated control
-lists, events, the `steps` extension, unknown error codes and versions, and
-names in any script. The numbers strategy decides which doubles appear, so a
+lists, events, the `steps` and "worlds" extensions, reset states, unknown
+error codes and versions, and names in any script. The numbers strategy decides which doubles appear, so a
 test that compares messages (NaN is unequal to itself) and one that compares
 frames can share the rest.
 """
@@ -42,6 +42,7 @@ all_numbers = st.floats()
 
 names = st.text(max_size=8)
 int32 = st.integers(-(2**31), 2**31 - 1)
+uint32 = st.integers(0, 2**32 - 1)
 value_types = st.sampled_from(list(ValueType))
 _vector_types = [t for t in ValueType if t.width == 3]
 # ACTUATOR_INPUT is a control type only: no Sensor carries it.
@@ -77,6 +78,8 @@ def _sensor_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[Sen
             max_size=3,
         ),
         simulated_time=numbers,
+        world_sensors=st.lists(numbers, max_size=8),
+        world_times=st.lists(numbers, max_size=3),
     )
 
 
@@ -95,6 +98,11 @@ def _control_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[Co
         ControlMessage,
         objects=st.dictionaries(names, st.one_of(current, legacy), max_size=3),
         steps=st.integers(0, 2**32 - 1),
+        worlds=uint32,
+        world_controls=st.lists(numbers, max_size=8),
+        reset_worlds=st.lists(uint32, max_size=3),
+        reset_qpos=st.lists(numbers, max_size=4),
+        reset_qvel=st.lists(numbers, max_size=4),
     )
 
 
@@ -127,6 +135,7 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
         # None is a Click server's handshake; an empty ServerInfo is still a coupler server's.
         server=st.one_of(st.none(), st.builds(ServerInfo, name=names, version=names,
                                               extensions=st.lists(names, max_size=3))),
+        worlds=uint32,
     )
 
 
@@ -141,7 +150,7 @@ def valid_messages(numbers: st.SearchStrategy[float] = comparable_numbers) -> st
         _control_messages(numbers),
         _sensor_messages(numbers),
         st.builds(SensorRequestMessage),
-        st.builds(ResetMessage),
+        st.builds(ResetMessage, qpos=st.lists(numbers, max_size=4), qvel=st.lists(numbers, max_size=4)),
         st.builds(ErrorMessage, code=int32, text=st.text()),
     )
 

@@ -18,7 +18,10 @@ exactly the .bin. NAME.txt is the frame in protobuf text format, for people.
 `handshake_coupler` is the handshake of a coupler server: the same scene,
 with the coupler extensions (ServerInfo, control ranges and joint limits,
 limited and unlimited ones) and a `cart` of the coupler value types;
-`sensor_coupler` is its sensor message.
+`sensor_coupler` is its sensor message. `reset_state` is a Reset to a given
+state; `handshake_worlds`, `control_worlds` and `sensor_worlds` are the
+"worlds" extension of a batched server: its handshake, a Control for every
+world (one of them reset), and the answer.
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -37,7 +40,8 @@ from typing import Any
 
 from google.protobuf import text_format
 
-from coupler.wire.codec import decode, encode, to_proto
+from coupler._proto import coupler_pb2 as pb
+from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
     ControlField,
     ControlMessage,
@@ -209,6 +213,25 @@ def sensor_coupler() -> SensorMessage:
     return message
 
 
+def handshake_worlds() -> HandshakeMessage:
+    """A batched server's handshake: two copies of a one-joint arm."""
+    arm = ObjectDescription(controls=["shoulder"], control_types=[V.ANGLE], joint_sensors=["shoulder"],
+                            joint_sensor_types=[V.ANGLE, V.ANGULAR_VELOCITY_1D], control_events={"gripper": V.ACTIVATED})
+    return HandshakeMessage(objects={"arm": arm}, time_step=0.002,
+                            server=ServerInfo(name="coupler", version="0.1.0", extensions=["steps", "worlds"]), worlds=2)
+
+
+def control_worlds() -> ControlMessage:
+    """Both worlds' shoulder angle and gripper (world-major), world 1 reset to a given state instead of stepped."""
+    return ControlMessage(steps=5, worlds=2, world_controls=[0.5, 1.0, -0.25, 0.0], reset_worlds=[1],
+                          reset_qpos=[0.125], reset_qvel=[-1.5])
+
+
+def sensor_worlds() -> SensorMessage:
+    """The answer: per world its shoulder angle and angular velocity, and each world's time."""
+    return SensorMessage(simulated_time=0.01, world_sensors=[0.5, 2.5, 0.125, -1.5], world_times=[0.01, 0.0])
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -220,6 +243,10 @@ def vectors() -> dict[str, Message]:
         "sensor_coupler": sensor_coupler(),
         "sensor_request": SensorRequestMessage(),
         "reset": ResetMessage(),
+        "reset_state": ResetMessage(qpos=[0.25, -0.5, 1.0], qvel=[0.0, 2.0, -0.125]),
+        "handshake_worlds": handshake_worlds(),
+        "control_worlds": control_worlds(),
+        "sensor_worlds": sensor_worlds(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 
@@ -311,8 +338,11 @@ def readme(messages: dict[str, Message]) -> str:
 def main() -> int:
     messages = vectors()
     for name, message in messages.items():
-        (HERE / f"{name}.bin").write_bytes(encode(message))
-        (HERE / f"{name}.txt").write_text(text_format.MessageToString(to_proto(message)))
+        frame = encode(message)
+        (HERE / f"{name}.bin").write_bytes(frame)
+        # protoc's classes only print the frame: the message kinds are named alike.
+        proto = getattr(pb, type(message).__name__).FromString(frame)
+        (HERE / f"{name}.txt").write_text(text_format.MessageToString(proto))
     (HERE / "README.md").write_text(readme(messages))
     print(f"wrote {len(messages)} vectors and README.md to {HERE}", file=sys.stderr)
     return 0

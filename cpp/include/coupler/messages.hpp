@@ -27,6 +27,8 @@ inline constexpr const char* kExtensionGoodbye = "goodbye";  // a leaving contro
 inline constexpr const char* kExtensionRanges = "ranges";    // ObjectDescription control_ranges, joint_limits
 // Value types from 100 (LinearPosition ... Number); a Click peer keeps them as unknown numbers.
 inline constexpr const char* kExtensionValueTypes = "value-types";
+// One Control and one Sensor for every world of a batched server at once (HandshakeMessage::worlds).
+inline constexpr const char* kExtensionWorlds = "worlds";
 
 // A closed interval [min, max]; limited false means unlimited (min and max
 // then mean nothing).
@@ -70,6 +72,8 @@ struct HandshakeMessage {
   std::optional<ValueType> control_type;
   // coupler extension: nullopt from a Click server, which then takes plain Click v1 only.
   std::optional<ServerInfo> server;
+  // coupler extension "worlds": how many copies of the scene the server steps (0: one, without the extension).
+  std::uint32_t worlds = 0;
 
   // Whether the server announced this coupler extension (never, for a Click server).
   bool supports(const std::string& extension) const;
@@ -95,6 +99,18 @@ struct ControlMessage {
   std::map<std::string, ObjectControl> objects;
   // coupler extension: hold the controls for this many steps; 0 means one.
   std::uint64_t steps = 0;
+  // coupler extension "worlds": a Control for every world at once, for this
+  // many worlds (0: an ordinary Control). Per world (world-major), its control
+  // values in the control layout's order, then one number per control event
+  // (nonzero: on); empty steps no world.
+  std::uint32_t worlds = 0;
+  std::vector<double> world_controls;
+  // The worlds to reset (ascending, each once) instead of stepping them, to
+  // one whole qpos (qvel) per world listed, or to the scene's initial state
+  // when empty.
+  std::vector<std::uint32_t> reset_worlds;
+  std::vector<double> reset_qpos;
+  std::vector<double> reset_qvel;
 
   // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
   static Builder builder();
@@ -139,13 +155,23 @@ struct ObjectSensors {
 struct SensorMessage {
   std::map<std::string, ObjectSensors> objects;
   double simulated_time = 0.0;  // s
+  // coupler extension "worlds", the answer to a Control for every world: per
+  // world (world-major), its readings in the sensor layout's order, and each
+  // world's simulated time (s).
+  std::vector<double> world_sensors;
+  std::vector<double> world_times;
 
   // Throws coupler::Error naming the object when the message has no such object.
   const ObjectSensors& object(const std::string& name) const;
 };
 
 struct SensorRequestMessage {};
-struct ResetMessage {};
+struct ResetMessage {
+  // coupler extension: the state to start from after the reset (MuJoCo qpos
+  // and qvel, complete); empty means the scene's own initial state.
+  std::vector<double> qpos;
+  std::vector<double> qvel;
+};
 
 struct ErrorMessage {
   int code = static_cast<int>(ErrorCode::VersionNotSupported);  // an ErrorCode, or a peer's own

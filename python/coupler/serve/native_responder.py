@@ -5,9 +5,10 @@ control arrays in C++, applied and stepped by `SimulationServer`, and answered
 with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
 A Control that does not match the handshake is refused with the C++ check's
-words. Every other request is decoded by `coupler.wire.codec` and goes
-through `SimulationServer.handle`. With `sim.trace`, every request and
-answer is logged as it is served, on this same path.
+words. Every other request goes, as the message the C++ server decoded,
+through `SimulationServer.handle`: one codec, no second parse. With
+`sim.trace`, every request and answer is logged as it is served, on this
+same path.
 """
 
 from __future__ import annotations
@@ -137,13 +138,7 @@ class NativeResponder:
         return Answer(self._sensors.encode(simulated_time), simulated_time, self.sim.steps_per_control(steps))
 
     def _through_messages(self, request: _native.Request) -> Answer:
-        try:
-            message = decode(request.frame)
-        except ProtocolError as error:
-            # The C++ decoder took a frame that the Python one refuses: answered
-            # as the C++ server answers a bad frame.
-            self._peer_log.warning("bad frame: %s", shown(str(error)))
-            return Answer(encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
+        message = request.message  # as the C++ server decoded it: the one codec, no second parse
         # Not a Control (those are read above): never held, never stepped.
         answer = self.sim.handle(message, request.peer)
         return Answer(None if answer is None or isinstance(answer, Held) else encode(answer))

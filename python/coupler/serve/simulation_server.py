@@ -310,11 +310,12 @@ class SimulationServer:
                         "reset when this controller is the only one left",
                         ErrorCode.SERVER_BUSY,
                     )
-            self._accept(controller)
-            if message.qpos or message.qvel:
-                if not isinstance(self.simulation, StateSimulation):
+            if (message.qpos or message.qvel) and not isinstance(self.simulation, StateSimulation):
+                with self._refusal_frees_place(controller):
                     raise ProtocolError("this scene cannot start a reset from a given qpos/qvel",
                                         ErrorCode.UNEXPECTED_MESSAGE)
+            self._accept(controller)
+            if message.qpos or message.qvel:
                 self.simulation.reset_to(message.qpos, message.qvel)
             else:
                 self.simulation.reset()

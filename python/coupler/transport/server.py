@@ -8,15 +8,13 @@ code that wants typed messages, as `coupler.Client` gives them on the other end.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from coupler import _native
 from coupler.transport.options import TransportOptions
-from coupler.wire.codec import decode, encode
-from coupler.wire.errors import ProtocolError, TimeoutError
-from coupler.wire.messages import ErrorMessage, Message
+from coupler.wire.codec import encode
+from coupler.wire.messages import Message
 
 __all__ = ["Request", "Server"]
 
@@ -67,31 +65,21 @@ class Server:
             **options.server_keywords(),
         )
         self.endpoint: str = self._server.endpoint
-        self._python_bad_frames = 0
 
     @property
     def bad_frames(self) -> int:
         """Frames refused so far (not valid messages, multi-part, no envelope)."""
-        return self._server.bad_frames + self._python_bad_frames
+        return self._server.bad_frames
 
     def receive(self, timeout: float) -> Request:
         """Block up to `timeout` seconds for a valid request; raise TimeoutError otherwise."""
-        deadline = time.monotonic() + timeout
-        while True:
-            native = self._server.receive(max(0.0, deadline - time.monotonic()))
-            request = self._typed(native)
-            if request is not None:
-                return request
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"no request on {self.endpoint} within {timeout} s")
+        native = self._server.receive(timeout)
+        return Request(native.message, native)
 
     def try_receive(self) -> Request | None:
         """Non-blocking: the next valid request, or None when none is waiting."""
-        while (native := self._server.try_receive()) is not None:
-            request = self._typed(native)
-            if request is not None:
-                return request
-        return None
+        native = self._server.try_receive()
+        return None if native is None else Request(native.message, native)
 
     def reply(self, request: Request, message: Message) -> None:
         """Answer a request. Never blocks; an answer that cannot be delivered is logged and dropped."""
@@ -100,17 +88,6 @@ class Server:
     def take_closed_peers(self) -> list[bytes]:
         """The identities (`Request.peer`) of peers whose connection has closed since the last call; never blocks."""
         return self._server.take_closed_peers()
-
-    def _typed(self, native: _native.Request) -> Request | None:
-        try:
-            return Request(decode(native.frame), native)
-        except ProtocolError as error:
-            # A frame the C++ decoder takes and protobuf's Python runtime refuses
-            # (see coupler.wire.protobuf_parity): refused like any bad frame.
-            self._python_bad_frames += 1
-            self._on_bad_frame(f"malformed frame: {error}")
-            self._server.reply(native, encode(ErrorMessage(code=error.code, text=f"malformed frame: {error}")))
-            return None
 
     def close(self) -> None:
         """Unbind; removes the socket file of an ipc:// endpoint. Safe to call twice."""

@@ -1,8 +1,10 @@
 """The protocol's messages as plain Python values.
 
-Each message kind is a dataclass; `coupler.wire.codec` turns them into wire frames
-and back. User code never touches generated protobuf classes. Field names are
-the C++ library's, so a reader of one language can read the other.
+Each message kind is a dataclass; `coupler.wire.codec`, the C++ codec bound
+into Python, turns them into wire frames and back, reading and writing their
+fields by name (python/native/codec_binding.cpp). User code never touches
+generated protobuf classes. Field names are the C++ structs' (coupler/messages.hpp),
+so a reader of one language can read the other.
 """
 
 from __future__ import annotations
@@ -228,6 +230,18 @@ class ControlMessage:
     objects: dict[str, ObjectControl] = field(default_factory=dict)
     # coupler extension: hold the controls for this many steps; 0 means one.
     steps: int = 0
+    # coupler extension "worlds": a Control for every world at once, for this
+    # many worlds (0: an ordinary Control). Per world (world-major), its control
+    # values in the control layout's order, then one number per control event
+    # (nonzero: on); empty steps no world. `coupler.wire.world_frames` reads
+    # and writes them as NumPy arrays.
+    worlds: int = 0
+    world_controls: list[float] = field(default_factory=list)
+    # The worlds to reset (ascending, each once) instead of stepping them, to
+    # one whole qpos (qvel) per world listed, or to the scene's initial state when empty.
+    reset_worlds: list[int] = field(default_factory=list)
+    reset_qpos: list[float] = field(default_factory=list)
+    reset_qvel: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -252,6 +266,11 @@ class ObjectSensors:
 class SensorMessage:
     objects: dict[str, ObjectSensors] = field(default_factory=dict)
     simulated_time: float = 0.0
+    # coupler extension "worlds", the answer to a Control for every world: per
+    # world (world-major), its readings in the sensor layout's order, and each
+    # world's simulated time (s).
+    world_sensors: list[float] = field(default_factory=list)
+    world_times: list[float] = field(default_factory=list)
 
 
 @dataclass

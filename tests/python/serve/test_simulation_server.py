@@ -182,3 +182,9 @@ def test_a_control_to_a_scene_without_control_arrays_is_refused_as_unexpected():
     answer = SimulationServer(ReadOnly()).handle(ControlMessage(), b"c")
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE
     assert "takes no Controls" in answer.text
+
+
+def test_a_reset_refused_for_its_state_leaves_no_session_behind():
+    sim = SimulationServer(StaticScene())
+    sim.handle(ResetMessage(qpos=[0.0]))
+    assert not sim.session_active

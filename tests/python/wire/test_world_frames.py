@@ -1,6 +1,9 @@
-"""Frames of the "worlds" extension: written as protobuf writes them, read as protobuf reads them."""
+"""Frames of the "worlds" extension from and to NumPy arrays: written as protobuf writes them, read as protobuf
+reads them, and the shared vectors' frames."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +19,8 @@ from coupler.wire.world_frames import (
     read_world_control,
     read_world_sensors,
 )
+
+VECTORS = Path(__file__).parents[2] / "vectors"
 
 
 def test_a_control_for_every_world_is_the_frame_protobuf_writes_for_the_same_fields():
@@ -67,6 +72,24 @@ def test_an_error_answer_raises_remote_error_with_the_servers_code_and_text():
 
 def test_a_frame_cut_inside_a_field_is_refused_as_malformed():
     frame = encode_world_control(2, np.arange(4.0))
-    with pytest.raises(ProtocolError, match="runs past the end") as raised:
+    with pytest.raises(ProtocolError, match="not a valid Control message: truncated or corrupt") as raised:
         read_world_control(frame[:-3])
     assert raised.value.code == ErrorCode.MALFORMED_FRAME
+
+
+def test_a_control_for_every_world_from_arrays_is_the_shared_vector():
+    frame = encode_world_control(2, np.array([[0.5, 1.0], [-0.25, 0.0]]), steps=5, resets=[1],
+                                 qpos=np.array([0.125]), qvel=np.array([-1.5]))
+    assert frame == (VECTORS / "control_worlds.bin").read_bytes()
+
+
+def test_the_answer_from_arrays_is_the_shared_vector():
+    frame = encode_world_sensors(np.array([[0.5, 2.5], [0.125, -1.5]]), np.array([0.01, 0.0]))
+    assert frame == (VECTORS / "sensor_worlds.bin").read_bytes()
+
+
+def test_the_shared_vector_reads_back_as_arrays():
+    control = read_world_control((VECTORS / "control_worlds.bin").read_bytes())
+    assert (control.worlds, control.steps, control.resets.tolist()) == (2, 5, [1])
+    assert control.controls.tolist() == [0.5, 1.0, -0.25, 0.0]
+    assert (control.qpos.tolist(), control.qvel.tolist()) == ([0.125], [-1.5])

@@ -1,0 +1,386 @@
+// coupler.wire.codec's encode and decode: the C++ codec, with the messages
+// crossing as the coupler.wire.messages dataclasses; and for
+// coupler.wire.world_frames the "worlds" extension's Control and answer with
+// their numbers as NumPy arrays, without a list of Python floats between.
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/stl.h>
+
+#include <coupler/codec.hpp>
+#include <coupler/error.hpp>
+
+#include "bindings.hpp"
+#include "conversions.hpp"
+#include "message_objects.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+// The classes and enum members of coupler.wire.messages, looked up once.
+// Leaked on purpose: releasing Python objects from a static destructor, after
+// the interpreter has finalized, would crash at exit.
+struct Vocabulary {
+  py::object handshake_init, handshake, object_description, range, server_info;
+  py::object control, object_control, sensor_message, object_sensors, sensor;
+  py::object sensor_request, reset, error;
+  std::map<int, py::object> value_types;
+  std::map<int, py::object> error_codes;
+  std::map<ControlField, py::object> control_fields;
+  std::map<std::string, ControlField> control_field_names;
+
+  Vocabulary() {
+    py::module_ m = py::module_::import("coupler.wire.messages");
+    handshake_init = m.attr("HandshakeInitMessage");
+    handshake = m.attr("HandshakeMessage");
+    object_description = m.attr("ObjectDescription");
+    range = m.attr("Range");
+    server_info = m.attr("ServerInfo");
+    control = m.attr("ControlMessage");
+    object_control = m.attr("ObjectControl");
+    sensor_message = m.attr("SensorMessage");
+    object_sensors = m.attr("ObjectSensors");
+    sensor = m.attr("Sensor");
+    sensor_request = m.attr("SensorRequestMessage");
+    reset = m.attr("ResetMessage");
+    error = m.attr("ErrorMessage");
+    for (py::handle member : m.attr("ValueType")) value_types[member.cast<int>()] = py::reinterpret_borrow<py::object>(member);
+    for (py::handle member : m.attr("ErrorCode")) error_codes[member.cast<int>()] = py::reinterpret_borrow<py::object>(member);
+    const std::pair<ControlField, const char*> fields[] = {{ControlField::Values, "VALUES"},
+                                                           {ControlField::Angles, "ANGLES"},
+                                                           {ControlField::AngularVelocities, "ANGULAR_VELOCITIES"},
+                                                           {ControlField::Torques, "TORQUES"}};
+    for (const auto& [field, name] : fields) {
+      control_fields[field] = m.attr("ControlField").attr(name);
+      control_field_names[control_fields[field].attr("value").cast<std::string>()] = field;
+    }
+  }
+};
+
+const Vocabulary& vocabulary() {
+  static const Vocabulary* const known = new Vocabulary();
+  return *known;
+}
+
+// ---- Python -> C++
+
+template <class T>
+T field(const py::handle& message, const char* name) {
+  return message.attr(name).cast<T>();
+}
+
+std::vector<ValueType> value_types(const py::handle& values) {
+  std::vector<ValueType> types;
+  for (py::handle value : values) types.push_back(static_cast<ValueType>(value.cast<int>()));
+  return types;
+}
+
+std::vector<Range> ranges(const py::handle& values) {
+  std::vector<Range> out;
+  for (py::handle r : values) out.push_back({field<double>(r, "min"), field<double>(r, "max"), field<bool>(r, "limited")});
+  return out;
+}
+
+ObjectDescription object_description(const py::handle& in) {
+  ObjectDescription out;
+  out.controls = field<std::vector<std::string>>(in, "controls");
+  out.control_types = value_types(in.attr("control_types"));
+  out.joint_sensors = field<std::vector<std::string>>(in, "joint_sensors");
+  out.joint_sensor_types = value_types(in.attr("joint_sensor_types"));
+  for (auto [event, type] : in.attr("control_events").cast<py::dict>()) {
+    out.control_events[event.cast<std::string>()] = static_cast<ValueType>(type.cast<int>());
+  }
+  for (auto [sensor, types] : in.attr("sensors").cast<py::dict>()) out.sensors[sensor.cast<std::string>()] = value_types(types);
+  out.object_sensors = value_types(in.attr("object_sensors"));
+  out.control_targets = field<std::vector<std::string>>(in, "control_targets");
+  out.control_ranges = ranges(in.attr("control_ranges"));
+  out.joint_limits = ranges(in.attr("joint_limits"));
+  out.sensor_units = field<std::map<std::string, std::string>>(in, "sensor_units");
+  return out;
+}
+
+HandshakeMessage handshake(const py::handle& in) {
+  HandshakeMessage out;
+  for (auto [name, object] : in.attr("objects").cast<py::dict>()) out.objects[name.cast<std::string>()] = object_description(object);
+  out.time_step = field<double>(in, "time_step");
+  out.version = field<int>(in, "version");
+  const py::object control_type = in.attr("control_type");
+  if (!control_type.is_none()) out.control_type = static_cast<ValueType>(control_type.cast<int>());
+  const py::object server = in.attr("server");
+  if (!server.is_none()) {
+    out.server = ServerInfo{field<std::string>(server, "name"), field<std::string>(server, "version"),
+                            field<std::vector<std::string>>(server, "extensions")};
+  }
+  out.worlds = field<std::uint32_t>(in, "worlds");
+  return out;
+}
+
+ControlMessage control(const py::handle& in) {
+  const Vocabulary& known = vocabulary();
+  ControlMessage out;
+  for (auto [name, object] : in.attr("objects").cast<py::dict>()) {
+    ObjectControl& o = out.objects[name.cast<std::string>()];
+    o.values = field<std::vector<double>>(object, "values");
+    o.events = field<std::map<std::string, bool>>(object, "events");
+    const auto spelled = known.control_field_names.find(object.attr("field").attr("value").cast<std::string>());
+    if (spelled == known.control_field_names.end()) throw py::value_error("not a ControlField");
+    o.field = spelled->second;
+  }
+  out.steps = field<std::uint64_t>(in, "steps");
+  out.worlds = field<std::uint32_t>(in, "worlds");
+  out.world_controls = field<std::vector<double>>(in, "world_controls");
+  out.reset_worlds = field<std::vector<std::uint32_t>>(in, "reset_worlds");
+  out.reset_qpos = field<std::vector<double>>(in, "reset_qpos");
+  out.reset_qvel = field<std::vector<double>>(in, "reset_qvel");
+  return out;
+}
+
+Sensor sensor(const py::handle& in) { return {static_cast<ValueType>(field<int>(in, "type")), field<std::vector<double>>(in, "value")}; }
+
+std::vector<Sensor> sensors(const py::handle& in) {
+  std::vector<Sensor> out;
+  for (py::handle s : in) out.push_back(sensor(s));
+  return out;
+}
+
+SensorMessage sensor_message(const py::handle& in) {
+  SensorMessage out;
+  for (auto [name, object] : in.attr("objects").cast<py::dict>()) {
+    ObjectSensors& o = out.objects[name.cast<std::string>()];
+    o.angles = field<std::vector<double>>(object, "angles");
+    o.angular_velocities = field<std::vector<double>>(object, "angular_velocities");
+    o.torques = field<std::vector<double>>(object, "torques");
+    o.forces = field<std::vector<std::vector<double>>>(object, "forces");
+    o.object_sensors = sensors(object.attr("object_sensors"));
+    for (auto [sensor_name, readings] : object.attr("sensors").cast<py::dict>()) {
+      o.sensors[sensor_name.cast<std::string>()] = sensors(readings);
+    }
+  }
+  out.simulated_time = field<double>(in, "simulated_time");
+  out.world_sensors = field<std::vector<double>>(in, "world_sensors");
+  out.world_times = field<std::vector<double>>(in, "world_times");
+  return out;
+}
+
+Message message(const py::handle& in) {
+  const Vocabulary& known = vocabulary();
+  if (py::isinstance(in, known.control)) return control(in);
+  if (py::isinstance(in, known.sensor_message)) return sensor_message(in);
+  if (py::isinstance(in, known.handshake)) return handshake(in);
+  if (py::isinstance(in, known.handshake_init)) return HandshakeInitMessage{field<int>(in, "version")};
+  if (py::isinstance(in, known.sensor_request)) return SensorRequestMessage{};
+  if (py::isinstance(in, known.reset)) return ResetMessage{field<std::vector<double>>(in, "qpos"), field<std::vector<double>>(in, "qvel")};
+  if (py::isinstance(in, known.error)) return ErrorMessage{field<int>(in, "code"), field<std::string>(in, "text")};
+  throw py::type_error(py::str(in.get_type().attr("__name__")).cast<std::string>() + " is not a coupler message");
+}
+
+// ---- C++ -> Python
+
+py::object value_type(ValueType type) {
+  // The decoder takes only the schema's types, which the vocabulary names; an int keeps any other.
+  const auto& known = vocabulary().value_types;
+  const auto member = known.find(static_cast<int>(type));
+  return member == known.end() ? py::int_(static_cast<int>(type)) : member->second;
+}
+
+py::list value_types(const std::vector<ValueType>& types) {
+  py::list out;
+  for (ValueType type : types) out.append(value_type(type));
+  return out;
+}
+
+py::list ranges(const std::vector<Range>& in) {
+  const Vocabulary& known = vocabulary();
+  py::list out;
+  for (const Range& r : in) out.append(known.range(py::arg("min") = r.min, py::arg("max") = r.max, py::arg("limited") = r.limited));
+  return out;
+}
+
+py::object object_description(const ObjectDescription& in) {
+  py::dict control_events, sensors;
+  for (const auto& [event, type] : in.control_events) control_events[py::str(event)] = value_type(type);
+  for (const auto& [sensor, types] : in.sensors) sensors[py::str(sensor)] = value_types(types);
+  return vocabulary().object_description(
+      py::arg("controls") = in.controls, py::arg("control_types") = value_types(in.control_types),
+      py::arg("joint_sensors") = in.joint_sensors, py::arg("joint_sensor_types") = value_types(in.joint_sensor_types),
+      py::arg("control_events") = control_events, py::arg("sensors") = sensors,
+      py::arg("object_sensors") = value_types(in.object_sensors), py::arg("control_targets") = in.control_targets,
+      py::arg("control_ranges") = ranges(in.control_ranges), py::arg("joint_limits") = ranges(in.joint_limits),
+      py::arg("sensor_units") = in.sensor_units);
+}
+
+py::object to_python(const HandshakeMessage& in) {
+  const Vocabulary& known = vocabulary();
+  py::dict objects;
+  for (const auto& [name, object] : in.objects) objects[py::str(name)] = object_description(object);
+  py::object server = py::none();
+  if (in.server) {
+    server = known.server_info(py::arg("name") = in.server->name, py::arg("version") = in.server->version,
+                               py::arg("extensions") = in.server->extensions);
+  }
+  // The decoder checked the type: one the vocabulary knows.
+  return known.handshake(py::arg("objects") = objects, py::arg("time_step") = in.time_step,
+                         py::arg("version") = in.version, py::arg("control_type") = value_type(*in.control_type),
+                         py::arg("server") = server, py::arg("worlds") = in.worlds);
+}
+
+py::object to_python(const ControlMessage& in) {
+  const Vocabulary& known = vocabulary();
+  py::dict objects;
+  for (const auto& [name, object] : in.objects) {
+    objects[py::str(name)] = known.object_control(py::arg("values") = object.values, py::arg("events") = object.events,
+                                                  py::arg("field") = known.control_fields.at(object.field));
+  }
+  return known.control(py::arg("objects") = objects, py::arg("steps") = in.steps, py::arg("worlds") = in.worlds,
+                       py::arg("world_controls") = in.world_controls, py::arg("reset_worlds") = in.reset_worlds,
+                       py::arg("reset_qpos") = in.reset_qpos, py::arg("reset_qvel") = in.reset_qvel);
+}
+
+py::tuple numbers(const std::vector<double>& value) {
+  py::tuple out(value.size());
+  for (std::size_t i = 0; i < value.size(); ++i) out[i] = py::float_(value[i]);
+  return out;
+}
+
+py::list to_python(const std::vector<Sensor>& in) {
+  const Vocabulary& known = vocabulary();
+  py::list out;
+  for (const Sensor& s : in) out.append(known.sensor(value_type(s.type), numbers(s.value)));
+  return out;
+}
+
+py::object to_python(const SensorMessage& in) {
+  const Vocabulary& known = vocabulary();
+  py::dict objects;
+  for (const auto& [name, object] : in.objects) {
+    py::list forces;
+    for (const auto& force : object.forces) forces.append(numbers(force));
+    py::dict named;
+    for (const auto& [sensor_name, readings] : object.sensors) named[py::str(sensor_name)] = to_python(readings);
+    objects[py::str(name)] = known.object_sensors(
+        py::arg("angles") = object.angles, py::arg("angular_velocities") = object.angular_velocities,
+        py::arg("torques") = object.torques, py::arg("forces") = forces,
+        py::arg("object_sensors") = to_python(object.object_sensors), py::arg("sensors") = named);
+  }
+  return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time,
+                              py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times);
+}
+
+py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
+py::object to_python(const SensorRequestMessage&) { return vocabulary().sensor_request(); }
+py::object to_python(const ResetMessage& in) {
+  return vocabulary().reset(py::arg("qpos") = in.qpos, py::arg("qvel") = in.qvel);
+}
+py::object to_python(const ErrorMessage& in) {
+  // A code this side does not know (a newer peer's) stays a plain int.
+  const Vocabulary& known = vocabulary();
+  const auto code = known.error_codes.find(in.code);
+  return known.error(py::arg("code") = code == known.error_codes.end() ? py::int_(in.code) : code->second,
+                     py::arg("text") = in.text);
+}
+
+}  // namespace
+
+Message to_message(const py::handle& in) {
+  try {
+    return message(in);
+  } catch (const py::cast_error&) {
+    throw Error("cannot encode " + py::str(in.get_type().attr("__name__")).cast<std::string>() +
+                ": a field holds a value of the wrong type or out of its range");
+  }
+}
+
+py::object to_python(const Message& message) {
+  return std::visit([](const auto& typed) { return to_python(typed); }, message);
+}
+
+namespace {
+
+// ---- The "worlds" extension's arrays
+
+std::vector<double> doubles(const py::buffer& array) {
+  const py::buffer_info info = array.request();
+  if (info.itemsize != sizeof(double) || info.format != py::format_descriptor<double>::format()) {
+    throw py::type_error("expected a contiguous array of float64");
+  }
+  const auto* first = static_cast<const double*>(info.ptr);
+  return {first, first + info.size};
+}
+
+template <class T>
+py::object array(const std::vector<T>& values, const char* dtype) {
+  py::object out = zeros(values.size(), dtype);
+  if (!values.empty()) std::memcpy(data_of<T>(out), values.data(), values.size() * sizeof(T));
+  return out;
+}
+
+py::bytes encode_world_control(std::uint32_t worlds, const py::buffer& controls, std::uint64_t steps,
+                               const std::vector<std::uint32_t>& resets, const py::buffer& qpos, const py::buffer& qvel) {
+  ControlMessage message;
+  message.worlds = worlds;
+  message.world_controls = doubles(controls);
+  message.steps = steps;
+  message.reset_worlds = resets;
+  message.reset_qpos = doubles(qpos);
+  message.reset_qvel = doubles(qvel);
+  return py::bytes(encode(message));
+}
+
+py::object read_world_control(const py::bytes& frame) {
+  const ControlMessage control = decode_as<ControlMessage>(std::string_view(frame));
+  if (control.worlds == 0 && control.world_controls.empty() && control.reset_worlds.empty() &&
+      control.reset_qpos.empty() && control.reset_qvel.empty()) {
+    return py::none();
+  }
+  std::vector<std::int64_t> resets(control.reset_worlds.begin(), control.reset_worlds.end());
+  return py::make_tuple(control.worlds, array(control.world_controls, "float64"), control.steps,
+                        array(resets, "int64"), array(control.reset_qpos, "float64"),
+                        array(control.reset_qvel, "float64"));
+}
+
+py::bytes encode_world_sensors(const py::buffer& sensors, const py::buffer& times) {
+  SensorMessage message;
+  message.world_sensors = doubles(sensors);
+  message.world_times = doubles(times);
+  if (!message.world_times.empty()) message.simulated_time = message.world_times.front();
+  return py::bytes(encode(message));
+}
+
+py::object read_world_sensors(const py::bytes& frame) {
+  const Message message = decode(std::string_view(frame));
+  const auto* sensors = std::get_if<SensorMessage>(&message);
+  if (sensors == nullptr) return py::none();
+  return py::make_tuple(array(sensors->world_sensors, "float64"), array(sensors->world_times, "float64"));
+}
+
+}  // namespace
+
+void bind_codec(py::module_& module) {
+  module.def(
+      "encode",
+      [](const py::handle& message) { return py::bytes(encode(to_message(message))); },
+      py::arg("message"), "coupler.wire.codec.encode: the message's frame, as the C++ codec writes it.");
+  module.def(
+      "decode",
+      [](const py::bytes& frame) { return to_python(coupler::decode(std::string_view(frame))); },
+      py::arg("frame"), "coupler.wire.codec.decode: the frame's message, as the C++ codec reads it.");
+  module.def("encode_world_control", &encode_world_control, py::arg("worlds"), py::arg("controls"), py::arg("steps"),
+             py::arg("resets"), py::arg("qpos"), py::arg("qvel"),
+             "The ControlMessage frame of a Control for every world, from float64 arrays.");
+  module.def("read_world_control", &read_world_control, py::arg("frame"),
+             "(worlds, controls, steps, resets, qpos, qvel) of a Control for every world, or None for an ordinary "
+             "Control.");
+  module.def("encode_world_sensors", &encode_world_sensors, py::arg("sensors"), py::arg("times"),
+             "The SensorMessage frame answering a Control for every world, from float64 arrays.");
+  module.def("read_world_sensors", &read_world_sensors, py::arg("frame"),
+             "(world sensors, world times) of the answer to a Control for every world, or None for a message of another "
+             "kind.");
+}
+
+}  // namespace coupler::python
