@@ -71,7 +71,8 @@ def _shown_command(start: str) -> str:
 
 
 def _cpp_install() -> list[list[str]]:
-    return [shlex.split(text) for _, text in shell_commands(block_after(README, "**C++**", "bash"))]
+    """The words of each command of the C++ install: apt-get's and cmake's, the two this test follows."""
+    return [_words(text, {"apt-get", "cmake"}) for _, text in shell_commands(block_after(README, "**C++**", "bash"))]
 
 
 def _is_apt_get(words: list[str]) -> bool:
@@ -105,7 +106,6 @@ def cpp_prefix(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     prefix = tmp_path_factory.mktemp("prefix")
     followed = [words for words in _cpp_install() if not _is_apt_get(words)]
     for words in followed:
-        _words(shlex.join(words), {"cmake"})
         if "--install" in words:
             # Without a prefix given on the command line, following it would install into the system.
             assert _with_prefix(words, prefix) != words, f"README.md's {shlex.join(words)!r} names no --prefix"
