@@ -14,6 +14,8 @@ DOCS = REPO / "docs"
 # The marker, on the line before a block's fence, of a block whose commands the tests do not run.
 ILLUSTRATIVE = "<!-- illustrative -->"
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
+# The address the pages' controllers and commands connect to, `coupler serve`'s default.
+SHOWN_ADDRESS = "tcp://127.0.0.1:5555"
 
 _FENCE = re.compile(r"^(```+|~~~+)\s*([\w+-]*)")
 # [text](target) and ![alt](target), not inside code; the target ends at a space (a title) or ")".
@@ -76,22 +78,43 @@ class Command:
     illustrative: bool
 
 
-def commands(page: Path) -> list[Command]:
-    """The shell commands the page shows: each line of a console/bash/sh/shell block, a trailing backslash
-    joining the next line, a '  # comment' after the command left out."""
+def shell_commands(block: Block) -> list[tuple[int, str]]:
+    """The commands of a shell block with their lines in the page: a trailing backslash joins the next line,
+    a '  # comment' after a command is left out."""
     found = []
-    for block in blocks(page):
-        if block.language not in SHELL_LANGUAGES:
+    pending = ""
+    for offset, raw in enumerate(block.text.splitlines(), start=1):
+        line = re.sub(r"\s+#\s.*$", "", raw).rstrip()
+        if line.startswith("#") or not line.strip():
             continue
+        if line.endswith("\\"):
+            pending += line[:-1].strip() + " "
+            continue
+        found.append((block.line + offset, " ".join((pending + line.strip()).split())))
         pending = ""
-        for offset, raw in enumerate(block.text.splitlines(), start=1):
-            line = re.sub(r"\s+#\s.*$", "", raw).rstrip()
-            if line.startswith("#") or not line.strip():
-                continue
-            if line.endswith("\\"):
-                pending += line[:-1].strip() + " "
-                continue
-            text = " ".join((pending + line.strip()).split())
-            pending = ""
-            found.append(Command(page, block.line + offset, text, block.illustrative))
     return found
+
+
+def commands(page: Path) -> list[Command]:
+    """The shell commands the page shows: those of each console/bash/sh/shell block."""
+    return [Command(page, line, text, block.illustrative)
+            for block in blocks(page) if block.language in SHELL_LANGUAGES
+            for line, text in shell_commands(block)]
+
+
+def block_after(page: Path, marker: str, language: str) -> Block:
+    """The first block of `language` after the first line of the page that is `marker` (a bold run-in heading
+    such as **C++**); fails naming both when there is none."""
+    lines = page.read_text().splitlines()
+    start = next((number for number, line in enumerate(lines, start=1) if line.strip().startswith(marker)), None)
+    if start is None:
+        raise AssertionError(f"{page.name} has no line starting with {marker!r}")
+    following = [b for b in blocks(page) if b.line > start and b.language == language]
+    if not following:
+        raise AssertionError(f"{page.name} has no {language} block after {marker!r}")
+    return following[0]
+
+
+def shown_controllers(page: Path, language: str) -> list[Block]:
+    """The page's blocks of `language` that connect to SHOWN_ADDRESS: the controllers it shows."""
+    return [b for b in blocks(page) if b.language == language and f'"{SHOWN_ADDRESS}"' in b.text]

@@ -7,19 +7,13 @@ import io
 
 import pytest
 
-from doc_pages import DOCS, README, blocks
+from doc_pages import DOCS, README, SHOWN_ADDRESS, blocks, shown_controllers
 from peers import coupler_server, free_tcp_address
-
-SHOWN_ADDRESS = "tcp://127.0.0.1:5555"
-
-
-def _controllers(page) -> list[str]:
-    return [b.text for b in blocks(page) if b.language == "python" and f'Session("{SHOWN_ADDRESS}"' in b.text]
 
 
 @pytest.mark.parametrize("page", [README, DOCS / "controllers.md"], ids=lambda p: p.name)
 def test_the_python_controller_shown_drives_the_arm(page) -> None:
-    shown = _controllers(page)
+    shown = [block.text for block in shown_controllers(page, "python")]
     assert len(shown) == 1
     address = free_tcp_address()
     with coupler_server(address, "--scene", "arm"):

@@ -10,10 +10,7 @@ compiles the C++ library, several minutes on a busy machine: deselect with
 from __future__ import annotations
 
 import importlib.util
-import os
-import subprocess
 import sys
-import venv
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,22 +18,10 @@ import pytest
 
 from coupler.transport.client import Client
 from coupler.wire.messages import HandshakeInitMessage, HandshakeMessage
-from peers import REPO, free_tcp_address, wait_until_serving
+from fresh_venvs import BUILD_TIMEOUT, INSTALL_TIMEOUT, fresh_venv, run, serving
+from peers import REPO, free_tcp_address
 
 pytestmark = pytest.mark.install
-
-BUILD_TIMEOUT = 1800.0
-INSTALL_TIMEOUT = 600.0
-
-
-def _clean_environment() -> dict[str, str]:
-    """The caller's environment without what would let the repository leak in."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-
-
-def _run(command: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(command, cwd=cwd, env=_clean_environment(), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -47,18 +32,17 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
                f"--config-settings=build-dir={out / 'build'}", str(REPO)]
     if importlib.util.find_spec("scikit_build_core") is not None:
         command.insert(4, "--no-build-isolation")  # the build backend is at hand: no fresh build environment
-    result = _run(command, out, BUILD_TIMEOUT)
+    result = run(command, out, BUILD_TIMEOUT)
     assert result.returncode == 0, result.stdout[-4000:]
     return next(out.glob("coupler-*.whl"))
 
 
 def _installed(wheel: Path, root: Path, extra: str) -> Path:
     """A fresh venv under `root` with the wheel (and `extra`) installed; its bin directory."""
-    venv.create(root / "venv", with_pip=True)
-    bin_dir = root / "venv" / "bin"
+    bin_dir = fresh_venv(root)
     requirement = f"coupler{extra} @ {wheel.as_uri()}"
-    result = _run([str(bin_dir / "python"), "-m", "pip", "install", "--disable-pip-version-check", requirement],
-                  root, INSTALL_TIMEOUT)
+    result = run([str(bin_dir / "python"), "-m", "pip", "install", "--disable-pip-version-check", requirement],
+                 root, INSTALL_TIMEOUT)
     assert result.returncode == 0, result.stdout[-4000:]
     return bin_dir
 
@@ -75,15 +59,8 @@ def without_sim(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _serving(bin_dir: Path, scene: str) -> Iterator[str]:
     address = free_tcp_address()
-    process = subprocess.Popen([str(bin_dir / "coupler"), "serve", "--scene", scene, "--addr", address],
-                               cwd=bin_dir.parent.parent, env=_clean_environment(), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
+    with serving([str(bin_dir / "coupler"), "serve", "--scene", scene, "--addr", address], address, bin_dir):
         yield address
-    finally:
-        process.kill()
-        process.wait(timeout=10)
 
 
 @pytest.fixture
@@ -92,7 +69,7 @@ def arm_server(with_sim: Path) -> Iterator[str]:
 
 
 def test_the_installed_package_is_not_the_repositorys(with_sim: Path):
-    result = _run([str(with_sim / "python"), "-c", "import coupler; print(coupler.__file__)"], with_sim, 60)
+    result = run([str(with_sim / "python"), "-c", "import coupler; print(coupler.__file__)"], with_sim, 60)
     assert result.returncode == 0, result.stdout
     assert str(REPO) not in result.stdout
 
@@ -105,7 +82,7 @@ def test_coupler_serve_serves_the_arm_scene(arm_server: str):
 
 
 def test_coupler_info_prints_the_arm_scenes_ranges(with_sim: Path, arm_server: str):
-    result = _run([str(with_sim / "coupler"), "info", "--addr", arm_server], with_sim, 60)
+    result = run([str(with_sim / "coupler"), "info", "--addr", arm_server], with_sim, 60)
     assert result.returncode == 0, result.stdout
     assert "-3.0718 .. -0.0698 rad" in result.stdout
 
@@ -117,8 +94,8 @@ def test_without_the_sim_extra_the_static_scene_is_served(without_sim: Path):
 
 
 def test_without_the_sim_extra_the_arm_scene_names_the_install_command(without_sim: Path):
-    result = _run([str(without_sim / "coupler"), "serve", "--scene", "arm", "--addr", free_tcp_address()],
-                  without_sim, 60)
+    result = run([str(without_sim / "coupler"), "serve", "--scene", "arm", "--addr", free_tcp_address()],
+                 without_sim, 60)
     assert result.returncode != 0
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1, result.stdout

@@ -1,0 +1,54 @@
+"""Fresh virtual environments outside the repository, and programs run from them with nothing of the
+repository's environment leaking in: what the install tests (tests/python/install/) share."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+from peers import wait_until_serving
+
+# Building the package compiles the C++ library: several minutes on a busy machine.
+BUILD_TIMEOUT = 1800.0
+INSTALL_TIMEOUT = 600.0
+
+
+def clean_environment(bin_dir: Path | None = None) -> dict[str, str]:
+    """The caller's environment without what would let the repository leak in; with `bin_dir`, that of a
+    shell where the venv of `bin_dir` is activated."""
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "CMAKE_PREFIX_PATH")}
+    if bin_dir is not None:
+        environment["VIRTUAL_ENV"] = str(bin_dir.parent)
+        environment["PATH"] = os.pathsep.join([str(bin_dir), environment.get("PATH", "")])
+    return environment
+
+
+def run(command: list[str], cwd: Path, timeout: float, bin_dir: Path | None = None) -> subprocess.CompletedProcess:
+    """Run `command` to completion in the clean environment (of the venv of `bin_dir`); output in .stdout."""
+    return subprocess.run(command, cwd=cwd, env=clean_environment(bin_dir), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
+
+
+def fresh_venv(root: Path) -> Path:
+    """A new venv at root/venv with pip and nothing else; its bin directory."""
+    venv.create(root / "venv", with_pip=True)
+    return root / "venv" / "bin"
+
+
+@contextlib.contextmanager
+def serving(command: list[str], address: str, bin_dir: Path) -> Iterator[subprocess.Popen]:
+    """Run the server `command` (from the venv of `bin_dir`) until the block ends, once it answers on
+    `address`; killed however the block ends."""
+    process = subprocess.Popen(command, cwd=bin_dir.parent.parent, env=clean_environment(bin_dir),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_until_serving(address, process)
+        yield process
+    finally:
+        process.kill()
+        process.wait(timeout=10)
