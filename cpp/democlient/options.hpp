@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include <coupler/limits.hpp>
+#include <coupler/wire/limits.hpp>
 
 struct Options {
   std::string address = coupler::limits::kDefaultAddress;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <coupler/session.hpp>
+#include <coupler/controller/session.hpp>
 
 struct PickReport {
   std::size_t steps = 0;

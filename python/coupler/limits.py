@@ -1,5 +1,5 @@
 """The defaults and limits both ends of a connection use, defined once in the
-C++ library (coupler/limits.hpp) and read from its binding, so the Python
+C++ library (coupler/wire/limits.hpp) and read from its binding, so the Python
 options, the command-line flags and the C++ classes cannot drift apart.
 Durations are in seconds."""
 

@@ -11,8 +11,8 @@
 
 #include <pybind11/stl.h>
 
-#include <coupler/codec.hpp>
-#include <coupler/error.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/error.hpp>
 
 #include "bindings.hpp"
 #include "conversions.hpp"

@@ -1,7 +1,7 @@
 #include <string>
 #include <utility>
 
-#include <coupler/curve_keys.hpp>
+#include <coupler/transport/curve_keys.hpp>
 
 #include "bindings.hpp"
 

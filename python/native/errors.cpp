@@ -1,6 +1,6 @@
 #include <exception>
 
-#include <coupler/error.hpp>
+#include <coupler/wire/error.hpp>
 
 #include "bindings.hpp"
 

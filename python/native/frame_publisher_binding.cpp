@@ -9,9 +9,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <coupler/error.hpp>
-#include <coupler/frame_publisher.hpp>
-#include <coupler/mujoco_state.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/transport/frame_publisher.hpp>
+#include <coupler/serve/mujoco_state.hpp>
 
 #include "bindings.hpp"
 #include "conversions.hpp"

@@ -9,12 +9,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <coupler/error.hpp>
-#include <coupler/frame_publisher.hpp>
-#include <coupler/hot_path.hpp>
-#include <coupler/mujoco_state.hpp>
-#include <coupler/mujoco_stepper.hpp>
-#include <coupler/stepper.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/transport/frame_publisher.hpp>
+#include <coupler/serve/hot_path.hpp>
+#include <coupler/serve/mujoco_state.hpp>
+#include <coupler/serve/mujoco_stepper.hpp>
+#include <coupler/serve/stepper.hpp>
 
 #include "bindings.hpp"
 #include "conversions.hpp"

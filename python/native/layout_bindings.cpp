@@ -6,11 +6,11 @@
 
 #include <pybind11/stl.h>
 
-#include <coupler/codec.hpp>
-#include <coupler/control_layout.hpp>
-#include <coupler/error.hpp>
-#include <coupler/sensor_layout.hpp>
-#include <coupler/server.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/control_layout.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/sensor_layout.hpp>
+#include <coupler/transport/server.hpp>
 
 #include "bindings.hpp"
 #include "conversions.hpp"

@@ -1,6 +1,6 @@
 #include <chrono>
 
-#include <coupler/limits.hpp>
+#include <coupler/wire/limits.hpp>
 
 #include "bindings.hpp"
 #include "conversions.hpp"
@@ -11,7 +11,7 @@ namespace coupler::python {
 
 void bind_limits(py::module_& module) {
   py::module_ limits = module.def_submodule(
-      "limits", "coupler/limits.hpp: the defaults and limits both ends use, durations in seconds (coupler.limits).");
+      "limits", "coupler/wire/limits.hpp: the defaults and limits both ends use, durations in seconds (coupler.limits).");
   limits.attr("default_address") = limits::kDefaultAddress;
   limits.attr("request_timeout") = seconds(limits::kRequestTimeout);
   limits.attr("heartbeat") = seconds(limits::kHeartbeatInterval);

@@ -4,7 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include <coupler/messages.hpp>
+#include <coupler/wire/messages.hpp>
 
 namespace coupler::python {
 

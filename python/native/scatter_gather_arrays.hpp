@@ -12,9 +12,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include <coupler/control_scatter.hpp>
-#include <coupler/error.hpp>
-#include <coupler/sensor_gather.hpp>
+#include <coupler/serve/control_scatter.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/serve/sensor_gather.hpp>
 
 namespace coupler::python {
 

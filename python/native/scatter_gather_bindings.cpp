@@ -6,9 +6,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <coupler/control_scatter.hpp>
-#include <coupler/error.hpp>
-#include <coupler/sensor_gather.hpp>
+#include <coupler/serve/control_scatter.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/serve/sensor_gather.hpp>
 
 #include "bindings.hpp"
 #include "scatter_gather_arrays.hpp"

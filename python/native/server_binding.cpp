@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include <coupler/error.hpp>
-#include <coupler/limits.hpp>
-#include <coupler/server.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/limits.hpp>
+#include <coupler/transport/server.hpp>
 
 #include <pybind11/stl.h>
 

@@ -11,8 +11,8 @@
 
 #include <pybind11/pybind11.h>
 
-#include <coupler/error.hpp>
-#include <coupler/server.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/transport/server.hpp>
 
 #include "conversions.hpp"
 

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <utility>
 
-#include <coupler/client.hpp>
-#include <coupler/error.hpp>
-#include <coupler/server.hpp>
+#include <coupler/transport/client.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/transport/server.hpp>
 
 struct AbandonedRequest {
   coupler::Request abandoned;  // a SensorRequest whose receive timed out

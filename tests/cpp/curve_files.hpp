@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include <coupler/curve_keys.hpp>
+#include <coupler/transport/curve_keys.hpp>
 
 // A directory of its own under the temp directory, removed with the object.
 class TempDir {

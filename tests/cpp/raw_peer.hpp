@@ -8,7 +8,7 @@
 
 #include <zmq.hpp>
 
-#include <coupler/codec.hpp>
+#include <coupler/wire/codec.hpp>
 
 class RawPeer {
  public:

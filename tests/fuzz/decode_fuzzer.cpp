@@ -15,10 +15,10 @@
 #include <variant>
 #include <vector>
 
-#include <coupler/codec.hpp>
-#include <coupler/control_layout.hpp>
-#include <coupler/error.hpp>
-#include <coupler/sensor_layout.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/control_layout.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/sensor_layout.hpp>
 #include <google/protobuf/stubs/logging.h>
 
 namespace {

@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include <coupler/client.hpp>
-#include <coupler/error.hpp>
+#include <coupler/transport/client.hpp>
+#include <coupler/wire/error.hpp>
 
 #include <pybind11/stl.h>
 

@@ -12,6 +12,7 @@ functions included: a lazy import is still an edge.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,44 @@ def test_the_check_finds_imports_of_the_facade_and_relative_ones(tmp_path, sourc
     (fake / "transport").mkdir(parents=True)
     (fake / "transport" / "x.py").write_text(source)
     assert upward_imports(fake) == [expected]
+
+
+# The C++ library has the same layers, as folders of cpp/include/coupler and
+# cpp/src: wire < transport < controller, serve (siblings).
+CPP = PACKAGE.parents[1] / "cpp"
+CPP_RANKS = {"wire": 0, "transport": 1, "controller": 2, "serve": 2}
+_CPP_INCLUDE = re.compile(r'#include\s+(?:<coupler/|")(\w+)/')
+
+
+def upward_includes(cpp: Path) -> list[str]:
+    """Each include of a higher (or sibling) layer's header, as 'file includes layer/...'."""
+    problems = []
+    files = [*cpp.glob("include/coupler/*/*.hpp"), *cpp.glob("src/*/*.[ch]pp")]
+    for path in sorted(files):
+        layer = path.parent.name
+        rank = CPP_RANKS.get(layer)
+        if rank is None:
+            problems.append(f"{path.relative_to(cpp)}: layer '{layer}' has no place in CPP_RANKS")
+            continue
+        for match in _CPP_INCLUDE.finditer(path.read_text()):
+            target = match[1]
+            if target != layer and CPP_RANKS.get(target, 99) >= rank:
+                problems.append(f"{path.relative_to(cpp)} includes {target}/")
+    return problems
+
+
+def test_no_cpp_file_includes_a_higher_or_sibling_layer():
+    assert upward_includes(CPP) == []
+
+
+def test_every_cpp_source_and_public_header_sits_in_a_layer_folder():
+    loose = [p.name for p in [*CPP.glob("src/*.[ch]pp"), *CPP.glob("include/coupler/*.hpp")]]
+    assert loose == ["coupler.hpp"]  # the umbrella header alone stays above the layers
+
+
+def test_the_cpp_check_finds_an_upward_include(tmp_path):
+    (tmp_path / "src" / "wire").mkdir(parents=True)
+    (tmp_path / "src" / "wire" / "codec.cpp").write_text('#include <coupler/transport/server.hpp>\n')
+    (tmp_path / "src" / "serve").mkdir(parents=True)
+    (tmp_path / "src" / "serve" / "loop.cpp").write_text('#include "controller/session.hpp"\n')
+    assert upward_includes(tmp_path) == ["src/serve/loop.cpp includes controller/", "src/wire/codec.cpp includes transport/"]

@@ -1,16 +1,16 @@
 #pragma once
 // Everything a controller or server needs, in one include.
 
-#include <coupler/client.hpp>
-#include <coupler/codec.hpp>
-#include <coupler/control_layout.hpp>
-#include <coupler/control_scatter.hpp>
-#include <coupler/curve_keys.hpp>
-#include <coupler/error.hpp>
-#include <coupler/limits.hpp>
-#include <coupler/messages.hpp>
-#include <coupler/sensor_gather.hpp>
-#include <coupler/sensor_layout.hpp>
-#include <coupler/server.hpp>
-#include <coupler/session.hpp>
-#include <coupler/types.hpp>
+#include <coupler/transport/client.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/control_layout.hpp>
+#include <coupler/serve/control_scatter.hpp>
+#include <coupler/transport/curve_keys.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/limits.hpp>
+#include <coupler/wire/messages.hpp>
+#include <coupler/serve/sensor_gather.hpp>
+#include <coupler/wire/sensor_layout.hpp>
+#include <coupler/transport/server.hpp>
+#include <coupler/controller/session.hpp>
+#include <coupler/wire/types.hpp>

@@ -1,0 +1,62 @@
+#pragma once
+// A SensorMessage read through the handshake: values by object and name.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <coupler/wire/messages.hpp>
+
+namespace coupler {
+
+class SensorLayout;
+
+// Lookups throw coupler::Error naming what is missing, so a controller that
+// asks for a joint or sensor the scene does not have learns which.
+//
+// Readings taken as a SensorLayout's flat array (as Session::step takes a
+// Sensor frame of the handshake's shape) build their SensorMessage on the
+// first lookup: a controller that only steps pays nothing for it.
+class SensorReadings {
+ public:
+  SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset = false);
+  // `values` holds layout->size() numbers in the layout's order.
+  SensorReadings(const HandshakeMessage& handshake, std::shared_ptr<const SensorLayout> layout,
+                 std::vector<double> values, double simulated_time);
+
+  double time() const noexcept { return time_; }
+  // True when the server answered with Reset: the simulation was reset
+  // from its side, and these readings are the state after the reset.
+  bool after_reset() const noexcept { return after_reset_; }
+
+  // Per-joint values, in the handshake's joint sensor order.
+  const std::vector<double>& angles(const std::string& object) const;
+  const std::vector<double>& angular_velocities(const std::string& object) const;
+  const std::vector<double>& torques(const std::string& object) const;
+  double angle(const std::string& object, const std::string& joint) const;
+  double angular_velocity(const std::string& object, const std::string& joint) const;
+  double torque(const std::string& object, const std::string& joint) const;
+
+  // The readings of a named sensor, one per type the handshake lists for it.
+  const std::vector<Sensor>& sensor(const std::string& object, const std::string& name) const;
+  // The numbers of the sensor's reading of the given type.
+  const std::vector<double>& sensor(const std::string& object, const std::string& name, ValueType type) const;
+  // The object's own reading of the given type (Position, RPY, ...).
+  const std::vector<double>& object_sensor(const std::string& object, ValueType type) const;
+
+  const SensorMessage& message() const;
+
+ private:
+  double joint_value(const std::vector<double>& values, const std::string& object, const std::string& joint,
+                     const char* kind) const;
+
+  const HandshakeMessage* handshake_;
+  double time_;
+  std::shared_ptr<const SensorLayout> layout_;  // with values_, for building message_
+  std::vector<double> values_;
+  mutable std::optional<SensorMessage> message_;
+  bool after_reset_;
+};
+
+}  // namespace coupler

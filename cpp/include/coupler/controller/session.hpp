@@ -1,0 +1,106 @@
+#pragma once
+// What a controller author uses: connect and handshake once, then step.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <coupler/transport/client.hpp>
+#include <coupler/controller/controls.hpp>
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/messages.hpp>
+#include <coupler/controller/round_trip_stats.hpp>
+#include <coupler/wire/sensor_layout.hpp>
+#include <coupler/controller/sensor_readings.hpp>
+
+namespace coupler {
+
+struct SessionOptions {
+  ClientOptions client;
+  // Wait for answers by polling without blocking, sleeping in zmq_poll
+  // between polls, as a controller with other work would; default blocks.
+  bool polling = false;
+  // Called with "send" or "recv" and each message, for tracing.
+  std::function<void(std::string_view direction, const Message&)> trace;
+  // When a request times out, reconnect and handshake again up to this many
+  // times (0: never; the TimeoutError is thrown). A request that changes
+  // nothing (SensorRequest) is then sent again; a Control or Reset is not,
+  // since the server may have applied it: ReconnectedError says so.
+  int reconnect_attempts = 0;
+};
+
+// Every call waits at most the client's timeout (ClientOptions, default 5 s)
+// and throws TimeoutError past it; an ErrorMessage from the server throws
+// RemoteError; an answer of the wrong kind throws ProtocolError. A session
+// whose request timed out stays usable; reconnect() (or
+// SessionOptions::reconnect_attempts) resumes after a server restart. A
+// request that timed out because the server was unreachable stays queued and
+// is delivered if that server comes back; reconnect() drops it.
+class Session {
+ public:
+  // Connects and does the handshake.
+  explicit Session(const std::string& address, SessionOptions options = {});
+  ~Session();
+  Session(Session&& other) noexcept;
+  Session& operator=(Session&& other) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const HandshakeMessage& handshake() const noexcept { return handshake_; }
+  // A fresh Controls for this scene that holds its current state, events
+  // off: a position control (Angle, LinearPosition) whose controlTargets
+  // entry names one of its object's joint sensors starts at that joint's
+  // current position, read with one SensorRequest (so sending it moves
+  // nothing); every other control starts at 0 (no torque, no speed).
+  // Without such controls nothing is asked of the server.
+  Controls controls();
+
+  // Sends the controls, lets the simulation step, returns the new state.
+  // Throws ExtensionNotSupportedError, sending nothing, for steps above 1
+  // when the server did not announce the "steps" extension.
+  SensorReadings step(const Controls& controls);
+  // The current state, without stepping.
+  SensorReadings sensors();
+  // Restores the initial state; the simulation waits for the next step().
+  void reset();
+  // Opens a fresh connection to the same address and does the handshake
+  // again. Throws SceneChangedError, keeping the old handshake, when the
+  // server now describes a different scene, unless accept_scene_change.
+  void reconnect(bool accept_scene_change = false);
+  // Tells the server this controller is leaving, when it announced the
+  // "goodbye" extension (a Click server cannot take a message it does not
+  // answer). Called by the destructor.
+  void close();
+
+  // Timing of every exchange so far (the handshake included); clear() it to
+  // time a phase of its own.
+  RoundTripStats& stats() noexcept { return stats_; }
+  Client& client() noexcept { return client_; }
+
+ private:
+  Message exchange(const Message& request);
+  Message exchange_once(const Message& request);
+  std::string exchange_frame(const std::string& request);
+  // Called while handling a request's timeout: rethrows it unless
+  // reconnect_attempts asks to reconnect; after reconnecting, throws
+  // ReconnectedError for a request the server may have applied, and returns
+  // for one that may be sent again.
+  void recover(const TimeoutError& timeout, MessageType request);
+  void reestablish(const TimeoutError& cause);
+  std::string receive_polling(std::chrono::steady_clock::time_point sent);
+  SensorReadings expect_sensors(const Message& request);
+  SensorReadings sensors_from(Message answer);
+  void use_handshake(HandshakeMessage handshake);
+
+  SessionOptions options_;
+  Client client_;
+  RoundTripStats stats_;
+  HandshakeMessage handshake_;
+  // Reads Sensor frames of the handshake's shape without building messages;
+  // null for a handshake it cannot lay out (then every answer is decoded).
+  std::shared_ptr<SensorLayout> layout_;
+  bool open_ = true;
+};
+
+}  // namespace coupler

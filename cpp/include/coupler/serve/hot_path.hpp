@@ -1,0 +1,190 @@
+#pragma once
+// The round trip of a lone controller in lockstep, served without leaving
+// C++: a Control of the controller holding the simulation is received,
+// checked, written into the simulation's controls, stepped, read back,
+// encoded and answered, over and over. SensorRequests (reads, which change
+// nothing) are answered here too, the controller's first: the others get
+// `reader_share` reads after each request of the controller, then wait up to
+// `reader_patience` for its next one before one more is served. Everything
+// else (another request of another peer, a Control that does not match, a
+// long one, a timer) goes back to the caller, which owns the protocol's
+// control plane, with a count of what was done meanwhile.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <coupler/wire/control_layout.hpp>
+#include <coupler/serve/control_scatter.hpp>
+#include <coupler/transport/frame_publisher.hpp>
+#include <coupler/serve/mujoco_state.hpp>
+#include <coupler/serve/sensor_gather.hpp>
+#include <coupler/wire/sensor_layout.hpp>
+#include <coupler/transport/server.hpp>
+#include <coupler/serve/stepper.hpp>
+
+namespace coupler {
+
+namespace detail {
+class ControlFrameReader;
+}  // namespace detail
+
+struct HotPathConfig {
+  // Controls asking for more steps than this go back to the caller, which
+  // may split a long Control (coupler.serve passes its own limit in).
+  static constexpr std::uint64_t kDefaultMaxSteps = 100;
+
+  std::uint64_t max_steps = kDefaultMaxSteps;
+  // A Control leaving any value of the control arrays larger than this in
+  // magnitude goes back to the caller, which names the value it refuses
+  // (MuJoCo would zero every control of the step).
+  double largest_value = std::numeric_limits<double>::infinity();
+  // Return after answering a Control that stepped the simulation to this
+  // time (seconds) or later.
+  double stop_after = std::numeric_limits<double>::infinity();
+  // Reads of other peers answered after each request of the controller (coupler.serve.controller_first.SHARE).
+  std::uint64_t reader_share = 1;
+  // How long reads of others wait for the controller's next request once their share is used, before one more
+  // is answered (coupler.serve.controller_first.PATIENCE).
+  std::chrono::microseconds reader_patience{2000};
+  // Every exchange is to be logged (coupler serve --trace): run() returns
+  // after each Control it answers, with its frames in the outcome, and hands
+  // every other request back, so that the caller logs each as it serves it.
+  bool trace = false;
+};
+
+// Wall-clock pacing of a run (coupler serve --realtime): the answer to a
+// Control is held until the wall clock reaches the simulated time it stepped
+// to, so the simulation never runs ahead of real time. Holds are short when
+// the caller bounds max_steps to a short stretch of simulated time: while an
+// answer is held, nothing else is served.
+struct HotPathPacing {
+  // Seconds from the start of run() until simulated time 0 is due on the
+  // wall clock (negative: it was due that long ago).
+  double zero_due_in = 0.0;
+  double speed = 1.0;  // simulated seconds per wall second
+  // A Control answered more than this many seconds after its time is due counts as a missed deadline.
+  double late_after = 0.0;
+};
+
+// What run() did, and the request it hands back, if any.
+struct HotPathOutcome {
+  // A request run() did not serve, to be served by the caller as if it had
+  // just arrived (its Control, if it is one, has not touched the simulation).
+  std::optional<Request> request;
+  std::uint64_t controls = 0;  // Controls answered
+  std::uint64_t steps = 0;     // steps they took
+  std::uint64_t clamped = 0;   // values applied outside their range
+  std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
+  std::uint64_t deadlines_missed = 0;  // paced: Controls answered later than late_after past their time
+  // Reads taken from the socket and not answered because the simulation
+  // failed (its state is unknown): the caller answers them.
+  std::vector<Request> unanswered_reads;
+  // Of those, the values (indices into the control arrays) clamped for the
+  // first time since this HotPath was made.
+  std::vector<std::size_t> first_clamped;
+  // The time of the last state sent, when a Control was answered.
+  std::optional<double> simulated_time;
+  // The sizes of the last Control answered and of its answer, in bytes.
+  std::size_t request_bytes = 0;
+  std::size_t answer_bytes = 0;
+  // With HotPathConfig::trace: the Control answered and its answer, as sent.
+  std::string request_frame;
+  std::string answer_frame;
+  // How long ago the last Control answered arrived.
+  std::chrono::steady_clock::duration since_last_control{};
+  // Set when the simulation failed on a Control, which was answered with
+  // InternalError: the simulation's state is unknown.
+  std::string failure;
+};
+
+class HotPath {
+ public:
+  // Every argument must outlive the HotPath. `targets` are the arrays
+  // `controls` reads into and `scatter` applies from; `sensor_values`
+  // (sensors.size() numbers) is what `gather` fills and `sensors` encodes.
+  HotPath(const ControlLayout& controls, ControlTargets targets, SensorLayout& sensors,
+          double* sensor_values, const ControlScatter& scatter, const SensorGather& gather, Stepper& stepper,
+          HotPathConfig config = {});
+
+  // Answers the Controls of `peer` that `server` receives until a request needs the caller (handed
+  // back in the outcome), `return_after` has passed (so the caller gets to
+  // run its timers and signal handlers), a Control stepped to stop_after, a
+  // value was clamped for the first time, or the simulation failed. The
+  // caller guarantees that `peer` holds the simulation alone and that the
+  // simulation's state is settled.
+  // `steps_before`: the steps the simulation took before this call, which
+  // numbers the published states. With `pacing`, each answer waits for its
+  // time on the wall clock.
+  HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                     std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt);
+
+  // From now on, publishes what the Python path's observer publishes for
+  // each Control answered, in its order: the Control, the state after the
+  // step (when `state` names the simulation's arrays; a simulation without
+  // them has none), then the answer, each after the answer has been sent.
+  // `publisher` (and the arrays) must outlive the HotPath.
+  void publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state);
+
+  ~HotPath();
+  HotPath(const HotPath&) = delete;
+  HotPath& operator=(const HotPath&) = delete;
+
+  const HotPathConfig& config() const noexcept { return config_; }
+
+ private:
+  // Applies the Control read into the arrays, steps, reads and encodes the
+  // state: the answer, or the InternalError frame when the simulation fails.
+  std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+  // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
+  const std::string& state_frame();
+
+  // What one answered Control leaves to publish once its answer is sent.
+  struct Published {
+    std::string request;
+    std::int64_t request_wall_ns = 0;
+    std::string answer;
+    bool stepped = false;
+    std::uint64_t step = 0;
+    double time = 0.0;
+  };
+  // Queues what `exchange` publishes; flush_published() hands the queue to
+  // the publisher, at most kPublishEvery after the first queued message and
+  // before run() returns. A burst wakes the publisher's I/O thread and each
+  // subscriber once, where a message at a time would wake them per message,
+  // on the cores the controller and the server need.
+  void publish(Published& exchange);  // takes the exchange's frames
+  void flush_published();
+  struct Pending {
+    std::string_view topic;
+    std::string payload;
+    std::int64_t wall_ns = 0;
+    std::int64_t simulated_ns = 0;
+  };
+  static constexpr std::chrono::microseconds kPublishEvery{2000};
+
+  const ControlLayout& controls_;
+  ControlTargets targets_;
+  SensorLayout& sensors_;
+  double* sensor_values_;
+  const ControlScatter& scatter_;
+  const SensorGather& gather_;
+  Stepper& stepper_;
+  HotPathConfig config_;
+  std::unique_ptr<detail::ControlFrameReader> reader_;
+  std::vector<bool> clamped_before_;
+  // The encoded current state; empty when it must be read again.
+  std::string state_;
+  FramePublisher* publisher_ = nullptr;
+  std::optional<MujocoStateArrays> mujoco_state_;
+  std::string mujoco_state_bytes_;  // reused: no allocation per state once it has grown
+  std::vector<Pending> pending_;
+  std::chrono::steady_clock::time_point publish_due_{};
+};
+
+}  // namespace coupler

@@ -1,0 +1,56 @@
+#pragma once
+// MuJoCo's stepping through its C functions, found at run time: the library
+// builds without MuJoCo, and steps with the very libmujoco the `mujoco` Python
+// package has loaded (coupler.mujoco.native_stepper finds the functions).
+
+#include <cstdint>
+
+#include <coupler/serve/stepper.hpp>
+
+namespace coupler {
+
+// mjModel and mjData stay opaque: only MuJoCo's functions look inside them.
+struct MujocoFunctions {
+  using Stage = void (*)(const void* model, void* data);                              // mj_step and friends
+  using GetState = void (*)(const void* model, const void* data, double* state, int signature);  // mj_getState
+
+  Stage step = nullptr;
+  Stage step2 = nullptr;
+  Stage forward = nullptr;
+  Stage check_pos = nullptr;
+  Stage check_vel = nullptr;
+  GetState get_state = nullptr;
+};
+
+class MujocoStepper final : public Stepper {
+ public:
+  // `model` and `data` (an mjModel and its mjData) must outlive this object.
+  // `split_step`: the integrator lets mj_step2 finish a step that mj_forward
+  // began (every integrator but RK4). `bad_qpos` and `bad_qvel` point at
+  // MuJoCo's counters of those warnings in `data` (mjData.warning[k].number).
+  // Throws coupler::Error when a function is missing.
+  MujocoStepper(const MujocoFunctions& functions, const void* model, void* data, bool split_step,
+                const int* bad_qpos, const int* bad_qvel);
+
+  // After settle() the position and velocity stages of the state are
+  // computed, and a change of controls does not touch them: mj_step2 takes
+  // the first step from there, bit for bit as mj_step would, unless the
+  // checks mj_step starts with reset a bad state (then mj_step redoes it all).
+  void step(std::uint64_t steps) override;
+  // mj_forward, unless the state is already settled.
+  void settle() override;
+  void assume_settled() override { settled_ = forwarded_ = true; }
+  double time() const override;
+
+ private:
+  MujocoFunctions functions_;
+  const void* model_;
+  void* data_;
+  bool split_step_;
+  const int* bad_qpos_;
+  const int* bad_qvel_;
+  bool settled_ = false;    // the readings belong to the current state
+  bool forwarded_ = false;  // the position and velocity stages are computed for the current state
+};
+
+}  // namespace coupler

@@ -1,0 +1,39 @@
+#pragma once
+// One codec for every message kind: Message values <-> wire frames.
+
+#include <string>
+#include <string_view>
+
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/messages.hpp>
+
+namespace coupler {
+
+// Serializes deterministically (map entries sorted by key), so equal messages
+// give equal frames in C++ and Python alike.
+std::string encode(const Message& message);
+
+// Reads the message type from field 1, then the whole frame as that kind.
+// Throws ProtocolError naming the problem for anything that is not a valid
+// message.
+Message decode(std::string_view frame);
+
+// decode(), then throws ProtocolError (UnexpectedMessage) unless the frame
+// holds a T.
+template <class T>
+T decode_as(std::string_view frame) {
+  Message message = decode(frame);
+  if (T* typed = std::get_if<T>(&message)) return std::move(*typed);
+  throw ProtocolError(ErrorCode::UnexpectedMessage,
+                      "expected " + std::string(to_string(type_of(Message(std::in_place_type<T>)))) + " but got " +
+                          std::string(to_string(type_of(message))));
+}
+
+}  // namespace coupler
+
+namespace coupler {
+
+// The message as one line of protobuf text format, for traces and logs.
+std::string describe(const Message& message);
+
+}  // namespace coupler

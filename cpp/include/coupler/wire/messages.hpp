@@ -1,0 +1,186 @@
+#pragma once
+// The protocol's messages as plain C++ values.
+//
+// Each message kind is a struct; coupler/codec.hpp turns them into wire
+// frames and back. User code never touches generated protobuf types. Field
+// names match the Python package's.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <coupler/wire/types.hpp>
+
+namespace coupler {
+
+struct HandshakeInitMessage {
+  int version = kProtocolVersion;
+};
+
+// The coupler extensions a server announces by name in its handshake
+// (ServerInfo::extensions); a client uses one only when it is announced.
+inline constexpr const char* kExtensionSteps = "steps";      // ControlMessage::steps
+inline constexpr const char* kExtensionGoodbye = "goodbye";  // a leaving controller's SessionEnded, taken without answer
+inline constexpr const char* kExtensionRanges = "ranges";    // ObjectDescription control_ranges, joint_limits
+// Value types from 100 (LinearPosition ... Number); a Click peer keeps them as unknown numbers.
+inline constexpr const char* kExtensionValueTypes = "value-types";
+// One Control and one Sensor for every world of a batched server at once (HandshakeMessage::worlds).
+inline constexpr const char* kExtensionWorlds = "worlds";
+
+// A closed interval [min, max]; limited false means unlimited (min and max
+// then mean nothing).
+struct Range {
+  double min = 0.0;
+  double max = 0.0;
+  bool limited = false;
+};
+
+// Who serves (a coupler extension of the handshake), and which extensions it takes.
+struct ServerInfo {
+  std::string name;
+  std::string version;
+  std::vector<std::string> extensions;
+};
+
+// One robot or object of a scene, as the handshake describes it.
+struct ObjectDescription {
+  std::vector<std::string> controls;          // order of ControlMessage values
+  std::vector<ValueType> control_types;       // one per control
+  std::vector<std::string> joint_sensors;     // order of per-joint sensor values
+  std::vector<ValueType> joint_sensor_types;  // which per-joint vectors are sent
+  std::map<std::string, ValueType> control_events;
+  std::map<std::string, std::vector<ValueType>> sensors;  // named sensors
+  std::vector<ValueType> object_sensors;
+  std::vector<std::string> control_targets;   // coupler extension: what each control drives; may be empty
+  // coupler extension "ranges": one per control (in the units the controller
+  // sends) and one per joint sensor; empty from a server without it.
+  std::vector<Range> control_ranges;
+  std::vector<Range> joint_limits;
+  // coupler extension "value-types": per named sensor with Number readings, their unit.
+  std::map<std::string, std::string> sensor_units;
+};
+
+struct HandshakeMessage {
+  std::map<std::string, ObjectDescription> objects;
+  double time_step = 0.0;  // s
+  int version = kProtocolVersion;
+  // Deprecated scene-wide type; nullopt derives it when encoding (the common
+  // type of all controls, or Multiple).
+  std::optional<ValueType> control_type;
+  // coupler extension: nullopt from a Click server, which then takes plain Click v1 only.
+  std::optional<ServerInfo> server;
+  // coupler extension "worlds": how many copies of the scene the server steps (0: one, without the extension).
+  std::uint32_t worlds = 0;
+
+  // Whether the server announced this coupler extension (never, for a Click server).
+  bool supports(const std::string& extension) const;
+
+  // Throws coupler::Error naming the object when the scene has no such object.
+  const ObjectDescription& object(const std::string& name) const;
+};
+
+// Which list of a control object carries its values on the wire. Values is
+// current; the others are Click's deprecated single-type spellings, kept so
+// such frames re-encode unchanged.
+enum class ControlField { Values, Angles, AngularVelocities, Torques };
+
+struct ObjectControl {
+  std::vector<double> values;           // one per control, handshake order
+  std::map<std::string, bool> events;   // a missing event keeps its last value
+  ControlField field = ControlField::Values;
+};
+
+struct ControlMessage {
+  class Builder;
+
+  std::map<std::string, ObjectControl> objects;
+  // coupler extension: hold the controls for this many steps; 0 means one.
+  std::uint64_t steps = 0;
+  // coupler extension "worlds": a Control for every world at once, for this
+  // many worlds (0: an ordinary Control). Per world (world-major), its control
+  // values in the control layout's order, then one number per control event
+  // (nonzero: on); empty steps no world.
+  std::uint32_t worlds = 0;
+  std::vector<double> world_controls;
+  // The worlds to reset (ascending, each once) instead of stepping them, to
+  // one whole qpos (qvel) per world listed, or to the scene's initial state
+  // when empty.
+  std::vector<std::uint32_t> reset_worlds;
+  std::vector<double> reset_qpos;
+  std::vector<double> reset_qvel;
+
+  // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
+  static Builder builder();
+};
+
+class ControlMessage::Builder {
+ public:
+  // Selects the object that following values() and event() calls fill.
+  Builder& object(const std::string& name);
+  Builder& values(std::vector<double> values, ControlField field = ControlField::Values);
+  Builder& event(const std::string& name, bool activated);
+  Builder& steps(std::uint64_t steps);
+  ControlMessage build() const { return message_; }
+  operator ControlMessage() const { return message_; }  // NOLINT: builder converts implicitly
+
+ private:
+  ObjectControl& current();
+
+  ControlMessage message_;
+  std::string current_;
+  bool has_current_ = false;
+};
+
+// One typed reading: 1 number for scalar and bool types, 3 for vector types.
+struct Sensor {
+  ValueType type = ValueType::Angle;
+  std::vector<double> value;
+};
+
+struct ObjectSensors {
+  std::vector<double> angles;              // per joint, handshake order
+  std::vector<double> angular_velocities;  // per joint
+  std::vector<double> torques;             // per joint
+  std::vector<std::vector<double>> forces; // per joint, 3 numbers each
+  std::vector<Sensor> object_sensors;      // handshake objectSensors order
+  std::map<std::string, std::vector<Sensor>> sensors;
+
+  // Throws coupler::Error naming the sensor when the object has no such sensor.
+  const std::vector<Sensor>& sensor(const std::string& name) const;
+};
+
+struct SensorMessage {
+  std::map<std::string, ObjectSensors> objects;
+  double simulated_time = 0.0;  // s
+  // coupler extension "worlds", the answer to a Control for every world: per
+  // world (world-major), its readings in the sensor layout's order, and each
+  // world's simulated time (s).
+  std::vector<double> world_sensors;
+  std::vector<double> world_times;
+
+  // Throws coupler::Error naming the object when the message has no such object.
+  const ObjectSensors& object(const std::string& name) const;
+};
+
+struct SensorRequestMessage {};
+struct ResetMessage {
+  // coupler extension: the state to start from after the reset (MuJoCo qpos
+  // and qvel, complete); empty means the scene's own initial state.
+  std::vector<double> qpos;
+  std::vector<double> qvel;
+};
+
+struct ErrorMessage {
+  int code = static_cast<int>(ErrorCode::VersionNotSupported);  // an ErrorCode, or a peer's own
+  std::string text;
+};
+
+using Message = std::variant<HandshakeInitMessage, HandshakeMessage, ControlMessage, SensorMessage,
+                             SensorRequestMessage, ResetMessage, ErrorMessage>;
+
+MessageType type_of(const Message& message) noexcept;
+
+}  // namespace coupler

@@ -1,0 +1,247 @@
+#include <coupler/controller/session.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/error.hpp>
+
+namespace coupler {
+namespace {
+
+[[noreturn]] void unexpected(const Message& answer, const char* expected) {
+  if (const auto* error = std::get_if<ErrorMessage>(&answer)) throw RemoteError(error->code, error->text);
+  throw ProtocolError(ErrorCode::UnexpectedMessage,
+                      std::string("expected ") + expected + ", got " + std::string(to_string(type_of(answer))));
+}
+
+HandshakeMessage expect_handshake(const Message& answer) {
+  const auto* handshake = std::get_if<HandshakeMessage>(&answer);
+  if (!handshake) unexpected(answer, "Handshake");
+  if (handshake->version != kProtocolVersion) {
+    throw ProtocolError(ErrorCode::VersionNotSupported,
+                        "server speaks protocol version " + std::to_string(handshake->version));
+  }
+  return *handshake;
+}
+
+// Only these may be sent again after a reconnect: they change nothing.
+bool changes_nothing(MessageType type) {
+  return type == MessageType::SensorRequest || type == MessageType::HandshakeInit;
+}
+
+}  // namespace
+
+Session::Session(const std::string& address, SessionOptions options)
+    : options_(std::move(options)), client_(address, options_.client) {
+  use_handshake(expect_handshake(exchange_once(HandshakeInitMessage{})));
+}
+
+void Session::use_handshake(HandshakeMessage handshake) {
+  handshake_ = std::move(handshake);
+  try {
+    layout_ = std::make_shared<SensorLayout>(handshake_);
+  } catch (const Error&) {
+    layout_.reset();  // a sensor type no reading can carry: every answer goes through decode()
+  }
+}
+
+Session::Session(Session&& other) noexcept
+    : options_(std::move(other.options_)),
+      client_(std::move(other.client_)),
+      stats_(std::move(other.stats_)),
+      handshake_(std::move(other.handshake_)),
+      layout_(std::move(other.layout_)),
+      open_(other.open_) {
+  other.open_ = false;
+}
+
+Session& Session::operator=(Session&& other) noexcept {
+  if (this != &other) {
+    try {
+      close();
+    } catch (const Error&) {
+      // The old connection is going away either way.
+    }
+    options_ = std::move(other.options_);
+    client_ = std::move(other.client_);
+    stats_ = std::move(other.stats_);
+    handshake_ = std::move(other.handshake_);
+    layout_ = std::move(other.layout_);
+    open_ = other.open_;
+    other.open_ = false;
+  }
+  return *this;
+}
+
+Session::~Session() {
+  try {
+    close();
+  } catch (const Error&) {
+    // Nothing to do about a server that cannot be told goodbye.
+  }
+}
+
+Message Session::exchange(const Message& request) {
+  try {
+    return exchange_once(request);
+  } catch (const TimeoutError& timeout) {
+    recover(timeout, type_of(request));
+  }
+  return exchange_once(request);
+}
+
+void Session::recover(const TimeoutError& timeout, MessageType request) {
+  if (options_.reconnect_attempts <= 0) throw;
+  reestablish(timeout);
+  if (!changes_nothing(request)) {
+    throw ReconnectedError(std::string("no answer to a ") + std::string(to_string(request)) + " from " +
+                           client_.address() +
+                           "; the session reconnected with a new handshake (the server may have restarted), and the "
+                           "request was not sent again since it may have been applied");
+  }
+}
+
+void Session::reestablish(const TimeoutError& cause) {
+  for (int attempt = 1; attempt <= options_.reconnect_attempts; ++attempt) {
+    try {
+      reconnect();
+      return;
+    } catch (const TimeoutError&) {
+      // The server is not back yet; each attempt waits one timeout.
+    }
+  }
+  throw TimeoutError(std::string(cause.what()) + "; " + std::to_string(options_.reconnect_attempts) +
+                     " reconnect attempts found no server");
+}
+
+void Session::reconnect(bool accept_scene_change) {
+  client_.reconnect();
+  HandshakeMessage handshake = expect_handshake(exchange_once(HandshakeInitMessage{}));
+  if (!accept_scene_change && encode(Message(handshake)) != encode(Message(handshake_))) {
+    throw SceneChangedError("the server at " + client_.address() +
+                            " now describes a different scene than this session was using; reconnect(true) accepts "
+                            "it");
+  }
+  use_handshake(std::move(handshake));
+  open_ = true;
+}
+
+Message Session::exchange_once(const Message& request) {
+  if (options_.trace) options_.trace("send", request);
+  Message answer = decode(exchange_frame(encode(request)));
+  if (options_.trace) options_.trace("recv", answer);
+  return answer;
+}
+
+std::string Session::exchange_frame(const std::string& request) {
+  using Clock = std::chrono::steady_clock;
+  const auto sent = Clock::now();
+  client_.send_frame(request);
+  std::string answer = [&] {
+    if (options_.polling) return receive_polling(sent);
+    std::string received = client_.receive_frame(options_.client.timeout);
+    stats_.add_blocked(Clock::now() - sent);
+    return received;
+  }();
+  stats_.add_round_trip(Clock::now() - sent);
+  return answer;
+}
+
+std::string Session::receive_polling(std::chrono::steady_clock::time_point sent) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = sent + options_.client.timeout;
+  for (;;) {
+    const auto start = Clock::now();
+    std::optional<std::string> answer = client_.try_receive_frame();
+    const auto polled = Clock::now();
+    stats_.add_blocked(polled - start);
+    if (answer) return std::move(*answer);
+    if (polled >= deadline) {
+      throw TimeoutError("no answer from " + client_.address() + " within " +
+                         std::to_string(options_.client.timeout.count()) + " ms");
+    }
+    // Sleeps until the answer arrives or 1 ms passes: no spinning, no added latency.
+    client_.wait(std::chrono::milliseconds(1));
+    stats_.add_idle(Clock::now() - polled);
+  }
+}
+
+SensorReadings Session::expect_sensors(const Message& request) { return sensors_from(exchange(request)); }
+
+SensorReadings Session::sensors_from(Message answer) {
+  bool after_reset = false;
+  if (std::holds_alternative<ResetMessage>(answer)) {
+    // The simulation was reset from its side; fetch the state it now has.
+    after_reset = true;
+    answer = exchange(SensorRequestMessage{});
+  }
+  auto* sensors = std::get_if<SensorMessage>(&answer);
+  if (!sensors) unexpected(answer, "Sensor");
+  return SensorReadings(handshake_, std::move(*sensors), after_reset);
+}
+
+SensorReadings Session::step(const Controls& controls) {
+  const std::uint64_t steps = controls.message().steps;
+  if (steps > 1 && !handshake_.supports(kExtensionSteps)) {
+    const std::string server = handshake_.server ? "the server '" + handshake_.server->name + "' " +
+                                                       handshake_.server->version
+                                                 : std::string("this Click server");
+    throw ExtensionNotSupportedError(kExtensionSteps, std::to_string(steps) + " steps per Control", server);
+  }
+  if (options_.trace || !layout_) return expect_sensors(controls.message());
+  // The common case without a message either way: the Sensor frame read
+  // straight into the layout's numbers. Anything else (a Reset, an error, a
+  // frame of another shape) is decoded as before.
+  std::string answer;
+  try {
+    answer = exchange_frame(encode(controls.message()));
+  } catch (const TimeoutError& timeout) {
+    recover(timeout, MessageType::Control);
+    throw;  // not reached: a Control is never sent again
+  }
+  std::vector<double> values(layout_->size());
+  if (const auto time = layout_->read(answer, values.data())) {
+    return SensorReadings(handshake_, layout_, std::move(values), *time);
+  }
+  return sensors_from(decode(answer));
+}
+
+SensorReadings Session::sensors() { return expect_sensors(SensorRequestMessage{}); }
+
+Controls Session::controls() {
+  Controls controls(handshake_);
+  // (object, control, joint) of each position control that names the joint it holds.
+  std::vector<std::tuple<std::string, std::string, std::string>> holding;
+  for (const auto& [name, object] : handshake_.objects) {
+    const std::size_t count = std::min({object.controls.size(), object.control_types.size(),
+                                        object.control_targets.size()});
+    for (std::size_t i = 0; i < count; ++i) {
+      const ValueType type = object.control_types[i];
+      if (type != ValueType::Angle && type != ValueType::LinearPosition) continue;
+      const std::string& target = object.control_targets[i];
+      const auto& joints = object.joint_sensors;
+      if (std::find(joints.begin(), joints.end(), target) == joints.end()) continue;
+      holding.emplace_back(name, object.controls[i], target);
+    }
+  }
+  if (holding.empty()) return controls;
+  const SensorReadings readings = sensors();
+  for (const auto& [name, control, joint] : holding) controls.set(name, control, readings.angle(name, joint));
+  return controls;
+}
+
+void Session::reset() {
+  const Message answer = exchange(ResetMessage{});
+  if (!std::holds_alternative<ResetMessage>(answer)) unexpected(answer, "Reset");
+}
+
+void Session::close() {
+  if (!open_) return;
+  open_ = false;
+  // An ErrorMessage from a controller means "leaving"; the server sends no answer.
+  if (!handshake_.supports(kExtensionGoodbye)) return;
+  client_.send(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), "controller closed the session"});
+}
+
+}  // namespace coupler

@@ -1,0 +1,263 @@
+#include <coupler/serve/hot_path.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <iterator>
+#include <string_view>
+#include <exception>
+#include <thread>
+#include <utility>
+#include <variant>
+
+#include "wire/control_frame_reader.hpp"
+
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/error.hpp>
+
+namespace coupler {
+namespace {
+
+// The recording's channels (coupler.record.channels) of what the hot path answers.
+constexpr std::string_view kControlTopic = "/coupler/requests/Control";
+constexpr std::string_view kSensorTopic = "/coupler/answers/Sensor";
+constexpr std::string_view kErrorTopic = "/coupler/answers/Error";
+constexpr std::string_view kStateTopic = "/coupler/mujoco_state";
+
+}  // namespace
+
+HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLayout& sensors,
+                 double* sensor_values, const ControlScatter& scatter, const SensorGather& gather, Stepper& stepper,
+                 HotPathConfig config)
+    : controls_(controls),
+      targets_(targets),
+      sensors_(sensors),
+      sensor_values_(sensor_values),
+      scatter_(scatter),
+      gather_(gather),
+      stepper_(stepper),
+      config_(config),
+      reader_(std::make_unique<detail::ControlFrameReader>(controls)),
+      clamped_before_(scatter.value_count(), false) {
+  if (scatter.value_count() != controls.size() || scatter.object_count() != controls.objects().size() ||
+      scatter.event_count() != controls.event_count()) {
+    throw Error("the hot path's scatter does not take the arrays of its control layout");
+  }
+  if (gather.size() != sensors.size()) throw Error("the hot path's gather does not fill the arrays of its sensor layout");
+  if (!targets.values || !targets.values_set || !targets.events_set || !targets.events_on || !sensor_values) {
+    throw Error("the hot path needs its control and sensor arrays");
+  }
+}
+
+HotPath::~HotPath() = default;
+
+namespace {
+
+// Whether `payload` is a SensorRequest as the server's decoder reads it. Only
+// small frames are looked at here: a larger one is decoded by the server.
+bool is_sensor_request(std::string_view payload) {
+  constexpr std::size_t kLargestLookedAt = 64;
+  if (payload.size() > kLargestLookedAt) return false;
+  try {
+    return std::holds_alternative<SensorRequestMessage>(decode(payload));
+  } catch (const ProtocolError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state) {
+  publisher_ = &publisher;
+  mujoco_state_ = state;
+}
+
+void HotPath::publish(Published& exchange) {
+  if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
+  const std::int64_t wall = wall_clock_nanoseconds();
+  pending_.push_back({kControlTopic, std::move(exchange.request), exchange.request_wall_ns, FramePublisher::kNoTime});
+  if (exchange.stepped && mujoco_state_) {
+    encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
+    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(exchange.time)});
+  }
+  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer), wall,
+                      exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
+}
+
+void HotPath::flush_published() {
+  for (const Pending& message : pending_) {
+    publisher_->publish(message.topic, message.payload, message.wall_ns, message.simulated_ns);
+  }
+  pending_.clear();
+}
+
+HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
+  using Clock = std::chrono::steady_clock;
+  using Seconds = std::chrono::duration<double>;
+  HotPathOutcome outcome;
+  Published exchange;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  // Holds an answer stepped to `time` until it is due; counts it when it is late.
+  const auto hold_until_due = [&](double time) {
+    const auto due = started + std::chrono::duration_cast<Clock::duration>(
+                                   Seconds(pacing->zero_due_in + time / pacing->speed));
+    const auto now = Clock::now();
+    if (due > now) {
+      std::this_thread::sleep_for(due - now);
+    } else if (Seconds(now - due).count() > pacing->late_after) {
+      ++outcome.deadlines_missed;
+    }
+  };
+  Clock::time_point last_control{};
+  stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  // Reads of other peers waiting for their share, in arrival order; `credit`
+  // of them may be answered before the controller's next request, and once
+  // it is used, one more when `reader_due` passes without that request.
+  std::deque<Request> readers;
+  std::uint64_t credit = config_.reader_share;
+  Clock::time_point reader_due{};
+  // Reads the caller answers: it publishes them (with a publisher) or logs them (traced) as every other request.
+  const bool reads_to_caller = publisher_ != nullptr || config_.trace;
+  const auto controller_served = [&] { credit = config_.reader_share; };
+  const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
+    std::uint64_t steps = 0;
+    if (from != peer) {
+      // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
+      if (reads_to_caller || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
+      --credit;
+      reader_due = Clock::now() + config_.reader_patience;
+      ++outcome.reads;
+      return state_frame();
+    }
+    if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
+      if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
+      controller_served();
+      ++outcome.reads;
+      return state_frame();
+    }
+    for (std::size_t i = 0; i < controls_.size(); ++i) {
+      if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
+    }
+    last_control = Clock::now();
+    if (publisher_) {
+      exchange.request.assign(payload.data(), payload.size());
+      exchange.request_wall_ns = wall_clock_nanoseconds();
+    }
+    std::string frame = serve(steps == 0 ? 1 : steps, outcome);
+    if (pacing && outcome.failure.empty()) hold_until_due(*outcome.simulated_time);
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = frame.size();
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = frame;
+    }
+    if (publisher_) {
+      // Published once the answer is sent, so the controller does not wait for it; the state read now is still
+      // the one after this step, since nothing steps before then.
+      exchange.answer = frame;
+      exchange.stepped = outcome.failure.empty();
+      exchange.step = steps_before + outcome.steps;
+      exchange.time = outcome.simulated_time.value_or(0.0);
+    }
+    controller_served();
+    return frame;
+  };
+  // Takes what a wait brought (an answer given or a request left): false when the loop must end.
+  const auto take = [&](Offered offered) {
+    if (offered.request) {
+      if (!reads_to_caller && offered.request->peer() != peer &&
+          offered.request->type() == MessageType::SensorRequest) {
+        if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
+        readers.push_back(std::move(*offered.request));
+        return true;
+      }
+      outcome.request = std::move(offered.request);
+      return false;
+    }
+    // Answered: with a publisher that is only ever a Control (reads go to Python, which publishes them).
+    if (publisher_) publish(exchange);
+    if (config_.trace || !outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
+    return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
+  };
+  const auto answer_reader = [&] {
+    server.reply_frame(readers.front(), state_frame());
+    readers.pop_front();
+    ++outcome.reads;
+  };
+  for (;;) {
+    const auto now = Clock::now();
+    if (!pending_.empty() && now >= publish_due_) flush_published();
+    if (now >= deadline) break;
+    if (!readers.empty() && (credit > 0 || now >= reader_due)) {
+      // The controller's request, if one came meanwhile, goes first.
+      Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
+      if (waiting.answered || waiting.request) {
+        if (!take(std::move(waiting))) break;
+        continue;
+      }
+      if (credit > 0) --credit;
+      reader_due = now + config_.reader_patience;
+      answer_reader();
+      continue;
+    }
+    auto until = readers.empty() ? deadline : std::min(deadline, reader_due);
+    if (!pending_.empty()) until = std::min(until, publish_due_);
+    const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    // Nothing came: the time is up, or the next read is due (both seen above).
+    if (!offered.answered && !offered.request) continue;
+    if (!take(std::move(offered))) break;
+  }
+  // Leaving: the reads still waiting are answered with the state as it is now (nothing has changed it since).
+  if (outcome.failure.empty()) {
+    while (!readers.empty()) answer_reader();
+  } else {
+    outcome.unanswered_reads.assign(std::make_move_iterator(readers.begin()), std::make_move_iterator(readers.end()));
+  }
+  if (!pending_.empty()) flush_published();  // before Python publishes anything after it
+  if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
+  return outcome;
+}
+
+const std::string& HotPath::state_frame() {
+  if (state_.empty()) {
+    gather_.gather(sensor_values_);
+    state_ = sensors_.encode(sensor_values_, stepper_.time());
+  }
+  return state_;
+}
+
+std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
+  try {
+    const std::vector<std::size_t> outside =
+        scatter_.apply(targets_.values, targets_.values_set, targets_.events_set, targets_.events_on);
+    outcome.clamped += outside.size();
+    for (const std::size_t i : outside) {
+      if (!clamped_before_[i]) {
+        clamped_before_[i] = true;
+        outcome.first_clamped.push_back(i);
+      }
+    }
+    state_.clear();
+    stepper_.step(steps);
+    stepper_.settle();
+    gather_.gather(sensor_values_);
+    const double time = stepper_.time();
+    std::string frame = sensors_.encode(sensor_values_, time);
+    state_ = frame;
+    ++outcome.controls;
+    outcome.steps += steps;
+    outcome.simulated_time = time;
+    return frame;
+  } catch (const std::exception& e) {
+    outcome.failure = e.what();
+  } catch (...) {
+    outcome.failure = "unknown exception";
+  }
+  return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
+}
+
+}  // namespace coupler

@@ -1,0 +1,60 @@
+#include <coupler/wire/types.hpp>
+
+namespace coupler {
+
+int width(ValueType type) noexcept {
+  switch (type) {
+    case ValueType::Position:
+    case ValueType::RPY:
+    case ValueType::Acceleration3D:
+    case ValueType::Force3D:
+    case ValueType::Torque3D:
+    case ValueType::AngularAcceleration3D:
+    case ValueType::Velocity3D:
+    case ValueType::AngularVelocity3D:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+bool is_known(ValueType type) noexcept { return !to_string(type).empty(); }
+
+std::string_view to_string(ValueType type) noexcept {
+  switch (type) {
+    case ValueType::Angle: return "Angle";
+    case ValueType::AngularVelocity1D: return "AngularVelocity1D";
+    case ValueType::Torque1D: return "Torque1D";
+    case ValueType::Position: return "Position";
+    case ValueType::RPY: return "RPY";
+    case ValueType::Activated: return "Activated";
+    case ValueType::Acceleration3D: return "Acceleration3D";
+    case ValueType::Force3D: return "Force3D";
+    case ValueType::Torque3D: return "Torque3D";
+    case ValueType::AngularAcceleration3D: return "AngularAcceleration3D";
+    case ValueType::Velocity3D: return "Velocity3D";
+    case ValueType::AngularVelocity3D: return "AngularVelocity3D";
+    case ValueType::Force1D: return "Force1D";
+    case ValueType::Multiple: return "Multiple";
+    case ValueType::LinearPosition: return "LinearPosition";
+    case ValueType::LinearVelocity: return "LinearVelocity";
+    case ValueType::ActuatorInput: return "ActuatorInput";
+    case ValueType::Number: return "Number";
+  }
+  return {};
+}
+
+std::string_view to_string(MessageType type) noexcept {
+  switch (type) {
+    case MessageType::HandshakeInit: return "HandshakeInit";
+    case MessageType::Handshake: return "Handshake";
+    case MessageType::Control: return "Control";
+    case MessageType::Sensor: return "Sensor";
+    case MessageType::Reset: return "Reset";
+    case MessageType::Error: return "Error";
+    case MessageType::SensorRequest: return "SensorRequest";
+  }
+  return "unknown";
+}
+
+}  // namespace coupler

@@ -1,0 +1,298 @@
+// Session, Controls and SensorReadings: a controller's view of a scene.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <coupler/wire/error.hpp>
+#include <coupler/transport/server.hpp>
+#include <coupler/controller/session.hpp>
+
+#include "test_endpoints.hpp"
+
+using namespace coupler;
+using namespace std::chrono_literals;
+
+namespace {
+
+HandshakeMessage arm_scene() {
+  HandshakeMessage handshake;
+  handshake.time_step = 0.002;
+  ObjectDescription& arm = handshake.objects["arm"];
+  arm.controls = {"shoulder", "elbow"};
+  arm.control_types = {ValueType::Angle, ValueType::Angle};
+  arm.joint_sensors = {"shoulder", "elbow"};
+  arm.joint_sensor_types = {ValueType::Angle};
+  arm.control_events = {{"gripper", ValueType::Activated}};
+  arm.sensors = {{"wrist_ft", {ValueType::Force3D, ValueType::Torque3D}}};
+  handshake.objects["box"].object_sensors = {ValueType::Position};
+  return handshake;
+}
+
+// The arm scene whose controls name the joints they drive: a hinge held at an
+// angle and a slide held at a length.
+HandshakeMessage held_arm_scene() {
+  HandshakeMessage handshake = arm_scene();
+  ObjectDescription& arm = handshake.objects["arm"];
+  arm.control_types = {ValueType::Angle, ValueType::LinearPosition};
+  arm.control_targets = {"shoulder", "elbow"};
+  return handshake;
+}
+
+// A coupler server's ServerInfo, every extension announced.
+ServerInfo coupler_server() { return ServerInfo{"coupler", "test", {kExtensionSteps, kExtensionGoodbye, kExtensionRanges}}; }
+
+// A server thread that echoes commanded angles back as sensed angles and
+// answers the nth control with Reset, as a simulation reset from its side.
+// With `extra_object`, its readings also carry an object the handshake does
+// not describe, as a server of another version might. `info` is what its
+// handshake says about the server: nullopt answers as a Click server does.
+class EchoServer {
+ public:
+  explicit EchoServer(int reset_on_control = -1, bool extra_object = false,
+                      std::optional<ServerInfo> info = coupler_server(), HandshakeMessage scene = arm_scene())
+      : server_(fresh_address("inproc")),
+        info_(std::move(info)),
+        scene_(std::move(scene)),
+        thread_([this, reset_on_control, extra_object] { run(reset_on_control, extra_object); }) {}
+  ~EchoServer() { stop(); }
+  std::string endpoint() const { return server_.endpoint(); }
+  // Stops the server thread; returns every request it received, in order.
+  std::vector<Message> stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return received_;
+  }
+
+ private:
+  std::vector<Message> received_;
+
+  void run(int reset_on_control, bool extra_object) {
+    HandshakeMessage handshake = scene_;
+    handshake.server = info_;
+    SensorMessage state;
+    state.objects["arm"].angles = {0.0, 0.0};
+    state.objects["arm"].sensors["wrist_ft"] = {{ValueType::Force3D, {0, 0, -5}}, {ValueType::Torque3D, {0, 0, 0}}};
+    state.objects["box"].object_sensors = {{ValueType::Position, {0.5, 0.1, 0.8}}};
+    if (extra_object) state.objects["conveyor"].angles = {1.5};
+    int controls = 0;
+    while (!stop_) {
+      std::optional<Request> request;
+      try {
+        request = server_.receive(20ms);
+      } catch (const TimeoutError&) {
+        continue;
+      }
+      received_.push_back(request->message());
+      std::visit(
+          [&](const auto& m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<T, HandshakeInitMessage>) {
+              server_.reply(*request, handshake);
+            } else if constexpr (std::is_same_v<T, ControlMessage>) {
+              if (controls++ == reset_on_control) {
+                server_.reply(*request, ResetMessage{});
+                return;
+              }
+              state.objects["arm"].angles = m.objects.at("arm").values;
+              state.simulated_time += handshake.time_step;
+              server_.reply(*request, state);
+            } else if constexpr (std::is_same_v<T, SensorRequestMessage>) {
+              server_.reply(*request, state);
+            } else if constexpr (std::is_same_v<T, ResetMessage>) {
+              server_.reply(*request, ResetMessage{});
+            } else if constexpr (std::is_same_v<T, SensorMessage>) {
+              server_.reply(*request, ErrorMessage{static_cast<int>(ErrorCode::UnexpectedMessage), "not to servers"});
+            }
+          },
+          request->message());
+    }
+  }
+
+  Server server_;
+  std::optional<ServerInfo> info_;
+  HandshakeMessage scene_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a session starts with the handshake") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  CHECK(session.handshake().time_step == 0.002);
+  CHECK(session.handshake().object("arm").controls.size() == 2);
+}
+
+TEST_CASE("controls start at zero with events off and are set by name") {
+  Controls controls(arm_scene());
+  CHECK(controls.values("arm") == std::vector<double>{0.0, 0.0});
+  CHECK_FALSE(controls.message().objects.at("arm").events.at("gripper"));
+  controls.set("arm", "elbow", 0.7);
+  controls.event("arm", "gripper", true);
+  CHECK(controls.get("arm", "elbow") == 0.7);
+  CHECK(controls.values("arm")[1] == 0.7);
+  CHECK(controls.message().objects.at("arm").events.at("gripper"));
+  CHECK(controls.message().objects.count("box") == 0);  // box has nothing to control
+}
+
+TEST_CASE("session controls start position controls at their joints' current positions") {
+  EchoServer server(-1, false, coupler_server(), held_arm_scene());
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls moved = session.controls();
+  moved.set("arm", "shoulder", 0.7);
+  moved.set("arm", "elbow", 0.02);
+  session.step(moved);  // the echo server now senses these positions
+  CHECK(session.controls().values("arm") == std::vector<double>{0.7, 0.02});
+}
+
+TEST_CASE("session controls without control targets start at zero and ask the server nothing") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls moved = session.controls();
+  moved.set("arm", "shoulder", 0.7);
+  session.step(moved);
+  CHECK(session.controls().values("arm") == std::vector<double>{0.0, 0.0});
+  CHECK(server.stop().size() == 2);  // the handshake and the Control
+}
+
+TEST_CASE("controls reject names the scene does not have") {
+  Controls controls(arm_scene());
+  CHECK_THROWS_WITH(controls.set("arm", "wrist", 1.0), Catch::Contains("no control named 'wrist'"));
+  CHECK_THROWS_WITH(controls.set("robot9", "elbow", 1.0), Catch::Contains("'robot9'"));
+  CHECK_THROWS_WITH(controls.event("arm", "vacuum", true), Catch::Contains("'vacuum'"));
+}
+
+TEST_CASE("step sends the controls and returns readings addressed by name") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "shoulder", 0.25);
+  const SensorReadings readings = session.step(controls);
+  CHECK(readings.time() == Approx(0.002));
+  CHECK(readings.angle("arm", "shoulder") == 0.25);
+  CHECK(readings.sensor("arm", "wrist_ft", ValueType::Force3D) == std::vector<double>{0, 0, -5});
+  CHECK(readings.object_sensor("box", ValueType::Position)[0] == 0.5);
+  CHECK_THROWS_WITH(readings.angle("arm", "wrist"), Catch::Contains("no joint sensor named 'wrist'"));
+  CHECK_THROWS_WITH(readings.object_sensor("box", ValueType::RPY), Catch::Contains("no RPY reading"));
+}
+
+TEST_CASE("step readings hold every number of the server's answer") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "elbow", -1.25);
+  const SensorMessage message = session.step(controls).message();
+  CHECK(message.simulated_time == Approx(0.002));
+  CHECK(message.objects.at("arm").angles == std::vector<double>{0.0, -1.25});
+  CHECK(message.objects.at("arm").sensors.at("wrist_ft").size() == 2);
+  CHECK(message.objects.at("box").object_sensors.at(0).value == std::vector<double>{0.5, 0.1, 0.8});
+}
+
+TEST_CASE("step readings of a shape other than the handshake's are read whole") {
+  EchoServer server(/*reset_on_control=*/-1, /*extra_object=*/true);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "shoulder", 0.5);
+  const SensorReadings readings = session.step(controls);
+  CHECK(readings.angle("arm", "shoulder") == 0.5);
+  CHECK(readings.angles("conveyor") == std::vector<double>{1.5});
+}
+
+TEST_CASE("a polling step without a trace reads the same readings") {
+  EchoServer server;
+  SessionOptions options{ClientOptions{2000ms}};
+  options.polling = true;
+  Session session(server.endpoint(), options);
+  Controls controls = session.controls();
+  controls.set("arm", "elbow", 0.75);
+  const SensorReadings readings = session.step(controls);
+  CHECK(readings.angle("arm", "elbow") == 0.75);
+  CHECK(readings.time() == Approx(0.002));
+}
+
+TEST_CASE("a Reset answer to a step is reported and followed by the current state") {
+  EchoServer server(/*reset_on_control=*/0);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  const SensorReadings readings = session.step(session.controls());
+  CHECK(readings.after_reset());
+  CHECK(readings.time() == 0.0);
+}
+
+TEST_CASE("closing a session tells a server that announced goodbye that the controller is leaving") {
+  EchoServer server;
+  {
+    Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+    session.sensors();
+  }
+  std::this_thread::sleep_for(100ms);  // the goodbye has no answer to wait for
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  const auto* goodbye = std::get_if<ErrorMessage>(&received.back());
+  REQUIRE(goodbye);
+  CHECK(goodbye->code == static_cast<int>(ErrorCode::SessionEnded));
+}
+
+TEST_CASE("closing a session sends no goodbye to a server that did not announce it") {
+  EchoServer server(-1, false, std::nullopt);
+  {
+    Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+    session.sensors();
+  }
+  std::this_thread::sleep_for(100ms);
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 2);
+  CHECK(std::holds_alternative<SensorRequestMessage>(received.back()));
+}
+
+TEST_CASE("more than one step per Control to a server without the steps extension throws and sends nothing") {
+  EchoServer server(-1, false, std::nullopt);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.steps(10);
+  CHECK_THROWS_AS(session.step(controls), ExtensionNotSupportedError);
+  controls.steps(1);
+  CHECK(session.step(controls).time() == 0.002);
+  session.close();
+  const std::vector<Message> received = server.stop();
+  CHECK(received.size() == 2);  // the handshake and the one-step Control
+}
+
+TEST_CASE("more than one step per Control goes to a server that announced the steps extension") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.steps(10);
+  session.step(controls);
+  session.close();
+  std::this_thread::sleep_for(100ms);
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  CHECK(std::get<ControlMessage>(received[1]).steps == 10);
+}
+
+TEST_CASE("a session to a server that never answers times out") {
+  Server silent(fresh_address("inproc"));
+  CHECK_THROWS_AS(Session(silent.endpoint(), SessionOptions{ClientOptions{100ms, 0ms}}), TimeoutError);
+}
+
+TEST_CASE("a polling session gets the same answers and counts its round trips") {
+  EchoServer server;
+  SessionOptions options{ClientOptions{2000ms}};
+  options.polling = true;
+  std::vector<std::string> trace;
+  options.trace = [&](std::string_view direction, const Message& m) {
+    trace.push_back(std::string(direction) + " " + std::string(to_string(type_of(m))));
+  };
+  Session session(server.endpoint(), options);
+  session.stats().clear();
+  Controls controls = session.controls();
+  controls.set("arm", "elbow", -0.3);
+  CHECK(session.step(controls).angle("arm", "elbow") == -0.3);
+  CHECK(session.stats().count() == 1);
+  CHECK(session.stats().percentile(0.5) > 0.0);
+  CHECK(trace == std::vector<std::string>{"send HandshakeInit", "recv Handshake", "send Control", "recv Sensor"});
+}

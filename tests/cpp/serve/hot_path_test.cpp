@@ -1,0 +1,463 @@
+// HotPath: a lone controller's Controls answered in C++, and what it hands back.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <variant>
+#include <utility>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include <coupler/transport/client.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/control_layout.hpp>
+#include <coupler/serve/control_scatter.hpp>
+#include <coupler/transport/frame_publisher.hpp>
+#include <coupler/serve/hot_path.hpp>
+#include <coupler/serve/mujoco_state.hpp>
+#include <coupler/serve/sensor_gather.hpp>
+#include <coupler/wire/sensor_layout.hpp>
+#include <coupler/transport/server.hpp>
+#include <coupler/serve/stepper.hpp>
+
+#include "test_endpoints.hpp"
+
+using namespace coupler;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+HandshakeMessage arm_handshake() {
+  ObjectDescription arm;
+  arm.controls = {"shoulder", "elbow"};
+  arm.control_types = {ValueType::Angle, ValueType::Angle};
+  arm.joint_sensors = {"shoulder", "elbow"};
+  arm.joint_sensor_types = {ValueType::Angle};
+  arm.control_events = {{"gripper", ValueType::Activated}};
+  arm.sensors = {{"gripper_closed", {ValueType::Activated}}};
+  HandshakeMessage handshake;
+  handshake.objects = {{"arm", arm}};
+  handshake.time_step = 0.01;
+  return handshake;
+}
+
+// A simulation whose readings are its last controls: the shoulder limited to [-1, 1].
+class Rig {
+ public:
+  explicit Rig(HotPathConfig config = {})
+      : server(fresh_address("inproc")),
+        controller(server.endpoint(), ClientOptions{2000ms}),
+        controls(arm_handshake()),
+        sensors(arm_handshake()),
+        values(controls.size()),
+        values_set(controls.objects().size()),
+        events_set(controls.event_count()),
+        events_on(controls.event_count()),
+        state(3),
+        readings(sensors.size()),
+        scatter(state.data(), state.size(), 1, {{0, 0, 1.0, -1.0, 1.0}, {0, 1, 1.0, -kInf, kInf}}, {{2, 0.0, 1.0}}),
+        gather(sensors.size()),
+        clock(0.01) {
+    gather.add_copies(state.data(), state.size(), {0, 1, 2}, {0, 1, 2});
+    stepper = &clock;
+    make(config);
+    // The controller's first request names its peer.
+    controller.send(HandshakeInitMessage{});
+    const Request hello = server.receive(2000ms);
+    peer = hello.peer();
+    server.reply(hello, arm_handshake());
+    (void)controller.receive();
+  }
+
+  void make(HotPathConfig config) {
+    path = std::make_unique<HotPath>(controls, ControlTargets{values.data(), values_set.data(), events_set.data(),
+                                                              events_on.data()},
+                                     sensors, readings.data(), scatter, gather, *stepper, config);
+  }
+
+  HotPathOutcome run(std::chrono::milliseconds return_after = 50ms) { return path->run(server, peer, return_after); }
+
+  Server server;
+  Client controller;
+  ControlLayout controls;
+  SensorLayout sensors;
+  std::vector<double> values;
+  std::vector<std::uint8_t> values_set, events_set, events_on;
+  std::vector<double> state;
+  std::vector<double> readings;
+  ControlScatter scatter;
+  SensorGather gather;
+  CountedSteps clock;
+  Stepper* stepper = nullptr;
+  std::unique_ptr<HotPath> path;
+  std::string peer;
+};
+
+ControlMessage arm_control(double shoulder, double elbow, std::uint64_t steps = 0) {
+  return ControlMessage::builder().object("arm").values({shoulder, elbow}).event("gripper", true).steps(steps);
+}
+
+class FailingStepper final : public Stepper {
+ public:
+  void step(std::uint64_t) override { throw std::runtime_error("the physics diverged"); }
+  double time() const override { return 0.0; }
+};
+
+// A SUB socket on `context` following `publisher` (bound here on a fresh ipc address) from topic `prefix`.
+zmq::socket_t subscribed(zmq::context_t& context, FramePublisher& publisher, const char* prefix, int timeout_ms) {
+  zmq::socket_t subscriber(context, zmq::socket_type::sub);
+  subscriber.set(zmq::sockopt::linger, 0);
+  subscriber.set(zmq::sockopt::rcvtimeo, timeout_ms);
+  subscriber.set(zmq::sockopt::subscribe, prefix);
+  subscriber.connect(publisher.bind(PublisherBinding{fresh_address("ipc")}));
+  return subscriber;
+}
+
+}  // namespace
+
+TEST_CASE("the hot path answers its controller's Control with the frame of the state it stepped to", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  const HotPathOutcome outcome = rig.run();
+
+  const std::string answer = rig.controller.receive_frame(2000ms);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(answer == rig.sensors.encode(expected, 0.03));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 3);
+  REQUIRE(outcome.simulated_time);
+  CHECK(*outcome.simulated_time == 0.03);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path takes a Control without steps as one step", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, 0.0));
+  CHECK(rig.run().steps == 1);
+  CHECK(rig.clock.steps() == 1);
+}
+
+TEST_CASE("the hot path hands back another peer's Control untouched", "[hot_path]") {
+  Rig rig;
+  Client other(rig.server.endpoint(), ClientOptions{2000ms});
+  other.send(arm_control(0.5, 0.5));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->peer() != rig.peer);
+  CHECK(outcome.controls == 0);
+  CHECK(rig.clock.steps() == 0);
+  CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
+}
+
+TEST_CASE("the hot path hands back a request that is neither a Control nor a read", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(ResetMessage{});
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::Reset);
+}
+
+TEST_CASE("the hot path answers its controller's SensorRequest with the frame of the current state", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  (void)rig.run();
+  (void)rig.controller.receive_frame(2000ms);
+  rig.controller.send(SensorRequestMessage{});
+  const HotPathOutcome outcome = rig.run();
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(rig.controller.receive_frame(2000ms) == rig.sensors.encode(expected, 0.03));
+  CHECK(outcome.reads == 1);
+  CHECK_FALSE(outcome.request);
+  CHECK(rig.clock.steps() == 3);
+}
+
+TEST_CASE("the hot path answers another peer's SensorRequest with the state, read afresh in a new run", "[hot_path]") {
+  Rig rig;
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  rig.state = {0.25, 0.5, 0.0};  // changed by the caller between runs
+  rig.clock.step(2);
+  reader.send(SensorRequestMessage{});
+  const HotPathOutcome outcome = rig.run();
+  const double expected[] = {0.25, 0.5, 0.0};
+  CHECK(reader.receive_frame(2000ms) == rig.sensors.encode(expected, 0.02));
+  CHECK(outcome.reads == 1);
+  CHECK(outcome.controls == 0);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path answers one read of others per request of the controller while it drives", "[hot_path]") {
+  HotPathConfig config;
+  config.reader_patience = 10s;  // longer than the run: only the controller's request lets the second read through
+  Rig rig(config);
+  Client first(rig.server.endpoint(), ClientOptions{2000ms});
+  Client second(rig.server.endpoint(), ClientOptions{2000ms});
+  first.send(SensorRequestMessage{});
+  second.send(SensorRequestMessage{});
+  std::thread controller([&] {
+    std::this_thread::sleep_for(50ms);
+    rig.controller.send(arm_control(0.5, -0.25, 1));
+    (void)rig.controller.receive_frame(2000ms);
+  });
+  const HotPathOutcome outcome = rig.run(1000ms);
+  controller.join();
+  const double before[] = {0.0, 0.0, 0.0};
+  const double after[] = {0.5, -0.25, 1.0};
+  const std::vector<std::string> answers{first.receive_frame(2000ms), second.receive_frame(2000ms)};
+  CHECK(std::count(answers.begin(), answers.end(), rig.sensors.encode(before, 0.0)) == 1);
+  CHECK(std::count(answers.begin(), answers.end(), rig.sensors.encode(after, 0.01)) == 1);
+  CHECK(outcome.reads == 2);
+  CHECK(outcome.controls == 1);
+}
+
+TEST_CASE("the hot path answers one more read of others when the controller sends nothing for its patience",
+          "[hot_path]") {
+  HotPathConfig config;
+  config.reader_patience = 20ms;
+  Rig rig(config);
+  Client first(rig.server.endpoint(), ClientOptions{2000ms});
+  first.send(SensorRequestMessage{});
+  bool second_answered = false;
+  std::thread second_reader([&] {
+    Client second(rig.server.endpoint(), ClientOptions{2000ms});
+    second.send(SensorRequestMessage{});
+    // Answered long before the run ends (at 3 s), whatever the order the two reads are taken in.
+    try {
+      second_answered = second.receive_frame(1500ms).size() > 0;
+    } catch (const TimeoutError&) {
+      second_answered = false;
+    }
+  });
+  const HotPathOutcome outcome = rig.run(3000ms);
+  second_reader.join();
+  CHECK(second_answered);
+  CHECK(first.receive_frame(2000ms).size() > 0);
+  CHECK(outcome.reads == 2);
+}
+
+TEST_CASE("the hot path hands back a Control of more steps than its limit", "[hot_path]") {
+  HotPathConfig config;
+  config.max_steps = 5;
+  Rig rig(config);
+  rig.controller.send(arm_control(0.5, 0.5, 6));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control that does not match the handshake", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(ControlMessage::builder().object("arm").values({1.0}));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control with a value beyond the largest it takes", "[hot_path]") {
+  HotPathConfig config;
+  config.largest_value = 10.0;
+  Rig rig(config);
+  rig.controller.send(arm_control(0.5, -11.0));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
+}
+
+TEST_CASE("the hot path counts clamped values and returns at a value's first clamp only", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(2.0, 0.0));
+  const HotPathOutcome first = rig.run(2000ms);  // returns at once: the caller warns
+  CHECK(first.clamped == 1);
+  CHECK(first.first_clamped == std::vector<std::size_t>{0});
+  (void)rig.controller.receive_frame(2000ms);
+
+  rig.controller.send(arm_control(-3.0, 0.0));
+  const HotPathOutcome again = rig.run();
+  CHECK(again.clamped == 1);
+  CHECK(again.first_clamped.empty());
+}
+
+TEST_CASE("the hot path returns after a Control that stepped to stop_after", "[hot_path]") {
+  HotPathConfig config;
+  config.stop_after = 0.02;
+  Rig rig(config);
+  rig.controller.send(arm_control(0.0, 0.0, 2));
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.controls == 1);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path answers a failing simulation with InternalError and reports it", "[hot_path]") {
+  Rig rig;
+  FailingStepper failing;
+  rig.stepper = &failing;
+  rig.make({});
+  rig.controller.send(arm_control(0.0, 0.0));
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.failure == "the physics diverged");
+  const Message answer = rig.controller.receive(2000ms);
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).code == static_cast<int>(ErrorCode::InternalError));
+  CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
+}
+
+TEST_CASE("the hot path returns with nothing done when no request comes", "[hot_path]") {
+  Rig rig;
+  const HotPathOutcome outcome = rig.run(20ms);
+  CHECK_FALSE(outcome.request);
+  CHECK(outcome.controls == 0);
+  CHECK_FALSE(outcome.simulated_time);
+}
+
+TEST_CASE("counted steps keep the time as the product of steps and time step", "[hot_path]") {
+  CountedSteps clock(0.001);
+  for (int i = 0; i < 7; ++i) clock.step(1);
+  CHECK(clock.time() == 7 * 0.001);
+  clock.reset();
+  CHECK(clock.time() == 0.0);
+  CHECK_THROWS_AS(CountedSteps(0.0), Error);
+}
+
+TEST_CASE("the hot path hands back a Control sent with a deprecated value list, for the full decoder", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(ControlMessage::builder().object("arm").values({0.5, 0.5}, ControlField::Angles));
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::Control);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path hands back a Control frame with a field it does not know, decoded", "[hot_path]") {
+  Rig rig;
+  rig.controller.send_frame(encode(arm_control(0.5, 0.5)) + "\x18\x05");
+  const HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  REQUIRE(std::holds_alternative<ControlMessage>(outcome.request->message()));
+  CHECK(std::get<ControlMessage>(outcome.request->message()).objects.at("arm").values == std::vector<double>{0.5, 0.5});
+}
+
+TEST_CASE("the hot path publishes each Control it answers, the state after its step and the answer, in order",
+          "[hot_path]") {
+  Rig rig;
+  FramePublisher publisher({"{}"});
+  zmq::context_t context;
+  zmq::socket_t subscriber = subscribed(context, publisher, "/coupler/", 5000);
+  REQUIRE(publisher.wait_for_subscribers(1, 10s));
+  MujocoStateArrays arrays;
+  arrays.qpos = {rig.state.data(), rig.state.size()};
+  rig.path->publish_to(publisher, arrays);
+
+  const std::string control = encode(arm_control(0.5, -0.25, 3));
+  rig.controller.send_frame(control);
+  (void)rig.path->run(rig.server, rig.peer, 50ms, 10);
+  const std::string answer = rig.controller.receive_frame(2000ms);
+
+  std::string state;
+  encode_mujoco_state(0.03, 13, arrays, state);
+  const std::pair<std::string, std::string> expected[] = {
+      {"/coupler/requests/Control", control}, {"/coupler/mujoco_state", state}, {"/coupler/answers/Sensor", answer}};
+  zmq::message_t message;
+  do {  // the scene, sent as it subscribed
+    REQUIRE(subscriber.recv(message));
+  } while (message.more());
+  for (const auto& [topic, payload] : expected) {
+    REQUIRE(subscriber.recv(message));
+    const std::string text = message.to_string();
+    CHECK(text.substr(0, text.find('\0')) == topic);
+    CHECK(text.substr(topic.size() + 1 + FramePublisher::kHeaderBytes) == payload);
+  }
+}
+
+TEST_CASE("paced, the hot path holds an answer until the time it stepped to is due on the wall clock", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  const auto started = std::chrono::steady_clock::now();
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{0.0, 1.0, 0.01});
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.deadlines_missed == 0);
+}
+
+TEST_CASE("paced, the hot path counts a Control answered past its slot as a missed deadline", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  // Simulated time 0 was due a second ago: the step to 0.03 s is far past its slot.
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.deadlines_missed == 1);
+}
+
+TEST_CASE("traced, the hot path returns after each Control with its frames and hands reads back", "[hot_path]") {
+  HotPathConfig config;
+  config.trace = true;
+  Rig rig(config);
+  const std::string first = encode(arm_control(0.5, -0.25));
+  rig.controller.send(arm_control(0.5, -0.25));
+  const auto started = std::chrono::steady_clock::now();
+  HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started < 1000ms);  // at the Control, not at the end of its time
+  const std::string answer = rig.controller.receive_frame(2000ms);
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.request_frame == first);
+  CHECK(outcome.answer_frame == answer);
+
+  rig.controller.send(SensorRequestMessage{});
+  outcome = rig.run(1000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.reads == 0);
+}
+
+TEST_CASE("with a publisher the hot path hands reads back, for the caller to answer and publish", "[hot_path]") {
+  Rig rig;
+  FramePublisher publisher({"{}"});
+  rig.path->publish_to(publisher, std::nullopt);
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  reader.send(SensorRequestMessage{});
+  HotPathOutcome outcome = rig.run(1000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.reads == 0);
+
+  rig.controller.send(SensorRequestMessage{});
+  outcome = rig.run(1000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.request->peer() == rig.peer);
+}
+
+TEST_CASE("the hot path hands what it publishes to the publisher while it waits, not only when it returns",
+          "[hot_path]") {
+  Rig rig;
+  FramePublisher publisher({"{}"});
+  zmq::context_t context;
+  zmq::socket_t subscriber = subscribed(context, publisher, "/coupler/answers/", 1000);
+  REQUIRE(publisher.wait_for_subscribers(1, 10s));
+  rig.path->publish_to(publisher, std::nullopt);
+
+  rig.controller.send(arm_control(0.5, -0.25));
+  std::atomic<bool> returned{false};
+  std::thread serving([&] {
+    (void)rig.path->run(rig.server, rig.peer, 3000ms);
+    returned = true;
+  });
+  (void)rig.controller.receive_frame(2000ms);
+  zmq::message_t message;
+  const bool received = static_cast<bool>(subscriber.recv(message));
+  const bool still_serving = !returned;
+  serving.join();
+  CHECK(received);
+  CHECK(still_serving);
+}
