@@ -5,7 +5,8 @@ controller and serve (and gym and record) are siblings that do not import each
 other. `coupler._native` and `coupler._proto` (generated and compiled code),
 and `coupler.limits` (which reads only `coupler._native`),
 sit below everything; the package's own `__init__` (the public facade) above
-every layer, so no layer imports it either. Every import counts, those inside
+every layer, so no layer imports it either. The binding imports two leaves at
+run time, the message and error classes (`BINDING_LEAVES`). Every import counts, those inside
 functions included: a lazy import is still an edge.
 """
 
@@ -159,3 +160,33 @@ def test_the_cpp_check_finds_an_upward_include(tmp_path):
     (tmp_path / "src" / "serve").mkdir(parents=True)
     (tmp_path / "src" / "serve" / "loop.cpp").write_text('#include "controller/session.hpp"\n')
     assert upward_includes(tmp_path) == ["src/serve/loop.cpp includes controller/", "src/wire/codec.cpp includes transport/"]
+
+
+# coupler._native sits below every layer, yet turns C++ messages and errors
+# into the package's own Python classes, so it imports those at run time.
+# That is sound only while they are leaves: modules that import nothing of
+# coupler but each other, so loading them never loads a layer above the binding.
+BINDING_LEAVES = {"coupler.wire.messages", "coupler.wire.errors"}
+NATIVE = PACKAGE.parents[1] / "python" / "native"
+_RUNTIME_IMPORT = re.compile(r'module_::import\("(coupler[\w.]*)"\)')
+
+
+def binding_imports(native: Path) -> set[str]:
+    """The coupler modules the binding's C++ sources import at run time."""
+    return {m[1] for path in native.glob("*.[ch]pp") for m in _RUNTIME_IMPORT.finditer(path.read_text())}
+
+
+def test_the_binding_imports_only_the_declared_leaves():
+    assert binding_imports(NATIVE) <= BINDING_LEAVES
+
+
+@pytest.mark.parametrize("leaf", sorted(BINDING_LEAVES))
+def test_each_module_the_binding_imports_is_a_leaf(leaf):
+    path = PACKAGE.parent.joinpath(*leaf.split(".")).with_suffix(".py")
+    tree = ast.parse(path.read_text(), filename=str(path))
+    assert set(_imported(tree, leaf, False)) <= BINDING_LEAVES
+
+
+def test_the_binding_check_finds_a_runtime_import_of_a_layer(tmp_path):
+    (tmp_path / "x.cpp").write_text('py::module_::import("coupler.serve.app").attr("serve");\n')
+    assert binding_imports(tmp_path) == {"coupler.serve.app"}
