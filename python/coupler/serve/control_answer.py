@@ -63,19 +63,28 @@ class ControlAnswer:
         failed; HELD when the step waits for other controllers or is left to the loop.
         """
         run = self.run
+        stats = run.stats
         simulation = cast(ArraySimulation, run.simulation)  # the native path serves only ArraySimulations
+        clock = self.sessions.clock
 
         def control() -> float | Held:
-            run.refuse_while_stepping(peer)
+            if run.long_control is not None:
+                run.refuse_while_stepping(peer)
             controller = self._active.get(peer)
             if controller is None or self.shared:
-                return self._admitted(controls, steps, sensors_out, peer)
-            # The path of every Control of a lone controller: one lookup, and its lease renewed.
-            controller.seen = self.sessions.clock()
-            simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
-            return self._stepped(steps, sensors_out, peer)
+                if self._admitted(simulation, controls, steps, peer):
+                    return HELD
+            else:
+                # The path of every Control of a lone controller: one lookup, and its lease renewed.
+                controller.seen = clock()
+                simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+            stats.controls += 1
+            run.take(steps, (peer,))
+            if run.long_control is not None:
+                return HELD  # its steps are left to the loop
+            return simulation.sensor_values(sensors_out)
 
-        return self.guard("ControlMessage", control)
+        return self.guard.answer("ControlMessage", control)
 
     def refusal(self, error: ProtocolError, peer: bytes = b"") -> ErrorMessage:
         """The answer to a Control of `peer` that the control layout refused with `error`, as a request to drive.
@@ -90,7 +99,7 @@ class ControlAnswer:
             with self.admission.refusal_frees_place(controller):
                 raise error
 
-        return cast(ErrorMessage, self.guard("ControlMessage", refuse))
+        return cast(ErrorMessage, self.guard.answer("ControlMessage", refuse))
 
     def busy_refusal(self, peer: bytes) -> ErrorMessage | None:
         """The SERVER_BUSY answer for a request to drive from `peer` when no place is free for it, else None.
@@ -107,12 +116,14 @@ class ControlAnswer:
             self.run.refuse_while_stepping(peer)
             raise ProtocolError(self.sessions.busy_text(), ErrorCode.SERVER_BUSY)
 
-        return cast(ErrorMessage, self.guard("ControlMessage", refuse))
+        return cast(ErrorMessage, self.guard.answer("ControlMessage", refuse))
 
-    def _admitted(self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray,
-                  peer: bytes) -> float | Held:
-        """`values` for a newcomer, or for one of several controllers: admit, claim, then apply."""
-        simulation = cast(ArraySimulation, self.run.simulation)
+    def _admitted(self, simulation: ArraySimulation, controls: _native.ControlLayout, steps: int,
+                  peer: bytes) -> bool:
+        """Admit a newcomer, or one of several controllers, claim its robots and apply its Control.
+
+        True when the Control, one of several controllers', waits for the others' Controls of the same step.
+        """
         controller = self.sessions.admit(peer)
         if self.shared:
             objects = self._control_objects
@@ -122,20 +133,10 @@ class ControlAnswer:
         self.admission.accept(controller)
         simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
         if self.shared:
-            # Kept until the step every one of the controllers waits for.
             controller.held_steps = steps
             self.admission.stats.controls += 1
-            return HELD
-        return self._stepped(steps, sensors_out, peer)
-
-    def _stepped(self, steps: int, sensors_out: np.ndarray, peer: bytes) -> float | Held:
-        """What follows a lone controller's applied Control: its steps, then the new state (HELD: left to the loop)."""
-        run = self.run
-        run.stats.controls += 1
-        run.take(steps, (peer,))
-        if run.long_control is not None:
-            return HELD
-        return cast(ArraySimulation, run.simulation).sensor_values(sensors_out)
+            return True
+        return False
 
 
 def _check_not_waiting(controller: Controller) -> None:

@@ -27,7 +27,7 @@ class HandshakeAnswer:
         self.admission = admission
         self.shared = shared
 
-    def __call__(self, message: HandshakeInitMessage, peer: bytes) -> Message:
+    def answer(self, message: HandshakeInitMessage, peer: bytes) -> Message:
         if message.version != PROTOCOL_VERSION:
             return ErrorMessage(
                 code=ErrorCode.VERSION_NOT_SUPPORTED,

@@ -20,7 +20,7 @@ class RequestGuard:
         self.stats = stats
         self.peer_log = peer_log
 
-    def __call__(self, kind: str, handle: Callable[[], T]) -> T | ErrorMessage:
+    def answer(self, kind: str, handle: Callable[[], T]) -> T | ErrorMessage:
         """Run `handle`, a request of `kind`; a refusal or a failure becomes the ErrorMessage to send."""
         self.stats.requests += 1
         try:

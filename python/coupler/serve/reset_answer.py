@@ -19,7 +19,7 @@ class ResetAnswer:
         self.admission = admission
         self.shared = shared
 
-    def __call__(self, message: ResetMessage, peer: bytes) -> ResetMessage:
+    def answer(self, message: ResetMessage, peer: bytes) -> ResetMessage:
         admission = self.admission
         run = admission.run
         controller = admission.sessions.admit(peer)

@@ -45,7 +45,8 @@ class SimulationRun:
 
         With `chunk_long_controls`, more than LONG_CONTROL_STEPS are left to the loop in `long_control`.
         """
-        self.start()
+        if not self.running:
+            self.start()
         self.fresh_control = True
         taken = self.steps_per_control(steps)
         if self.chunk_long_controls and taken > LONG_CONTROL_STEPS:

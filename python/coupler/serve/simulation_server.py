@@ -97,11 +97,12 @@ class SimulationServer:
         self.control_answer = ControlAnswer(self.admission, self.guard, self.shared)
         self.handshake_answer = HandshakeAnswer(simulation.handshake(), self.admission, self.shared)
         self.reset_answer = ResetAnswer(self.admission, self.shared)
-        self.handle_driving = WorldsDriving(self.admission, self.guard, self.shared)
+        self.worlds_driving = WorldsDriving(self.admission, self.guard, self.shared)
         # The native path's calls, bound once: they are looked up on every request.
         self.handle_control_values = self.control_answer.values
         self.refuse_control = self.control_answer.refusal
         self.busy_refusal = self.control_answer.busy_refusal
+        self.handle_driving = self.worlds_driving.answer
         self.peer_left = self.admission.peer_left
         self.lapse_leases = self.admission.lapse_leases
         self.step = self.run.step
@@ -157,7 +158,7 @@ class SimulationServer:
         """Return the answer to one request from `peer`: None when none is due (Error), HELD when it waits for a step."""
         if isinstance(message, ControlMessage):
             return self.control_answer.message(message, peer)
-        return self.guard(type(message).__name__, lambda: self._dispatch(message, peer))
+        return self.guard.answer(type(message).__name__, lambda: self._dispatch(message, peer))
 
     def step_round(self) -> tuple[list[bytes], int]:
         """Take the step the waiting Controls asked for; return their peers, to answer, and the steps taken."""
@@ -172,9 +173,9 @@ class SimulationServer:
             self.stats.sensor_requests += 1
             return self.simulation.sensors()
         if isinstance(message, HandshakeInitMessage):
-            return self.handshake_answer(message, peer)
+            return self.handshake_answer.answer(message, peer)
         if isinstance(message, ResetMessage):
-            return self.reset_answer(message, peer)
+            return self.reset_answer.answer(message, peer)
         if isinstance(message, ErrorMessage):
             self.admission.goodbye(message, peer)
             return None

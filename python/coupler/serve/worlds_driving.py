@@ -25,7 +25,7 @@ class WorldsDriving:
         self.guard = guard
         self.shared = shared
 
-    def __call__(self, peer: bytes, steps: int, drive: Callable[[], T]) -> T | ErrorMessage:
+    def answer(self, peer: bytes, steps: int, drive: Callable[[], T]) -> T | ErrorMessage:
         """Run `drive` for `peer`, which steps `steps` times by itself; the ErrorMessage to send when refused or failed.
 
         `drive` raises ProtocolError before it changes anything for a request it refuses.
@@ -45,4 +45,4 @@ class WorldsDriving:
             admission.run.start()
             return result
 
-        return self.guard("ControlMessage", control)
+        return self.guard.answer("ControlMessage", control)
