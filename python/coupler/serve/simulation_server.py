@@ -91,8 +91,8 @@ class SimulationServer:
         self.trace = False
         # Peers trigger refusals and goodbyes as often as they like: their log lines are bounded.
         peer_log = RateLimitedLog(log)
-        self.run = SimulationRun(simulation, lockstep, self.stats)
-        self.admission = ControllerAdmission(self.sessions, self.run, self.stats, peer_log)
+        self.simulation_run = SimulationRun(simulation, lockstep, self.stats)
+        self.admission = ControllerAdmission(self.sessions, self.simulation_run, self.stats, peer_log)
         self.guard = RequestGuard(self.stats, peer_log)
         self.control_answer = ControlAnswer(self.admission, self.guard, self.shared)
         self.handshake_answer = HandshakeAnswer(simulation.handshake(), self.admission, self.shared)
@@ -105,9 +105,9 @@ class SimulationServer:
         self.handle_driving = self.worlds_driving.answer
         self.peer_left = self.admission.peer_left
         self.lapse_leases = self.admission.lapse_leases
-        self.step = self.run.step
-        self.step_long_control = self.run.step_long_control
-        self.steps_per_control = self.run.steps_per_control
+        self.step = self.simulation_run.step
+        self.step_long_control = self.simulation_run.step_long_control
+        self.steps_per_control = self.simulation_run.steps_per_control
         self.round_complete = self.sessions.round_complete
         # Set when a controller ends its session with an ErrorMessage.
         self.session_ended: threading.Event = self.admission.session_ended
@@ -124,35 +124,35 @@ class SimulationServer:
     @property
     def running(self) -> bool:
         """False while the simulation waits for the first Control after a handshake, a reset or a change of driver."""
-        return self.run.running
+        return self.simulation_run.running
 
     @property
     def starts(self) -> int:
         """How many times a Control started the simulation: a paced loop restarts its clock then."""
-        return self.run.starts
+        return self.simulation_run.starts
 
     @property
     def fresh_control(self) -> bool:
         """True while the state the simulation holds was applied by a Control and not stepped yet."""
-        return self.run.fresh_control
+        return self.simulation_run.fresh_control
 
     @property
     def chunk_long_controls(self) -> bool:
         """Set by a loop that steps Controls of more than LONG_CONTROL_STEPS steps in chunks (`long_control`)."""
-        return self.run.chunk_long_controls
+        return self.simulation_run.chunk_long_controls
 
     @chunk_long_controls.setter
     def chunk_long_controls(self, value: bool) -> None:
-        self.run.chunk_long_controls = value
+        self.simulation_run.chunk_long_controls = value
 
     @property
     def long_control(self) -> LongControl | None:
         """The Control whose steps the loop takes in chunks, until it answers it and clears this."""
-        return self.run.long_control
+        return self.simulation_run.long_control
 
     @long_control.setter
     def long_control(self, value: LongControl | None) -> None:
-        self.run.long_control = value
+        self.simulation_run.long_control = value
 
     def handle(self, message: Message, peer: bytes = b"") -> Message | Held | None:
         """Return the answer to one request from `peer`: None when none is due (Error), HELD when it waits for a step."""
@@ -163,11 +163,11 @@ class SimulationServer:
     def step_round(self) -> tuple[list[bytes], int]:
         """Take the step the waiting Controls asked for; return their peers, to answer, and the steps taken."""
         peers, steps = self.sessions.take_round()
-        return peers, self.run.take(steps, peers)
+        return peers, self.simulation_run.take(steps, peers)
 
     def _dispatch(self, message: Message, peer: bytes) -> Message | Held | None:
         if isinstance(message, (HandshakeInitMessage, ResetMessage)):
-            self.run.refuse_while_stepping(peer)
+            self.simulation_run.refuse_while_stepping(peer)
         if isinstance(message, SensorRequestMessage):
             # Anyone may read; reading never renews a lease (a read-only monitor must not keep a controller out).
             self.stats.sensor_requests += 1
