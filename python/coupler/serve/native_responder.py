@@ -25,7 +25,8 @@ from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
-from coupler.serve.simulation_server import Held, SimulationServer
+from coupler.serve.held import Held
+from coupler.serve.simulation_server import SimulationServer
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,148 @@
+"""The answer to a Control: checked and read by the C++ `ControlLayout`, applied, stepped, and the new state read.
+
+However a Control arrives (a native request, or a message given to
+`SimulationServer.handle`), it is served by `values`; one the layout refuses
+is answered by `refusal`. With several controllers, an applied Control
+claims its robots and waits (HELD) for the others' Controls of the same step.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import numpy as np
+
+from coupler import _native
+from coupler.serve.controller_admission import ControllerAdmission
+from coupler.serve.controller_sessions import Controller
+from coupler.serve.held import HELD, Held
+from coupler.serve.request_guard import RequestGuard
+from coupler.serve.simulation import ArraySimulation
+from coupler.wire.codec import encode
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import ControlMessage, ErrorCode, ErrorMessage, SensorMessage
+
+
+class ControlAnswer:
+    """Serves the Controls of the peers `admission` lets drive, through `guard`; `shared` when several drive."""
+
+    def __init__(self, admission: ControllerAdmission, guard: RequestGuard, shared: bool) -> None:
+        self.admission = admission
+        self.sessions = admission.sessions
+        self._active = admission.sessions.active  # the same dict, looked up on every Control
+        self.run = admission.run
+        self.guard = guard
+        self.shared = shared
+        simulation = admission.run.simulation
+        # Object names in the order of the native control arrays (array simulations only).
+        self._control_objects: list[str] = (
+            [o.name for o in simulation.flat.controls.objects] if isinstance(simulation, ArraySimulation) else []
+        )
+
+    def message(self, control: ControlMessage, peer: bytes) -> SensorMessage | ErrorMessage | Held:
+        """A Control given as a message, served as a native request is: read by the control layout, then applied."""
+        simulation = self.run.simulation
+        if not isinstance(simulation, ArraySimulation):
+            return self.refusal(
+                ProtocolError("unexpected message: this scene takes no Controls", ErrorCode.UNEXPECTED_MESSAGE), peer)
+        flat = simulation.flat
+        try:
+            steps = flat.controls.decode(encode(control))
+        except ProtocolError as error:
+            return self.refusal(error, peer)
+        answer = self.values(flat.controls, steps, flat.sensors.values, peer)
+        if isinstance(answer, float):
+            return flat.sensor_message(flat.sensors.values, answer)
+        return answer
+
+    def values(self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray,
+               peer: bytes = b"") -> float | ErrorMessage | Held:
+        """Apply a Control read into `controls`, step, and write the new state to `sensors_out`; its simulated time.
+
+        The ErrorMessage to send when `peer` may not drive or the simulation
+        failed; HELD when the step waits for other controllers or is left to the loop.
+        """
+        run = self.run
+        stats = run.stats
+        simulation = cast(ArraySimulation, run.simulation)  # the native path serves only ArraySimulations
+        clock = self.sessions.clock
+
+        def control() -> float | Held:
+            if run.long_control is not None:
+                run.refuse_while_stepping(peer)
+            controller = self._active.get(peer)
+            if controller is None or self.shared:
+                if self._admitted(simulation, controls, steps, peer):
+                    return HELD
+            else:
+                # The path of every Control of a lone controller: one lookup, and its lease renewed.
+                controller.seen = clock()
+                simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+            stats.controls += 1
+            run.take(steps, (peer,))
+            if run.long_control is not None:
+                return HELD  # its steps are left to the loop
+            return simulation.sensor_values(sensors_out)
+
+        return self.guard.answer("ControlMessage", control)
+
+    def refusal(self, error: ProtocolError, peer: bytes = b"") -> ErrorMessage:
+        """The answer to a Control of `peer` that the control layout refused with `error`, as a request to drive.
+
+        A peer that may not drive is told so first (SERVER_BUSY, or that its
+        long Control is still being stepped); a newcomer refused takes no place.
+        """
+
+        def refuse() -> None:
+            self.run.refuse_while_stepping(peer)
+            controller = self.sessions.admit(peer)
+            with self.admission.refusal_frees_place(controller):
+                raise error
+
+        return cast(ErrorMessage, self.guard.answer("ControlMessage", refuse))
+
+    def busy_refusal(self, peer: bytes) -> ErrorMessage | None:
+        """The SERVER_BUSY answer for a request to drive from `peer` when no place is free for it, else None.
+
+        Asked before a Control's body is read: a peer that may not drive must
+        cost the server almost nothing, whatever shape its Control has.
+        """
+        long = self.run.long_control
+        stepping = long is not None and peer not in long.peers
+        if self.sessions.may_admit(peer) and not stepping:
+            return None
+
+        def refuse() -> None:
+            self.run.refuse_while_stepping(peer)
+            raise ProtocolError(self.sessions.busy_text(), ErrorCode.SERVER_BUSY)
+
+        return cast(ErrorMessage, self.guard.answer("ControlMessage", refuse))
+
+    def _admitted(self, simulation: ArraySimulation, controls: _native.ControlLayout, steps: int,
+                  peer: bytes) -> bool:
+        """Admit a newcomer, or one of several controllers, claim its robots and apply its Control.
+
+        True when the Control, one of several controllers', waits for the others' Controls of the same step.
+        """
+        controller = self.sessions.admit(peer)
+        if self.shared:
+            objects = self._control_objects
+            with self.admission.refusal_frees_place(controller):
+                _check_not_waiting(controller)
+                self.sessions.claim(controller, (objects[k] for k in np.flatnonzero(controls.values_set)))
+        self.admission.accept(controller)
+        simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+        if self.shared:
+            controller.held_steps = steps
+            self.admission.stats.controls += 1
+            return True
+        return False
+
+
+def _check_not_waiting(controller: Controller) -> None:
+    if controller.held_steps is not None:
+        raise ProtocolError(
+            "unexpected message: this controller's previous Control still waits for the other controllers' "
+            "Controls of the same step",
+            ErrorCode.UNEXPECTED_MESSAGE,
+        )

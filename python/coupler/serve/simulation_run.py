@@ -1,0 +1,91 @@
+"""The run of a served simulation: whether it runs, the steps Controls take, and a long Control stepped in chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coupler.serve.long_control import LONG_CONTROL_STEPS, LongControl
+from coupler.serve.server_stats import ServerStats
+from coupler.serve.simulation import Simulation
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import ErrorCode
+
+
+class SimulationRun:
+    """Steps `simulation` for the Controls applied to it, counting in `stats`.
+
+    With `lockstep` (Click semantics) a Control takes its steps (one unless
+    the coupler `steps` extension asks for more); without, none: the caller
+    steps the simulation on its own clock. The simulation waits (`running`
+    False) for the first Control after a handshake, a reset or a change of
+    who drives; `starts` counts the Controls that started it.
+    """
+
+    def __init__(self, simulation: Simulation, lockstep: bool, stats: ServerStats) -> None:
+        self.simulation = simulation
+        self.lockstep = lockstep
+        self.stats = stats
+        self.running = False
+        # How many times a Control started the simulation: a paced loop restarts its clock then.
+        self.starts = 0
+        self.fresh_control = False
+        # Set by a loop that steps long Controls in chunks (coupler.serve.long_control): a Control asking for more
+        # than LONG_CONTROL_STEPS steps is then answered HELD, its steps left to take in `long_control`.
+        self.chunk_long_controls = False
+        self.long_control: LongControl | None = None
+
+    def start(self) -> None:
+        """A Control is carried out: the simulation runs, from now if it waited."""
+        if not self.running:
+            self.starts += 1
+            self.running = True
+
+    def take(self, steps: int, peers: Sequence[bytes]) -> int:
+        """Start, and take the steps of the Control(s) of `peers` with this `steps` field; the steps it takes.
+
+        With `chunk_long_controls`, more than LONG_CONTROL_STEPS are left to the loop in `long_control`.
+        """
+        if not self.running:
+            self.start()
+        self.fresh_control = True
+        taken = self.steps_per_control(steps)
+        if self.chunk_long_controls and taken > LONG_CONTROL_STEPS:
+            self.long_control = LongControl(list(peers), taken)
+        elif taken:
+            self.step(taken)
+        return taken
+
+    def steps_per_control(self, steps: int) -> int:
+        """How many steps a Control with this `steps` field takes: none unless in lockstep."""
+        return max(steps, 1) if self.lockstep else 0
+
+    def step(self, steps: int = 1) -> None:
+        """Advance the simulation, counting steps taken without a fresh Control."""
+        self.simulation.step(steps)
+        self.stats.steps += steps
+        if not self.fresh_control:
+            self.stats.steps_without_control += steps
+        self.fresh_control = False
+
+    def step_long_control(self, steps: int) -> None:
+        """Take `steps` more of the steps of `long_control`: steps of a Control, not steps without one."""
+        self.simulation.step(steps)
+        self.stats.steps += steps
+        self.fresh_control = False
+
+    def refuse_while_stepping(self, peer: bytes) -> None:
+        """While a long Control is stepped, only reads are served: refuse `peer`'s request to drive."""
+        long = self.long_control
+        if long is None:
+            return
+        progress = f"{long.taken} of {long.steps} steps taken"
+        if peer in long.peers:
+            raise ProtocolError(
+                f"unexpected message: this controller's previous Control is still being stepped ({progress}); "
+                "wait for its answer",
+                ErrorCode.UNEXPECTED_MESSAGE,
+            )
+        raise ProtocolError(
+            f"server busy: a Control of many steps is being stepped ({progress}); retry once it is answered",
+            ErrorCode.SERVER_BUSY,
+        )
