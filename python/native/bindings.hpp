@@ -17,5 +17,6 @@ void bind_frame_publisher(pybind11::module_& module);
 void bind_limits(pybind11::module_& module);
 void bind_codec(pybind11::module_& module);
 void bind_round_trip_stats(pybind11::module_& module);
+void bind_peer_text(pybind11::module_& module);
 
 }  // namespace coupler::python
