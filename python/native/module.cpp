@@ -6,7 +6,8 @@
 
 PYBIND11_MODULE(_native, module) {
   module.doc() =
-      "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather, CURVE key files and round-trip statistics, "
+      "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather, CURVE key files, "
+      "round-trip statistics, peer-text escaping and the rate-limited log, "
       "used by coupler.wire.codec, coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
       "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
