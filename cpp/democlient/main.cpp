@@ -112,7 +112,7 @@ int run(const Options& options) {
   std::cout << "controls sent: " << options.range + 1 << ", resets seen: " << resets
             << ", simulated time: " << simulated_time << " s\n";
   if (options.timings) {
-    session.stats().print(std::cout, total, session_options.polling);
+    std::cout << session.stats().report(total, session_options.polling) << '\n';
     std::cout << std::fixed << std::setprecision(2) << "client CPU per round trip: " << cpu_seconds / static_cast<double>(options.range + 1) * 1e6
               << " us\n";
   }

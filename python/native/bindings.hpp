@@ -16,5 +16,8 @@ void bind_hot_path(pybind11::module_& module);
 void bind_frame_publisher(pybind11::module_& module);
 void bind_limits(pybind11::module_& module);
 void bind_codec(pybind11::module_& module);
+void bind_round_trip_stats(pybind11::module_& module);
+void bind_peer_text(pybind11::module_& module);
+void bind_rate_limited_log(pybind11::module_& module);
 
 }  // namespace coupler::python

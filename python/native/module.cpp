@@ -6,7 +6,8 @@
 
 PYBIND11_MODULE(_native, module) {
   module.doc() =
-      "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather and CURVE key files, "
+      "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather, CURVE key files, "
+      "round-trip statistics, peer-text escaping and the rate-limited log, "
       "used by coupler.wire.codec, coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
       "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
@@ -18,6 +19,9 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_frame_publisher(module);
   coupler::python::bind_hot_path(module);
   coupler::python::bind_codec(module);
+  coupler::python::bind_round_trip_stats(module);
+  coupler::python::bind_peer_text(module);
+  coupler::python::bind_rate_limited_log(module);
 #ifdef COUPLER_PYTHON_TEST_BINDINGS
   pybind11::module_ testing = module.def_submodule(
       "testing", "The C++ Client, for the Python tests only (built by scripts/setup, never shipped).");

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <ostream>
+#include <sstream>
 
 namespace coupler {
 
 namespace {
 
 // Bin i counts round trips in [kLowest * kRatio^i, kLowest * kRatio^(i + 1)); the first and last
-// bins also take anything below or above the range. The same constants as the Python module.
+// bins also take anything below or above the range.
 constexpr double kLowest = 1e-7;  // s
 constexpr double kHighest = 1e3;  // s
 constexpr double kRatio = 1.01;
@@ -60,8 +60,8 @@ double RoundTripStats::percentile(double fraction) const {
   return std::clamp(middle, min_, max_);
 }
 
-void RoundTripStats::print(std::ostream& out, Duration total, bool polling) const {
-  const auto flags = out.flags();
+std::string RoundTripStats::report(Duration total, bool polling) const {
+  std::ostringstream out;
   out << std::fixed << std::setprecision(6);
   out << "round trips:             " << count() << '\n';
   out << "receive mode:            " << (polling ? "non-blocking polling" : "blocking") << '\n';
@@ -73,8 +73,8 @@ void RoundTripStats::print(std::ostream& out, Duration total, bool polling) cons
   out << "round trips per second:  " << (total.count() > 0 ? static_cast<double>(count()) / total.count() : 0.0)
       << '\n';
   out << "round trip p50:          " << percentile(0.50) * 1e6 << " us\n";
-  out << "round trip p99:          " << percentile(0.99) * 1e6 << " us\n";
-  out.flags(flags);
+  out << "round trip p99:          " << percentile(0.99) * 1e6 << " us";
+  return out.str();
 }
 
 }  // namespace coupler

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <coupler/transport/rate_limited_log.hpp>
 #include <coupler/wire/codec.hpp>
 
 #include "transport/ipc_endpoint.hpp"
 #include "wire/message_kind_scan.hpp"
-#include "transport/rate_limited_log.hpp"
 #include "transport/zap_handler.hpp"
 #include "transport/zmq_socket.hpp"
 
@@ -48,7 +48,7 @@ struct Server::Impl {
   std::string endpoint;
   std::uint64_t bad_frames = 0;
   // Without on_bad_frame, peers' bad frames go to std::clog: bounded, so that no peer can flood it.
-  detail::RateLimitedLog clog_lines{[](const std::string& line) { std::clog << "coupler server: " << line << '\n'; }};
+  RateLimitedLog clog_lines;
 
   // Which connection each peer's requests come from, so that a closed
   // connection (a DISCONNECTED event of the socket's monitor, naming its
@@ -149,7 +149,10 @@ struct Server::Impl {
     if (options.on_bad_frame) {
       options.on_bad_frame(problem);
     } else {
-      clog_lines(problem);
+      if (const auto left_out = clog_lines.admit("bad frame")) {
+        if (*left_out > 0) std::clog << "coupler server: " << clog_lines.left_out_line(*left_out) << '\n';
+        std::clog << "coupler server: " << problem << '\n';
+      }
     }
   }
 

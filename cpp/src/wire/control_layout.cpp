@@ -6,10 +6,10 @@
 
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/peer_text.hpp>
 
 #include "coupler.pb.h"
 #include "wire/deterministic_wire.hpp"
-#include "wire/peer_text.hpp"
 
 namespace coupler {
 namespace {
@@ -140,7 +140,7 @@ void ControlLayout::check(const ControlMessage& control) const {
   for (const auto& [name, sent] : control.objects) {
     const auto found = handshake_.objects.find(name);
     if (found == handshake_.objects.end()) {
-      mismatch("unknown object '" + detail::shown(name) + "' (the scene has " + object_list(handshake_) + ")");
+      mismatch("unknown object '" + shown_peer_text(name) + "' (the scene has " + object_list(handshake_) + ")");
     }
     const ObjectDescription& described = found->second;
     if (sent.values.size() != described.controls.size()) {
@@ -163,7 +163,7 @@ void ControlLayout::check(const ControlMessage& control) const {
     }
     for (const auto& [event, on] : sent.events) {
       if (described.control_events.count(event) == 0) {
-        mismatch("unknown control event '" + detail::shown(event) + "' of object '" + name + "'");
+        mismatch("unknown control event '" + shown_peer_text(event) + "' of object '" + name + "'");
       }
     }
   }

@@ -227,7 +227,7 @@ class Session:
         if self.polling:
             return self._receive_polling(sent)
         answer = self.client.receive_frame()
-        self.stats.blocked += time.perf_counter() - sent
+        self.stats.add_blocked(time.perf_counter() - sent)
         return answer
 
     def _receive_polling(self, sent: float) -> bytes:
@@ -236,14 +236,14 @@ class Session:
             start = time.perf_counter()
             answer = self.client.try_receive_frame()
             polled = time.perf_counter()
-            self.stats.blocked += polled - start
+            self.stats.add_blocked(polled - start)
             if answer is not None:
                 return answer
             if polled >= deadline:
                 raise TimeoutError(f"no answer from {self.client.address} within {self.timeout} s")
             # Sleeps until the answer arrives or 1 ms passes: no spinning, no added latency.
             self.client.wait(0.001)
-            self.stats.idle += time.perf_counter() - polled
+            self.stats.add_idle(time.perf_counter() - polled)
 
     def _flat_layout(self) -> FlatLayout | None:
         if self._flat_handshake is not self.handshake:

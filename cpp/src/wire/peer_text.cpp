@@ -1,25 +1,18 @@
-#pragma once
-// Text a peer chose (object and event names) made safe to show in a reply or a log line: one
-// printable line, cut to a bounded length. The same rules as coupler.wire.peer_text, so that both
-// server paths refuse with the same text (for ASCII control characters; other UTF-8 passes through).
+#include <coupler/wire/peer_text.hpp>
 
-#include <cstddef>
-#include <string>
+namespace coupler {
 
-namespace coupler::detail {
+namespace {
 
-// Long enough for any real name, short enough that a refusal stays one readable line.
-constexpr std::size_t kPeerTextLimit = 200;
+bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
 
-inline bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
-
-inline std::size_t code_points(const std::string& text) {
+std::size_t code_points(const std::string& text) {
   std::size_t count = 0;
   for (const char c : text) count += is_continuation(static_cast<unsigned char>(c)) ? 0 : 1;
   return count;
 }
 
-inline void append_escaped(std::string& out, unsigned char byte) {
+void append_escaped(std::string& out, unsigned char byte) {
   static const char hex[] = "0123456789abcdef";
   switch (byte) {
     case '\\': out += "\\\\"; return;
@@ -37,8 +30,9 @@ inline void append_escaped(std::string& out, unsigned char byte) {
   }
 }
 
-// `text` escaped to one line; cut to `limit` characters with an ellipsis naming its length.
-inline std::string shown(const std::string& text, std::size_t limit = kPeerTextLimit) {
+}  // namespace
+
+std::string shown_peer_text(const std::string& text, std::size_t limit) {
   std::string escaped;
   std::size_t seen = 0;  // code points of `text` escaped so far
   for (const char c : text) {
@@ -57,4 +51,4 @@ inline std::string shown(const std::string& text, std::size_t limit = kPeerTextL
   return cut + "\u2026 (" + std::to_string(length) + " characters)";
 }
 
-}  // namespace coupler::detail
+}  // namespace coupler

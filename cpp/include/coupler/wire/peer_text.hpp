@@ -1,0 +1,19 @@
+#pragma once
+// Text a peer chose (object and event names, error texts) made safe to show in a reply or a log
+// line: one printable line, cut to a bounded length, so that a newline cannot forge a log line,
+// control characters cannot rewrite a terminal and a megabyte cannot flood the log. ASCII control
+// characters and the backslash are escaped; other UTF-8 passes through. Python binds this
+// (coupler.wire.peer_text), so both server paths refuse with the same text.
+
+#include <cstddef>
+#include <string>
+
+namespace coupler {
+
+// Long enough for any real name, short enough that a refusal stays one readable line.
+constexpr std::size_t kPeerTextLimit = 200;
+
+// `text` (UTF-8) escaped to one line; cut to `limit` characters with an ellipsis naming its length.
+std::string shown_peer_text(const std::string& text, std::size_t limit = kPeerTextLimit);
+
+}  // namespace coupler
