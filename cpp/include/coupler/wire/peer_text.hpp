@@ -1,9 +1,10 @@
 #pragma once
 // Text a peer chose (object and event names, error texts) made safe to show in a reply or a log
 // line: one printable line, cut to a bounded length, so that a newline cannot forge a log line,
-// control characters cannot rewrite a terminal and a megabyte cannot flood the log. ASCII control
-// characters and the backslash are escaped; other UTF-8 passes through. Python binds this
-// (coupler.wire.peer_text), so both server paths refuse with the same text.
+// control characters cannot rewrite a terminal, invisible or reordering characters cannot hide
+// part of a line and a megabyte cannot flood the log. Control, format, separator, private-use
+// and noncharacters and the backslash are escaped as Python's unicode_escape spells them; bytes
+// that are not UTF-8 are shown as U+FFFD. Python binds this (coupler.wire.peer_text).
 
 #include <cstddef>
 #include <string>
