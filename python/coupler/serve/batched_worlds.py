@@ -155,11 +155,9 @@ class BatchedResponder(NativeResponder):
         return super().respond(request)
 
     def _world_control(self, request: _native.Request) -> Answer:
-        busy = self.sim.busy_refusal(request.peer)
-        if busy is not None:
-            return Answer(encode(busy))
-        if not self.server.complete(request):
-            return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
+        refused = self._refused_unread(request)
+        if refused is not None:
+            return refused
         try:
             control: WorldControl | None = read_world_control(request.frame)
         except ProtocolError as error:

@@ -118,12 +118,9 @@ class NativeResponder:
             return Answer(self.reads.answer())
         if request.type != MessageType.CONTROL:
             return self._through_messages(request)
-        busy = self.sim.busy_refusal(request.peer)
-        if busy is not None:
-            # Refused before its body is read: decoding costs a peer that may not drive nothing.
-            return Answer(encode(busy))
-        if not self.server.complete(request):
-            return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
+        refused = self._refused_unread(request)
+        if refused is not None:
+            return refused
         try:
             steps = self._controls.read(request)
         except ProtocolError as error:
@@ -137,6 +134,16 @@ class NativeResponder:
         if isinstance(simulated_time, Held):
             return HELD_ANSWER
         return Answer(self._sensors.encode(simulated_time), simulated_time, self.sim.steps_per_control(steps))
+
+    def _refused_unread(self, request: _native.Request) -> Answer | None:
+        """The answer to a Control refused before its body is read, or None to read it."""
+        busy = self.sim.busy_refusal(request.peer)
+        if busy is not None:
+            # Decoding costs nothing for a peer that may not drive.
+            return Answer(encode(busy))
+        if not self.server.complete(request):
+            return Answer(None)  # a bad frame: the C++ server answered and reported it, as on arrival
+        return None
 
     def _through_messages(self, request: _native.Request) -> Answer:
         message = request.message  # as the C++ server decoded it: the one codec, no second parse
