@@ -37,7 +37,9 @@ Controls
     ==========================================  ===================  ===============
 
     Values are in joint units: the adapter divides by the transmission gear
-    (motors) or multiplies by it (servos) on the way to `mjData.ctrl`. Every
+    (motors: ctrl = value / gear, a division, not a product with 1 / gear,
+    which differs in the last bit) or multiplies by it (servos: ctrl = value
+    * gear) on the way to `mjData.ctrl`. Every
     other actuator (tendon, site, slider-crank and body transmissions, ball
     joints, muscles, other gains, biases or dynamics) is an ACTUATOR_INPUT:
     the actuator's own ctrl, unscaled, since no one physical unit fits it.
@@ -161,11 +163,13 @@ class ObjectLayout:
     description: ObjectDescription
     # The free joint's first velocity index when the root body is free, else -1.
     free_dof: int = -1
-    # One entry per control: index into mjData.ctrl, the factor taking a
-    # value in joint units to the actuator's control, and the control range
-    # (-inf, inf where the control is not limited).
+    # One entry per control: index into mjData.ctrl, the factor and the
+    # divisor taking a value in joint units to the actuator's control (ctrl =
+    # value * scale / divisor: a servo's gear is a factor, a motor's a
+    # divisor), and the control range (-inf, inf where the control is not limited).
     ctrl_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     ctrl_scale: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ctrl_divisor: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ctrl_low: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ctrl_high: np.ndarray = field(default_factory=lambda: np.zeros(0))
     events: dict[str, Event] = field(default_factory=dict)
@@ -303,7 +307,8 @@ class _LayoutBuilder:
 
         self._assign_sensors(objects)
         for layout in objects.values():
-            layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_low, layout.ctrl_high)
+            layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_divisor,
+                                                                 layout.ctrl_low, layout.ctrl_high)
             layout.description.joint_limits = joint_limits(m, layout.description.joint_sensors)
         handshake = HandshakeMessage(
             objects={name: layout.description for name, layout in objects.items()},
@@ -334,7 +339,7 @@ class _LayoutBuilder:
     def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
         m = self.m
         description = layout.description
-        adrs, scales, lows, highs = [], [], [], []
+        adrs, scales, divisors, lows, highs = [], [], [], [], []
         for a in actuators:
             label = self._label("actuator", _Obj.mjOBJ_ACTUATOR, a)
             if int(m.actuator_ctrlnum[a]) != 1:
@@ -356,7 +361,7 @@ class _LayoutBuilder:
             mapped = self._control(a, label)
             if mapped is None:
                 continue
-            name, value_type, scale, target = mapped
+            name, value_type, scale, divisor, target = mapped
             if name in description.controls:
                 self._report(f"{label}: a control named '{name}' already exists in '{layout.name}'")
                 continue
@@ -365,15 +370,17 @@ class _LayoutBuilder:
             description.control_targets.append(target)
             adrs.append(ctrl)
             scales.append(scale)
+            divisors.append(divisor)
             lows.append(low if limited else -np.inf)
             highs.append(high if limited else np.inf)
         layout.ctrl_adr = np.array(adrs, dtype=np.intp)
         layout.ctrl_scale = np.array(scales, dtype=float)
+        layout.ctrl_divisor = np.array(divisors, dtype=float)
         layout.ctrl_low = np.array(lows, dtype=float)
         layout.ctrl_high = np.array(highs, dtype=float)
 
-    def _control(self, a: int, label: str) -> tuple[str, ValueType, float, str] | None:
-        """Name, type, value-to-control factor and target of a scalar actuator, or None (reported).
+    def _control(self, a: int, label: str) -> tuple[str, ValueType, float, float, str] | None:
+        """Name, type, value-to-control factor and divisor, and target of a scalar actuator, or None (reported).
 
         A motor or servo on a hinge or slide takes values in joint units;
         every other actuator (tendon, site, slider-crank or body transmission,
@@ -389,19 +396,20 @@ class _LayoutBuilder:
         kind = _servo_kind(m, a)
         gear = float(m.actuator_gear[m.actuator_outadr[a]][0])
         value_type = ValueType.ACTUATOR_INPUT
-        scale = 1.0
+        scale = divisor = 1.0
         if joint_trn and kind is not None and gear != 0.0:
             joint_value_type = _CONTROL_TYPES.get((kind, int(m.jnt_type[first])))
             if joint_value_type is not None:
                 # Servo setpoints are in actuator length (gear * joint position); motor
                 # forces are multiplied by the gear on the way to the joint.
-                value_type, scale = joint_value_type, (1.0 / gear if kind == "motor" else gear)
+                value_type = joint_value_type
+                scale, divisor = (1.0, gear) if kind == "motor" else (gear, 1.0)
         name = self._name(_Obj.mjOBJ_ACTUATOR, a) or (target if joint_trn else "")
         if not name:
             on = f" on {self._label('joint', _Obj.mjOBJ_JOINT, first)}" if joint_trn else ""
             self._report(f"{label}{on}: a control needs a name")
             return None
-        return name, value_type, scale, target
+        return name, value_type, scale, divisor, target
 
     def _joint_sensors(self, layout: ObjectLayout, joints: list[int]) -> None:
         m = self.m

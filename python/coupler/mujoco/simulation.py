@@ -96,8 +96,9 @@ class MujocoSimulation(MessagesFromArrays):
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
         # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
-        scales = np.abs(self._ranges.scale)
-        self._safe_value = _MAX_CONTROL / float(scales.max()) if scales.size else np.inf
+        # Kept a little below the smallest limit, which is itself rounded.
+        limits = self._ranges.value_limits()
+        self._safe_value = float(limits.min()) * (1.0 - 1e-9) if limits.size else np.inf
         # mj_step2 integrates as mj_step does for every integrator but RK4.
         self._split_step = self.model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
         self._warnings = self.data.warning.number  # a view: MuJoCo counts each kind of warning there
@@ -134,9 +135,9 @@ class MujocoSimulation(MessagesFromArrays):
         """Raise CONTROL_MISMATCH naming the first sent control MuJoCo would zero, if any; nothing is applied."""
         c = self._ranges
         sent = values_set[c.objects]
-        for i in np.flatnonzero(sent & (np.abs(values * c.scale) > _MAX_CONTROL)):
+        for i in np.flatnonzero(sent & (np.abs(c.controls(values)) > _MAX_CONTROL)):
             obj, control = c.names[i]
-            limit = _MAX_CONTROL / abs(c.scale[i])
+            limit = float(c.value_limits()[i])
             raise ProtocolError(
                 f"control does not match the handshake: control '{control}' of object '{obj}' is {values[i]:g}, "
                 f"beyond the {limit:g} MuJoCo accepts", ErrorCode.CONTROL_MISMATCH)
@@ -148,7 +149,7 @@ class MujocoSimulation(MessagesFromArrays):
             # Once per control: a controller that saturates keeps doing so.
             if i not in self._warned_clamped:
                 self._warned_clamped.add(i)
-                low, high = sorted((c.low[i] / c.scale[i], c.high[i] / c.scale[i]))
+                low, high = c.value_range(i)
                 obj, control = c.names[i]
                 log.warning("control '%s' of '%s' was sent outside its range [%g, %g] and is clamped",
                             control, obj, low, high)
