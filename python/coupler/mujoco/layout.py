@@ -14,7 +14,11 @@ Robots and objects
     one actuator is a robot; any other root is an object (a free box, a door
     on a hinge, a cart on a slide). Bodies without joints anywhere below them
     (tables, walls) are scenery and are not served. Roots come in model
-    order, so the handshake is the same on every run. Robots and objects
+    order, so the handshake is the same on every run. An unnamed root (a
+    wrapper body that only places a robot, `<body pos="0 0 1.8">`) takes
+    the name of the first named body below it in model order (the robot's
+    own base, say); its readings are still the root's. Names stay unique,
+    since each is the name of a different body. Robots and objects
     report their root body's world position and roll-pitch-yaw as
     objectSensors [POSITION, RPY]; a root with a free joint adds its linear
     velocity (of the body's origin) and angular velocity, both in the world
@@ -70,8 +74,8 @@ Named sensors
     energies, sensors on static bodies) belong to the served thing `world`
     (`SCENE_SENSORS`).
 
-Everything else the model holds that cannot be served by these rules (an
-unnamed robot, an actuator acting on two robots, an unnamed sensor off any
+Everything else the model holds that cannot be served by these rules (a
+robot with no named body, an actuator acting on two robots, an unnamed sensor off any
 named site, ...) is listed by name in `SceneLayout.unmapped`, never
 silently dropped.
 """
@@ -302,8 +306,13 @@ class _LayoutBuilder:
             if int(self.root_of_body[b]) != b:
                 continue
             layout = self._top_level_body(b, actuators_of.get(b, []), joints_of.get(b, []))
-            if layout is not None:
-                objects[layout.name] = layout
+            if layout is None:
+                continue
+            if layout.name in objects or layout.name == SCENE_SENSORS:
+                self._report(f"{self._label('body', _Obj.mjOBJ_BODY, b)} would be served as '{layout.name}', "
+                             "a name already taken: not served")
+                continue
+            objects[layout.name] = layout
 
         self._assign_sensors(objects)
         for layout in objects.values():
@@ -318,14 +327,16 @@ class _LayoutBuilder:
 
     def _top_level_body(self, b: int, actuators: list[int], joints: list[int]) -> ObjectLayout | None:
         m = self.m
-        name = self._name(_Obj.mjOBJ_BODY, b)
+        name = self._name(_Obj.mjOBJ_BODY, b) or self._first_named_below(b)
         is_free = bool(joints) and int(m.jnt_type[joints[0]]) == _FREE and int(m.jnt_bodyid[joints[0]]) == b
         if not name:
             if actuators:
                 names = ", ".join(self._label("actuator", _Obj.mjOBJ_ACTUATOR, a) for a in actuators)
-                self._report(f"unnamed body #{b} is the root of a robot, with {names}: not served")
+                self._report(f"unnamed body #{b} is the root of a robot, with {names}, and no body of it has a "
+                             "name: not served")
             else:
-                self._report(f"unnamed body #{b} is the root of an object with joints: not served")
+                self._report(f"unnamed body #{b} is the root of an object with joints, and no body of it has a "
+                             "name: not served")
             return None
 
         sensors = FREE_OBJECT_SENSOR_TYPES if is_free else OBJECT_SENSOR_TYPES
@@ -335,6 +346,14 @@ class _LayoutBuilder:
         self._controls(layout, actuators)
         self._joint_sensors(layout, joints[1:] if is_free else joints)
         return layout
+
+    def _first_named_below(self, root: int) -> str:
+        """The name of the first named body of `root`'s robot or object in model order, or ""."""
+        # Bodies come in depth-first order: a subtree is the run of bodies after its root.
+        for b in range(root + 1, self.m.nbody):
+            if int(self.root_of_body[b]) == root and (name := self._name(_Obj.mjOBJ_BODY, b)):
+                return name
+        return ""
 
     def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
         m = self.m
