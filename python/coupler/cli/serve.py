@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="serve a scene whose handshake holds no robot or object (nothing to control or read); "
                              "without it such a scene is refused at start-up (default: off)")
     parser.add_argument("--serve-partial", action="store_true",
-                        help="serve a scene of which some parts cannot be served (an unnamed robot, an actuator "
+                        help="serve a scene of which some parts cannot be served (a robot with no named body, an actuator "
                              "acting on two robots, ...), leaving those out with a warning naming each; without it "
                              "such a scene is refused at start-up, naming them (default: off)")
     parser.add_argument("--mode", choices=["lockstep", "free"], default=defaults.mode,
