@@ -6,11 +6,21 @@ model's structure, by these rules:
 Robots and objects
     A body moves when it has joints; a moving body whose parent is welded to
     the world (the world body itself, or static bodies such as a table) is a
-    mount. A scene's served things are named after their root body: the
-    highest body above exactly one mount whose parent is the world or holds
-    several mounts. So a robot bolted to a base body directly under the world
-    is named after the base, and two arms on one static table are two robots,
-    each named after its own base. A root whose subtree is moved by at least
+    mount. Each mount with everything below it is one mechanism, and each
+    mechanism is one served thing: bodies joined through joints belong
+    together, bodies joined only through static bodies do not. So two arms
+    on one static table, or on a robot's static torso (Baxter), are two
+    robots, while two arms on a moving lift (Tiago) are one. A served thing
+    is named after its root body: the highest static body above its mount
+    that holds no other mount, else the mount itself (the highest body above
+    exactly one mount whose parent is the world or holds several mounts). So
+    a robot bolted to a base body directly under the world is named after
+    the base, and two arms on one table after their own bases. The bodies
+    given as `robots` (`coupler serve --robot BODY`) override this: each
+    one's subtree is one served thing named after it, however many mechanisms
+    it holds (Baxter's torso with both arms), or only part of one (the rest
+    of that mechanism is served by the rule above); the rule groups the
+    bodies outside them. A root whose subtree is moved by at least
     one actuator is a robot; any other root is an object (a free box, a door
     on a hinge, a cart on a slide). Bodies without joints anywhere below them
     (tables, walls) are scenery and are not served. Roots come in model
@@ -82,13 +92,15 @@ silently dropped.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
 
+from coupler.wire.errors import Error
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
+from coupler.wire.name_list import valid_names
 from coupler.mujoco.ranges import control_ranges, joint_limits
 from coupler.mujoco.sensor_types import number_unit, sensor_type
 
@@ -192,16 +204,42 @@ class SceneLayout:
     unmapped: list[str]
 
 
-def scene_layout(model: mujoco.MjModel) -> SceneLayout:
-    """Derive the handshake and its index arrays from a compiled model."""
-    return _LayoutBuilder(model).build()
+def scene_layout(model: mujoco.MjModel, robots: Sequence[str] = ()) -> SceneLayout:
+    """Derive the handshake and its index arrays from a compiled model.
+
+    `robots` names bodies whose subtrees are served as one robot (or object)
+    each, named after the body. coupler.Error names a body the model does not
+    have (listing those it has), the world body, or one inside another's subtree.
+    """
+    return _LayoutBuilder(model, _robot_bodies(model, robots)).build()
+
+
+def _robot_bodies(model: mujoco.MjModel, names: Sequence[str]) -> set[int]:
+    """The bodies `names` name, checked to be served as robots of their own."""
+    bodies: dict[int, str] = {}
+    for name in names:
+        b = mujoco.mj_name2id(model, _Obj.mjOBJ_BODY, name)
+        if b < 0:
+            named = [mujoco.mj_id2name(model, _Obj.mjOBJ_BODY, i) for i in range(1, model.nbody)]
+            raise Error(f"no body named '{name}' to serve as a robot; {valid_names([n for n in named if n])}")
+        if b == 0:
+            raise Error(f"the world body '{name}' cannot be served as a robot: name a body below it")
+        bodies[b] = name
+    for b, name in bodies.items():
+        above = int(model.body_parentid[b])
+        while above != 0:
+            if above in bodies:
+                raise Error(f"body '{name}' cannot be served as a robot of its own: it lies inside body "
+                            f"'{bodies[above]}', also served as one")
+            above = int(model.body_parentid[above])
+    return set(bodies)
 
 
 class _LayoutBuilder:
-    def __init__(self, model: mujoco.MjModel) -> None:
+    def __init__(self, model: mujoco.MjModel, robots: set[int]) -> None:
         self.m = model
         self.unmapped: list[str] = []
-        self.root_of_body = _roots_of_bodies(model)
+        self.root_of_body = _roots_of_bodies(model, robots)
 
     # Names, for messages and for the handshake.
 
@@ -501,23 +539,31 @@ class _LayoutBuilder:
         return self._name(_Obj.mjOBJ_SITE, int(m.sensor_objid[s]))
 
 
-def _roots_of_bodies(model: mujoco.MjModel) -> np.ndarray:
+def _roots_of_bodies(model: mujoco.MjModel, robots: set[int]) -> np.ndarray:
     """Per body, the root body of the robot or object it belongs to; 0 for the world and scenery.
 
-    See "Robots and objects" in the module docstring. Bodies come in model
-    order, so every parent comes before its children.
+    See "Robots and objects" in the module docstring: each body of `robots`
+    roots its own subtree, and the mounts inside those subtrees count for no
+    other root. Bodies come in model order, so every parent comes before its children.
     """
     parent = np.asarray(model.body_parentid)
     weld = np.asarray(model.body_weldid)
+    given = np.zeros(model.nbody, dtype=bool)
+    for b in range(1, model.nbody):
+        given[b] = b in robots or given[parent[b]]
     mounts_below = np.zeros(model.nbody, dtype=int)
     for b in range(model.nbody - 1, 0, -1):
+        if given[b]:
+            continue
         if weld[b] != 0 and weld[parent[b]] == 0:
             mounts_below[b] += 1
         mounts_below[parent[b]] += mounts_below[b]
     roots = np.zeros(model.nbody, dtype=np.intp)
     for b in range(1, model.nbody):
         p = int(parent[b])
-        if roots[p] != 0:
+        if b in robots:
+            roots[b] = b
+        elif roots[p] != 0:
             roots[b] = roots[p]
         elif mounts_below[b] == 1 and (p == 0 or mounts_below[p] >= 2):
             roots[b] = b

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import mujoco
@@ -67,7 +68,8 @@ _BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
 class MujocoSimulation(MessagesFromArrays):
     """Serves a MuJoCo model: the scene of an MJCF file, or a compiled `mujoco.MjModel`.
 
-    `time_step` (seconds) replaces the model's own time step. `reset()`
+    `time_step` (seconds) replaces the model's own time step; `robots` names
+    bodies served as one robot each (`coupler.mujoco.layout.scene_layout`). `reset()`
     restores keyframe 0 when the model has one, else the model's reference
     configuration; a new simulation starts from that state.
     `clamped_values` counts the control values sent outside their actuator's
@@ -78,7 +80,8 @@ class MujocoSimulation(MessagesFromArrays):
     `mujoco.mj_forward(model, data)` before the next `step()`.
     """
 
-    def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None) -> None:
+    def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None,
+                 robots: Sequence[str] = ()) -> None:
         if isinstance(model, mujoco.MjModel):
             self.model = model
         else:
@@ -91,7 +94,8 @@ class MujocoSimulation(MessagesFromArrays):
                 raise ValueError(f"time step must be positive, got {time_step}")
             self.model.opt.timestep = time_step
         self.data = mujoco.MjData(self.model)
-        self.layout: SceneLayout = scene_layout(self.model)
+        self.robots = tuple(robots)
+        self.layout: SceneLayout = scene_layout(self.model, self.robots)
         self.flat = FlatLayout(self.layout.handshake)
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
@@ -109,9 +113,9 @@ class MujocoSimulation(MessagesFromArrays):
         self.reset()
 
     @classmethod
-    def from_xml_string(cls, xml: str, time_step: float | None = None) -> MujocoSimulation:
+    def from_xml_string(cls, xml: str, time_step: float | None = None, robots: Sequence[str] = ()) -> MujocoSimulation:
         """A simulation of an MJCF document given as text."""
-        return cls(mujoco.MjModel.from_xml_string(xml), time_step)
+        return cls(mujoco.MjModel.from_xml_string(xml), time_step, robots)
 
     @property
     def unmapped(self) -> list[str]:

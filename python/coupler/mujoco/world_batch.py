@@ -40,7 +40,7 @@ class WorldBatch:
             raise Error(f"a batch steps on at least one thread, got {threads}")
         self.first = first
         self.count = count
-        self.worlds = [first] + [MujocoSimulation(first.model) for _ in range(count - 1)]
+        self.worlds = [first] + [MujocoSimulation(first.model, robots=first.robots) for _ in range(count - 1)]
         controls = first.flat.controls
         self._value_count = controls.values.size
         self.control_width = self._value_count + controls.events_on.size
