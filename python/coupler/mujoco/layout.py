@@ -56,7 +56,9 @@ Controls
     * gear) on the way to `mjData.ctrl`. Every
     other actuator (tendon, site, slider-crank and body transmissions, ball
     joints, muscles, other gains, biases or dynamics) is an ACTUATOR_INPUT:
-    the actuator's own ctrl, unscaled, since no one physical unit fits it.
+    the actuator's own ctrl, unscaled, since no one physical unit fits it;
+    its `control_meanings` entry says what the ctrl goes through (gain,
+    bias, dynamics, gear), as `coupler info` shows.
 
 Control events
     An actuator in actuator group 5 (`EVENT_GROUP`) is an on/off control
@@ -69,7 +71,10 @@ Joint sensors
     Every hinge and slide joint of a robot or object, in model order, named after the
     joint, with the types [ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D]: position,
     velocity and the actuators' generalized force on the joint
-    (`qfrc_actuator`). For a slide joint these are m, m/s and N. A ball
+    (`qfrc_actuator`). For a slide joint these are m, m/s and N, and the
+    handshake's `joint_types` (the "value-types" extension) types them
+    [LINEAR_POSITION, LINEAR_VELOCITY, FORCE_1D], while Click peers, which
+    read only the object's one list, see the Click types. A ball
     joint is a named sensor after the joint: [RPY, ANGULAR_VELOCITY_3D].
 
 Named sensors
@@ -108,6 +113,9 @@ EVENT_GROUP = 5
 """Actuators in this actuator group are on/off control events."""
 
 JOINT_SENSOR_TYPES = [ValueType.ANGLE, ValueType.ANGULAR_VELOCITY_1D, ValueType.TORQUE_1D]
+"""The Click types of every joint's readings (`jointSensors`), for Click peers."""
+SLIDE_SENSOR_TYPES = [ValueType.LINEAR_POSITION, ValueType.LINEAR_VELOCITY, ValueType.FORCE_1D]
+"""A slide joint's readings as `joint_types` types them: m, m/s, N."""
 OBJECT_SENSOR_TYPES = [ValueType.POSITION, ValueType.RPY]
 FREE_OBJECT_SENSOR_TYPES = [*OBJECT_SENSOR_TYPES, ValueType.VELOCITY_3D, ValueType.ANGULAR_VELOCITY_3D]
 
@@ -396,7 +404,7 @@ class _LayoutBuilder:
     def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
         m = self.m
         description = layout.description
-        adrs, scales, divisors, lows, highs = [], [], [], [], []
+        adrs, scales, divisors, lows, highs, meanings = [], [], [], [], [], []
         for a in actuators:
             label = self._label("actuator", _Obj.mjOBJ_ACTUATOR, a)
             if int(m.actuator_ctrlnum[a]) != 1:
@@ -425,11 +433,14 @@ class _LayoutBuilder:
             description.controls.append(name)
             description.control_types.append(value_type)
             description.control_targets.append(target)
+            meanings.append(_actuator_meaning(m, a) if value_type == ValueType.ACTUATOR_INPUT else "")
             adrs.append(ctrl)
             scales.append(scale)
             divisors.append(divisor)
             lows.append(low if limited else -np.inf)
             highs.append(high if limited else np.inf)
+        if any(meanings):
+            description.control_meanings = meanings
         layout.ctrl_adr = np.array(adrs, dtype=np.intp)
         layout.ctrl_scale = np.array(scales, dtype=float)
         layout.ctrl_divisor = np.array(divisors, dtype=float)
@@ -488,6 +499,7 @@ class _LayoutBuilder:
                 self._report(f"{_JOINT_TYPE_NAMES[joint_type]} {label} of '{layout.name}' has no Click joint sensor")
                 continue
             layout.description.joint_sensors.append(name)
+            layout.description.joint_types += SLIDE_SENSOR_TYPES if joint_type == _SLIDE else JOINT_SENSOR_TYPES
             qpos.append(int(m.jnt_qposadr[j]))
             dofs.append(int(m.jnt_dofadr[j]))
         if qpos:
@@ -568,6 +580,47 @@ def _roots_of_bodies(model: mujoco.MjModel, robots: set[int]) -> np.ndarray:
         elif mounts_below[b] == 1 and (p == 0 or mounts_below[p] >= 2):
             roots[b] = b
     return roots
+
+
+def _terms(parameters: np.ndarray, first: str) -> list[tuple[float, str]]:
+    """The nonzero terms of an affine gain or bias: (coefficient, what it multiplies)."""
+    return [(float(c), x) for c, x in zip(parameters[:3], (first, "length", "velocity")) if float(c) != 0.0]
+
+
+def _sum(terms: list[tuple[float, str]]) -> str:
+    parts = [f"{c:g}" if not x else f"{c:g} * {x}" for c, x in terms]
+    return " + ".join(parts).replace("+ -", "- ") or "0"
+
+
+_INPUTS = {
+    int(_Dyn.mjDYN_NONE): "ctrl",
+    int(_Dyn.mjDYN_INTEGRATOR): "act (the integral of ctrl)",
+    int(_Dyn.mjDYN_FILTER): "act (ctrl through a first-order filter)",
+    int(_Dyn.mjDYN_FILTEREXACT): "act (ctrl through a first-order filter)",
+}
+
+
+def _actuator_meaning(model: mujoco.MjModel, a: int) -> str:
+    """What an ACTUATOR_INPUT value goes through, in one line: its gain and bias, its dynamics, its gear."""
+    gain_type, bias_type = int(model.actuator_gaintype[a]), int(model.actuator_biastype[a])
+    dyn = int(model.actuator_dyntype[a])
+    gear = float(model.actuator_gear[model.actuator_outadr[a]][0])
+    geared = f", times gear {gear:g} on its transmission" if gear != 1.0 else ""
+    if gain_type == mujoco.mjtGain.mjGAIN_MUSCLE or dyn == _Dyn.mjDYN_MUSCLE:
+        return f"muscle: ctrl is the excitation, force from MuJoCo's muscle model{geared}"
+    affine = (int(mujoco.mjtGain.mjGAIN_FIXED), int(mujoco.mjtGain.mjGAIN_AFFINE))
+    biases = (int(mujoco.mjtBias.mjBIAS_NONE), int(mujoco.mjtBias.mjBIAS_AFFINE))
+    if gain_type not in affine or bias_type not in biases or dyn not in _INPUTS:
+        names = (mujoco.mjtGain(gain_type).name, mujoco.mjtBias(bias_type).name, mujoco.mjtDyn(dyn).name)
+        return f"ctrl through {', '.join(names)}{geared}"
+    gainprm = model.actuator_gainprm[a]
+    gain = _terms(gainprm[:1] if gain_type == mujoco.mjtGain.mjGAIN_FIXED else gainprm, "")
+    gain_text = _sum(gain) if len(gain) <= 1 else f"({_sum(gain)})"
+    force = f"{gain_text} * {_INPUTS[dyn]}"
+    bias = _terms(model.actuator_biasprm[a], "") if bias_type == mujoco.mjtBias.mjBIAS_AFFINE else []
+    if bias:
+        force = f"{force} + {_sum(bias)}".replace("+ -", "- ")
+    return f"force = {force}{geared}"
 
 
 def _servo_kind(model: mujoco.MjModel, a: int) -> str | None:

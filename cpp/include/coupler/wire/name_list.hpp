@@ -18,4 +18,13 @@ constexpr std::size_t kListedNameLimit = 60;
 // "valid names: 'a', 'b', 'c'", "valid names: 'a', ... and 3 more", or "there are no valid names".
 std::string valid_names(const std::vector<std::string>& names, std::size_t listed = kNamesListed);
 
+// The keys of a map by name, in its order, for valid_names.
+template <class Map>
+std::vector<std::string> names_of(const Map& map) {
+  std::vector<std::string> names;
+  names.reserve(map.size());
+  for (const auto& entry : map) names.push_back(entry.first);
+  return names;
+}
+
 }  // namespace coupler
