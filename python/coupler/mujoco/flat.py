@@ -95,7 +95,7 @@ class ControlRanges:
     def value_limits(self) -> np.ndarray:
         """Per value, the largest magnitude whose control MuJoCo accepts (inf for a zero factor)."""
         with np.errstate(divide="ignore"):
-            return _MAX_CONTROL * self.divisor / np.abs(self.scale)
+            return _MAX_CONTROL * np.abs(self.divisor) / np.abs(self.scale)
 
     def value_range(self, i: int) -> tuple[float, float]:
         """Value `i`'s ctrlrange in the units the controller sends."""

@@ -14,6 +14,7 @@ from coupler.controller.world_session import WorldSession
 from coupler.mujoco.flat import sensor_gather
 from coupler.mujoco.layout import scene_layout
 from coupler.mujoco.simulation import MujocoSimulation
+from coupler.wire.errors import ProtocolError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import HandshakeMessage, ValueType
 from peers import coupler_server, free_tcp_address
@@ -172,3 +173,16 @@ def test_batched_worlds_step_as_mj_step_with_ctrl_value_over_gear_bit_for_bit(ho
                 expected = reference.step(_documented_ctrl(values[world], _gears(model), is_motor))
                 np.testing.assert_array_equal(served[world], expected, err_msg=f"world {world}, step {step}")
     assert all(reference.contacts > 0 for reference in references)
+
+
+def test_a_negative_gear_refuses_only_values_beyond_what_mujoco_accepts_naming_that_positive_limit() -> None:
+    sim = MujocoSimulation.from_xml_string(_HOPPER.replace('gear="49"', 'gear="-49"'))
+    every = np.ones(1, dtype=bool)
+    no_events = np.zeros(0, dtype=bool)
+    values = np.zeros(sim.flat.controls.values.size)
+    values[1] = 1e11  # ctrl 1e11 / -49, inside MuJoCo's 1e10
+    sim.apply_values(values, every, no_events, no_events)
+    assert sim.data.ctrl[1] == 1e11 / -49.0
+    values[1] = 1e12
+    with pytest.raises(ProtocolError, match=r"'knee_motor' of object 'hopper' is 1e\+12, beyond the 4.9e\+11 MuJoCo"):
+        sim.apply_values(values, every, no_events, no_events)
