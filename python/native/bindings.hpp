@@ -18,6 +18,7 @@ void bind_limits(pybind11::module_& module);
 void bind_codec(pybind11::module_& module);
 void bind_round_trip_stats(pybind11::module_& module);
 void bind_peer_text(pybind11::module_& module);
+void bind_name_list(pybind11::module_& module);
 void bind_rate_limited_log(pybind11::module_& module);
 
 }  // namespace coupler::python

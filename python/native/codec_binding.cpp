@@ -102,6 +102,8 @@ ObjectDescription object_description(const py::handle& in) {
   out.control_ranges = ranges(in.attr("control_ranges"));
   out.joint_limits = ranges(in.attr("joint_limits"));
   out.sensor_units = field<std::map<std::string, std::string>>(in, "sensor_units");
+  out.joint_types = value_types(in.attr("joint_types"));
+  out.control_meanings = field<std::vector<std::string>>(in, "control_meanings");
   return out;
 }
 
@@ -212,7 +214,8 @@ py::object object_description(const ObjectDescription& in) {
       py::arg("control_events") = control_events, py::arg("sensors") = sensors,
       py::arg("object_sensors") = value_types(in.object_sensors), py::arg("control_targets") = in.control_targets,
       py::arg("control_ranges") = ranges(in.control_ranges), py::arg("joint_limits") = ranges(in.joint_limits),
-      py::arg("sensor_units") = in.sensor_units);
+      py::arg("sensor_units") = in.sensor_units, py::arg("joint_types") = value_types(in.joint_types),
+      py::arg("control_meanings") = in.control_meanings);
 }
 
 py::object to_python(const HandshakeMessage& in) {

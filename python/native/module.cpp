@@ -21,6 +21,7 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_codec(module);
   coupler::python::bind_round_trip_stats(module);
   coupler::python::bind_peer_text(module);
+  coupler::python::bind_name_list(module);
   coupler::python::bind_rate_limited_log(module);
 #ifdef COUPLER_PYTHON_TEST_BINDINGS
   pybind11::module_ testing = module.def_submodule(

@@ -19,10 +19,10 @@ namespace coupler::python {
 
 void bind_scatter_gather(py::module_& module) {
   py::class_<ControlScatter::Value>(module, "ScatteredValue")
-      .def(py::init([](std::size_t object, std::size_t place, double scale, double low, double high) {
-             return ControlScatter::Value{object, place, scale, low, high};
-           }),
-           py::arg("object"), py::arg("place"), py::arg("scale"), py::arg("low"), py::arg("high"));
+      .def(py::init([](std::size_t object, std::size_t place, double scale, double low, double high,
+                       double divisor) { return ControlScatter::Value{object, place, scale, low, high, divisor}; }),
+           py::arg("object"), py::arg("place"), py::arg("scale"), py::arg("low"), py::arg("high"),
+           py::arg("divisor") = 1.0);
   py::class_<ControlScatter::Event>(module, "ScatteredEvent")
       .def(py::init([](std::size_t place, double off, double on) { return ControlScatter::Event{place, off, on}; }),
            py::arg("place"), py::arg("off"), py::arg("on"));

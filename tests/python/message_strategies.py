@@ -125,6 +125,8 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
                 control_ranges=st.lists(ranges, max_size=4),
                 joint_limits=st.lists(ranges, max_size=4),
                 sensor_units=st.dictionaries(names, names, max_size=2),
+                joint_types=type_lists,
+                control_meanings=st.lists(names, max_size=4),
             ),
             max_size=3,
         ),

@@ -17,7 +17,8 @@ exactly the .bin. NAME.txt is the frame in protobuf text format, for people.
 
 `handshake_coupler` is the handshake of a coupler server: the same scene,
 with the coupler extensions (ServerInfo, control ranges and joint limits,
-limited and unlimited ones) and a `cart` of the coupler value types;
+limited and unlimited ones) and a `cart` of the coupler value types (its
+slide joint's linear types, its ActuatorInput control's meaning);
 `sensor_coupler` is its sensor message. `reset_state` is a Reset to a given
 state; `handshake_worlds`, `control_worlds` and `sensor_worlds` are the
 "worlds" extension of a batched server: its handshake, a Control for every
@@ -138,6 +139,8 @@ def cart() -> ObjectDescription:
         control_ranges=[Range(-1.0, 1.0, True), Range(0.0, 1.0, True)],
         joint_limits=[Range(-1.0, 1.0, True)],
         sensor_units={"range": "m"},
+        joint_types=[V.LINEAR_POSITION, V.LINEAR_VELOCITY, V.FORCE_1D],
+        control_meanings=["", "force = 10 * ctrl"],
     )
 
 

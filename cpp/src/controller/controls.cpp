@@ -1,6 +1,7 @@
 #include <coupler/controller/controls.hpp>
 
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/name_list.hpp>
 
 namespace coupler {
 
@@ -21,7 +22,9 @@ ObjectControl& Controls::object(const std::string& name) {
 
 const ObjectControl& Controls::object(const std::string& name) const {
   auto it = message_.objects.find(name);
-  if (it == message_.objects.end()) throw Error("no controllable object named '" + name + "'");
+  if (it == message_.objects.end()) {
+    throw Error("no controllable object named '" + name + "'; " + valid_names(names_of(message_.objects)));
+  }
   return it->second;
 }
 
@@ -29,7 +32,12 @@ std::size_t Controls::index(const std::string& object_name, const std::string& c
   object(object_name);  // names the object when it is the unknown part
   const auto& index = control_index_.at(object_name);
   auto it = index.find(control);
-  if (it == index.end()) throw Error("object '" + object_name + "' has no control named '" + control + "'");
+  if (it == index.end()) {
+    // In handshake order, as the controller's values are.
+    std::vector<std::string> names(index.size());
+    for (const auto& [name, i] : index) names[i] = name;
+    throw Error("object '" + object_name + "' has no control named '" + control + "'; " + valid_names(names));
+  }
   return it->second;
 }
 
@@ -47,7 +55,10 @@ double Controls::get(const std::string& name, const std::string& control) const 
 void Controls::event(const std::string& name, const std::string& event, bool activated) {
   ObjectControl& controlled = object(name);
   auto it = controlled.events.find(event);
-  if (it == controlled.events.end()) throw Error("object '" + name + "' has no control event named '" + event + "'");
+  if (it == controlled.events.end()) {
+    throw Error("object '" + name + "' has no control event named '" + event + "'; " +
+                valid_names(names_of(controlled.events)));
+  }
   it->second = activated;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/name_list.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 
 namespace coupler {
@@ -40,12 +41,22 @@ const std::vector<double>& SensorReadings::torques(const std::string& object) co
   return message().object(object).torques;
 }
 
-double SensorReadings::joint_value(const std::vector<double>& values, const std::string& object,
-                                   const std::string& joint, const char* kind) const {
+std::size_t SensorReadings::joint_index(const std::string& object, const std::string& joint) const {
   const auto& joints = handshake_->object(object).joint_sensors;
   const auto it = std::find(joints.begin(), joints.end(), joint);
-  if (it == joints.end()) throw Error("object '" + object + "' has no joint sensor named '" + joint + "'");
-  const auto i = static_cast<std::size_t>(it - joints.begin());
+  if (it == joints.end()) {
+    throw Error("object '" + object + "' has no joint sensor named '" + joint + "'; " + valid_names(joints));
+  }
+  return static_cast<std::size_t>(it - joints.begin());
+}
+
+std::vector<ValueType> SensorReadings::joint_types(const std::string& object, const std::string& joint) const {
+  return handshake_->object(object).types_of_joint(joint_index(object, joint));
+}
+
+double SensorReadings::joint_value(const std::vector<double>& values, const std::string& object,
+                                   const std::string& joint, const char* kind) const {
+  const std::size_t i = joint_index(object, joint);
   if (i >= values.size()) {
     throw Error("sensor message has no " + std::string(kind) + " for joint '" + joint + "' of '" + object + "'");
   }

@@ -38,7 +38,7 @@ std::vector<std::size_t> ControlScatter::apply(const double* values, const std::
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const Value& v = values_[i];
     if (!values_set[v.object]) continue;
-    const double scaled = values[i] * v.scale;
+    const double scaled = values[i] * v.scale / v.divisor;
     if (scaled < v.low || scaled > v.high) outside.push_back(i);
     target_[v.place] = scaled;
   }

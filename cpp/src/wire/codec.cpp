@@ -87,6 +87,8 @@ pb::HandshakeMessage_Object to_proto(const ObjectDescription& object) {
   append_ranges(out.mutable_controlranges(), object.control_ranges);
   append_ranges(out.mutable_jointlimits(), object.joint_limits);
   for (const auto& [sensor, unit] : object.sensor_units) (*out.mutable_sensorunits())[sensor] = unit;
+  append_types(out.mutable_jointtypes(), object.joint_types);
+  for (const auto& meaning : object.control_meanings) out.add_controlmeanings(meaning);
   return out;
 }
 
@@ -110,6 +112,8 @@ ObjectDescription from_proto(const pb::HandshakeMessage_Object& in, const std::s
   object.control_ranges = read_ranges(in.controlranges());
   object.joint_limits = read_ranges(in.jointlimits());
   object.sensor_units.insert(in.sensorunits().begin(), in.sensorunits().end());
+  object.joint_types = to_value_types(in.jointtypes(), where);
+  object.control_meanings.assign(in.controlmeanings().begin(), in.controlmeanings().end());
   return object;
 }
 

@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cstddef>
 
 #include <coupler/wire/error.hpp>
 #include <coupler/wire/messages.hpp>
+#include <coupler/wire/name_list.hpp>
 
 namespace coupler {
 namespace {
@@ -9,11 +11,20 @@ namespace {
 template <class Map>
 const typename Map::mapped_type& find_named(const Map& map, const std::string& name, const char* what) {
   auto it = map.find(name);
-  if (it == map.end()) throw Error(std::string("no ") + what + " named '" + name + "'");
+  if (it == map.end()) throw Error(std::string("no ") + what + " named '" + name + "'; " + valid_names(names_of(map)));
   return it->second;
 }
 
 }  // namespace
+
+std::vector<ValueType> ObjectDescription::types_of_joint(std::size_t joint) const {
+  const std::size_t width = joint_sensor_types.size();
+  if (width == 0 || joint_types.size() != joint_sensors.size() * width || joint >= joint_sensors.size()) {
+    return joint_sensor_types;
+  }
+  const auto first = joint_types.begin() + static_cast<std::ptrdiff_t>(joint * width);
+  return {first, first + static_cast<std::ptrdiff_t>(width)};
+}
 
 const ObjectDescription& HandshakeMessage::object(const std::string& name) const {
   return find_named(objects, name, "object in the handshake");

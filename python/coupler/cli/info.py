@@ -72,13 +72,15 @@ def describe(handshake: HandshakeMessage) -> str:
     controls, events, joints, named, object_sensors = [], [], [], [], []
     for name, obj in handshake.objects.items():
         for i, (control, value_type) in enumerate(zip(obj.controls, obj.control_types)):
-            controls.append([name, control, _type(value_type), value_type.unit,
+            # An ACTUATOR_INPUT's unit is what the value goes through (its gain, bias, dynamics), told by the server.
+            meaning = _shown(obj.control_meanings[i]) if i < len(obj.control_meanings) else ""
+            controls.append([name, control, _type(value_type), meaning or value_type.unit,
                              _range(obj.control_ranges, i, value_type.unit)])
         for event, value_type in obj.control_events.items():
             events.append([name, event, _type(value_type)])
-        joint_types = ", ".join(_type(t) for t in obj.joint_sensor_types)
         for i, joint in enumerate(obj.joint_sensors):
             # Joint limits are in the joint's position units: rad for a hinge, m for a slide.
+            joint_types = ", ".join(_type(t) for t in obj.types_of_joint(i))
             joints.append([name, joint, joint_types, _range(obj.joint_limits, i, "")])
         for sensor, types in obj.sensors.items():
             # A NUMBER reading's unit is the sensor's own, told by the handshake's sensor_units.

@@ -72,9 +72,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="serve a scene whose handshake holds no robot or object (nothing to control or read); "
                              "without it such a scene is refused at start-up (default: off)")
     parser.add_argument("--serve-partial", action="store_true",
-                        help="serve a scene of which some parts cannot be served (an unnamed robot, an actuator "
+                        help="serve a scene of which some parts cannot be served (a robot with no named body, an actuator "
                              "acting on two robots, ...), leaving those out with a warning naming each; without it "
                              "such a scene is refused at start-up, naming them (default: off)")
+    parser.add_argument("--robot", action="append", default=list(defaults.robots), metavar="BODY",
+                        help="serve the body BODY with everything below it as one robot (or object) named BODY, "
+                             "however the model groups it otherwise: both arms of a robot whose arms sit on a "
+                             "static torso, say; repeatable, for bodies not inside one another (default: each "
+                             "mechanism mounted on the world or on static bodies is one robot)")
     parser.add_argument("--mode", choices=["lockstep", "free"], default=defaults.mode,
                         help="lockstep: one step per Control (Click semantics); free: the simulation steps on its "
                              "own clock with the latest controls (default: %(default)s)")
@@ -149,7 +154,8 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         warning = check_bind_address(args.publish, args.allow_remote, authenticated=transport.curve) or warning
     options = ServeOptions(
         address=args.addr, allow_remote=args.allow_remote, scene=args.scene, time_step=args.step,
-        serve_empty=args.serve_empty, serve_partial=args.serve_partial, mode=args.mode, realtime=args.realtime,
+        serve_empty=args.serve_empty, serve_partial=args.serve_partial, robots=tuple(args.robot),
+        mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
         controllers=args.controllers, session_timeout=args.session_timeout, record=args.record,
@@ -202,7 +208,7 @@ _UNMAPPED_NAMED = 5
 def _checked_scene(options: ServeOptions) -> Simulation:
     """The scene to serve; coupler.Error for one with parts it cannot serve (without --serve-partial) or nothing
     to serve (without --serve-empty)."""
-    simulation = load_scene(options.scene, options.time_step)
+    simulation = load_scene(options.scene, options.time_step, options.robots)
     unmapped = list(getattr(simulation, "unmapped", []))
     if unmapped and not options.serve_partial:
         named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")

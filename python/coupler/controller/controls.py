@@ -8,6 +8,7 @@ from coupler import _native
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
 from coupler.wire.messages import ControlMessage, HandshakeMessage, ObjectControl
+from coupler.wire.name_list import valid_names
 
 # The steps the native frame encodes (uint32); anything else is left to the codec (uint64 on the wire) to send or refuse.
 _MAX_STEPS = 2**64 - 1  # the wire field is a uint64
@@ -46,7 +47,7 @@ class Controls:
         try:
             return self._values[obj]
         except KeyError:
-            raise Error(f"no controllable object named '{obj}'") from None
+            raise Error(f"no controllable object named '{obj}'; {valid_names(list(self._values))}") from None
 
     def __setitem__(self, obj: str, values: np.ndarray | list[float]) -> None:
         target = self[obj]
@@ -59,7 +60,8 @@ class Controls:
         try:
             return self._index[obj][control]
         except KeyError:
-            raise Error(f"object '{obj}' has no control named '{control}'") from None
+            raise Error(f"object '{obj}' has no control named '{control}'; "
+                        f"{valid_names(list(self._index[obj]))}") from None
 
     def set(self, obj: str, control: str, value: float) -> None:
         self[obj][self._position(obj, control)] = value
@@ -71,7 +73,7 @@ class Controls:
         self[obj]
         events = self._events[obj]
         if name not in events:
-            raise Error(f"object '{obj}' has no control event named '{name}'")
+            raise Error(f"object '{obj}' has no control event named '{name}'; {valid_names(list(events))}")
         self._events_on[events[name]] = bool(activated)
 
     def message(self) -> ControlMessage:

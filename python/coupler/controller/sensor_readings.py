@@ -9,6 +9,7 @@ import numpy as np
 
 from coupler.wire.errors import Error
 from coupler.wire.messages import HandshakeMessage, ObjectSensors, Sensor, SensorMessage, ValueType
+from coupler.wire.name_list import valid_names
 
 if TYPE_CHECKING:
     from coupler.wire.flat_layout import FlatLayout, ObjectSlots, ReadingSlot
@@ -68,14 +69,16 @@ class SensorReadings:
         try:
             return self.message.objects[obj]
         except KeyError:
-            raise Error(f"no object named '{obj}' in the sensor message") from None
+            raise Error(f"no object named '{obj}' in the sensor message; "
+                        f"{valid_names(list(self.message.objects))}") from None
 
     def _slots(self, obj: str) -> ObjectSlots:
         assert self._flat is not None
         try:
             return self._flat.objects[obj]
         except KeyError:
-            raise Error(f"no object named '{obj}' in the sensor message") from None
+            raise Error(f"no object named '{obj}' in the sensor message; "
+                        f"{valid_names(list(self._flat.objects))}") from None
 
     def _part(self, obj: str, part: str) -> Sequence[float]:
         """One per-joint vector (angles, angular_velocities, torques): a list, or a view of the array."""
@@ -94,12 +97,22 @@ class SensorReadings:
     def torques(self, obj: str) -> np.ndarray:
         return np.array(self._part(obj, "torques"))
 
+    def _joint_index(self, obj: str, joint: str) -> int:
+        described = self.handshake.objects.get(obj)
+        if described is None:
+            raise Error(f"no object named '{obj}' in the handshake; {valid_names(list(self.handshake.objects))}")
+        if joint not in described.joint_sensors:
+            raise Error(f"object '{obj}' has no joint sensor named '{joint}'; {valid_names(described.joint_sensors)}")
+        return described.joint_sensors.index(joint)
+
+    def joint_types(self, obj: str, joint: str) -> list[ValueType]:
+        """The types of a joint's readings, in the order angle, angular velocity, torque: for a slide joint of a
+        coupler server, LINEAR_POSITION (m), LINEAR_VELOCITY (m/s), FORCE_1D (N)."""
+        return self.handshake.objects[obj].types_of_joint(self._joint_index(obj, joint))
+
     def _joint(self, obj: str, joint: str, part: str, kind: str) -> float:
         values = self._part(obj, part)
-        described = self.handshake.objects.get(obj)
-        if described is None or joint not in described.joint_sensors:
-            raise Error(f"object '{obj}' has no joint sensor named '{joint}'")
-        i = described.joint_sensors.index(joint)
+        i = self._joint_index(obj, joint)
         if i >= len(values):
             raise Error(f"sensor message has no {kind} for joint '{joint}' of '{obj}'")
         return float(values[i])
@@ -118,7 +131,7 @@ class SensorReadings:
         named = self._object(obj).sensors if self._flat is None else self._slots(obj).sensors
         readings = named.get(name)
         if readings is None:
-            raise Error(f"object '{obj}' has no sensor named '{name}'")
+            raise Error(f"object '{obj}' has no sensor named '{name}'; {valid_names(list(named))}")
         if value_type is None:
             return readings if self._flat is None else [self._sensor(reading) for reading in readings]
         return self._numbers(_of_type(readings, value_type, f"sensor '{name}' of '{obj}'"))

@@ -19,6 +19,9 @@ from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import ValueType
 from coupler.mujoco.layout import SceneLayout
 
+# MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
+_MAX_CONTROL = float(mujoco.mjMAXVAL)
+
 
 def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> _native.SensorGather:
     """The gather that fills `flat.sensors`' array from `data`."""
@@ -78,11 +81,27 @@ def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> 
 class ControlRanges:
     """Per flat control value, what a message about a value outside its actuator's ctrlrange needs."""
 
-    scale: np.ndarray  # joint units to the actuator's control
+    scale: np.ndarray  # joint units to the actuator's control: ctrl = value * scale / divisor
+    divisor: np.ndarray
     low: np.ndarray  # the ctrlrange, -inf/inf where unlimited
     high: np.ndarray
     names: list[tuple[str, str]]  # each value's (object, control)
     objects: np.ndarray  # each value's object, as an index into the Control's objects
+
+    def controls(self, values: np.ndarray) -> np.ndarray:
+        """The actuator controls `values` (one per flat value, or rows of them) become, as the scatter computes."""
+        return values * self.scale / self.divisor
+
+    def value_limits(self) -> np.ndarray:
+        """Per value, the largest magnitude whose control MuJoCo accepts (inf for a zero factor)."""
+        with np.errstate(divide="ignore"):
+            return _MAX_CONTROL * np.abs(self.divisor) / np.abs(self.scale)
+
+    def value_range(self, i: int) -> tuple[float, float]:
+        """Value `i`'s ctrlrange in the units the controller sends."""
+        low, high = sorted((self.low[i] * self.divisor[i] / self.scale[i],
+                            self.high[i] * self.divisor[i] / self.scale[i]))
+        return float(low), float(high)
 
 
 def control_scatter(
@@ -90,6 +109,7 @@ def control_scatter(
 ) -> tuple[_native.ControlScatter, ControlRanges]:
     """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks."""
     scale: list[float] = []
+    divisor: list[float] = []
     low: list[float] = []
     high: list[float] = []
     places: list[int] = []
@@ -100,6 +120,7 @@ def control_scatter(
         target = scene.objects[placed.name]
         places += target.ctrl_adr.tolist()
         scale += target.ctrl_scale.tolist()
+        divisor += target.ctrl_divisor.tolist()
         low += target.ctrl_low.tolist()
         high += target.ctrl_high.tolist()
         objects += [k] * len(target.description.controls)
@@ -107,8 +128,8 @@ def control_scatter(
         for event in placed.events:
             e = target.events[event]
             events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
-    values = [_native.ScatteredValue(object=k, place=p, scale=g, low=lo, high=hi)
-              for k, p, g, lo, hi in zip(objects, places, scale, low, high)]
-    ranges = ControlRanges(scale=np.array(scale), low=np.array(low), high=np.array(high), names=names,
-                           objects=np.array(objects, dtype=np.intp))
+    values = [_native.ScatteredValue(object=k, place=p, scale=g, low=lo, high=hi, divisor=d)
+              for k, p, g, d, lo, hi in zip(objects, places, scale, divisor, low, high)]
+    ranges = ControlRanges(scale=np.array(scale), divisor=np.array(divisor), low=np.array(low), high=np.array(high),
+                           names=names, objects=np.array(objects, dtype=np.intp))
     return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges

@@ -6,15 +6,29 @@ model's structure, by these rules:
 Robots and objects
     A body moves when it has joints; a moving body whose parent is welded to
     the world (the world body itself, or static bodies such as a table) is a
-    mount. A scene's served things are named after their root body: the
-    highest body above exactly one mount whose parent is the world or holds
-    several mounts. So a robot bolted to a base body directly under the world
-    is named after the base, and two arms on one static table are two robots,
-    each named after its own base. A root whose subtree is moved by at least
+    mount. Each mount with everything below it is one mechanism, and each
+    mechanism is one served thing: bodies joined through joints belong
+    together, bodies joined only through static bodies do not. So two arms
+    on one static table, or on a robot's static torso (Baxter), are two
+    robots, while two arms on a moving lift (Tiago) are one. A served thing
+    is named after its root body: the highest static body above its mount
+    that holds no other mount, else the mount itself (the highest body above
+    exactly one mount whose parent is the world or holds several mounts). So
+    a robot bolted to a base body directly under the world is named after
+    the base, and two arms on one table after their own bases. The bodies
+    given as `robots` (`coupler serve --robot BODY`) override this: each
+    one's subtree is one served thing named after it, however many mechanisms
+    it holds (Baxter's torso with both arms), or only part of one (the rest
+    of that mechanism is served by the rule above); the rule groups the
+    bodies outside them. A root whose subtree is moved by at least
     one actuator is a robot; any other root is an object (a free box, a door
     on a hinge, a cart on a slide). Bodies without joints anywhere below them
     (tables, walls) are scenery and are not served. Roots come in model
-    order, so the handshake is the same on every run. Robots and objects
+    order, so the handshake is the same on every run. An unnamed root (a
+    wrapper body that only places a robot, `<body pos="0 0 1.8">`) takes
+    the name of the first named body below it in model order (the robot's
+    own base, say); its readings are still the root's. Names stay unique,
+    since each is the name of a different body. Robots and objects
     report their root body's world position and roll-pitch-yaw as
     objectSensors [POSITION, RPY]; a root with a free joint adds its linear
     velocity (of the body's origin) and angular velocity, both in the world
@@ -37,10 +51,14 @@ Controls
     ==========================================  ===================  ===============
 
     Values are in joint units: the adapter divides by the transmission gear
-    (motors) or multiplies by it (servos) on the way to `mjData.ctrl`. Every
+    (motors: ctrl = value / gear, a division, not a product with 1 / gear,
+    which differs in the last bit) or multiplies by it (servos: ctrl = value
+    * gear) on the way to `mjData.ctrl`. Every
     other actuator (tendon, site, slider-crank and body transmissions, ball
     joints, muscles, other gains, biases or dynamics) is an ACTUATOR_INPUT:
-    the actuator's own ctrl, unscaled, since no one physical unit fits it.
+    the actuator's own ctrl, unscaled, since no one physical unit fits it;
+    its `control_meanings` entry says what the ctrl goes through (gain,
+    bias, dynamics, gear), as `coupler info` shows.
 
 Control events
     An actuator in actuator group 5 (`EVENT_GROUP`) is an on/off control
@@ -53,7 +71,10 @@ Joint sensors
     Every hinge and slide joint of a robot or object, in model order, named after the
     joint, with the types [ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D]: position,
     velocity and the actuators' generalized force on the joint
-    (`qfrc_actuator`). For a slide joint these are m, m/s and N. A ball
+    (`qfrc_actuator`). For a slide joint these are m, m/s and N, and the
+    handshake's `joint_types` (the "value-types" extension) types them
+    [LINEAR_POSITION, LINEAR_VELOCITY, FORCE_1D], while Click peers, which
+    read only the object's one list, see the Click types. A ball
     joint is a named sensor after the joint: [RPY, ANGULAR_VELOCITY_3D].
 
 Named sensors
@@ -68,21 +89,23 @@ Named sensors
     energies, sensors on static bodies) belong to the served thing `world`
     (`SCENE_SENSORS`).
 
-Everything else the model holds that cannot be served by these rules (an
-unnamed robot, an actuator acting on two robots, an unnamed sensor off any
+Everything else the model holds that cannot be served by these rules (a
+robot with no named body, an actuator acting on two robots, an unnamed sensor off any
 named site, ...) is listed by name in `SceneLayout.unmapped`, never
 silently dropped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
 
+from coupler.wire.errors import Error
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
+from coupler.wire.name_list import valid_names
 from coupler.mujoco.ranges import control_ranges, joint_limits
 from coupler.mujoco.sensor_types import number_unit, sensor_type
 
@@ -90,6 +113,9 @@ EVENT_GROUP = 5
 """Actuators in this actuator group are on/off control events."""
 
 JOINT_SENSOR_TYPES = [ValueType.ANGLE, ValueType.ANGULAR_VELOCITY_1D, ValueType.TORQUE_1D]
+"""The Click types of every joint's readings (`jointSensors`), for Click peers."""
+SLIDE_SENSOR_TYPES = [ValueType.LINEAR_POSITION, ValueType.LINEAR_VELOCITY, ValueType.FORCE_1D]
+"""A slide joint's readings as `joint_types` types them: m, m/s, N."""
 OBJECT_SENSOR_TYPES = [ValueType.POSITION, ValueType.RPY]
 FREE_OBJECT_SENSOR_TYPES = [*OBJECT_SENSOR_TYPES, ValueType.VELOCITY_3D, ValueType.ANGULAR_VELOCITY_3D]
 
@@ -161,11 +187,13 @@ class ObjectLayout:
     description: ObjectDescription
     # The free joint's first velocity index when the root body is free, else -1.
     free_dof: int = -1
-    # One entry per control: index into mjData.ctrl, the factor taking a
-    # value in joint units to the actuator's control, and the control range
-    # (-inf, inf where the control is not limited).
+    # One entry per control: index into mjData.ctrl, the factor and the
+    # divisor taking a value in joint units to the actuator's control (ctrl =
+    # value * scale / divisor: a servo's gear is a factor, a motor's a
+    # divisor), and the control range (-inf, inf where the control is not limited).
     ctrl_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     ctrl_scale: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ctrl_divisor: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ctrl_low: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ctrl_high: np.ndarray = field(default_factory=lambda: np.zeros(0))
     events: dict[str, Event] = field(default_factory=dict)
@@ -184,16 +212,42 @@ class SceneLayout:
     unmapped: list[str]
 
 
-def scene_layout(model: mujoco.MjModel) -> SceneLayout:
-    """Derive the handshake and its index arrays from a compiled model."""
-    return _LayoutBuilder(model).build()
+def scene_layout(model: mujoco.MjModel, robots: Sequence[str] = ()) -> SceneLayout:
+    """Derive the handshake and its index arrays from a compiled model.
+
+    `robots` names bodies whose subtrees are served as one robot (or object)
+    each, named after the body. coupler.Error names a body the model does not
+    have (listing those it has), the world body, or one inside another's subtree.
+    """
+    return _LayoutBuilder(model, _robot_bodies(model, robots)).build()
+
+
+def _robot_bodies(model: mujoco.MjModel, names: Sequence[str]) -> set[int]:
+    """The bodies `names` name, checked to be served as robots of their own."""
+    bodies: dict[int, str] = {}
+    for name in names:
+        b = mujoco.mj_name2id(model, _Obj.mjOBJ_BODY, name)
+        if b < 0:
+            named = [mujoco.mj_id2name(model, _Obj.mjOBJ_BODY, i) for i in range(1, model.nbody)]
+            raise Error(f"no body named '{name}' to serve as a robot; {valid_names([n for n in named if n])}")
+        if b == 0:
+            raise Error(f"the world body '{name}' cannot be served as a robot: name a body below it")
+        bodies[b] = name
+    for b, name in bodies.items():
+        above = int(model.body_parentid[b])
+        while above != 0:
+            if above in bodies:
+                raise Error(f"body '{name}' cannot be served as a robot of its own: it lies inside body "
+                            f"'{bodies[above]}', also served as one")
+            above = int(model.body_parentid[above])
+    return set(bodies)
 
 
 class _LayoutBuilder:
-    def __init__(self, model: mujoco.MjModel) -> None:
+    def __init__(self, model: mujoco.MjModel, robots: set[int]) -> None:
         self.m = model
         self.unmapped: list[str] = []
-        self.root_of_body = _roots_of_bodies(model)
+        self.root_of_body = _roots_of_bodies(model, robots)
 
     # Names, for messages and for the handshake.
 
@@ -298,12 +352,18 @@ class _LayoutBuilder:
             if int(self.root_of_body[b]) != b:
                 continue
             layout = self._top_level_body(b, actuators_of.get(b, []), joints_of.get(b, []))
-            if layout is not None:
-                objects[layout.name] = layout
+            if layout is None:
+                continue
+            if layout.name in objects or layout.name == SCENE_SENSORS:
+                self._report(f"{self._label('body', _Obj.mjOBJ_BODY, b)} would be served as '{layout.name}', "
+                             "a name already taken: not served")
+                continue
+            objects[layout.name] = layout
 
         self._assign_sensors(objects)
         for layout in objects.values():
-            layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_low, layout.ctrl_high)
+            layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_divisor,
+                                                                 layout.ctrl_low, layout.ctrl_high)
             layout.description.joint_limits = joint_limits(m, layout.description.joint_sensors)
         handshake = HandshakeMessage(
             objects={name: layout.description for name, layout in objects.items()},
@@ -313,14 +373,16 @@ class _LayoutBuilder:
 
     def _top_level_body(self, b: int, actuators: list[int], joints: list[int]) -> ObjectLayout | None:
         m = self.m
-        name = self._name(_Obj.mjOBJ_BODY, b)
+        name = self._name(_Obj.mjOBJ_BODY, b) or self._first_named_below(b)
         is_free = bool(joints) and int(m.jnt_type[joints[0]]) == _FREE and int(m.jnt_bodyid[joints[0]]) == b
         if not name:
             if actuators:
                 names = ", ".join(self._label("actuator", _Obj.mjOBJ_ACTUATOR, a) for a in actuators)
-                self._report(f"unnamed body #{b} is the root of a robot, with {names}: not served")
+                self._report(f"unnamed body #{b} is the root of a robot, with {names}, and no body of it has a "
+                             "name: not served")
             else:
-                self._report(f"unnamed body #{b} is the root of an object with joints: not served")
+                self._report(f"unnamed body #{b} is the root of an object with joints, and no body of it has a "
+                             "name: not served")
             return None
 
         sensors = FREE_OBJECT_SENSOR_TYPES if is_free else OBJECT_SENSOR_TYPES
@@ -331,10 +393,18 @@ class _LayoutBuilder:
         self._joint_sensors(layout, joints[1:] if is_free else joints)
         return layout
 
+    def _first_named_below(self, root: int) -> str:
+        """The name of the first named body of `root`'s robot or object in model order, or ""."""
+        # Bodies come in depth-first order: a subtree is the run of bodies after its root.
+        for b in range(root + 1, self.m.nbody):
+            if int(self.root_of_body[b]) == root and (name := self._name(_Obj.mjOBJ_BODY, b)):
+                return name
+        return ""
+
     def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
         m = self.m
         description = layout.description
-        adrs, scales, lows, highs = [], [], [], []
+        adrs, scales, divisors, lows, highs, meanings = [], [], [], [], [], []
         for a in actuators:
             label = self._label("actuator", _Obj.mjOBJ_ACTUATOR, a)
             if int(m.actuator_ctrlnum[a]) != 1:
@@ -356,24 +426,29 @@ class _LayoutBuilder:
             mapped = self._control(a, label)
             if mapped is None:
                 continue
-            name, value_type, scale, target = mapped
+            name, value_type, scale, divisor, target = mapped
             if name in description.controls:
                 self._report(f"{label}: a control named '{name}' already exists in '{layout.name}'")
                 continue
             description.controls.append(name)
             description.control_types.append(value_type)
             description.control_targets.append(target)
+            meanings.append(_actuator_meaning(m, a) if value_type == ValueType.ACTUATOR_INPUT else "")
             adrs.append(ctrl)
             scales.append(scale)
+            divisors.append(divisor)
             lows.append(low if limited else -np.inf)
             highs.append(high if limited else np.inf)
+        if any(meanings):
+            description.control_meanings = meanings
         layout.ctrl_adr = np.array(adrs, dtype=np.intp)
         layout.ctrl_scale = np.array(scales, dtype=float)
+        layout.ctrl_divisor = np.array(divisors, dtype=float)
         layout.ctrl_low = np.array(lows, dtype=float)
         layout.ctrl_high = np.array(highs, dtype=float)
 
-    def _control(self, a: int, label: str) -> tuple[str, ValueType, float, str] | None:
-        """Name, type, value-to-control factor and target of a scalar actuator, or None (reported).
+    def _control(self, a: int, label: str) -> tuple[str, ValueType, float, float, str] | None:
+        """Name, type, value-to-control factor and divisor, and target of a scalar actuator, or None (reported).
 
         A motor or servo on a hinge or slide takes values in joint units;
         every other actuator (tendon, site, slider-crank or body transmission,
@@ -389,19 +464,20 @@ class _LayoutBuilder:
         kind = _servo_kind(m, a)
         gear = float(m.actuator_gear[m.actuator_outadr[a]][0])
         value_type = ValueType.ACTUATOR_INPUT
-        scale = 1.0
+        scale = divisor = 1.0
         if joint_trn and kind is not None and gear != 0.0:
             joint_value_type = _CONTROL_TYPES.get((kind, int(m.jnt_type[first])))
             if joint_value_type is not None:
                 # Servo setpoints are in actuator length (gear * joint position); motor
                 # forces are multiplied by the gear on the way to the joint.
-                value_type, scale = joint_value_type, (1.0 / gear if kind == "motor" else gear)
+                value_type = joint_value_type
+                scale, divisor = (1.0, gear) if kind == "motor" else (gear, 1.0)
         name = self._name(_Obj.mjOBJ_ACTUATOR, a) or (target if joint_trn else "")
         if not name:
             on = f" on {self._label('joint', _Obj.mjOBJ_JOINT, first)}" if joint_trn else ""
             self._report(f"{label}{on}: a control needs a name")
             return None
-        return name, value_type, scale, target
+        return name, value_type, scale, divisor, target
 
     def _joint_sensors(self, layout: ObjectLayout, joints: list[int]) -> None:
         m = self.m
@@ -423,6 +499,7 @@ class _LayoutBuilder:
                 self._report(f"{_JOINT_TYPE_NAMES[joint_type]} {label} of '{layout.name}' has no Click joint sensor")
                 continue
             layout.description.joint_sensors.append(name)
+            layout.description.joint_types += SLIDE_SENSOR_TYPES if joint_type == _SLIDE else JOINT_SENSOR_TYPES
             qpos.append(int(m.jnt_qposadr[j]))
             dofs.append(int(m.jnt_dofadr[j]))
         if qpos:
@@ -474,27 +551,76 @@ class _LayoutBuilder:
         return self._name(_Obj.mjOBJ_SITE, int(m.sensor_objid[s]))
 
 
-def _roots_of_bodies(model: mujoco.MjModel) -> np.ndarray:
+def _roots_of_bodies(model: mujoco.MjModel, robots: set[int]) -> np.ndarray:
     """Per body, the root body of the robot or object it belongs to; 0 for the world and scenery.
 
-    See "Robots and objects" in the module docstring. Bodies come in model
-    order, so every parent comes before its children.
+    See "Robots and objects" in the module docstring: each body of `robots`
+    roots its own subtree, and the mounts inside those subtrees count for no
+    other root. Bodies come in model order, so every parent comes before its children.
     """
     parent = np.asarray(model.body_parentid)
     weld = np.asarray(model.body_weldid)
+    given = np.zeros(model.nbody, dtype=bool)
+    for b in range(1, model.nbody):
+        given[b] = b in robots or given[parent[b]]
     mounts_below = np.zeros(model.nbody, dtype=int)
     for b in range(model.nbody - 1, 0, -1):
+        if given[b]:
+            continue
         if weld[b] != 0 and weld[parent[b]] == 0:
             mounts_below[b] += 1
         mounts_below[parent[b]] += mounts_below[b]
     roots = np.zeros(model.nbody, dtype=np.intp)
     for b in range(1, model.nbody):
         p = int(parent[b])
-        if roots[p] != 0:
+        if b in robots:
+            roots[b] = b
+        elif roots[p] != 0:
             roots[b] = roots[p]
         elif mounts_below[b] == 1 and (p == 0 or mounts_below[p] >= 2):
             roots[b] = b
     return roots
+
+
+def _terms(parameters: np.ndarray, first: str) -> list[tuple[float, str]]:
+    """The nonzero terms of an affine gain or bias: (coefficient, what it multiplies)."""
+    return [(float(c), x) for c, x in zip(parameters[:3], (first, "length", "velocity")) if float(c) != 0.0]
+
+
+def _sum(terms: list[tuple[float, str]]) -> str:
+    parts = [f"{c:g}" if not x else f"{c:g} * {x}" for c, x in terms]
+    return " + ".join(parts).replace("+ -", "- ") or "0"
+
+
+_INPUTS = {
+    int(_Dyn.mjDYN_NONE): "ctrl",
+    int(_Dyn.mjDYN_INTEGRATOR): "act (the integral of ctrl)",
+    int(_Dyn.mjDYN_FILTER): "act (ctrl through a first-order filter)",
+    int(_Dyn.mjDYN_FILTEREXACT): "act (ctrl through a first-order filter)",
+}
+
+
+def _actuator_meaning(model: mujoco.MjModel, a: int) -> str:
+    """What an ACTUATOR_INPUT value goes through, in one line: its gain and bias, its dynamics, its gear."""
+    gain_type, bias_type = int(model.actuator_gaintype[a]), int(model.actuator_biastype[a])
+    dyn = int(model.actuator_dyntype[a])
+    gear = float(model.actuator_gear[model.actuator_outadr[a]][0])
+    geared = f", times gear {gear:g} on its transmission" if gear != 1.0 else ""
+    if gain_type == mujoco.mjtGain.mjGAIN_MUSCLE or dyn == _Dyn.mjDYN_MUSCLE:
+        return f"muscle: ctrl is the excitation, force from MuJoCo's muscle model{geared}"
+    affine = (int(mujoco.mjtGain.mjGAIN_FIXED), int(mujoco.mjtGain.mjGAIN_AFFINE))
+    biases = (int(mujoco.mjtBias.mjBIAS_NONE), int(mujoco.mjtBias.mjBIAS_AFFINE))
+    if gain_type not in affine or bias_type not in biases or dyn not in _INPUTS:
+        names = (mujoco.mjtGain(gain_type).name, mujoco.mjtBias(bias_type).name, mujoco.mjtDyn(dyn).name)
+        return f"ctrl through {', '.join(names)}{geared}"
+    gainprm = model.actuator_gainprm[a]
+    gain = _terms(gainprm[:1] if gain_type == mujoco.mjtGain.mjGAIN_FIXED else gainprm, "")
+    gain_text = _sum(gain) if len(gain) <= 1 else f"({_sum(gain)})"
+    force = f"{gain_text} * {_INPUTS[dyn]}"
+    bias = _terms(model.actuator_biasprm[a], "") if bias_type == mujoco.mjtBias.mjBIAS_AFFINE else []
+    if bias:
+        force = f"{force} + {_sum(bias)}".replace("+ -", "- ")
+    return f"force = {force}{geared}"
 
 
 def _servo_kind(model: mujoco.MjModel, a: int) -> str | None:

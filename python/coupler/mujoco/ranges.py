@@ -1,9 +1,14 @@
 """The handshake's control ranges and joint limits (the "ranges" extension), from a compiled model.
 
 A control's range is given in the units the controller sends: the scatter
-multiplies each value by the control's factor (`ObjectLayout.ctrl_scale`,
-from the gear) before MuJoCo clamps it to the actuator's ctrlrange, so the
-range a controller sees is that ctrlrange divided by the factor.
+takes each value to the actuator's ctrl as value * scale / divisor
+(`ObjectLayout.ctrl_scale` and `ctrl_divisor`: a servo's gear is the scale,
+a motor's the divisor) before MuJoCo clamps it to the actuator's ctrlrange,
+so the range a controller sees is that ctrlrange * divisor / scale (a
+motor's ctrlrange * gear, a servo's ctrlrange / gear). Where rounding would
+take an end of it one bit outside the ctrlrange on the way back, the end is
+moved inward by that bit: every value inside the announced range reaches
+MuJoCo inside the ctrlrange, so sending an end is never clamped.
 """
 
 from __future__ import annotations
@@ -21,16 +26,36 @@ __all__ = ["control_ranges", "joint_limits"]
 _UNLIMITED = Range()
 
 
-def control_ranges(scale: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[Range]:
-    """One range per control from its factor and its actuator's ctrlrange (infinite where unlimited)."""
+def control_ranges(scale: np.ndarray, divisor: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[Range]:
+    """One range per control from its factor, divisor and actuator's ctrlrange (infinite where unlimited)."""
     ranges = []
-    for factor, lo, hi in zip(scale, low, high):
+    for factor, div, lo, hi in zip(scale, divisor, low, high):
         if not (math.isfinite(lo) and math.isfinite(hi)):
             ranges.append(_UNLIMITED)
             continue
-        ends = sorted((float(lo) / float(factor), float(hi) / float(factor)))
-        ranges.append(Range(min=ends[0], max=ends[1], limited=True))
+        factor, div, lo, hi = float(factor), float(div), float(lo), float(hi)
+        ends = sorted((lo * div / factor, hi * div / factor))
+        inside = _inward(ends[0], ends[1], factor, div, lo, hi)
+        ranges.append(Range(min=inside[0], max=inside[1], limited=True))
     return ranges
+
+
+def _inward(first: float, last: float, factor: float, div: float, lo: float, hi: float) -> tuple[float, float]:
+    """[first, last] narrowed bit by bit until both ends reach the ctrlrange [lo, hi] as the scatter computes."""
+
+    def inside(value: float) -> bool:
+        return lo <= value * factor / div <= hi
+
+    # A bit or two at most: the division and product each round by half a bit.
+    for _ in range(4):
+        if inside(first):
+            break
+        first = math.nextafter(first, last)
+    for _ in range(4):
+        if inside(last):
+            break
+        last = math.nextafter(last, first)
+    return first, last
 
 
 def joint_limits(model: mujoco.MjModel, joints: Iterable[str]) -> list[Range]:

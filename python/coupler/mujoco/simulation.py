@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import mujoco
@@ -67,7 +68,8 @@ _BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
 class MujocoSimulation(MessagesFromArrays):
     """Serves a MuJoCo model: the scene of an MJCF file, or a compiled `mujoco.MjModel`.
 
-    `time_step` (seconds) replaces the model's own time step. `reset()`
+    `time_step` (seconds) replaces the model's own time step; `robots` names
+    bodies served as one robot each (`coupler.mujoco.layout.scene_layout`). `reset()`
     restores keyframe 0 when the model has one, else the model's reference
     configuration; a new simulation starts from that state.
     `clamped_values` counts the control values sent outside their actuator's
@@ -78,7 +80,8 @@ class MujocoSimulation(MessagesFromArrays):
     `mujoco.mj_forward(model, data)` before the next `step()`.
     """
 
-    def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None) -> None:
+    def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None,
+                 robots: Sequence[str] = ()) -> None:
         if isinstance(model, mujoco.MjModel):
             self.model = model
         else:
@@ -91,13 +94,15 @@ class MujocoSimulation(MessagesFromArrays):
                 raise ValueError(f"time step must be positive, got {time_step}")
             self.model.opt.timestep = time_step
         self.data = mujoco.MjData(self.model)
-        self.layout: SceneLayout = scene_layout(self.model)
+        self.robots = tuple(robots)
+        self.layout: SceneLayout = scene_layout(self.model, self.robots)
         self.flat = FlatLayout(self.layout.handshake)
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
         # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
-        scales = np.abs(self._ranges.scale)
-        self._safe_value = _MAX_CONTROL / float(scales.max()) if scales.size else np.inf
+        # Kept a little below the smallest limit, which is itself rounded.
+        limits = self._ranges.value_limits()
+        self._safe_value = float(limits.min()) * (1.0 - 1e-9) if limits.size else np.inf
         # mj_step2 integrates as mj_step does for every integrator but RK4.
         self._split_step = self.model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
         self._warnings = self.data.warning.number  # a view: MuJoCo counts each kind of warning there
@@ -108,9 +113,9 @@ class MujocoSimulation(MessagesFromArrays):
         self.reset()
 
     @classmethod
-    def from_xml_string(cls, xml: str, time_step: float | None = None) -> MujocoSimulation:
+    def from_xml_string(cls, xml: str, time_step: float | None = None, robots: Sequence[str] = ()) -> MujocoSimulation:
         """A simulation of an MJCF document given as text."""
-        return cls(mujoco.MjModel.from_xml_string(xml), time_step)
+        return cls(mujoco.MjModel.from_xml_string(xml), time_step, robots)
 
     @property
     def unmapped(self) -> list[str]:
@@ -134,9 +139,9 @@ class MujocoSimulation(MessagesFromArrays):
         """Raise CONTROL_MISMATCH naming the first sent control MuJoCo would zero, if any; nothing is applied."""
         c = self._ranges
         sent = values_set[c.objects]
-        for i in np.flatnonzero(sent & (np.abs(values * c.scale) > _MAX_CONTROL)):
+        for i in np.flatnonzero(sent & (np.abs(c.controls(values)) > _MAX_CONTROL)):
             obj, control = c.names[i]
-            limit = _MAX_CONTROL / abs(c.scale[i])
+            limit = float(c.value_limits()[i])
             raise ProtocolError(
                 f"control does not match the handshake: control '{control}' of object '{obj}' is {values[i]:g}, "
                 f"beyond the {limit:g} MuJoCo accepts", ErrorCode.CONTROL_MISMATCH)
@@ -148,7 +153,7 @@ class MujocoSimulation(MessagesFromArrays):
             # Once per control: a controller that saturates keeps doing so.
             if i not in self._warned_clamped:
                 self._warned_clamped.add(i)
-                low, high = sorted((c.low[i] / c.scale[i], c.high[i] / c.scale[i]))
+                low, high = c.value_range(i)
                 obj, control = c.names[i]
                 log.warning("control '%s' of '%s' was sent outside its range [%g, %g] and is clamped",
                             control, obj, low, high)

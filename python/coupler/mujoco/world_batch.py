@@ -22,6 +22,8 @@ from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
 
+_MAX_CONTROL = float(mujoco.mjMAXVAL)
+
 
 class WorldBatch:
     """`count` worlds: `first` (world 0, the scene served to ordinary requests) and `count` - 1 copies of it.
@@ -38,17 +40,15 @@ class WorldBatch:
             raise Error(f"a batch steps on at least one thread, got {threads}")
         self.first = first
         self.count = count
-        self.worlds = [first] + [MujocoSimulation(first.model) for _ in range(count - 1)]
+        self.worlds = [first] + [MujocoSimulation(first.model, robots=first.robots) for _ in range(count - 1)]
         controls = first.flat.controls
         self._value_count = controls.values.size
         self.control_width = self._value_count + controls.events_on.size
         self.sensor_width = first.flat.sensors.values.size
         self.state_sizes = (first.model.nq, first.model.nv)
-        _, ranges = control_scatter(first.layout, first.flat, first.data)
-        self._names = ranges.names
-        # MuJoCo zeroes every control of a step, with only a warning, when one is beyond mjMAXVAL.
-        with np.errstate(divide="ignore"):
-            self._limits = float(mujoco.mjMAXVAL) / np.abs(ranges.scale)
+        _, self._ranges = control_scatter(first.layout, first.flat, first.data)
+        self._names = self._ranges.names
+        self._limits = self._ranges.value_limits()
         self._every_object = np.ones(len(controls.objects), dtype=bool)
         self._every_event = np.ones(controls.events_on.size, dtype=bool)
         share = math.ceil(count / threads)
@@ -66,7 +66,8 @@ class WorldBatch:
 
     def _check_values(self, values: np.ndarray) -> None:
         """ProtocolError naming the first control value MuJoCo would zero, in any world; nothing is applied."""
-        beyond = np.abs(values) > self._limits
+        # MuJoCo zeroes every control of a step, with only a warning, when one is beyond mjMAXVAL.
+        beyond = np.abs(self._ranges.controls(values)) > _MAX_CONTROL
         if beyond.any():
             world, index = (int(k) for k in np.argwhere(beyond)[0])
             obj, control = self._names[index]

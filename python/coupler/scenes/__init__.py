@@ -7,6 +7,7 @@ MJCF file is loaded by its path. MuJoCo scenes need the `sim` extra.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from coupler.serve.simulation import Simulation
@@ -29,14 +30,19 @@ def scene_path(name: str) -> Path:
     return path
 
 
-def load_scene(scene: str, time_step: float | None = None) -> Simulation:
+def load_scene(scene: str, time_step: float | None = None, robots: Sequence[str] = ()) -> Simulation:
     """The static scene, a shipped scene by name, or any MJCF file by path, ready to serve.
 
-    `time_step` overrides the model's own. coupler.Error names the problem:
-    an unknown scene, a missing file, MuJoCo not installed.
+    `time_step` overrides the model's own; `robots` names bodies each served
+    as one robot with its subtree (`coupler serve --robot`). coupler.Error
+    names the problem: an unknown scene, a missing file, MuJoCo not
+    installed, a body the scene does not have.
     """
     if scene == "static":
         from coupler.scenes.static import TIME_STEP, StaticScene
+
+        if robots:
+            raise Error("scene 'static' has no bodies to serve as robots (--robot takes a MuJoCo scene's body)")
 
         return StaticScene(time_step or TIME_STEP)
     path = Path(scene)
@@ -51,7 +57,7 @@ def load_scene(scene: str, time_step: float | None = None) -> Simulation:
             raise
         raise MissingExtra(f"scene '{scene}'", "sim", error) from None
     try:
-        return MujocoSimulation(path, time_step=time_step)
+        return MujocoSimulation(path, time_step=time_step, robots=robots)
     except ValueError as error:  # MuJoCo's parse and compile errors: several lines naming line and element
         raise Error(f"scene file '{path}' does not load: {one_line(str(error))}") from None
 

@@ -42,6 +42,7 @@ class ServeOptions:
     time_step: float | None = None  # seconds; None keeps the model's own
     serve_empty: bool = False  # serve a scene with nothing to control or read
     serve_partial: bool = False  # serve what can be served of a scene, leaving the rest out
+    robots: tuple[str, ...] = ()  # bodies each served as one robot with everything below it
     mode: Literal["lockstep", "free"] = "lockstep"
     realtime: bool = False  # lockstep: never run ahead of the wall clock
     speed: float | None = 1.0  # free mode: real-time factor; None runs as fast as possible

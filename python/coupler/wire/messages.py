@@ -199,6 +199,18 @@ class ObjectDescription:
     joint_limits: list[Range] = field(default_factory=list)
     # coupler extension "value-types": per named sensor with NUMBER readings, their unit.
     sensor_units: dict[str, str] = field(default_factory=dict)
+    # coupler extension "value-types": per joint sensor, joint after joint, the types of its readings
+    # (a slide's LINEAR_POSITION, LINEAR_VELOCITY, FORCE_1D); empty: joint_sensor_types for every joint.
+    joint_types: list[ValueType] = field(default_factory=list)
+    # coupler extension "value-types": per control, what an ACTUATOR_INPUT value goes through; may be empty.
+    control_meanings: list[str] = field(default_factory=list)
+
+    def types_of_joint(self, joint: int) -> list[ValueType]:
+        """The types of joint sensor `joint`'s readings: its joint_types, or joint_sensor_types without them."""
+        width = len(self.joint_sensor_types)
+        if not width or len(self.joint_types) != len(self.joint_sensors) * width or joint >= len(self.joint_sensors):
+            return list(self.joint_sensor_types)
+        return self.joint_types[joint * width : (joint + 1) * width]
 
 
 @dataclass

@@ -139,6 +139,15 @@ TEST_CASE("controls start at zero with events off and are set by name") {
   CHECK(controls.message().objects.count("box") == 0);  // box has nothing to control
 }
 
+TEST_CASE("a control, event or object that does not exist is refused listing the valid names") {
+  Controls controls(arm_scene());
+  CHECK_THROWS_WITH(controls.set("arm", "elbw", 0.1),
+                    "object 'arm' has no control named 'elbw'; valid names: 'shoulder', 'elbow'");
+  CHECK_THROWS_WITH(controls.event("arm", "grip", true),
+                    "object 'arm' has no control event named 'grip'; valid names: 'gripper'");
+  CHECK_THROWS_WITH(controls.values("box"), "no controllable object named 'box'; valid names: 'arm'");
+}
+
 TEST_CASE("session controls start position controls at their joints' current positions") {
   EchoServer server(-1, false, coupler_server(), held_arm_scene());
   Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});

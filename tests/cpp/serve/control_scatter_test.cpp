@@ -70,3 +70,16 @@ TEST_CASE("control scatter refuses a value of an object outside the count", "[co
   std::vector<double> target(2, 0.0);
   CHECK_THROWS_AS(ControlScatter(target.data(), target.size(), 1, {{1, 0, 1.0, -kInf, kInf}}, {}), Error);
 }
+
+TEST_CASE("control scatter divides by a value's divisor rather than multiplying by its reciprocal",
+          "[control_scatter]") {
+  std::vector<double> target(1, 0.0);
+  const ControlScatter scatter(target.data(), target.size(), 1, {{0, 0, 1.0, -kInf, kInf, 7.0}}, {});
+  const double values[] = {0.1};
+  const std::uint8_t set[] = {1};
+  const std::uint8_t no_events[] = {0};
+  scatter.apply(values, set, no_events, no_events);
+  // 0.1 * (1 / 7) is one bit off 0.1 / 7: a motor's ctrl is value / gear exactly.
+  REQUIRE(0.1 * (1.0 / 7.0) != 0.1 / 7.0);
+  CHECK(target[0] == 0.1 / 7.0);
+}

@@ -74,6 +74,8 @@ HandshakeMessage handshake_coupler() {
   cart.control_ranges = {{-1.0, 1.0, true}, {0.0, 1.0, true}};
   cart.joint_limits = {{-1.0, 1.0, true}};
   cart.sensor_units = {{"range", "m"}};
+  cart.joint_types = {V::LinearPosition, V::LinearVelocity, V::Force1D};
+  cart.control_meanings = {"", "force = 10 * ctrl"};
   m.server = ServerInfo{"coupler", "0.1.0", {"steps", "goodbye", "ranges", "value-types"}};
   return m;
 }
@@ -226,6 +228,8 @@ TEST_CASE("the coupler vectors carry the value types from 100 and the units of N
   const ObjectDescription& cart = handshake.object("cart");
   CHECK(cart.control_types == std::vector<V>{V::LinearPosition, V::ActuatorInput});
   CHECK(cart.sensor_units.at("range") == "m");
+  CHECK(cart.types_of_joint(0) == std::vector<V>{V::LinearPosition, V::LinearVelocity, V::Force1D});
+  CHECK(cart.control_meanings.at(1) == "force = 10 * ctrl");
   const auto sensors = decode_as<SensorMessage>(read_vector("sensor_coupler"));
   const auto& readings = sensors.objects.at("cart").sensors.at("rail_state");
   CHECK(readings[0].type == V::LinearPosition);

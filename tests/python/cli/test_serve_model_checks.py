@@ -57,3 +57,13 @@ def test_a_model_that_does_not_compile_ends_the_server_with_one_line_naming_file
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1, result.stdout
     assert str(path) in lines[0] and "line 3" in lines[0]
+
+
+def test_a_robot_body_the_model_lacks_ends_the_server_with_one_line_listing_the_bodies(tmp_path: Path) -> None:
+    path = tmp_path / "partial.xml"
+    path.write_text(_PARTLY_SERVABLE)
+    result = run(server_command(free_tcp_address(), "--scene", str(path), "--robot", "base"), timeout=60)
+    assert result.returncode != 0
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1, result.stdout
+    assert "no body named 'base'" in lines[0] and "valid names: 'arm'" in lines[0]

@@ -112,7 +112,7 @@ _MOTOR_TYPES = (ValueType.TORQUE_1D, ValueType.FORCE_1D)
 
 
 def _in_range_controls(sim: MujocoSimulation, rng: np.random.Generator) -> tuple[ControlMessage, np.ndarray]:
-    """Random values inside every control's range, and the actuator inputs they stand for."""
+    """Random values inside every control's range, and the actuator inputs the documented mapping makes of them."""
     model = sim.model
     ctrl = sim.data.ctrl.copy()
     message = ControlMessage()
@@ -120,14 +120,19 @@ def _in_range_controls(sim: MujocoSimulation, rng: np.random.Generator) -> tuple
         values = []
         for adr, value_type in zip(target.ctrl_adr, target.description.control_types):
             low, high = model.actuator_ctrlrange[adr]
-            ctrl[adr] = rng.uniform(low, high)
-            gear = model.actuator_gear[adr][0]
-            # Motors take force at the joint (ctrl * gear), servos joint positions or speeds (ctrl / gear),
-            # every other actuator its own ctrl.
+            gear = float(model.actuator_gear[adr][0])
+            # Motors take force at the joint (ctrl = value / gear), servos joint positions or speeds
+            # (ctrl = value * gear), every other actuator its own ctrl.
             if value_type == ValueType.ACTUATOR_INPUT:
-                values.append(float(ctrl[adr]))
+                value = float(rng.uniform(low, high))
+                ctrl[adr] = value
+            elif value_type in _MOTOR_TYPES:
+                value = float(rng.uniform(low, high) * gear)
+                ctrl[adr] = value / gear
             else:
-                values.append(float(ctrl[adr] * gear if value_type in _MOTOR_TYPES else ctrl[adr] / gear))
+                value = float(rng.uniform(low, high) / gear)
+                ctrl[adr] = value * gear
+            values.append(value)
         if values:
             message.objects[name] = ObjectControl(values=values)
     return message, ctrl
@@ -144,11 +149,10 @@ def test_random_in_range_controls_step_as_mj_step_bit_for_bit(model_name: str) -
     for _ in range(1000):
         message, ctrl = _in_range_controls(sim, rng)
         sim.apply(message)
-        # The actuator inputs the values stand for, up to the rounding of the gear's factor.
-        assert np.allclose(sim.data.ctrl, ctrl, rtol=1e-12, atol=0.0)
+        assert np.array_equal(sim.data.ctrl, ctrl)
         sim.step()
         sim.sensor_values(readings)
-        data.ctrl[:] = sim.data.ctrl
+        data.ctrl[:] = ctrl
         mujoco.mj_step(model, data)
         mujoco.mj_forward(model, data)
         for field in ("ctrl", "qpos", "qvel", "act", "sensordata"):

@@ -41,7 +41,7 @@ def _control(obj: str, values: list[float] | None = None, **events: bool) -> Con
 def _home_values(sim: MujocoSimulation, obj: str) -> list[float]:
     """The object's control values as keyframe 0 sets them."""
     target = sim.layout.objects[obj]
-    return (sim.model.key_ctrl[0][target.ctrl_adr] / target.ctrl_scale).tolist()
+    return (sim.model.key_ctrl[0][target.ctrl_adr] * target.ctrl_divisor / target.ctrl_scale).tolist()
 
 
 def _state(sim: MujocoSimulation) -> dict[str, np.ndarray]:

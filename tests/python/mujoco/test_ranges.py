@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import mujoco
+import numpy as np
 import pytest
 
 from coupler.mujoco.layout import scene_layout
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.scenes import SCENES_DIR
-from coupler.wire.messages import Range, ValueType
+from coupler.wire.messages import ControlMessage, ObjectControl, Range, ValueType
 
 _ROBOT = """
 <mujoco>
@@ -81,3 +82,28 @@ def test_the_arm_scenes_angle_controls_take_the_joint_ranges() -> None:
     ]
     assert arm.joint_limits[3] == Range(-3.0718, -0.0698, True)
     assert all(r.limited for r in arm.control_ranges)
+
+
+def _gear_rounding_outward(high: float, servo: bool) -> float:
+    """A gear whose round trip takes `high` one bit above itself: high * gear / gear (or high / gear * gear)."""
+    gears = np.arange(2.0, 200.0)
+    there = high / gears if servo else high * gears
+    back = there * gears if servo else there / gears
+    return float(gears[back > high][0])
+
+
+@pytest.mark.parametrize("servo", [False, True])
+def test_sending_an_end_of_a_control_range_is_never_clamped(servo: bool) -> None:
+    gear = _gear_rounding_outward(0.1, servo)
+    kind = f'position kp="10" gear="{gear}"' if servo else f'motor gear="{gear}"'
+    sim = MujocoSimulation.from_xml_string(
+        _ROBOT.format(actuators=f'<{kind} name="a" joint="hinge" ctrlrange="-0.1 0.1" ctrllimited="true"/>'))
+    announced = sim.handshake().objects["robot"].control_ranges[0]
+    for end in (announced.min, announced.max):
+        sim.apply(ControlMessage(objects={"robot": ObjectControl(values=[end])}))
+        assert -0.1 <= sim.data.ctrl[0] <= 0.1
+    assert sim.clamped_values == 0
+    # Moved inward by no more than a bit from ctrlrange * gear (motor) or ctrlrange / gear (servo).
+    exact = 0.1 / gear if servo else 0.1 * gear
+    assert announced.max == np.nextafter(exact, 0.0)
+    assert announced.min == -announced.max

@@ -37,6 +37,9 @@ class SensorReadings {
   double angle(const std::string& object, const std::string& joint) const;
   double angular_velocity(const std::string& object, const std::string& joint) const;
   double torque(const std::string& object, const std::string& joint) const;
+  // The types of a joint's readings, in the order angle, angular velocity, torque above: for a
+  // slide joint of a coupler server, LinearPosition (m), LinearVelocity (m/s), Force1D (N).
+  std::vector<ValueType> joint_types(const std::string& object, const std::string& joint) const;
 
   // The readings of a named sensor, one per type the handshake lists for it.
   const std::vector<Sensor>& sensor(const std::string& object, const std::string& name) const;
@@ -50,6 +53,7 @@ class SensorReadings {
  private:
   double joint_value(const std::vector<double>& values, const std::string& object, const std::string& joint,
                      const char* kind) const;
+  std::size_t joint_index(const std::string& object, const std::string& joint) const;
 
   const HandshakeMessage* handshake_;
   double time_;

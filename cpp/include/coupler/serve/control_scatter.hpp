@@ -12,13 +12,16 @@ namespace coupler {
 class ControlScatter {
  public:
   // One control value of the layout: taken when its object's values_set flag
-  // is set, multiplied by `scale`, written to target[place].
+  // is set, multiplied by `scale`, divided by `divisor`, written to
+  // target[place]. Two factors, so that value / gear is computed as a division
+  // (value * (1 / gear) differs from it in the last bit for many values).
   struct Value {
     std::size_t object = 0;  // index into values_set
     std::size_t place = 0;
     double scale = 1.0;
     double low = 0.0;   // the range the simulation accepts; a value outside is still written, and reported
     double high = 0.0;
+    double divisor = 1.0;
   };
   // One event of the layout: target[place] becomes `on` or `off` when the event is set.
   struct Event {

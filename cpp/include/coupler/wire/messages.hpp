@@ -61,6 +61,14 @@ struct ObjectDescription {
   std::vector<Range> joint_limits;
   // coupler extension "value-types": per named sensor with Number readings, their unit.
   std::map<std::string, std::string> sensor_units;
+  // coupler extension "value-types": per joint sensor, joint after joint, the types of its readings
+  // (a slide's LinearPosition, LinearVelocity, Force1D); empty: joint_sensor_types for every joint.
+  std::vector<ValueType> joint_types;
+  // coupler extension "value-types": per control, what an ActuatorInput value goes through; may be empty.
+  std::vector<std::string> control_meanings;
+
+  // The types of joint sensor `joint`'s readings: its joint_types, or joint_sensor_types without them.
+  std::vector<ValueType> types_of_joint(std::size_t joint) const;
 };
 
 struct HandshakeMessage {
