@@ -57,7 +57,8 @@ def wheel() -> Path:
 
 
 class Installed:
-    """A fresh venv where the install page's pip commands (those that `keep`) ran, and the PATH it runs with."""
+    """A fresh venv where the install page's pip commands ran (all, or those without `sim`), and the PATH it
+    runs with."""
 
     def __init__(self, wheel: Path, root: Path, with_sim: bool):
         assert (WHEELHOUSE / ".stamp").is_file(), f"no {WHEELHOUSE.relative_to(REPO)}: run scripts/setup"
