@@ -27,7 +27,7 @@ def no_compilers(root: Path) -> Path:
     tools = root / "no-compilers"
     tools.mkdir()
     for name in ("python", "python3"):
-        (tools / name).symlink_to(Path(sys._base_executable).resolve())  # the interpreter venvs are made from
+        (tools / name).symlink_to(Path(sys.executable).resolve())  # the interpreter behind any venv
     return tools
 
 
