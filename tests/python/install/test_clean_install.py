@@ -53,7 +53,7 @@ def wheel() -> Path:
     result = subprocess.run([str(REPO / build)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, timeout=BUILD_TIMEOUT)
     assert result.returncode == 0, result.stdout[-4000:]
-    return Path(result.stdout.strip().splitlines()[-1])
+    return REPO / result.stdout.strip().splitlines()[-1]  # scripts/wheel prints it relative to the root
 
 
 class Installed:
