@@ -25,8 +25,10 @@ from coupler.wire.errors import (
 )
 from coupler.wire.messages import *  # noqa: F403  (the message types are the package's vocabulary)
 from coupler.wire.messages import __all__ as _message_names
+from coupler.wire.version import VERSION as __version__
 
 __all__ = [
+    "__version__",
     "Client",
     "Controls",
     "Error",

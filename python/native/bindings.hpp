@@ -1,6 +1,6 @@
 #pragma once
 // The parts of coupler._native, each adding its classes to the module.
-// (tests/native adds the test-only parts to a module of its own.)
+// (tests/native adds the test-only parts in a development build.)
 
 #include <pybind11/pybind11.h>
 
@@ -20,5 +20,9 @@ void bind_round_trip_stats(pybind11::module_& module);
 void bind_peer_text(pybind11::module_& module);
 void bind_name_list(pybind11::module_& module);
 void bind_rate_limited_log(pybind11::module_& module);
+void bind_version(pybind11::module_& module);
+// coupler._native.testing in a development build (COUPLER_PYTHON_TEST_BINDINGS);
+// nothing in the shipped module.
+void add_testing_submodule(pybind11::module_& module);
 
 }  // namespace coupler::python

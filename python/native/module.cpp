@@ -1,13 +1,9 @@
 #include "bindings.hpp"
 
-#ifdef COUPLER_PYTHON_TEST_BINDINGS
-#include "testing_bindings.hpp"
-#endif
-
 PYBIND11_MODULE(_native, module) {
   module.doc() =
       "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather, CURVE key files, "
-      "round-trip statistics, peer-text escaping and the rate-limited log, "
+      "round-trip statistics, peer-text escaping, the rate-limited log and the version, "
       "used by coupler.wire.codec, coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
       "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
@@ -23,9 +19,6 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_peer_text(module);
   coupler::python::bind_name_list(module);
   coupler::python::bind_rate_limited_log(module);
-#ifdef COUPLER_PYTHON_TEST_BINDINGS
-  pybind11::module_ testing = module.def_submodule(
-      "testing", "The C++ Client, for the Python tests only (built by scripts/setup, never shipped).");
-  coupler::python::bind_client(testing);
-#endif
+  coupler::python::bind_version(module);
+  coupler::python::add_testing_submodule(module);
 }

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
+import sys
 import venv
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,22 +17,42 @@ from peers import wait_until_serving
 # Building the package compiles the C++ library: several minutes on a busy machine.
 BUILD_TIMEOUT = 1800.0
 INSTALL_TIMEOUT = 600.0
+# What would build C++ if an install tried to: none of it may be reachable from a PATH made by no_compilers().
+COMPILERS = ("cc", "c++", "gcc", "g++", "clang", "clang++", "cmake", "ninja", "make", "ld")
 
 
-def clean_environment(bin_dir: Path | None = None) -> dict[str, str]:
+def no_compilers(root: Path) -> Path:
+    """A directory under `root` holding symlinks to the programs an install of wheels needs (python) and
+    nothing else: with a venv's bin directory, a whole PATH on which no compiler is reachable."""
+    tools = root / "no-compilers"
+    tools.mkdir()
+    for name in ("python", "python3"):
+        (tools / name).symlink_to(Path(sys.executable).resolve())  # the interpreter behind any venv
+    return tools
+
+
+def clean_environment(bin_dir: Path | None = None, only: Path | None = None) -> dict[str, str]:
     """The caller's environment without what would let the repository leak in; with `bin_dir`, that of a
-    shell where the venv of `bin_dir` is activated."""
+    shell where the venv of `bin_dir` is activated; with `only` too, PATH is those two directories alone."""
     environment = {k: v for k, v in os.environ.items()
                    if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "CMAKE_PREFIX_PATH")}
     if bin_dir is not None:
         environment["VIRTUAL_ENV"] = str(bin_dir.parent)
-        environment["PATH"] = os.pathsep.join([str(bin_dir), environment.get("PATH", "")])
+        rest = str(only) if only is not None else environment.get("PATH", "")
+        environment["PATH"] = os.pathsep.join([str(bin_dir), rest])
     return environment
 
 
-def run(command: list[str], cwd: Path, timeout: float, bin_dir: Path | None = None) -> subprocess.CompletedProcess:
-    """Run `command` to completion in the clean environment (of the venv of `bin_dir`); output in .stdout."""
-    return subprocess.run(command, cwd=cwd, env=clean_environment(bin_dir), stdout=subprocess.PIPE,
+def reachable(program: str, environment: dict[str, str]) -> str | None:
+    """Where `program` is found on the PATH of `environment`, or None."""
+    return shutil.which(program, path=environment["PATH"])
+
+
+def run(command: list[str], cwd: Path, timeout: float, bin_dir: Path | None = None,
+        only: Path | None = None) -> subprocess.CompletedProcess:
+    """Run `command` to completion in the clean environment (of the venv of `bin_dir`, with PATH that and
+    `only`); output in .stdout."""
+    return subprocess.run(command, cwd=cwd, env=clean_environment(bin_dir, only), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
 
@@ -41,10 +63,10 @@ def fresh_venv(root: Path) -> Path:
 
 
 @contextlib.contextmanager
-def serving(command: list[str], address: str, bin_dir: Path) -> Iterator[subprocess.Popen]:
-    """Run the server `command` (from the venv of `bin_dir`) until the block ends, once it answers on
-    `address`; killed however the block ends."""
-    process = subprocess.Popen(command, cwd=bin_dir.parent.parent, env=clean_environment(bin_dir),
+def serving(command: list[str], address: str, bin_dir: Path, only: Path | None = None) -> Iterator[subprocess.Popen]:
+    """Run the server `command` (from the venv of `bin_dir`, with PATH that and `only`) until the block ends,
+    once it answers on `address`; killed however the block ends."""
+    process = subprocess.Popen(command, cwd=bin_dir.parent.parent, env=clean_environment(bin_dir, only),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         wait_until_serving(address, process)

@@ -14,3 +14,4 @@
 #include <coupler/transport/server.hpp>
 #include <coupler/controller/session.hpp>
 #include <coupler/wire/types.hpp>
+#include <coupler/wire/version.hpp>

@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import sys
 from dataclasses import dataclass
 from types import ModuleType
 
 from coupler.cli import info, keygen, plot, record, render, replay, serve
 from coupler.wire.errors import Error
+from coupler.wire.version import VERSION
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,8 @@ _COMMANDS = (
 
 
 def version() -> str:
-    """The installed distribution's version, or "unknown" for a source tree that was never installed."""
-    try:
-        return importlib.metadata.version("coupler")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    """coupler's version (coupler.wire.version), as `coupler --version` prints it."""
+    return VERSION
 
 
 def parser() -> argparse.ArgumentParser:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from importlib import metadata
 
 from coupler.wire.messages import (
     EXTENSION_GOODBYE,
@@ -13,6 +12,7 @@ from coupler.wire.messages import (
     HandshakeMessage,
     ServerInfo,
 )
+from coupler.wire.version import VERSION
 
 __all__ = ["SERVER_NAME", "package_version", "server_info", "with_server_info"]
 
@@ -20,8 +20,8 @@ SERVER_NAME = "coupler"
 
 
 def package_version() -> str:
-    """The installed package's version: pyproject.toml's, the one source."""
-    return metadata.version("coupler")
+    """The package's version (coupler.wire.version): the C++ library's, the one source."""
+    return VERSION
 
 
 def server_info() -> ServerInfo:

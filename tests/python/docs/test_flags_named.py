@@ -20,6 +20,7 @@ OTHER_PROGRAMS = {
     "ray start": {"--head", "--block", "--address"},
     "pclick.demo.client": {"--controlmessage", "--sensorrequest", "--resetmessage", "--range"},
     "scripts/fuzz": {"--smoke", "--cpp-runs", "--python-runs"},
+    "scripts/wheel": {"--test-bindings"},
     "examples.train_arm_reach": {"--timesteps", "--envs", "--seed"},
 }
 

@@ -1,13 +1,14 @@
-"""README.md followed as written, from a clean clone: its C++ install and its Python quick start.
+"""README.md followed as written, from a clean clone: the C++ install it points to and its Python quick start.
 
 The repository's committed tree is cloned into a temporary directory (uncommitted changes are not in the
 clone: the test follows what a clone gets). There:
 
-- the C++ install's commands (the bash block under **C++**) run verbatim but for the prefix: the
-  `--prefix /usr/local` of `cmake --install` becomes a directory in the temporary one. Its `apt-get install`
-  line is not run: every package it names must be installed (dpkg-query says so), and a missing one is
-  named. A project of the README's CMake lines and its C++ controller is then built against that prefix,
-  found through CMAKE_PREFIX_PATH alone;
+- the C++ install's commands (the bash block under "## The C++ library" of docs/install.md, which the
+  README links) run verbatim but for the prefix: every `/usr/local` in them (where `cmake --install` puts the
+  library and where the consumer project finds it) becomes a directory in the temporary one. Its
+  `apt-get install` line is not run: every package it names must be installed (dpkg-query says so), and a
+  missing one is named. A project of the README's CMake lines and its C++ controller is then built against
+  that prefix, found through CMAKE_PREFIX_PATH alone;
 - the Python install's commands (the bash block under **Python**) run verbatim in the clone, in a fresh
   venv: `pip install .` gets its build environment from PyPI, as any user's does;
 - `coupler serve` and `coupler info` as the README shows them run from that venv, and so do the README's
@@ -31,13 +32,16 @@ from pathlib import Path
 
 import pytest
 
-from doc_pages import README, SHELL_LANGUAGES, SHOWN_ADDRESS, Block, block_after, blocks, shell_commands, \
+from doc_pages import DOCS, README, SHELL_LANGUAGES, SHOWN_ADDRESS, Block, block_after, blocks, shell_commands, \
     shown_controllers
 from fresh_venvs import BUILD_TIMEOUT, fresh_venv, run, serving
 from peers import REPO, free_tcp_address
 
 pytestmark = pytest.mark.install
 
+INSTALL_PAGE = DOCS / "install.md"
+# Where the install page installs the library; the test installs it into a temporary prefix instead.
+SHOWN_PREFIX = "/usr/local"
 CLONE_TIMEOUT = 120.0
 RUN_TIMEOUT = 60.0
 # What both controllers print after their 250 ramp steps and the one closing the gripper, of 2 ms each.
@@ -51,9 +55,9 @@ def _the_one(found: list[Block], what: str) -> Block:
     return found[0]
 
 
-def _words(command: str, programs: set[str]) -> list[str]:
+def _words(command: str, programs: set[str], page: Path = README) -> list[str]:
     words = shlex.split(command)
-    assert words[0] in programs, f"README.md shows {command!r}: this test follows only {sorted(programs)} here"
+    assert words[0] in programs, f"{page.name} shows {command!r}: this test follows only {sorted(programs)} here"
     return words
 
 
@@ -71,8 +75,11 @@ def _shown_command(start: str) -> str:
 
 
 def _cpp_install() -> list[list[str]]:
-    """The words of each command of the C++ install: apt-get's and cmake's, the two this test follows."""
-    return [_words(text, {"apt-get", "cmake"}) for _, text in shell_commands(block_after(README, "**C++**", "bash"))]
+    """The words of each command of the C++ install: apt-get's, cmake's and the consumer it builds, the ones
+    this test follows."""
+    block = block_after(INSTALL_PAGE, "## The C++ library", "bash")
+    return [_words(text, {"apt-get", "cmake", "build/consumer/consumer"}, INSTALL_PAGE)
+            for _, text in shell_commands(block)]
 
 
 def _is_apt_get(words: list[str]) -> bool:
@@ -80,15 +87,8 @@ def _is_apt_get(words: list[str]) -> bool:
 
 
 def _with_prefix(words: list[str], prefix: Path) -> list[str]:
-    """`words` with the directory given to --prefix replaced by `prefix`."""
-    replaced = []
-    for index, word in enumerate(words):
-        if index > 0 and words[index - 1] == "--prefix":
-            word = str(prefix)
-        elif word.startswith("--prefix="):
-            word = f"--prefix={prefix}"
-        replaced.append(word)
-    return replaced
+    """`words` with the shown prefix replaced by `prefix`."""
+    return [word.replace(SHOWN_PREFIX, str(prefix)) for word in words]
 
 
 @pytest.fixture(scope="session")
@@ -108,8 +108,8 @@ def cpp_prefix(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     for words in followed:
         if "--install" in words:
             # Without a prefix given on the command line, following it would install into the system.
-            assert _with_prefix(words, prefix) != words, f"README.md's {shlex.join(words)!r} names no --prefix"
-    assert any("--install" in words for words in followed), "README.md's C++ install has no cmake --install"
+            assert _with_prefix(words, prefix) != words, f"install.md's {shlex.join(words)!r} names no {SHOWN_PREFIX}"
+    assert any("--install" in words for words in followed), "install.md's C++ install has no cmake --install"
     for words in followed:
         result = run(_with_prefix(words, prefix), clone, BUILD_TIMEOUT)
         assert result.returncode == 0, f"{shlex.join(words)}\n{result.stdout[-4000:]}"
@@ -190,14 +190,14 @@ def python_printed(quick_start: Path, address: str, tmp_path_factory: pytest.Tem
 def test_every_package_the_cpp_install_names_is_installed() -> None:
     named = [word for words in _cpp_install() if _is_apt_get(words)
              for word in words[words.index("install") + 1:] if not word.startswith("-")]
-    assert named, "README.md's C++ install names no Debian package"
+    assert named, "install.md's C++ install names no Debian package"
     missing = []
     for package in named:
         status = subprocess.run(["dpkg-query", "--show", "--showformat=${db:Status-Abbrev}", package],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=RUN_TIMEOUT)
         if not status.stdout.startswith("ii"):
             missing.append(package)
-    assert missing == [], f"not installed, though README.md's C++ install names them: {' '.join(missing)}"
+    assert missing == [], f"not installed, though install.md's C++ install names them: {' '.join(missing)}"
 
 
 def test_the_readmes_cmake_lines_find_coupler_in_the_installed_prefix(app_build: Path, cpp_prefix: Path) -> None:
