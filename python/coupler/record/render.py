@@ -13,11 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from coupler._proto.coupler_record_pb2 import MujocoState
-from coupler.record.recording import Recording
-from coupler.record.scene_record import MODEL_ATTACHMENT
+from coupler.record.recording import Recording, RecordingError
+from coupler.record.recorded_model import recorded_model
 from coupler.wire.errors import Error
+from coupler.wire.peer_text import shown
 
 FORMATS = (".mp4", ".gif", ".png")
 # H.264 in yuv420p needs even sizes; ffmpeg's writer scales a frame up to the next multiple of this.
@@ -27,10 +29,14 @@ MP4_BLOCK = 2
 def _states(recording: Recording, every: float, start: float, end: float | None) -> Iterator[MujocoState]:
     """The recorded states at least `every` simulated seconds apart, from `start` to `end`."""
     due = start
-    for message in recording:
+    for number, message in enumerate(recording):
         if not message.state:
             continue
-        state = MujocoState.FromString(message.data)
+        try:
+            state = MujocoState.FromString(message.data)
+        except DecodeError:
+            raise RecordingError(f"message {number} of the recording, on {message.topic}, is not a MuJoCo "
+                                 "state") from None
         if state.time + 1e-12 < due:
             continue
         if end is not None and state.time > end:
@@ -53,22 +59,20 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
     from PIL import Image
 
     recording = Recording(recording_path)
-    recording.read_headers()
-    xml = recording.attachments.get(MODEL_ATTACHMENT)
-    if xml is None:
-        raise Error(f"{recording_path} carries no model ({MODEL_ATTACHMENT}): it was not recorded from a MuJoCo scene")
-    model = mujoco.MjModel.from_xml_string(xml.decode())
+    model = recorded_model(recording)
     if camera is not None and mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera) < 0:
         names = [model.camera(i).name for i in range(model.ncam)]
-        raise Error(f"no camera '{camera}' in the model; it has: {', '.join(names) or 'none'}")
+        raise Error(f"no camera {shown(camera)!r} in the model; it has: {shown(', '.join(names)) or 'none'}")
     data = mujoco.MjData(model)
     frames: list[np.ndarray] = []
     with mujoco.Renderer(model, height, width) as renderer:
         for state in _states(recording, 1.0 / fps, start, end):
             if len(frames) >= max_frames:
                 break
-            if len(state.qpos) != model.nq or len(state.qvel) != model.nv:
-                raise Error(f"the recorded state (nq {len(state.qpos)}) does not fit the recorded model (nq {model.nq})")
+            sizes = (len(state.qpos), len(state.qvel), len(state.act), len(state.ctrl))
+            if sizes != (model.nq, model.nv, model.na, model.nu):
+                raise RecordingError(f"a recorded state (nq, nv, na, nu {sizes}) does not fit the recorded model "
+                                     f"({(model.nq, model.nv, model.na, model.nu)})")
             data.time = state.time
             data.qpos[:] = state.qpos
             data.qvel[:] = state.qvel
