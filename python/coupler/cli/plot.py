@@ -26,5 +26,7 @@ def run(args: argparse.Namespace) -> int:
     existing_recording(args.recording)
     out = args.out or args.recording.with_suffix(".png")
     plotted = plot(args.recording, out, args.dpi)
+    if plotted.ended_early is not None:
+        print(f"{args.recording} {plotted.ended_early}")
     print(f"wrote {out}: {plotted}")
     return 0

@@ -30,6 +30,7 @@ MAX_POINTS = 20_000
 class Plotted:
     objects: int  # objects drawn
     left_out: list[str] = field(default_factory=list)  # what was not drawn, one phrase each
+    ended_early: str | None = None  # where a recording cut short ended, None when it is complete
 
     def __str__(self) -> str:
         drawn = f"{self.objects} object{'s' if self.objects != 1 else ''}"
@@ -39,10 +40,11 @@ class Plotted:
 def plot(recording: str | os.PathLike[str], out: str | os.PathLike[str], dpi: int = 100) -> Plotted:
     """Write the plot of `recording` to `out`; what was plotted. coupler.Error when the recording holds no
     Control answered with a Sensor."""
-    objects = series(Recording(recording))
+    read = Recording(recording)
+    objects = series(read)
     if not objects:
         raise Error(f"{recording} holds no Control answered with a Sensor: nothing to plot")
-    plotted = Plotted(min(len(objects), MAX_OBJECTS))
+    plotted = Plotted(min(len(objects), MAX_OBJECTS), ended_early=read.ended_early)
     if len(objects) > MAX_OBJECTS:
         plotted.left_out.append(f"{len(objects) - MAX_OBJECTS} objects after the first {MAX_OBJECTS}")
     shown = list(objects.items())[:MAX_OBJECTS]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,15 @@ from coupler.wire.peer_text import shown
 FORMATS = (".mp4", ".gif", ".png")
 # H.264 in yuv420p needs even sizes; ffmpeg's writer scales a frame up to the next multiple of this.
 MP4_BLOCK = 2
+
+
+@dataclass(frozen=True)
+class Rendered:
+    frames: int
+    ended_early: str | None  # where a recording cut short ended, None when it is complete
+
+    def __str__(self) -> str:
+        return f"{self.frames} frames"
 
 
 def _states(recording: Recording, every: float, start: float, end: float | None) -> Iterator[MujocoState]:
@@ -47,10 +57,10 @@ def _states(recording: Recording, every: float, start: float, end: float | None)
 
 def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], camera: str | None = None,
            fps: float = 25.0, width: int = 480, height: int = 360, start: float = 0.0, end: float | None = None,
-           max_frames: int = 250) -> int:
+           max_frames: int = 250) -> Rendered:
     """Render `recording_path`'s states to `out` (.mp4 or .gif: a video or animation at `fps` frames per
-    simulated second; .png: the frames side by side); return the number of frames. coupler.Error names what is
-    missing."""
+    simulated second; .png: the frames side by side); the number of frames, and where a file cut short ended.
+    coupler.Error names what is missing."""
     suffix = Path(out).suffix.lower()
     if suffix not in FORMATS:
         raise Error(f"cannot write '{out}': the formats are {', '.join(FORMATS)}")
@@ -85,14 +95,14 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
         raise Error(f"{recording_path} holds no MuJoCo state in the time asked for: nothing to render")
     if suffix == ".mp4":
         _write_mp4(out, frames, fps)
-        return len(frames)
+        return Rendered(len(frames), recording.ended_early)
     images = [Image.fromarray(frame) for frame in frames]
     if suffix == ".gif":
         images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
                        optimize=True)
     else:
         Image.fromarray(np.concatenate(frames, axis=1)).save(out)
-    return len(frames)
+    return Rendered(len(frames), recording.ended_early)
 
 
 def _write_mp4(out: str | os.PathLike[str], frames: list[np.ndarray], fps: float) -> None:

@@ -4,7 +4,6 @@ a recording with nothing in it is never reported as a success."""
 
 import os
 import socket
-import sys
 
 import pytest
 
@@ -15,7 +14,6 @@ from coupler.record.stream_recorder import StopWhen, StreamRecorder
 from coupler.wire.codec import encode
 from coupler.wire.messages import ControlMessage
 from hostile_recordings import messages_file
-from peers import run
 
 GOOD = b"a recording worth keeping"
 
@@ -34,14 +32,13 @@ def existing(tmp_path):
     return path
 
 
-def test_serve_record_whose_address_is_in_use_leaves_an_existing_recording_as_it_was(existing):
+def test_serve_record_whose_address_is_in_use_leaves_an_existing_recording_as_it_was(existing, capsys):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         address = f"tcp://127.0.0.1:{taken.getsockname()[1]}"
-        result = run([sys.executable, "-m", "coupler.cli", "serve", "--scene", "static", "--addr", address,
-                      "--record", str(existing), "--overwrite"], timeout=60)
-    assert result.returncode == 1, result.stdout
+        assert main(["serve", "--scene", "static", "--addr", address, "--record", str(existing), "--overwrite"]) == 1
+    assert "Address already in use" in capsys.readouterr().err
     assert _kept(existing)
 
 
