@@ -8,6 +8,7 @@ or OSMesa; MUJOCO_GL chooses, and is set to egl when unset.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,7 +76,8 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
         raise Error(f"no camera {shown(camera)!r} in the model; it has: {shown(', '.join(names)) or 'none'}")
     data = mujoco.MjData(model)
     frames: list[np.ndarray] = []
-    with mujoco.Renderer(model, height, width) as renderer:
+    with contextlib.ExitStack() as stack:
+        renderer = None  # made at the first state: a file without a usable one needs no OpenGL to be refused
         for state in _states(recording, 1.0 / fps, start, end):
             if len(frames) >= max_frames:
                 break
@@ -83,6 +85,8 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
             if sizes != (model.nq, model.nv, model.na, model.nu):
                 raise RecordingError(f"a recorded state (nq, nv, na, nu {sizes}) does not fit the recorded model "
                                      f"({(model.nq, model.nv, model.na, model.nu)})")
+            if renderer is None:
+                renderer = stack.enter_context(mujoco.Renderer(model, height, width))
             data.time = state.time
             data.qpos[:] = state.qpos
             data.qvel[:] = state.qvel
