@@ -68,7 +68,7 @@ _HANDSHAKE_FAILED = {
 class StreamCounts:
     """What a stream recorder has seen so far."""
 
-    written: int = 0  # messages in the file
+    written: int = 0  # messages given to the file (see in_file for what it holds after a failed write)
     lost: int = 0  # missing sequence numbers: dropped by the publisher for this subscriber
     not_written: int = 0  # received but not written (writing had failed, or a topic without a channel)
     in_file: int = 0  # messages the file holds for sure (in complete chunks handed to the kernel)
