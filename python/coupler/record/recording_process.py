@@ -65,6 +65,7 @@ class RecordingProcess:
         check_target(Path(self.path), overwrite)
         self._publisher = publisher
         self._closing = False
+        self._serving = False  # started() was called: the writer was told to put the recording in place
         self.died: str | None = None  # how the writer ended while serving, if it did
         self._sent_when_died = 0
         self._folder = tempfile.TemporaryDirectory(prefix="coupler-record-")
@@ -87,6 +88,7 @@ class RecordingProcess:
 
     def started(self) -> None:
         """Serving has started: the writer puts the recording in place of the target."""
+        self._serving = True
         try:
             assert self._process.stdin is not None
             self._process.stdin.write(PLACE)
@@ -108,6 +110,9 @@ class RecordingProcess:
         """What the recording lacks because its writer died while serving, or None."""
         if self.died is None:
             return None
+        if not self._serving:
+            return (f"recorded:              nothing: the writer process {self.died} before serving started; "
+                    f"'{self.path}' left as it was")
         missing = self._publisher.sent - self._sent_when_died
         return (f"recorded:              INCOMPLETE: the writer process {self.died}; '{self.path}' lacks at least "
                 f"the last {missing} of {self._publisher.sent} messages")
