@@ -140,6 +140,7 @@ def recorder_throughput(folder: Path, size: int, megabytes: float) -> dict[str, 
     path = folder / f"throughput-{size}.mcap"
     publisher = FramePublisher()
     recording = RecordingProcess(path, publisher)
+    recording.started()
     started = time.perf_counter()
     for _ in range(count):
         publisher.on_answer(frame, b"", time.time(), None)

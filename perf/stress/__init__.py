@@ -10,8 +10,10 @@ random bytes, a third a ZMTP greeting then silence) followed by a storm of
 garbage connections for the memory check, 30 reader clients, Controls of
 pathological shape (tens of thousands of object names) from a peer that may
 not drive; then the controller leaves and another peer sends a Control of
-100,000 steps while readers and newcomers time their answers; last, SIGTERM
-during another such Control. Checked: no step lost or duplicated; the
+100,000 steps while readers and newcomers time their answers; then SIGTERM
+during another such Control; last, on a server of its own, the recorder
+phases (perf/stress/recorder.py): a `coupler record` filling a disk and the
+`--record` writer killed mid-run. Checked: no step lost or duplicated; the
 controller keeps at least half its solo step rate under the readers (its
 rate in the other phases is reported); every reader and newcomer answered within
 0.5 s; serving ended within 1 s of SIGTERM; its log under 1 MB; its
@@ -43,7 +45,7 @@ from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
 from perf.common.process_stats import rss_kib
 from perf.soak.memory import KIB_PER_MIB
-from perf.stress import phases, storm
+from perf.stress import phases, recorder, storm
 from perf.stress import render as stress_render
 
 log = logging.getLogger("perf.stress")
@@ -70,11 +72,12 @@ class Settings:
     names: int = 40_000
     long_steps: int = 100_000
     server_args: tuple[str, ...] = ()
+    recorder_steps: int = 4_000
     quick: bool = False
 
 
 QUICK = dict(connections=3_000, garbage_connections=6_000, reader_windows=3, window_seconds=1.5, phase_seconds=3.0,
-             names=30_000)
+             names=30_000, recorder_steps=1_000)
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,9 @@ def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
         log.info("perf.stress: the long Control was answered %.2f s after SIGTERM, the server exited after %.2f s",
                  figures["stop_seconds"], figures["exit_seconds"])
     figures["log_bytes"] = server_log.stat().st_size
+    log.info("perf.stress: recording %d steps, a recorder's disk full, the --record writer killed midway",
+             settings.recorder_steps)
+    figures["recorder"] = recorder.recorder_phases(workdir, settings.recorder_steps)
     return figures
 
 
@@ -245,6 +251,7 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
                      figures["log_bytes"] < MAX_LOG_BYTES, guarantee=True))
     out.append(Check("resident memory after the storms", f"{growth_mib:+.1f} MiB", f"< {MAX_RSS_GROWTH_MIB:g} MiB",
                      growth_mib < MAX_RSS_GROWTH_MIB))
+    out += [Check(**fields) for fields in recorder.recorder_checks(figures["recorder"])]
     return out
 
 
@@ -281,6 +288,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "must stay under the server's 1 MiB frame limit)")
     parser.add_argument("--long-steps", type=positive(int), default=defaults.long_steps, metavar="N",
                         help="steps of the long Controls, at most 100,000 (default: %(default)s)")
+    parser.add_argument("--recorder-steps", type=positive(int), default=None, metavar="N",
+                        help="steps driven in the recorder phases (default "
+                             f"{defaults.recorder_steps:,}, {QUICK['recorder_steps']:,} with --quick)")
     parser.add_argument("--server-args", default="", metavar="ARGS",
                         help="extra flags for demo.server, as one shell-quoted string (default: none)")
     parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
@@ -292,7 +302,8 @@ def settings_of(args: argparse.Namespace) -> Settings:
     base = asdict(Settings())
     if args.quick:
         base.update(QUICK, quick=True)
-    for name in ("connections", "garbage_connections", "reader_windows", "window_seconds", "phase_seconds", "names"):
+    for name in ("connections", "garbage_connections", "reader_windows", "window_seconds", "phase_seconds", "names",
+                 "recorder_steps"):
         if getattr(args, name) is not None:
             base[name] = getattr(args, name)
     base.update(readers=args.readers, long_steps=args.long_steps, server_args=tuple(shlex.split(args.server_args)))

@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
         from coupler.record.plot import plot
     existing_recording(args.recording)
     out = args.out or args.recording.with_suffix(".png")
-    objects = plot(args.recording, out, args.dpi)
-    print(f"wrote {out}: {objects} object{'s' if objects != 1 else ''}")
+    plotted = plot(args.recording, out, args.dpi)
+    if plotted.ended_early is not None:
+        print(f"{args.recording} {plotted.ended_early}")
+    print(f"wrote {out}: {plotted}")
     return 0

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from coupler.cli.number_flags import float_in, int_in
 from coupler.cli.serve import MAX_PUBLISH_HWM, PUBLISH_HWM_FLAG
-from coupler.cli.transport_flags import add_client_flags, client_options
+from coupler.cli.transport_flags import add_client_flags, check_connect_address, client_options
 from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
 
@@ -33,7 +33,11 @@ MAX_NICE = 19  # the lowest CPU priority Linux has
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--addr", required=True,
                         help="the address the server publishes on (its --publish), e.g. tcp://127.0.0.1:5556")
-    parser.add_argument("recording", type=Path, help="the MCAP file to write (replaced if it exists)")
+    parser.add_argument("recording", type=Path,
+                        help="the MCAP file to write; written beside it and put in its place once the first frame "
+                             "arrives, so a recording that never starts leaves an existing file as it was")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the recording if it exists (default: off, an existing file is refused)")
     parser.add_argument("--duration", type=float_in(1e-3, MAX_DURATION, unit="s"), default=None, metavar="SECONDS",
                         help="stop after this many seconds (default: until the server stops, or SIGINT/SIGTERM)")
     parser.add_argument("--max-messages", type=int_in(1, MAX_MESSAGES), default=None, metavar="N",
@@ -49,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # controllers leave; --stop-on-stdin-eof ties it to the server, so a killed server still leaves a finished file.
     parser.add_argument("--nice", type=int_in(0, MAX_NICE), default=0, metavar="N", help=argparse.SUPPRESS)
     parser.add_argument("--stop-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
+    # With it the recording is put in place when standard input says so (the server serves), not at the first frame.
+    parser.add_argument("--place-when-told", action="store_true", help=argparse.SUPPRESS)
     add_client_flags(parser, answered=False)
 
 
@@ -77,17 +83,19 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s")
     if args.nice:
         _lower_priority(args.nice)
+    check_connect_address(args.addr)
     with needs_extra("coupler record", "record"):
         from coupler.record.frame_stream import StreamError
         from coupler.record.stream_recorder import DEFAULT_RCVHWM, StopWhen, StreamRecorder
     transport = client_options(args)
+    # A file size limit (ulimit -f) ends writing with EFBIG, counted as a failed write, not the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        recorder = StreamRecorder(args.addr, args.recording, transport, args.publish_hwm or DEFAULT_RCVHWM)
-    except OSError as error:
-        raise Error(f"cannot write '{args.recording}': {error}") from None
+        recorder = StreamRecorder(args.addr, args.recording, transport, args.publish_hwm or DEFAULT_RCVHWM,
+                                  overwrite=args.overwrite, place_when_told=args.place_when_told)
     except StreamError as error:
         raise Error(str(error)) from None
     try:
@@ -101,6 +109,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         recorder.close()
     print(recorder.summary(), flush=True)
-    if not counts.ended and not args.quiet:
+    if recorder.placed and not counts.ended and not args.quiet:
         print("the server had not stopped: the recording ends where recording stopped", file=sys.stderr)
-    return 0 if recorder.failed is None else 1
+    return 0 if recorder.failed is None and recorder.placed else 1

@@ -40,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     existing_recording(args.recording)
     if args.fps <= 0 or args.width <= 0 or args.height <= 0 or args.max_frames <= 0:
         raise Error("--fps, --width, --height and --max-frames must be positive")
-    frames = render(args.recording, args.out, args.camera, args.fps, args.width, args.height, args.start, args.end,
-                    args.max_frames)
-    print(f"wrote {args.out}: {frames} frames")
+    rendered = render(args.recording, args.out, args.camera, args.fps, args.width, args.height, args.start, args.end,
+                      args.max_frames)
+    if rendered.ended_early is not None:
+        print(f"{args.recording} {rendered.ended_early}")
+    print(f"wrote {args.out}: {rendered}")
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from coupler.cli.transport_flags import add_client_flags, client_options
 from coupler.cli.recording_file import existing_recording
+from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
 
 
@@ -42,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
                 scene = args.scene
             with scene_server(scene, time_step) as address:
                 result = replay(str(args.recording), address, args.timeout)
-    if result.truncated:
-        print(f"{args.recording} ends early (its server was killed): replayed up to its last complete chunk")
+    if result.ended_early is not None:
+        print(f"{args.recording} {result.ended_early} (was its writer killed?)")
     print(result)
+    if result.divergence is None and result.steps == 0:
+        raise Error(f"{args.recording} holds no Control answered: nothing was replayed, nothing is identical")
     return 0 if result.divergence is None else 1

@@ -117,7 +117,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", default=defaults.record, metavar="PATH",
                         help="record every request and answer frame, and the MuJoCo state after each lockstep step, "
                              "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
-                             "writes it (default: no recording)")
+                             "writes it, beside it until the server serves, so a server that fails to start leaves "
+                             "an existing file as it was (default: no recording)")
+    parser.add_argument("--overwrite", action="store_true", default=defaults.overwrite,
+                        help="replace the --record file if it exists (default: off, an existing file is refused)")
     parser.add_argument("--publish", default=defaults.publish, metavar="ADDRESS",
                         help="publish every frame and the MuJoCo state after each lockstep step on a ZeroMQ PUB "
                              "socket bound here (tcp://host:port or ipc://path; loopback unless --allow-remote; "
@@ -158,7 +161,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
-        controllers=args.controllers, session_timeout=args.session_timeout, record=args.record,
+        controllers=args.controllers, session_timeout=args.session_timeout, record=args.record, overwrite=args.overwrite,
         publish=args.publish, publish_hwm=args.publish_hwm, worlds=args.worlds, threads=args.threads,
         stop_on_stdin_eof=args.stop_on_stdin_eof, transport=transport,
     )
@@ -189,16 +192,23 @@ def serve_options(options: ServeOptions, responder_type: type[Responder] = Nativ
     if options.worlds is not None:
         simulation = batched(simulation, options.worlds, options.threads)
         responder_type = BatchedResponder
+    status = 1
     try:
-        return serve(simulation, options, scene_name=options.scene, responder_type=responder_type,
-                     observer=publisher)
+        status = serve(simulation, options, scene_name=options.scene, responder_type=responder_type,
+                       observer=publisher, on_serving=recording.started if recording is not None else None)
     finally:
         if recording is not None:
-            recording.close()
+            written = recording.close()
+            if recording.incomplete is not None:
+                print(recording.incomplete, flush=True)
+                status = 1
+            elif written:
+                status = 1  # the writer's own summary says what failed
         if publisher is not None:
             publisher.close()
             if options.publish is not None:
                 print(publisher.summary(), flush=True)
+    return status
 
 
 # How many unservable parts a refusal names: its one line stays readable for a model with hundreds.
@@ -236,7 +246,7 @@ def _observers(options: ServeOptions,
     recording: RecordingProcess | None = None
     try:
         if options.record is not None:
-            recording = RecordingProcess(options.record, publisher)
+            recording = RecordingProcess(options.record, publisher, options.overwrite)
         if options.publish is not None:
             endpoint = publisher.bind(options.publish, options.publish_hwm, options.transport)
             print(f"publishing on {endpoint}", flush=True)

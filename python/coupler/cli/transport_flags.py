@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from coupler.transport.bind_policy import check_port, tcp_host, transport_of
 from coupler.transport.curve_keys import load_key_pair, load_public_key, load_public_keys
 from coupler.cli.number_flags import float_in, int_in
 from coupler.wire.errors import Error
@@ -84,6 +85,22 @@ def _add_client_curve_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-key", type=Path, default=None, metavar="PATH",
                         help="this client's own NAME.key_secret (made by `coupler keygen`; its .key must be in the "
                              "server's --curve-allow directory); needs --curve-server-key (default: %(default)s)")
+
+
+# What a client connects over: ZeroMQ's transports to a server (the others are multicast or hypervisor ones).
+_CONNECT_TRANSPORTS = ("tcp", "ipc", "ws", "wss", "inproc")
+
+
+def check_connect_address(address: str) -> None:
+    """coupler.Error in one line for an address a client cannot connect to: a transport ZeroMQ has no such
+    connection for (a misspelt scheme), a port outside 1..65535 or none (a wildcard picks none to connect to)."""
+    transport = transport_of(address)
+    if transport not in _CONNECT_TRANSPORTS:
+        raise Error(f"cannot connect to {address[:200]}: transport '{transport[:20]}://' is not one of "
+                    f"{', '.join(t + '://' for t in _CONNECT_TRANSPORTS)}")
+    check_port(address)
+    if tcp_host(address) is not None and address.rsplit(":", 1)[1].split("/", 1)[0] in ("*", "0"):
+        raise Error(f"cannot connect to {address[:200]}: name the port the server listens on")
 
 
 def _liveness(args: argparse.Namespace) -> dict[str, Any]:

@@ -49,6 +49,8 @@ class ModelError(Error, ValueError):
 def _compile(path: Path) -> mujoco.MjModel:
     """The compiled model of an MJCF file; one line naming the file and MuJoCo's reason if it fails."""
     try:
+        if path.suffix.lower() == ".mjb":  # a compiled model, as a recording keeps it
+            return mujoco.MjModel.from_binary_path(str(path))
         return mujoco.MjModel.from_xml_path(str(path))
     except ValueError as error:
         # MuJoCo's message spans several lines (the error, then the element and its line number).

@@ -20,7 +20,10 @@ class Difference:
 
 
 def _as_dict(frame: bytes) -> dict[str, Any]:
-    message = message_class(frame_kind(frame)).FromString(frame)
+    kind = frame_kind(frame)
+    if kind == "Unknown":
+        raise DecodeError("a frame of no known message type")
+    message = message_class(kind).FromString(frame)
     return MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
 
 

@@ -27,11 +27,13 @@ def _library() -> str:
 
 
 class McapLog:
-    """An MCAP file being written; `finish()` writes its index. Not thread-safe: one writer."""
+    """An MCAP file being written (a path, or a file opened for writing that it then owns); `finish()` writes
+    its index. `messages` counts the messages given, `in_file` those handed to the kernel in complete chunks:
+    what the file holds if writing fails now. Not thread-safe: one writer."""
 
-    def __init__(self, path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTES) -> None:
+    def __init__(self, target: str | os.PathLike[str] | IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> None:
         # A chunk larger than the file's buffer goes straight to the kernel; flush() hands over the rest.
-        self._file: IO[bytes] = open(path, "wb")
+        self._file: IO[bytes] = open(target, "wb") if isinstance(target, (str, os.PathLike)) else target
         self._writer = Writer(self._file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
         self._writer.start(profile="protobuf", library=_library())
         self._channels: dict[str, int] = {}
@@ -44,6 +46,7 @@ class McapLog:
                 topic=channel.topic, message_encoding="protobuf", schema_id=schemas[channel.schema_name])
         self._sequence = 0
         self.messages = 0
+        self.in_file = 0
 
     def metadata(self, name: str, data: dict[str, str]) -> None:
         self._writer.add_metadata(name, data)
@@ -57,19 +60,27 @@ class McapLog:
         channel = self._channels.get(topic)
         if channel is None:
             return False
+        position = self._file.tell()
         self._writer.add_message(channel_id=channel, log_time=log_time, data=data, publish_time=publish_time,
                                  sequence=self._sequence)
         self._sequence += 1
         self.messages += 1
+        if self._file.tell() != position:  # this message completed a chunk: hand it over, so a failure shows now
+            self._file.flush()
+            self.in_file = self.messages
         return True
 
     def flush(self) -> None:
         """End the open chunk and hand it to the file, so it survives the process."""
         self._writer.flush()
+        self._file.flush()
+        self.in_file = self.messages
 
     def finish(self) -> None:
         """Write the summary and index and close the file."""
         try:
             self._writer.finish()
+            self._file.flush()
+            self.in_file = self.messages
         finally:
             self._file.close()

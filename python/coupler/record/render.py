@@ -8,29 +8,46 @@ or OSMesa; MUJOCO_GL chooses, and is set to egl when unset.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from coupler._proto.coupler_record_pb2 import MujocoState
-from coupler.record.recording import Recording
-from coupler.record.scene_record import MODEL_ATTACHMENT
+from coupler.record.recording import Recording, RecordingError
+from coupler.record.recorded_model import recorded_model
 from coupler.wire.errors import Error
+from coupler.wire.peer_text import shown
 
 FORMATS = (".mp4", ".gif", ".png")
 # H.264 in yuv420p needs even sizes; ffmpeg's writer scales a frame up to the next multiple of this.
 MP4_BLOCK = 2
 
 
+@dataclass(frozen=True)
+class Rendered:
+    frames: int
+    ended_early: str | None  # where a recording cut short ended, None when it is complete
+
+    def __str__(self) -> str:
+        return f"{self.frames} frames"
+
+
 def _states(recording: Recording, every: float, start: float, end: float | None) -> Iterator[MujocoState]:
     """The recorded states at least `every` simulated seconds apart, from `start` to `end`."""
     due = start
-    for message in recording:
+    for number, message in enumerate(recording):
         if not message.state:
             continue
-        state = MujocoState.FromString(message.data)
+        try:
+            state = MujocoState.FromString(message.data)
+        except DecodeError:
+            raise RecordingError(f"message {number} of the recording, on {message.topic}, is not a MuJoCo "
+                                 "state") from None
         if state.time + 1e-12 < due:
             continue
         if end is not None and state.time > end:
@@ -41,10 +58,10 @@ def _states(recording: Recording, every: float, start: float, end: float | None)
 
 def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], camera: str | None = None,
            fps: float = 25.0, width: int = 480, height: int = 360, start: float = 0.0, end: float | None = None,
-           max_frames: int = 250) -> int:
+           max_frames: int = 250) -> Rendered:
     """Render `recording_path`'s states to `out` (.mp4 or .gif: a video or animation at `fps` frames per
-    simulated second; .png: the frames side by side); return the number of frames. coupler.Error names what is
-    missing."""
+    simulated second; .png: the frames side by side); the number of frames, and where a file cut short ended.
+    coupler.Error names what is missing."""
     suffix = Path(out).suffix.lower()
     if suffix not in FORMATS:
         raise Error(f"cannot write '{out}': the formats are {', '.join(FORMATS)}")
@@ -53,22 +70,23 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
     from PIL import Image
 
     recording = Recording(recording_path)
-    recording.read_headers()
-    xml = recording.attachments.get(MODEL_ATTACHMENT)
-    if xml is None:
-        raise Error(f"{recording_path} carries no model ({MODEL_ATTACHMENT}): it was not recorded from a MuJoCo scene")
-    model = mujoco.MjModel.from_xml_string(xml.decode())
+    model = recorded_model(recording)
     if camera is not None and mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera) < 0:
         names = [model.camera(i).name for i in range(model.ncam)]
-        raise Error(f"no camera '{camera}' in the model; it has: {', '.join(names) or 'none'}")
+        raise Error(f"no camera {shown(camera)!r} in the model; it has: {shown(', '.join(names)) or 'none'}")
     data = mujoco.MjData(model)
     frames: list[np.ndarray] = []
-    with mujoco.Renderer(model, height, width) as renderer:
+    with contextlib.ExitStack() as stack:
+        renderer = None  # made at the first state: a file without a usable one needs no OpenGL to be refused
         for state in _states(recording, 1.0 / fps, start, end):
             if len(frames) >= max_frames:
                 break
-            if len(state.qpos) != model.nq or len(state.qvel) != model.nv:
-                raise Error(f"the recorded state (nq {len(state.qpos)}) does not fit the recorded model (nq {model.nq})")
+            sizes = (len(state.qpos), len(state.qvel), len(state.act), len(state.ctrl))
+            if sizes != (model.nq, model.nv, model.na, model.nu):
+                raise RecordingError(f"a recorded state (nq, nv, na, nu {sizes}) does not fit the recorded model "
+                                     f"({(model.nq, model.nv, model.na, model.nu)})")
+            if renderer is None:
+                renderer = stack.enter_context(mujoco.Renderer(model, height, width))
             data.time = state.time
             data.qpos[:] = state.qpos
             data.qvel[:] = state.qvel
@@ -81,14 +99,14 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
         raise Error(f"{recording_path} holds no MuJoCo state in the time asked for: nothing to render")
     if suffix == ".mp4":
         _write_mp4(out, frames, fps)
-        return len(frames)
+        return Rendered(len(frames), recording.ended_early)
     images = [Image.fromarray(frame) for frame in frames]
     if suffix == ".gif":
         images[0].save(out, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0,
                        optimize=True)
     else:
         Image.fromarray(np.concatenate(frames, axis=1)).save(out)
-    return len(frames)
+    return Rendered(len(frames), recording.ended_early)
 
 
 def _write_mp4(out: str | os.PathLike[str], frames: list[np.ndarray], fps: float) -> None:

@@ -43,7 +43,11 @@ class ReplayResult:
     steps: int  # Controls replayed and answered
     answers: int  # answers compared
     divergence: Divergence | None
-    truncated: bool  # the recording ended early (its server was killed)
+    ended_early: str | None  # where a recording cut short ended (its writer was killed), None when complete
+
+    @property
+    def truncated(self) -> bool:
+        return self.ended_early is not None
 
     def __str__(self) -> str:
         if self.divergence is not None:
@@ -85,7 +89,7 @@ def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOp
                 answers += 1
                 if difference is not None:
                     return ReplayResult(steps, answers, Divergence(steps, message.kind, difference),
-                                        recording.truncated)
+                                        recording.ended_early)
     finally:
         client.close()
-    return ReplayResult(steps, answers, None, recording.truncated)
+    return ReplayResult(steps, answers, None, recording.ended_early)

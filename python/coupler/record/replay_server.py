@@ -9,22 +9,26 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from coupler.record.recording import Recording
-from coupler.record.scene_record import MODEL_ATTACHMENT, SCENE_METADATA
+from coupler.record.scene_record import MODEL_ATTACHMENT, MODEL_BINARY, SCENE_METADATA
 from coupler.serve.serve_process import ServeProcess
 from coupler.wire.errors import Error
 
 
 def recorded_scene(recording: Recording, folder: Path) -> tuple[str, str | None]:
-    """The scene to serve (a shipped name, or the recorded model written to `folder`) and its time step."""
+    """The scene to serve (the recorded model written to `folder`, or for an older recording without it a shipped
+    name) and its time step."""
     recording.read_headers()
     scene = recording.metadata.get(SCENE_METADATA, {})
     name = scene.get("scene", "")
     if not name:
         raise Error(f"{recording.path} does not name its scene; pass --scene")
-    if MODEL_ATTACHMENT in recording.attachments and (name.endswith(".xml") or os.sep in name):
-        model = folder / MODEL_ATTACHMENT
-        model.write_bytes(recording.attachments[MODEL_ATTACHMENT])
-        name = str(model)
+    # The compiled model, as run, whatever the scene was: it holds its assets, so it serves from any folder.
+    for attachment in (MODEL_BINARY, MODEL_ATTACHMENT):
+        if attachment in recording.attachments and (attachment == MODEL_BINARY or name.endswith(".xml")
+                                                    or os.sep in name):
+            model = folder / attachment
+            model.write_bytes(recording.attachments[attachment])
+            return str(model), scene.get("time_step")
     return name, scene.get("time_step")
 
 

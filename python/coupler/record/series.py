@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coupler.record.recording import Recording
+from coupler.record.recording import Recorded, Recording, RecordingError
 from coupler.wire.codec import decode
-from coupler.wire.messages import ControlMessage, HandshakeMessage, SensorMessage, ValueType
+from coupler.wire.errors import Error
+from coupler.wire.messages import ControlMessage, HandshakeMessage, Message, SensorMessage, ValueType
+from coupler.wire.peer_text import shown
 
 
 @dataclass
@@ -22,23 +24,36 @@ class ObjectSeries:
         return [(name, self.controls.index(name), i) for i, name in enumerate(self.angles) if name in self.controls]
 
 
+def _decoded(message: Recorded, number: int, kind: type[Message]) -> Message:
+    """The message recorded on a topic of `kind`; RecordingError for one that is not a frame of that kind."""
+    try:
+        decoded = decode(message.data)
+    except Error as error:
+        raise RecordingError(f"message {number} of the recording ({shown(message.topic)}) is not a frame: "
+                             f"{error}") from None
+    if not isinstance(decoded, kind):
+        raise RecordingError(f"message {number} of the recording, on {shown(message.topic)}, is a "
+                             f"{type(decoded).__name__}, not a {kind.__name__}")
+    return decoded
+
+
 def series(recording: Recording) -> dict[str, ObjectSeries]:
     """Every object's controls and angle readings at the simulated time of each Control's answer."""
     objects: dict[str, ObjectSeries] = {}
     control: ControlMessage | None = None
-    for message in recording:
-        if message.kind == "Handshake":
-            handshake = decode(message.data)
+    for number, message in enumerate(recording):
+        if message.kind == "Handshake" and message.answer:
+            handshake = _decoded(message, number, HandshakeMessage)
             assert isinstance(handshake, HandshakeMessage)
             for name, description in handshake.objects.items():
                 # joint_sensor_types are the readings every joint sensor gives; angles come in joint order.
                 angles = list(description.joint_sensors) if ValueType.ANGLE in description.joint_sensor_types else []
                 objects.setdefault(name, ObjectSeries(list(description.controls), angles))
         elif message.request:
-            decoded = decode(message.data) if message.kind == "Control" else None
+            decoded = _decoded(message, number, ControlMessage) if message.kind == "Control" else None
             control = decoded if isinstance(decoded, ControlMessage) else None
-        elif message.kind == "Sensor" and control is not None:
-            sensors = decode(message.data)
+        elif message.kind == "Sensor" and message.answer and control is not None:
+            sensors = _decoded(message, number, SensorMessage)
             assert isinstance(sensors, SensorMessage)
             for name, values in control.objects.items():
                 found = objects.get(name)

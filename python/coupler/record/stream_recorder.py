@@ -8,7 +8,15 @@ the summary says where it joined. A subscriber joining mid-run starts its
 file at the first request it receives (one there from the start, at the first message), so that no answer in the file lacks
 its request (a replay needs them in pairs). A write error (a full disk) is logged
 once; the rest is counted as not written and the stream is still followed,
-so the summary stays true.
+so the summary stays true: it counts what reached the file, not what was
+given to the writer.
+
+The file is written beside its target (`RecordingTarget`) and put in its
+place once recording has started: at the first frame received, or, for
+`coupler serve --record`, when the server says it serves (`place_when_told`:
+a line PLACE on the watched file descriptor). A recording that never starts
+leaves an existing file as it was. A publisher refusing this subscriber's
+handshake (CURVE keys that do not match) ends the recording at once, saying so.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from coupler.record.channels import REQUESTS
 from coupler.record.frame_stream import (
@@ -34,7 +43,9 @@ from coupler.record.frame_stream import (
     topic_of,
 )
 from coupler.record.mcap_log import McapLog
+from coupler.record.recording_target import RecordingTarget
 from coupler.transport.options import TransportOptions
+from coupler.wire.errors import Error
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +53,25 @@ FLUSH_EVERY = 1.0  # seconds: what has arrived reaches the disk at least this of
 POLL_EVERY = 0.1  # seconds between looks at the stop conditions while nothing arrives
 DRAIN_AT_MOST = 1000  # messages written between looks at the stop conditions
 DEFAULT_RCVHWM = 100_000  # messages this subscriber's socket holds while the file is being written
+PLACE = b"place\n"  # what the watched file descriptor says when the recording has started (place_when_told)
+_HANDSHAKE_FAILED = {
+    zmq.EVENT_HANDSHAKE_FAILED_AUTH: "the publisher refused this subscriber's key (is its public key in the "
+                                     "publisher's --curve-allow?)",
+    zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "the handshake failed: one side uses CURVE and the other does not, or "
+                                         "they speak different protocols",
+    zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "the handshake failed: the publisher's CURVE key is not --curve-server-key, "
+                                          "or it does not use CURVE",
+}
 
 
 @dataclass
 class StreamCounts:
     """What a stream recorder has seen so far."""
 
-    written: int = 0  # messages in the file
+    written: int = 0  # messages given to the file (see in_file for what it holds after a failed write)
     lost: int = 0  # missing sequence numbers: dropped by the publisher for this subscriber
     not_written: int = 0  # received but not written (writing had failed, or a topic without a channel)
+    in_file: int = 0  # messages the file holds for sure (in complete chunks handed to the kernel)
     first_sequence: int | None = None  # where this subscriber joined: its first request
     skipped: int = 0  # answers and states received before that first request
     bytes: int = 0  # payload bytes received
@@ -69,20 +90,28 @@ class StopWhen:
 
 
 class StreamRecorder:
-    """Subscribes to `address` and records to `path`; `run()` follows the stream until a stop condition."""
+    """Subscribes to `address` and records to `path` (an existing file is refused unless `overwrite`);
+    `run()` follows the stream until a stop condition. coupler.Error when the file cannot be created."""
 
     def __init__(self, address: str, path: str | os.PathLike[str], transport: TransportOptions | None = None,
-                 rcvhwm: int = DEFAULT_RCVHWM) -> None:
+                 rcvhwm: int = DEFAULT_RCVHWM, overwrite: bool = False, place_when_told: bool = False) -> None:
         self.path = os.fspath(path)
         self.address = address
         self.counts = StreamCounts()
         self.failed: str | None = None
+        self.refused: str | None = None  # why the publisher refused this subscriber, if it did
         self._scene_written = False
         self._finished = False
         self._expected: int | None = None
-        self._log = McapLog(path)
+        self._place_when_told = place_when_told
+        self._target = RecordingTarget(path, overwrite)
+        self._log = McapLog(self._target.file)
         self._context = zmq.Context(1)
         self._socket = self._context.socket(zmq.SUB)
+        events = 0
+        for event in _HANDSHAKE_FAILED:
+            events |= event
+        self._monitor = self._socket.get_monitor_socket(events)
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.setsockopt(zmq.RCVHWM, rcvhwm)
         options = transport or TransportOptions()
@@ -109,10 +138,11 @@ class StreamRecorder:
         is finished by `close()`."""
         poller = zmq.Poller()
         poller.register(self._socket, zmq.POLLIN)
+        poller.register(self._monitor, zmq.POLLIN)
         if when.eof_fd is not None:
             poller.register(when.eof_fd, zmq.POLLIN)
         started = flushed = reported = time.monotonic()
-        while not self.counts.ended:
+        while not self.counts.ended and self.refused is None:
             now = time.monotonic()
             if when.duration is not None and now - started >= when.duration:
                 break
@@ -127,15 +157,39 @@ class StreamRecorder:
                 reported = now
                 progress(self.counts, now - started)
             ready = dict(poller.poll(int(POLL_EVERY * 1000)))
+            if self._monitor in ready:
+                self._handshake_failed()
             if self._socket in ready:
                 self._drain(when.frames)
                 if receiving is not None:
                     receiving()
                     receiving = None
-            if when.eof_fd is not None and when.eof_fd in ready and not os.read(when.eof_fd, 4096):
-                self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
-                break
+            if when.eof_fd is not None and when.eof_fd in ready:
+                said = os.read(when.eof_fd, 4096)
+                if not said:
+                    self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
+                    break
+                if PLACE in said:
+                    self._place()
+        self.counts.in_file = self._log.in_file
         return self.counts
+
+    def _handshake_failed(self) -> None:
+        event = recv_monitor_message(self._monitor, zmq.NOBLOCK)["event"]
+        reason = _HANDSHAKE_FAILED.get(event)
+        if reason is not None and self.refused is None:
+            self.refused = f"cannot record {self.address[:200]}: {reason}"
+            self.failed = self.refused
+
+    def _place(self) -> None:
+        """Put the recording at its target: recording has started."""
+        if self._target.placed or self.failed is not None:
+            return
+        try:
+            self._target.place()
+        except Error as error:
+            self.failed = str(error)
+            log.error("%s", self.failed)
 
     def _drain(self, frames: int | None, until_empty: bool = False) -> None:
         for _ in range(10**9 if until_empty else DRAIN_AT_MOST):
@@ -167,6 +221,8 @@ class StreamRecorder:
                 self.counts.skipped += 1
                 return
             self.counts.first_sequence = message.sequence
+            if not self._place_when_told:
+                self._place()
         elif message.sequence > self._expected:
             self.counts.lost += message.sequence - self._expected
         self._expected = message.sequence + 1
@@ -201,9 +257,16 @@ class StreamRecorder:
             log.error("%s; the rest is counted, not written", self.failed)
             return False
 
+    @property
+    def placed(self) -> bool:
+        """Whether the recording is at its target (recording started), rather than discarded at the end."""
+        return self._target.placed
+
     def close(self) -> None:
-        """Finish the file (its index) and leave the stream; safe to call twice."""
+        """Finish the file (its index), put it in place or (recording never started) remove it, and leave the
+        stream; safe to call twice."""
         if not self._socket.closed:
+            self._monitor.close()
             self._socket.close()
             self._context.term()
         if self._finished:
@@ -215,10 +278,20 @@ class StreamRecorder:
             if self.failed is None:
                 self.failed = f"recording to {self.path} could not be finished: {error}"
                 log.error("%s", self.failed)
+        self.counts.in_file = self._log.in_file
+        if not self._target.placed:
+            self._target.discard()
 
     def summary(self) -> str:
         c = self.counts
+        if not self._target.placed:
+            why = self.failed or f"received no frame from {self.address[:200]}"
+            return f"recorded:              nothing ({why}); '{self.path}' left as it was"
+        if self.failed is not None:
+            return (f"recorded:              {c.in_file} messages in {self.path} before writing failed, "
+                    f"{c.written + c.not_written - c.in_file} received after them not in it, {c.lost} dropped "
+                    f"({self.failed})")
         line = f"recorded:              {c.written} messages to {self.path}, {c.lost + c.not_written} dropped"
         if c.first_sequence:
             line += f" (joined at message {c.first_sequence}; {c.skipped} before the first request not kept)"
-        return line if self.failed is None else f"{line} ({self.failed})"
+        return line

@@ -8,6 +8,7 @@ import logging
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -53,6 +54,7 @@ class ServeOptions:
     controllers: int = 1
     session_timeout: float = DEFAULT_LEASE
     record: str | None = None  # MCAP file to record to
+    overwrite: bool = False  # replace an existing `record` file
     publish: str | None = None  # address to publish frames and states on
     publish_hwm: int = DEFAULT_PUBLISH_HWM  # messages queued per subscriber of `publish`
     worlds: int | None = None  # copies of the scene driven by the worlds extension; None serves one, without it
@@ -92,10 +94,12 @@ def serve(
     scene_name: str = "",
     responder_type: type[Responder] = NativeResponder,  # type: ignore[assignment]
     observer: FrameObserver | None = None,
+    on_serving: Callable[[], None] | None = None,
 ) -> int:
     """Serve `simulation` until SIGINT, SIGTERM, `stop_after` or (with `exit_on_error`) a goodbye; print the summary.
 
-    `observer` (a recorder, a publisher) sees every request, answer and lockstep step.
+    `observer` (a recorder, a publisher) sees every request, answer and lockstep step; `on_serving` is called
+    once the address is bound and the serving line printed (a recording is put in place then).
     Raises coupler.Error when the address cannot be bound. Returns the exit status.
     """
     sim = SimulationServer(simulation, lockstep=options.mode == "lockstep", controllers=options.controllers,
@@ -112,6 +116,8 @@ def serve(
         objects = ", ".join(sim.handshake.objects)
         print(f"{SERVING} '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)
+        if on_serving is not None:
+            on_serving()
         clock: RunClock | None
         loop: LockstepLoop | FreeRunLoop
         if options.mode == "free":

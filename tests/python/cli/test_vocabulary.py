@@ -16,7 +16,7 @@ CLIENT_COMMANDS = {
     "record": ["run.mcap"],
     "replay": ["run.mcap"],
 }
-HIDDEN = {"serve": ["--stop-on-stdin-eof"], "record": ["--stop-on-stdin-eof", "--nice"]}
+HIDDEN = {"serve": ["--stop-on-stdin-eof"], "record": ["--stop-on-stdin-eof", "--nice", "--place-when-told"]}
 
 
 def _help(capsys, command: str) -> str:
@@ -64,6 +64,7 @@ def test_plumbing_flags_are_absent_from_help(command, flag, capsys):
     ("serve", "--stop-on-stdin-eof", True),
     ("record", "--stop-on-stdin-eof", True),
     ("record", "--nice", 10),
+    ("record", "--place-when-told", True),
 ])
 def test_plumbing_flags_still_work(command, flag, value):
     extra = ["--addr", "ipc:///tmp/published", "run.mcap"] if command == "record" else []

@@ -26,6 +26,9 @@ FIGURES = {
     "log_bytes": 2000,
     "rss_before_kib": 65 * 1024,
     "rss_after_kib": 67 * 1024,
+    "recorder": {"steps": 1000, "file_limit": 400_000, "writer_death_said_s": 0.1, "answered": 1000,
+                 "server_status": 1, "missing": 1503, "published": 3009, "limited_status": 1,
+                 "limited_summary": 597, "limited_in_file": 597},
 }
 
 
@@ -48,6 +51,11 @@ def test_a_run_within_every_limit_passes_every_check():
     (lambda f: f.update(stopped_with_session_ended=False), "serving ends after SIGTERM during a long Control"),
     (lambda f: f.update(log_bytes=1_000_000), "server log for the whole run"),
     (lambda f: f.update(rss_after_kib=76 * 1024), "resident memory after the storms"),
+    (lambda f: f["recorder"].update(answered=999), "steps answered with the recording's writer killed midway"),
+    (lambda f: f["recorder"].update(writer_death_said_s=1.5), "a killed writer is said in the server's log"),
+    (lambda f: f["recorder"].update(server_status=0), "the server's summary says what the recording lacks, exit 1"),
+    (lambda f: f["recorder"].update(missing=1000), "the server's summary says what the recording lacks, exit 1"),
+    (lambda f: f["recorder"].update(limited_summary=600), "after a full disk the recorder counts what its file holds"),
 ])
 def test_a_figure_beyond_its_limit_fails_its_check_alone(change, check):
     figures = copy.deepcopy(FIGURES)
@@ -60,6 +68,8 @@ def test_a_figure_beyond_its_limit_fails_its_check_alone(change, check):
     (lambda f: f["pathological"].update(busy=29), ["pathological Controls refused busy"]),
     (lambda f: f["long_control"].update(simulated_advance=199.998), ["the 100,000-step Control took every step"]),
     (lambda f: f.update(log_bytes=1_000_000), ["server log for the whole run"]),
+    (lambda f: f["recorder"].update(limited_summary=600), ["after a full disk the recorder counts what its file holds"]),
+    (lambda f: f["recorder"].update(writer_death_said_s=1.5), []),
     (lambda f: f["readers"].update(ratio=0.4), []),
     (lambda f: f.update(stop_seconds=1.2), []),
     (lambda f: f.update(rss_after_kib=76 * 1024), []),

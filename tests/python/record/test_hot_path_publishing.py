@@ -149,6 +149,7 @@ def test_a_recording_made_on_the_hot_path_replays_identical(make_address, tmp_pa
     frames = random_controls(SimulationServer(load_scene("arm", None)).handshake, 300, seed=7)
     try:
         server.start()
+        recording.started()
         drive(server.responder.endpoint, frames)
         server.stop()
         assert recording.close(timeout=60) == 0
