@@ -54,6 +54,10 @@ class WorldBatch:
         share = math.ceil(count / threads)
         self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
         self._pool = ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds") if len(self._shares) > 1 else None
+        # What the last `start` asked of `advance`.
+        self._resets: dict[int, tuple[list[float], list[float]]] = {}
+        self._reset_worlds: frozenset[int] = frozenset()
+        self._stepped = False
 
     @property
     def threads(self) -> int:
@@ -76,6 +80,14 @@ class WorldBatch:
                 ErrorCode.CONTROL_MISMATCH)
 
     def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
+        self.advance(self.start(control), sensors_out, times_out)
+
+    def start(self, control: WorldControl) -> int:
+        """Apply `control`'s values to the worlds it steps; the steps they take (0: none), taken by `advance`.
+
+        The worlds it resets are reset by the next `advance`. ProtocolError
+        for values the physics cannot take, before any world changes.
+        """
         stepping = control.controls.size > 0
         if stepping:
             rows = control.controls.reshape(self.count, self.control_width)
@@ -91,7 +103,21 @@ class WorldBatch:
             for i, world in enumerate(self.worlds):
                 if i not in resets:
                     world.apply_values(values[i], self._every_object, self._every_event, events[i])
-        steps = max(control.steps, 1)
+        self._resets = resets  # reset by the next advance
+        self._reset_worlds = frozenset(resets)  # not stepped by this Control
+        self._stepped = stepping
+        return max(control.steps, 1) if stepping else 0
+
+    def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
+        """Reset the worlds the last `start` resets (the first call after it), step the others `steps` times, and
+        read every world into `sensors_out` and `times_out` when given.
+
+        A Control's steps may be taken in several calls (chunks): the worlds end
+        in the state one call would have left, bit for bit.
+        """
+        resets, self._resets = self._resets, {}
+        reset_worlds = self._reset_worlds
+        stepping = self._stepped and steps > 0
 
         def run_share(share: range) -> None:
             for i in share:
@@ -99,9 +125,10 @@ class WorldBatch:
                 state = resets.get(i)
                 if state is not None:
                     world.reset_to(*state)
-                elif stepping:
+                elif stepping and i not in reset_worlds:
                     world.step(steps)
-                times_out[i] = world.sensor_values(sensors_out[i])
+                if sensors_out is not None and times_out is not None:
+                    times_out[i] = world.sensor_values(sensors_out[i])
 
         if self._pool is None:
             run_share(self._shares[0])

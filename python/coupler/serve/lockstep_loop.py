@@ -188,7 +188,7 @@ class LockstepLoop:
         if not done:
             self.sim.stats.errors_sent += 1
             return self.responder.error_answer(long.stopped())
-        return self.responder.round_answer(long.steps)
+        return long.answer() if long.answer is not None else self.responder.round_answer(long.steps)
 
     def _done(self, stepped_to: float | None) -> bool:
         if self.exit_on_session_end and self.sim.session_ended.is_set():

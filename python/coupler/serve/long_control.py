@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
 
@@ -37,6 +38,10 @@ class LongControl:
     peers: list[bytes]  # whose answers wait for the last step
     steps: int  # how many steps it takes in all
     taken: int = 0  # how many of them are taken so far
+    # How its steps are taken, and its answer once they are: None for the simulation's own step and state (a
+    # Control for every world steps and reads every world).
+    step: Callable[[int], None] | None = None
+    answer: Callable[[], Any] | None = None
 
     def stopped(self) -> ErrorMessage:
         """The answer to its Controls when the server stops before the last step."""
@@ -70,10 +75,11 @@ class ChunkedSteps:
         Returns True when every step was taken (`control.taken` counts them).
         """
         chunk = LONG_CONTROL_STEPS
+        step = control.step or self.step
         while control.taken < control.steps:
             n = min(chunk, control.steps - control.taken)
             started = self.clock()
-            self.step(n)
+            step(n)
             elapsed = self.clock() - started
             control.taken += n
             self.chunks += 1

@@ -100,3 +100,23 @@ def test_the_worlds_are_shared_out_among_at_most_one_thread_per_world():
         assert batch.threads == 3
     finally:
         batch.close()
+
+
+def test_a_control_taken_in_chunks_ends_bit_for_bit_where_one_run_ends_its_resets_done_once(batch):
+    whole = WorldBatch(_arm(), WORLDS, threads=2)
+    try:
+        controls = _random_controls(batch, np.random.default_rng(1))
+        qpos = batch.first.data.qpos.copy()
+        qpos[0] = 0.5
+        control = _control(controls, steps=30, resets=[1], qpos=qpos)
+        expected, expected_times = _outputs(whole)
+        whole.run(control, expected, expected_times)
+        sensors, times = _outputs(batch)
+        assert batch.start(control) == 30
+        for chunk in (1, 12, 17):
+            batch.advance(chunk)
+        batch.advance(0, sensors, times)
+        np.testing.assert_array_equal(sensors, expected)
+        assert times.tolist() == expected_times.tolist() == pytest.approx([0.06, 0.0, 0.06, 0.06])
+    finally:
+        whole.close()
