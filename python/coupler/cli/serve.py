@@ -89,8 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: the model's own)")
     parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
                         default=defaults.stop_after, metavar="SECONDS",
-                        help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s "
-                             "(default: run until interrupted)")
+                        help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s: at "
+                             "the first Control reaching it; a Control of more than 100 steps is cut there and "
+                             "answered SessionEnded (default: run until interrupted)")
     parser.add_argument("--exit-on-error", action="store_true",
                         help="exit when a controller ends its session with an ErrorMessage, instead of waiting for "
                              "the next controller (default: off)")
