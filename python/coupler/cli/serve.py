@@ -182,7 +182,7 @@ def serve_options(options: ServeOptions, responder_type: type[Responder] = Nativ
     simulation = _checked_scene(options)
     publisher, recording = _observers(options, simulation)
     if options.worlds is not None:
-        simulation = batched(simulation, options.worlds, options.threads)
+        simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes)
         responder_type = BatchedResponder
     try:
         return serve(simulation, options, scene_name=options.scene, responder_type=responder_type,

@@ -102,12 +102,15 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
                  timeout: float, start_timeout: float) -> None:
         if endpoints is None:
+            # Its own servers, on ipc paths only this user reaches, are trusted both ways: no frame limit, so that
+            # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
-                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads)],
-                                       start_timeout=start_timeout)
+                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
+                                        "--max-frame-bytes", "0"], start_timeout=start_timeout)
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
-            self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout))  # type: ignore[arg-type]
+            self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
+                                                 max_frame_bytes=0))
                             for process in self._processes]
         else:
             for address, transport in endpoints:

@@ -18,6 +18,8 @@ import numpy as np
 
 from coupler.mujoco.flat import control_scatter
 from coupler.mujoco.simulation import MujocoSimulation
+from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
+from coupler.serve.memory_trim import resident_bytes
 from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
@@ -38,7 +40,7 @@ class WorldBatch:
             raise Error(f"a batch steps on at least one thread, got {threads}")
         self.first = first
         self.count = count
-        self.worlds = [first] + [MujocoSimulation(first.model) for _ in range(count - 1)]
+        self.worlds = self._make_worlds(first, count)
         controls = first.flat.controls
         self._value_count = controls.values.size
         self.control_width = self._value_count + controls.events_on.size
@@ -58,6 +60,21 @@ class WorldBatch:
         self._resets: dict[int, tuple[list[float], list[float]]] = {}
         self._reset_worlds: frozenset[int] = frozenset()
         self._stepped = False
+
+    @staticmethod
+    def _make_worlds(first: MujocoSimulation, count: int) -> list[MujocoSimulation]:
+        """`first` and `count` - 1 copies; Error before making them when the machine's memory cannot hold them."""
+        worlds = [first]
+        try:
+            probe = min(count - 1, PROBE_WORLDS)
+            before = resident_bytes()
+            worlds += [MujocoSimulation(first.model) for _ in range(probe)]
+            if probe:
+                check_worlds_fit(count, 1 + probe, (resident_bytes() - before) / probe, available_bytes())
+            worlds += [MujocoSimulation(first.model) for _ in range(count - len(worlds))]
+        except (mujoco.FatalError, MemoryError) as error:
+            raise Error(f"--worlds {count}: out of memory after {len(worlds)} worlds ({error})") from None
+        return worlds
 
     @property
     def threads(self) -> int:

@@ -211,6 +211,11 @@ class Client:
         self.send(message)
         return self.receive(timeout)
 
+    @property
+    def max_frame_bytes(self) -> int:
+        """The largest frame this client reads (0: no limit); a larger one drops the connection."""
+        return self._liveness[2]
+
     def _failed(self, doing: str, error: zmq.ZMQError) -> Error:
         """The Error for a ZeroMQ failure while `doing` ("sending to"): a closed client says so, not ENOTSOCK."""
         if self._socket.closed:

@@ -161,3 +161,13 @@ def test_a_packed_reset_world_beyond_32_bits_is_refused(worlds):
     worlds.session.client.send_frame(frame)
     with pytest.raises(RemoteError, match=f"resetWorlds value {2**40} is beyond"):
         read_world_sensors(worlds.session.client.receive_frame())
+
+
+def test_a_client_whose_frame_limit_cannot_take_the_answer_is_told_the_limit_and_how_to_raise_it(batched_address):
+    from coupler.wire.errors import Error
+
+    # The arm's handshake (under 1 kB) gets through; the answer for 3 worlds (1,600 bytes at most) would not.
+    with Session(batched_address, max_frame_bytes=1024) as session:
+        with pytest.raises(Error, match=r"beyond this client's frame limit of 1024 bytes: open the Session with "
+                                        r"max_frame_bytes=\d+ or more"):
+            WorldSession(session)
