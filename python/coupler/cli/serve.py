@@ -30,6 +30,7 @@ from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.simulation import Simulation
 from coupler.transport.bind_policy import check_bind_address
+from coupler.wire.peer_text import shown
 from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
 
@@ -204,6 +205,10 @@ def _checked_scene(options: ServeOptions) -> Simulation:
     """The scene to serve; coupler.Error for one with parts it cannot serve (without --serve-partial) or nothing
     to serve (without --serve-empty)."""
     simulation = load_scene(options.scene, options.time_step)
+    time_step = simulation.handshake().time_step
+    if not MIN_STEP <= time_step <= MAX_STEP:
+        raise Error(f"scene '{shown(options.scene)}' has a time step of {time_step:g} s: coupler serves time steps "
+                    f"from {MIN_STEP:g} to {MAX_STEP:g} s, as --step takes (--step overrides the model's)")
     unmapped = list(getattr(simulation, "unmapped", []))
     if unmapped and not options.serve_partial:
         named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")
