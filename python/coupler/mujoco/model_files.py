@@ -32,6 +32,8 @@ def _named_files(root: ElementTree.Element) -> tuple[list[str], list[str], list[
     folders: list[str] = []
     for element in root.iter():
         for attribute, value in element.attrib.items():
+            if not value.strip():
+                continue
             if element.tag == "include" and attribute == "file":
                 includes.append(value)
             elif attribute.startswith("file"):
