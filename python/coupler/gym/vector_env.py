@@ -17,7 +17,7 @@ from coupler.gym.env import task_of
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
-from coupler.gym.own_servers import check_serving
+from coupler.gym.own_servers import serving
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
 
@@ -141,7 +141,10 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         """One round trip with every server; every world's readings (a new array) and times."""
         if not self._worlds:
             raise Error("this environment is closed: make a new one")
-        check_serving(self._processes)
+        with serving(self._processes):
+            return self._exchange_served(controls, resets)
+
+    def _exchange_served(self, controls: np.ndarray | None, resets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         qpos, qvel = self._starts(resets)
         steps = self.frame_skip if self.frame_skip > 1 else 0
         start = 0
