@@ -11,9 +11,12 @@ garbage connections for the memory check, 30 reader clients, Controls of
 pathological shape (tens of thousands of object names) from a peer that may
 not drive; then the controller leaves and another peer sends a Control of
 100,000 steps while readers and newcomers time their answers; then SIGTERM
-during another such Control; last, on a server of its own, the recorder
-phases (perf/stress/recorder.py): a `coupler record` filling a disk and the
-`--record` writer killed mid-run. Checked: no step lost or duplicated; the
+during another such Control; then a server of 16 arm worlds gets a Control
+for every world of 100,000 steps (`perf.stress.worlds`), readers and
+newcomers timing their answers, then SIGTERM during another; last, on a
+server of its own, the recorder phases (perf/stress/recorder.py): a
+`coupler record` filling a disk and the `--record` writer killed mid-run.
+Checked: no step lost or duplicated; the
 controller keeps at least half its solo step rate under the readers (its
 rate in the other phases is reported); every reader and newcomer answered within
 0.5 s; serving ended within 1 s of SIGTERM; its log under 1 MB; its
@@ -46,6 +49,7 @@ from perf.common.processes import ServerProcess
 from perf.common.process_stats import rss_kib
 from perf.soak.memory import KIB_PER_MIB
 from perf.stress import phases, recorder, storm
+from perf.stress import worlds as worlds_phase
 from perf.stress import render as stress_render
 
 log = logging.getLogger("perf.stress")
@@ -71,13 +75,14 @@ class Settings:
     phase_seconds: float = 5.0
     names: int = 40_000
     long_steps: int = 100_000
+    worlds_steps: int = 100_000  # steps of the Controls for every world (perf.stress.worlds)
     server_args: tuple[str, ...] = ()
     recorder_steps: int = 4_000
     quick: bool = False
 
 
 QUICK = dict(connections=3_000, garbage_connections=6_000, reader_windows=3, window_seconds=1.5, phase_seconds=3.0,
-             names=30_000, recorder_steps=1_000)
+             names=30_000, recorder_steps=1_000, worlds_steps=5_000)
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,13 @@ def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
         log.info("perf.stress: the long Control was answered %.2f s after SIGTERM, the server exited after %.2f s",
                  figures["stop_seconds"], figures["exit_seconds"])
     figures["log_bytes"] = server_log.stat().st_size
+
+    log.info("perf.stress: a Control for each of %d worlds of %d steps, readers and newcomers waiting; then SIGTERM "
+             "during another", worlds_phase.WORLDS, settings.worlds_steps)
+    figures["worlds"] = worlds_phase.run(settings.worlds_steps, workdir)
+    log.info("perf.stress: worlds: answered in %.2f s; readers waited %.3f s at most, newcomers %.3f s; answered "
+             "%.2f s after SIGTERM", figures["worlds"]["seconds"], figures["worlds"]["readers"]["longest"],
+             figures["worlds"]["newcomers"]["longest"], figures["worlds"]["stop_seconds"])
     log.info("perf.stress: recording %d steps, a recorder's disk full, the --record writer killed midway",
              settings.recorder_steps)
     figures["recorder"] = recorder.recorder_phases(workdir, settings.recorder_steps)
@@ -249,6 +261,8 @@ def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
                      figures["stop_seconds"] < MAX_STOP_SECONDS and figures["stopped_with_session_ended"]))
     out.append(Check("server log for the whole run", f"{figures['log_bytes']:,} bytes", f"< {MAX_LOG_BYTES:,}",
                      figures["log_bytes"] < MAX_LOG_BYTES, guarantee=True))
+    if "worlds" in figures:
+        out += worlds_phase.checks(figures["worlds"], Check)
     out.append(Check("resident memory after the storms", f"{growth_mib:+.1f} MiB", f"< {MAX_RSS_GROWTH_MIB:g} MiB",
                      growth_mib < MAX_RSS_GROWTH_MIB))
     out += [Check(**fields) for fields in recorder.recorder_checks(figures["recorder"])]
@@ -291,6 +305,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--recorder-steps", type=positive(int), default=None, metavar="N",
                         help="steps driven in the recorder phases (default "
                              f"{defaults.recorder_steps:,}, {QUICK['recorder_steps']:,} with --quick)")
+    parser.add_argument("--worlds-steps", type=positive(int), default=None, metavar="N",
+                        help=f"steps of the Controls for every world of the batched-worlds phase, at most 100,000 "
+                             f"(default {defaults.worlds_steps:,}; {QUICK['worlds_steps']:,} with --quick)")
     parser.add_argument("--server-args", default="", metavar="ARGS",
                         help="extra flags for demo.server, as one shell-quoted string (default: none)")
     parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
@@ -303,7 +320,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
     if args.quick:
         base.update(QUICK, quick=True)
     for name in ("connections", "garbage_connections", "reader_windows", "window_seconds", "phase_seconds", "names",
-                 "recorder_steps"):
+                 "recorder_steps", "worlds_steps"):
         if getattr(args, name) is not None:
             base[name] = getattr(args, name)
     base.update(readers=args.readers, long_steps=args.long_steps, server_args=tuple(shlex.split(args.server_args)))

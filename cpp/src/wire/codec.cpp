@@ -8,6 +8,7 @@
 
 #include "coupler.pb.h"
 #include "wire/deterministic_wire.hpp"
+#include "wire/world_fields_check.hpp"
 
 namespace coupler {
 namespace {
@@ -428,7 +429,9 @@ Message decode(std::string_view frame) {
   switch (static_cast<MessageType>(header.messagetype())) {
     case MessageType::HandshakeInit: return parse<HandshakeInitMessage>(frame);
     case MessageType::Handshake: return parse<HandshakeMessage>(frame);
-    case MessageType::Control: return parse<ControlMessage>(frame);
+    case MessageType::Control:
+      detail::check_world_fields(frame);
+      return parse<ControlMessage>(frame);
     case MessageType::Sensor: return parse<SensorMessage>(frame);
     case MessageType::SensorRequest: return parse<SensorRequestMessage>(frame);
     case MessageType::Reset: return parse<ResetMessage>(frame);

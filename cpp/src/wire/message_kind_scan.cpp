@@ -3,22 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "wire/varint.hpp"
+
 namespace coupler::detail {
-
-namespace {
-
-// Reads a base-128 varint of at most 10 bytes at `at`; false past the end or when longer.
-bool read_varint(std::string_view frame, std::size_t& at, std::uint64_t& value) {
-  value = 0;
-  for (int shift = 0; shift < 70 && at < frame.size(); shift += 7) {
-    const auto byte = static_cast<std::uint8_t>(frame[at++]);
-    value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 std::optional<MessageType> scan_message_kind(std::string_view frame) {
   std::optional<std::uint64_t> kind;

@@ -74,21 +74,21 @@ def describe(handshake: HandshakeMessage) -> str:
         for i, (control, value_type) in enumerate(zip(obj.controls, obj.control_types)):
             # An ACTUATOR_INPUT's unit is what the value goes through (its gain, bias, dynamics), told by the server.
             meaning = _shown(obj.control_meanings[i]) if i < len(obj.control_meanings) else ""
-            controls.append([name, control, _type(value_type), meaning or value_type.unit,
+            controls.append([_shown(name), _shown(control), _type(value_type), meaning or value_type.unit,
                              _range(obj.control_ranges, i, value_type.unit)])
         for event, value_type in obj.control_events.items():
-            events.append([name, event, _type(value_type)])
+            events.append([_shown(name), _shown(event), _type(value_type)])
         for i, joint in enumerate(obj.joint_sensors):
             # Joint limits are in the joint's position units: rad for a hinge, m for a slide.
             joint_types = ", ".join(_type(t) for t in obj.types_of_joint(i))
-            joints.append([name, joint, joint_types, _range(obj.joint_limits, i, "")])
+            joints.append([_shown(name), _shown(joint), joint_types, _range(obj.joint_limits, i, "")])
         for sensor, types in obj.sensors.items():
             # A NUMBER reading's unit is the sensor's own, told by the handshake's sensor_units.
             units = [_shown(obj.sensor_units.get(sensor, "")) if t == ValueType.NUMBER else t.unit for t in types]
-            named.append([name, sensor, ", ".join(_type(t) for t in types), ", ".join(units)])
+            named.append([_shown(name), _shown(sensor), ", ".join(_type(t) for t in types), ", ".join(units)])
         if obj.object_sensors:
-            object_sensors.append([name, ", ".join(_type(t) for t in obj.object_sensors)])
-    objects = [[name, str(len(obj.controls)), str(len(obj.control_events)), str(len(obj.joint_sensors)),
+            object_sensors.append([_shown(name), ", ".join(_type(t) for t in obj.object_sensors)])
+    objects = [[_shown(name), str(len(obj.controls)), str(len(obj.control_events)), str(len(obj.joint_sensors)),
                 str(len(obj.sensors))] for name, obj in handshake.objects.items()]
     sections.append(table(["object", "controls", "events", "joint sensors", "named sensors"], objects))
     for header, rows in (

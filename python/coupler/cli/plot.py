@@ -9,22 +9,30 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from coupler.cli.number_flags import int_in
+from coupler.cli.output_file import output_file
 from coupler.cli.recording_file import existing_recording
 from coupler.wire.missing_extra import needs_extra
+
+
+# The figure is 13 inches wide: beyond this a PNG is tens of megapixels per object, an exhausted memory, not a plot.
+MIN_DPI, MAX_DPI = 10, 400
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recording", type=Path, help="the MCAP file written by `coupler serve --record`")
     parser.add_argument("--out", type=Path, default=None,
                         help="the PNG to write (default: the recording's name with .png)")
-    parser.add_argument("--dpi", type=int, default=100, help="resolution of the PNG (default: %(default)s)")
+    parser.add_argument("--dpi", type=int_in(MIN_DPI, MAX_DPI), default=100,
+                        help=f"resolution of the PNG in dots per inch, from {MIN_DPI} to {MAX_DPI} (a panel is 13 "
+                             "inches wide) (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
     with needs_extra("coupler plot", "record"):
         from coupler.record.plot import plot
     existing_recording(args.recording)
-    out = args.out or args.recording.with_suffix(".png")
+    out = output_file("--out", args.out or args.recording.with_suffix(".png"), (".png",))
     plotted = plot(args.recording, out, args.dpi)
     if plotted.ended_early is not None:
         print(f"{args.recording} {plotted.ended_early}")

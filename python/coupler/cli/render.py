@@ -10,9 +10,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from coupler.cli.number_flags import float_in, int_in
+from coupler.cli.output_file import output_file
 from coupler.cli.recording_file import existing_recording
 from coupler.wire.missing_extra import needs_extra
 from coupler.wire.errors import Error
+
+
+MAX_FPS = 1000.0
+MIN_FPS = 0.01
+MAX_WIDTH, MAX_HEIGHT = 3840, 2160
+MAX_FRAMES = 10_000
+LATEST = 1e9  # seconds of simulated time: beyond any recording
+# Frames are held in memory until written: their pixels together may take at most this many bytes.
+MAX_PIXEL_BYTES = 2 << 30
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,24 +33,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "by side)")
     parser.add_argument("--camera", default=None,
                         help="a camera named in the model (default: MuJoCo's free camera on the whole scene)")
-    parser.add_argument("--fps", type=float, default=25.0,
-                        help="frames per simulated second (default: %(default)s)")
-    parser.add_argument("--width", type=int, default=480, help="frame width in pixels (default: %(default)s)")
-    parser.add_argument("--height", type=int, default=360, help="frame height in pixels (default: %(default)s)")
-    parser.add_argument("--start", type=float, default=0.0, metavar="SECONDS",
+    parser.add_argument("--fps", type=float_in(MIN_FPS, MAX_FPS), default=25.0,
+                        help=f"frames per simulated second, from {MIN_FPS:g} to {MAX_FPS:g} (default: %(default)s)")
+    parser.add_argument("--width", type=int_in(16, MAX_WIDTH), default=480,
+                        help=f"frame width in pixels, from 16 to {MAX_WIDTH} (default: %(default)s)")
+    parser.add_argument("--height", type=int_in(16, MAX_HEIGHT), default=360,
+                        help=f"frame height in pixels, from 16 to {MAX_HEIGHT} (default: %(default)s)")
+    parser.add_argument("--start", type=float_in(0.0, LATEST, unit="s"), default=0.0, metavar="SECONDS",
                         help="first simulated time to render (default: %(default)s)")
-    parser.add_argument("--end", type=float, default=None, metavar="SECONDS",
+    parser.add_argument("--end", type=float_in(0.0, LATEST, unit="s"), default=None, metavar="SECONDS",
                         help="last simulated time to render (default: the end of the recording)")
-    parser.add_argument("--max-frames", type=int, default=250,
-                        help="render at most this many frames (default: %(default)s)")
+    parser.add_argument("--max-frames", type=int_in(1, MAX_FRAMES), default=250,
+                        help=f"render at most this many frames, from 1 to {MAX_FRAMES}; their pixels together "
+                             f"may take at most {MAX_PIXEL_BYTES >> 30} GiB (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
     with needs_extra("coupler render", "record"):
-        from coupler.record.render import render
+        from coupler.record.render import FORMATS, render
     existing_recording(args.recording)
-    if args.fps <= 0 or args.width <= 0 or args.height <= 0 or args.max_frames <= 0:
-        raise Error("--fps, --width, --height and --max-frames must be positive")
+    output_file("--out", args.out, FORMATS)
+    pixel_bytes = args.max_frames * args.width * args.height * 3
+    if pixel_bytes > MAX_PIXEL_BYTES:
+        raise Error(f"--max-frames {args.max_frames} of {args.width}x{args.height} would hold "
+                    f"{pixel_bytes / (1 << 30):.1f} GiB of pixels in memory, more than {MAX_PIXEL_BYTES >> 30} GiB: "
+                    "lower --max-frames, --width or --height")
     rendered = render(args.recording, args.out, args.camera, args.fps, args.width, args.height, args.start, args.end,
                       args.max_frames)
     if rendered.ended_early is not None:

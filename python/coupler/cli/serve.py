@@ -30,6 +30,7 @@ from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.simulation import Simulation
 from coupler.transport.bind_policy import check_bind_address
+from coupler.wire.peer_text import shown
 from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
 
@@ -94,8 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: the model's own)")
     parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
                         default=defaults.stop_after, metavar="SECONDS",
-                        help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s "
-                             "(default: run until interrupted)")
+                        help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s: at "
+                             "the first Control reaching it; a Control of more than 100 steps is cut there and "
+                             "answered SessionEnded (default: run until interrupted)")
     parser.add_argument("--exit-on-error", action="store_true",
                         help="exit when a controller ends its session with an ErrorMessage, instead of waiting for "
                              "the next controller (default: off)")
@@ -190,7 +192,7 @@ def serve_options(options: ServeOptions, responder_type: type[Responder] = Nativ
     simulation = _checked_scene(options)
     publisher, recording = _observers(options, simulation)
     if options.worlds is not None:
-        simulation = batched(simulation, options.worlds, options.threads)
+        simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes)
         responder_type = BatchedResponder
     status = 1
     try:
@@ -219,6 +221,10 @@ def _checked_scene(options: ServeOptions) -> Simulation:
     """The scene to serve; coupler.Error for one with parts it cannot serve (without --serve-partial) or nothing
     to serve (without --serve-empty)."""
     simulation = load_scene(options.scene, options.time_step, options.robots)
+    time_step = simulation.handshake().time_step
+    if not MIN_STEP <= time_step <= MAX_STEP:
+        raise Error(f"scene '{shown(options.scene)}' has a time step of {time_step:g} s: coupler serves time steps "
+                    f"from {MIN_STEP:g} to {MAX_STEP:g} s, as --step takes (--step overrides the model's)")
     unmapped = list(getattr(simulation, "unmapped", []))
     if unmapped and not options.serve_partial:
         named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from coupler.wire.world_frames import world_control_bytes
 from coupler.serve.batched_worlds import MAX_WORLDS, BatchedResponder, WorldsSimulation
 from coupler.serve.simulation import Simulation
 from coupler.cli.number_flags import int_in
@@ -36,14 +37,20 @@ def check_world_flags(parser: argparse.ArgumentParser, args: argparse.Namespace)
         parser.error("--worlds takes one controller: a Control for every world drives the whole scene")
 
 
-def batched(simulation: Simulation, worlds: int, threads: int) -> WorldsSimulation:
-    """The simulation to serve for `--worlds`: `simulation` as world 0 of a batch. Error for a scene not MuJoCo's."""
+def batched(simulation: Simulation, worlds: int, threads: int, max_frame_bytes: int = 0) -> WorldsSimulation:
+    """The simulation to serve for `--worlds`: `simulation` as world 0 of a batch. Error for a scene not MuJoCo's,
+    or whose Control for every world would exceed the server's `max_frame_bytes` (0: no limit)."""
     # Imported here: importing MuJoCo fixes its OpenGL backend, which `coupler render` chooses before it does.
     from coupler.mujoco.simulation import MujocoSimulation
     from coupler.mujoco.world_batch import WorldBatch
 
     if not isinstance(simulation, MujocoSimulation):
         raise Error("--worlds needs a MuJoCo scene (an MJCF file or a shipped MuJoCo scene)")
+    flat = simulation.flat.controls
+    control = world_control_bytes(worlds, flat.values.size + flat.events_on.size)
+    if max_frame_bytes and control > max_frame_bytes:
+        raise Error(f"--worlds {worlds}: a Control for every world takes up to {control} bytes, beyond "
+                    f"--max-frame-bytes {max_frame_bytes}: raise it to at least {control}")
     return WorldsSimulation(WorldBatch(simulation, worlds, threads))
 
 

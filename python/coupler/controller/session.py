@@ -136,6 +136,7 @@ class Session:
         TimeoutError when the server does not answer within the timeout.
         """
         self.client.reconnect()
+        self._open = True  # a fresh connection: a closed session is open again
         handshake = self._handshake()
         if not accept_scene_change and handshake != self.handshake:
             raise SceneChangedError(
@@ -143,7 +144,6 @@ class Session:
                 "using; reconnect(accept_scene_change=True) accepts it"
             )
         self.handshake = handshake
-        self._open = True
 
     def controls(self) -> Controls:
         """A fresh Controls for this scene that holds its current state, events off.
@@ -223,6 +223,8 @@ class Session:
         return result
 
     def _round_trip(self, frame: bytes, sent: float) -> bytes:
+        if not self._open:
+            raise Error(f"the session with {self.client.address} is closed: open a new one")
         self.client.send_frame(frame)
         if self.polling:
             return self._receive_polling(sent)

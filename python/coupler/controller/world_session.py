@@ -19,7 +19,7 @@ from coupler.controller.session import Session
 from coupler.wire.errors import Error, ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import EXTENSION_WORLDS
-from coupler.wire.world_frames import encode_world_control, read_world_sensors
+from coupler.wire.world_frames import encode_world_control, read_world_sensors, world_answer_bytes
 
 __all__ = ["WorldSession"]
 
@@ -46,6 +46,13 @@ class WorldSession:
         self.control_width = flat.controls.values.size + flat.controls.events_on.size
         self.sensor_width = flat.sensors.values.size
         self._waiting = False
+        # A larger answer would be dropped unread by ZeroMQ: the client would see only a timeout.
+        answer = world_answer_bytes(self.count, self.sensor_width)
+        limit = session.client.max_frame_bytes
+        if limit and answer > limit:
+            raise Error(f"an answer for this server's {self.count} worlds takes up to {answer} bytes, beyond this "
+                        f"client's frame limit of {limit} bytes: open the Session with max_frame_bytes={answer} or "
+                        f"more (--max-frame-bytes on the command line; 0: no limit)")
 
     def send(self, controls: np.ndarray | None = None, steps: int = 0, resets: Sequence[int] = (),
              qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> None:

@@ -9,6 +9,8 @@ import numpy as np
 
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
+from coupler.gym.frame_skip import checked_frame_skip
+from coupler.gym.own_servers import serving
 from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
@@ -53,10 +55,8 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     def __init__(self, scene: str = "arm", task: Task | str | None = None, frame_skip: int = 1,
                  address: str | None = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT) -> None:
-        if not isinstance(frame_skip, int) or frame_skip < 1:
-            raise Error(f"frame_skip must be a positive whole number of steps, got {frame_skip!r}")
         self.task = task_of(task)
-        self.frame_skip = frame_skip
+        self.frame_skip = checked_frame_skip(frame_skip)
         self._server = ServeProcess(["--scene", scene], start_timeout=start_timeout) if address is None else None
         try:
             if self._server is not None:
@@ -86,12 +86,13 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         reset_state = getattr(self.task, "reset_state", None)
-        if reset_state is None:
-            self.session.reset()
-        else:
-            qpos, qvel = reset_state(self.np_random)
-            self.session.reset(qpos, qvel)
-        readings = self._flat_readings(self.session.sensors())
+        with serving(self._own_servers()):
+            if reset_state is None:
+                self.session.reset()
+            else:
+                qpos, qvel = reset_state(self.np_random)
+                self.session.reset(qpos, qvel)
+            readings = self._flat_readings(self.session.sensors())
         return readings.values, {"simulated_time": readings.time}  # type: ignore[union-attr]
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -100,10 +101,14 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             raise Error(f"action of shape {action.shape}; this environment's actions have shape "
                         f"{self.action_space.shape}")
         self._actions.apply(action, self._controls)
-        readings = self._flat_readings(self.session.step(self._controls))
+        with serving(self._own_servers()):
+            readings = self._flat_readings(self.session.step(self._controls))
         reward = float(self.task.reward(readings, action))
         terminated = bool(self.task.terminated(readings))
         return readings.values, reward, terminated, False, {"simulated_time": readings.time}  # type: ignore[union-attr]
+
+    def _own_servers(self) -> list[ServeProcess]:
+        return [] if self._server is None else [self._server]
 
     def close(self) -> None:
         session = getattr(self, "session", None)

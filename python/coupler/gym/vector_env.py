@@ -16,6 +16,8 @@ from coupler.controller.world_session import WorldSession
 from coupler.gym.env import task_of
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import NoTask, Task
+from coupler.gym.frame_skip import checked_frame_skip
+from coupler.gym.own_servers import serving
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
 
@@ -64,8 +66,6 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                  start_timeout: float = DEFAULT_START_TIMEOUT, **transport: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise Error(f"num_envs must be a positive whole number, got {num_envs!r}")
-        if not isinstance(frame_skip, int) or frame_skip < 1:
-            raise Error(f"frame_skip must be a positive whole number of steps, got {frame_skip!r}")
         if max_episode_steps is not None and max_episode_steps < 1:
             raise Error(f"max_episode_steps must be positive or None, got {max_episode_steps!r}")
         if addresses is not None and pool is not None:
@@ -76,7 +76,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             raise Error(f"servers must be from 1 to num_envs ({num_envs}), got {servers!r}")
         self.num_envs = num_envs
         self.task = task_of(task)
-        self.frame_skip = frame_skip
+        self.frame_skip = checked_frame_skip(frame_skip)
         self.max_episode_steps = max_episode_steps
         self._processes: list[ServeProcess] = []
         self._worlds: list[WorldSession] = []
@@ -102,12 +102,15 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
                  timeout: float, start_timeout: float) -> None:
         if endpoints is None:
+            # Its own servers, on ipc paths only this user reaches, are trusted both ways: no frame limit, so that
+            # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
-                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads)],
-                                       start_timeout=start_timeout)
+                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
+                                        "--max-frame-bytes", "0"], start_timeout=start_timeout)
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
-            self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout))  # type: ignore[arg-type]
+            self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
+                                                 max_frame_bytes=0))
                             for process in self._processes]
         else:
             for address, transport in endpoints:
@@ -136,6 +139,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def _exchange(self, controls: np.ndarray | None, resets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One round trip with every server; every world's readings (a new array) and times."""
+        if not self._worlds:
+            raise Error("this environment is closed: make a new one")
+        with serving(self._processes):
+            return self._exchange_served(controls, resets)
+
+    def _exchange_served(self, controls: np.ndarray | None, resets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         qpos, qvel = self._starts(resets)
         steps = self.frame_skip if self.frame_skip > 1 else 0
         start = 0

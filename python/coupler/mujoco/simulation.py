@@ -34,6 +34,7 @@ from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.layout import SceneLayout, scene_layout
 from coupler.mujoco.native_stepper import mujoco_stepper
+from coupler.mujoco.warning_log import route_mujoco_warnings
 from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
 
@@ -84,6 +85,7 @@ class MujocoSimulation(MessagesFromArrays):
 
     def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None,
                  robots: Sequence[str] = ()) -> None:
+        route_mujoco_warnings()
         if isinstance(model, mujoco.MjModel):
             self.model = model
         else:
@@ -192,6 +194,10 @@ class MujocoSimulation(MessagesFromArrays):
         for name, values, size in (("qpos", qpos, m.nq), ("qvel", qvel, m.nv)):
             if values and len(values) != size:
                 raise ProtocolError(f"Reset {name} has {len(values)} numbers; the model has {size}",
+                                    ErrorCode.CONTROL_MISMATCH)
+            if values and not np.isfinite(values).all():
+                first = int(np.flatnonzero(~np.isfinite(values))[0])
+                raise ProtocolError(f"Reset {name} number {first} is {values[first]}: not finite",
                                     ErrorCode.CONTROL_MISMATCH)
         self.reset()
         if qpos:

@@ -18,6 +18,8 @@ import numpy as np
 
 from coupler.mujoco.flat import control_scatter
 from coupler.mujoco.simulation import MujocoSimulation
+from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
+from coupler.serve.memory_trim import resident_bytes
 from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
@@ -40,7 +42,7 @@ class WorldBatch:
             raise Error(f"a batch steps on at least one thread, got {threads}")
         self.first = first
         self.count = count
-        self.worlds = [first] + [MujocoSimulation(first.model, robots=first.robots) for _ in range(count - 1)]
+        self.worlds = self._make_worlds(first, count)
         controls = first.flat.controls
         self._value_count = controls.values.size
         self.control_width = self._value_count + controls.events_on.size
@@ -54,6 +56,25 @@ class WorldBatch:
         share = math.ceil(count / threads)
         self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
         self._pool = ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds") if len(self._shares) > 1 else None
+        # What the last `start` asked of `advance`.
+        self._resets: dict[int, tuple[list[float], list[float]]] = {}
+        self._reset_worlds: frozenset[int] = frozenset()
+        self._stepped = False
+
+    @staticmethod
+    def _make_worlds(first: MujocoSimulation, count: int) -> list[MujocoSimulation]:
+        """`first` and `count` - 1 copies; Error before making them when the machine's memory cannot hold them."""
+        worlds = [first]
+        try:
+            probe = min(count - 1, PROBE_WORLDS)
+            before = resident_bytes()
+            worlds += [MujocoSimulation(first.model, robots=first.robots) for _ in range(probe)]
+            if probe:
+                check_worlds_fit(count, 1 + probe, (resident_bytes() - before) / probe, available_bytes())
+            worlds += [MujocoSimulation(first.model, robots=first.robots) for _ in range(count - len(worlds))]
+        except (mujoco.FatalError, MemoryError) as error:
+            raise Error(f"--worlds {count}: out of memory after {len(worlds)} worlds ({error})") from None
+        return worlds
 
     @property
     def threads(self) -> int:
@@ -77,6 +98,14 @@ class WorldBatch:
                 ErrorCode.CONTROL_MISMATCH)
 
     def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
+        self.advance(self.start(control), sensors_out, times_out)
+
+    def start(self, control: WorldControl) -> int:
+        """Apply `control`'s values to the worlds it steps; the steps they take (0: none), taken by `advance`.
+
+        The worlds it resets are reset by the next `advance`. ProtocolError
+        for values the physics cannot take, before any world changes.
+        """
         stepping = control.controls.size > 0
         if stepping:
             rows = control.controls.reshape(self.count, self.control_width)
@@ -92,7 +121,21 @@ class WorldBatch:
             for i, world in enumerate(self.worlds):
                 if i not in resets:
                     world.apply_values(values[i], self._every_object, self._every_event, events[i])
-        steps = max(control.steps, 1)
+        self._resets = resets  # reset by the next advance
+        self._reset_worlds = frozenset(resets)  # not stepped by this Control
+        self._stepped = stepping
+        return max(control.steps, 1) if stepping else 0
+
+    def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
+        """Reset the worlds the last `start` resets (the first call after it), step the others `steps` times, and
+        read every world into `sensors_out` and `times_out` when given.
+
+        A Control's steps may be taken in several calls (chunks): the worlds end
+        in the state one call would have left, bit for bit.
+        """
+        resets, self._resets = self._resets, {}
+        reset_worlds = self._reset_worlds
+        stepping = self._stepped and steps > 0
 
         def run_share(share: range) -> None:
             for i in share:
@@ -100,9 +143,10 @@ class WorldBatch:
                 state = resets.get(i)
                 if state is not None:
                     world.reset_to(*state)
-                elif stepping:
+                elif stepping and i not in reset_worlds:
                     world.step(steps)
-                times_out[i] = world.sensor_values(sensors_out[i])
+                if sensors_out is not None and times_out is not None:
+                    times_out[i] = world.sensor_values(sensors_out[i])
 
         if self._pool is None:
             run_share(self._shares[0])

@@ -76,6 +76,9 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
         raise Error(f"no camera {shown(camera)!r} in the model; it has: {shown(', '.join(names)) or 'none'}")
     data = mujoco.MjData(model)
     frames: list[np.ndarray] = []
+    # The offscreen buffer is the model's (640x480 unless it says): as large as the frames asked for.
+    model.vis.global_.offwidth = max(model.vis.global_.offwidth, width)
+    model.vis.global_.offheight = max(model.vis.global_.offheight, height)
     with contextlib.ExitStack() as stack:
         renderer = None  # made at the first state: a file without a usable one needs no OpenGL to be refused
         for state in _states(recording, 1.0 / fps, start, end):

@@ -51,11 +51,17 @@ def load_scene(scene: str, time_step: float | None = None, robots: Sequence[str]
     elif not path.is_file():
         raise Error(f"no scene file '{scene}': give one of {', '.join(scene_names())} or an MJCF file path")
     try:
+        from coupler.mujoco.bounded_compile import check_compiles
+        from coupler.mujoco.model_files import check_model_files
         from coupler.mujoco.simulation import MujocoSimulation
     except ModuleNotFoundError as error:
         if error.name != "mujoco":
             raise
         raise MissingExtra(f"scene '{scene}'", "sim", error) from None
+    if path.suffix:
+        # Anyone's model: the files it names and the cost of compiling it are checked first (shipped scenes are not).
+        check_model_files(path)
+        check_compiles(path)
     try:
         return MujocoSimulation(path, time_step=time_step, robots=robots)
     except ValueError as error:  # MuJoCo's parse and compile errors: several lines naming line and element

@@ -25,6 +25,7 @@ from coupler.serve.simulation import Simulation
 from coupler.serve.serve_process import SERVING
 from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.options import TransportOptions
+from coupler.wire.peer_text import shown
 
 DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
 DEFAULT_SCENE = "arm"
@@ -113,8 +114,10 @@ def serve(
     responder = observed(responder_type(options.address, sim, trace_sizes=options.trace_sizes,
                                         **options.transport.server_keywords()), observer)
     with responder:
-        objects = ", ".join(sim.handshake.objects)
-        print(f"{SERVING} '{scene_name}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
+        # A model's names and a scene's path are anyone's text: a newline or an escape sequence must not reach
+        # a terminal or forge a line.
+        objects = shown(", ".join(sim.handshake.objects))
+        print(f"{SERVING} '{shown(scene_name)}' ({objects}) on {responder.endpoint}, mode {options.mode}, "
               f"time step {sim.handshake.time_step} s", flush=True)
         if on_serving is not None:
             on_serving()

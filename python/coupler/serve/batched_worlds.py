@@ -19,8 +19,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from coupler import _native
+from coupler.serve.long_control import LONG_CONTROL_STEPS, LongControl
 from coupler.serve.native_responder import NativeResponder
-from coupler.serve.responder import Answer
+from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation, MessagesFromArrays
 from coupler.serve.simulation_server import SimulationServer
 from coupler.wire.codec import encode
@@ -64,6 +65,18 @@ class Worlds(Protocol):
         `control` is checked by `check_world_control`; values the physics cannot
         take raise ProtocolError (CONTROL_MISMATCH) before any world changes.
         """
+        ...
+
+    def start(self, control: WorldControl) -> int:
+        """What `run` does before it steps: apply the values, note the resets; the steps to take (0: none).
+
+        Raises as `run` does, before any world changes.
+        """
+        ...
+
+    def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
+        """Take `steps` more of the last `start`'s steps (resetting its worlds first), reading every world when
+        `sensors_out` and `times_out` are given: `run` is `start` and one `advance`, a long Control several."""
         ...
 
 
@@ -163,14 +176,31 @@ class BatchedResponder(NativeResponder):
         except ProtocolError as error:
             control, problem = None, error
 
+        taken = max(control.steps, 1) if control is not None and control.controls.size else 0
+        # As on the single-world path: a Control of many steps is stepped in chunks by the loop, which serves
+        # readers and newcomers and looks for a stop between them.
+        chunked = self.sim.chunk_long_controls and taken > LONG_CONTROL_STEPS
+
         def run() -> None:
             if control is None:
                 raise problem
             check_world_control(control, self.worlds)
-            self.worlds.run(control, self._world_sensors, self._world_times)
+            if chunked:
+                self.worlds.start(control)
+            else:
+                self.worlds.run(control, self._world_sensors, self._world_times)
 
-        taken = max(control.steps, 1) if control is not None and control.controls.size else 0
         answer = self.sim.handle_driving(request.peer, taken, run)
         if isinstance(answer, ErrorMessage):
             return Answer(encode(answer))
+        if chunked:
+            self.sim.long_control = LongControl([request.peer], taken, step=self.worlds.advance,
+                                                answer=lambda: self._world_answer(taken))
+            return HELD_ANSWER
+        return self._world_answer(taken, read=False)
+
+    def _world_answer(self, taken: int, read: bool = True) -> Answer:
+        """The answer to a Control for every world that took `taken` steps; `read`: read the worlds first."""
+        if read:
+            self.worlds.advance(0, self._world_sensors, self._world_times)
         return Answer(encode_world_sensors(self._world_sensors, self._world_times), float(self._world_times[0]), taken)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import Any
@@ -68,6 +69,7 @@ class LockstepLoop:
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
         self._held: dict[bytes, Any] = {}  # peer -> its request waiting for the step
+        self._stop_after_reached = False  # a long Control was cut at stop_after: the loop ends
         self._closed = ClosedPeerWatch(responder)
         self.sim.chunk_long_controls = True
         active = self.sim.sessions.active
@@ -177,7 +179,7 @@ class LockstepLoop:
             return not stop.is_set()
 
         try:
-            done = self.chunked.run(long, between_chunks)
+            done = self.chunked.run(long, between_chunks, until=self._steps_before_stop_after())
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping a Control of many steps")
             self.sim.stats.errors_sent += 1
@@ -187,10 +189,28 @@ class LockstepLoop:
             self.sim.long_control = None
         if not done:
             self.sim.stats.errors_sent += 1
-            return self.responder.error_answer(long.stopped())
-        return self.responder.round_answer(long.steps)
+            if stop.is_set():
+                return self.responder.error_answer(long.stopped())
+            self._stop_after_reached = True
+            return self.responder.error_answer(long.stopped(f": --stop-after {self.stop_after:g} s reached"))
+        return long.answer() if long.answer is not None else self.responder.round_answer(long.steps)
+
+    def _steps_before_stop_after(self) -> int | None:
+        """How many steps of the long Control being stepped reach `stop_after` (at least one); None: no limit.
+
+        A Control of many steps is cut there: `--stop-after 0.01` never runs to 200 s of simulated time.
+        """
+        if self.stop_after is None:
+            return None
+        now = self.sim.simulation.sensors().simulated_time
+        time_step = self.sim.handshake.time_step
+        if not time_step > 0:
+            return None
+        return max(1, math.ceil((self.stop_after - now) / time_step - 1e-9))
 
     def _done(self, stepped_to: float | None) -> bool:
+        if self._stop_after_reached:
+            return True
         if self.exit_on_session_end and self.sim.session_ended.is_set():
             return True
         return stepped_to is not None and self.stop_after is not None and stepped_to >= self.stop_after

@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
 
@@ -37,12 +38,16 @@ class LongControl:
     peers: list[bytes]  # whose answers wait for the last step
     steps: int  # how many steps it takes in all
     taken: int = 0  # how many of them are taken so far
+    # How its steps are taken, and its answer once they are: None for the simulation's own step and state (a
+    # Control for every world steps and reads every world).
+    step: Callable[[int], None] | None = None
+    answer: Callable[[], Any] | None = None
 
-    def stopped(self) -> ErrorMessage:
-        """The answer to its Controls when the server stops before the last step."""
+    def stopped(self, why: str = "") -> ErrorMessage:
+        """The answer to its Controls when the server stops before the last step (`why`: a reason to add)."""
         return ErrorMessage(
             code=ErrorCode.SESSION_ENDED,
-            text=f"server stopped after {self.taken} of the {self.steps} steps this Control asked for",
+            text=f"server stopped after {self.taken} of the {self.steps} steps this Control asked for{why}",
         )
 
 
@@ -63,17 +68,20 @@ class ChunkedSteps:
         self.clock = clock
         self.chunks = 0  # chunks taken in all, for tests and summaries
 
-    def run(self, control: LongControl, between: Callable[[], bool]) -> bool:
-        """Take `control`'s remaining steps; call `between()` after every chunk but the last.
+    def run(self, control: LongControl, between: Callable[[], bool], until: int | None = None) -> bool:
+        """Take `control`'s remaining steps, or only up to `until` of them in all; call `between()` after every
+        chunk but the last.
 
         `between` serves whatever waits and returns False to stop early.
         Returns True when every step was taken (`control.taken` counts them).
         """
         chunk = LONG_CONTROL_STEPS
-        while control.taken < control.steps:
-            n = min(chunk, control.steps - control.taken)
+        step = control.step or self.step
+        last = control.steps if until is None else min(until, control.steps)
+        while control.taken < last:
+            n = min(chunk, last - control.taken)
             started = self.clock()
-            self.step(n)
+            step(n)
             elapsed = self.clock() - started
             control.taken += n
             self.chunks += 1
@@ -81,6 +89,6 @@ class ChunkedSteps:
                 chunk = max(1, round(n * self.chunk_seconds / elapsed))
             else:
                 chunk = n * 2
-            if control.taken < control.steps and not between():
+            if control.taken < last and not between():
                 return False
-        return True
+        return control.taken == control.steps

@@ -33,6 +33,7 @@ class WorldsDriving:
         admission = self.admission
 
         def control() -> T:
+            admission.run.refuse_while_stepping(peer)  # a long Control is stepped in chunks: one at a time
             controller = admission.sessions.admit(peer)
             with admission.refusal_frees_place(controller):
                 if self.shared:

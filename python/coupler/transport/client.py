@@ -125,7 +125,7 @@ class Client:
         except zmq.Again:
             raise TimeoutError(f"could not send to {self.address} within {self.timeout} s") from None
         except zmq.ZMQError as error:
-            raise Error(f"sending to {self.address}: {error}") from None
+            raise self._failed("sending to", error) from None
 
     def wait(self, timeout: float) -> bool:
         """Block until something is ready to read or `timeout` seconds pass; True when ready.
@@ -142,7 +142,7 @@ class Client:
             try:
                 ready = self._poller.poll(max(0, math.ceil(remaining * 1000)))
             except zmq.ZMQError as error:
-                raise Error(f"waiting for {self.address}: {error}") from None
+                raise self._failed("waiting for", error) from None
             if ready or remaining <= 0:
                 return bool(ready)
 
@@ -173,7 +173,7 @@ class Client:
         except zmq.Again:
             raise TimeoutError(f"no answer from {self.address} within {wait} s") from None
         except zmq.ZMQError as error:
-            raise Error(f"receiving from {self.address}: {error}") from None
+            raise self._failed("receiving from", error) from None
         return self._only_frame(frame)
 
     def _only_frame(self, frame: bytes) -> bytes:
@@ -203,13 +203,24 @@ class Client:
         except zmq.Again:
             return None
         except zmq.ZMQError as error:
-            raise Error(f"receiving from {self.address}: {error}") from None
+            raise self._failed("receiving from", error) from None
         return self._only_frame(frame)
 
     def request(self, message: Message, timeout: float | None = None) -> Message:
         """send() then receive(timeout): the answer, an ErrorMessage included."""
         self.send(message)
         return self.receive(timeout)
+
+    @property
+    def max_frame_bytes(self) -> int:
+        """The largest frame this client reads (0: no limit); a larger one drops the connection."""
+        return self._liveness[2]
+
+    def _failed(self, doing: str, error: zmq.ZMQError) -> Error:
+        """The Error for a ZeroMQ failure while `doing` ("sending to"): a closed client says so, not ENOTSOCK."""
+        if self._socket.closed:
+            return Error(f"the client of {self.address} is closed: open a new one")
+        return Error(f"{doing} {self.address}: {error}")
 
     def close(self) -> None:
         """Disconnect, waiting at most `linger` for queued messages. Safe to call twice."""

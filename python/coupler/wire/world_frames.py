@@ -26,7 +26,10 @@ from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.wire.peer_text import shown
 
 __all__ = ["WorldControl", "carries_worlds", "encode_world_control", "encode_world_sensors", "read_world_control",
-           "read_world_sensors"]
+           "read_world_sensors", "world_answer_bytes", "world_control_bytes"]
+
+# Bytes of a frame besides its arrays' numbers: the kind, the time, the worlds, steps, each field's tag and length.
+_FRAME_OVERHEAD = 64
 
 
 @dataclass(frozen=True)
@@ -90,3 +93,14 @@ def read_world_sensors(frame: bytes) -> tuple[np.ndarray, np.ndarray]:
         raise RemoteError(message.code, shown(message.text))
     raise ProtocolError(f"unexpected message: a {type(message).__name__} answered a Control for every world",
                         ErrorCode.UNEXPECTED_MESSAGE)
+
+
+def world_answer_bytes(worlds: int, sensor_width: int) -> int:
+    """The most bytes an answer to a Control for `worlds` worlds of `sensor_width` readings takes."""
+    return 8 * worlds * (sensor_width + 1) + _FRAME_OVERHEAD
+
+
+def world_control_bytes(worlds: int, control_width: int) -> int:
+    """The most bytes a Control for `worlds` worlds of `control_width` numbers takes, every world reset (without
+    a given state) or stepped."""
+    return 8 * worlds * control_width + 5 * worlds + _FRAME_OVERHEAD

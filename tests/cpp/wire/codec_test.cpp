@@ -101,6 +101,15 @@ TEST_CASE("a steps wider than 32 bits re-encodes as the same uint64") {
   CHECK(decode_as<ControlMessage>(encode(held)).steps == std::uint64_t{1} << 60);
 }
 
+TEST_CASE("a world field beyond 32 bits is refused, not truncated to another world") {
+  for (const int field : {101, 103}) {
+    WireWriter frame;
+    frame.varint_field(1, 2);  // Control
+    frame.varint_field(field, std::uint64_t{1} << 32);
+    CHECK_THROWS_WITH(decode(frame.bytes()), Catch::Contains("is beyond the 32 bits the field holds"));
+  }
+}
+
 TEST_CASE("an empty frame decodes as a HandshakeInit of undefined version") {
   const auto init = decode_as<HandshakeInitMessage>("");
   CHECK(init.version == 0);

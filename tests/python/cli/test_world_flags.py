@@ -39,3 +39,9 @@ def test_worlds_of_a_scene_that_is_not_mujocos_are_refused_in_one_line():
     code, lines = _refusal(["--worlds", "2", "--scene", "static"])
     assert code == 1
     assert len(lines) == 1 and "--worlds needs a MuJoCo scene" in lines[0], lines
+
+
+def test_worlds_whose_control_exceeds_the_servers_frame_limit_are_refused_naming_the_flag_to_raise():
+    code, lines = _refusal(["--worlds", "200", "--scene", "arm", "--max-frame-bytes", "4096"])
+    assert code == 1
+    assert len(lines) == 1 and "beyond --max-frame-bytes 4096: raise it to at least" in lines[0], lines

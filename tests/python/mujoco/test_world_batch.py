@@ -100,3 +100,46 @@ def test_the_worlds_are_shared_out_among_at_most_one_thread_per_world():
         assert batch.threads == 3
     finally:
         batch.close()
+
+
+def test_a_control_taken_in_chunks_ends_bit_for_bit_where_one_run_ends_its_resets_done_once(batch):
+    whole = WorldBatch(_arm(), WORLDS, threads=2)
+    try:
+        controls = _random_controls(batch, np.random.default_rng(1))
+        qpos = batch.first.data.qpos.copy()
+        qpos[0] = 0.5
+        control = _control(controls, steps=30, resets=[1], qpos=qpos)
+        expected, expected_times = _outputs(whole)
+        whole.run(control, expected, expected_times)
+        sensors, times = _outputs(batch)
+        assert batch.start(control) == 30
+        for chunk in (1, 12, 17):
+            batch.advance(chunk)
+        batch.advance(0, sensors, times)
+        np.testing.assert_array_equal(sensors, expected)
+        assert times.tolist() == expected_times.tolist() == pytest.approx([0.06, 0.0, 0.06, 0.06])
+    finally:
+        whole.close()
+
+
+def test_a_batch_the_machines_available_memory_cannot_hold_is_refused_in_one_line_before_it_is_made(monkeypatch):
+    from coupler.mujoco import world_batch
+    from coupler.wire.errors import Error
+
+    monkeypatch.setattr(world_batch, "available_bytes", lambda: 10 << 20)  # 10 MiB: about 20 arm worlds
+    made: list[object] = []
+    real = world_batch.MujocoSimulation
+    monkeypatch.setattr(world_batch, "MujocoSimulation", lambda model: made.append(model) or real(model))
+    with pytest.raises(Error, match=r"--worlds 1000 needs about 0\.\d GiB \(about \d+ kB a world.*; this machine "
+                                    r"has 0\.0 GiB available: serve fewer worlds"):
+        WorldBatch(_arm(), 1000)
+    assert len(made) == world_batch.PROBE_WORLDS  # only the worlds measured were made
+
+
+def test_the_available_memory_is_read_from_meminfo(tmp_path):
+    from coupler.mujoco.world_memory import available_bytes
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       32000000 kB\nMemAvailable:   2048 kB\n")
+    assert available_bytes(meminfo) == 2048 * 1024
+    assert available_bytes(tmp_path / "missing") is None

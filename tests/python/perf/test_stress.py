@@ -111,3 +111,29 @@ def test_quick_takes_the_short_settings_unless_a_flag_says_otherwise():
     settings = stress.settings_of(stress.parse_args(["--quick", "--connections", "99"]))
     assert settings.quick and settings.connections == 99
     assert settings.garbage_connections == stress.QUICK["garbage_connections"]
+
+
+WORLDS_FIGURES = {"worlds": 16, "steps": 5000, "time_step": 0.002, "seconds": 1.6, "times": [10.0] * 16,
+                  "readers": dict(WAITS), "newcomers": dict(WAITS), "stop_seconds": 0.02,
+                  "stopped_with_session_ended": True}
+
+
+@pytest.mark.parametrize("change, broken_check, guarantee", [
+    ({"times": [10.0] * 15 + [9.998]}, "every one of 16 worlds took the 5,000 steps", True),
+    ({"readers": {**WAITS, "timeouts": 1}}, "readers during a 5,000-step Control for 16 worlds", False),
+    ({"newcomers": {**WAITS, "longest": 0.7}}, "newcomers during a 5,000-step Control for 16 worlds", False),
+    ({"stop_seconds": 0.6}, "SIGTERM during a Control for 16 worlds", False),
+])
+def test_the_batched_worlds_phase_fails_the_check_its_figure_breaks(change, broken_check, guarantee):
+    figures = {**copy.deepcopy(FIGURES), "worlds": {**WORLDS_FIGURES, **change}}
+    verdicts = stress.checks(figures, stress.Settings())
+    assert [check.name for check in verdicts if not check.passed] == [
+        check.name for check in verdicts if check.name.startswith(broken_check)]
+    assert any(check.name.startswith(broken_check) for check in verdicts)
+    assert bool(stress.broken(verdicts)) == guarantee
+    assert not [c.name for c in stress.checks({**FIGURES, "worlds": WORLDS_FIGURES}, stress.Settings()) if not c.passed]
+
+
+def test_quick_takes_the_short_batched_worlds_control():
+    assert stress.settings_of(stress.parse_args(["--quick"])).worlds_steps == stress.QUICK["worlds_steps"]
+    assert stress.settings_of(stress.parse_args(["--quick", "--worlds-steps", "7"])).worlds_steps == 7

@@ -52,3 +52,11 @@ def test_render_refuses_a_camera_the_model_does_not_have(demo_recording, tmp_pat
     result = render(str(demo_recording), "--out", str(tmp_path / "run.gif"), "--camera", "no_such_camera")
     assert result.returncode == 1
     assert "no camera 'no_such_camera'" in result.stdout
+
+
+def test_render_draws_frames_wider_than_the_models_offscreen_buffer(demo_recording, tmp_path):
+    out = tmp_path / "wide.png"  # the arm model's offscreen buffer is MuJoCo's default, 640x480
+    result = render(str(demo_recording), "--out", str(out), "--end", "0.01", "--width", "700", "--height", "16")
+    assert result.returncode == 0, result.stdout
+    with Image.open(out) as strip:
+        assert strip.size == (700, 16)

@@ -130,3 +130,44 @@ def test_a_server_without_worlds_is_not_driven_for_every_world(tmp_path):
         with pytest.raises(ExtensionNotSupportedError, match="worlds"):
             WorldSession(session)
 
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        if not value:
+            return bytes(out + bytes([byte]))
+        out.append(byte | 0x80)
+
+
+@pytest.mark.parametrize("field, name", [(103, "resetWorlds"), (101, "worlds")])
+@pytest.mark.parametrize("value", [2**32, 2**63, 2**64 - 1])
+def test_a_world_field_beyond_32_bits_is_refused_in_one_line_and_the_server_keeps_serving(worlds, field, name, value):
+    # protobuf keeps a uint32 field's low 32 bits: resetWorlds 2**32 would otherwise reset world 0.
+    client = worlds.session.client
+    client.send_frame(encode_world_control(WORLDS, np.zeros(0)) + _varint(field << 3) + _varint(value))
+    with pytest.raises(RemoteError, match=f"{name} value {value} is beyond the 32 bits") as raised:
+        read_world_sensors(client.receive_frame())
+    assert raised.value.code == ErrorCode.CONTROL_MISMATCH
+    worlds.send(np.zeros((WORLDS, worlds.control_width)))
+    _, times = worlds.receive()
+    assert times.tolist() == pytest.approx([ARM_TIME_STEP] * WORLDS)
+
+
+def test_a_packed_reset_world_beyond_32_bits_is_refused(worlds):
+    packed = _varint(0) + _varint(2**40)
+    frame = encode_world_control(WORLDS, np.zeros(0)) + _varint(103 << 3 | 2) + _varint(len(packed)) + packed
+    worlds.session.client.send_frame(frame)
+    with pytest.raises(RemoteError, match=f"resetWorlds value {2**40} is beyond"):
+        read_world_sensors(worlds.session.client.receive_frame())
+
+
+def test_a_client_whose_frame_limit_cannot_take_the_answer_is_told_the_limit_and_how_to_raise_it(batched_address):
+    from coupler.wire.errors import Error
+
+    # The arm's handshake (under 1 kB) gets through; the answer for 3 worlds (1,600 bytes at most) would not.
+    with Session(batched_address, max_frame_bytes=1024) as session:
+        with pytest.raises(Error, match=r"beyond this client's frame limit of 1024 bytes: open the Session with "
+                                        r"max_frame_bytes=\d+ or more"):
+            WorldSession(session)
