@@ -133,7 +133,13 @@ void bind_frame_publisher(py::module_& module) {
           py::arg("ctrl"), py::arg("wall"),
           "Publish the MuJoCo state after step number `step` (as encode_mujoco_state writes it) under `topic`.")
       .def("send_end", &FramePublisher::send_end, "Send the end message (the number of frame messages sent).")
-      .def("close", &FramePublisher::close, "Send the end and close; safe to call twice.")
+      .def(
+          "close",
+          [](FramePublisher& p) {
+            py::gil_scoped_release released;  // the publisher's thread may be waiting for the GIL to log
+            p.close();
+          },
+          "Send the end and close; safe to call twice.")
       .def_property_readonly("closed", &FramePublisher::closed)
       .def_property_readonly("sent", &FramePublisher::sent, "Frame messages sent.")
       .def_property_readonly("subscriptions", &FramePublisher::subscriptions, "Subscriptions seen in all.")

@@ -107,9 +107,12 @@ struct FramePublisher::Impl {
     }
   }
 
-  // Reads what peers sent (subscriptions, and anything else, which is dropped); under socket_mutex.
-  void read_peers() {
+  // Reads what peers sent (subscriptions, and anything else, which is dropped); under socket_mutex. Returns
+  // how many messages were dropped, for the caller to report once the lock is released (the report may
+  // wait for Python's GIL, which a thread publishing may hold).
+  std::uint64_t read_peers() {
     bool subscribed = false;
+    std::uint64_t dropped = 0;
     for (int i = 0; i < kMessagesPerLook; ++i) {
       zmq::message_t message;
       if (!socket.recv(message, zmq::recv_flags::dontwait)) break;
@@ -125,10 +128,11 @@ struct FramePublisher::Impl {
           topics.erase(topic);
         }
       } else {
-        note_refusal("message", "dropped a message from a subscriber that is not a subscription");
+        ++dropped;
       }
     }
     if (subscribed) changed.notify_all();
+    return dropped;
   }
 
   void start_monitor() {
@@ -196,9 +200,15 @@ struct FramePublisher::Impl {
         if (stopping) return;
       }
       try {
+        std::uint64_t dropped = 0;
         {
           std::lock_guard<std::mutex> lock(socket_mutex);
-          read_peers();
+          dropped = read_peers();
+        }
+        if (dropped > 0) {
+          refused.fetch_add(dropped - 1, std::memory_order_relaxed);  // note_refusal counts the last one
+          note_refusal("message", "dropped " + std::to_string(dropped) +
+                                      " message(s) from subscribers that are not subscriptions");
         }
         read_connections();
         enforce_limits();
