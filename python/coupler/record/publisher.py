@@ -77,7 +77,8 @@ class FramePublisher:
              private: bool = False) -> str:
         """Listen on `address` with a queue of `hwm` messages per subscriber; with `transport` carrying CURVE keys,
         only the clients it allows may subscribe, encrypted. A `private` address (the recording's) is left out
-        of the summary and of the connection cap. Returns the bound endpoint; coupler.Error when the address cannot be bound."""
+        of the summary and of the connection cap. Returns the bound endpoint; coupler.Error when the address
+        cannot be bound."""
         transport = transport or TransportOptions()
         curve: dict[str, object] = {}
         if transport.curve:

@@ -77,7 +77,8 @@ def test_messages_that_are_not_subscriptions_are_read_and_dropped_while_no_frame
     publisher = FramePublisher(*SCENE)
     try:
         peer, _ = _connected_peer(context, zmq.XSUB, publisher.bind(f"ipc://{tmp_path}/pub"))
-        for round_ in range(1, 4):  # all rounds together pass the queue of the peer (1,000): the publisher alone empties it
+        # All rounds together pass the peer's queue (1,000): the publisher alone empties it.
+        for round_ in range(1, 4):
             for _ in range(400):
                 peer.send(b"not a subscription")
             deadline = time.monotonic() + BOUND
