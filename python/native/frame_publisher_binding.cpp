@@ -63,6 +63,19 @@ std::string bind(FramePublisher& publisher, const std::string& address, int hwm,
   return publisher.bind(binding);
 }
 
+// Deletes a publisher without the GIL: its thread, which the destructor joins, may be waiting for the GIL to log.
+struct DeleteWithoutGil {
+  void operator()(FramePublisher* publisher) const {
+    if (PyGILState_Check()) {
+      py::gil_scoped_release released;
+      delete publisher;
+    } else {
+      delete publisher;
+    }
+  }
+};
+using PublisherHolder = std::unique_ptr<FramePublisher, DeleteWithoutGil>;
+
 }  // namespace
 
 void bind_frame_publisher(py::module_& module) {
@@ -70,7 +83,7 @@ void bind_frame_publisher(py::module_& module) {
              py::arg("qvel"), py::arg("act"), py::arg("ctrl"),
              "The serialized coupler.record.v1.MujocoState of a MuJoCo state (coupler::encode_mujoco_state).");
 
-  py::class_<FramePublisher>(module, "FramePublisher",
+  py::class_<FramePublisher, PublisherHolder>(module, "FramePublisher",
                              "coupler::FramePublisher: publishes frame messages (topic, NUL, 32-byte header, payload) "
                              "on an XPUB socket without ever blocking; a subscriber whose queue is full loses "
                              "messages, for itself alone. `scene`: the parts of the scene message after its topic, "
@@ -87,7 +100,7 @@ void bind_frame_publisher(py::module_& module) {
                  callback(text, "coupler._native.FramePublisher on_refusal");
                };
              }
-             return std::make_unique<FramePublisher>(std::move(parts), milliseconds(linger), std::move(limits));
+             return PublisherHolder(new FramePublisher(std::move(parts), milliseconds(linger), std::move(limits)));
            }),
            py::arg("scene"), py::arg("linger") = 1.0,
            py::arg("max_connections") = PublisherLimits::kDefaultMaxConnections,
