@@ -131,7 +131,11 @@ struct FramePublisher::Impl {
         ++dropped;
       }
     }
-    if (subscribed) changed.notify_all();
+    if (subscribed) {
+      // Through the waiters' lock, so that a waiter between its check and its wait is not passed by.
+      { std::lock_guard<std::mutex> lock(state_mutex); }
+      changed.notify_all();
+    }
     return dropped;
   }
 
