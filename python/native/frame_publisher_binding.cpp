@@ -156,6 +156,9 @@ void bind_frame_publisher(py::module_& module) {
       .def_property_readonly("closed", &FramePublisher::closed)
       .def_property_readonly("sent", &FramePublisher::sent, "Frame messages sent.")
       .def_property_readonly("subscriptions", &FramePublisher::subscriptions, "Subscriptions seen in all.")
+      .def_readonly_static("DEFAULT_MAX_CONNECTIONS", &PublisherLimits::kDefaultMaxConnections)
+      .def_readonly_static("DEFAULT_MAX_TOPICS", &PublisherLimits::kDefaultMaxTopics)
+      .def_readonly_static("MAX_PEER_MESSAGE_BYTES", &PublisherLimits::kMaxSubscriptionBytes)
       .def_property_readonly("refused", &FramePublisher::refused,
                              "Connections closed and messages dropped by the publisher's guards.")
       .def_property_readonly("connections", &FramePublisher::connections,

@@ -42,8 +42,9 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HWM = 1000  # messages queued per subscriber before it loses messages (ZeroMQ's default)
 LINGER = 1.0  # seconds close() gives queued messages to leave
-MAX_CONNECTIONS = 256  # subscribers at once on --publish; newer connections are closed
-MAX_TOPICS = 256  # distinct topics subscribed over all subscribers
+# Defined in C++ (coupler::PublisherLimits):
+MAX_CONNECTIONS: int = _native.FramePublisher.DEFAULT_MAX_CONNECTIONS  # subscribers at once; newer ones closed
+MAX_TOPICS: int = _native.FramePublisher.DEFAULT_MAX_TOPICS  # distinct topics subscribed over all subscribers
 
 
 def _refused(refusal: str) -> None:
