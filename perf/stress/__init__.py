@@ -20,7 +20,12 @@ Checked: no step lost or duplicated; the
 controller keeps at least half its solo step rate under the readers (its
 rate in the other phases is reported); every reader and newcomer answered within
 0.5 s; serving ended within 1 s of SIGTERM; its log under 1 MB; its
-resident memory after the storms within 10 MiB of before.
+resident memory after the storms within 10 MiB of before. Then the
+publisher's phases against a server publishing (`perf.stress.publisher`):
+idle subscribers beyond its cap, subscribers sending 1 MiB messages and
+floods that are not subscriptions, a re-subscribe loop beside a stalled
+subscriber; checked: no step lost, a live subscriber lost nothing and got
+the scene once, a newcomer gets the scene, memory back within 10 MiB.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
 from perf.common.process_stats import rss_kib
 from perf.soak.memory import KIB_PER_MIB
-from perf.stress import phases, recorder, storm
+from perf.stress import phases, publisher, recorder, storm
 from perf.stress import worlds as worlds_phase
 from perf.stress import render as stress_render
 
@@ -335,7 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="coupler-stress-") as workdir:
             figures = stress(settings, Path(workdir))
-        verdicts = checks(figures, settings)
+            figures["publisher"] = publisher.run(publisher.QUICK if settings.quick else publisher.PublisherSettings(),
+                                                 Path(workdir))
+        verdicts = checks(figures, settings) + [Check(**check) for check in publisher.checks(figures["publisher"])]
     except (BenchmarkError, Error) as error:
         log.error("perf.stress: %s", error)
         return 1

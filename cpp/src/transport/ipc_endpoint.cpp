@@ -24,7 +24,11 @@ std::optional<std::string> ipc_path(const std::string& address) {
 
 void refuse_if_served(const std::string& path) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISSOCK(info.st_mode)) return;
+  if (::lstat(path.c_str(), &info) != 0) return;
+  if (!S_ISSOCK(info.st_mode)) {
+    throw Error("binding ipc://" + path.substr(0, 200) +
+                ": the path exists and is not a socket; refusing to replace it (choose another path)");
+  }
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.size() >= sizeof address.sun_path) return;  // ZeroMQ's bind reports the over-long path itself
@@ -38,6 +42,17 @@ void refuse_if_served(const std::string& path) {
   if (result == 0 || error == EAGAIN || error == EINPROGRESS) {
     throw Error("binding ipc://" + path + ": address in use by a running server");
   }
+}
+
+bool is_abstract_ipc(const std::string& address) {
+  constexpr std::string_view scheme = "ipc://@";
+  return address.compare(0, scheme.size(), scheme) == 0;
+}
+
+std::string abstract_ipc_refusal(const std::string& address) {
+  return "refusing to bind " + address.substr(0, 200) +
+         ": an abstract socket has no file permissions, so any local user could connect; use ipc://PATH, "
+         "or turn CURVE on (--curve-secret with --curve-allow)";
 }
 
 std::optional<FileIdentity> file_identity(const std::string& path) {

@@ -310,6 +310,7 @@ Server::Server(const std::string& address, ServerOptions options) : impl_(std::m
   } else if (!o.curve_allowed_clients.empty()) {
     throw Error("a CURVE allow-list needs the server's own key pair");
   }
+  if (detail::is_abstract_ipc(address) && !o.curve_key_pair) throw Error(detail::abstract_ipc_refusal(address));
   impl_->start_monitor();
   const std::optional<std::string> path = detail::ipc_path(address);
   if (path) detail::refuse_if_served(*path);

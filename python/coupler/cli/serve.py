@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -134,6 +135,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
     # Plumbing of ServeProcess, which ties a server to its owner: not for people.
     parser.add_argument("--stop-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--remove-on-exit", default=None, metavar="DIR", help=argparse.SUPPRESS)
     add_world_flags(parser, defaults.worlds, defaults.threads)
     add_server_flags(parser)
 
@@ -165,7 +167,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
         controllers=args.controllers, session_timeout=args.session_timeout, record=args.record, overwrite=args.overwrite,
         publish=args.publish, publish_hwm=args.publish_hwm, worlds=args.worlds, threads=args.threads,
-        stop_on_stdin_eof=args.stop_on_stdin_eof, transport=transport,
+        stop_on_stdin_eof=args.stop_on_stdin_eof, remove_on_exit=args.remove_on_exit, transport=transport,
     )
     return options, warning
 
@@ -185,7 +187,16 @@ def run(args: argparse.Namespace, responder_type: type[Responder] = NativeRespon
 
 def serve_options(options: ServeOptions, responder_type: type[Responder] = NativeResponder) -> int:  # type: ignore[assignment]
     """Assemble the server `options` describe (the scene and its checks, the observers, the worlds) and serve
-    until it stops; the exit status. coupler.Error names what stops it from starting."""
+    until it stops; the exit status. coupler.Error names what stops it from starting. The folder of
+    `remove_on_exit` is removed however serving ends."""
+    try:
+        return _serve_assembled(options, responder_type)
+    finally:
+        if options.remove_on_exit is not None:
+            shutil.rmtree(options.remove_on_exit, ignore_errors=True)
+
+
+def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> int:
     if options.stop_on_stdin_eof:
         _stop_on_stdin_eof()
     raise_open_file_limit()

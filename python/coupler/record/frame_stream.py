@@ -12,11 +12,11 @@ filtering topics finds its gaps with it), the wall clock and the simulated
 time (-1 where a frame carries none), in nanoseconds. Sequence numbers
 start at 0.
 
-Two more topics are not frames of the protocol: `/coupler/scene` (a
-multi-part message: topic, then parts) carries the scene's metadata (JSON)
-and attachments (the model), sent again
-whenever someone subscribes, so a late subscriber writes a recording that
-still replays and renders; `/coupler/end` says the server has stopped, with
+Two more topics are not frames of the protocol: `/coupler/scene` (one
+frame: topic, NUL, then each part as its length, little-endian uint64, and
+its bytes) carries the scene's metadata (JSON) and attachments (the model),
+sent to each new connection before anything else, so a late subscriber
+writes a recording that still replays and renders; `/coupler/end` says the server has stopped, with
 the number of frame messages sent, so a recorder knows it has everything
 and counts what it lost at the end too.
 """
@@ -34,6 +34,7 @@ END_TOPIC = b"/coupler/end"
 FRAME_PREFIX = b"/coupler/"  # what a subscriber to everything subscribes to
 HEADER = struct.Struct("<QQqq")  # sequence, sequence within the topic, wall ns, simulated ns (-1: none)
 END = struct.Struct("<Q")  # how many frame messages were sent
+_PART_LENGTH = struct.Struct("<Q")  # before each part of a scene message
 NO_TIME = -1
 
 _MESSAGE_TYPE_TAG = 0x08  # field 1 (messageType), varint: every frame starts with it, unless the type is 0
@@ -97,8 +98,29 @@ def scene_message(metadata: dict[str, dict[str, str]], attachments: dict[str, tu
     return parts
 
 
+def _unpacked_scene(frame: bytes) -> list[bytes]:
+    """The parts of a one-frame scene message: its topic, then each part its length gives."""
+    topic, _, rest = frame.partition(b"\0")
+    parts = [topic]
+    view = memoryview(rest)
+    at = 0
+    while at < len(view):
+        if at + _PART_LENGTH.size > len(view):
+            raise StreamError("a scene message cut short in a part's length")
+        (length,) = _PART_LENGTH.unpack_from(view, at)
+        at += _PART_LENGTH.size
+        if length > len(view) - at:
+            raise StreamError(f"a scene message whose part of {length} bytes runs past its end")
+        parts.append(bytes(view[at:at + length]))
+        at += length
+    return parts
+
+
 def parse_scene(parts: list[bytes]) -> tuple[dict[str, dict[str, str]], dict[str, tuple[str, bytes]]]:
-    """Metadata and attachments of a scene message; StreamError when it is malformed."""
+    """Metadata and attachments of a scene message (the one frame the publisher sends, or its parts as
+    `scene_message` gives them); StreamError when it is malformed."""
+    if len(parts) == 1:
+        parts = _unpacked_scene(parts[0])
     if len(parts) < 2 or (len(parts) - 2) % 3:
         raise StreamError(f"a scene message of {len(parts)} parts")
     try:

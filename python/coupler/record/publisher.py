@@ -7,8 +7,15 @@ serving thread only hands each message to ZeroMQ without waiting; ZeroMQ's
 I/O thread copies it to each subscriber. A subscriber that does not keep up
 loses messages once its queue holds `hwm` of them: ZeroMQ drops them for that
 subscriber alone, and subscribers count their losses from the sequence
-numbers. Each new subscription is answered with the scene (metadata and
-model).
+numbers. Each new connection, and it alone, gets the scene (metadata and
+model) before anything else.
+
+The publisher guards its peers as the serving socket does (the handshake
+timeout and heartbeats of `TransportOptions`), holds at most
+`max_connections` subscribers at once on the addresses it counts (all but the
+recording's), lets a peer send only subscriptions to topics of up to 1023
+bytes (a larger message closes its connection, anything else is dropped), and
+closes the newest connections while peers hold more than `max_topics` topics.
 
 Because it is C++, the lockstep hot path publishes through the same object
 without coming back to Python (`native`, see `coupler.serve.hot_path`): the
@@ -35,19 +42,26 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HWM = 1000  # messages queued per subscriber before it loses messages (ZeroMQ's default)
 LINGER = 1.0  # seconds close() gives queued messages to leave
+# Defined in C++ (coupler::PublisherLimits):
+MAX_CONNECTIONS: int = _native.FramePublisher.DEFAULT_MAX_CONNECTIONS  # subscribers at once; newer ones closed
+MAX_TOPICS: int = _native.FramePublisher.DEFAULT_MAX_TOPICS  # distinct topics subscribed over all subscribers
 
 
 def _refused(refusal: str) -> None:
-    log.warning("publisher %s", refusal)  # the C++ ZAP handler passes each refusal at most once a minute
+    # The C++ ZAP handler and the publisher's guards pass each kind of refusal a few times a minute at most.
+    log.warning("publisher %s", refusal)
 
 
 class FramePublisher:
     """Publishes what a server sees. Bind it (`bind`) before serving; `close()` tells subscribers the end."""
 
     def __init__(self, metadata: dict[str, dict[str, str]] | None = None,
-                 attachments: dict[str, tuple[str, bytes]] | None = None) -> None:
+                 attachments: dict[str, tuple[str, bytes]] | None = None,
+                 max_connections: int = MAX_CONNECTIONS, max_topics: int = MAX_TOPICS) -> None:
         scene = scene_message(metadata or {}, attachments or {})
-        self.native = _native.FramePublisher(scene[1:], linger=LINGER)  # the parts after the topic
+        self.native = _native.FramePublisher(scene[1:], linger=LINGER,  # the parts after the topic
+                                             max_connections=max_connections, max_topics=max_topics,
+                                             on_refusal=_refused)
         self.endpoints: list[str] = []
 
     @property
@@ -64,13 +78,18 @@ class FramePublisher:
              private: bool = False) -> str:
         """Listen on `address` with a queue of `hwm` messages per subscriber; with `transport` carrying CURVE keys,
         only the clients it allows may subscribe, encrypted. A `private` address (the recording's) is left out
-        of the summary. Returns the bound endpoint; coupler.Error when the address cannot be bound."""
+        of the summary and of the connection cap. Returns the bound endpoint; coupler.Error when the address
+        cannot be bound."""
+        transport = transport or TransportOptions()
         curve: dict[str, object] = {}
-        if transport is not None and transport.curve:
+        if transport.curve:
             curve = {"curve_key_pair": transport.curve_key_pair,
                      "curve_allowed_clients": list(transport.curve_allowed_clients),
                      "on_refused_client": _refused}
-        endpoint = self.native.bind(address, hwm, **curve)  # coupler.wire.errors.Error when it cannot be bound
+        # coupler.wire.errors.Error when it cannot be bound
+        endpoint = self.native.bind(address, hwm, heartbeat=transport.heartbeat,
+                                    heartbeat_timeout=transport.heartbeat_timeout,
+                                    handshake_timeout=transport.handshake_timeout, counted=not private, **curve)
         if not private:
             self.endpoints.append(endpoint)
         return endpoint

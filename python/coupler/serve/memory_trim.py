@@ -67,6 +67,7 @@ class MemoryTrim:
         self.resident = resident
         self.trim = trim
         self.trims = 0
+        self.failed_looks = 0
         self._baseline: int | None = None
         self._floor = 0  # the least resident memory seen
         self._backoff = 1  # looks between trims while the memory stays above the floor
@@ -98,9 +99,15 @@ class MemoryTrim:
         return True
 
     def run(self, stop: threading.Event, every: float = TRIM_EVERY) -> None:
-        """Look every `every` seconds until `stop` is set."""
+        """Look every `every` seconds until `stop` is set. A look that fails (no file descriptor left to read
+        /proc with, in a storm of connections) is skipped, and the next one tries again: trimming is needed
+        most right after such a storm."""
         while not stop.wait(every):
-            self.look()
+            try:
+                self.look()
+            except OSError as error:
+                self.failed_looks += 1
+                log.debug("skipped a look at the resident memory: %s", error)
 
 
 @contextlib.contextmanager

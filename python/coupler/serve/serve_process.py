@@ -40,6 +40,9 @@ _READER_JOIN = 2.0  # seconds to wait for the rest of the output once the server
 # the kernel does when the owner ends, however it ends (a signal to the owner's thread that started it,
 # as prctl's PR_SET_PDEATHSIG sends, would also end a server started from a short-lived thread).
 STOP_WITH_OWNER = "--stop-on-stdin-eof"
+# The flag that makes `coupler serve` remove a folder when it stops: the private folder of its socket, which
+# its owner cannot remove when it is killed.
+REMOVE_ON_EXIT = "--remove-on-exit"
 
 
 def serve_command(*args: str) -> list[str]:
@@ -63,7 +66,9 @@ class ServeProcess:
     `command` runs another program instead (a server of another kind:
     `address` is then only what it binds). The process's standard input is
     a pipe this object holds: `coupler serve` given STOP_WITH_OWNER (as the
-    default command is) stops when it closes, so it never outlives its owner.
+    default command is) stops when it closes, so it never outlives its owner,
+    and removes its private folder as it stops (REMOVE_ON_EXIT), so an owner
+    killed with SIGKILL leaves nothing behind.
     Its standard output and error are read as they come and kept (the last
     lines, and all of it in `log_path` when given), so it never blocks on
     them. `start()` (or entering the context) returns once it serves;
@@ -80,11 +85,15 @@ class ServeProcess:
         if command is None and "--addr" in args:
             raise Error("give ServeProcess the server's address as address=, not as --addr among its flags")
         self._folder: Path | None = None
+        owned: list[str] = []
         if address is None and command is None:
             self._folder = Path(tempfile.mkdtemp(prefix="coupler-serve-"))
             address = f"ipc://{self._folder / 'server.sock'}"
+            owned = [REMOVE_ON_EXIT, str(self._folder)]
         self.address = address
-        self.command = list(command) if command is not None else serve_command("--addr", str(address), STOP_WITH_OWNER, *args)
+        self.folder = self._folder  # the private folder of the socket, removed by the server or by close()
+        self.command = list(command) if command is not None else serve_command("--addr", str(address), STOP_WITH_OWNER,
+                                                                                *owned, *args)
         self.name = "coupler serve" if command is None else " ".join([Path(self.command[0]).name, *self.command[1:3]])
         self.start_timeout = start_timeout
         self.stop_timeout = stop_timeout

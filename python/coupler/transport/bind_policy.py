@@ -10,7 +10,9 @@ machines either goes through the same loopback rule (ws://, wss://, which
 name a host and port like tcp://) or is refused outright (udp://, pgm://,
 epgm://, norm://, vmci://, tipc://: they are multicast, datagram or
 hypervisor transports a request/reply session cannot use, and a host rule
-would not describe who can reach them).
+would not describe who can reach them). Linux's abstract sockets
+(ipc://@name) are local but have no file, so no permissions: any local user
+can connect to them, and they are bound only with CURVE on.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def check_bind_address(address: str, allow_remote: bool, authenticated: bool = F
     other machines without authentication, else None.
     """
     transport = transport_of(address)
+    if transport == "ipc" and address.partition("://")[2].startswith("@") and not authenticated:
+        raise Error(f"refusing to bind {address[:200]}: an abstract socket has no file permissions, so any local user "
+                    "could connect; use ipc://PATH, or turn CURVE on (--curve-secret with --curve-allow)")
     if transport in _LOCAL_TRANSPORTS:
         return None
     if transport not in _HOST_PORT_TRANSPORTS:

@@ -70,12 +70,16 @@ TEST_CASE("a subscriber gets the scene, then each frame as topic, NUL, header an
   publisher.publish("/coupler/requests/Control", "", 13, FramePublisher::kNoTime);
   publisher.close();
 
-  zmq::message_t scene = subscriber.next();
-  CHECK(std::string(scene.data<char>(), scene.size()) == "/coupler/scene");
+  // One frame: topic, NUL, then each part's length (uint64) and bytes.
+  const zmq::message_t scene = subscriber.next();
+  CHECK_FALSE(scene.more());
+  CHECK(topic_of(scene) == "/coupler/scene");
   std::vector<std::string> parts;
-  while (scene.more()) {
-    scene = subscriber.next();
-    parts.emplace_back(scene.data<char>(), scene.size());
+  for (std::size_t at = topic_of(scene).size() + 1; at + 8 <= scene.size();) {
+    const auto length = field_at<std::uint64_t>(scene, at);
+    REQUIRE(at + 8 + length <= scene.size());
+    parts.emplace_back(scene.data<char>() + at + 8, length);
+    at += 8 + length;
   }
   CHECK(parts == std::vector<std::string>{"{}", "model.xml", "application/xml", "<mujoco/>"});
 

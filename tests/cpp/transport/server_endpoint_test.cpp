@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <sys/socket.h>
@@ -74,6 +75,26 @@ TEST_CASE("a stale ipc socket file that nobody listens on is replaced") {
   }
   Server server(address);
   CHECK(answers(server, address));
+}
+
+TEST_CASE("an ipc path that exists and is not a socket is refused and left as it was") {
+  const std::string address = fresh_address("ipc");
+  const std::string path = path_of(address);
+  {
+    std::ofstream notes(path);
+    notes << "keep me";
+  }
+  CHECK_THROWS_WITH(Server(address), Catch::Contains("exists and is not a socket"));
+  std::ifstream kept(path);
+  std::string text;
+  std::getline(kept, text);
+  CHECK(text == "keep me");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("an abstract ipc socket is refused without CURVE") {
+  CHECK_THROWS_WITH(Server("ipc://@coupler-test-" + std::to_string(::getpid())),
+                    Catch::Contains("abstract socket has no file permissions"));
 }
 
 TEST_CASE("a server leaves a socket file on its path alone when it is no longer the one it bound") {

@@ -16,7 +16,8 @@ CLIENT_COMMANDS = {
     "record": ["run.mcap"],
     "replay": ["run.mcap"],
 }
-HIDDEN = {"serve": ["--stop-on-stdin-eof"], "record": ["--stop-on-stdin-eof", "--nice", "--place-when-told"]}
+HIDDEN = {"serve": ["--stop-on-stdin-eof", "--remove-on-exit"],
+          "record": ["--stop-on-stdin-eof", "--nice", "--place-when-told"]}
 
 
 def _help(capsys, command: str) -> str:
@@ -62,6 +63,7 @@ def test_plumbing_flags_are_absent_from_help(command, flag, capsys):
 
 @pytest.mark.parametrize(("command", "flag", "value"), [
     ("serve", "--stop-on-stdin-eof", True),
+    ("serve", "--remove-on-exit", "/tmp/owned"),
     ("record", "--stop-on-stdin-eof", True),
     ("record", "--nice", 10),
     ("record", "--place-when-told", True),

@@ -137,3 +137,33 @@ def test_the_batched_worlds_phase_fails_the_check_its_figure_breaks(change, brok
 def test_quick_takes_the_short_batched_worlds_control():
     assert stress.settings_of(stress.parse_args(["--quick"])).worlds_steps == stress.QUICK["worlds_steps"]
     assert stress.settings_of(stress.parse_args(["--quick", "--worlds-steps", "7"])).worlds_steps == 7
+
+
+PUBLISHER_FIGURES = {
+    "controller": {"round_trips": 10_000, "lost": 0, "duplicated": 0, "irregular": 0},
+    "live": {"received": 30_000, "lost": 0, "scenes": 1},
+    "newcomer_seconds": 0.01,
+    "rss_before_kib": 65 * 1024,
+    "rss_after_kib": 66 * 1024,
+}
+
+
+def publisher_failed(figures: dict) -> list[tuple[str, bool]]:
+    from perf.stress import publisher
+    return [(check["name"], check["guarantee"]) for check in publisher.checks(figures) if not check["passed"]]
+
+
+@pytest.mark.parametrize("change, check, guarantee", [
+    (lambda f: f["live"].update(scenes=2), "publisher phases: the live subscriber lost nothing and got the scene once",
+     True),
+    (lambda f: f["live"].update(lost=1), "publisher phases: the live subscriber lost nothing and got the scene once",
+     True),
+    (lambda f: f["controller"].update(lost=1), "publisher phases: no step lost or duplicated", True),
+    (lambda f: f.update(newcomer_seconds=None), "publisher phases: a newcomer gets the scene", False),
+    (lambda f: f.update(rss_after_kib=76 * 1024), "publisher phases: resident memory after them", False),
+])
+def test_a_publisher_phase_figure_beyond_its_limit_fails_its_check_alone(change, check, guarantee):
+    assert publisher_failed(PUBLISHER_FIGURES) == []
+    figures = copy.deepcopy(PUBLISHER_FIGURES)
+    change(figures)
+    assert publisher_failed(figures) == [(check, guarantee)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -58,3 +59,33 @@ def test_a_client_without_the_pools_keys_gets_no_answer(pool):
     address, _ = pool.endpoints[0]
     with Client(address, timeout=1.0) as stranger, pytest.raises(TimeoutError):
         stranger.request(SensorRequestMessage())
+
+
+def test_under_a_cluster_on_loopback_the_servers_listen_on_loopback(pool):
+    assert [address.rsplit(":", 1)[0] for address, _ in pool.endpoints] == ["tcp://127.0.0.1"] * 2
+
+
+def test_no_secret_key_stays_on_disk_while_the_pool_serves(pool):
+    folders = ray.get([actor.key_folder.remote() for actor in pool._actors])
+    assert len(folders) == 2
+    assert not [folder for folder in folders if Path(folder).exists()]
+    assert not pool._keys.exists()
+
+
+def test_the_server_of_a_killed_actor_stops(two_node_cluster):
+    with ServerPool(num_servers=1, worlds_per_server=1, scene="arm", num_cpus=0) as small:  # beside the pool
+        actor = small._actors[0]
+        server = ray.get(actor.server_pid.remote())
+        ray.kill(actor)
+        deadline = time.monotonic() + 10.0
+        while _running(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(server)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")

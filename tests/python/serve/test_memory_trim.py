@@ -89,3 +89,33 @@ def test_the_trimming_thread_ends_with_its_block():
         assert threading.active_count() == before + 1
     assert threading.active_count() == before
     assert trim.trim is not None and resident_bytes() > 0  # glibc's malloc_trim was found
+
+
+def test_trimming_goes_on_after_a_look_fails_for_want_of_file_descriptors():
+    memory = Memory(60 * MIB)
+    looks = [0]
+
+    def resident() -> int:
+        looks[0] += 1
+        if looks[0] == 1:
+            raise OSError(24, "Too many open files")
+        return memory()
+
+    trimmer = MemoryTrim(growth=4 * MIB, resident=resident, trim=memory.trim)
+    stop = threading.Event()
+    thread = threading.Thread(target=trimmer.run, args=(stop, 0.005))
+    thread.start()
+    try:
+        while looks[0] < 3 and thread.is_alive():  # the failed look, one that took the baseline, the next begun
+            stop.wait(0.005)
+        memory.now += 10 * MIB
+        memory.freed = 10 * MIB
+        for _ in range(400):
+            if memory.trims:
+                break
+            stop.wait(0.005)
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    assert trimmer.failed_looks == 1
+    assert memory.trims == 1

@@ -56,3 +56,12 @@ def test_a_port_outside_1_to_65535_is_refused(address):
 def test_an_address_without_a_transport_is_refused():
     with pytest.raises(Error, match="names no transport"):
         check_bind_address("127.0.0.1:5555", allow_remote=False)
+
+
+def test_an_abstract_socket_is_refused_without_curve_even_with_an_opt_in():
+    with pytest.raises(Error, match="abstract socket has no file permissions"):
+        check_bind_address("ipc://@coupler", allow_remote=True)
+
+
+def test_an_abstract_socket_with_curve_binds_silently():
+    assert check_bind_address("ipc://@coupler", allow_remote=False, authenticated=True) is None

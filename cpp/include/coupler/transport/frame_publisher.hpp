@@ -8,10 +8,20 @@
 // wall clock and the simulated time in nanoseconds, -1 where there is none;
 // little-endian uint64, uint64, int64, int64) and the payload. A subscriber
 // that falls `hwm` messages behind loses messages, for itself alone; it
-// counts them from the sequence numbers. Each new subscription is answered
-// with the scene message (looked for at most every 50 ms while frames flow),
-// and close() sends the end message: the topic, NUL and the number of frame
-// messages sent (uint64).
+// counts them from the sequence numbers. Each new connection, and it alone,
+// gets the scene message first (one frame: the topic, NUL, then each part as
+// its length, uint64, and its bytes), and close() sends the end message: the
+// topic, NUL and the number of frame messages sent (uint64).
+//
+// Peers are guarded as on a Server's socket: a handshake timeout, ZMTP
+// heartbeats, and at most `max_connections` subscribers at once on the
+// counted addresses (newer ones are closed at once). A peer may send
+// (un)subscriptions of up to kMaxSubscriptionBytes and nothing else: a larger
+// message closes its connection, anything else is read and dropped at once,
+// and while peers hold more than `max_topics` topics, the newest connections
+// are closed until they no longer do (a peer's subscriptions are among them:
+// no peer holds more). A thread of the publisher reads what peers send every few
+// milliseconds, so nothing piles up while no frames flow.
 
 #include <chrono>
 #include <cstdint>
@@ -23,6 +33,7 @@
 #include <vector>
 
 #include <coupler/transport/curve_keys.hpp>
+#include <coupler/wire/limits.hpp>
 
 namespace coupler {
 
@@ -40,6 +51,33 @@ struct PublisherBinding {
   // Told of each refused subscriber (from the authentication thread); by
   // default written to std::clog.
   std::function<void(const std::string&)> on_refused_client;
+  // As on a Server's socket: ZMTP heartbeats (interval 0: off), and the time
+  // a new connection has to finish its handshake (0: no limit).
+  std::chrono::milliseconds heartbeat_interval = limits::kHeartbeatInterval;
+  std::chrono::milliseconds heartbeat_timeout = limits::kHeartbeatTimeout;
+  std::chrono::milliseconds handshake_timeout = limits::kHandshakeTimeout;
+  // Whether its subscribers count against PublisherLimits::max_connections
+  // (not for the recording writer's private address).
+  bool counted = true;
+};
+
+// What the publisher's peers may hold.
+struct PublisherLimits {
+  static constexpr std::size_t kDefaultMaxConnections = 256;
+  static constexpr std::size_t kDefaultMaxTopics = 256;
+  // The largest message a peer may send: a subscription to a topic of up to
+  // 1023 bytes (the publisher's own topics are under 64; a CURVE handshake's
+  // commands need a few hundred).
+  static constexpr std::int64_t kMaxSubscriptionBytes = 1024;
+
+  std::size_t max_connections = kDefaultMaxConnections;
+  // Distinct topics subscribed over all peers (the publisher's own topics and
+  // a subscriber holds one or a few).
+  std::size_t max_topics = kDefaultMaxTopics;
+  // Told of refused peers (too many connections, too many subscriptions,
+  // messages that are not subscriptions), at most a few lines a minute, from
+  // the publisher's thread; by default written to std::clog.
+  std::function<void(const std::string&)> on_refusal;
 };
 
 class FramePublisher {
@@ -48,14 +86,15 @@ class FramePublisher {
   static constexpr std::size_t kHeaderBytes = 32;
   static constexpr std::string_view kSceneTopic = "/coupler/scene";
   static constexpr std::string_view kEndTopic = "/coupler/end";
-  // How often new subscriptions are looked for while frames flow.
-  static constexpr std::chrono::milliseconds kSubscriptionsEvery{50};
+  // How often what peers send is read, at the least.
+  static constexpr std::chrono::milliseconds kPeersReadEvery{10};
 
   // `scene`: the parts of the scene message after its topic (JSON metadata,
   // then name, media type and data of each attachment). `linger`: how long
   // close() gives queued messages to leave.
   explicit FramePublisher(std::vector<std::string> scene,
-                          std::chrono::milliseconds linger = std::chrono::milliseconds(1000));
+                          std::chrono::milliseconds linger = std::chrono::milliseconds(1000),
+                          PublisherLimits limits = {});
   ~FramePublisher();
   FramePublisher(const FramePublisher&) = delete;
   FramePublisher& operator=(const FramePublisher&) = delete;
@@ -80,6 +119,8 @@ class FramePublisher {
 
   std::uint64_t sent() const noexcept;           // frame messages sent
   std::uint64_t subscriptions() const noexcept;  // subscriptions seen in all
+  std::uint64_t refused() const noexcept;        // connections closed and messages dropped by the guards
+  std::size_t connections() const noexcept;      // subscribers connected now on counted addresses
 
  private:
   struct Impl;
