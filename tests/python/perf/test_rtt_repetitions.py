@@ -58,10 +58,10 @@ def test_a_row_without_runs_is_refused():
         Measured(SPEC, [])
 
 
-def test_repetitions_default_to_three_and_to_one_with_quick():
-    assert rtt.parse_args([]).repetitions == 3
-    assert rtt.parse_args(["--quick"]).repetitions == 1
-    assert rtt.parse_args([]).count == 20000
+def test_both_runs_measure_five_slices_of_thousands_of_round_trips():
+    full, quick = rtt.parse_args([]), rtt.parse_args(["--quick"])
+    assert (full.repetitions, full.count) == (5, 20000)
+    assert quick.repetitions == 5 and quick.count >= 1000
 
 
 def test_no_repetitions_are_refused(capsys):
