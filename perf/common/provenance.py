@@ -7,12 +7,17 @@ from typing import Any
 
 
 def kind(result: dict[str, Any]) -> str:
-    return "short run (--quick)" if result.get("settings", {}).get("quick") else "full run"
+    """"short run (--quick)", "full run", or just "run" for a result that does not record its settings."""
+    settings = result.get("settings")
+    if not isinstance(settings, dict):
+        return "run"
+    return "short run (--quick)" if settings.get("quick") else "full run"
 
 
 def run_of(result: dict[str, Any]) -> str:
     """E.g. "Full run of 2026-11-23T23:16:30+00:00 on ci-4 (AMD EPYC, 2 logical CPUs)"."""
     host = result.get("host", {})
-    machine = host.get("machine")
-    where = f"{machine} ({host.get('cpu', 'unknown CPU')}, " if machine else f"{host.get('cpu', 'unknown CPU')} ("
-    return f"{kind(result).capitalize()} of {result['measured_at']} on {where}{host.get('logical_cpus', '?')} logical CPUs)"
+    cpu, cpus = host.get("cpu", "unknown CPU"), host.get("logical_cpus", "?")
+    machine = f"{host['machine']} ({cpu}, {cpus} logical CPUs)" if host.get("machine") else f"{cpu} ({cpus} logical CPUs)"
+    when = f" of {result['measured_at']}" if result.get("measured_at") else ""
+    return f"{kind(result).capitalize()}{when} on {machine}"

@@ -59,8 +59,8 @@ def _floor(rtt: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     return rtt["floors"][row["floor_index"]]
 
 
-def _spread(figure: dict[str, float] | None) -> Spread | None:
-    return None if figure is None else Spread(figure["median"], figure["low"], figure["high"])
+def _spread(figure: dict[str, float] | float | None) -> Spread | None:
+    return Spread.from_json(figure)
 
 
 def _p50(entry: dict[str, Any]) -> float:
@@ -87,6 +87,8 @@ def _judged(target: str, measured: str, judgement: paired.Judgement) -> Verdict:
 
 
 def _ratio_text(ratio: Spread) -> str:
+    if ratio.low == ratio.high:  # one slice, or a result written before ratios had spreads
+        return f"{ratio.median:.2f} ×"
     return f"{ratio.median:.2f} × ({ratio.low:.2f}–{ratio.high:.2f})"
 
 

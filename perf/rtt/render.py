@@ -19,10 +19,13 @@ def _server(row: dict[str, Any], versions: dict[str, str]) -> str:
     return f"{row['peer']} {version}" if version else row["peer"]
 
 
-def spread(figure: dict[str, float] | None, digits: int = 1) -> str:
-    """"median (low–high)", or a dash without the figure; just the median from a single repetition."""
+def spread(figure: dict[str, float] | float | None, digits: int = 1) -> str:
+    """"median (low–high)", or a dash without the figure; just the median from a single repetition (or a
+    result written before figures had spreads)."""
     if figure is None:
         return "–"
+    if isinstance(figure, (int, float)):
+        return number(figure, digits)
     if figure["low"] == figure["high"]:
         return number(figure["median"], digits)
     return f"{number(figure['median'], digits)} ({number(figure['low'], digits)}–{number(figure['high'], digits)})"
@@ -35,10 +38,13 @@ def _ratio(ratios: dict[str, dict[str, float] | None] | None, key: str) -> str:
 
 def self_check(row: dict[str, Any]) -> str:
     """"ok", or why the row's figures cannot be trusted: faster than its own floor (or coupler's faster than
-    the minimal server's) by more than the spread of the ratio."""
+    the minimal server's) by more than the spread of the ratio; a dash for a result measured before rows had
+    slices, which has no spread of its ratios to check against."""
+    if "slices" not in row:
+        return "–"
     for key, what in (("vs_floor", "below its floor"), ("vs_recorded", "below the minimal server")):
-        ratio = (row.get(key) or {}).get("p50")
-        if ratio is not None and paired.below_floor(Spread(ratio["median"], ratio["low"], ratio["high"])):
+        ratio = Spread.from_json((row.get(key) or {}).get("p50"))
+        if ratio is not None and paired.below_floor(ratio):
             return f"{paired.NOISY} ({what})"
     return "ok"
 
@@ -90,6 +96,10 @@ def floors_table(result: dict[str, Any]) -> str:
 def _added(ours: dict[str, Any], theirs: dict[str, Any], key: str) -> str:
     """What a row adds to another measured in the same slices, slice by slice, as "median (low–high)"; a cost
     below zero by more than its spread is noise, not a saving."""
+    if "slices" not in ours or "slices" not in theirs:  # a result written before slices: medians' difference
+        figure = {"p50_us": "p50_us", "server_cpu_us": "server_cpu_us_per_round_trip",
+                  "client_cpu_us": "client_cpu_us_per_round_trip"}[key]
+        return number(ours[figure]["median"] - theirs[figure]["median"])
     cost = paired.difference(ours["slices"][key], theirs["slices"][key])
     if cost is None:
         return "–"
@@ -120,16 +130,27 @@ def curve_table(result: dict[str, Any]) -> str | None:
     return table(headers, cells, [False, False, False, True, True, True, True, True])
 
 
+def _method(result: dict[str, Any]) -> str:
+    settings = result["settings"]
+    repetitions = settings["repetitions"]
+    if result["rows"] and "slices" not in result["rows"][0]:
+        # Written before rows and floors were measured in alternating slices: each once per repetition, a fresh
+        # server each time, and ratios of the medians.
+        return (f"{settings['count']:,} timed round trips a measurement after {settings['warm_up']:,} of "
+                f"warm-up, {repetitions} repetition{'s' if repetitions > 1 else ''}, each row and floor measured "
+                "once per repetition with a fresh server, ratios of medians (an earlier method: no self-check)")
+    return (f"{repetitions} slice{'s' if repetitions > 1 else ''} of {settings['count']:,} timed round trips "
+            f"after {settings['warm_up']:,} of warm-up")
+
+
 def render(result: dict[str, Any]) -> str:
     """The tables with a heading and the notes a reader needs to read them."""
     settings = result["settings"]
     server_args = " ".join(settings.get("server_args", []))
-    repetitions = settings["repetitions"]
     lines = [
         "## Round-trip time, Control → Sensor",
         "",
-        f"{provenance.run_of(result)}: {repetitions} slice{'s' if repetitions > 1 else ''} of "
-        f"{settings['count']:,} timed round trips after {settings['warm_up']:,} of warm-up"
+        f"{provenance.run_of(result)}: {_method(result)}"
         + (f", demo.server {server_args}" if server_args else "") + ".",
         "",
         rows_table(result),
