@@ -12,7 +12,7 @@ highest. A cost below zero by more than its spread is reported as not
 measured: noisy.
 
     python -m perf.reliability            # 20,000 round trips a step, 5 repetitions
-    python -m perf.reliability --quick    # 1,000, 3 repetitions, for CI
+    python -m perf.reliability --quick    # 1,000, one repetition: every step runs, no costs (for CI)
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ log = logging.getLogger("perf.reliability")
 DEFAULT_COUNT = 20000
 QUICK_COUNT = 1000
 DEFAULT_REPETITIONS = 5
-QUICK_REPETITIONS = 3
+QUICK_REPETITIONS = 1
+# Fewer repetitions give a cost no spread to judge it by: such a run shows each step's figures, not the costs.
+MIN_REPETITIONS_FOR_COSTS = 3
 HEARTBEAT_SECONDS = 1.0  # coupler's default
 
 
@@ -149,8 +151,9 @@ def _added(step: dict[str, Any], before: dict[str, Any], key: str) -> str:
 def render(result: dict[str, Any]) -> str:
     cells = []
     previous = None
+    costs = result["settings"]["repetitions"] >= MIN_REPETITIONS_FOR_COSTS or "repetitions" not in result["steps"][0]
     for step in result["steps"]:
-        added = ["–"] * 3 if previous is None else [_added(step, previous, key) for key in _FIGURES]
+        added = ["–"] * 3 if previous is None or not costs else [_added(step, previous, key) for key in _FIGURES]
         cells.append([step["step"], step["transport"], spread(step["p50_us"]), added[0],
                       spread(step["client_cpu_us"]), added[1], spread(step["server_cpu_us"]), added[2]])
         previous = step
@@ -171,7 +174,9 @@ def render(result: dict[str, Any]) -> str:
         "repetition (the step minus the step before it in the same repetition), and every figure is the "
         "median over the repetitions with the lowest and highest in brackets. A cost within its spread of zero "
         "is no measurable cost; one below zero by more than its spread reads \"not measured: noisy\": no "
-        "feature makes a round trip cheaper, so such a figure measures the machine, not the feature.",
+        "feature makes a round trip cheaper, so such a figure measures the machine, not the feature."
+        + ("" if costs else f" This run has fewer than {MIN_REPETITIONS_FOR_COSTS} repetitions, too few for a "
+           "cost to have a spread: the costs are left out (the full run measures them)."),
     ])
 
 
@@ -189,7 +194,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"times every step is measured, in turn (default {DEFAULT_REPETITIONS}, or "
                              f"{QUICK_REPETITIONS} with --quick)")
     parser.add_argument("--quick", action="store_true",
-                        help=f"CI run: {QUICK_COUNT} round trips a step, {QUICK_REPETITIONS} repetitions "
+                        help=f"CI run: {QUICK_COUNT} round trips a step, {QUICK_REPETITIONS} repetition: "
+                             "every step runs, and the costs, which need at least "
+                             f"{MIN_REPETITIONS_FOR_COSTS} repetitions for a spread, are left out "
                              "(default: the full run)")
     parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
                         help="directory for reliability.json and reliability.md (default: perf/results)")

@@ -65,6 +65,8 @@ def test_a_cost_below_zero_beyond_its_spread_is_noisy():
     assert _cells(result, "+ heartbeats")[3] == "not measured: noisy"
 
 
-def test_the_short_run_repeats_every_step_so_each_cost_has_a_spread():
-    args = reliability.parse_args(["--quick"])
-    assert args.repetitions >= 3 and args.count >= 1000
+def test_a_run_too_short_for_a_spread_leaves_the_costs_out():
+    result = {**RESULT, "settings": {"count": 10, "repetitions": 1},
+              "steps": [_step("plain", [50.0], 20.0, 20.0), _step("+ envelope", [55.0], 20.0, 20.0)]}
+    assert _cells(result, "+ envelope")[3:8:2] == ["–", "–", "–"]
+    assert "the costs are left out" in reliability.render(result)
