@@ -53,3 +53,8 @@ def test_a_client_keeps_up_when_it_holds_the_frequency_and_misses_almost_no_dead
     assert keeps_up(_paced(995.0, 1))
     assert not keeps_up(_paced(980.0, 0))  # slower than real time
     assert not keeps_up(_paced(1000.0, 2))  # 0.2 % of the steps late
+
+
+def test_one_late_step_in_a_run_too_short_for_a_tenth_of_a_percent_still_keeps_up():
+    assert keeps_up(_paced(200.0, 1, steps=700, target_hz=200.0))
+    assert not keeps_up(_paced(200.0, 2, steps=700, target_hz=200.0))
