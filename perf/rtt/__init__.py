@@ -139,12 +139,26 @@ def _floor_spec(spec: RowSpec, sizes: tuple[int, int]) -> FloorSpec:
     return FloorSpec(spec.client, floor_transport(spec.transport), *sizes)
 
 
+FLOOR = "floor"
+
+
+def slice_plan(slices: int, rows: int) -> list[list[int | str]]:
+    """The order of a floor group's measurements, slice by slice: each row (by index) and the FLOOR once a
+    slice, rows then floor in odd slices and floor then rows in even ones, so a drift of the machine's load
+    over the group falls on both sides alike. The first slice starts with the rows: the first row's frames
+    say the floor's sizes."""
+    plan = []
+    for index in range(slices):
+        turns: list[int | str] = list(range(rows))
+        plan.append(turns + [FLOOR] if index % 2 == 0 else [FLOOR] + turns)
+    return plan
+
+
 def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
                    recording: Recording | None) -> tuple[list[list[Run]], FloorSpec, list[Run]]:
-    """The rows sharing one floor and that floor, in alternating slices: rows then floor in odd slices,
-    floor then rows in even ones, so a drift of the machine's load over the group falls on both sides alike.
-    Every server is started once and kept running; its floor starts after the first slice of the first row,
-    which says the frame sizes."""
+    """The rows sharing one floor and that floor, in alternating slices (slice_plan). Every server is started
+    once and kept running; the floor's starts after the first slice of the first row, which says the frame
+    sizes."""
     count, warm_up = settings.count, settings.warm_up
     with ExitStack() as stack:
         rows = [stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording))
@@ -152,18 +166,16 @@ def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
         for row in rows:
             row.suspend()
         floor: FloorSeries | None = None
-        for index in range(settings.repetitions):
-            rows_first = index % 2 == 0
-            if not rows_first:
-                assert floor is not None
+        for index, turns in enumerate(slice_plan(settings.repetitions, len(rows))):
+            for turn in turns:
+                if turn != FLOOR:
+                    rows[turn].measure_slice(count, warm_up)
+                    continue
+                if floor is None:
+                    floor = stack.enter_context(
+                        FloorSeries(_floor_spec(specs[0], rows[0].frame_bytes()), workdir, count, warm_up))
                 floor.measure_slice()
-            for row in rows:
-                row.measure_slice(count, warm_up)
-            if floor is None:
-                floor = stack.enter_context(
-                    FloorSeries(_floor_spec(specs[0], rows[0].frame_bytes()), workdir, count, warm_up))
-            if rows_first:
-                floor.measure_slice()
+            assert floor is not None
             floor_p50 = float(np.quantile(floor.slices[-1].samples, 0.5, method="nearest"))
             for row in rows:
                 row_p50 = float(np.quantile(row.slices[-1].samples, 0.5, method="nearest"))
