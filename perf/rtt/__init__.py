@@ -51,7 +51,7 @@ from perf.rtt.measure import (
 )
 from perf.rtt import render as rtt_render
 from perf.rtt.recording import Recording, record
-from perf.rtt.series import FloorSeries, RowSeries
+from perf.rtt.series import FloorSeries, RowSeries, start_rows
 from perf.common.spread import Spread
 from perf.rtt.repetitions import Measured
 from perf.common.step_cost import step_cost_us
@@ -163,6 +163,7 @@ def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
     with ExitStack() as stack:
         rows = [stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording))
                 for spec in specs]
+        start_rows(rows)
         for row in rows:
             row.suspend()
         floor: FloorSeries | None = None

@@ -72,16 +72,17 @@ class _Series:
             os.kill(self.server.pid, signal.SIGCONT)
             self.suspended = False
 
-    def _server_cpu(self) -> float:
+    def server_cpu_seconds_now(self) -> float:
+        """The server's CPU time so far, to the nanosecond."""
         self.server.check_running()
         return exact_cpu_seconds(self.server.pid)
 
     def _run_slice(self, client: list[str], timings_file: Path, warm_up: int, count: int,
                    server_cpu: bool = True) -> _Slice:
         self.resume()
-        before = self._server_cpu() if server_cpu else None
+        before = self.server_cpu_seconds_now() if server_cpu else None
         output = run_client(client, timeout=client_budget(warm_up + count))
-        after = self._server_cpu() if server_cpu else None
+        after = self.server_cpu_seconds_now() if server_cpu else None
         measured = _Slice(
             samples=_timed(timings_file, warm_up, count),
             round_trips_per_second=figure(output, "round trips per second"),
@@ -126,9 +127,8 @@ class RowSeries(_Series):
         self.idle_cpu: float | None = None
 
     def __enter__(self) -> RowSeries:
-        super().__enter__()
-        time.sleep(IDLE_SETTLE_SECONDS)
-        self.idle_cpu = self.server.idle_cpu_percent(IDLE_SECONDS)
+        """Launch the server without waiting for it (start_rows waits for every row's together)."""
+        self.server.launch()
         return self
 
     def measure_slice(self, count: int, warm_up: int) -> _Slice:
@@ -163,6 +163,20 @@ class RowSeries(_Series):
             answered = int(figure(log, "controls received"))  # the pick approach's Controls included
         # Every slice's client sends the same requests, so each slice answered an equal share.
         return self._runs(request_bytes, reply_bytes, answered / len(self.slices), self.idle_cpu)
+
+
+def start_rows(rows: list[RowSeries]) -> None:
+    """Wait until every launched row server answers, then measure their idle CPU over one shared window:
+    servers starting side by side, and idle side by side, cost a group one start-up and one idle wait."""
+    for row in rows:
+        row.server.ready()
+    time.sleep(IDLE_SETTLE_SECONDS)
+    before = [row.server_cpu_seconds_now() for row in rows]
+    started = time.monotonic()
+    time.sleep(IDLE_SECONDS)
+    wall = time.monotonic() - started
+    for row, cpu in zip(rows, before):
+        row.idle_cpu = 100.0 * (row.server_cpu_seconds_now() - cpu) / wall
 
 
 class FloorSeries(_Series):
