@@ -8,7 +8,7 @@ client each slice); a row's ratio to its floor is taken slice by slice and
 reported as the median with the lowest and highest, with both processes'
 CPU time per round trip.
 
-    python -m perf.rtt --peer pclick    # 5 slices of 20,000 round trips (about 8 minutes)
+    python -m perf.rtt --peer pclick    # 5 slices of 20,000 round trips (5 to 10 minutes)
     python -m perf.rtt --quick          # 5 slices of 2,000, the rows the targets and the docs need, for CI
 """
 
