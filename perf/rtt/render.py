@@ -59,7 +59,7 @@ def rows_table(result: dict[str, Any]) -> str:
             str(index), _server(row, versions), row["scene"], row["client"], row["transport"], row["receive"],
             spread(row["p50_us"]),
             *(number(row["latency_us"][key]) for key in _TAILS),
-            number(row["round_trips_per_second"]["median"], 0),
+            spread(row["round_trips_per_second"], 0),
             f"{row['request_bytes']}/{row['reply_bytes']}",
             spread(row["server_cpu_us_per_round_trip"]),
             spread(row["client_cpu_us_per_round_trip"]),
@@ -73,7 +73,7 @@ def rows_table(result: dict[str, Any]) -> str:
         ]
         for index, row in enumerate(result["rows"], 1)
     ]
-    return table(headers, cells, [True] + [False] * 5 + [True] * 14 + [False])
+    return table(headers, cells, [True] + [False] * 5 + [True] * 13 + [False])
 
 
 def floors_table(result: dict[str, Any]) -> str:
@@ -84,7 +84,7 @@ def floors_table(result: dict[str, Any]) -> str:
             str(index), _LANGUAGES.get(floor["language"], floor["language"]), floor["transport"],
             f"{floor['request_bytes']}/{floor['reply_bytes']}", spread(floor["p50_us"]),
             *(number(floor["latency_us"][key]) for key in _TAILS),
-            number(floor["round_trips_per_second"]["median"], 0),
+            spread(floor["round_trips_per_second"], 0),
             spread(floor["server_cpu_us_per_round_trip"]),
             spread(floor["client_cpu_us_per_round_trip"]),
         ]
