@@ -30,6 +30,7 @@ import numpy as np
 
 from perf.common import host
 from perf.common import paired
+from perf.common import placement
 from perf.common import plots
 from perf.common import results
 from perf.common import targets
@@ -81,6 +82,7 @@ class Settings:
     peers: tuple[str, ...] = ()  # servers measured besides coupler's and the recorded one: PCLICK
     server_args: tuple[str, ...] = ()  # extra flags for demo.server
     quick: bool = False
+    pin: bool = True  # clients on one CPU, servers on another (perf.common.placement)
 
     def row_specs(self) -> list[RowSpec]:
         """Every row, those sharing a floor next to each other. Blocking receive everywhere; the other
@@ -161,7 +163,7 @@ def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
     sizes."""
     count, warm_up = settings.count, settings.warm_up
     with ExitStack() as stack:
-        rows = [stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording))
+        rows = [stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording, settings.pin))
                 for spec in specs]
         start_rows(rows)
         for row in rows:
@@ -174,7 +176,8 @@ def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
                     continue
                 if floor is None:
                     floor = stack.enter_context(
-                        FloorSeries(_floor_spec(specs[0], rows[0].frame_bytes()), workdir, count, warm_up))
+                        FloorSeries(_floor_spec(specs[0], rows[0].frame_bytes()), workdir, count, warm_up,
+                                    settings.pin))
                 floor.measure_slice()
             assert floor is not None
             floor_p50 = float(np.quantile(floor.slices[-1].samples, 0.5, method="nearest"))
@@ -278,7 +281,8 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
         "measured_at": results.measured_now(),
         "duration_s": measured.seconds,
         "host": host.describe(),
-        "settings": {**asdict(settings), "peer_versions": peer_versions},
+        "settings": {**asdict(settings), "peer_versions": peer_versions,
+                     "placement": placement.describe(settings.pin)},
         "rows": rows,
         "floors": floors,
         "step_cost_us": measured.step_costs_us,
@@ -334,6 +338,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="also measure the same clients against this server: pclick is Click's reference "
                              "demo server, run from .venv-pclick (or $COUPLER_PCLICK_PYTHON); it spins while "
                              "idle, so its CPU time is not reported (default: no other server)")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="let the scheduler place every process (default: each client on the first CPU this "
+                             "process may use and each server on the second, with taskset, so every row and floor "
+                             "pays the same wake-ups across CPUs; unpinned with fewer than two CPUs or no taskset)")
     add_common_flags(parser, "rtt")
     args = parser.parse_args(argv)
     if args.count is None:
@@ -365,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
         peers=tuple(dict.fromkeys(args.peer)),
         server_args=tuple(shlex.split(args.server_args)),
         quick=args.quick,
+        pin=not args.no_pin,
     )
     try:
         if not args.no_plot:

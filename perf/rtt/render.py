@@ -139,8 +139,9 @@ def _method(result: dict[str, Any]) -> str:
         return (f"{settings['count']:,} timed round trips a measurement after {settings['warm_up']:,} of "
                 f"warm-up, {repetitions} repetition{'s' if repetitions > 1 else ''}, each row and floor measured "
                 "once per repetition with a fresh server, ratios of medians (an earlier method: no self-check)")
+    placed = f", {settings['placement']}" if settings.get("placement") else ""
     return (f"{repetitions} slice{'s' if repetitions > 1 else ''} of {settings['count']:,} timed round trips "
-            f"after {settings['warm_up']:,} of warm-up")
+            f"after {settings['warm_up']:,} of warm-up{placed}")
 
 
 def render(result: dict[str, Any]) -> str:
@@ -162,8 +163,10 @@ def render(result: dict[str, Any]) -> str:
         "floor then rows, ...), each slice a fresh client process against servers started once and kept running "
         "(each stopped with SIGSTOP while the others are measured, so an idle server that spins takes no core); "
         "a client's slice is its handshake (and, on a scene with an arm, the pick approach), the warm-up, then "
-        "hold-still Controls, each timed around the whole step in the client. A figure is the median over the "
-        "slices with the lowest and highest in brackets; p99 and p99.9 are of all slices' round trips together. "
+        "hold-still Controls, each timed around the whole step in the client. Each client runs on one CPU and "
+        "each server on another (taskset): left to the scheduler, a pair shares a CPU in one measurement and "
+        "not in the next, and a round trip across CPUs costs tens of microseconds more. A figure is the median "
+        "over the slices with the lowest and highest in brackets; p99 and p99.9 are of all slices' round trips together. "
         "Ratios (to the floor, to the recorded server) and the CURVE costs are taken slice by slice, each slice "
         "against the other side's slice measured beside it through the same load, then summarised the same "
         "way. The self-check reads \"not measured: noisy\" when a row is faster than its floor (or coupler's "

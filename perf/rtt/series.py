@@ -21,6 +21,7 @@ from coupler.wire.messages import HandshakeInitMessage
 from perf.common.endpoints import CURVE_TRANSPORT, address_for
 from perf.common.errors import BenchmarkError
 from perf.common.latency import read_timings
+from perf.common.placement import CLIENT, SERVER, pinned
 from perf.common.process_stats import exact_cpu_seconds
 from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure, frame_sizes
@@ -108,9 +109,11 @@ class _Series:
 class RowSeries(_Series):
     """A row: its server (coupler's, the recorded one or Click's) and a fresh client each slice."""
 
-    def __init__(self, spec: RowSpec, workdir: Path, server_args: list[str], recording: Recording | None) -> None:
+    def __init__(self, spec: RowSpec, workdir: Path, server_args: list[str], recording: Recording | None,
+                 pin: bool = True) -> None:
         super().__init__()
         self.spec = spec
+        self.pin = pin
         # A directory of its own, so nothing another measurement left can be read as this one's.
         self.workdir = Path(tempfile.mkdtemp(prefix="row-", dir=workdir))
         self.address = address_for(spec.transport, self.workdir)
@@ -122,8 +125,9 @@ class RowSeries(_Series):
                                       recording)
         self.click = spec.peer == PCLICK
         probe = HandshakeInitMessage() if self.click else None  # Click's server answers nothing else
-        self.server = ServerProcess(command, self.workdir / "server.log", handshake_address=self.address, env=env,
-                                    probe=probe, client_options=self.keys.client_options() if self.keys else None)
+        self.server = ServerProcess(pinned(command, SERVER, pin), self.workdir / "server.log",
+                                    handshake_address=self.address, env=env, probe=probe,
+                                    client_options=self.keys.client_options() if self.keys else None)
         self.idle_cpu: float | None = None
 
     def __enter__(self) -> RowSeries:
@@ -134,9 +138,9 @@ class RowSeries(_Series):
     def measure_slice(self, count: int, warm_up: int) -> _Slice:
         timings_file = self.workdir / f"timings-{len(self.slices)}.txt"
         client = client_command(self.spec, self.address, warm_up + count, timings_file)
+        client = pinned(client + (self.keys.client_flags() if self.keys else []), CLIENT, self.pin)
         # Click's server polls without sleeping, so its CPU time is wall time, not work: not read.
-        measured = self._run_slice(client + (self.keys.client_flags() if self.keys else []), timings_file, warm_up,
-                                   count, server_cpu=not self.click)
+        measured = self._run_slice(client, timings_file, warm_up, count, server_cpu=not self.click)
         self.suspend()
         return measured
 
@@ -185,24 +189,26 @@ class FloorSeries(_Series):
     # The most slices a floor server answers before it exits by itself; it is killed when its row is done.
     MOST_SLICES = 1000
 
-    def __init__(self, spec: FloorSpec, workdir: Path, count: int, warm_up: int) -> None:
+    def __init__(self, spec: FloorSpec, workdir: Path, count: int, warm_up: int, pin: bool = True) -> None:
         super().__init__()
         self.spec = spec
+        self.pin = pin
         self.workdir = Path(tempfile.mkdtemp(prefix="floor-", dir=workdir))
         self.address = address_for(spec.transport, self.workdir)
         self.exchanges = warm_up + count
         # Each client makes one untimed exchange before its timed ones; the probe makes one more.
         command = floor_command(spec, "server", self.address, self.MOST_SLICES * (self.exchanges + 1))
-        self.server = ServerProcess(command, self.workdir / "server.log", handshake_address=self.address,
-                                    raw_probe=(bytes(spec.request_bytes), spec.reply_bytes))
+        self.server = ServerProcess(pinned(command, SERVER, pin), self.workdir / "server.log",
+                                    handshake_address=self.address, raw_probe=(bytes(spec.request_bytes),
+                                                                               spec.reply_bytes))
         self.count, self.warm_up = count, warm_up
 
     def measure_slice(self) -> _Slice:
         if len(self.slices) >= self.MOST_SLICES:
             raise BenchmarkError(f"{self.spec.label()}: at most {self.MOST_SLICES} slices")
         timings_file = self.workdir / f"timings-{len(self.slices)}.txt"
-        client = floor_command(self.spec, "client", self.address, self.exchanges) + ["--timings-file",
-                                                                                      str(timings_file)]
+        client = pinned(floor_command(self.spec, "client", self.address, self.exchanges)
+                        + ["--timings-file", str(timings_file)], CLIENT, self.pin)
         return self._run_slice(client, timings_file, self.warm_up, self.count)
 
     def finish(self) -> list[Run]:
