@@ -144,6 +144,47 @@ def _method(result: dict[str, Any]) -> str:
             f"after {settings['warm_up']:,} of warm-up{placed}")
 
 
+_PINNED = ("Each client runs on one CPU and each server on another (taskset): left to the scheduler, a pair "
+           "shares a CPU in one measurement and not in the next, and a round trip across CPUs costs tens of "
+           "microseconds more. ")
+_UNPINNED = "The processes were placed by the scheduler (--no-pin, or too few CPUs to pin). "
+
+
+def _notes(result: dict[str, Any]) -> str:
+    """How the figures were measured: the method of slices, or what an earlier result was measured with."""
+    if result["rows"] and "slices" not in result["rows"][0]:
+        return ("Measured with an earlier method: each row and floor once per repetition, in turn, each time with "
+                "a fresh server and client, the processes placed by the scheduler; a figure is the median over the "
+                "repetitions with the lowest and highest in brackets, ratios are of medians and carry no spread, "
+                "so the self-check cannot judge them. A row's floor is the plain REQ/REP ping-pong in the "
+                "client's language, on its transport (tcp for tcp-curve), with its frame sizes; the recorded "
+                "server is a C++ ROUTER socket answering frames recorded from coupler's static scene.")
+    return (
+        "The rows sharing a floor and that floor are measured in alternating slices (rows then floor, then "
+        "floor then rows, ...), each slice a fresh client process against servers started once and kept running "
+        "(each stopped with SIGSTOP while the others are measured, so an idle server that spins takes no core); "
+        "a client's slice is its handshake (and, on a scene with an arm, the pick approach), the warm-up, then "
+        "hold-still Controls, each timed around the whole step in the client. "
+        + (_UNPINNED if result["settings"].get("placement", "unpinned") == "unpinned" else _PINNED)
+        + "A figure is the median over the slices with the lowest and highest in brackets; p99 and p99.9 are of "
+        "all slices' round trips together. "
+        "Ratios (to the floor, to the recorded server) and the CURVE costs are taken slice by slice, each slice "
+        "against the other side's slice measured beside it through the same load, then summarised the same "
+        "way. The self-check reads \"not measured: noisy\" when a row is faster than its floor (or coupler's "
+        "than the minimal server's) by more than the spread of the ratio, and a CURVE cost below zero by more "
+        "than its spread reads the same: no round trip can do more than its floor in less time, so such a "
+        "figure measures the machine, not the row. CPU times are user + system of all a process's threads: "
+        "the client's over its warm-up and timed loop, per round trip; the server's over the slice, to the "
+        "nanosecond (/proc schedstat), per request answered. Idle CPU is a server's use of one core over half a "
+        "second with nobody sending (after 0.3 s to settle from the readiness probe). A row's floor is the "
+        "plain REQ/REP ping-pong in the client's language, on its transport (tcp for tcp-curve), with its frame "
+        "sizes. The recorded server is a C++ ROUTER socket answering every request with frames recorded from "
+        "coupler's static scene (perf/floor/recorded_server.cpp): the least a protocol server could cost, so a "
+        "coupler row's ratio to it is the server's share of the overhead and the recorded row's ratio to the "
+        "floor the client's."
+    )
+
+
 def render(result: dict[str, Any]) -> str:
     """The tables with a heading and the notes a reader needs to read them."""
     settings = result["settings"]
@@ -159,28 +200,7 @@ def render(result: dict[str, Any]) -> str:
         *([curve, ""] if (curve := curve_table(result)) else []),
         floors_table(result),
         "",
-        "The rows sharing a floor and that floor are measured in alternating slices (rows then floor, then "
-        "floor then rows, ...), each slice a fresh client process against servers started once and kept running "
-        "(each stopped with SIGSTOP while the others are measured, so an idle server that spins takes no core); "
-        "a client's slice is its handshake (and, on a scene with an arm, the pick approach), the warm-up, then "
-        "hold-still Controls, each timed around the whole step in the client. Each client runs on one CPU and "
-        "each server on another (taskset): left to the scheduler, a pair shares a CPU in one measurement and "
-        "not in the next, and a round trip across CPUs costs tens of microseconds more. A figure is the median "
-        "over the slices with the lowest and highest in brackets; p99 and p99.9 are of all slices' round trips together. "
-        "Ratios (to the floor, to the recorded server) and the CURVE costs are taken slice by slice, each slice "
-        "against the other side's slice measured beside it through the same load, then summarised the same "
-        "way. The self-check reads \"not measured: noisy\" when a row is faster than its floor (or coupler's "
-        "than the minimal server's) by more than the spread of the ratio, and a CURVE cost below zero by more "
-        "than its spread reads the same: no round trip can do more than its floor in less time, so such a "
-        "figure measures the machine, not the row. CPU times are user + system of all a process's threads: "
-        "the client's over its warm-up and timed loop, per round trip; the server's over the slice, to the "
-        "nanosecond (/proc schedstat), per request answered. Idle CPU is a server's use of one core over half a "
-        "second with nobody sending (after 0.3 s to settle from the readiness probe). A row's floor is the "
-        "plain REQ/REP ping-pong in the client's language, on its transport (tcp for tcp-curve), with its frame "
-        "sizes. The recorded server is a C++ ROUTER socket answering every request with frames recorded from "
-        "coupler's static scene (perf/floor/recorded_server.cpp): the least a protocol server could cost, so a "
-        "coupler row's ratio to it is the server's share of the overhead and the recorded row's ratio to the "
-        "floor the client's.",
+        _notes(result),
     ]
     if settings.get("peers"):
         lines += ["", "Click's demo server polls without sleeping, so its CPU time per round trip would be wall "
