@@ -32,6 +32,8 @@ from perf.common import host, paired, provenance, results
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.markdown import number, table
+from perf.common.placement import CLIENT, SERVER, pinned
+from perf.common.placement import describe as describe_placement
 from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure
 from perf.common.programs import python
@@ -98,8 +100,10 @@ def measure_step(step: Step, count: int, workdir: Path) -> tuple[float, float, f
         server_flags += (f"--curve-secret={server_secret}",)
         client_flags += (f"--curve-server={server_public}", f"--curve-public={client_public}",
                          f"--curve-secret={client_secret}")
-    with ServerProcess(_peer("server", address, count, server_flags), workdir / "server.log") as server:
-        output = run_client(_peer("client", address, count, client_flags), timeout=60.0 + 0.02 * count)
+    # Client and server on CPUs of their own, as perf.rtt's: every step pays the same wake-ups across CPUs.
+    with ServerProcess(pinned(_peer("server", address, count, server_flags), SERVER), workdir / "server.log") as server:
+        output = run_client(pinned(_peer("client", address, count, client_flags), CLIENT),
+                            timeout=60.0 + 0.02 * count)
         log_text = server.finish(timeout=10.0)
     return (figure(output, "round trip p50"), figure(output, "client CPU per round trip"),
             figure(log_text, "server CPU per round trip"))
@@ -129,7 +133,8 @@ def to_result(count: int, repetitions: int, measured: list[Measured], seconds: f
                       "repetitions": {key: getattr(entry, key) for key in _FIGURES}})
     return {"benchmark": "reliability", "measured_at": results.measured_now(),
             "duration_s": seconds, "host": host.describe(),
-            "settings": {"count": count, "repetitions": repetitions, "quick": quick}, "steps": steps}
+            "settings": {"count": count, "repetitions": repetitions, "quick": quick,
+                         "placement": describe_placement(True)}, "steps": steps}
 
 
 _FIGURES = ("p50_us", "client_cpu_us", "server_cpu_us")
@@ -163,7 +168,8 @@ def render(result: dict[str, Any]) -> str:
         "",
         f"{provenance.run_of(result)}: {settings['count']:,} round trips a step, "
         + (f"median of {settings['repetitions']} repetitions" if settings["repetitions"] > 1 else "one repetition")
-        + "; pyzmq on both sides, coupler's static-scene frame sizes (126/990 bytes).",
+        + "; pyzmq on both sides, coupler's static-scene frame sizes (126/990 bytes)"
+        + (f", {settings['placement']}" if settings.get("placement") else "") + ".",
         "",
         table(["step", "transport", "p50 µs", "added", "client CPU µs/rt", "added", "server CPU µs/rt", "added"],
               cells, [False, False] + [True] * 6),
