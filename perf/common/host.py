@@ -29,6 +29,7 @@ def _version(distribution: str) -> str:
 
 def describe() -> dict[str, str | int]:
     return {
+        "machine": platform.node(),  # so a published table says which machine it was measured on
         "cpu": _cpu_model(),
         "logical_cpus": os.cpu_count() or 0,
         "os": platform.platform(),

@@ -63,12 +63,17 @@ class ServerProcess(ServeProcess):
 
     def __enter__(self) -> ServerProcess:
         self.launch()
+        self.ready()
+        return self
+
+    def ready(self) -> None:
+        """Return once a launched server answers its probe (at once without a `handshake_address`), so
+        several servers can be launched first and start up side by side."""
         if self.address is not None:
             try:
                 self.start()
             except Error as error:
                 raise BenchmarkError(str(error)) from None
-        return self
 
     def _serving(self) -> bool:
         assert self.address is not None

@@ -24,3 +24,13 @@ class Spread:
             return None
         # "lower" keeps the median a figure some repetition measured.
         return cls(float(np.quantile(values, 0.5, method="lower")), float(min(values)), float(max(values)))
+
+    @classmethod
+    def from_json(cls, figure: dict[str, float] | float | None) -> Spread | None:
+        """A figure as results store it: {"median", "low", "high"}; a bare number (a result written before
+        figures had spreads) is a spread of one; None stays None."""
+        if figure is None:
+            return None
+        if isinstance(figure, (int, float)):
+            return cls(float(figure), float(figure), float(figure))
+        return cls(figure["median"], figure["low"], figure["high"])

@@ -2,8 +2,11 @@
 
 Every target is a ratio of figures measured in the same run (a floor, Click's
 server, a step measured alone), never an absolute time, so a noisy shared
-machine moves both sides together. A target whose rows a run did not measure
-(a --quick run measures a subset) is reported as not measured, not as missed.
+machine moves both sides together; where both sides were measured in
+alternating slices the ratio is taken slice by slice. A target whose rows a
+run did not measure (a --quick run measures a subset) is reported as not
+measured, not as missed; one whose figures' spread cannot tell met from
+missed is reported as not measured: noisy (perf.common.paired).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from perf.common import paired
 from perf.common.markdown import table
+from perf.common.spread import Spread
 
 # Real-time lockstep: the smallest step size that must be held, the most deadlines that may be missed,
 # and the run length the target is stated for.
@@ -21,16 +26,16 @@ REALTIME_SECONDS = 10.0
 
 
 # The rows the round-trip targets read: every client on ipc with blocking receive.
-_TARGET_TRANSPORT = "ipc"
+TARGET_TRANSPORT = "ipc"
 
 
 def judged_on(peer: str, scene: str, client: str, transport: str, receive: str) -> bool:
     """Whether a target is judged on this perf.rtt row, so a short run must measure it."""
-    if receive != "blocking" or transport != _TARGET_TRANSPORT:
+    if receive != "blocking" or transport != TARGET_TRANSPORT:
         return False
-    if peer in ("coupler", "recorded"):
+    if peer == "coupler":
         return scene == "static" or (scene, client) == ("arm", "cpp")
-    return peer == "pclick" and client == "cpp"
+    return (peer, client) == ("recorded", "cpp") or (peer, client) == ("pclick", "cpp")
 
 
 @dataclass(frozen=True)
@@ -38,19 +43,24 @@ class Verdict:
     target: str
     measured: str  # the figures behind the verdict, or why there are none
     met: bool | None  # None: not measured by this run
+    noisy: bool = False  # measured, but the figures' spread cannot tell: not judged
 
 
 def _row(rtt: dict[str, Any], peer: str, scene: str, client: str) -> dict[str, Any] | None:
     return next(
         (row for row in rtt["rows"]
          if (row["peer"], row["client"], row["transport"], row["receive"])
-         == (peer, client, _TARGET_TRANSPORT, "blocking") and (peer == "pclick" or row["scene"] == scene)),
+         == (peer, client, TARGET_TRANSPORT, "blocking") and (peer == "pclick" or row["scene"] == scene)),
         None,
     )
 
 
 def _floor(rtt: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     return rtt["floors"][row["floor_index"]]
+
+
+def _spread(figure: dict[str, float] | float | None) -> Spread | None:
+    return Spread.from_json(figure)
 
 
 def _p50(entry: dict[str, Any]) -> float:
@@ -70,35 +80,50 @@ def _language(client: str) -> str:
     return "C++ democlient" if client == "cpp" else "Python client (Session.step)"
 
 
+def _judged(target: str, measured: str, judgement: paired.Judgement) -> Verdict:
+    if judgement is paired.Judgement.NOISY:
+        return Verdict(target, measured, None, noisy=True)
+    return Verdict(target, measured, judgement is paired.Judgement.MET)
+
+
+def _ratio_text(ratio: Spread) -> str:
+    if ratio.low == ratio.high:  # one slice, or a result written before ratios had spreads
+        return f"{ratio.median:.2f} ×"
+    return f"{ratio.median:.2f} × ({ratio.low:.2f}–{ratio.high:.2f})"
+
+
 def floor_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
     target = f"{_language(client)}, static scene, ipc, blocking: p50 ≤ {limit:g} × the {client} ZeroMQ floor"
     row = _row(rtt, "coupler", "static", client)
-    if row is None:
+    ratio = None if row is None else _spread(row["vs_floor"]["p50"])
+    if row is None or ratio is None:
         return _not_measured(target, f"coupler static {client} ipc blocking row")
-    floor_p50 = _p50(_floor(rtt, row))
-    ratio = _p50(row) / floor_p50
-    return Verdict(target, f"{ratio:.2f} × ({_p50(row):.1f} µs vs floor {floor_p50:.1f} µs)", ratio <= limit)
+    measured = f"{_ratio_text(ratio)} ({_p50(row):.1f} µs vs floor {_p50(_floor(rtt, row)):.1f} µs)"
+    return _judged(target, measured, paired.ratio_to_floor(ratio, limit))
 
 
 def recorded_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
     target = (f"{_language(client)}, static scene, ipc, blocking: p50 ≤ {limit:g} × the minimal ROUTER server's "
               "(recorded frames)")
     ours, recorded = _row(rtt, "coupler", "static", client), _row(rtt, "recorded", "static", client)
-    if ours is None or recorded is None:
+    ratio = None if ours is None or ours["vs_recorded"] is None else _spread(ours["vs_recorded"]["p50"])
+    if recorded is None or ratio is None:
         return _not_measured(target, f"coupler static and recorded {client} ipc blocking rows")
-    ratio = _p50(ours) / _p50(recorded)
-    return Verdict(target, f"{ratio:.2f} × ({_p50(ours):.1f} µs vs {_p50(recorded):.1f} µs)", ratio <= limit)
+    measured = f"{_ratio_text(ratio)} ({_p50(ours):.1f} µs vs {_p50(recorded):.1f} µs)"
+    # The recorded server does the least a protocol server can: coupler's below it is as impossible as
+    # below the floor.
+    return _judged(target, measured, paired.ratio_to_floor(ratio, limit))
 
 
 def recorded_cpu_ratio(rtt: dict[str, Any], limit: float = 1.5) -> Verdict:
     target = (f"C++ democlient, static scene, ipc, blocking: server CPU per round trip ≤ {limit:g} × the minimal "
               "ROUTER server's")
     ours, recorded = _row(rtt, "coupler", "static", "cpp"), _row(rtt, "recorded", "static", "cpp")
-    if ours is None or recorded is None or _server_cpu(ours) is None or _server_cpu(recorded) is None:
+    ratio = None if ours is None or ours["vs_recorded"] is None else _spread(ours["vs_recorded"]["server_cpu"])
+    if recorded is None or ratio is None:
         return _not_measured(target, "coupler static and recorded cpp ipc blocking rows with CPU times")
-    ratio = _server_cpu(ours) / _server_cpu(recorded)
-    return Verdict(target, f"{ratio:.2f} × ({_server_cpu(ours):.1f} µs vs {_server_cpu(recorded):.1f} µs)",
-                   ratio <= limit)
+    measured = f"{_ratio_text(ratio)} ({_server_cpu(ours):.1f} µs vs {_server_cpu(recorded):.1f} µs)"
+    return _judged(target, measured, paired.at_most(ratio, limit))
 
 
 def arm_step_rate(rtt: dict[str, Any], limit: float = 0.9) -> Verdict:
@@ -108,12 +133,16 @@ def arm_step_rate(rtt: dict[str, Any], limit: float = 0.9) -> Verdict:
     step_us = rtt.get("step_cost_us", {}).get("arm")
     if row is None or step_us is None:
         return _not_measured(target, "coupler arm cpp ipc blocking row with the arm's step cost")
-    floor_us = _p50(_floor(rtt, row))
-    bound = 1e6 / (floor_us + step_us)
-    rate = row["round_trips_per_second"]["median"]
-    ratio = rate / bound
-    return Verdict(target, f"{ratio:.0%} ({rate:,.0f} of {bound:,.0f}/s: floor {floor_us:.1f} µs + step "
-                           f"{step_us:.1f} µs)", ratio >= limit)
+    floor_p50 = _spread(_floor(rtt, row)["p50_us"])
+    # The bound is highest when the floor is fastest.
+    bound = Spread(1e6 / (floor_p50.median + step_us), 1e6 / (floor_p50.high + step_us),
+                   1e6 / (floor_p50.low + step_us))
+    rate = _spread(row["round_trips_per_second"])
+    ratio = paired.bounds_of_ratio(rate, bound)
+    assert ratio is not None
+    measured = (f"{ratio.median:.0%} ({ratio.low:.0%}–{ratio.high:.0%}; {rate.median:,.0f} of {bound.median:,.0f}/s: "
+                f"floor {floor_p50.median:.1f} µs + step {step_us:.1f} µs)")
+    return _judged(target, measured, paired.at_least(ratio, limit))
 
 
 def arm_step_cpu(rtt: dict[str, Any], factor: float = 1.3) -> Verdict:
@@ -125,9 +154,10 @@ def arm_step_cpu(rtt: dict[str, Any], factor: float = 1.3) -> Verdict:
         return _not_measured(target, "coupler arm cpp ipc blocking row with CPU times and the arm's step cost")
     floor_cpu = _server_cpu(_floor(rtt, row))
     bound = floor_cpu + factor * step_us
-    ours = _server_cpu(row)
-    return Verdict(target, f"{ours:.1f} µs vs {bound:.1f} µs (floor server {floor_cpu:.1f} µs + {factor:g} × step "
-                           f"{step_us:.1f} µs)", ours <= bound)
+    ours = _spread(row["server_cpu_us_per_round_trip"])
+    measured = (f"{ours.median:.1f} µs ({ours.low:.1f}–{ours.high:.1f}) vs {bound:.1f} µs (floor server "
+                f"{floor_cpu:.1f} µs + {factor:g} × step {step_us:.1f} µs)")
+    return _judged(target, measured, paired.at_most(ours, bound))
 
 
 def versus_click(rtt: dict[str, Any], limit: float = 0.75, idle_limit: float = 1.0) -> Verdict:
@@ -136,10 +166,14 @@ def versus_click(rtt: dict[str, Any], limit: float = 0.75, idle_limit: float = 1
     ours, click = _row(rtt, "coupler", "static", "cpp"), _row(rtt, "pclick", "", "cpp")
     if ours is None or click is None:
         return _not_measured(target, "coupler static and pclick cpp ipc blocking rows")
-    ratio = _p50(ours) / _p50(click)
+    # Not measured in the same slices: the ratio of medians, its spread as wide as the two allow.
+    ratio = paired.bounds_of_ratio(_spread(ours["p50_us"]), _spread(click["p50_us"]))
+    assert ratio is not None
     idle = ours["server_idle_cpu_percent"]
-    return Verdict(target, f"{ratio:.2f} × ({_p50(ours):.1f} µs vs Click {_p50(click):.1f} µs); idle CPU "
-                           f"{idle:.2f} %", ratio <= limit and idle < idle_limit)
+    measured = f"{_ratio_text(ratio)} ({_p50(ours):.1f} µs vs Click {_p50(click):.1f} µs); idle CPU {idle:.2f} %"
+    if idle >= idle_limit:
+        return Verdict(target, measured, False)
+    return _judged(target, measured, paired.at_most(ratio, limit))
 
 
 def realtime(frequency: dict[str, Any]) -> list[Verdict]:
@@ -180,12 +214,16 @@ def evaluate(rtt: dict[str, Any] | None, frequency: dict[str, Any] | None) -> li
 
 def render(verdicts: list[Verdict]) -> str:
     marks = {True: "met", False: "missed", None: "–"}
-    cells = [[verdict.target, verdict.measured, marks[verdict.met]] for verdict in verdicts]
+    cells = [[verdict.target, verdict.measured, paired.NOISY if verdict.noisy else marks[verdict.met]]
+             for verdict in verdicts]
     return "\n".join([
         "## Targets",
         "",
         table(["target", "measured in this run", "verdict"], cells, [False, False, False]),
         "",
-        "Ratios of figures from the same run; a target whose rows the run did not measure shows a dash. "
-        "Figures never fail a run.",
+        "Ratios of figures from the same run, taken slice by slice where the two were measured alternately, "
+        "as the median with the lowest and highest slice's; a target whose rows the run did not measure shows "
+        "a dash. A figure whose spread crosses its target, or a row faster than its floor (or the minimal "
+        "server) by more than its spread, is not judged: its verdict reads \"not measured: noisy\". Figures "
+        "never fail a run.",
     ])

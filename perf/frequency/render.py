@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from perf.common import provenance
 from perf.common.markdown import number, table
+from perf.common.targets import REALTIME_MAX_MISSED
+
+# Held within this of the target frequency counts as holding it: a timed loop's ends cost a step or two.
+HELD_FRACTION = 0.99
 
 
 def _point(points: list[dict[str, Any]], step_ms: float, client: str, pacing: str) -> dict[str, Any] | None:
     return next((p for p in points if (p["step_ms"], p["client"], p["pacing"]) == (step_ms, client, pacing)), None)
 
 
+def keeps_up(paced: dict[str, Any]) -> bool:
+    """Real time held: the target frequency within HELD_FRACTION, and at most REALTIME_MAX_MISSED of the
+    steps answered late, or one step in a run too short for that fraction to be a whole step."""
+    allowed = max(1, int(REALTIME_MAX_MISSED * paced["server_steps"]))
+    return paced["control_hz"] >= HELD_FRACTION * paced["target_hz"] and paced["deadlines_missed"] <= allowed
+
+
 def points_table(result: dict[str, Any]) -> str:
     points = result["points"]
     headers = ["step ms", "client", "target Hz", "real-time lockstep: held Hz", "% of target",
-               "RTF", "deadlines missed / steps", "unpaced: max Hz", "max RTF"]
+               "RTF", "deadlines missed / steps", "keeps up", "unpaced: max Hz", "max RTF"]
     cells = []
     for step_ms, client in dict.fromkeys((p["step_ms"], p["client"]) for p in points):
         paced = _point(points, step_ms, client, "realtime")
@@ -25,10 +37,11 @@ def points_table(result: dict[str, Any]) -> str:
             number(100.0 * paced["control_hz"] / paced["target_hz"]) if paced else "–",
             number(paced["real_time_factor"], 3) if paced else "–",
             f"{paced['deadlines_missed']:,} / {paced['server_steps']:,}" if paced else "–",
+            ("yes" if keeps_up(paced) else "no") if paced else "–",
             number(free["control_hz"], 0) if free else "–",
             number(free["real_time_factor"], 2) if free else "–",
         ])
-    return table(headers, cells, [True, False] + [True] * 7)
+    return table(headers, cells, [True, False] + [True] * 5 + [False] + [True] * 2)
 
 
 def render(result: dict[str, Any]) -> str:
@@ -37,10 +50,8 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join([
         "## Control frequency against simulation step size",
         "",
-        f"{result['measured_at']}, {result['host']['cpu']} ({result['host']['logical_cpus']} logical CPUs), "
-        f"scene {settings['scene']}, {settings['transport']}, {settings['receive']} receive"
-        f"{' (quick)' if settings.get('quick') else ''}" + (f", demo.server {server_args}" if server_args else "")
-        + ".",
+        f"{provenance.run_of(result)}: scene {settings['scene']}, {settings['transport']}, "
+        f"{settings['receive']} receive" + (f", demo.server {server_args}" if server_args else "") + ".",
         "",
         points_table(result),
         "",
@@ -49,5 +60,8 @@ def render(result: dict[str, Any]) -> str:
         f"loop: {settings['seconds']:g} s of simulated time when paced, {settings['unpaced_round_trips']} "
         f"Controls unpaced; RTF is that times the step. Deadlines missed are the paced server's count of steps "
         f"answered more than one step after their wall-clock slot, over the whole run, the pick approach "
-        f"included, out of all its steps.",
+        f"included, out of all its steps. A client keeps up when it holds {HELD_FRACTION:.0%} of the target "
+        f"frequency with at most {REALTIME_MAX_MISSED:.1%} of the deadlines missed (or one, in a run of fewer "
+        f"than {1 / REALTIME_MAX_MISSED:,.0f} steps); the first step size at "
+        f"which it does not is where it stops keeping up with real time.",
     ])

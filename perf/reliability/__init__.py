@@ -4,12 +4,15 @@ Starting from a plain pyzmq REQ/REP ping-pong of coupler's static-scene frame
 sizes, each step adds one feature coupler's client or server turns on: the
 ROUTER envelope, REQ_CORRELATE/REQ_RELAXED, ZMTP heartbeats, a socket
 monitor polled beside the socket; then the same over TCP, and TCP with
-CURVE. Every step is measured once per repetition, in turn; each figure is
-the median over the repetitions, and the cost of a feature is its step's
-median minus the previous step's.
+CURVE. Every step is measured once per repetition, in turn (forwards, then
+backwards, so a drift of the load falls on every step alike); the cost of a
+feature is taken repetition by repetition, its step minus the step before it
+in the same repetition, and reported as the median with the lowest and
+highest. A cost below zero by more than its spread is reported as not
+measured: noisy.
 
-    python -m perf.reliability            # 20,000 round trips a step, 3 repetitions
-    python -m perf.reliability --quick    # 500, one repetition, for CI
+    python -m perf.reliability            # 20,000 round trips a step, 5 repetitions
+    python -m perf.reliability --quick    # 1,000, one repetition: every step runs, no costs (for CI)
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from typing import Any
 
 import zmq
 
-from perf.common import host, results
+from perf.common import host, paired, provenance, results
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.markdown import number, table
+from perf.common.placement import CLIENT, SERVER, pinned
+from perf.common.placement import describe as describe_placement
 from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure
 from perf.common.programs import python
@@ -38,8 +43,11 @@ from perf.common.spread import Spread
 log = logging.getLogger("perf.reliability")
 
 DEFAULT_COUNT = 20000
-QUICK_COUNT = 500
-DEFAULT_REPETITIONS = 3
+QUICK_COUNT = 1000
+DEFAULT_REPETITIONS = 5
+QUICK_REPETITIONS = 1
+# Fewer repetitions give a cost no spread to judge it by: such a run shows each step's figures, not the costs.
+MIN_REPETITIONS_FOR_COSTS = 3
 HEARTBEAT_SECONDS = 1.0  # coupler's default
 
 
@@ -92,8 +100,10 @@ def measure_step(step: Step, count: int, workdir: Path) -> tuple[float, float, f
         server_flags += (f"--curve-secret={server_secret}",)
         client_flags += (f"--curve-server={server_public}", f"--curve-public={client_public}",
                          f"--curve-secret={client_secret}")
-    with ServerProcess(_peer("server", address, count, server_flags), workdir / "server.log") as server:
-        output = run_client(_peer("client", address, count, client_flags), timeout=60.0 + 0.02 * count)
+    # Client and server on CPUs of their own, as perf.rtt's: every step pays the same wake-ups across CPUs.
+    with ServerProcess(pinned(_peer("server", address, count, server_flags), SERVER), workdir / "server.log") as server:
+        output = run_client(pinned(_peer("client", address, count, client_flags), CLIENT),
+                            timeout=60.0 + 0.02 * count)
         log_text = server.finish(timeout=10.0)
     return (figure(output, "round trip p50"), figure(output, "client CPU per round trip"),
             figure(log_text, "server CPU per round trip"))
@@ -102,7 +112,8 @@ def measure_step(step: Step, count: int, workdir: Path) -> tuple[float, float, f
 def measure(count: int, repetitions: int, workdir: Path) -> list[Measured]:
     measured = [Measured(step, [], [], []) for step in STEPS]
     for repetition in range(1, repetitions + 1):
-        for index, entry in enumerate(measured, 1):
+        order = list(enumerate(measured, 1))
+        for index, entry in order if repetition % 2 else reversed(order):
             p50, client, server = measure_step(entry.step, count, workdir)
             entry.p50_us.append(p50)
             entry.client_cpu_us.append(client)
@@ -112,40 +123,66 @@ def measure(count: int, repetitions: int, workdir: Path) -> list[Measured]:
     return measured
 
 
-def to_result(count: int, repetitions: int, measured: list[Measured], seconds: float) -> dict[str, Any]:
+def to_result(count: int, repetitions: int, measured: list[Measured], seconds: float,
+              quick: bool = False) -> dict[str, Any]:
     steps = []
     for entry in measured:
         steps.append({"step": entry.step.name, "transport": entry.step.transport,
-                      **{key: Spread.of(getattr(entry, key)).__dict__
-                         for key in ("p50_us", "client_cpu_us", "server_cpu_us")}})
+                      **{key: Spread.of(getattr(entry, key)).__dict__ for key in _FIGURES},
+                      # Each repetition's figures, in order: a feature's cost is taken repetition by repetition.
+                      "repetitions": {key: getattr(entry, key) for key in _FIGURES}})
     return {"benchmark": "reliability", "measured_at": results.measured_now(),
             "duration_s": seconds, "host": host.describe(),
-            "settings": {"count": count, "repetitions": repetitions}, "steps": steps}
+            "settings": {"count": count, "repetitions": repetitions, "quick": quick,
+                         "placement": describe_placement(True)}, "steps": steps}
+
+
+_FIGURES = ("p50_us", "client_cpu_us", "server_cpu_us")
+
+
+def _added(step: dict[str, Any], before: dict[str, Any], key: str) -> str:
+    """What a step adds to the one before it, repetition by repetition: "median (low–high)", or noisy when
+    below zero beyond its spread (a feature cannot make a round trip cheaper)."""
+    if "repetitions" not in step:  # a result written before costs were paired: the difference of medians
+        return number(step[key]["median"] - before[key]["median"])
+    cost = paired.difference(step["repetitions"][key], before["repetitions"][key])
+    if cost is None:
+        return "–"
+    if paired.negative(cost):
+        return paired.NOISY
+    return spread({"median": cost.median, "low": cost.low, "high": cost.high})
 
 
 def render(result: dict[str, Any]) -> str:
     cells = []
     previous = None
+    costs = result["settings"]["repetitions"] >= MIN_REPETITIONS_FOR_COSTS or "repetitions" not in result["steps"][0]
     for step in result["steps"]:
-        figures = [step[key]["median"] for key in ("p50_us", "client_cpu_us", "server_cpu_us")]
-        added = ["–"] * 3 if previous is None else [number(a - b) for a, b in zip(figures, previous)]
+        added = ["–"] * 3 if previous is None or not costs else [_added(step, previous, key) for key in _FIGURES]
         cells.append([step["step"], step["transport"], spread(step["p50_us"]), added[0],
                       spread(step["client_cpu_us"]), added[1], spread(step["server_cpu_us"]), added[2]])
-        previous = figures
+        previous = step
     settings = result["settings"]
     return "\n".join([
         "## What each reliability feature costs a round trip",
         "",
-        f"{result['measured_at']}, {settings['count']:,} round trips a step, "
+        f"{provenance.run_of(result)}: {settings['count']:,} round trips a step, "
         + (f"median of {settings['repetitions']} repetitions" if settings["repetitions"] > 1 else "one repetition")
-        + "; pyzmq on both sides, coupler's static-scene frame sizes (126/990 bytes).",
+        + "; pyzmq on both sides, coupler's static-scene frame sizes (126/990 bytes)"
+        + (f", {settings['placement']}" if settings.get("placement") else "") + ".",
         "",
         table(["step", "transport", "p50 µs", "added", "client CPU µs/rt", "added", "server CPU µs/rt", "added"],
               cells, [False, False] + [True] * 6),
         "",
         "Each step adds one feature to the one above it (\"all of the above over tcp\" changes the transport), "
-        "so its \"added\" columns (of medians) are what that feature costs; a figure is the median over the "
-        "repetitions with the lowest and highest in brackets, and an added cost within that spread is noise.",
+        "so its \"added\" columns are what that feature costs. Every step is measured once per repetition, "
+        "in turn, forwards in odd repetitions and backwards in even ones; a cost is taken repetition by "
+        "repetition (the step minus the step before it in the same repetition), and every figure is the "
+        "median over the repetitions with the lowest and highest in brackets. A cost within its spread of zero "
+        "is no measurable cost; one below zero by more than its spread reads \"not measured: noisy\": no "
+        "feature makes a round trip cheaper, so such a figure measures the machine, not the feature."
+        + ("" if costs else f" This run has fewer than {MIN_REPETITIONS_FOR_COSTS} repetitions, too few for a "
+           "cost to have a spread: the costs are left out (the full run measures them)."),
     ])
 
 
@@ -160,13 +197,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--count", type=int, default=None,
                         help=f"timed round trips a step (default {DEFAULT_COUNT}, or {QUICK_COUNT} with --quick)")
     parser.add_argument("--repetitions", type=int, default=None,
-                        help=f"times every step is measured (default {DEFAULT_REPETITIONS}, or 1 with --quick)")
-    parser.add_argument("--quick", action="store_true", help="CI run: few round trips, one repetition")
+                        help=f"times every step is measured, in turn (default {DEFAULT_REPETITIONS}, or "
+                             f"{QUICK_REPETITIONS} with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"CI run: {QUICK_COUNT} round trips a step, {QUICK_REPETITIONS} repetition: "
+                             "every step runs, and the costs, which need at least "
+                             f"{MIN_REPETITIONS_FOR_COSTS} repetitions for a spread, are left out "
+                             "(default: the full run)")
     parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
                         help="directory for reliability.json and reliability.md (default: perf/results)")
     args = parser.parse_args(argv)
     args.count = args.count or (QUICK_COUNT if args.quick else DEFAULT_COUNT)
-    args.repetitions = args.repetitions or (1 if args.quick else DEFAULT_REPETITIONS)
+    args.repetitions = args.repetitions or (QUICK_REPETITIONS if args.quick else DEFAULT_REPETITIONS)
     if args.count < 1 or args.repetitions < 1:
         parser.error("--count and --repetitions must be at least 1")
     return args
@@ -182,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     except BenchmarkError as error:
         log.error("perf.reliability: %s", error)
         return 1
-    result = to_result(args.count, args.repetitions, measured, time.monotonic() - started)
+    result = to_result(args.count, args.repetitions, measured, time.monotonic() - started, quick=args.quick)
     markdown = render(result)
     written = results.write(args.out, "reliability", result, markdown)
     print(markdown)

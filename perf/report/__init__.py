@@ -20,7 +20,7 @@ from perf.common import results
 from perf.rtt import render as rtt_render
 from perf.soak import render as soak_render
 from perf.stress import render as stress_render
-from perf.common import targets
+from perf.common import provenance, targets
 from perf.common.errors import BenchmarkError
 from perf.report import docs_page
 
@@ -67,8 +67,8 @@ def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> st
     found = read_results(directory) if found is None else found
     sections = ["# coupler performance report", "", targets.render(verdicts(found)), ""]
     for name, result in found.items():
-        sections += [RENDERERS[name](result), "", f"Measured on {_host(result)}; the run took "
-                     f"{result['duration_s']:.0f} s."]
+        sections += [RENDERERS[name](result), "", f"{provenance.run_of(result)}. Measured on {_host(result)}; "
+                     f"the run took {result['duration_s']:.0f} s."]
         plot = directory / f"{name}.png"
         if plot.exists():
             # Relative, so the report and its plots can move together.

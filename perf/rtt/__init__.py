@@ -2,12 +2,14 @@
 against coupler's demo server on its scenes, a minimal C++ ROUTER server
 answering frames recorded from it and (with --peer pclick) Click's demo
 server, each set against a plain ZeroMQ REQ/REP ping-pong of the same frame
-sizes and the same client language. Every row and floor is measured once per
-repetition, in turn, and reported as the median over the repetitions with
-the lowest and highest, with both processes' CPU time per round trip.
+sizes and the same client language. The rows sharing a floor and the floor
+are measured in alternating slices against servers kept running (a fresh
+client each slice); a row's ratio to its floor is taken slice by slice and
+reported as the median with the lowest and highest, with both processes'
+CPU time per round trip.
 
-    python -m perf.rtt --peer pclick    # 20,000 round trips a measurement, 3 repetitions (about 10 minutes)
-    python -m perf.rtt --quick          # 500 round trips, one repetition, the rows the targets need, for CI
+    python -m perf.rtt --peer pclick    # 5 slices of 20,000 round trips (5 to 10 minutes)
+    python -m perf.rtt --quick          # 5 slices of 2,000, the rows the targets and the docs need, for CI
 """
 
 from __future__ import annotations
@@ -19,11 +21,16 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
-from itertools import product
+from contextlib import ExitStack
+from itertools import groupby, product
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from perf.common import host
+from perf.common import paired
+from perf.common import placement
 from perf.common import plots
 from perf.common import results
 from perf.common import targets
@@ -40,12 +47,12 @@ from perf.rtt.measure import (
     RECORDED_SCENE,
     FloorSpec,
     RowSpec,
-    measure_floor,
-    measure_row,
+    Run,
     pclick_version,
 )
 from perf.rtt import render as rtt_render
-from perf.rtt.recording import record
+from perf.rtt.recording import Recording, record
+from perf.rtt.series import FloorSeries, RowSeries, start_rows
 from perf.common.spread import Spread
 from perf.rtt.repetitions import Measured
 from perf.common.step_cost import step_cost_us
@@ -53,18 +60,20 @@ from perf.common.step_cost import step_cost_us
 log = logging.getLogger("perf.rtt")
 
 DEFAULT_COUNT = 20000
-QUICK_COUNT = 500
-DEFAULT_REPETITIONS = 3
-QUICK_REPETITIONS = 1
+# Thousands of round trips a slice, so one stall of a shared machine does not decide a slice's median.
+QUICK_COUNT = 2000
+# Slices: enough for a median with a spread that says how far one slice strays.
+DEFAULT_REPETITIONS = 5
+QUICK_REPETITIONS = 5
 DEFAULT_WARM_UP = 1000
-QUICK_WARM_UP = 50
+QUICK_WARM_UP = 200
 DEFAULT_SCENES = ("static", "arm")
 
 
 @dataclass(frozen=True)
 class Settings:
-    count: int = DEFAULT_COUNT  # timed round trips of every row and floor in every repetition
-    repetitions: int = DEFAULT_REPETITIONS
+    count: int = DEFAULT_COUNT  # timed round trips of every row and floor in every slice
+    repetitions: int = DEFAULT_REPETITIONS  # slices: each row and its floor, alternately
     warm_up: int = DEFAULT_WARM_UP  # round trips before the timed ones, left out of the figures
     scenes: tuple[str, ...] = DEFAULT_SCENES
     transports: tuple[str, ...] = TRANSPORT_CHOICES
@@ -73,11 +82,13 @@ class Settings:
     peers: tuple[str, ...] = ()  # servers measured besides coupler's and the recorded one: PCLICK
     server_args: tuple[str, ...] = ()  # extra flags for demo.server
     quick: bool = False
+    pin: bool = True  # clients on one CPU, servers on another (perf.common.placement)
 
     def row_specs(self) -> list[RowSpec]:
         """Every row, those sharing a floor next to each other. Blocking receive everywhere; the other
         receive modes on coupler's first scene; tcp-curve on coupler's first scene only (the CURVE cost);
-        the recorded server serves the frames of the static scene. With `quick`, a covering subset."""
+        the recorded server serves the frames of the static scene. With `quick`, the rows the targets and the
+        docs need."""
         specs = []
         for client, transport in product(self.clients, self.transports):
             curve = transport == CURVE_TRANSPORT
@@ -93,15 +104,16 @@ class Settings:
         specs = sorted(specs, key=_floor_group)  # stable: the order above within a group
         if not self.quick:
             return specs
-        # The rows the targets are judged on, then for every client and transport one coupler row in the
-        # last receive mode, so every code path runs.
-        chosen = [spec for spec in specs if targets.judged_on(spec.peer, spec.scene, spec.client, spec.transport,
-                                                              spec.receive)]
-        for client, transport in product(self.clients, self.transports):
-            row = [spec for spec in specs if (spec.peer, spec.client, spec.transport) == (COUPLER, client, transport)]
-            if row:
-                chosen.append(row[-1] if transport != CURVE_TRANSPORT else row[0])
-        chosen = set(chosen)
+        # Fewer rows measured well rather than every row measured badly: those the targets are judged on,
+        # every scene of every client on the targets' transport, and what tcp and CURVE cost once, for the
+        # first client on the first scene.
+        chosen = {spec for spec in specs if targets.judged_on(spec.peer, spec.scene, spec.client, spec.transport,
+                                                              spec.receive)}
+        chosen |= {spec for spec in specs if (spec.peer, spec.transport, spec.receive) == (COUPLER,
+                                                                                          targets.TARGET_TRANSPORT,
+                                                                                          "blocking")}
+        chosen |= {spec for spec in specs if (spec.peer, spec.client, spec.scene, spec.receive) == (
+            COUPLER, self.clients[0], self.scenes[0], "blocking") and spec.transport != targets.TARGET_TRANSPORT}
         return [spec for spec in specs if spec in chosen] or specs[:1]
 
 
@@ -129,10 +141,57 @@ def _floor_spec(spec: RowSpec, sizes: tuple[int, int]) -> FloorSpec:
     return FloorSpec(spec.client, floor_transport(spec.transport), *sizes)
 
 
+FLOOR = "floor"
+
+
+def slice_plan(slices: int, rows: int) -> list[list[int | str]]:
+    """The order of a floor group's measurements, slice by slice: each row (by index) and the FLOOR once a
+    slice, rows then floor in odd slices and floor then rows in even ones, so a drift of the machine's load
+    over the group falls on both sides alike. The first slice starts with the rows: the first row's frames
+    say the floor's sizes."""
+    plan = []
+    for index in range(slices):
+        turns: list[int | str] = list(range(rows))
+        plan.append(turns + [FLOOR] if index % 2 == 0 else [FLOOR] + turns)
+    return plan
+
+
+def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
+                   recording: Recording | None) -> tuple[list[list[Run]], FloorSpec, list[Run]]:
+    """The rows sharing one floor and that floor, in alternating slices (slice_plan). Every server is started
+    once and kept running; the floor's starts after the first slice of the first row, which says the frame
+    sizes."""
+    count, warm_up = settings.count, settings.warm_up
+    with ExitStack() as stack:
+        rows = [stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording, settings.pin))
+                for spec in specs]
+        start_rows(rows)
+        for row in rows:
+            row.suspend()
+        floor: FloorSeries | None = None
+        for index, turns in enumerate(slice_plan(settings.repetitions, len(rows))):
+            for turn in turns:
+                if turn != FLOOR:
+                    rows[turn].measure_slice(count, warm_up)
+                    continue
+                if floor is None:
+                    floor = stack.enter_context(
+                        FloorSeries(_floor_spec(specs[0], rows[0].frame_bytes()), workdir, count, warm_up,
+                                    settings.pin))
+                floor.measure_slice()
+            assert floor is not None
+            floor_p50 = float(np.quantile(floor.slices[-1].samples, 0.5, method="nearest"))
+            for row in rows:
+                row_p50 = float(np.quantile(row.slices[-1].samples, 0.5, method="nearest"))
+                log.info("[slice %d/%d] %-44s p50 %7.1f us  floor %7.1f us  ratio %5.2f", index + 1,
+                         settings.repetitions, row.spec.label(), row_p50, floor_p50, row_p50 / floor_p50)
+        assert floor is not None
+        return [row.finish() for row in rows], floor.spec, floor.finish()
+
+
 def measure(settings: Settings, workdir: Path) -> Measurements:
-    """Every row of the settings and every floor they need, one repetition after another: in each, the rows
-    in order, each floor right after the first row that needs it, so the swings of a shared machine's load
-    fall on rows and floors alike."""
+    """Every row of the settings and every floor they need, one floor group after another, each group in
+    alternating slices (see _measure_group)."""
     started = time.monotonic()
     specs = settings.row_specs()
     recording = None
@@ -140,36 +199,17 @@ def measure(settings: Settings, workdir: Path) -> Measurements:
         recording = record(RECORDED_SCENE, workdir, list(settings.server_args))
         log.info("[recorded] %s scene: Control %d bytes, Sensor %d bytes", RECORDED_SCENE, recording.control_bytes,
                  recording.sensor_bytes)
-    row_runs: list[list] = [[] for _ in specs]
-    floor_specs: list[FloorSpec] = []
-    floor_runs: list[list] = []
+    rows: list[Measured] = []
+    floors: list[Measured] = []
     floor_of: list[int] = []
-    total = len(specs) * settings.repetitions
-    done = 0
-    for repetition in range(1, settings.repetitions + 1):
-        measured_now: set[int] = set()
-        for index, spec in enumerate(specs):
-            run = measure_row(spec, settings.count, settings.warm_up, workdir, list(settings.server_args), recording)
-            row_runs[index].append(run)
-            done += 1
-            if repetition == 1:
-                floor = _floor_spec(spec, (run.request_bytes, run.reply_bytes))
-                if floor not in floor_specs:
-                    floor_specs.append(floor)
-                    floor_runs.append([])
-                floor_of.append(floor_specs.index(floor))
-            which = floor_of[index]
-            floor_note = ""
-            if which not in measured_now:
-                floor_runs[which].append(measure_floor(floor_specs[which], settings.count, settings.warm_up, workdir))
-                measured_now.add(which)
-                floor_note = f"  floor p50 {floor_runs[which][-1].p50:6.1f} us"
-            cpu = "      -" if run.server_cpu_us is None else f"{run.server_cpu_us:7.1f}"
-            log.info("[%3d/%d rep %d] %-44s p50 %7.1f us  server CPU %s us/rt  client CPU %6.1f us/rt%s  (%.0f s)",
-                     done, total, repetition, spec.label(), run.p50, cpu, run.client_cpu_us, floor_note,
-                     time.monotonic() - started)
-    rows = [Measured(spec, runs) for spec, runs in zip(specs, row_runs)]
-    floors = [Measured(spec, runs) for spec, runs in zip(floor_specs, floor_runs)]
+    for _, group in groupby(specs, key=_floor_group):
+        group = list(group)
+        row_runs, floor_spec, floor_runs = _measure_group(group, settings, workdir, recording)
+        floors.append(Measured(floor_spec, floor_runs))
+        for spec, runs in zip(group, row_runs):
+            rows.append(Measured(spec, runs))
+            floor_of.append(len(floors) - 1)
+        log.info("[group] %-45s done (%.0f s)", floor_spec.label(), time.monotonic() - started)
     step_costs = {}
     for scene in settings.scenes:
         step_costs[scene] = step_cost_us(scene)
@@ -182,16 +222,18 @@ def _spread(spread: Spread | None) -> dict[str, float] | None:
     return None if spread is None else asdict(spread)
 
 
-def _ratio(ours: Spread | None, theirs: Spread | None) -> float | None:
-    if ours is None or theirs is None or theirs.median <= 0:
-        return None
-    return ours.median / theirs.median
+def _paired(ours: Measured, theirs: Measured) -> dict[str, dict[str, float] | None]:
+    """Ratios of two series measured in the same slices, slice by slice: p50 and both CPU times."""
+    def of(figure: str) -> dict[str, float] | None:
+        return _spread(paired.ratio([getattr(run, figure) for run in ours.runs],
+                                    [getattr(run, figure) for run in theirs.runs]))
+    return {"p50": of("p50"), "server_cpu": of("server_cpu_us"), "client_cpu": of("client_cpu_us")}
 
 
 def _figures(measured: Measured) -> dict[str, Any]:
     request_bytes, reply_bytes = measured.frame_bytes
     return {
-        "repetitions": len(measured.runs),
+        "repetitions": len(measured.runs),  # slices
         "p50_us": _spread(measured.p50),
         "latency_us": asdict(measured.latency),
         "round_trips_per_second": _spread(measured.round_trips_per_second),
@@ -199,11 +241,16 @@ def _figures(measured: Measured) -> dict[str, Any]:
         "reply_bytes": reply_bytes,
         "server_cpu_us_per_round_trip": _spread(measured.server_cpu_us),
         "client_cpu_us_per_round_trip": _spread(measured.client_cpu_us),
+        # Each slice's own figures, in order: what paired figures (ratios, differences) are taken from.
+        "slices": {"p50_us": [run.p50 for run in measured.runs],
+                   "server_cpu_us": [run.server_cpu_us for run in measured.runs],
+                   "client_cpu_us": [run.client_cpu_us for run in measured.runs]},
     }
 
 
 def _recorded_row(measured: Measurements, spec: RowSpec) -> Measured | None:
-    """The recorded server's row a coupler static row is set against: same client, transport and frames."""
+    """The recorded server's row a coupler static row is set against: same client, transport and frames, and
+    measured in the same slices (the same floor group)."""
     if spec.peer != COUPLER or spec.scene != RECORDED_SCENE:
         return None
     transport = floor_transport(spec.transport)
@@ -225,13 +272,8 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
             "server_idle_cpu_percent": row.server_idle_cpu_percent,
             "floor": asdict(floor.spec),
             "floor_index": which,
-            "vs_floor": {"p50": _ratio(row.p50, floor.p50),
-                         "server_cpu": _ratio(row.server_cpu_us, floor.server_cpu_us),
-                         "client_cpu": _ratio(row.client_cpu_us, floor.client_cpu_us)},
-            "vs_recorded": None if recorded is None else {
-                "p50": _ratio(row.p50, recorded.p50),
-                "server_cpu": _ratio(row.server_cpu_us, recorded.server_cpu_us),
-                "client_cpu": _ratio(row.client_cpu_us, recorded.client_cpu_us)},
+            "vs_floor": _paired(row, floor),
+            "vs_recorded": None if recorded is None else _paired(row, recorded),
         })
     floors = [{**asdict(floor.spec), **_figures(floor)} for floor in measured.floors]
     return {
@@ -239,7 +281,8 @@ def to_result(settings: Settings, measured: Measurements, peer_versions: dict[st
         "measured_at": results.measured_now(),
         "duration_s": measured.seconds,
         "host": host.describe(),
-        "settings": {**asdict(settings), "peer_versions": peer_versions},
+        "settings": {**asdict(settings), "peer_versions": peer_versions,
+                     "placement": placement.describe(settings.pin)},
         "rows": rows,
         "floors": floors,
         "step_cost_us": measured.step_costs_us,
@@ -251,26 +294,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="python -m perf.rtt",
         description="Measure Control -> Sensor round trips of the C++ and Python clients against coupler's demo "
         "server, a minimal C++ ROUTER server answering frames recorded from it, and (with --peer pclick) Click's "
-        "demo server, and plain ZeroMQ REQ/REP ping-pongs of the same frame sizes as floors. Every row and floor "
-        "is measured once per repetition, in turn; figures are medians over the repetitions with the lowest and "
-        "highest, with the client's and the server's CPU time per round trip. Writes rtt.json, rtt.md and "
+        "demo server, and plain ZeroMQ REQ/REP ping-pongs of the same frame sizes as floors. The rows sharing a "
+        "floor and the floor are measured in alternating slices against servers kept running, a fresh client "
+        "each slice; ratios are taken slice by slice; figures are medians over the slices with the lowest and "
+        "highest, with the client's and the server's CPU time per round trip. A verdict whose figures' spread "
+        "cannot tell reads 'not measured: noisy'. Writes rtt.json, rtt.md and "
         "rtt.png; prints the tables and the targets on stdout and a line per measurement on stderr. Exits 1 when "
         "a process fails, never because of a timing figure.",
     )
     parser.add_argument("--count", type=int, default=None,
-                        help=f"timed round trips of every row and floor in every repetition (default {DEFAULT_COUNT}, "
+                        help=f"timed round trips of every row and floor in every slice (default {DEFAULT_COUNT}, "
                              f"or {QUICK_COUNT} with --quick)")
     parser.add_argument("--repetitions", type=int, default=None,
-                        help="times every row and floor is measured, each time with a fresh server and client "
+                        help="slices: times every row and its floor are measured, alternately, each time with a "
+                             "fresh client against the same servers "
                              f"(default {DEFAULT_REPETITIONS}, or {QUICK_REPETITIONS} with --quick)")
     parser.add_argument("--warm-up", type=int, default=None,
                         help="round trips every client makes before the timed ones, left out of the latency "
                              f"(default {DEFAULT_WARM_UP}, or {QUICK_WARM_UP} with --quick)")
     parser.add_argument("--quick", action="store_true",
-                        help=f"CI run: {QUICK_COUNT} round trips in {QUICK_REPETITIONS} repetition unless "
+                        help=f"CI run: {QUICK_REPETITIONS} slices of {QUICK_COUNT} round trips unless "
                              "--count or --repetitions says otherwise, and a subset of the rows: those the "
-                             "targets are judged on, and one coupler row of every client and transport "
-                             "(default: every row)")
+                             "targets are judged on, every scene of every client on ipc with blocking receive, "
+                             "and tcp and tcp-curve for the first client on the first scene (default: every row)")
     parser.add_argument("--scenes", type=list_of(str), default=",".join(DEFAULT_SCENES), metavar="LIST",
                         help="comma-separated demo.server scenes, names or MJCF paths; the recorded server's "
                              "rows come with the static scene (default: %(default)s)")
@@ -292,6 +338,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="also measure the same clients against this server: pclick is Click's reference "
                              "demo server, run from .venv-pclick (or $COUPLER_PCLICK_PYTHON); it spins while "
                              "idle, so its CPU time is not reported (default: no other server)")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="let the scheduler place every process (default: each client on the first CPU this "
+                             "process may use and each server on the second, with taskset, so every row and floor "
+                             "pays the same wake-ups across CPUs; unpinned with fewer than two CPUs or no taskset)")
     add_common_flags(parser, "rtt")
     args = parser.parse_args(argv)
     if args.count is None:
@@ -323,12 +373,13 @@ def main(argv: list[str] | None = None) -> int:
         peers=tuple(dict.fromkeys(args.peer)),
         server_args=tuple(shlex.split(args.server_args)),
         quick=args.quick,
+        pin=not args.no_pin,
     )
     try:
         if not args.no_plot:
             plots.require_matplotlib()  # before minutes of measuring, not after
         versions = {PCLICK: pclick_version()} if PCLICK in settings.peers else {}
-        log.info("perf.rtt: %d rows of %d round trips (after %d of warm-up), %d repetitions", len(settings.row_specs()),
+        log.info("perf.rtt: %d rows, %d round trips a slice (after %d of warm-up), %d slices", len(settings.row_specs()),
                  settings.count, settings.warm_up, settings.repetitions)
         with tempfile.TemporaryDirectory(prefix="coupler-perf-") as workdir:
             measured = measure(settings, Path(workdir))

@@ -1,27 +1,19 @@
-"""One perf.rtt measurement: a client's Control -> Sensor round trips
-against a fresh server, or a transport floor of the same frame sizes, with
-the CPU time both processes spent on them."""
+"""What perf.rtt measures: its rows and floors, the programs each runs, and
+the figures of one slice of round trips."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from coupler.wire.messages import HandshakeInitMessage
 from perf.common import programs
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
 
-from perf.common.endpoints import CURVE_TRANSPORT, address_for, floor_transport
 from perf.common.errors import BenchmarkError
-from perf.common.latency import read_timings
-from perf.common.processes import ServerProcess, run_client
-from perf.common.program_output import figure, frame_sizes
 from perf.rtt.recording import Recording
 
 CLIENTS = ("cpp", "python")
@@ -69,13 +61,13 @@ class FloorSpec:
 
 @dataclass
 class Run:
-    """One measurement: a fresh server and one client process.
+    """One slice: one client process against a server kept running.
 
     `samples` are the timed round trips in microseconds, the warm-up left
     out. CPU figures are user + system time of all a process's threads:
     the client's over its whole loop (warm-up included) per round trip,
     the server's from before the client started to after it finished, per
-    request it answered. None where a figure says nothing (Click's server
+    request it answered in the slice. None where a figure says nothing (Click's server
     spins, so its CPU time is wall time).
     """
 
@@ -150,60 +142,12 @@ class CurveKeys:
                 "curve_key_pair": load_key_pair(self.client_secret)}
 
 
-def _timed(path: Path, warm_up: int, count: int) -> np.ndarray:
-    return read_timings(path, warm_up + count)[warm_up:]
-
-
-def measure_row(spec: RowSpec, count: int, warm_up: int, workdir: Path, server_args: list[str],
-                recording: Recording | None = None) -> Run:
-    """Start a server, run the client for `warm_up` + `count` round trips, stop the server, read the figures."""
-    # A directory of its own, so nothing a previous measurement left can be read as this one's.
-    workdir = Path(tempfile.mkdtemp(prefix="row-", dir=workdir))
-    address = address_for(spec.transport, workdir)
-    timings_file = workdir / "timings.txt"
-    keys = CurveKeys.create(workdir / "keys") if spec.transport == CURVE_TRANSPORT else None
-    if keys is not None and spec.peer != COUPLER:
-        raise ValueError(f"{spec.peer} has no {CURVE_TRANSPORT} transport")
-    command, env = server_command(spec, address, server_args + (keys.server_flags() if keys else []), recording)
-    client = client_command(spec, address, warm_up + count, timings_file) + (keys.client_flags() if keys else [])
-    click = spec.peer == PCLICK
-    probe = HandshakeInitMessage() if click else None  # Click's server answers nothing else
-    with ServerProcess(command, workdir / "server.log", handshake_address=address, env=env, probe=probe,
-                       client_options=keys.client_options() if keys else None) as server:
-        time.sleep(IDLE_SETTLE_SECONDS)
-        idle_cpu = server.idle_cpu_percent(IDLE_SECONDS)
-        cpu_before = server.cpu_seconds()
-        output = run_client(client, timeout=client_budget(warm_up + count))
-        # Click's server polls without sleeping, so its CPU time is wall time, not work, and it prints
-        # no summary to stop for. The client's success is its health check.
-        cpu_after = None if click else server.cpu_seconds()
-        log = server.end() if click else server.stop()
-    if spec.peer == RECORDED:
-        request_bytes, reply_bytes = recording.control_bytes, recording.sensor_bytes
-        round_trips = int(figure(log, "requests answered")) - 1  # the readiness probe's is not the client's
-    else:
-        request_bytes, reply_bytes = frame_sizes(log)
-        # The Controls the server answered, the pick approach's included.
-        round_trips = None if click else int(figure(log, "controls received"))
-    cpu_us = None if cpu_after is None else (cpu_after - cpu_before) / round_trips * 1e6
-    return Run(
-        samples=_timed(timings_file, warm_up, count),
-        round_trips_per_second=figure(output, "round trips per second"),
-        request_bytes=request_bytes,
-        reply_bytes=reply_bytes,
-        client_cpu_us=figure(output, "client CPU per round trip"),
-        server_cpu_us=cpu_us,
-        server_round_trips=round_trips,
-        server_idle_cpu_percent=idle_cpu,
-    )
-
-
 # How long a floor program waits for a request or a reply: the server waits through the client's start, which
 # on a loaded machine can take seconds.
 FLOOR_TIMEOUT_SECONDS = 60
 
 
-def _floor_command(spec: FloorSpec, role: str, address: str, count: int) -> list[str]:
+def floor_command(spec: FloorSpec, role: str, address: str, count: int) -> list[str]:
     if spec.language == "cpp":
         command = [str(programs.zmq_pingpong()), "--timeout", str(FLOOR_TIMEOUT_SECONDS * 1000)]
     elif spec.language == "python":
@@ -214,36 +158,6 @@ def _floor_command(spec: FloorSpec, role: str, address: str, count: int) -> list
         "--role", role, "--addr", address, "--count", str(count),
         "--request-bytes", str(spec.request_bytes), "--reply-bytes", str(spec.reply_bytes),
     ]
-
-
-def measure_floor(spec: FloorSpec, count: int, warm_up: int, workdir: Path) -> Run:
-    """Ping-pong `warm_up` + `count` round trips of the spec's sizes between two processes of the same language."""
-    workdir = Path(tempfile.mkdtemp(prefix="floor-", dir=workdir))
-    address = address_for(spec.transport, workdir)
-    timings_file = workdir / "timings.txt"
-    exchanges = warm_up + count
-    # The server is told to answer one request more than the probe's and the client's, so it is still there
-    # to have its CPU time read when the client is done; it is killed then.
-    server_command = _floor_command(spec, "server", address, exchanges + 2)
-    probe = bytes(spec.request_bytes)
-    with ServerProcess(server_command, workdir / "server.log", handshake_address=address,
-                       raw_probe=(probe, spec.reply_bytes)) as server:
-        cpu_before = server.cpu_seconds()
-        client = _floor_command(spec, "client", address, exchanges) + ["--timings-file", str(timings_file)]
-        output = run_client(client, timeout=client_budget(exchanges))
-        # The client's untimed first exchange is answered too.
-        server_cpu_us = (server.cpu_seconds() - cpu_before) / (exchanges + 1) * 1e6
-        server.end()
-    return Run(
-        samples=_timed(timings_file, warm_up, count),
-        round_trips_per_second=figure(output, "round trips per second"),
-        request_bytes=spec.request_bytes,
-        reply_bytes=spec.reply_bytes,
-        client_cpu_us=figure(output, "client CPU per round trip"),
-        server_cpu_us=server_cpu_us,
-        server_round_trips=exchanges + 1,
-        server_idle_cpu_percent=None,
-    )
 
 
 def pclick_version() -> str:

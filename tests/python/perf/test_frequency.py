@@ -4,7 +4,7 @@ import pytest
 
 import perf.frequency as frequency
 from perf.common import plots
-from perf.frequency.render import render
+from perf.frequency.render import keeps_up, render
 
 # The mobile scene has no arm, so the controllers skip the pick approach and a point takes a moment.
 SETTINGS = frequency.Settings(steps_ms=(10.0,), seconds=0.1, unpaced_round_trips=20, scene="mobile")
@@ -38,3 +38,23 @@ def test_the_table_has_a_row_per_step_and_client(result):
 
 def test_the_plot_is_written(result, tmp_path):
     assert plots.frequency_plot(result, tmp_path / "f.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_the_short_run_covers_four_step_sizes_from_five_to_half_a_millisecond():
+    args = frequency.parse_args(["--quick"])
+    assert len(args.steps) >= 4 and {5.0, 2.0, 1.0, 0.5} <= set(args.steps)
+
+
+def _paced(control_hz, missed, steps=1000, target_hz=1000.0):
+    return {"control_hz": control_hz, "target_hz": target_hz, "deadlines_missed": missed, "server_steps": steps}
+
+
+def test_a_client_keeps_up_when_it_holds_the_frequency_and_misses_almost_no_deadline():
+    assert keeps_up(_paced(995.0, 1))
+    assert not keeps_up(_paced(980.0, 0))  # slower than real time
+    assert not keeps_up(_paced(1000.0, 2))  # 0.2 % of the steps late
+
+
+def test_one_late_step_in_a_run_too_short_for_a_tenth_of_a_percent_still_keeps_up():
+    assert keeps_up(_paced(200.0, 1, steps=700, target_hz=200.0))
+    assert not keeps_up(_paced(200.0, 2, steps=700, target_hz=200.0))

@@ -10,7 +10,8 @@ import time
 import pytest
 
 from perf.common.errors import BenchmarkError
-from perf.common.process_stats import cpu_seconds, cpu_seconds_with_children, rss_kib, tree_cpu_seconds
+from perf.common.process_stats import (cpu_seconds, cpu_seconds_with_children, exact_cpu_seconds, rss_kib,
+                                       tree_cpu_seconds)
 
 
 def test_rss_of_a_running_process_is_read_from_proc():
@@ -50,3 +51,11 @@ def test_cpu_seconds_with_children_of_a_process_that_is_gone_are_zero():
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
     assert cpu_seconds_with_children(process.pid) == 0.0
+
+
+def test_exact_cpu_seconds_agree_with_the_process_clock():
+    deadline = time.process_time() + 0.2
+    while time.process_time() < deadline:
+        pass
+    # Other threads of this process (none busy) and the 10 ms granularity of neither clock: within 20 ms.
+    assert exact_cpu_seconds(os.getpid()) == pytest.approx(time.process_time(), abs=0.02)

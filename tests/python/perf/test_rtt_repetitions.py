@@ -1,4 +1,5 @@
-"""perf.rtt's repetitions: a row's runs summarised as medians with the lowest and highest."""
+"""perf.rtt's slices: the order a floor group is measured in, and a row's runs summarised as medians with
+the lowest and highest."""
 
 import numpy as np
 import pytest
@@ -58,13 +59,21 @@ def test_a_row_without_runs_is_refused():
         Measured(SPEC, [])
 
 
-def test_repetitions_default_to_three_and_to_one_with_quick():
-    assert rtt.parse_args([]).repetitions == 3
-    assert rtt.parse_args(["--quick"]).repetitions == 1
-    assert rtt.parse_args([]).count == 20000
+def test_both_runs_measure_five_slices_of_thousands_of_round_trips():
+    full, quick = rtt.parse_args([]), rtt.parse_args(["--quick"])
+    assert (full.repetitions, full.count) == (5, 20000)
+    assert quick.repetitions == 5 and quick.count >= 1000
 
 
 def test_no_repetitions_are_refused(capsys):
     with pytest.raises(SystemExit):
         rtt.parse_args(["--repetitions", "0"])
     assert "--repetitions must be at least 1" in capsys.readouterr().err
+
+
+def test_a_floor_group_alternates_rows_and_floor_each_slice_the_other_way_round():
+    assert rtt.slice_plan(4, 2) == [[0, 1, rtt.FLOOR], [rtt.FLOOR, 0, 1], [0, 1, rtt.FLOOR], [rtt.FLOOR, 0, 1]]
+
+
+def test_the_first_slice_starts_with_the_first_row_whose_frames_size_the_floor():
+    assert rtt.slice_plan(1, 3)[0][0] == 0

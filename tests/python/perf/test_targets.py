@@ -5,22 +5,40 @@ import pytest
 from perf.common import targets
 
 
-def spread(value):
-    return None if value is None else {"median": value, "low": value, "high": value}
+def spread(value, low=None, high=None):
+    if value is None:
+        return None
+    return {"median": value, "low": value if low is None else low, "high": value if high is None else high}
 
 
 def row(peer="coupler", scene="static", client="cpp", transport="ipc", receive="blocking", p50=100.0,
-        floor_index=0, rate=5000.0, server_cpu=30.0, idle=0.1):
+        floor_index=0, rate=5000.0, server_cpu=30.0, idle=0.1, vs_floor=None, vs_recorded=None):
+    """A row; its ratios, unless given, those of its figures to its floor's (and the recorded row's), as
+    rtt() works them out: every slice alike."""
     return {"peer": peer, "scene": scene, "client": client, "transport": transport, "receive": receive,
             "p50_us": spread(p50), "floor_index": floor_index, "round_trips_per_second": spread(rate),
-            "server_cpu_us_per_round_trip": spread(server_cpu), "server_idle_cpu_percent": idle}
+            "server_cpu_us_per_round_trip": spread(server_cpu), "server_idle_cpu_percent": idle,
+            "vs_floor": vs_floor, "vs_recorded": vs_recorded}
 
 
 def floor(p50=100.0, server_cpu=20.0):
     return {"p50_us": spread(p50), "server_cpu_us_per_round_trip": spread(server_cpu)}
 
 
+def _ratios(ours, theirs):
+    def of(key):
+        a, b = ours[key], theirs[key]
+        return None if a is None or b is None else spread(a["median"] / b["median"])
+    return {"p50": of("p50_us"), "server_cpu": of("server_cpu_us_per_round_trip")}
+
+
 def rtt(*rows, floors=(floor(),), step_cost_us=None):
+    for entry in rows:
+        if entry["vs_floor"] is None:
+            entry["vs_floor"] = _ratios(entry, floors[entry["floor_index"]])
+        recorded = next((r for r in rows if (r["peer"], r["client"]) == ("recorded", entry["client"])), None)
+        if entry["vs_recorded"] is None and entry["peer"] == "coupler" and recorded is not None:
+            entry["vs_recorded"] = _ratios(entry, recorded)
     return {"rows": list(rows), "floors": list(floors), "step_cost_us": step_cost_us or {}}
 
 
@@ -32,6 +50,31 @@ def test_a_floor_ratio_within_its_limit_is_met():
 
 def test_a_floor_ratio_over_its_limit_is_missed():
     assert targets.floor_ratio(rtt(row(p50=120.0)), "cpp", 1.15).met is False
+
+
+def test_a_floor_ratio_whose_slices_cross_its_limit_is_noisy():
+    verdict = targets.floor_ratio(rtt(row(p50=110.0, vs_floor={"p50": spread(1.10, 1.05, 1.20)})), "cpp", 1.15)
+    assert verdict.met is None and verdict.noisy
+    assert "not measured: noisy" in targets.render([verdict])
+
+
+def test_a_row_faster_than_its_floor_beyond_its_spread_is_noisy_not_met():
+    verdict = targets.floor_ratio(rtt(row(p50=80.0, vs_floor={"p50": spread(0.80, 0.78, 0.83)})), "cpp", 1.15)
+    assert verdict.noisy and verdict.met is None
+
+
+def test_a_floor_ratio_is_taken_slice_by_slice_not_from_the_medians():
+    # The medians say 1.30; every slice said 1.10 (load moved both sides of each slice together).
+    verdict = targets.floor_ratio(rtt(row(p50=130.0, vs_floor={"p50": spread(1.10, 1.08, 1.12)})), "cpp", 1.15)
+    assert verdict.met is True and verdict.measured.startswith("1.10 ×")
+
+
+def test_coupler_against_click_is_noisy_when_their_spreads_allow_either_verdict():
+    click = row(peer="pclick", scene="click demo", p50=100.0, server_cpu=None, idle=99.0)
+    click["p50_us"] = spread(100.0, 90.0, 110.0)
+    ours = row(p50=72.0)
+    ours["p50_us"] = spread(72.0, 70.0, 75.0)
+    assert targets.versus_click(rtt(ours, click)).noisy
 
 
 def test_a_floor_ratio_is_judged_on_the_blocking_row_only():
@@ -118,6 +161,7 @@ def test_realtime_from_a_run_shorter_than_ten_seconds_is_not_judged():
     ("coupler", "static", "python", "tcp", "blocking", False),
     ("coupler", "static", "python", "ipc", "non-blocking", False),
     ("recorded", "static", "cpp", "ipc", "blocking", True),
+    ("recorded", "static", "python", "ipc", "blocking", False),
     ("coupler", "arm", "cpp", "ipc", "blocking", True),
     ("coupler", "arm", "python", "ipc", "blocking", False),
     ("pclick", "click demo", "cpp", "ipc", "blocking", True),

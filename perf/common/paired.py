@@ -1,0 +1,102 @@
+"""Figures of two things measured alternately (A B A B ...), and the checks
+that tell a measured figure from noise.
+
+On a shared machine the cost of a round trip drifts with the load of the
+moment, so a row and its floor measured minutes apart can differ by more
+than the row's whole overhead. Measured in alternating slices, each slice
+of a row has a slice of its floor beside it that lived through the same
+load: the ratio (or difference) of the two is taken slice by slice, and a
+run reports the median of those with the lowest and highest. A figure whose
+spread says nothing is reported as not measured rather than judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from perf.common.spread import Spread
+
+NOISY = "not measured: noisy"
+
+
+def _paired(ours: Sequence[float | None], theirs: Sequence[float | None]) -> None:
+    if len(ours) != len(theirs):
+        raise ValueError(f"paired figures need as many slices on both sides, got {len(ours)} and {len(theirs)}")
+
+
+def ratio(ours: Sequence[float | None], theirs: Sequence[float | None]) -> Spread | None:
+    """ours[i] / theirs[i] slice by slice, as a median with the lowest and highest; None when a slice lacks
+    a figure or the other side's is not positive."""
+    _paired(ours, theirs)
+    if any(a is None or b is None or b <= 0 for a, b in zip(ours, theirs)):
+        return None
+    return Spread.of([a / b for a, b in zip(ours, theirs)])
+
+
+def difference(ours: Sequence[float | None], theirs: Sequence[float | None]) -> Spread | None:
+    """ours[i] - theirs[i] slice by slice, as a median with the lowest and highest; None when a slice lacks
+    a figure."""
+    _paired(ours, theirs)
+    if any(a is None or b is None for a, b in zip(ours, theirs)):
+        return None
+    return Spread.of([a - b for a, b in zip(ours, theirs)])
+
+
+def bounds_of_ratio(ours: Spread | None, theirs: Spread | None) -> Spread | None:
+    """The ratio of two figures not measured alternately: of their medians, with the widest it could be
+    (lowest over highest, highest over lowest) as its spread."""
+    if ours is None or theirs is None or min(theirs.median, theirs.low) <= 0:
+        return None
+    return Spread(ours.median / theirs.median, ours.low / theirs.high, ours.high / theirs.low)
+
+
+def width(spread: Spread) -> float:
+    """How far apart the lowest and highest slice are."""
+    return spread.high - spread.low
+
+
+def below_floor(ratio_to_floor: Spread) -> bool:
+    """A row faster than its own floor by more than the spread of its ratio: impossible for a round trip
+    that does at least what the floor does, so the measurement, not the row, is off."""
+    return 1.0 - ratio_to_floor.median > width(ratio_to_floor)
+
+
+def negative(cost: Spread) -> bool:
+    """A cost below zero by more than its spread: a feature cannot make a round trip cheaper, so the
+    measurement is off."""
+    return -cost.median > width(cost)
+
+
+def crosses(spread: Spread, limit: float) -> bool:
+    """Whether some slices fall on one side of `limit` and some on the other, so the figure cannot say
+    which side it is on."""
+    return spread.low < limit < spread.high
+
+
+class Judgement(Enum):
+    MET = "met"
+    MISSED = "missed"
+    NOISY = NOISY
+
+
+def at_most(figure: Spread, limit: float) -> Judgement:
+    """A figure that must not exceed `limit`: noisy when its spread crosses the limit."""
+    if crosses(figure, limit):
+        return Judgement.NOISY
+    return Judgement.MET if figure.median <= limit else Judgement.MISSED
+
+
+def at_least(figure: Spread, limit: float) -> Judgement:
+    """A figure that must reach `limit`: noisy when its spread crosses the limit."""
+    if crosses(figure, limit):
+        return Judgement.NOISY
+    return Judgement.MET if figure.median >= limit else Judgement.MISSED
+
+
+def ratio_to_floor(ratio_to_floor: Spread, limit: float) -> Judgement:
+    """A row's ratio to its floor against its limit: noisy when the row reads faster than the floor beyond
+    the spread, or when the spread crosses the limit."""
+    if below_floor(ratio_to_floor):
+        return Judgement.NOISY
+    return at_most(ratio_to_floor, limit)
