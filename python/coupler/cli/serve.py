@@ -87,6 +87,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="SECONDS",
                         help=f"override the model's time step, from {MIN_STEP:g} to {MAX_STEP:g} s "
                              "(default: the model's own)")
+    parser.add_argument("--keyframe", default=defaults.keyframe, metavar="NAME|INDEX",
+                        help="start, and reset, at this keyframe of the model (qpos, qvel, act, ctrl, mocap_pos, "
+                             "mocap_quat): its name, or its index when no keyframe has that name; an unknown one is "
+                             "refused at start-up, listing the model's keyframes. A Reset can ask for any other "
+                             "(default: keyframe 0 when the model has keyframes, else the model's reference "
+                             "configuration)")
     parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
                         default=defaults.stop_after, metavar="SECONDS",
                         help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s "
@@ -149,6 +155,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         warning = check_bind_address(args.publish, args.allow_remote, authenticated=transport.curve) or warning
     options = ServeOptions(
         address=args.addr, allow_remote=args.allow_remote, scene=args.scene, time_step=args.step,
+        keyframe=args.keyframe,
         serve_empty=args.serve_empty, serve_partial=args.serve_partial, mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
@@ -202,7 +209,7 @@ _UNMAPPED_NAMED = 5
 def _checked_scene(options: ServeOptions) -> Simulation:
     """The scene to serve; coupler.Error for one with parts it cannot serve (without --serve-partial) or nothing
     to serve (without --serve-empty)."""
-    simulation = load_scene(options.scene, options.time_step)
+    simulation = load_scene(options.scene, options.time_step, options.keyframe)
     unmapped = list(getattr(simulation, "unmapped", []))
     if unmapped and not options.serve_partial:
         named = "; ".join(unmapped[:_UNMAPPED_NAMED]) + ("; ..." if len(unmapped) > _UNMAPPED_NAMED else "")

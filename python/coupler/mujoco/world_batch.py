@@ -26,7 +26,7 @@ from coupler.wire.world_frames import WorldControl
 class WorldBatch:
     """`count` worlds: `first` (world 0, the scene served to ordinary requests) and `count` - 1 copies of it.
 
-    The copies start as `first` started (its model's initial state). `threads`
+    The copies start, and reset, as `first` does (at its start keyframe). `threads`
     threads step them; with 1 the server's own thread does. Call `close()` to
     stop the threads.
     """
@@ -38,7 +38,8 @@ class WorldBatch:
             raise Error(f"a batch steps on at least one thread, got {threads}")
         self.first = first
         self.count = count
-        self.worlds = [first] + [MujocoSimulation(first.model) for _ in range(count - 1)]
+        self.worlds = [first] + [MujocoSimulation(first.model, keyframe=first.start_keyframe)
+                                 for _ in range(count - 1)]
         controls = first.flat.controls
         self._value_count = controls.values.size
         self.control_width = self._value_count + controls.events_on.size

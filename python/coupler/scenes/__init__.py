@@ -29,15 +29,20 @@ def scene_path(name: str) -> Path:
     return path
 
 
-def load_scene(scene: str, time_step: float | None = None) -> Simulation:
+def load_scene(scene: str, time_step: float | None = None, keyframe: str | None = None) -> Simulation:
     """The static scene, a shipped scene by name, or any MJCF file by path, ready to serve.
 
-    `time_step` overrides the model's own. coupler.Error names the problem:
-    an unknown scene, a missing file, MuJoCo not installed.
+    `time_step` overrides the model's own; `keyframe` (a name, or an index
+    when no keyframe has that name) is the state the scene starts and resets
+    at. coupler.Error names the problem: an unknown scene, a missing file,
+    MuJoCo not installed, a keyframe the model does not have (listing those
+    it has).
     """
     if scene == "static":
         from coupler.scenes.static import TIME_STEP, StaticScene
 
+        if keyframe is not None:
+            raise Error(f"scene 'static' has no keyframes (--keyframe {keyframe!r})")
         return StaticScene(time_step or TIME_STEP)
     path = Path(scene)
     if not path.suffix:
@@ -51,7 +56,7 @@ def load_scene(scene: str, time_step: float | None = None) -> Simulation:
             raise
         raise MissingExtra(f"scene '{scene}'", "sim", error) from None
     try:
-        return MujocoSimulation(path, time_step=time_step)
+        return MujocoSimulation(path, time_step=time_step, keyframe=keyframe)
     except ValueError as error:  # MuJoCo's parse and compile errors: several lines naming line and element
         raise Error(f"scene file '{path}' does not load: {one_line(str(error))}") from None
 
