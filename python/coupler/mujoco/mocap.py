@@ -60,13 +60,14 @@ class MocapTargets:
     def __bool__(self) -> bool:
         return bool(self.targets)
 
-    def check(self, values: np.ndarray, values_set: np.ndarray) -> None:
-        """ProtocolError (CONTROL_MISMATCH) for the first zero quaternion the Control sets."""
+    def check(self, values: np.ndarray, values_set: np.ndarray, where: str = "") -> None:
+        """ProtocolError (CONTROL_MISMATCH) for the first zero quaternion the Control sets; `where` follows the
+        body's name (" in world 3")."""
         for t in self.targets:
             if values_set[t.object] and not values[t.position + 3 : t.position + 7].any():
                 raise ProtocolError(
                     f"control does not match the handshake: the orientation (qw, qx, qy, qz) of mocap body "
-                    f"'{t.name}' is zero, which is no rotation; (1, 0, 0, 0) keeps the world's",
+                    f"'{t.name}'{where} is zero, which is no rotation; (1, 0, 0, 0) keeps the world's",
                     ErrorCode.CONTROL_MISMATCH)
 
     def apply(self, values: np.ndarray, values_set: np.ndarray, data: mujoco.MjData) -> int:

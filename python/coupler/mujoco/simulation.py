@@ -108,7 +108,7 @@ class MujocoSimulation(MessagesFromArrays):
         self.flat = FlatLayout(self.layout.handshake)
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
-        self._mocap = MocapTargets(self.layout, self.flat)
+        self.mocap = MocapTargets(self.layout, self.flat)  # the mocap bodies a Control moves
         # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
         scales = np.abs(self._ranges.scale)
         self._safe_value = _MAX_CONTROL / float(scales.max()) if scales.size else np.inf
@@ -143,10 +143,10 @@ class MujocoSimulation(MessagesFromArrays):
         if scattered is None:
             outside = self._scatter.apply(values, values_set, events_set, events_on)
         else:
-            self._mocap.check(values, values_set)
+            self.mocap.check(values, values_set)
             outside = [int(scattered[i]) for i in self._scatter.apply(values[scattered], values_set, events_set,
                                                                        events_on)]
-            self.clamped_values += self._mocap.apply(values, values_set, self.data)
+            self.clamped_values += self.mocap.apply(values, values_set, self.data)
             # A mocap body's pose is of the position stage that mj_forward computed: the step starts it over.
             self._forwarded = False
         if outside:
@@ -242,7 +242,7 @@ class MujocoSimulation(MessagesFromArrays):
         return self._fresh and self._forwarded
 
     def hot_path_parts(self) -> HotPathParts | None:
-        if self._mocap:
+        if self.mocap:
             return None  # the C++ scatter writes mjData.ctrl only: a mocap body's pose is written here
         stepper = mujoco_stepper(self.model, self.data, self._split_step)
         if stepper is None:

@@ -78,16 +78,22 @@ class WorldBatch:
 
     def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
         stepping = control.controls.size > 0
-        if stepping:
-            rows = control.controls.reshape(self.count, self.control_width)
-            values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
-            self._check_values(values)
         nq, nv = self.state_sizes
         resets: dict[int, tuple[list[float], list[float]]] = {}
         for k, world in enumerate(control.resets.tolist()):
             qpos = control.qpos[k * nq : (k + 1) * nq].tolist() if control.qpos.size else []
             qvel = control.qvel[k * nv : (k + 1) * nv].tolist() if control.qvel.size else []
             resets[world] = (qpos, qvel)
+        if stepping:
+            rows = control.controls.reshape(self.count, self.control_width)
+            values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
+            self._check_values(values)
+            mocap = self.first.mocap
+            if mocap:
+                # Checked for every world before any world changes, as _check_values does.
+                for i in range(self.count):
+                    if i not in resets:
+                        mocap.check(values[i], self._every_object, f" in world {i}")
         if stepping:
             for i, world in enumerate(self.worlds):
                 if i not in resets:

@@ -149,3 +149,15 @@ def test_a_sessions_controls_start_at_the_mocap_bodys_pose(tmp_path):
         np.testing.assert_allclose(controls["target"][3:], expected, atol=1e-12)
         readings = session.step(controls)
         assert readings.object_sensor("target", ValueType.POSITION).tolist() == [0.3, 0.0, 0.5]
+
+
+def test_a_zero_quaternion_in_one_world_is_refused_before_any_world_moves():
+    batch = WorldBatch(MujocoSimulation.from_xml_string(ARM), 2)
+    rows = [[0.0, 0.2, 0.0, 0.6, 1.0, 0.0, 0.0, 0.0], [0.0, 0.2, 0.0, 0.6, 0.0, 0.0, 0.0, 0.0]]
+    sensors, times = np.zeros((2, batch.sensor_width)), np.zeros(2)
+    with pytest.raises(Exception, match="mocap body 'target' in world 1 is zero") as refused:
+        batch.run(WorldControl(worlds=2, controls=np.array(rows).ravel(), steps=1, resets=np.zeros(0, dtype=np.int64),
+                               qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+    assert refused.value.code == ErrorCode.CONTROL_MISMATCH
+    assert [world.data.time for world in batch.worlds] == [0.0, 0.0]
+    assert batch.worlds[0].data.mocap_pos[0].tolist() == [0.3, 0.0, 0.5]
