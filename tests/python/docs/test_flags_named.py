@@ -21,6 +21,7 @@ OTHER_PROGRAMS = {
     "pclick.demo.client": {"--controlmessage", "--sensorrequest", "--resetmessage", "--range"},
     "scripts/fuzz": {"--smoke", "--cpp-runs", "--python-runs"},
     "examples.train_arm_reach": {"--timesteps", "--envs", "--seed"},
+    "pip install": {"--no-deps"},
 }
 
 # Generated pages hold their programs' own help; the changelog names flags as they were.
