@@ -37,10 +37,10 @@ def run(args: argparse.Namespace) -> int:
         result = replay(str(args.recording), args.addr, args.timeout, transport)
     else:
         with tempfile.TemporaryDirectory(prefix="coupler-replay-scene-") as folder:
-            scene, time_step = recorded_scene(Recording(args.recording), Path(folder))
+            scene, flags = recorded_scene(Recording(args.recording), Path(folder))
             if args.scene != "recorded":
                 scene = args.scene
-            with scene_server(scene, time_step) as address:
+            with scene_server(scene, flags) as address:
                 result = replay(str(args.recording), address, args.timeout)
     if result.truncated:
         print(f"{args.recording} ends early (its server was killed): replayed up to its last complete chunk")

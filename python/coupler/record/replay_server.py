@@ -14,8 +14,9 @@ from coupler.serve.serve_process import ServeProcess
 from coupler.wire.errors import Error
 
 
-def recorded_scene(recording: Recording, folder: Path) -> tuple[str, str | None]:
-    """The scene to serve (a shipped name, or the recorded model written to `folder`) and its time step."""
+def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
+    """The scene to serve (a shipped name, or the recorded model written to `folder`) and the flags of
+    `coupler serve` that serve it as recorded: its time step and start keyframe."""
     recording.read_headers()
     scene = recording.metadata.get(SCENE_METADATA, {})
     name = scene.get("scene", "")
@@ -25,12 +26,15 @@ def recorded_scene(recording: Recording, folder: Path) -> tuple[str, str | None]
         model = folder / MODEL_ATTACHMENT
         model.write_bytes(recording.attachments[MODEL_ATTACHMENT])
         name = str(model)
-    return name, scene.get("time_step")
+    flags = []
+    for key, flag in (("time_step", "--step"), ("keyframe", "--keyframe")):
+        if key in scene:
+            flags += [flag, scene[key]]
+    return name, flags
 
 
 @contextlib.contextmanager
-def scene_server(scene: str, time_step: str | None) -> Iterator[str]:
-    """Serve `scene` in a subprocess; yields its address."""
-    step = [] if time_step is None else ["--step", time_step]
-    with ServeProcess(["--scene", scene, *step]) as server:
+def scene_server(scene: str, flags: list[str]) -> Iterator[str]:
+    """Serve `scene` in a subprocess with these flags of `coupler serve`; yields its address."""
+    with ServeProcess(["--scene", scene, *flags]) as server:
         yield server.endpoint  # type: ignore[misc]
