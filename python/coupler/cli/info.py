@@ -96,8 +96,12 @@ def _units(types: Sequence[ValueType]) -> str:
 
 def describe(handshake: HandshakeMessage) -> str:
     """The handshake as a person reads it: one section per table, empty tables left out."""
-    sections = ["\n".join([*_server_lines(handshake.server),
-                           f"time step: {handshake.time_step} s    protocol version: {handshake.version}"])]
+    header = [*_server_lines(handshake.server),
+              f"time step: {handshake.time_step} s    protocol version: {handshake.version}"]
+    if handshake.keyframes:
+        listed = ", ".join(f"{k} '{name}'" if name else f"{k} (unnamed)" for k, name in enumerate(handshake.keyframes))
+        header.append(f"keyframes: {_shown(listed, 4 * _MAX_SHOWN)}")
+    sections = ["\n".join(header)]
     controls, events, joints, named, object_sensors = [], [], [], [], []
     for name, obj in handshake.objects.items():
         for i, (control, value_type) in enumerate(zip(obj.controls, obj.control_types)):

@@ -173,3 +173,8 @@ def test_info_json_of_a_scene_is_the_handshake_a_server_of_that_scene_sends(caps
     assert arm["controlTargets"] == arm["controlsInOrder"]  # the arm's servos are named after their joints
     assert arm["controlTypesInOrder"][0] == "Angle"
     assert from_file["server"]["extensions"][:2] == ["steps", "goodbye"]
+
+
+def test_info_lists_the_keyframes_a_reset_can_ask_for():
+    text = describe(HandshakeMessage(keyframes=["home", "", "open\n"]))
+    assert "keyframes: 0 'home', 1 (unnamed), 2 'open\\n'" in text
