@@ -120,6 +120,15 @@ HandshakeMessage handshake(const py::handle& in) {
                             field<std::vector<std::string>>(server, "extensions")};
   }
   out.worlds = field<std::uint32_t>(in, "worlds");
+  out.keyframes = field<std::vector<std::string>>(in, "keyframes");
+  return out;
+}
+
+ResetMessage reset(const py::handle& in) {
+  ResetMessage out{field<std::vector<double>>(in, "qpos"), field<std::vector<double>>(in, "qvel"),
+                   field<std::string>(in, "keyframe"), std::nullopt};
+  const py::object index = in.attr("keyframe_index");
+  if (!index.is_none()) out.keyframe_index = index.cast<std::uint32_t>();
   return out;
 }
 
@@ -177,7 +186,7 @@ Message message(const py::handle& in) {
   if (py::isinstance(in, known.handshake)) return handshake(in);
   if (py::isinstance(in, known.handshake_init)) return HandshakeInitMessage{field<int>(in, "version")};
   if (py::isinstance(in, known.sensor_request)) return SensorRequestMessage{};
-  if (py::isinstance(in, known.reset)) return ResetMessage{field<std::vector<double>>(in, "qpos"), field<std::vector<double>>(in, "qvel")};
+  if (py::isinstance(in, known.reset)) return reset(in);
   if (py::isinstance(in, known.error)) return ErrorMessage{field<int>(in, "code"), field<std::string>(in, "text")};
   throw py::type_error(py::str(in.get_type().attr("__name__")).cast<std::string>() + " is not a coupler message");
 }
@@ -230,7 +239,8 @@ py::object to_python(const HandshakeMessage& in) {
   // The decoder checked the type: one the vocabulary knows.
   return known.handshake(py::arg("objects") = objects, py::arg("time_step") = in.time_step,
                          py::arg("version") = in.version, py::arg("control_type") = value_type(*in.control_type),
-                         py::arg("server") = server, py::arg("worlds") = in.worlds);
+                         py::arg("server") = server, py::arg("worlds") = in.worlds,
+                         py::arg("keyframes") = in.keyframes);
 }
 
 py::object to_python(const ControlMessage& in) {
@@ -278,7 +288,10 @@ py::object to_python(const SensorMessage& in) {
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
 py::object to_python(const SensorRequestMessage&) { return vocabulary().sensor_request(); }
 py::object to_python(const ResetMessage& in) {
-  return vocabulary().reset(py::arg("qpos") = in.qpos, py::arg("qvel") = in.qvel);
+  py::object index = py::none();
+  if (in.keyframe_index) index = py::int_(*in.keyframe_index);
+  return vocabulary().reset(py::arg("qpos") = in.qpos, py::arg("qvel") = in.qvel, py::arg("keyframe") = in.keyframe,
+                            py::arg("keyframe_index") = index);
 }
 py::object to_python(const ErrorMessage& in) {
   // A code this side does not know (a newer peer's) stays a plain int.

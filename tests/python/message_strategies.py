@@ -45,9 +45,10 @@ int32 = st.integers(-(2**31), 2**31 - 1)
 uint32 = st.integers(0, 2**32 - 1)
 value_types = st.sampled_from(list(ValueType))
 _vector_types = [t for t in ValueType if t.width == 3]
-# ACTUATOR_INPUT is a control type only: no Sensor carries it.
+# ACTUATOR_INPUT and the mocap types are control types only: no Sensor carries them.
+_CONTROL_ONLY = (ValueType.ACTUATOR_INPUT, ValueType.MOCAP_POSITION, ValueType.MOCAP_QUATERNION)
 _scalar_types = [t for t in ValueType if t.width == 1
-                 and t not in (ValueType.MULTIPLE, ValueType.ACTIVATED, ValueType.ACTUATOR_INPUT)]
+                 and t not in (ValueType.MULTIPLE, ValueType.ACTIVATED, *_CONTROL_ONLY)]
 _legacy_fields = [f for f in ControlField if f != ControlField.VALUES]
 
 
@@ -138,6 +139,7 @@ def _handshake_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[
         server=st.one_of(st.none(), st.builds(ServerInfo, name=names, version=names,
                                               extensions=st.lists(names, max_size=3))),
         worlds=uint32,
+        keyframes=st.lists(st.one_of(st.just(""), names), max_size=3),
     )
 
 
@@ -152,7 +154,8 @@ def valid_messages(numbers: st.SearchStrategy[float] = comparable_numbers) -> st
         _control_messages(numbers),
         _sensor_messages(numbers),
         st.builds(SensorRequestMessage),
-        st.builds(ResetMessage, qpos=st.lists(numbers, max_size=4), qvel=st.lists(numbers, max_size=4)),
+        st.builds(ResetMessage, qpos=st.lists(numbers, max_size=4), qvel=st.lists(numbers, max_size=4),
+                  keyframe=st.one_of(st.just(""), names), keyframe_index=st.one_of(st.none(), uint32)),
         st.builds(ErrorMessage, code=int32, text=st.text()),
     )
 

@@ -22,7 +22,10 @@ slide joint's linear types, its ActuatorInput control's meaning);
 `sensor_coupler` is its sensor message. `reset_state` is a Reset to a given
 state; `handshake_worlds`, `control_worlds` and `sensor_worlds` are the
 "worlds" extension of a batched server: its handshake, a Control for every
-world (one of them reset), and the answer.
+world (one of them reset), and the answer. `handshake_mocap_keyframes` is
+the handshake of a scene with a mocap body (its pose controls, the "mocap"
+extension) and keyframes; `reset_keyframe` and `reset_keyframe_index` are
+Resets to a keyframe by name and by index (index 0, which is sent).
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -235,6 +238,16 @@ def sensor_worlds() -> SensorMessage:
     return SensorMessage(simulated_time=0.01, world_sensors=[0.5, 2.5, 0.125, -1.5], world_times=[0.01, 0.0])
 
 
+def handshake_mocap_keyframes() -> HandshakeMessage:
+    """A scene with a mocap body, whose pose is its controls, and two keyframes, one of them unnamed."""
+    pose = ["x", "y", "z", "qw", "qx", "qy", "qz"]
+    target = ObjectDescription(controls=pose, control_types=[V.MOCAP_POSITION] * 3 + [V.MOCAP_QUATERNION] * 4,
+                               object_sensors=[V.POSITION, V.RPY], control_targets=["target"] * 7,
+                               control_ranges=[Range()] * 3 + [Range(-1.0, 1.0, True)] * 4)
+    return HandshakeMessage(objects={"target": target}, time_step=0.002, keyframes=["home", ""],
+                            server=ServerInfo(name="coupler", version="0.1.0", extensions=["keyframes", "mocap"]))
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -250,6 +263,9 @@ def vectors() -> dict[str, Message]:
         "handshake_worlds": handshake_worlds(),
         "control_worlds": control_worlds(),
         "sensor_worlds": sensor_worlds(),
+        "handshake_mocap_keyframes": handshake_mocap_keyframes(),
+        "reset_keyframe": ResetMessage(keyframe="home"),
+        "reset_keyframe_index": ResetMessage(keyframe_index=0),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 

@@ -1,6 +1,8 @@
 #include <coupler/controller/session.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <tuple>
 
 #include <coupler/wire/codec.hpp>
@@ -209,8 +211,34 @@ SensorReadings Session::step(const Controls& controls) {
 
 SensorReadings Session::sensors() { return expect_sensors(SensorRequestMessage{}); }
 
+namespace {
+
+// The quaternion (w, x, y, z) of roll, pitch and yaw, as the server converts
+// a quaternion to RPY (z-y-x): the inverse, to within rounding.
+std::array<double, 4> rpy_to_quaternion(double roll, double pitch, double yaw) {
+  const double cr = std::cos(roll / 2), sr = std::sin(roll / 2);
+  const double cp = std::cos(pitch / 2), sp = std::sin(pitch / 2);
+  const double cy = std::cos(yaw / 2), sy = std::sin(yaw / 2);
+  return {cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+          cr * cp * sy - sr * sp * cy};
+}
+
+bool is_mocap(ValueType type) { return type == ValueType::MocapPosition || type == ValueType::MocapQuaternion; }
+
+}  // namespace
+
 Controls Session::controls() {
   Controls controls(handshake_);
+  // Objects whose mocap controls start at the body's current pose.
+  std::vector<std::string> mocap;
+  for (const auto& [name, object] : handshake_.objects) {
+    for (const ValueType type : object.control_types) {
+      if (is_mocap(type)) {
+        mocap.push_back(name);
+        break;
+      }
+    }
+  }
   // (object, control, joint) of each position control that names the joint it holds.
   std::vector<std::tuple<std::string, std::string, std::string>> holding;
   for (const auto& [name, object] : handshake_.objects) {
@@ -225,14 +253,48 @@ Controls Session::controls() {
       holding.emplace_back(name, object.controls[i], target);
     }
   }
-  if (holding.empty()) return controls;
+  if (holding.empty() && mocap.empty()) return controls;
   const SensorReadings readings = sensors();
   for (const auto& [name, control, joint] : holding) controls.set(name, control, readings.angle(name, joint));
+  for (const std::string& name : mocap) {
+    const ObjectDescription& object = handshake_.object(name);
+    const std::vector<double>& position = readings.object_sensor(name, ValueType::Position);
+    const std::vector<double>& rpy = readings.object_sensor(name, ValueType::RPY);
+    const std::array<double, 4> quaternion = rpy_to_quaternion(rpy.at(0), rpy.at(1), rpy.at(2));
+    std::size_t coordinate = 0, component = 0;
+    for (std::size_t i = 0; i < object.controls.size() && i < object.control_types.size(); ++i) {
+      if (object.control_types[i] == ValueType::MocapPosition && coordinate < 3) {
+        controls.set(name, object.controls[i], position.at(coordinate++));
+      } else if (object.control_types[i] == ValueType::MocapQuaternion && component < 4) {
+        controls.set(name, object.controls[i], quaternion[component++]);
+      }
+    }
+  }
   return controls;
 }
 
-void Session::reset() {
-  const Message answer = exchange(ResetMessage{});
+void Session::reset() { reset_with(ResetMessage{}); }
+
+void Session::reset_to_keyframe(const std::string& name) {
+  ResetMessage request;
+  request.keyframe = name;
+  reset_with(request, "'" + name + "'");
+}
+
+void Session::reset_to_keyframe(std::uint32_t index) {
+  ResetMessage request;
+  request.keyframe_index = index;
+  reset_with(request, std::to_string(index));
+}
+
+void Session::reset_with(const ResetMessage& request, const std::string& keyframe) {
+  if (!keyframe.empty() && !handshake_.supports(kExtensionKeyframes)) {
+    const std::string server = handshake_.server ? "the server '" + handshake_.server->name + "' " +
+                                                       handshake_.server->version
+                                                 : std::string("this Click server");
+    throw ExtensionNotSupportedError(kExtensionKeyframes, "a Reset to keyframe " + keyframe, server);
+  }
+  const Message answer = exchange(request);
   if (!std::holds_alternative<ResetMessage>(answer)) unexpected(answer, "Reset");
 }
 

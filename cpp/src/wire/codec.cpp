@@ -143,6 +143,7 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
     for (const auto& extension : message.server->extensions) server->add_extensions(extension);
   }
   out.set_worlds(message.worlds);
+  for (const auto& keyframe : message.keyframes) out.add_keyframes(keyframe);
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -156,6 +157,7 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
     message.server = ServerInfo{server.name(), server.version(), {server.extensions().begin(), server.extensions().end()}};
   }
   message.worlds = in.worlds();
+  message.keyframes.assign(in.keyframes().begin(), in.keyframes().end());
   return message;
 }
 
@@ -359,8 +361,14 @@ void fill(pb::ResetMessage& out, const ResetMessage& message) {
   out.set_messagetype(pb::ResetMessageType);
   append(out.mutable_qpos(), message.qpos);
   append(out.mutable_qvel(), message.qvel);
+  out.set_keyframe(message.keyframe);
+  if (message.keyframe_index) out.set_keyframeindex(*message.keyframe_index);
 }
-ResetMessage read(const pb::ResetMessage& in) { return {to_vector(in.qpos()), to_vector(in.qvel())}; }
+ResetMessage read(const pb::ResetMessage& in) {
+  ResetMessage message{to_vector(in.qpos()), to_vector(in.qvel()), in.keyframe(), std::nullopt};
+  if (in.has_keyframeindex()) message.keyframe_index = in.keyframeindex();
+  return message;
+}
 
 void fill(pb::ErrorMessage& out, const ErrorMessage& message) {
   out.set_messagetype(pb::ErrorMessageType);

@@ -57,6 +57,8 @@ std::string python_name(ValueType type) {
     case ValueType::LinearVelocity: return "LINEAR_VELOCITY";
     case ValueType::ActuatorInput: return "ACTUATOR_INPUT";
     case ValueType::Number: return "NUMBER";
+    case ValueType::MocapPosition: return "MOCAP_POSITION";
+    case ValueType::MocapQuaternion: return "MOCAP_QUATERNION";
   }
   return std::to_string(static_cast<int>(type));
 }

@@ -40,6 +40,8 @@ std::string_view to_string(ValueType type) noexcept {
     case ValueType::LinearVelocity: return "LinearVelocity";
     case ValueType::ActuatorInput: return "ActuatorInput";
     case ValueType::Number: return "Number";
+    case ValueType::MocapPosition: return "MocapPosition";
+    case ValueType::MocapQuaternion: return "MocapQuaternion";
   }
   return {};
 }

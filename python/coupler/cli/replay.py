@@ -38,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
         result = replay(str(args.recording), args.addr, args.timeout, transport)
     else:
         with tempfile.TemporaryDirectory(prefix="coupler-replay-scene-") as folder:
-            scene, time_step = recorded_scene(Recording(args.recording), Path(folder))
+            scene, flags = recorded_scene(Recording(args.recording), Path(folder))
             if args.scene != "recorded":
                 scene = args.scene
-            with scene_server(scene, time_step) as address:
+            with scene_server(scene, flags) as address:
                 result = replay(str(args.recording), address, args.timeout)
     if result.ended_early is not None:
         print(f"{args.recording} {result.ended_early} (was its writer killed?)")

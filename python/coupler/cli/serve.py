@@ -94,6 +94,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="SECONDS",
                         help=f"override the model's time step, from {MIN_STEP:g} to {MAX_STEP:g} s "
                              "(default: the model's own)")
+    parser.add_argument("--keyframe", default=defaults.keyframe, metavar="NAME|INDEX",
+                        help="start, and reset, at this keyframe of the model (qpos, qvel, act, ctrl, mocap_pos, "
+                             "mocap_quat): its name, or its index when no keyframe has that name; an unknown one is "
+                             "refused at start-up, listing the model's keyframes. A Reset can ask for any other "
+                             "(default: keyframe 0 when the model has keyframes, else the model's reference "
+                             "configuration)")
     parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
                         default=defaults.stop_after, metavar="SECONDS",
                         help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s: at "
@@ -162,7 +168,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
     options = ServeOptions(
         address=args.addr, allow_remote=args.allow_remote, scene=args.scene, time_step=args.step,
         serve_empty=args.serve_empty, serve_partial=args.serve_partial, robots=tuple(args.robot),
-        mode=args.mode, realtime=args.realtime,
+        keyframe=args.keyframe, mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
         controllers=args.controllers, session_timeout=args.session_timeout, record=args.record, overwrite=args.overwrite,
@@ -231,7 +237,7 @@ _UNMAPPED_NAMED = 5
 def _checked_scene(options: ServeOptions) -> Simulation:
     """The scene to serve; coupler.Error for one with parts it cannot serve (without --serve-partial) or nothing
     to serve (without --serve-empty)."""
-    simulation = load_scene(options.scene, options.time_step, options.robots)
+    simulation = load_scene(options.scene, options.time_step, options.robots, options.keyframe)
     time_step = simulation.handshake().time_step
     if not MIN_STEP <= time_step <= MAX_STEP:
         raise Error(f"scene '{shown(options.scene)}' has a time step of {time_step:g} s: coupler serves time steps "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -16,6 +17,7 @@ from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteEr
 from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import (
+    EXTENSION_KEYFRAMES,
     EXTENSION_GOODBYE,
     EXTENSION_STEPS,
     PROTOCOL_VERSION,
@@ -48,6 +50,18 @@ def _unexpected(answer: Message, expected: str) -> Exception:
     if isinstance(answer, ErrorMessage):
         return RemoteError(answer.code, answer.text)
     return ProtocolError(f"expected {expected}, got {type(answer).__name__}", ErrorCode.UNEXPECTED_MESSAGE)
+
+
+_MOCAP_TYPES = (ValueType.MOCAP_POSITION, ValueType.MOCAP_QUATERNION)
+
+
+def _quaternion(roll: float, pitch: float, yaw: float) -> list[float]:
+    """(w, x, y, z) of roll, pitch and yaw: the inverse of the server's quaternion-to-RPY (z-y-x), within rounding."""
+    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    return [cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy]
 
 
 class Session:
@@ -151,10 +165,14 @@ class Session:
         A position control (ANGLE or LINEAR_POSITION) whose handshake names
         the joint it drives (the coupler `controlTargets` extension) starts at
         that joint's current position, read with one SensorRequest, so sending it moves
-        nothing; every other control starts at 0 (no torque, no speed).
-        Without such controls nothing is asked of the server.
+        nothing; a mocap body's MOCAP_POSITION and MOCAP_QUATERNION controls
+        start at its current position and orientation (the orientation from
+        its RPY reading, to within rounding); every other control starts at 0
+        (no torque, no speed). Without such controls nothing is asked of the server.
         """
         controls = Controls(self.handshake)
+        mocap = [name for name, described in self.handshake.objects.items()
+                 if any(t in _MOCAP_TYPES for t in described.control_types)]
         holding = [
             (name, control, target)
             for name, described in self.handshake.objects.items()
@@ -162,10 +180,18 @@ class Session:
                                                    described.control_targets)
             if value_type in (ValueType.ANGLE, ValueType.LINEAR_POSITION) and target in described.joint_sensors
         ]
-        if holding:
+        if holding or mocap:
             readings = self.sensors()
             for name, control, target in holding:
                 controls.set(name, control, readings.angle(name, target))
+            for name in mocap:
+                # The pose in control order: x, y, z, then w, x, y, z.
+                pose = {ValueType.MOCAP_POSITION: readings.object_sensor(name, ValueType.POSITION).tolist(),
+                        ValueType.MOCAP_QUATERNION: _quaternion(*readings.object_sensor(name, ValueType.RPY).tolist())}
+                described = self.handshake.objects[name]
+                for control, value_type in zip(described.controls, described.control_types):
+                    if value_type in pose:
+                        controls.set(name, control, pose[value_type].pop(0))
         return controls
 
     def _exchange(self, request: Message) -> Message:
@@ -295,14 +321,27 @@ class Session:
         """The current state, without stepping."""
         return self._sensors_for(SensorRequestMessage())
 
-    def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = ()) -> None:
+    def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = (), keyframe: str | int | None = None) -> None:
         """Restore the initial state; the simulation waits for the next step.
 
-        `qpos`, `qvel` (the "reset-state" extension of MuJoCo scenes): start
-        from these generalised positions and velocities instead, all of the
-        model's, in its order; RemoteError when the server cannot.
+        `keyframe` (the "keyframes" extension): restore this keyframe of
+        `handshake.keyframes` instead, by name (str) or index (int);
+        ExtensionNotSupportedError, sending nothing, from a server that did
+        not announce it, RemoteError naming the valid ones for one the model
+        does not have. `qpos`, `qvel` (the "reset-state" extension of MuJoCo
+        scenes): then start from these generalised positions and velocities,
+        all of the model's, in its order; RemoteError when the server cannot.
         """
-        answer = self._exchange(ResetMessage(qpos=[float(v) for v in qpos], qvel=[float(v) for v in qvel]))
+        request = ResetMessage(qpos=[float(v) for v in qpos], qvel=[float(v) for v in qvel])
+        if keyframe is not None:
+            if not self.handshake.supports(EXTENSION_KEYFRAMES):
+                raise ExtensionNotSupportedError(EXTENSION_KEYFRAMES, f"a Reset to keyframe {keyframe!r}",
+                                                 self._server_name())
+            if isinstance(keyframe, str):
+                request.keyframe = keyframe
+            else:
+                request.keyframe_index = int(keyframe)
+        answer = self._exchange(request)
         if not isinstance(answer, ResetMessage):
             raise _unexpected(answer, "Reset")
 

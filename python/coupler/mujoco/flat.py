@@ -87,6 +87,8 @@ class ControlRanges:
     high: np.ndarray
     names: list[tuple[str, str]]  # each value's (object, control)
     objects: np.ndarray  # each value's object, as an index into the Control's objects
+    # The values the scatter takes, in its order, when some are not actuators' (a mocap body's pose); None: all.
+    scattered: np.ndarray | None = None
 
     def controls(self, values: np.ndarray) -> np.ndarray:
         """The actuator controls `values` (one per flat value, or rows of them) become, as the scatter computes."""
@@ -107,7 +109,11 @@ class ControlRanges:
 def control_scatter(
     scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData
 ) -> tuple[_native.ControlScatter, ControlRanges]:
-    """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks."""
+    """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks.
+
+    With values that are no actuator's (`ranges.scattered` is then not None), the scatter takes
+    `values[ranges.scattered]` instead of the whole values array.
+    """
     scale: list[float] = []
     divisor: list[float] = []
     low: list[float] = []
@@ -128,8 +134,12 @@ def control_scatter(
         for event in placed.events:
             e = target.events[event]
             events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
-    values = [_native.ScatteredValue(object=k, place=p, scale=g, low=lo, high=hi, divisor=d)
-              for k, p, g, d, lo, hi in zip(objects, places, scale, divisor, low, high)]
+    # A place of -1 is no actuator's (a mocap body's pose, coupler.mujoco.mocap): the scatter leaves it out.
+    actuated = [i for i, p in enumerate(places) if p >= 0]
+    values = [_native.ScatteredValue(object=objects[i], place=places[i], scale=scale[i], low=low[i], high=high[i],
+                                     divisor=divisor[i])
+              for i in actuated]
     ranges = ControlRanges(scale=np.array(scale), divisor=np.array(divisor), low=np.array(low), high=np.array(high),
-                           names=names, objects=np.array(objects, dtype=np.intp))
+                           names=names, objects=np.array(objects, dtype=np.intp),
+                           scattered=None if len(actuated) == len(places) else np.array(actuated, dtype=np.intp))
     return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges

@@ -60,6 +60,17 @@ Controls
     its `control_meanings` entry says what the ctrl goes through (gain,
     bias, dynamics, gear), as `coupler info` shows.
 
+Mocap bodies
+    A mocap body (`mocap="true"`, moved by setting `mjData.mocap_pos` and
+    `mocap_quat` rather than by physics) is the root of its own object, and
+    that object takes 7 more controls after its actuators' (the "mocap"
+    extension), each with the body in `controlTargets`: x, y, z of type
+    MOCAP_POSITION (m, world frame, unlimited) and qw, qx, qy, qz of type
+    MOCAP_QUATERNION (its world orientation, each component in [-1, 1]).
+    They set `mocap_pos` and `mocap_quat` before the step
+    (`coupler.mujoco.mocap` says how a quaternion that is not of unit
+    length is taken).
+
 Control events
     An actuator in actuator group 5 (`EVENT_GROUP`) is an on/off control
     event named after the actuator, of type ACTIVATED, and not a control.
@@ -104,8 +115,9 @@ import mujoco
 import numpy as np
 
 from coupler.wire.errors import Error
-from coupler.wire.messages import HandshakeMessage, ObjectDescription, ValueType
+from coupler.wire.messages import HandshakeMessage, ObjectDescription, Range, ValueType
 from coupler.wire.name_list import valid_names
+from coupler.mujoco.keyframes import keyframe_names
 from coupler.mujoco.ranges import control_ranges, joint_limits
 from coupler.mujoco.sensor_types import number_unit, sensor_type
 
@@ -150,6 +162,11 @@ _TARGET_OBJECTS: dict[int, mujoco.mjtObj] = {
     int(_Trn.mjTRN_SITE): _Obj.mjOBJ_SITE,
     int(_Trn.mjTRN_BODY): _Obj.mjOBJ_BODY,
 }
+
+MOCAP_CONTROLS = [("x", ValueType.MOCAP_POSITION), ("y", ValueType.MOCAP_POSITION), ("z", ValueType.MOCAP_POSITION),
+                  ("qw", ValueType.MOCAP_QUATERNION), ("qx", ValueType.MOCAP_QUATERNION),
+                  ("qy", ValueType.MOCAP_QUATERNION), ("qz", ValueType.MOCAP_QUATERNION)]
+"""A mocap body's controls, after its object's actuators: its world position, then its orientation (w, x, y, z)."""
 
 SCENE_SENSORS = "world"
 """The served thing holding the MuJoCo sensors of no robot or object (clock, energies, sensors on
@@ -197,6 +214,8 @@ class ObjectLayout:
     ctrl_low: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ctrl_high: np.ndarray = field(default_factory=lambda: np.zeros(0))
     events: dict[str, Event] = field(default_factory=dict)
+    # The mocap id of the root body when it is a mocap body (its controls end with MOCAP_CONTROLS), else -1.
+    mocap: int = -1
     # One entry per joint sensor.
     qpos_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     dof_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
@@ -364,10 +383,14 @@ class _LayoutBuilder:
         for layout in objects.values():
             layout.description.control_ranges = control_ranges(layout.ctrl_scale, layout.ctrl_divisor,
                                                                  layout.ctrl_low, layout.ctrl_high)
+            if layout.mocap >= 0:
+                for i in range(len(layout.description.controls) - 4, len(layout.description.controls)):
+                    layout.description.control_ranges[i] = Range(-1.0, 1.0, True)
             layout.description.joint_limits = joint_limits(m, layout.description.joint_sensors)
         handshake = HandshakeMessage(
             objects={name: layout.description for name, layout in objects.items()},
             time_step=float(m.opt.timestep),
+            keyframes=keyframe_names(m),
         )
         return SceneLayout(handshake=handshake, objects=objects, unmapped=self.unmapped)
 
@@ -390,6 +413,8 @@ class _LayoutBuilder:
         if is_free:
             layout.free_dof = int(m.jnt_dofadr[joints[0]])
         self._controls(layout, actuators)
+        if int(m.body_mocapid[b]) >= 0:
+            self._mocap_controls(layout, int(m.body_mocapid[b]))
         self._joint_sensors(layout, joints[1:] if is_free else joints)
         return layout
 
@@ -400,6 +425,28 @@ class _LayoutBuilder:
             if int(self.root_of_body[b]) == root and (name := self._name(_Obj.mjOBJ_BODY, b)):
                 return name
         return ""
+
+    def _mocap_controls(self, layout: ObjectLayout, mocap: int) -> None:
+        """The mocap body's pose as controls after the actuators'; none (reported) when a name is taken."""
+        description = layout.description
+        taken = [name for name, _ in MOCAP_CONTROLS if name in description.controls]
+        if taken:
+            self._report(f"mocap body '{layout.name}' has actuators named {', '.join(taken)}, the names of its pose "
+                         "controls: its pose is not a control")
+            return
+        layout.mocap = mocap
+        for name, value_type in MOCAP_CONTROLS:
+            description.controls.append(name)
+            description.control_types.append(value_type)
+            description.control_targets.append(layout.name)
+        # Not in mjData.ctrl (-1): coupler.mujoco.mocap writes them. The quaternion's range is told in the handshake,
+        # not clamped: a quaternion of another length is normalised.
+        count = len(MOCAP_CONTROLS)
+        layout.ctrl_adr = np.concatenate([layout.ctrl_adr, np.full(count, -1, dtype=np.intp)])
+        layout.ctrl_scale = np.concatenate([layout.ctrl_scale, np.ones(count)])
+        layout.ctrl_divisor = np.concatenate([layout.ctrl_divisor, np.ones(count)])
+        layout.ctrl_low = np.concatenate([layout.ctrl_low, np.full(count, -np.inf)])
+        layout.ctrl_high = np.concatenate([layout.ctrl_high, np.full(count, np.inf)])
 
     def _controls(self, layout: ObjectLayout, actuators: list[int]) -> None:
         m = self.m

@@ -32,7 +32,9 @@ from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
+from coupler.mujoco.keyframes import UnknownKeyframe, keyframe_by_index, keyframe_by_name, keyframe_from_flag
 from coupler.mujoco.layout import SceneLayout, scene_layout
+from coupler.mujoco.mocap import MocapTargets
 from coupler.mujoco.native_stepper import mujoco_stepper
 from coupler.mujoco.warning_log import route_mujoco_warnings
 from coupler.serve.hot_path import HotPathParts
@@ -73,10 +75,13 @@ class MujocoSimulation(MessagesFromArrays):
 
     `time_step` (seconds) replaces the model's own time step; `robots` names
     bodies served as one robot each (`coupler.mujoco.layout.scene_layout`). `reset()`
-    restores keyframe 0 when the model has one, else the model's reference
-    configuration; a new simulation starts from that state.
+    restores the start keyframe (`keyframe`: an index, or the text of
+    `--keyframe NAME|INDEX`; keyframe 0 when not given and the model has one),
+    else the model's reference configuration; a new simulation starts from
+    that state.
     `clamped_values` counts the control values sent outside their actuator's
-    ctrlrange (MuJoCo clamps them); `unmapped` lists what the model holds but
+    ctrlrange (MuJoCo clamps them) and the mocap quaternions normalised from
+    another length (`coupler.mujoco.mocap`); `unmapped` lists what the model holds but
     the handshake cannot describe.
 
     Code that writes `data`'s positions or velocities itself must run
@@ -84,7 +89,7 @@ class MujocoSimulation(MessagesFromArrays):
     """
 
     def __init__(self, model: str | os.PathLike[str] | mujoco.MjModel, time_step: float | None = None,
-                 robots: Sequence[str] = ()) -> None:
+                 robots: Sequence[str] = (), keyframe: int | str | None = None) -> None:
         route_mujoco_warnings()
         if isinstance(model, mujoco.MjModel):
             self.model = model
@@ -100,9 +105,17 @@ class MujocoSimulation(MessagesFromArrays):
         self.data = mujoco.MjData(self.model)
         self.robots = tuple(robots)
         self.layout: SceneLayout = scene_layout(self.model, self.robots)
+        names = self.layout.handshake.keyframes
+        if keyframe is None:
+            self.start_keyframe: int | None = 0 if names else None
+        elif isinstance(keyframe, str):
+            self.start_keyframe = keyframe_from_flag(names, keyframe)
+        else:
+            self.start_keyframe = keyframe_by_index(names, keyframe)
         self.flat = FlatLayout(self.layout.handshake)
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
+        self.mocap = MocapTargets(self.layout, self.flat)  # the mocap bodies a Control moves
         # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
         # Kept a little below the smallest limit, which is itself rounded.
         limits = self._ranges.value_limits()
@@ -134,7 +147,16 @@ class MujocoSimulation(MessagesFromArrays):
     ) -> None:
         if values.size and float(np.abs(values).max()) > self._safe_value:
             self._refuse_unrepresentable(values, values_set)
-        outside = self._scatter.apply(values, values_set, events_set, events_on)
+        scattered = self._ranges.scattered
+        if scattered is None:
+            outside = self._scatter.apply(values, values_set, events_set, events_on)
+        else:
+            self.mocap.check(values, values_set)
+            outside = [int(scattered[i]) for i in self._scatter.apply(values[scattered], values_set, events_set,
+                                                                       events_on)]
+            self.clamped_values += self.mocap.apply(values, values_set, self.data)
+            # A mocap body's pose is of the position stage that mj_forward computed: the step starts it over.
+            self._forwarded = False
         if outside:
             self._count_clamped(outside)
         self._fresh = False
@@ -180,16 +202,19 @@ class MujocoSimulation(MessagesFromArrays):
         self._fresh = False
         self._forwarded = False
 
-    def reset(self) -> None:
-        if self.model.nkey > 0:
-            mujoco.mj_resetDataKeyframe(self.model, self.data, 0)
+    def reset(self, keyframe: int | None = None) -> None:
+        """Restore `keyframe` (an index the model has), or without one the start keyframe or state."""
+        if keyframe is None:
+            keyframe = self.start_keyframe
+        if keyframe is not None:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, keyframe)
         else:
             mujoco.mj_resetData(self.model, self.data)
         mujoco.mj_forward(self.model, self.data)
         self._fresh = True
         self._forwarded = True
 
-    def reset_to(self, qpos: list[float], qvel: list[float]) -> None:
+    def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
         m = self.model
         for name, values, size in (("qpos", qpos, m.nq), ("qvel", qvel, m.nv)):
             if values and len(values) != size:
@@ -199,7 +224,15 @@ class MujocoSimulation(MessagesFromArrays):
                 first = int(np.flatnonzero(~np.isfinite(values))[0])
                 raise ProtocolError(f"Reset {name} number {first} is {values[first]}: not finite",
                                     ErrorCode.CONTROL_MISMATCH)
-        self.reset()
+        index: int | None = None
+        if keyframe is not None:
+            names = self.layout.handshake.keyframes
+            try:
+                index = keyframe_by_name(names, keyframe) if isinstance(keyframe, str) else keyframe_by_index(
+                    names, keyframe)
+            except UnknownKeyframe as unknown:
+                raise ProtocolError(f"Reset: {unknown}", ErrorCode.CONTROL_MISMATCH) from None
+        self.reset(index)
         if qpos:
             self.data.qpos[:] = qpos
         if qvel:
@@ -221,6 +254,8 @@ class MujocoSimulation(MessagesFromArrays):
         return self._fresh and self._forwarded
 
     def hot_path_parts(self) -> HotPathParts | None:
+        if self.mocap:
+            return None  # the C++ scatter writes mjData.ctrl only: a mocap body's pose is written here
         stepper = mujoco_stepper(self.model, self.data, self._split_step)
         if stepper is None:
             return None

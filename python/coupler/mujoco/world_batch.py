@@ -27,10 +27,15 @@ from coupler.wire.world_frames import WorldControl
 _MAX_CONTROL = float(mujoco.mjMAXVAL)
 
 
+def copy_of(first: MujocoSimulation) -> MujocoSimulation:
+    """Another world of `first`'s model, grouped and started as `first` is."""
+    return MujocoSimulation(first.model, robots=first.robots, keyframe=first.start_keyframe)
+
+
 class WorldBatch:
     """`count` worlds: `first` (world 0, the scene served to ordinary requests) and `count` - 1 copies of it.
 
-    The copies start as `first` started (its model's initial state). `threads`
+    The copies start, and reset, as `first` does (at its start keyframe). `threads`
     threads step them; with 1 the server's own thread does. Call `close()` to
     stop the threads.
     """
@@ -68,10 +73,10 @@ class WorldBatch:
         try:
             probe = min(count - 1, PROBE_WORLDS)
             before = resident_bytes()
-            worlds += [MujocoSimulation(first.model, robots=first.robots) for _ in range(probe)]
+            worlds += [copy_of(first) for _ in range(probe)]
             if probe:
                 check_worlds_fit(count, 1 + probe, (resident_bytes() - before) / probe, available_bytes())
-            worlds += [MujocoSimulation(first.model, robots=first.robots) for _ in range(count - len(worlds))]
+            worlds += [copy_of(first) for _ in range(count - len(worlds))]
         except (mujoco.FatalError, MemoryError) as error:
             raise Error(f"--worlds {count}: out of memory after {len(worlds)} worlds ({error})") from None
         return worlds
@@ -107,16 +112,22 @@ class WorldBatch:
         for values the physics cannot take, before any world changes.
         """
         stepping = control.controls.size > 0
-        if stepping:
-            rows = control.controls.reshape(self.count, self.control_width)
-            values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
-            self._check_values(values)
         nq, nv = self.state_sizes
         resets: dict[int, tuple[list[float], list[float]]] = {}
         for k, world in enumerate(control.resets.tolist()):
             qpos = control.qpos[k * nq : (k + 1) * nq].tolist() if control.qpos.size else []
             qvel = control.qvel[k * nv : (k + 1) * nv].tolist() if control.qvel.size else []
             resets[world] = (qpos, qvel)
+        if stepping:
+            rows = control.controls.reshape(self.count, self.control_width)
+            values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
+            self._check_values(values)
+            mocap = self.first.mocap
+            if mocap:
+                # Checked for every world before any world changes, as _check_values does.
+                for i in range(self.count):
+                    if i not in resets:
+                        mocap.check(values[i], self._every_object, f" in world {i}")
         if stepping:
             for i, world in enumerate(self.worlds):
                 if i not in resets:

@@ -14,27 +14,30 @@ from coupler.serve.serve_process import ServeProcess
 from coupler.wire.errors import Error
 
 
-def recorded_scene(recording: Recording, folder: Path) -> tuple[str, str | None]:
+def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     """The scene to serve (the recorded model written to `folder`, or for an older recording without it a shipped
-    name) and its time step."""
+    name) and the flags of `coupler serve` that serve it as recorded: its time step and start keyframe."""
     recording.read_headers()
     scene = recording.metadata.get(SCENE_METADATA, {})
     name = scene.get("scene", "")
     if not name:
         raise Error(f"{recording.path} does not name its scene; pass --scene")
+    flags = []
+    for key, flag in (("time_step", "--step"), ("keyframe", "--keyframe")):
+        if key in scene:
+            flags += [flag, scene[key]]
     # The compiled model, as run, whatever the scene was: it holds its assets, so it serves from any folder.
     for attachment in (MODEL_BINARY, MODEL_ATTACHMENT):
         if attachment in recording.attachments and (attachment == MODEL_BINARY or name.endswith(".xml")
                                                     or os.sep in name):
             model = folder / attachment
             model.write_bytes(recording.attachments[attachment])
-            return str(model), scene.get("time_step")
-    return name, scene.get("time_step")
+            return str(model), flags
+    return name, flags
 
 
 @contextlib.contextmanager
-def scene_server(scene: str, time_step: str | None) -> Iterator[str]:
-    """Serve `scene` in a subprocess; yields its address."""
-    step = [] if time_step is None else ["--step", time_step]
-    with ServeProcess(["--scene", scene, *step]) as server:
+def scene_server(scene: str, flags: list[str]) -> Iterator[str]:
+    """Serve `scene` in a subprocess with these flags of `coupler serve`; yields its address."""
+    with ServeProcess(["--scene", scene, *flags]) as server:
         yield server.endpoint  # type: ignore[misc]

@@ -1,5 +1,5 @@
-"""What a recording keeps of its scene: its name, time step and model, so that a
-recording is replayed and rendered from any folder, without the original files.
+"""What a recording keeps of its scene: its name, time step, start keyframe and
+model, so that a recording is replayed and rendered from any folder, without the original files.
 
 The model is kept compiled, as MuJoCo's binary MJB (`MODEL_BINARY`): it holds
 every asset the model loaded (meshes, textures, height fields, included
@@ -23,8 +23,11 @@ MODEL_BINARY = "model.mjb"
 
 def scene_metadata(simulation: Simulation, scene: str) -> dict[str, dict[str, str]]:
     handshake = simulation.handshake()
-    return {SCENE_METADATA: {"scene": scene, "time_step": repr(handshake.time_step),
-                             "objects": ",".join(handshake.objects)}}
+    metadata = {"scene": scene, "time_step": repr(handshake.time_step), "objects": ",".join(handshake.objects)}
+    keyframe = getattr(simulation, "start_keyframe", None)
+    if keyframe is not None:
+        metadata["keyframe"] = str(keyframe)  # its index: the scene starts and resets there
+    return {SCENE_METADATA: metadata}
 
 
 def scene_attachments(simulation: Simulation) -> dict[str, tuple[str, bytes]]:

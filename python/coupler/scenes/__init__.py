@@ -30,20 +30,24 @@ def scene_path(name: str) -> Path:
     return path
 
 
-def load_scene(scene: str, time_step: float | None = None, robots: Sequence[str] = ()) -> Simulation:
+def load_scene(scene: str, time_step: float | None = None, robots: Sequence[str] = (),
+               keyframe: str | None = None) -> Simulation:
     """The static scene, a shipped scene by name, or any MJCF file by path, ready to serve.
 
     `time_step` overrides the model's own; `robots` names bodies each served
-    as one robot with its subtree (`coupler serve --robot`). coupler.Error
-    names the problem: an unknown scene, a missing file, MuJoCo not
-    installed, a body the scene does not have.
+    as one robot with its subtree (`coupler serve --robot`); `keyframe` (a
+    name, or an index when no keyframe has that name) is the state the scene
+    starts and resets at. coupler.Error names the problem: an unknown scene,
+    a missing file, MuJoCo not installed, a body the scene does not have, a
+    keyframe the model does not have (listing those it has).
     """
     if scene == "static":
         from coupler.scenes.static import TIME_STEP, StaticScene
 
         if robots:
             raise Error("scene 'static' has no bodies to serve as robots (--robot takes a MuJoCo scene's body)")
-
+        if keyframe is not None:
+            raise Error(f"scene 'static' has no keyframes (--keyframe {keyframe!r})")
         return StaticScene(time_step or TIME_STEP)
     path = Path(scene)
     if not path.suffix:
@@ -63,7 +67,7 @@ def load_scene(scene: str, time_step: float | None = None, robots: Sequence[str]
         check_model_files(path)
         check_compiles(path)
     try:
-        return MujocoSimulation(path, time_step=time_step, robots=robots)
+        return MujocoSimulation(path, time_step=time_step, robots=robots, keyframe=keyframe)
     except ValueError as error:  # MuJoCo's parse and compile errors: several lines naming line and element
         raise Error(f"scene file '{path}' does not load: {one_line(str(error))}") from None
 

@@ -42,6 +42,7 @@ class ServeOptions:
     allow_remote: bool = False  # bind a TCP address other than loopback
     scene: str = DEFAULT_SCENE  # a shipped scene's name or an MJCF path
     time_step: float | None = None  # seconds; None keeps the model's own
+    keyframe: str | None = None  # a keyframe's name or index to start and reset at; None: keyframe 0, if any
     serve_empty: bool = False  # serve a scene with nothing to control or read
     serve_partial: bool = False  # serve what can be served of a scene, leaving the rest out
     robots: tuple[str, ...] = ()  # bodies each served as one robot with everything below it

@@ -136,8 +136,8 @@ class WorldsSimulation(MessagesFromArrays):
     def reset(self) -> None:
         self.first.reset()
 
-    def reset_to(self, qpos: list[float], qvel: list[float]) -> None:
-        self.first.reset_to(qpos, qvel)  # type: ignore[attr-defined]
+    def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
+        self.first.reset_to(qpos, qvel, keyframe)  # type: ignore[attr-defined]
 
     @property
     def clamped_values(self) -> int:

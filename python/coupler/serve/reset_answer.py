@@ -8,6 +8,16 @@ from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode, ResetMessage
 
 
+def asked_keyframe(message: ResetMessage) -> str | int | None:
+    """The keyframe a Reset asks for, by name or index; None for none. ProtocolError when it names both."""
+    if message.keyframe and message.keyframe_index is not None:
+        raise ProtocolError("a Reset asks for a keyframe by name or by index, not both",
+                            ErrorCode.CONTROL_MISMATCH)
+    if message.keyframe:
+        return message.keyframe
+    return message.keyframe_index
+
+
 class ResetAnswer:
     """Resets the simulation of `admission.run` for a peer `admission` lets drive.
 
@@ -30,13 +40,19 @@ class ResetAnswer:
                     "reset when this controller is the only one left",
                     ErrorCode.SERVER_BUSY,
                 )
-        if (message.qpos or message.qvel) and not isinstance(run.simulation, StateSimulation):
+        try:
+            keyframe = asked_keyframe(message)
+        except ProtocolError:
             with admission.refusal_frees_place(controller):
-                raise ProtocolError("this scene cannot start a reset from a given qpos/qvel",
+                raise
+        given_state = bool(message.qpos or message.qvel) or keyframe is not None
+        if given_state and not isinstance(run.simulation, StateSimulation):
+            with admission.refusal_frees_place(controller):
+                raise ProtocolError("this scene cannot start a reset from a given qpos/qvel or keyframe",
                                     ErrorCode.UNEXPECTED_MESSAGE)
         admission.accept(controller)
-        if message.qpos or message.qvel:
-            run.simulation.reset_to(message.qpos, message.qvel)
+        if given_state:
+            run.simulation.reset_to(message.qpos, message.qvel, keyframe)
         else:
             run.simulation.reset()
         run.running = False

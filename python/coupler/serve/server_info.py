@@ -6,6 +6,8 @@ import dataclasses
 
 from coupler.wire.messages import (
     EXTENSION_GOODBYE,
+    EXTENSION_KEYFRAMES,
+    EXTENSION_MOCAP,
     EXTENSION_RANGES,
     EXTENSION_STEPS,
     EXTENSION_VALUE_TYPES,
@@ -29,7 +31,8 @@ def server_info() -> ServerInfo:
     return ServerInfo(
         name=SERVER_NAME,
         version=package_version(),
-        extensions=[EXTENSION_STEPS, EXTENSION_GOODBYE, EXTENSION_RANGES, EXTENSION_VALUE_TYPES],
+        extensions=[EXTENSION_STEPS, EXTENSION_GOODBYE, EXTENSION_RANGES, EXTENSION_VALUE_TYPES, EXTENSION_KEYFRAMES,
+                    EXTENSION_MOCAP],
     )
 
 

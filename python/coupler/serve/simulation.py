@@ -74,13 +74,15 @@ class ArraySimulation(Simulation, Protocol):
 
 @runtime_checkable
 class StateSimulation(Protocol):
-    """A Simulation that can start from a given state after a reset (the "reset-state" extension)."""
+    """A Simulation that can start from a given state or keyframe after a reset ("reset-state", "keyframes")."""
 
-    def reset_to(self, qpos: list[float], qvel: list[float]) -> None:
-        """Reset, then set the generalised positions and velocities (an empty list keeps the initial ones).
+    def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
+        """Reset to `keyframe` (a name or an index of the handshake's keyframes; None: the start), then set the
+        generalised positions and velocities (an empty list keeps the keyframe's or initial ones).
 
-        ProtocolError (CONTROL_MISMATCH) naming the sizes, with the state
-        untouched, when a list is not empty and not the model's size.
+        ProtocolError (CONTROL_MISMATCH) naming the sizes, or the valid
+        keyframes, with the state untouched, when a list is not empty and not
+        the model's size, or the keyframe is not the model's.
         """
         ...
 

@@ -39,6 +39,8 @@ __all__ = [
     "EXTENSION_STEPS",
     "EXTENSION_VALUE_TYPES",
     "EXTENSION_WORLDS",
+    "EXTENSION_KEYFRAMES",
+    "EXTENSION_MOCAP",
 ]
 
 
@@ -74,6 +76,9 @@ class ValueType(IntEnum):
     LINEAR_VELOCITY = 101  # m/s
     ACTUATOR_INPUT = 102  # the MuJoCo actuator's own ctrl units (a control only)
     NUMBER = 103  # one number of a sensor Click has no type for, in that sensor's unit
+    # coupler extension "mocap" (controls only): see EXTENSION_MOCAP.
+    MOCAP_POSITION = 104  # m, one world-frame coordinate (x, y or z) of a mocap body's position
+    MOCAP_QUATERNION = 105  # one component (w, x, y or z) of a mocap body's world-frame orientation
 
     @property
     def width(self) -> int:
@@ -115,6 +120,7 @@ _UNITS = {
     ValueType.FORCE_1D: "N",
     ValueType.LINEAR_POSITION: "m",
     ValueType.LINEAR_VELOCITY: "m/s",
+    ValueType.MOCAP_POSITION: "m",
 }
 
 
@@ -155,6 +161,10 @@ EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLi
 EXTENSION_VALUE_TYPES = "value-types"
 
 EXTENSION_WORLDS = "worlds"  # HandshakeMessage.worlds; one Control and one Sensor for every world at once
+# Mocap bodies as controls: per mocap body, MOCAP_POSITION x, y, z and MOCAP_QUATERNION qw, qx, qy, qz,
+# which set its mocap_pos and mocap_quat before the step.
+EXTENSION_MOCAP = "mocap"
+EXTENSION_KEYFRAMES = "keyframes"  # HandshakeMessage.keyframes; a Reset to one of them (ResetMessage.keyframe)
 
 
 @dataclass
@@ -224,6 +234,8 @@ class HandshakeMessage:
     server: ServerInfo | None = None
     # coupler extension "worlds": how many copies of the scene the server steps (0: one, without the extension).
     worlds: int = 0
+    # coupler extension "keyframes": the model's keyframes in index order ("" for an unnamed one).
+    keyframes: list[str] = field(default_factory=list)
 
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""
@@ -296,6 +308,10 @@ class ResetMessage:
     # qpos and qvel, complete); empty means the scene's own initial state.
     qpos: list[float] = field(default_factory=list)
     qvel: list[float] = field(default_factory=list)
+    # coupler extension "keyframes": reset to this keyframe of the handshake's
+    # instead, by name or by index (at most one); qpos and qvel, when given, replace its own.
+    keyframe: str = ""
+    keyframe_index: int | None = None
 
 
 @dataclass

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <thread>
 
 #include <coupler/wire/error.hpp>
@@ -38,6 +40,21 @@ HandshakeMessage held_arm_scene() {
   ObjectDescription& arm = handshake.objects["arm"];
   arm.control_types = {ValueType::Angle, ValueType::LinearPosition};
   arm.control_targets = {"shoulder", "elbow"};
+  return handshake;
+}
+
+constexpr double kQuarterTurn = 1.5707963267948966;
+
+// The arm scene with a mocap box, whose pose is its controls.
+HandshakeMessage mocap_scene() {
+  HandshakeMessage handshake = arm_scene();
+  ObjectDescription& box = handshake.objects["box"];
+  box.controls = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+  box.control_types = {ValueType::MocapPosition,   ValueType::MocapPosition,   ValueType::MocapPosition,
+                       ValueType::MocapQuaternion, ValueType::MocapQuaternion, ValueType::MocapQuaternion,
+                       ValueType::MocapQuaternion};
+  box.control_targets = std::vector<std::string>(7, "box");
+  box.object_sensors = {ValueType::Position, ValueType::RPY};
   return handshake;
 }
 
@@ -76,6 +93,9 @@ class EchoServer {
     state.objects["arm"].angles = {0.0, 0.0};
     state.objects["arm"].sensors["wrist_ft"] = {{ValueType::Force3D, {0, 0, -5}}, {ValueType::Torque3D, {0, 0, 0}}};
     state.objects["box"].object_sensors = {{ValueType::Position, {0.5, 0.1, 0.8}}};
+    if (scene_.objects["box"].object_sensors.size() > 1) {
+      state.objects["box"].object_sensors.push_back({ValueType::RPY, {0.0, 0.0, kQuarterTurn}});
+    }
     if (extra_object) state.objects["conveyor"].angles = {1.5};
     int controls = 0;
     while (!stop_) {
@@ -304,4 +324,38 @@ TEST_CASE("a polling session gets the same answers and counts its round trips") 
   CHECK(session.stats().count() == 1);
   CHECK(session.stats().percentile(0.5) > 0.0);
   CHECK(trace == std::vector<std::string>{"send HandshakeInit", "recv Handshake", "send Control", "recv Sensor"});
+}
+
+TEST_CASE("session controls start a mocap body's pose controls at its position and orientation") {
+  EchoServer server(-1, false, coupler_server(), mocap_scene());
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  const std::vector<double> pose = session.controls().values("box");
+  REQUIRE(pose.size() == 7);
+  CHECK(std::vector<double>(pose.begin(), pose.begin() + 3) == std::vector<double>{0.5, 0.1, 0.8});
+  const double half = std::sqrt(0.5);  // a quarter turn about z: (cos 45°, 0, 0, sin 45°)
+  CHECK(pose[3] == Approx(half).margin(1e-15));
+  CHECK(pose[4] == Approx(0.0).margin(1e-15));
+  CHECK(pose[5] == Approx(0.0).margin(1e-15));
+  CHECK(pose[6] == Approx(half).margin(1e-15));
+}
+
+TEST_CASE("a reset to a keyframe asks by name or by index a server that announced the keyframes extension") {
+  ServerInfo info = coupler_server();
+  info.extensions.push_back(kExtensionKeyframes);
+  EchoServer server(-1, false, info);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  session.reset_to_keyframe("home");
+  session.reset_to_keyframe(0u);
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  CHECK(std::get<ResetMessage>(received[1]).keyframe == "home");
+  CHECK_FALSE(std::get<ResetMessage>(received[1]).keyframe_index);
+  CHECK(std::get<ResetMessage>(received[2]).keyframe_index == std::optional<std::uint32_t>(0));
+}
+
+TEST_CASE("a reset to a keyframe on a server without the keyframes extension throws and sends nothing") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  CHECK_THROWS_AS(session.reset_to_keyframe("home"), ExtensionNotSupportedError);
+  CHECK(server.stop().size() == 1);  // the handshake
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <coupler/wire/codec.hpp>
@@ -154,6 +155,29 @@ SensorMessage sensor_worlds() {
   return m;
 }
 
+HandshakeMessage handshake_mocap_keyframes() {
+  HandshakeMessage m;
+  ObjectDescription& target = m.objects["target"];
+  target.controls = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+  target.control_types = {V::MocapPosition,   V::MocapPosition,   V::MocapPosition,  V::MocapQuaternion,
+                          V::MocapQuaternion, V::MocapQuaternion, V::MocapQuaternion};
+  target.object_sensors = {V::Position, V::RPY};
+  target.control_targets = std::vector<std::string>(7, "target");
+  target.control_ranges = {Range{}, Range{}, Range{}, {-1.0, 1.0, true}, {-1.0, 1.0, true}, {-1.0, 1.0, true},
+                           {-1.0, 1.0, true}};
+  m.time_step = 0.002;
+  m.keyframes = {"home", ""};
+  m.server = ServerInfo{"coupler", "0.1.0", {kExtensionKeyframes, kExtensionMocap}};
+  return m;
+}
+
+ResetMessage reset_keyframe(const std::string& name, std::optional<std::uint32_t> index) {
+  ResetMessage m;
+  m.keyframe = name;
+  m.keyframe_index = index;
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -176,6 +200,9 @@ std::map<std::string, Message> vectors() {
       {"handshake_worlds", handshake_worlds()},
       {"control_worlds", control_worlds()},
       {"sensor_worlds", sensor_worlds()},
+      {"handshake_mocap_keyframes", handshake_mocap_keyframes()},
+      {"reset_keyframe", reset_keyframe("home", std::nullopt)},
+      {"reset_keyframe_index", reset_keyframe("", 0)},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }
@@ -210,6 +237,14 @@ TEST_CASE("the sensor vector reads back by object and name") {
   CHECK(m.object("panda").sensor("wrist_ft")[0].value == std::vector<double>{0.1, -0.2, -14.7});
   CHECK(m.object("rover").sensor("bumper")[0].type == V::Activated);
   CHECK(m.object("box").object_sensors[1].value[2] == 0.5);
+}
+
+TEST_CASE("the keyframe vectors name the keyframe, and index 0 is sent") {
+  CHECK(decode_as<HandshakeMessage>(read_vector("handshake_mocap_keyframes")).keyframes ==
+        std::vector<std::string>{"home", ""});
+  CHECK(decode_as<ResetMessage>(read_vector("reset_keyframe")).keyframe == "home");
+  CHECK(decode_as<ResetMessage>(read_vector("reset_keyframe_index")).keyframe_index == std::optional<std::uint32_t>(0));
+  CHECK_FALSE(decode_as<ResetMessage>(read_vector("reset_keyframe")).keyframe_index);
 }
 
 TEST_CASE("the coupler handshake vector carries the server, its extensions and the ranges") {

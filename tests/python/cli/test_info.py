@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
+from coupler.cli import main as cli_main
 from coupler.cli.info import describe
 from coupler.transport.client import Client
 from coupler.wire.messages import (
@@ -39,7 +41,7 @@ def _one_control(ranges: list[Range], server: ServerInfo | None = None) -> Hands
 
 
 def test_a_limited_range_is_shown_with_the_controls_unit():
-    assert _row(describe(_one_control([Range(-87.0, 87.0, True)])), "r", "j", "TORQUE_1D", "N", "m", "-87", "..", "87")
+    assert _row(describe(_one_control([Range(-87.0, 87.0, True)])), "r", "j", "-", "TORQUE_1D", "N", "m", "-87", "..", "87")
 
 
 def test_a_number_sensor_is_shown_with_the_unit_the_handshake_gives_it():
@@ -56,7 +58,7 @@ def test_an_unlimited_range_is_shown_as_unlimited():
 
 
 def test_a_control_without_a_range_is_shown_as_not_told():
-    assert _row(describe(_one_control([])), "r", "j", "TORQUE_1D", "N", "m", "not", "told")
+    assert _row(describe(_one_control([])), "r", "j", "-", "TORQUE_1D", "N", "m", "not", "told")
 
 
 def test_a_handshake_without_server_info_is_shown_as_a_click_peer_with_no_extensions():
@@ -80,8 +82,8 @@ def test_info_prints_the_arm_scenes_ranges_and_joint_limits():
     address = free_tcp_address()
     with coupler_server(address, "--scene", "arm"):
         text = info(address)
-    assert _row(text, "arm", "joint4", "ANGLE", "rad", "-3.0718", "..", "-0.0698", "rad")
-    assert _row(text, "arm", "joint6", "ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D", "-0.0175", "..", "3.7525")
+    assert _row(text, "arm", "joint4", "joint4", "ANGLE", "rad", "-3.0718", "..", "-0.0698", "rad")
+    assert _row(text, "arm", "joint6", "ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D", "rad, rad/s, N m", "-0.0175", "..", "3.7525")
     assert "extensions: steps, goodbye, ranges" in text
 
 
@@ -89,8 +91,8 @@ def test_info_prints_the_static_scenes_ranges():
     address = free_tcp_address()
     with coupler_server(address, "--scene", "static"):
         text = info(address)
-    assert _row(text, "cart", "lift", "FORCE_1D", "N", "-100", "..", "100", "N")
-    assert _row(text, "cart", "wheel_left", "ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D", "unlimited")
+    assert _row(text, "cart", "lift", "-", "FORCE_1D", "N", "-100", "..", "100", "N")
+    assert _row(text, "cart", "wheel_left", "ANGLE, ANGULAR_VELOCITY_1D, TORQUE_1D", "rad, rad/s, N m", "unlimited")
 
 
 def test_info_against_a_click_server_shows_what_click_tells_and_leaves_it_serving():
@@ -102,7 +104,7 @@ def test_info_against_a_click_server_shows_what_click_tells_and_leaves_it_servin
         with Client(address, timeout=5.0) as client:
             assert isinstance(client.request(HandshakeInitMessage()), HandshakeMessage)
     assert "extensions: none (Click peer" in text
-    assert _row(text, "robot", "joint1", "ANGLE", "rad", "not", "told")
+    assert _row(text, "robot", "joint1", "-", "ANGLE", "rad", "not", "told")
     assert text_again == text
 
 
@@ -111,3 +113,68 @@ def test_info_says_goodbye_to_a_coupler_server():
     with coupler_server(address, "--scene", "static", "--exit-on-error") as server:
         info(address)
         assert server.wait(timeout=10) == 0  # the goodbye ended the session, so the server exited
+
+
+# `coupler info --scene FILE`: what a server would announce, without one.
+
+_SLIDER = """
+<mujoco>
+  <worldbody>
+    <body name="cart">
+      <joint name="rail" type="slide" axis="1 0 0" range="-0.5 0.5"/>
+      <geom size="0.1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="push" joint="rail" gear="2" ctrlrange="-1 1"/>
+  </actuator>
+  <sensor>
+    <clock name="clock"/>
+  </sensor>
+</mujoco>
+"""
+
+
+def _info(capsys, *flags: str) -> str:
+    assert cli_main(["info", *flags]) == 0
+    return capsys.readouterr().out
+
+
+def test_info_of_a_scene_file_shows_what_each_control_drives_and_each_readings_unit(tmp_path, capsys):
+    scene = tmp_path / "slider.xml"
+    scene.write_text(_SLIDER)
+    text = _info(capsys, "--scene", str(scene))
+    assert _row(text, "cart", "push", "rail", "FORCE_1D", "N", "-2", "..", "2", "N")
+    assert _row(text, "cart", "POSITION, RPY", "m, rad")
+    assert _row(text, "world", "clock", "NUMBER", "s")
+
+
+def test_info_of_a_scene_lists_the_parts_a_server_would_not_serve(tmp_path, capsys):
+    scene = tmp_path / "unnamed_sensor.xml"
+    scene.write_text(_SLIDER.replace('<clock name="clock"/>', '<clock/>'))
+    text = _info(capsys, "--scene", str(scene))
+    assert "not served (1; coupler serve refuses the scene without --serve-partial):" in text
+    assert "unnamed sensor #0 is neither named nor on a named site" in text
+
+
+def test_info_of_a_scene_that_does_not_exist_is_one_line_naming_it(capsys):
+    assert cli_main(["info", "--scene", "no_such_scene"]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "coupler info: no scene 'no_such_scene': give one of static, arm, mobile, two_arms or an MJCF file path"]
+
+
+def test_info_json_of_a_scene_is_the_handshake_a_server_of_that_scene_sends(capsys):
+    from_file = json.loads(_info(capsys, "--scene", "arm", "--json"))
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", "arm"):
+        from_server = json.loads(_info(capsys, "--addr", address, "--timeout", "5", "--json"))
+    assert from_file == from_server
+    arm = from_file["objects"]["arm"]
+    assert arm["controlTargets"] == arm["controlsInOrder"]  # the arm's servos are named after their joints
+    assert arm["controlTypesInOrder"][0] == "Angle"
+    assert from_file["server"]["extensions"][:2] == ["steps", "goodbye"]
+
+
+def test_info_lists_the_keyframes_a_reset_can_ask_for():
+    text = describe(HandshakeMessage(keyframes=["home", "", "open\n"]))
+    assert "keyframes: 0 'home', 1 (unnamed), 2 'open\\n'" in text

@@ -21,6 +21,7 @@ from coupler.wire.messages import (
     ErrorMessage,
     HandshakeInitMessage,
     Message,
+    ResetMessage,
     ServerInfo,
 )
 
@@ -125,3 +126,10 @@ def test_steps_go_out_as_asked_when_one_or_when_the_server_announced_steps(serve
         controls.steps = steps
         session.step(controls)
     assert [m.steps for m in server.stop() if isinstance(m, ControlMessage)] == [steps]
+
+
+def test_a_reset_to_a_keyframe_on_a_server_without_keyframes_raises_and_sends_nothing(serve):
+    server = serve(COUPLER)
+    with Session(server.address, timeout=2.0) as session, pytest.raises(ExtensionNotSupportedError):
+        session.reset(keyframe="home")
+    assert not any(isinstance(m, ResetMessage) for m in server.stop())

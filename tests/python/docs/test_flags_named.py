@@ -22,6 +22,7 @@ OTHER_PROGRAMS = {
     "scripts/fuzz": {"--smoke", "--cpp-runs", "--python-runs"},
     "scripts/wheel": {"--test-bindings"},
     "examples.train_arm_reach": {"--timesteps", "--envs", "--seed"},
+    "pip install": {"--no-deps"},
 }
 
 # Generated pages hold their programs' own help; the changelog names flags as they were.

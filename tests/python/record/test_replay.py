@@ -62,3 +62,37 @@ def test_replaying_a_tampered_recording_reports_the_first_divergence_and_fails(d
     assert result.returncode == 1, result.stdout
     assert "diverged at step" in result.stdout
     assert "object 'arm'" in result.stdout and "angleSensors[1]" in result.stdout
+
+
+def test_a_recording_of_a_scene_started_at_a_keyframe_replays_from_that_keyframe(tmp_path):
+    import signal
+
+    from coupler.controller.session import Session
+
+    scene = tmp_path / "arm.xml"
+    scene.write_text("""
+<mujoco>
+  <worldbody>
+    <body name="arm"><joint name="wrist" axis="0 1 0" damping="0.5"/><geom type="capsule" fromto="0 0 0 0.3 0 0"
+      size="0.03"/></body>
+  </worldbody>
+  <actuator><position name="wrist" joint="wrist" kp="5"/></actuator>
+  <keyframe><key name="rest"/><key name="raised" qpos="0.4" qvel="0.3" ctrl="0.5"/></keyframe>
+</mujoco>""")
+    recording = tmp_path / "keyframe.mcap"
+    address = address_for("ipc", tmp_path)
+    with ServeProcess(["--scene", str(scene), "--keyframe", "raised", "--record", str(recording)],
+                      address=address) as server:
+        with Session(address, timeout=5.0) as session:
+            controls = session.controls()
+            for k in range(5):
+                controls.set("arm", "wrist", 0.1 * k)
+                session.step(controls)
+            session.reset()
+            session.step(controls)
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=30)
+    # The model file itself: MuJoCo's saved copy in the recording may round its numbers in the last digit.
+    result = coupler("replay", str(recording), "--scene", str(scene))
+    assert result.returncode == 0, result.stdout
+    assert "identical, " in result.stdout

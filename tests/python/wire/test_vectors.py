@@ -45,10 +45,15 @@ def test_every_click_value_type_is_a_sensor_in_the_handshake_and_a_reading_in_th
     assert described == read == set(ValueType) - {ValueType.MULTIPLE} - _COUPLER_TYPES
 
 
+_CONTROL_ONLY = {ValueType.ACTUATOR_INPUT, ValueType.MOCAP_POSITION, ValueType.MOCAP_QUATERNION}
+
+
 def test_every_coupler_value_type_is_in_the_coupler_vectors_as_a_sensor_or_the_control_type_it_only_is():
     described, read = _sensor_types("handshake_coupler", "sensor_coupler")
-    assert described & _COUPLER_TYPES == read & _COUPLER_TYPES == _COUPLER_TYPES - {ValueType.ACTUATOR_INPUT}
+    assert described & _COUPLER_TYPES == read & _COUPLER_TYPES == _COUPLER_TYPES - _CONTROL_ONLY
     assert ValueType.ACTUATOR_INPUT in MESSAGES["handshake_coupler"].objects["cart"].control_types
+    mocap = MESSAGES["handshake_mocap_keyframes"].objects["target"].control_types
+    assert {ValueType.MOCAP_POSITION, ValueType.MOCAP_QUATERNION} <= set(mocap)
 
 
 @pytest.mark.parametrize("name", sorted(MESSAGES))

@@ -52,8 +52,10 @@ class Session {
   // off: a position control (Angle, LinearPosition) whose controlTargets
   // entry names one of its object's joint sensors starts at that joint's
   // current position, read with one SensorRequest (so sending it moves
-  // nothing); every other control starts at 0 (no torque, no speed).
-  // Without such controls nothing is asked of the server.
+  // nothing); a mocap body's MocapPosition and MocapQuaternion controls
+  // start at its current position and orientation (the orientation from its
+  // RPY reading, to within rounding); every other control starts at 0 (no
+  // torque, no speed). Without such controls nothing is asked of the server.
   Controls controls();
 
   // Sends the controls, lets the simulation step, returns the new state.
@@ -64,6 +66,12 @@ class Session {
   SensorReadings sensors();
   // Restores the initial state; the simulation waits for the next step().
   void reset();
+  // Restores a keyframe of handshake().keyframes instead, by name or index
+  // (the "keyframes" extension). Throws ExtensionNotSupportedError, sending
+  // nothing, when the server did not announce it, and RemoteError naming
+  // the valid keyframes for one the model does not have.
+  void reset_to_keyframe(const std::string& name);
+  void reset_to_keyframe(std::uint32_t index);
   // Opens a fresh connection to the same address and does the handshake
   // again. Throws SceneChangedError, keeping the old handshake, when the
   // server now describes a different scene, unless accept_scene_change.
@@ -91,6 +99,8 @@ class Session {
   std::string receive_polling(std::chrono::steady_clock::time_point sent);
   SensorReadings expect_sensors(const Message& request);
   SensorReadings sensors_from(Message answer);
+  // `keyframe` names the keyframe asked for, for the message when the server cannot; "" for none.
+  void reset_with(const ResetMessage& request, const std::string& keyframe = "");
   void use_handshake(HandshakeMessage handshake);
 
   SessionOptions options_;

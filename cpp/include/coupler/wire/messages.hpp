@@ -29,6 +29,10 @@ inline constexpr const char* kExtensionRanges = "ranges";    // ObjectDescriptio
 inline constexpr const char* kExtensionValueTypes = "value-types";
 // One Control and one Sensor for every world of a batched server at once (HandshakeMessage::worlds).
 inline constexpr const char* kExtensionWorlds = "worlds";
+// Mocap bodies as controls of types MocapPosition and MocapQuaternion.
+inline constexpr const char* kExtensionMocap = "mocap";
+// The model's keyframes in the handshake (HandshakeMessage::keyframes); a Reset to one of them.
+inline constexpr const char* kExtensionKeyframes = "keyframes";
 
 // A closed interval [min, max]; limited false means unlimited (min and max
 // then mean nothing).
@@ -82,6 +86,8 @@ struct HandshakeMessage {
   std::optional<ServerInfo> server;
   // coupler extension "worlds": how many copies of the scene the server steps (0: one, without the extension).
   std::uint32_t worlds = 0;
+  // coupler extension "keyframes": the model's keyframes in index order ("" for an unnamed one).
+  std::vector<std::string> keyframes;
 
   // Whether the server announced this coupler extension (never, for a Click server).
   bool supports(const std::string& extension) const;
@@ -179,6 +185,10 @@ struct ResetMessage {
   // and qvel, complete); empty means the scene's own initial state.
   std::vector<double> qpos;
   std::vector<double> qvel;
+  // coupler extension "keyframes": reset to this keyframe instead, by name or
+  // by index (at most one); qpos and qvel, when given, replace its own.
+  std::string keyframe;
+  std::optional<std::uint32_t> keyframe_index;
 };
 
 struct ErrorMessage {

@@ -39,6 +39,9 @@ enum class ValueType : int {
   LinearVelocity = 101,        // m/s
   ActuatorInput = 102,         // a MuJoCo actuator's own ctrl units (a control only)
   Number = 103,                // one number of a sensor Click has no type for, in its unit
+  // coupler extension "mocap" (controls only): one number of a mocap body's pose.
+  MocapPosition = 104,         // m, one world-frame coordinate
+  MocapQuaternion = 105,       // one component (w, x, y, z) of the world-frame orientation
 };
 
 enum class ErrorCode : int {
