@@ -129,7 +129,7 @@ def test_a_batch_the_machines_available_memory_cannot_hold_is_refused_in_one_lin
     monkeypatch.setattr(world_batch, "available_bytes", lambda: 10 << 20)  # 10 MiB: about 20 arm worlds
     made: list[object] = []
     real = world_batch.MujocoSimulation
-    monkeypatch.setattr(world_batch, "MujocoSimulation", lambda model: made.append(model) or real(model))
+    monkeypatch.setattr(world_batch, "MujocoSimulation", lambda model, **kw: made.append(model) or real(model, **kw))
     with pytest.raises(Error, match=r"--worlds 1000 needs about 0\.\d GiB \(about \d+ kB a world.*; this machine "
                                     r"has 0\.0 GiB available: serve fewer worlds"):
         WorldBatch(_arm(), 1000)
