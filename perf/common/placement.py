@@ -1,11 +1,14 @@
-"""Which CPU a measured process runs on: a client on one, its server on another.
+"""Which CPU a measured process runs on: a client and its server on one CPU, the harness on another.
 
-Left to the scheduler, a client and its server (and their ZeroMQ I/O threads)
-share one CPU for one measurement and sit on two for the next, and a round
-trip costs tens of microseconds more across CPUs, where each side wakes the
-other's halted core: on a 2-CPU virtual machine the same ping-pong measures
-about 42 µs on one CPU and 70-80 µs across two, and an unpinned run lands on
-either. Pinned, every row and floor of a run pays the same wake-ups.
+A ping-pong alternates strictly, so on one CPU a round trip is two context
+switches; across two CPUs each side also wakes the other's halted core, which
+on a virtual machine costs tens of microseconds and varies from one wake-up to
+the next. On a 2-CPU virtual machine the same C++ ping-pong measures about
+42 µs on one CPU and 70-80 µs across two, and two short runs back to back with
+clients and servers on different CPUs had 4 of 9 ratios more than 10 % apart,
+against 1 of 9 with both on one. Left to the scheduler, a pair shares a CPU in
+one measurement and not in the next. Pinned, every row and floor of a run pays
+the same switches and no wake-up of another core.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ SERVER = "server"
 
 
 def cpus() -> tuple[int, int] | None:
-    """(client CPU, server CPU): the first two this process may run on; None with fewer than two CPUs or
-    no taskset to pin with."""
+    """(the harness's CPU, the measured processes' CPU): the first and second this process may run on; None
+    with fewer than two CPUs or no taskset to pin with."""
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < 2 or shutil.which("taskset") is None:
         return None
@@ -27,16 +30,17 @@ def cpus() -> tuple[int, int] | None:
 
 
 def pinned(command: list[str], role: str, pin: bool = True) -> list[str]:
-    """`command` run on its role's CPU (every thread it starts inherits it), or unchanged when not pinning."""
+    """`command` (a `role`, CLIENT or SERVER: both go to one CPU) run on the measured processes' CPU (every
+    thread it starts inherits it), or unchanged when not pinning."""
+    assert role in (CLIENT, SERVER), role
     chosen = cpus() if pin else None
     if chosen is None:
         return command
-    cpu = chosen[0] if role == CLIENT else chosen[1]
-    return ["taskset", "--cpu-list", str(cpu), *command]
+    return ["taskset", "--cpu-list", str(chosen[1]), *command]
 
 
 def describe(pin: bool) -> str:
     chosen = cpus() if pin else None
     if chosen is None:
         return "unpinned"
-    return f"clients on CPU {chosen[0]}, servers on CPU {chosen[1]}"
+    return f"clients and servers on CPU {chosen[1]}"

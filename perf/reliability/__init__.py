@@ -100,7 +100,7 @@ def measure_step(step: Step, count: int, workdir: Path) -> tuple[float, float, f
         server_flags += (f"--curve-secret={server_secret}",)
         client_flags += (f"--curve-server={server_public}", f"--curve-public={client_public}",
                          f"--curve-secret={client_secret}")
-    # Client and server on CPUs of their own, as perf.rtt's: every step pays the same wake-ups across CPUs.
+    # Client and server on one CPU, as perf.rtt's: every step pays the same switches, no wake-up of another core.
     with ServerProcess(pinned(_peer("server", address, count, server_flags), SERVER), workdir / "server.log") as server:
         output = run_client(pinned(_peer("client", address, count, client_flags), CLIENT),
                             timeout=60.0 + 0.02 * count)

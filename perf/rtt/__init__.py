@@ -82,7 +82,7 @@ class Settings:
     peers: tuple[str, ...] = ()  # servers measured besides coupler's and the recorded one: PCLICK
     server_args: tuple[str, ...] = ()  # extra flags for demo.server
     quick: bool = False
-    pin: bool = True  # clients on one CPU, servers on another (perf.common.placement)
+    pin: bool = True  # clients and servers on one CPU, the harness on another (perf.common.placement)
 
     def row_specs(self) -> list[RowSpec]:
         """Every row, those sharing a floor next to each other. Blocking receive everywhere; the other
@@ -339,9 +339,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "demo server, run from .venv-pclick (or $COUPLER_PCLICK_PYTHON); it spins while "
                              "idle, so its CPU time is not reported (default: no other server)")
     parser.add_argument("--no-pin", action="store_true",
-                        help="let the scheduler place every process (default: each client on the first CPU this "
-                             "process may use and each server on the second, with taskset, so every row and floor "
-                             "pays the same wake-ups across CPUs; unpinned with fewer than two CPUs or no taskset)")
+                        help="let the scheduler place every process (default: every client and server on the second CPU "
+                             "this process may use, with taskset, so every row and floor pays the same context "
+                             "switches and no wake-up of another core; unpinned with fewer than two CPUs or no "
+                             "taskset)")
     add_common_flags(parser, "rtt")
     args = parser.parse_args(argv)
     if args.count is None:

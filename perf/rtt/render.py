@@ -144,9 +144,9 @@ def _method(result: dict[str, Any]) -> str:
             f"after {settings['warm_up']:,} of warm-up{placed}")
 
 
-_PINNED = ("Each client runs on one CPU and each server on another (taskset): left to the scheduler, a pair "
-           "shares a CPU in one measurement and not in the next, and a round trip across CPUs costs tens of "
-           "microseconds more. ")
+_PINNED = ("Each client and its server run on one CPU, the harness on another (taskset): left to the scheduler, a "
+           "pair shares a CPU in one measurement and not in the next, and a round trip across CPUs costs tens of "
+           "microseconds more, varying with each wake-up of the other's halted core. ")
 _UNPINNED = "The processes were placed by the scheduler (--no-pin, or too few CPUs to pin). "
 
 

@@ -1,15 +1,15 @@
-"""perf.common.placement: clients on one CPU, servers on another, or left alone."""
+"""perf.common.placement: a client and its server on one CPU apart from the harness's, or left alone."""
 
 import pytest
 
 from perf.common import placement
 
 
-def test_a_client_and_a_server_are_pinned_to_two_different_cpus(monkeypatch):
+def test_a_client_and_its_server_are_pinned_to_one_cpu_other_than_the_harnesss(monkeypatch):
     monkeypatch.setattr(placement, "cpus", lambda: (2, 5))
-    assert placement.pinned(["prog", "--flag"], placement.CLIENT) == ["taskset", "--cpu-list", "2", "prog", "--flag"]
+    assert placement.pinned(["prog", "--flag"], placement.CLIENT) == ["taskset", "--cpu-list", "5", "prog", "--flag"]
     assert placement.pinned(["prog"], placement.SERVER) == ["taskset", "--cpu-list", "5", "prog"]
-    assert placement.describe(True) == "clients on CPU 2, servers on CPU 5"
+    assert placement.describe(True) == "clients and servers on CPU 5"
 
 
 @pytest.mark.parametrize("pin, cpus", [(False, (0, 1)), (True, None)])
