@@ -28,7 +28,9 @@ Robots and objects
     wrapper body that only places a robot, `<body pos="0 0 1.8">`) takes
     the name of the first named body below it in model order (the robot's
     own base, say); its readings are still the root's. Names stay unique,
-    since each is the name of a different body. Robots and objects
+    since each is the name of a different body. An unnamed joint takes its
+    body's name (`door`), followed by its place among the body's joints when
+    the body has several (`lid_0`, `lid_1`). Robots and objects
     report their root body's world position and roll-pitch-yaw as
     objectSensors [POSITION, RPY]; a root with a free joint adds its linear
     velocity (of the body's origin) and angular velocity, both in the world
@@ -219,6 +221,7 @@ class ObjectLayout:
     # One entry per joint sensor.
     qpos_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
     dof_adr: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    joint_ids: list[int] = field(default_factory=list)  # the joint of each joint sensor, in order
     sensors: dict[str, list[Reading]] = field(default_factory=dict)
 
 
@@ -272,6 +275,23 @@ class _LayoutBuilder:
 
     def _name(self, obj: mujoco.mjtObj, i: int) -> str:
         return mujoco.mj_id2name(self.m, obj, i) or ""
+
+    def _joint_name(self, j: int) -> str:
+        """Joint `j`'s name; an unnamed joint takes its body's (followed by its place among the body's joints
+        when the body has several: `lid_0`, `lid_1`), or "" when its body is unnamed too or another joint
+        already has that name."""
+        name = self._name(_Obj.mjOBJ_JOINT, j)
+        if name:
+            return name
+        m = self.m
+        body = int(m.jnt_bodyid[j])
+        body_name = self._name(_Obj.mjOBJ_BODY, body)
+        if not body_name:
+            return ""
+        derived = body_name if int(m.body_jntnum[body]) == 1 else f"{body_name}_{j - int(m.body_jntadr[body])}"
+        if mujoco.mj_name2id(m, _Obj.mjOBJ_JOINT, derived) >= 0:
+            return ""
+        return derived
 
     def _label(self, what: str, obj: mujoco.mjtObj, i: int) -> str:
         name = self._name(obj, i)
@@ -386,7 +406,7 @@ class _LayoutBuilder:
             if layout.mocap >= 0:
                 for i in range(len(layout.description.controls) - 4, len(layout.description.controls)):
                     layout.description.control_ranges[i] = Range(-1.0, 1.0, True)
-            layout.description.joint_limits = joint_limits(m, layout.description.joint_sensors)
+            layout.description.joint_limits = joint_limits(m, layout.joint_ids)
         handshake = HandshakeMessage(
             objects={name: layout.description for name, layout in objects.items()},
             time_step=float(m.opt.timestep),
@@ -506,7 +526,10 @@ class _LayoutBuilder:
         trn = int(m.actuator_trntype[a])
         first = int(m.actuator_trnid[a][0])
         target_object = _TARGET_OBJECTS.get(trn)
-        target = self._name(target_object, first) if target_object is not None and first >= 0 else ""
+        if target_object == _Obj.mjOBJ_JOINT and first >= 0:
+            target = self._joint_name(first)
+        else:
+            target = self._name(target_object, first) if target_object is not None and first >= 0 else ""
         joint_trn = trn in (_Trn.mjTRN_JOINT, _Trn.mjTRN_JOINTINPARENT)
         kind = _servo_kind(m, a)
         gear = float(m.actuator_gear[m.actuator_outadr[a]][0])
@@ -532,9 +555,10 @@ class _LayoutBuilder:
         for j in joints:
             joint_type = int(m.jnt_type[j])
             label = self._label("joint", _Obj.mjOBJ_JOINT, j)
-            name = self._name(_Obj.mjOBJ_JOINT, j)
+            name = self._joint_name(j)
             if not name:
-                self._report(f"{label} of '{layout.name}' needs a name for its joint sensors")
+                self._report(f"{label} of '{layout.name}' needs a name for its joint sensors (its body is unnamed, "
+                             "or its body's name is another joint's)")
                 continue
             if joint_type == _BALL:
                 # Click joint sensors are scalars: a ball joint is a named sensor of its own.
@@ -546,6 +570,7 @@ class _LayoutBuilder:
                 self._report(f"{_JOINT_TYPE_NAMES[joint_type]} {label} of '{layout.name}' has no Click joint sensor")
                 continue
             layout.description.joint_sensors.append(name)
+            layout.joint_ids.append(j)
             layout.description.joint_types += SLIDE_SENSOR_TYPES if joint_type == _SLIDE else JOINT_SENSOR_TYPES
             qpos.append(int(m.jnt_qposadr[j]))
             dofs.append(int(m.jnt_dofadr[j]))

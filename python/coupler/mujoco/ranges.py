@@ -58,12 +58,11 @@ def _inward(first: float, last: float, factor: float, div: float, lo: float, hi:
     return first, last
 
 
-def joint_limits(model: mujoco.MjModel, joints: Iterable[str]) -> list[Range]:
-    """One range per named joint: its jnt_range where jnt_limited, else unlimited."""
+def joint_limits(model: mujoco.MjModel, joints: Iterable[int]) -> list[Range]:
+    """One range per joint (by id): its jnt_range where jnt_limited, else unlimited."""
     limits = []
-    for name in joints:
-        j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
-        if j < 0 or not bool(model.jnt_limited[j]):
+    for j in joints:
+        if not bool(model.jnt_limited[j]):
             limits.append(_UNLIMITED)
             continue
         low, high = (float(v) for v in model.jnt_range[j])
