@@ -47,7 +47,7 @@ RUN_TIMEOUT = 60.0
 # What both controllers print after their 250 ramp steps and the one closing the gripper, of 2 ms each.
 PRINTED = re.compile(r"t = 0\.502 s, joint2 = (-?\d+\.\d+) rad")
 # The control both controllers drive, as `coupler info` lists it among the arm scene's controls.
-JOINT2_CONTROL = re.compile(r"^arm\s+joint2\s+ANGLE\s+rad\s+-1\.7628 \.\. 1\.7628 rad$", re.MULTILINE)
+JOINT2_CONTROL = re.compile(r"^arm\s+joint2\s+joint2\s+ANGLE\s+rad\s+-1\.7628 \.\. 1\.7628 rad$", re.MULTILINE)
 
 
 def _the_one(found: list[Block], what: str) -> Block:
