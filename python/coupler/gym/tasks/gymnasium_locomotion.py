@@ -79,7 +79,9 @@ class GymnasiumLocomotion:
         joints = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(m.njnt)]
         self.observation_names = ([f"{joints[j]} position" for j in range(1, m.njnt)]
                                   + [f"{joints[j]} velocity" for j in range(m.njnt)])
-        self.action_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in range(m.nu)]
+        self.action_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
+                             or mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.actuator_trnid[a][0])
+                             for a in range(m.nu)]
         self._qpos = np.zeros(0, dtype=np.intp)
         self._qvel = np.zeros(0, dtype=np.intp)
         self._actuator_of_value = np.zeros(0, dtype=np.intp)
@@ -105,8 +107,9 @@ class GymnasiumLocomotion:
         actuators, divisors = [], []
         for o in flat.controls.objects:
             described = handshake.objects[o.name]
-            for control, value_type in zip(described.controls, described.control_types, strict=True):
-                a = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, control)
+            for control, value_type, target in zip(described.controls, described.control_types,
+                                                   described.control_targets, strict=True):
+                a = self._actuator(control, target)
                 if a < 0 or value_type not in _MOTOR_TYPES:
                     raise Error(f"the served scene is not {self.spec.model_file}: control '{control}' is not its motor")
                 actuators.append(a)
@@ -115,6 +118,18 @@ class GymnasiumLocomotion:
             raise Error(f"the served scene is not {self.spec.model_file}: its controls are not the model's motors")
         self._actuator_of_value = np.array(actuators, dtype=np.intp)
         self._divisor = np.array(divisors)
+
+    def _actuator(self, control: str, target: str) -> int:
+        """The actuator named `control`, or the unnamed one on joint `target` (the server names it after its joint);
+        -1 when none."""
+        m = self.model
+        named = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, control)
+        if named >= 0:
+            return named
+        joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, target)
+        on_joint = [a for a in range(m.nu) if m.actuator_trnid[a][0] == joint
+                    and not mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a)]
+        return on_joint[0] if joint >= 0 and len(on_joint) == 1 else -1
 
     def control_values(self, actions: np.ndarray) -> np.ndarray:
         """Rows of control values (N x values) whose ctrl equals the rows of `actions` (Gymnasium's ctrl)."""
