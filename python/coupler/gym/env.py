@@ -13,14 +13,16 @@ from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.own_servers import serving
 from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.labels import action_names, observation_names
-from coupler.gym.tasks import ArmPick, ArmReach, BatchTask, NoTask, Task, half_cheetah, hopper, walker2d
+from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, half_cheetah, hopper, inverted_pendulum,
+                                swimmer, walker2d)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
 
 TASKS: dict[str, Any] = {"ArmReach": ArmReach, "ArmPick": ArmPick, "HalfCheetah-v5": half_cheetah,
-                         "Hopper-v5": hopper, "Walker2d-v5": walker2d}
+                         "Hopper-v5": hopper, "Walker2d-v5": walker2d, "Swimmer-v5": swimmer,
+                         "InvertedPendulum-v5": inverted_pendulum}
 
 
 def task_of(task: Task | BatchTask | str | None) -> Task | BatchTask:

@@ -18,6 +18,8 @@ ENVIRONMENTS: dict[str, tuple[dict[str, object], int | None]] = {
     "coupler/HalfCheetah-v5": ({"task": "HalfCheetah-v5"}, 1000),
     "coupler/Hopper-v5": ({"task": "Hopper-v5"}, 1000),
     "coupler/Walker2d-v5": ({"task": "Walker2d-v5"}, 1000),
+    "coupler/Swimmer-v5": ({"task": "Swimmer-v5"}, 1000),
+    "coupler/InvertedPendulum-v5": ({"task": "InvertedPendulum-v5"}, 1000),
 }
 
 

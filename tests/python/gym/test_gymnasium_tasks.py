@@ -1,4 +1,4 @@
-"""coupler/HalfCheetah-v5, Hopper-v5, Walker2d-v5 equal Gymnasium's own -v5 environments, stepped side by side."""
+"""coupler/HalfCheetah-v5, Hopper-v5, Walker2d-v5, Swimmer-v5, InvertedPendulum-v5 equal Gymnasium's own -v5 environments, stepped side by side."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ pytest.importorskip("mujoco")
 
 import coupler.gym  # noqa: E402,F401  (registers the coupler ids)
 
-TASKS = ["HalfCheetah-v5", "Hopper-v5", "Walker2d-v5"]
+TASKS = ["HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Swimmer-v5", "InvertedPendulum-v5"]
 STEPS = 1000
 
 

@@ -1,8 +1,9 @@
-"""Gymnasium's planar MuJoCo locomotion tasks (HalfCheetah, Hopper, Walker2d `-v5`), computed over a batch of worlds.
+"""Gymnasium's MuJoCo tasks of hinges and slides (HalfCheetah, Hopper, Walker2d, Swimmer, InvertedPendulum `-v5`),
+computed over a batch of worlds.
 
 Each reproduces `gymnasium.envs.mujoco.*_v5` with its default arguments: the
 same model file (Gymnasium's own), frame skip, observation (qpos without
-the x position, then qvel, clipped to +-10 where Gymnasium clips), reward
+the x (and y) position, then qvel, clipped to +-10 where Gymnasium clips), reward
 terms in the same arithmetic order, termination, info keys and reset noise
 drawn in the same order from the environment's generator. Every term is a
 NumPy expression over the rows of all worlds' sensor arrays at once, so a
@@ -51,11 +52,15 @@ class Locomotion:
     healthy_angle_range: tuple[float, float] = (-np.inf, np.inf)
     healthy_state_range: tuple[float, float] | None = None  # bounds of state_vector()[2:] (Hopper)
     forward_reward_weight: float = 1.0
+    excluded_positions: int = 1  # the first qpos left out of the observation: x, or x and y (Swimmer)
 
 
 HALF_CHEETAH = Locomotion("half_cheetah.xml", 5, 0.1, 0.1, True, None, None)
 HOPPER = Locomotion("hopper.xml", 4, 1e-3, 5e-3, False, 10.0, 1.0, (0.7, np.inf), (-0.2, 0.2), (-100.0, 100.0))
 WALKER2D = Locomotion("walker2d_v5.xml", 4, 1e-3, 5e-3, False, 10.0, 1.0, (0.8, 2.0), (-1.0, 1.0))
+SWIMMER = Locomotion("swimmer.xml", 4, 1e-4, 0.1, False, None, None, excluded_positions=2)
+# The pendulum's spec only gives its model, frame skip and reset noise; its terms are InvertedPendulum's own.
+INVERTED_PENDULUM = Locomotion("inverted_pendulum.xml", 2, 0.0, 0.01, False, None, None, excluded_positions=0)
 
 
 class GymnasiumLocomotion:
@@ -74,10 +79,10 @@ class GymnasiumLocomotion:
         self.init_qvel = np.zeros(m.nv)
         low, high = m.actuator_ctrlrange.copy().astype(np.float32).T
         self.action_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        size = m.nq - 1 + m.nv
+        size = m.nq - spec.excluded_positions + m.nv
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=(size,), dtype=np.float64)
         joints = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(m.njnt)]
-        self.observation_names = ([f"{joints[j]} position" for j in range(1, m.njnt)]
+        self.observation_names = ([f"{joints[j]} position" for j in range(spec.excluded_positions, m.njnt)]
                                   + [f"{joints[j]} velocity" for j in range(m.njnt)])
         self.action_names = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a)
                              or mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.actuator_trnid[a][0])
@@ -155,11 +160,13 @@ class GymnasiumLocomotion:
         qvel = sensors[..., self._qvel]
         if self.spec.clip_qvel is not None:
             qvel = np.clip(qvel, -self.spec.clip_qvel, self.spec.clip_qvel)
-        return np.concatenate((sensors[..., self._qpos[1:]], qvel), axis=-1)
+        return np.concatenate((sensors[..., self._qpos[self.spec.excluded_positions:]], qvel), axis=-1)
 
     def reset_infos(self, sensors: np.ndarray) -> dict[str, np.ndarray]:
         qpos = self.qpos(sensors)
         infos = {"x_position": qpos[..., 0]}
+        if self.spec.excluded_positions == 2:
+            infos |= {"y_position": qpos[..., 1], "distance_from_origin": _norm(qpos[..., 0], qpos[..., 1])}
         if self.spec.healthy_reward is not None:
             infos["z_distance_from_origin"] = qpos[..., 1] - self.init_qpos[1]
         return infos
@@ -188,7 +195,13 @@ class GymnasiumLocomotion:
         if spec.healthy_reward is None:
             rewards = forward_reward - ctrl_cost
             terminated = np.zeros(np.shape(rewards), dtype=bool)
-            infos |= {"x_velocity": x_velocity, "reward_forward": forward_reward, "reward_ctrl": -ctrl_cost}
+            if spec.excluded_positions == 2:
+                y_after = self.qpos(after)[..., 1]
+                infos |= {"y_position": y_after, "distance_from_origin": _norm(x_after, y_after),
+                          "x_velocity": x_velocity, "y_velocity": (y_after - self.qpos(before)[..., 1]) / self.dt}
+            else:
+                infos |= {"x_velocity": x_velocity}
+            infos |= {"reward_forward": forward_reward, "reward_ctrl": -ctrl_cost}
         else:
             healthy = self._healthy(after)
             healthy_reward = healthy * spec.healthy_reward
@@ -198,6 +211,30 @@ class GymnasiumLocomotion:
                       "x_velocity": x_velocity, "reward_forward": forward_reward, "reward_ctrl": -ctrl_cost,
                       "reward_survive": healthy_reward}
         return rewards, terminated, infos
+
+
+def _norm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The length of (x, y), as np.linalg.norm computes it for one vector: the square root of a dot product (which
+    may fuse a multiply and an add, so x * x + y * y can differ in the last bit)."""
+    xy = np.stack((x, y), axis=-1)
+    return np.sqrt(np.vecdot(xy, xy))
+
+
+class InvertedPendulum(GymnasiumLocomotion):
+    """Gymnasium's InvertedPendulum-v5: observation qpos and qvel, reward 1 while the pole is within 0.2 rad."""
+
+    def __init__(self) -> None:
+        super().__init__(INVERTED_PENDULUM)
+
+    def reset_infos(self, sensors: np.ndarray) -> dict[str, np.ndarray]:
+        return {}
+
+    def step_terms(self, before: np.ndarray, after: np.ndarray,
+                   actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        observations = self.observations(after)
+        terminated = ~np.all(np.isfinite(observations), axis=-1) | (np.abs(observations[..., 1]) > 0.2)
+        rewards = (~terminated).astype(np.int64)
+        return rewards, terminated, {"reward_survive": rewards}
 
 
 def half_cheetah() -> GymnasiumLocomotion:
@@ -210,3 +247,11 @@ def hopper() -> GymnasiumLocomotion:
 
 def walker2d() -> GymnasiumLocomotion:
     return GymnasiumLocomotion(WALKER2D)
+
+
+def swimmer() -> GymnasiumLocomotion:
+    return GymnasiumLocomotion(SWIMMER)
+
+
+def inverted_pendulum() -> GymnasiumLocomotion:
+    return InvertedPendulum()
