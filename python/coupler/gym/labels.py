@@ -11,7 +11,10 @@ _COMPONENTS = {ValueType.POSITION: ("x", "y", "z"), ValueType.RPY: ("roll", "pit
 
 
 def _components(value_type: int, size: int) -> list[str]:
+    """Names of a reading's numbers: roll, pitch, yaw of an RPY; x, y, z of any other vector of 3."""
     named = _COMPONENTS.get(ValueType(value_type)) if value_type in ValueType._value2member_map_ else None
+    if named is None and size == 3:
+        named = _COMPONENTS[ValueType.POSITION]
     if named is not None and len(named) == size:
         return list(named)
     return [""] if size == 1 else [str(k) for k in range(size)]
