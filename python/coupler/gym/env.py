@@ -136,7 +136,8 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         terminated = bool(self.task.terminated(readings))
         return readings.values, reward, terminated, False, {"simulated_time": readings.time}  # type: ignore[union-attr]
 
-    def _batch_step(self, given: np.ndarray, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def _batch_step(self, given: np.ndarray,
+                    action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         batch = self._batch
         assert batch is not None
         if self._last is None:

@@ -1,4 +1,5 @@
-"""coupler/HalfCheetah-v5, Hopper-v5, Walker2d-v5, Swimmer-v5, InvertedPendulum-v5 equal Gymnasium's own -v5 environments, stepped side by side."""
+"""coupler's HalfCheetah, Hopper, Walker2d, Swimmer and InvertedPendulum -v5 equal Gymnasium's own, stepped side by
+side."""
 
 from __future__ import annotations
 
