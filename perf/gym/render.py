@@ -61,7 +61,7 @@ def render(result: dict[str, Any]) -> str:
         "server, `--threads 1`; coupler-2threads: `--threads 2`; coupler-2servers: its worlds on two servers); "
         "ray-1server, ray-2servers: a `coupler.ray.ServerPool` of one or two servers on a local Ray cluster "
         "of two one-CPU nodes (TCP with CURVE); sync and async: "
-        "`gymnasium.make_vec(\"Ant-v5\"` or `\"HalfCheetah-v5\", num_envs=N, vectorization_mode=...)`; task: "
+        "`gymnasium.make_vec(ID, num_envs=N, vectorization_mode=...)`, ID `\"Ant-v5\"` or `\"HalfCheetah-v5\"`; task: "
         "`gymnasium.make_vec(\"coupler/HalfCheetah-v5\", num_envs=N)` (observations, rewards and ends equal to "
         "Gymnasium's); inprocess: the same model's N "
         "`mjData` stepped one after the other in the benchmark's process, no environment (the limit). CPU is "
