@@ -84,7 +84,11 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self.action_names = action_names(self._actions)
         self._batch = batch
         if batch is not None:
-            batch.bind(self.session.handshake, self._flat)
+            try:
+                batch.bind(self.session.handshake, self._flat)
+            except BaseException:
+                self.close()
+                raise
             self.action_space = batch.action_space
             self.observation_space = batch.observation_space
             self.observation_names = batch.observation_names

@@ -105,7 +105,11 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_names = action_names(self._actions)
         self._batch = batch
         if batch is not None:
-            batch.bind(self.handshake, self._flat)
+            try:
+                batch.bind(self.handshake, self._flat)
+            except BaseException:
+                self.close_extras()
+                raise
             self.single_action_space = batch.action_space
             self.single_observation_space = batch.observation_space
             self.single_observation_names = batch.observation_names

@@ -12,6 +12,8 @@ gymnasium = pytest.importorskip("gymnasium")
 pytest.importorskip("mujoco")
 
 import coupler.gym  # noqa: E402,F401  (registers the coupler ids)
+from coupler.gym import CouplerEnv, CouplerVectorEnv  # noqa: E402
+from coupler.wire.errors import Error  # noqa: E402
 
 TASKS = ["HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Swimmer-v5", "InvertedPendulum-v5"]
 STEPS = 1000
@@ -105,3 +107,22 @@ def test_observation_and_action_names_label_every_index():
     finally:
         ours.close()
         theirs.close()
+
+
+@pytest.mark.parametrize("make", [CouplerEnv, lambda **kw: CouplerVectorEnv(2, **kw)], ids=["env", "vector"])
+def test_a_task_served_another_scene_is_refused_naming_its_model_and_stops_the_server(make, monkeypatch):
+    stopped = []
+    close = coupler.gym.env.ServeProcess.close
+    monkeypatch.setattr(coupler.gym.env.ServeProcess, "close", lambda self: (stopped.append(self), close(self)))
+    with pytest.raises(Error, match="the served scene is not half_cheetah.xml"):
+        make(scene="arm", task="HalfCheetah-v5")
+    assert stopped and all(process.poll() is not None for process in stopped)
+
+
+def test_a_step_before_reset_is_refused():
+    env = CouplerEnv(task="Swimmer-v5")
+    try:
+        with pytest.raises(Error, match="call reset"):
+            env.step(env.action_space.sample())
+    finally:
+        env.close()
