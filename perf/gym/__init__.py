@@ -1,14 +1,15 @@
 """Environment steps per second of vector environments: coupler's batched worlds against Gymnasium's
 own vector environments and against stepping the same model in-process (the limit).
 
-For each model (the shipped arm scene; Gymnasium's ant.xml) and number of
+For each model (the shipped arm scene; Gymnasium's ant.xml and half_cheetah.xml) and number of
 environments N, every subject is built once, then timed in interleaved
 blocks (the order rotated each repeat) on the same random actions, frame
 skip 5. Figures are medians over the repeats; ratios are taken within a
 repeat (blocks measured back to back) and their median reported.
 
     python -m perf.gym                 # N = 1, 8, 64; 5 repeats; a Ray pool of one server against two
-    python -m perf.gym --quick         # N = 1, 8; 2 short repeats, no Ray, for CI
+    python -m perf.gym --quick         # N = 1, 8; 2 short repeats, no Ray, for CI (halfcheetah: N = 8, task
+                                       # against sync only)
     python -m perf.gym --models ant --envs 64 --subjects coupler,sync,inprocess
 """
 
@@ -42,6 +43,8 @@ DEFAULT_ENVS, QUICK_ENVS = (1, 8, 64), (1, 8)
 DEFAULT_ENV_STEPS, QUICK_ENV_STEPS = 6400, 160
 DEFAULT_REPEATS, QUICK_REPEATS = 5, 2
 WARMUP_STEPS = 5
+# What --quick measures of halfcheetah: coupler's HalfCheetah-v5 task against Gymnasium's, at one N.
+QUICK_TASK_MODEL, QUICK_TASK_ENVS, QUICK_TASK_SUBJECTS = "halfcheetah", 8, ("task", "sync")
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ def _action_size(stepper: Stepper) -> int:
 
 def measure_point(settings: Settings, model: str, envs: int) -> list[Block]:
     """Every subject of one (model, N), built, warmed up, then timed in interleaved repeats."""
-    subjects = [s for s in settings.subjects if applies(s, model, envs)]
+    subjects = [s for s in settings.subjects if applies(s, model, envs)
+                and not (settings.quick and model == QUICK_TASK_MODEL and s not in QUICK_TASK_SUBJECTS)]
     steps = max(1, math.ceil(settings.env_steps / envs))
     steppers: dict[str, Stepper] = {}
     blocks = []
@@ -129,20 +133,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.gym",
         description="Measure environment steps per second of coupler's vector environment (batched worlds) "
-        "against Gymnasium's sync and async vector environments of Ant-v5 and against stepping the same model "
+        "against Gymnasium's sync and async vector environments of Ant-v5 and HalfCheetah-v5 (and, for "
+        "HalfCheetah, coupler's task equal to it) and against stepping the same model "
         "in-process, for several numbers of environments. Writes gym.json and gym.md; prints the table on "
         "stdout and a line per timed block on stderr. Exits 1 when a subject fails, never because of a figure.",
     )
     parser.add_argument("--models", type=list_of(str, MODELS), default=",".join(MODELS), metavar="LIST",
-                        help="comma-separated, of arm (the shipped arm scene) and ant (ant.xml of the installed "
-                             "Gymnasium) (default: %(default)s)")
+                        help="comma-separated, of arm (the shipped arm scene), ant and halfcheetah (ant.xml and "
+                             "half_cheetah.xml of the installed Gymnasium; with --quick, halfcheetah is measured at "
+                             f"N = {QUICK_TASK_ENVS} by the task and sync subjects only) (default: %(default)s)")
     parser.add_argument("--envs", type=list_of(positive(int)), default=None, metavar="N,...",
                         help="numbers of environments (default "
                              f"{','.join(map(str, DEFAULT_ENVS))}, or {','.join(map(str, QUICK_ENVS))} with --quick)")
     parser.add_argument("--subjects", type=list_of(str, SUBJECTS + RAY_SUBJECTS), default=None, metavar="LIST",
                         help="comma-separated, of coupler (make_vec coupler/Scene-v0, one batched server of one "
                              "thread), coupler-2threads (its worlds stepped on two threads), coupler-2servers (on "
-                             "two servers), sync and async (make_vec Ant-v5, ant only) "
+                             "two servers), task (make_vec coupler/HalfCheetah-v5, the coupler task equal to "
+                             "Gymnasium's, halfcheetah only), sync and async (make_vec Ant-v5 or HalfCheetah-v5) "
                              "and inprocess (mj_step in this process, the limit), ray-1server and ray-2servers (a "
                              "coupler.ray.ServerPool of one or two servers on a local Ray cluster of two one-CPU "
                              f"nodes) (default: {','.join(SUBJECTS + RAY_SUBJECTS)}, or {','.join(SUBJECTS)} with "
@@ -194,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
                 stack.enter_context(_ray_cluster())
             for model in settings.models:
                 for envs in settings.envs:
+                    if settings.quick and model == QUICK_TASK_MODEL and envs != QUICK_TASK_ENVS:
+                        continue
                     log.info("perf.gym: %s, N=%d", model, envs)
                     blocks += measure_point(settings, model, envs)
     except (BenchmarkError, Error) as error:

@@ -15,12 +15,17 @@ from perf.common.process_stats import tree_cpu_seconds
 
 log = logging.getLogger("perf.gym")
 
-FRAME_SKIP = 5  # Ant-v5's, used for every subject
-MODELS = ("arm", "ant")
+FRAME_SKIP = 5  # Ant-v5's and HalfCheetah-v5's, used for every subject
+MODELS = ("arm", "ant", "halfcheetah")
+# The Gymnasium environment of each Gymnasium model (sync and async), and the coupler task equal to it (task).
+GYMNASIUM_IDS = {"ant": "Ant-v5", "halfcheetah": "HalfCheetah-v5"}
+TASK_IDS = {"halfcheetah": "coupler/HalfCheetah-v5"}
+MODEL_FILES = {"ant": "ant.xml", "halfcheetah": "half_cheetah.xml"}
 # coupler: make_vec of coupler/Scene-v0 (one batched server, one thread); coupler-2threads: its worlds stepped on
-# two threads; coupler-2servers: on two servers of one thread; sync, async: make_vec("Ant-v5") (Gymnasium's own
-# environment, ant only); inprocess: mj_step in this process.
-SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "sync", "async", "inprocess")
+# two threads; coupler-2servers: on two servers of one thread; task: make_vec of the coupler task equal to the
+# model's Gymnasium environment (its observations and rewards too); sync, async: make_vec("Ant-v5") or
+# ("HalfCheetah-v5") (Gymnasium's own environment); inprocess: mj_step in this process.
+SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "sync", "async", "inprocess")
 # A coupler.ray.ServerPool of one server, and of two, on a local cluster of two nodes of one CPU each.
 RAY_SUBJECTS = ("ray-1server", "ray-2servers")
 # The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
@@ -30,20 +35,22 @@ COUPLER_SUBJECTS: dict[str, dict[str, int]] = {
 
 
 def model_path(model: str) -> Path:
-    """The MJCF file of a model: the shipped arm scene, or the ant.xml inside the installed Gymnasium."""
+    """The MJCF file of a model: the shipped arm scene, or the model file inside the installed Gymnasium."""
     if model == "arm":
         from coupler.scenes import SCENES_DIR
 
         return SCENES_DIR / "arm.xml"
     import gymnasium
 
-    return Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets" / "ant.xml"
+    return Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets" / MODEL_FILES[model]
 
 
 def applies(subject: str, model: str, envs: int) -> bool:
     """Whether a subject is measured for this model and number of environments."""
     if subject in ("sync", "async"):
-        return model == "ant"
+        return model in GYMNASIUM_IDS
+    if subject == "task":
+        return model in TASK_IDS
     if subject in ("coupler-2threads", "coupler-2servers"):
         return envs >= 2
     if subject == "ray-2servers":
@@ -124,7 +131,9 @@ def make_stepper(subject: str, model: str, envs: int) -> Stepper:
         return VectorStepper(gymnasium.make_vec("coupler/Scene-v0", num_envs=envs, scene=str(path),
                                                 frame_skip=FRAME_SKIP, **COUPLER_SUBJECTS[subject]))
     if subject in ("sync", "async"):
-        return VectorStepper(gymnasium.make_vec("Ant-v5", num_envs=envs, vectorization_mode=subject))
+        return VectorStepper(gymnasium.make_vec(GYMNASIUM_IDS[model], num_envs=envs, vectorization_mode=subject))
+    if subject == "task":
+        return VectorStepper(gymnasium.make_vec(TASK_IDS[model], num_envs=envs))
     if subject == "inprocess":
         return InProcessStepper(path, envs)
     if subject in RAY_SUBJECTS:

@@ -12,16 +12,20 @@ from coupler.controller.session import Session
 from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.own_servers import serving
 from coupler.gym.spaces import ActionLayout, observation_space
-from coupler.gym.tasks import ArmPick, ArmReach, NoTask, Task
+from coupler.gym.labels import action_names, observation_names
+from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, half_cheetah, hopper, inverted_pendulum,
+                                swimmer, walker2d)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
 
-TASKS: dict[str, type] = {"ArmReach": ArmReach, "ArmPick": ArmPick}
+TASKS: dict[str, Any] = {"ArmReach": ArmReach, "ArmPick": ArmPick, "HalfCheetah-v5": half_cheetah,
+                         "Hopper-v5": hopper, "Walker2d-v5": walker2d, "Swimmer-v5": swimmer,
+                         "InvertedPendulum-v5": inverted_pendulum}
 
 
-def task_of(task: Task | str | None) -> Task:
+def task_of(task: Task | BatchTask | str | None) -> Task | BatchTask:
     """A Task instance from an instance, the name of a shipped task, or None (no task)."""
     if task is None:
         return NoTask()
@@ -30,7 +34,7 @@ def task_of(task: Task | str | None) -> Task:
             return TASKS[task]()
         except KeyError:
             raise Error(f"no task named '{task}': give one of {', '.join(sorted(TASKS))} or a Task") from None
-    if not isinstance(task, Task):
+    if not isinstance(task, (Task, BatchTask)):
         raise Error(f"task {type(task).__name__} has no reward(readings, action) and terminated(readings)")
     return task
 
@@ -47,15 +51,21 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     task with `reset_state` sets each episode's start through the Reset
     "reset-state" extension, drawn from the generator `reset(seed=...)` seeds.
     `info` has the simulated time ("simulated_time", s). Every server call
-    waits at most `timeout` s.
+    waits at most `timeout` s. A `BatchTask` (such as "HalfCheetah-v5")
+    brings its scene, frame skip, spaces and info keys; `scene` and
+    `frame_skip` then default to its own.
+    `observation_names` and `action_names` label every index.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
 
-    def __init__(self, scene: str = "arm", task: Task | str | None = None, frame_skip: int = 1,
-                 address: str | None = None, timeout: float = 5.0,
+    def __init__(self, scene: str | None = None, task: Task | BatchTask | str | None = None,
+                 frame_skip: int | None = None, address: str | None = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT) -> None:
         self.task = task_of(task)
+        batch = self.task if isinstance(self.task, BatchTask) else None
+        scene = scene if scene is not None else batch.scene if batch is not None else "arm"
+        frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
         self._server = ServeProcess(["--scene", scene], start_timeout=start_timeout) if address is None else None
         try:
@@ -70,8 +80,22 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self._actions = ActionLayout(self.session.handshake)
         self.action_space = self._actions.space
         self.observation_space = observation_space(self._flat)
+        self.observation_names = observation_names(self.session.handshake, self._flat)
+        self.action_names = action_names(self._actions)
+        self._batch = batch
+        if batch is not None:
+            try:
+                batch.bind(self.session.handshake, self._flat)
+            except BaseException:
+                self.close()
+                raise
+            self.action_space = batch.action_space
+            self.observation_space = batch.observation_space
+            self.observation_names = batch.observation_names
+            self.action_names = batch.action_names
         self._controls = self.session.controls()
         self._controls.steps = frame_skip if frame_skip > 1 else 0
+        self._last: np.ndarray | None = None  # the last sensor array, for a batch task's step terms
 
     def _flat_readings(self, readings: SensorReadings) -> SensorReadings:
         """Readings backed by the flat sensor array (the observation), whatever they came from."""
@@ -93,19 +117,44 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                 qpos, qvel = reset_state(self.np_random)
                 self.session.reset(qpos, qvel)
             readings = self._flat_readings(self.session.sensors())
-        return readings.values, {"simulated_time": readings.time}  # type: ignore[union-attr]
+        info: dict[str, Any] = {"simulated_time": readings.time}
+        if self._batch is None:
+            return readings.values, info  # type: ignore[return-value]
+        self._last = readings.values
+        rows = self._last[None]  # type: ignore[index]
+        info |= {key: value[0] for key, value in self._batch.reset_infos(rows).items()}
+        return self._batch.observations(rows)[0], info
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        action = np.asarray(action, dtype=np.float64)
+        given = np.asarray(action)  # a batch task's costs are of the action as given, in its own precision
+        action = given.astype(np.float64)
         if action.shape != self.action_space.shape:
             raise Error(f"action of shape {action.shape}; this environment's actions have shape "
                         f"{self.action_space.shape}")
+        if self._batch is not None:
+            return self._batch_step(given, action)
         self._actions.apply(action, self._controls)
         with serving(self._own_servers()):
             readings = self._flat_readings(self.session.step(self._controls))
         reward = float(self.task.reward(readings, action))
         terminated = bool(self.task.terminated(readings))
         return readings.values, reward, terminated, False, {"simulated_time": readings.time}  # type: ignore[union-attr]
+
+    def _batch_step(self, given: np.ndarray,
+                    action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        batch = self._batch
+        assert batch is not None
+        if self._last is None:
+            raise Error("step before reset: call reset() first")
+        self._actions.apply_values(batch.control_values(action[None])[0], self._controls)
+        with serving(self._own_servers()):
+            readings = self._flat_readings(self.session.step(self._controls))
+        before, self._last = self._last, readings.values
+        rewards, terminated, terms = batch.step_terms(before[None], self._last[None], given[None])  # type: ignore
+        info: dict[str, Any] = {"simulated_time": readings.time}
+        info |= {key: value[0] for key, value in terms.items()}
+        return (batch.observations(self._last[None])[0], float(rewards[0]), bool(terminated[0]), False,  # type: ignore
+                info)
 
     def _own_servers(self) -> list[ServeProcess]:
         return [] if self._server is None else [self._server]

@@ -14,6 +14,12 @@ ENVIRONMENTS: dict[str, tuple[dict[str, object], int | None]] = {
     "coupler/ArmReach-v0": ({"scene": "arm", "task": "ArmReach", "frame_skip": 10}, 250),
     "coupler/ArmPick-v0": ({"scene": "arm", "task": "ArmPick", "frame_skip": 10}, 500),
     "coupler/Scene-v0": ({}, None),
+    # Gymnasium's own tasks, equal to its -v5 environments (coupler.gym.tasks.gymnasium_locomotion).
+    "coupler/HalfCheetah-v5": ({"task": "HalfCheetah-v5"}, 1000),
+    "coupler/Hopper-v5": ({"task": "Hopper-v5"}, 1000),
+    "coupler/Walker2d-v5": ({"task": "Walker2d-v5"}, 1000),
+    "coupler/Swimmer-v5": ({"task": "Swimmer-v5"}, 1000),
+    "coupler/InvertedPendulum-v5": ({"task": "InvertedPendulum-v5"}, 1000),
 }
 
 

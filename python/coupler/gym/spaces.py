@@ -48,8 +48,10 @@ class ActionLayout:
         centres: list[float] = []
         half_widths: list[float] = []
         event_names: list[tuple[str, str]] = []
+        self.value_names: list[str] = []
         for o in layout.objects:
             described = handshake.objects[o.name]
+            self.value_names.extend(f"{o.name}/{control}" for control in described.controls[: o.size])
             ranges = described.control_ranges if len(described.control_ranges) == o.size else []
             for i in range(o.size):
                 limited = bool(ranges) and ranges[i].limited
@@ -78,6 +80,12 @@ class ActionLayout:
     def control_values(self, action: np.ndarray) -> np.ndarray:
         """The control values, in their own units, of an action's value dimensions (of each row, for a batch)."""
         return self._centres + self._half_widths * action[..., : self.value_count]
+
+    def apply_values(self, values: np.ndarray, controls: Controls) -> None:
+        """Write control values, in their own units, into `controls` (no events)."""
+        for o in self._objects:
+            if o.values.stop > o.values.start:
+                controls[o.name] = values[o.values]
 
     def apply(self, action: np.ndarray, controls: Controls) -> None:
         """Write one action into `controls` (values mapped onto their ranges, events thresholded)."""

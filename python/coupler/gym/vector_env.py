@@ -15,8 +15,9 @@ from coupler.controller.session import Session
 from coupler.controller.world_session import WorldSession
 from coupler.gym.env import task_of
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
-from coupler.gym.tasks import NoTask, Task
+from coupler.gym.tasks import BatchTask, NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
+from coupler.gym.labels import action_names, observation_names
 from coupler.gym.own_servers import serving
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
@@ -56,11 +57,17 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     that steps none, and returns every world's observation: the others' are
     their current ones, their episodes go on. A seed then seeds only the
     marked worlds' generators.
+
+    A `BatchTask` (such as "HalfCheetah-v5") brings its scene, frame skip,
+    spaces and info keys, and computes every world's observation, reward,
+    termination and info values in one NumPy pass over the batch.
+    `single_observation_names` and `single_action_names` label every index.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, scene: str = "arm", task: Task | str | None = None, frame_skip: int = 1,
+    def __init__(self, num_envs: int = 1, scene: str | None = None, task: Task | BatchTask | str | None = None,
+                 frame_skip: int | None = None,
                  max_episode_steps: int | None = None, servers: int = 1, threads: int = 1,
                  addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT, **transport: Any) -> None:
@@ -76,6 +83,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             raise Error(f"servers must be from 1 to num_envs ({num_envs}), got {servers!r}")
         self.num_envs = num_envs
         self.task = task_of(task)
+        batch = self.task if isinstance(self.task, BatchTask) else None
+        scene = scene if scene is not None else batch.scene if batch is not None else "arm"
+        frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
         self.max_episode_steps = max_episode_steps
         self._processes: list[ServeProcess] = []
@@ -91,6 +101,20 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._actions = ActionLayout(self.handshake)
         self.single_action_space = self._actions.space
         self.single_observation_space = observation_space(self._flat)
+        self.single_observation_names = observation_names(self.handshake, self._flat)
+        self.single_action_names = action_names(self._actions)
+        self._batch = batch
+        if batch is not None:
+            try:
+                batch.bind(self.handshake, self._flat)
+            except BaseException:
+                self.close_extras()
+                raise
+            self.single_action_space = batch.action_space
+            self.single_observation_space = batch.observation_space
+            self.single_observation_names = batch.observation_names
+            self.single_action_names = batch.action_names
+        self._last = np.zeros((num_envs, first.sensor_width))  # every world's last sensors, for a batch task
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self._rngs: list[np.random.Generator] = [seeding.np_random()[0] for _ in range(num_envs)]
@@ -163,6 +187,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def _controls(self, actions: np.ndarray) -> np.ndarray:
         """Every world's Control numbers: its control values in their units, then its events as 0 or 1."""
+        if self._batch is not None:
+            return self._batch.control_values(actions)
         layout = self._actions
         values = layout.control_values(actions)
         events = (actions[:, layout.value_count :] >= EVENT_THRESHOLD).astype(np.float64)
@@ -184,7 +210,14 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         sensors, times = self._exchange(None, worlds)
         self._elapsed[worlds] = 0
         self._autoreset[worlds] = False
-        return sensors, self._infos(times)
+        if self._batch is None:
+            return sensors, self._infos(times)
+        self._last = sensors
+        infos = self._infos(times)
+        resets = np.zeros(self.num_envs, dtype=bool)
+        resets[worlds] = True
+        self._add_infos(infos, self._batch.reset_infos(sensors), resets)
+        return self._batch.observations(sensors), infos
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
         """`options["reset_mask"]` checked: a bool array of num_envs with at least one True, or None when not given."""
@@ -199,7 +232,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         return mask
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        actions = np.asarray(actions, dtype=np.float64)
+        given = np.asarray(actions)  # a batch task's costs are of the actions as given, in their own precision
+        actions = given.astype(np.float64)
         if actions.shape != self.action_space.shape:
             raise Error(f"actions of shape {actions.shape}; this environment's actions have shape "
                         f"{self.action_space.shape}")
@@ -208,7 +242,16 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         rewards = np.zeros(self.num_envs)
         terminated = np.zeros(self.num_envs, dtype=bool)
         stepped = ~self._autoreset
-        if self._rewarded:
+        infos = self._infos(times)
+        if self._batch is not None:
+            before, self._last = self._last, sensors
+            rewards, terminated, terms = self._batch.step_terms(before, sensors, given)
+            rewards = np.where(stepped, rewards, 0.0)
+            terminated &= stepped
+            self._add_infos(infos, terms, stepped)
+            self._add_infos(infos, self._batch.reset_infos(sensors), ~stepped)
+            sensors = self._batch.observations(sensors)
+        elif self._rewarded:
             for i in np.flatnonzero(stepped):
                 readings = SensorReadings.from_array(self.handshake, self._flat, sensors[i], float(times[i]))
                 rewards[i] = self.task.reward(readings, actions[i])
@@ -217,10 +260,21 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         truncated = (stepped & (self._elapsed >= self.max_episode_steps) if self.max_episode_steps is not None
                      else np.zeros(self.num_envs, dtype=bool))
         self._autoreset = terminated | truncated
-        return sensors, rewards, terminated, truncated, self._infos(times)
+        return sensors, rewards, terminated, truncated, infos
 
     def _infos(self, times: np.ndarray) -> dict[str, Any]:
         return {"simulated_time": times.copy(), "_simulated_time": np.ones(self.num_envs, dtype=bool)}
+
+    def _add_infos(self, infos: dict[str, Any], values: dict[str, np.ndarray], worlds: np.ndarray) -> None:
+        """Values of some worlds (`worlds`, a mask) into `infos`, Gymnasium's vector way: "key" and its mask "_key"."""
+        if not worlds.any():
+            return
+        for key, value in values.items():
+            if key not in infos:
+                infos[key] = np.zeros(self.num_envs, dtype=np.asarray(value).dtype)
+                infos[f"_{key}"] = np.zeros(self.num_envs, dtype=bool)
+            infos[key] = np.where(worlds, value, infos[key])
+            infos[f"_{key}"] = infos[f"_{key}"] | worlds
 
     def close_extras(self, **kwargs: Any) -> None:
         for worlds in self._worlds:
