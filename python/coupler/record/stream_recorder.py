@@ -17,6 +17,11 @@ place once recording has started: at the first frame received, or, for
 a line PLACE on the watched file descriptor). A recording that never starts
 leaves an existing file as it was. A publisher refusing this subscriber's
 handshake (CURVE keys that do not match) ends the recording at once, saying so.
+
+For Foxglove's 3D panel the writer adds what it derives from a MuJoCo scene's model (the scene
+message's MJB) and states: the geoms once, as the file starts, and every body's pose after each state
+(`coupler.record.foxglove_scene`), so the server publishes nothing more. Log times are the wall clock
+or the simulated time (`log_time`, see `coupler.record.log_clock`).
 """
 
 from __future__ import annotations
@@ -27,11 +32,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from coupler.record.channels import REQUESTS
+from coupler._proto import coupler_record_pb2
+from coupler.record.channels import REQUESTS, SCENE_UPDATE_TOPIC, STATE_TOPIC, TRANSFORMS_TOPIC
 from coupler.record.frame_stream import (
     END_TOPIC,
     FRAME_PREFIX,
@@ -42,8 +49,10 @@ from coupler.record.frame_stream import (
     parse_scene,
     topic_of,
 )
+from coupler.record.log_clock import WALL, LogClock
 from coupler.record.mcap_log import McapLog
 from coupler.record.recording_target import RecordingTarget
+from coupler.record.scene_record import MODEL_BINARY
 from coupler.transport.options import TransportOptions
 from coupler.wire.errors import Error
 
@@ -91,10 +100,12 @@ class StopWhen:
 
 class StreamRecorder:
     """Subscribes to `address` and records to `path` (an existing file is refused unless `overwrite`);
-    `run()` follows the stream until a stop condition. coupler.Error when the file cannot be created."""
+    `run()` follows the stream until a stop condition; `log_time` is `wall` or `sim`. coupler.Error when the
+    file cannot be created."""
 
     def __init__(self, address: str, path: str | os.PathLike[str], transport: TransportOptions | None = None,
-                 rcvhwm: int = DEFAULT_RCVHWM, overwrite: bool = False, place_when_told: bool = False) -> None:
+                 rcvhwm: int = DEFAULT_RCVHWM, overwrite: bool = False, place_when_told: bool = False,
+                 log_time: str = WALL) -> None:
         self.path = os.fspath(path)
         self.address = address
         self.counts = StreamCounts()
@@ -104,6 +115,9 @@ class StreamRecorder:
         self._finished = False
         self._expected: int | None = None
         self._place_when_told = place_when_told
+        self._clock = LogClock(log_time)
+        self._transforms: Any = None  # the scene's BodyTransforms, once a MuJoCo scene's model has arrived
+        self._scene_update: Any = None  # the model whose geoms are written as the file starts
         self._target = RecordingTarget(path, overwrite)
         self._log = McapLog(self._target.file)
         self._context = zmq.Context(1)
@@ -231,10 +245,22 @@ class StreamRecorder:
             self.counts.not_written += 1
             return
         publish_time = message.simulated_ns if message.simulated_ns >= 0 else message.wall_ns
-        if self._guarded(self._log.message, message.topic, message.payload, message.wall_ns, publish_time):
+        log_time = self._clock.at(message.wall_ns, message.simulated_ns)
+        if self._scene_update is not None:
+            from coupler.record.foxglove_scene import scene_update
+
+            self._guarded(self._log.message, SCENE_UPDATE_TOPIC, scene_update(self._scene_update, log_time),
+                          log_time, log_time)
+            self._scene_update = None
+        if self._guarded(self._log.message, message.topic, message.payload, log_time, publish_time):
             self.counts.written += 1
         else:
             self.counts.not_written += 1
+        if self._transforms is not None and message.topic == STATE_TOPIC:
+            state = coupler_record_pb2.MujocoState.FromString(message.payload)
+            if len(state.qpos) == self._transforms.model.nq:
+                self._guarded(self._log.message, TRANSFORMS_TOPIC, self._transforms.encode(state.qpos, log_time),
+                              log_time, publish_time)
 
     def _write_scene(self, parts: list[bytes]) -> None:
         if self._scene_written:
@@ -246,6 +272,24 @@ class StreamRecorder:
         for name, (media_type, data) in attachments.items():
             self._guarded(self._log.attachment, name, media_type, data, wall)
         self._scene_written = True
+        if MODEL_BINARY in attachments:
+            self._load_scene(attachments[MODEL_BINARY][1])
+
+    def _load_scene(self, binary: bytes) -> None:
+        """Prepare the Foxglove channels from the scene's compiled model; a model that does not load here is
+        recorded without them, saying so."""
+        import mujoco
+
+        from coupler.record.foxglove_scene import BodyTransforms
+
+        try:
+            model = mujoco.MjModel.from_binary_path(MODEL_BINARY, {MODEL_BINARY: binary})
+        except ValueError as error:
+            log.warning("the scene's model does not load here (%s): recorded without the 3D scene",
+                        " ".join(str(error).split())[:300])
+            return
+        self._transforms = BodyTransforms(model)
+        self._scene_update = model
 
     def _guarded(self, write: Callable[..., object], *args: object) -> object:
         if self.failed is not None:
