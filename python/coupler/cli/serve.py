@@ -133,7 +133,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
                              "writes it, beside it until the server serves, so a server that fails to start leaves "
                              "an existing file as it was (default: no recording)")
-    parser.add_argument(LOG_TIME_FLAG, choices=LOG_TIMES, default=defaults.record_log_time,
+    parser.add_argument(LOG_TIME_FLAG, choices=LOG_TIMES, default=defaults.log_time,
                         help=LOG_TIME_HELP.format(file="the --record file") + " (default: %(default)s)")
     parser.add_argument("--overwrite", action="store_true", default=defaults.overwrite,
                         help="replace the --record file if it exists (default: off, an existing file is refused)")
@@ -179,7 +179,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
         controllers=args.controllers, session_timeout=args.session_timeout, record=args.record, overwrite=args.overwrite,
-        record_log_time=args.log_time,
+        log_time=args.log_time,
         publish=args.publish, publish_hwm=args.publish_hwm, worlds=args.worlds, threads=args.threads,
         stop_on_stdin_eof=args.stop_on_stdin_eof, remove_on_exit=args.remove_on_exit, transport=transport,
     )
@@ -287,7 +287,7 @@ def _observers(options: ServeOptions,
     recording: RecordingProcess | None = None
     try:
         if options.record is not None:
-            recording = RecordingProcess(options.record, publisher, options.overwrite, options.record_log_time)
+            recording = RecordingProcess(options.record, publisher, options.overwrite, options.log_time)
         if options.publish is not None:
             endpoint = publisher.bind(options.publish, options.publish_hwm, options.transport)
             print(f"publishing on {endpoint}", flush=True)

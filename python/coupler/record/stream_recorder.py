@@ -173,18 +173,26 @@ class StreamRecorder:
             ready = dict(poller.poll(int(POLL_EVERY * 1000)))
             if self._monitor in ready:
                 self._handshake_failed()
+            # Before the stream: a PLACE said while frames wait must not go unread when the end among them
+            # stops the loop.
+            if when.eof_fd is not None and when.eof_fd in ready:
+                said = os.read(when.eof_fd, 4096)
+                if PLACE in said:
+                    self._place()
+                if not said:
+                    self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
+                    break
             if self._socket in ready:
                 self._drain(when.frames)
                 if receiving is not None:
                     receiving()
                     receiving = None
-            if when.eof_fd is not None and when.eof_fd in ready:
-                said = os.read(when.eof_fd, 4096)
-                if not said:
-                    self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
-                    break
-                if PLACE in said:
-                    self._place()
+        if when.eof_fd is not None and self._place_when_told:
+            # The server says PLACE before it serves, so before its end: a drain that read the end (a short run
+            # sent while the scene's model was loading) leaves it unread in the pipe.
+            ready = dict(poller.poll(0))
+            if when.eof_fd in ready and PLACE in os.read(when.eof_fd, 4096):
+                self._place()
         self.counts.in_file = self._log.in_file
         return self.counts
 
