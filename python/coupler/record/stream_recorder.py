@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import zmq
+from google.protobuf.message import DecodeError
 from zmq.utils.monitor import recv_monitor_message
 
 from coupler._proto import coupler_record_pb2
@@ -118,6 +119,7 @@ class StreamRecorder:
         self._clock = LogClock(log_time)
         self._transforms: Any = None  # the scene's BodyTransforms, once a MuJoCo scene's model has arrived
         self._scene_update: Any = None  # the model whose geoms are written as the file starts
+        self._said_no_pose = False
         self._target = RecordingTarget(path, overwrite)
         self._log = McapLog(self._target.file)
         self._context = zmq.Context(1)
@@ -265,10 +267,23 @@ class StreamRecorder:
         else:
             self.counts.not_written += 1
         if self._transforms is not None and message.topic == STATE_TOPIC:
-            state = coupler_record_pb2.MujocoState.FromString(message.payload)
-            if len(state.qpos) == self._transforms.model.nq:
-                self._guarded(self._log.message, TRANSFORMS_TOPIC, self._transforms.encode(state.qpos, log_time),
-                              log_time, publish_time)
+            self._write_transforms(message.payload, log_time, publish_time)
+
+    def _write_transforms(self, state: bytes, log_time: int, publish_time: int) -> None:
+        """Every body's pose in `state`; a state that does not decode or fit the model is recorded as it came,
+        without poses (said once)."""
+        try:
+            qpos = coupler_record_pb2.MujocoState.FromString(state).qpos
+        except DecodeError:
+            qpos = None
+        if qpos is None or len(qpos) != self._transforms.model.nq:
+            if not self._said_no_pose:
+                self._said_no_pose = True
+                log.warning("a state from %s does not fit the scene's model: recorded without body poses",
+                            self.address[:200])
+            return
+        self._guarded(self._log.message, TRANSFORMS_TOPIC, self._transforms.encode(qpos, log_time), log_time,
+                      publish_time)
 
     def _write_scene(self, parts: list[bytes]) -> None:
         if self._scene_written:
