@@ -10,6 +10,7 @@ import pytest
 from foxglove_schemas_protobuf.FrameTransforms_pb2 import FrameTransforms
 from foxglove_schemas_protobuf.SceneUpdate_pb2 import SceneUpdate
 from mcap.reader import make_reader
+from mcap_protobuf.decoder import DecoderFactory
 
 from coupler._proto.coupler_record_pb2 import MujocoState
 from coupler.controller.session import Session
@@ -60,8 +61,14 @@ def _record(folder, *flags: str):
 
 
 def _messages(recording):
+    """Every message, decoded from the schema embedded in the file (as Foxglove does), its type checked."""
     with open(recording, "rb") as file:
-        return [(channel.topic, schema.name, message) for schema, channel, message in make_reader(file).iter_messages()]
+        read = make_reader(file, decoder_factories=[DecoderFactory()]).iter_decoded_messages()
+        messages = []
+        for schema, channel, message, decoded in read:
+            assert decoded.DESCRIPTOR.full_name == schema.name
+            messages.append((channel.topic, schema.name, message))
+        return messages
 
 
 def test_every_body_pose_is_recorded_after_each_step_as_mujoco_computes_it(messages):
