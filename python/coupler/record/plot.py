@@ -43,8 +43,7 @@ class Plotted:
 
 
 def _units(units: list[str]) -> str:
-    named = sorted({unit or "actuator units" for unit in units})
-    return ", ".join(named)
+    return ", ".join(sorted(set(units)))
 
 
 def _legend(axis: plt.Axes) -> None:
@@ -79,13 +78,12 @@ def draw(objects: dict[str, ObjectSeries], plotted: Plotted) -> Figure:
         driven = {c: a for _, c, a in s.driven()}
         colors: dict[int, str] = {}
         for c in drawn:
-            unit = s.control_units[c] if c < len(s.control_units) else ""
             target = f" -> {s.angles[driven[c]]}" if c in driven else ""
             line, = left.plot(time, controls[:, c], linewidth=1,
-                              label=f"{s.controls[c]}{target} ({unit or 'actuator units'})")
+                              label=f"{s.controls[c]}{target} ({s.control_units[c]})")
             colors[c] = line.get_color()
         left.set_title(f"{name}: controls")
-        left.set_ylabel(_units([s.control_units[c] if c < len(s.control_units) else "" for c in drawn]))
+        left.set_ylabel(_units([s.control_units[c] for c in drawn]))
         if drawn:
             _legend(left)
         else:

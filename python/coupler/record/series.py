@@ -18,7 +18,7 @@ class ObjectSeries:
     angles: list[str]  # the joint sensors, in the order of the Sensor's angle list (empty: no angle readings)
     # per control, the joint sensor it drives ("" when it drives none, or the server does not say)
     targets: list[str] = field(default_factory=list)
-    control_units: list[str] = field(default_factory=list)  # per control ("" for an actuator's own units)
+    control_units: list[str] = field(default_factory=list)  # per control, as an axis names it
     angle_units: list[str] = field(default_factory=list)  # per joint sensor: rad, or m for a slide
     time: list[float] = field(default_factory=list)
     control_values: list[list[float]] = field(default_factory=list)  # per sample, one value per control
@@ -37,8 +37,7 @@ class ObjectSeries:
     def tracked(self) -> list[tuple[str, int, int]]:
         """The driven pairs whose control is a position in the joint's own unit (a servo's set point): those
         with a tracking error; a torque or force has none."""
-        return [(name, c, a) for name, c, a in self.driven()
-                if c < len(self.control_units) and self.control_units[c] == self.angle_units[a]]
+        return [(name, c, a) for name, c, a in self.driven() if self.control_units[c] == self.angle_units[a]]
 
 
 def _decoded(message: Recorded, number: int, kind: type[Message]) -> Message:
@@ -52,6 +51,13 @@ def _decoded(message: Recorded, number: int, kind: type[Message]) -> Message:
         raise RecordingError(f"message {number} of the recording, on {shown(message.topic)}, is a "
                              f"{type(decoded).__name__}, not a {kind.__name__}")
     return decoded
+
+
+def _control_units(controls: list[str], types: list[ValueType]) -> list[str]:
+    """Per control its unit, or what stands for one: an actuator's own units, none, or not given (a server
+    that does not say each control's type)."""
+    units = [kind.unit or ("actuator units" if kind == ValueType.ACTUATOR_INPUT else "no unit") for kind in types]
+    return units + ["unit not given"] * (len(controls) - len(units))
 
 
 def series(recording: Recording) -> dict[str, ObjectSeries]:
@@ -70,7 +76,7 @@ def series(recording: Recording) -> dict[str, ObjectSeries]:
                                for j in range(len(angles))]
                 objects.setdefault(name, ObjectSeries(
                     list(description.controls), angles, list(description.control_targets),
-                    [kind.unit for kind in description.control_types], angle_units))
+                    _control_units(description.controls, description.control_types), angle_units))
         elif message.request:
             decoded = _decoded(message, number, ControlMessage) if message.kind == "Control" else None
             control = decoded if isinstance(decoded, ControlMessage) else None
