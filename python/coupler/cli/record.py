@@ -41,8 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float_in(1e-3, MAX_DURATION, unit="s"), default=None, metavar="SECONDS",
                         help="stop after this many seconds (default: until the server stops, or SIGINT/SIGTERM)")
     parser.add_argument("--max-messages", type=int_in(1, MAX_MESSAGES), default=None, metavar="N",
-                        help="stop after writing this many messages of the stream (the 3D scene the recording derives from "
-                             "them is not counted) (default: no limit)")
+                        help="stop after writing this many messages of the stream (the 3D scene the recording derives "
+                             "from them is not counted) (default: no limit)")
     parser.add_argument(PUBLISH_HWM_FLAG, type=int_in(1, MAX_PUBLISH_HWM), default=None, metavar="N",
                         help="messages of the published stream this subscriber's socket holds while the file is being "
                              "written; beyond them the server drops messages for it, counted here from the sequence "

@@ -3,9 +3,9 @@ Foxglove's 3D panel draws of it.
 
 Topics read `/coupler/requests/Control`, `/coupler/answers/Sensor`, ...,
 `/coupler/mujoco_state`, `/coupler/foxglove/scene` (the geoms, a `foxglove.SceneUpdate`) and
-`/coupler/foxglove/transforms` (every body's pose, `foxglove.FrameTransforms`). Every channel carries protobuf with its schema
-embedded as a FileDescriptorSet (MCAP's protobuf profile), so the `mcap`
-reader and Foxglove decode it without coupler.
+`/coupler/foxglove/transforms` (every body's pose, `foxglove.FrameTransforms`). Every channel carries
+protobuf with its schema embedded as a FileDescriptorSet (MCAP's protobuf profile), so the `mcap` reader
+and Foxglove decode it without coupler.
 """
 
 from __future__ import annotations

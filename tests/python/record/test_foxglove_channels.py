@@ -75,7 +75,8 @@ def test_every_body_pose_is_recorded_after_each_step_as_mujoco_computes_it(messa
     schemas = {topic: schema for topic, schema, _ in messages}
     assert schemas["/coupler/foxglove/scene"] == "foxglove.SceneUpdate"
     assert schemas["/coupler/foxglove/transforms"] == "foxglove.FrameTransforms"
-    transforms = [FrameTransforms.FromString(m.data) for topic, _, m in messages if topic == "/coupler/foxglove/transforms"]
+    transforms = [FrameTransforms.FromString(m.data) for topic, _, m in messages
+                  if topic == "/coupler/foxglove/transforms"]
     assert len(transforms) == STEPS
 
     model = mujoco.MjModel.from_xml_string(MODEL)

@@ -1,5 +1,6 @@
-"""A recording of a scene with mesh assets, an included file and `fromto` capsules is self-contained: it replays identical and renders from any
-folder after the scene's files are gone, with every value exactly as it was run."""
+"""A recording of a scene with mesh assets, an included file and `fromto` capsules is self-contained: it
+replays identical and renders from any folder after the scene's files are gone, with every value exactly
+as it was run."""
 
 import shutil
 import signal
