@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coupler.cli.number_flags import float_in, int_in
-from coupler.cli.serve import MAX_PUBLISH_HWM, PUBLISH_HWM_FLAG
+from coupler.cli.serve import LOG_TIME_FLAG, LOG_TIME_HELP, LOG_TIMES, MAX_PUBLISH_HWM, PUBLISH_HWM_FLAG
 from coupler.cli.transport_flags import add_client_flags, check_connect_address, client_options
 from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
@@ -41,11 +41,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--duration", type=float_in(1e-3, MAX_DURATION, unit="s"), default=None, metavar="SECONDS",
                         help="stop after this many seconds (default: until the server stops, or SIGINT/SIGTERM)")
     parser.add_argument("--max-messages", type=int_in(1, MAX_MESSAGES), default=None, metavar="N",
-                        help="stop after writing this many messages (default: no limit)")
+                        help="stop after writing this many messages of the stream (the 3D scene the recording derives "
+                             "from them is not counted) (default: no limit)")
     parser.add_argument(PUBLISH_HWM_FLAG, type=int_in(1, MAX_PUBLISH_HWM), default=None, metavar="N",
                         help="messages of the published stream this subscriber's socket holds while the file is being "
                              "written; beyond them the server drops messages for it, counted here from the sequence "
                              "numbers (default: 100000)")
+    parser.add_argument(LOG_TIME_FLAG, choices=LOG_TIMES, default="wall",
+                        help=LOG_TIME_HELP.format(file="the recording") + " (default: %(default)s)")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress line every second on stderr, only the summary (default: off)")
     # Plumbing of `coupler serve --record`, which runs its writer as a process of its own: not for people.
@@ -95,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
         signal.signal(signum, lambda *_: stop.set())
     try:
         recorder = StreamRecorder(args.addr, args.recording, transport, args.publish_hwm or DEFAULT_RCVHWM,
-                                  overwrite=args.overwrite, place_when_told=args.place_when_told)
+                                  overwrite=args.overwrite, place_when_told=args.place_when_told,
+                                  log_time=args.log_time)
     except StreamError as error:
         raise Error(str(error)) from None
     try:

@@ -50,6 +50,11 @@ MAX_STOP_AFTER = 1e9
 MAX_SESSION_TIMEOUT = 86400.0
 MAX_CONTROLLERS = 64
 MAX_PUBLISH_HWM = 10**7
+LOG_TIME_FLAG = "--log-time"  # also `coupler record`'s
+LOG_TIMES = ("wall", "sim")  # coupler.record.log_clock's, which needs the record extra
+LOG_TIME_HELP = ("the MCAP log time of {file}'s messages: wall (when they were received) or sim (the simulated "
+                 "time, continued across resets, from the wall time of the first message), so that Foxglove plays "
+                 "the run at simulation speed")
 PUBLISH_HWM_FLAG = "--publish-hwm"  # also `coupler record`'s: the same queue, seen from the subscriber
 
 _speed_number = float_in(MIN_SPEED, MAX_SPEED)
@@ -128,6 +133,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
                              "writes it, beside it until the server serves, so a server that fails to start leaves "
                              "an existing file as it was (default: no recording)")
+    parser.add_argument(LOG_TIME_FLAG, choices=LOG_TIMES, default=defaults.log_time,
+                        help=LOG_TIME_HELP.format(file="the --record file") + " (default: %(default)s)")
     parser.add_argument("--overwrite", action="store_true", default=defaults.overwrite,
                         help="replace the --record file if it exists (default: off, an existing file is refused)")
     parser.add_argument("--publish", default=defaults.publish, metavar="ADDRESS",
@@ -172,6 +179,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
         controllers=args.controllers, session_timeout=args.session_timeout, record=args.record, overwrite=args.overwrite,
+        log_time=args.log_time,
         publish=args.publish, publish_hwm=args.publish_hwm, worlds=args.worlds, threads=args.threads,
         stop_on_stdin_eof=args.stop_on_stdin_eof, remove_on_exit=args.remove_on_exit, transport=transport,
     )
@@ -205,6 +213,7 @@ def serve_options(options: ServeOptions, responder_type: type[Responder] = Nativ
 def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> int:
     if options.stop_on_stdin_eof:
         _stop_on_stdin_eof()
+    _refuse_unrecordable(options)
     raise_open_file_limit()
     simulation = _checked_scene(options)
     publisher, recording = _observers(options, simulation)
@@ -255,6 +264,15 @@ def _checked_scene(options: ServeOptions) -> Simulation:
     return simulation
 
 
+def _refuse_unrecordable(options: ServeOptions) -> None:
+    """coupler.Error for --record or --publish with --worlds: the batched worlds' states are not published, so
+    such a recording could not be plotted, rendered or replayed; refused at start rather than written unusable."""
+    if options.worlds is not None and (options.record is not None or options.publish is not None):
+        flag = "--record" if options.record is not None else "--publish"
+        raise Error(f"{flag} is not available with --worlds: the worlds' states are not published, so the file "
+                    "could not be plotted, rendered or replayed; record a run of one world (without --worlds)")
+
+
 def _observers(options: ServeOptions,
                simulation: Simulation) -> tuple[FramePublisher | None, RecordingProcess | None]:
     """The publisher that --record and --publish share (the recording's writer subscribes first, so it misses
@@ -269,7 +287,7 @@ def _observers(options: ServeOptions,
     recording: RecordingProcess | None = None
     try:
         if options.record is not None:
-            recording = RecordingProcess(options.record, publisher, options.overwrite)
+            recording = RecordingProcess(options.record, publisher, options.overwrite, options.log_time)
         if options.publish is not None:
             endpoint = publisher.bind(options.publish, options.publish_hwm, options.transport)
             print(f"publishing on {endpoint}", flush=True)

@@ -1,9 +1,11 @@
-"""The channels of a coupler recording: one per message kind and direction, plus the MuJoCo state.
+"""The channels of a coupler recording: one per message kind and direction, the MuJoCo state, and what
+Foxglove's 3D panel draws of it.
 
 Topics read `/coupler/requests/Control`, `/coupler/answers/Sensor`, ...,
-`/coupler/mujoco_state`. Every channel carries protobuf with its schema
-embedded as a FileDescriptorSet (MCAP's protobuf profile), so the `mcap`
-reader and Foxglove decode it without coupler.
+`/coupler/mujoco_state`, `/coupler/foxglove/scene` (the geoms, a `foxglove.SceneUpdate`) and
+`/coupler/foxglove/transforms` (every body's pose, `foxglove.FrameTransforms`). Every channel carries
+protobuf with its schema embedded as a FileDescriptorSet (MCAP's protobuf profile), so the `mcap` reader
+and Foxglove decode it without coupler.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ from dataclasses import dataclass
 from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import FileDescriptor
 
+from foxglove_schemas_protobuf import FrameTransforms_pb2, SceneUpdate_pb2
+
 from coupler._proto import coupler_pb2, coupler_record_pb2
 
 REQUESTS = "/coupler/requests/"
 ANSWERS = "/coupler/answers/"
 STATE_TOPIC = "/coupler/mujoco_state"
+SCENE_UPDATE_TOPIC = "/coupler/foxglove/scene"
+TRANSFORMS_TOPIC = "/coupler/foxglove/transforms"
 
 # MessageType value -> the message name (HandshakeInit, Control, ...), as in coupler.proto.
 KINDS: dict[int, str] = {
@@ -52,6 +58,10 @@ def all_channels() -> list[Channel]:
     channels += [Channel(ANSWERS + kind, message_class(kind).DESCRIPTOR.full_name, coupler_pb2.DESCRIPTOR)
                  for kind in ANSWER_KINDS]
     channels.append(Channel(STATE_TOPIC, STATE_SCHEMA, coupler_record_pb2.DESCRIPTOR))
+    channels.append(Channel(SCENE_UPDATE_TOPIC, SceneUpdate_pb2.SceneUpdate.DESCRIPTOR.full_name,
+                            SceneUpdate_pb2.DESCRIPTOR))
+    channels.append(Channel(TRANSFORMS_TOPIC, FrameTransforms_pb2.FrameTransforms.DESCRIPTOR.full_name,
+                            FrameTransforms_pb2.DESCRIPTOR))
     return channels
 
 

@@ -58,9 +58,11 @@ def _ended(status: int) -> str:
 
 class RecordingProcess:
     """A writer process recording what `publisher` publishes to `path` (an existing file is refused unless
-    `overwrite`); `started()` once serving, `close()` ends the recording."""
+    `overwrite`), with log times `log_time` (wall or sim); `started()` once serving, `close()` ends the
+    recording."""
 
-    def __init__(self, path: str | os.PathLike[str], publisher: FramePublisher, overwrite: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], publisher: FramePublisher, overwrite: bool = False,
+                 log_time: str = "wall") -> None:
         self.path = os.fspath(path)
         check_target(Path(self.path), overwrite)
         self._publisher = publisher
@@ -73,7 +75,7 @@ class RecordingProcess:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "coupler.cli", "record", "--addr", endpoint, self.path, "--quiet",
              "--stop-on-stdin-eof", "--place-when-told", "--publish-hwm", str(RECORD_HWM),
-             "--nice", str(WRITER_NICENESS), *(["--overwrite"] if overwrite else [])],
+             "--nice", str(WRITER_NICENESS), "--log-time", log_time, *(["--overwrite"] if overwrite else [])],
             stdin=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT
         while not publisher.wait_for_subscribers(1, 0.1):

@@ -17,6 +17,11 @@ place once recording has started: at the first frame received, or, for
 a line PLACE on the watched file descriptor). A recording that never starts
 leaves an existing file as it was. A publisher refusing this subscriber's
 handshake (CURVE keys that do not match) ends the recording at once, saying so.
+
+For Foxglove's 3D panel the writer adds what it derives from a MuJoCo scene's model (the scene
+message's MJB) and states: the geoms once, as the file starts, and every body's pose after each state
+(`coupler.record.foxglove_scene`), so the server publishes nothing more. Log times are the wall clock
+or the simulated time (`log_time`, see `coupler.record.log_clock`).
 """
 
 from __future__ import annotations
@@ -27,11 +32,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import zmq
+from google.protobuf.message import DecodeError
 from zmq.utils.monitor import recv_monitor_message
 
-from coupler.record.channels import REQUESTS
+from coupler._proto import coupler_record_pb2
+from coupler.record.channels import REQUESTS, SCENE_UPDATE_TOPIC, STATE_TOPIC, TRANSFORMS_TOPIC
 from coupler.record.frame_stream import (
     END_TOPIC,
     FRAME_PREFIX,
@@ -42,8 +50,10 @@ from coupler.record.frame_stream import (
     parse_scene,
     topic_of,
 )
+from coupler.record.log_clock import WALL, LogClock
 from coupler.record.mcap_log import McapLog
 from coupler.record.recording_target import RecordingTarget
+from coupler.record.scene_record import MODEL_BINARY
 from coupler.transport.options import TransportOptions
 from coupler.wire.errors import Error
 
@@ -91,10 +101,12 @@ class StopWhen:
 
 class StreamRecorder:
     """Subscribes to `address` and records to `path` (an existing file is refused unless `overwrite`);
-    `run()` follows the stream until a stop condition. coupler.Error when the file cannot be created."""
+    `run()` follows the stream until a stop condition; `log_time` is `wall` or `sim`. coupler.Error when the
+    file cannot be created."""
 
     def __init__(self, address: str, path: str | os.PathLike[str], transport: TransportOptions | None = None,
-                 rcvhwm: int = DEFAULT_RCVHWM, overwrite: bool = False, place_when_told: bool = False) -> None:
+                 rcvhwm: int = DEFAULT_RCVHWM, overwrite: bool = False, place_when_told: bool = False,
+                 log_time: str = WALL) -> None:
         self.path = os.fspath(path)
         self.address = address
         self.counts = StreamCounts()
@@ -104,6 +116,10 @@ class StreamRecorder:
         self._finished = False
         self._expected: int | None = None
         self._place_when_told = place_when_told
+        self._clock = LogClock(log_time)
+        self._transforms: Any = None  # the scene's BodyTransforms, once a MuJoCo scene's model has arrived
+        self._scene_update: Any = None  # the model whose geoms are written as the file starts
+        self._said_no_pose = False
         self._target = RecordingTarget(path, overwrite)
         self._log = McapLog(self._target.file)
         self._context = zmq.Context(1)
@@ -159,18 +175,26 @@ class StreamRecorder:
             ready = dict(poller.poll(int(POLL_EVERY * 1000)))
             if self._monitor in ready:
                 self._handshake_failed()
+            # Before the stream: a PLACE said while frames wait must not go unread when the end among them
+            # stops the loop.
+            if when.eof_fd is not None and when.eof_fd in ready:
+                said = os.read(when.eof_fd, 4096)
+                if PLACE in said:
+                    self._place()
+                if not said:
+                    self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
+                    break
             if self._socket in ready:
                 self._drain(when.frames)
                 if receiving is not None:
                     receiving()
                     receiving = None
-            if when.eof_fd is not None and when.eof_fd in ready:
-                said = os.read(when.eof_fd, 4096)
-                if not said:
-                    self._drain(when.frames, until_empty=True)  # what was sent before the publisher went
-                    break
-                if PLACE in said:
-                    self._place()
+        if when.eof_fd is not None and self._place_when_told:
+            # The server says PLACE before it serves, so before its end: a drain that read the end (a short run
+            # sent while the scene's model was loading) leaves it unread in the pipe.
+            ready = dict(poller.poll(0))
+            if when.eof_fd in ready and PLACE in os.read(when.eof_fd, 4096):
+                self._place()
         self.counts.in_file = self._log.in_file
         return self.counts
 
@@ -231,10 +255,35 @@ class StreamRecorder:
             self.counts.not_written += 1
             return
         publish_time = message.simulated_ns if message.simulated_ns >= 0 else message.wall_ns
-        if self._guarded(self._log.message, message.topic, message.payload, message.wall_ns, publish_time):
+        log_time = self._clock.at(message.wall_ns, message.simulated_ns)
+        if self._scene_update is not None:
+            from coupler.record.foxglove_scene import scene_update
+
+            self._guarded(self._log.message, SCENE_UPDATE_TOPIC, scene_update(self._scene_update, log_time),
+                          log_time, log_time)
+            self._scene_update = None
+        if self._guarded(self._log.message, message.topic, message.payload, log_time, publish_time):
             self.counts.written += 1
         else:
             self.counts.not_written += 1
+        if self._transforms is not None and message.topic == STATE_TOPIC:
+            self._write_transforms(message.payload, log_time, publish_time)
+
+    def _write_transforms(self, state: bytes, log_time: int, publish_time: int) -> None:
+        """Every body's pose in `state`; a state that does not decode or fit the model is recorded as it came,
+        without poses (said once)."""
+        try:
+            qpos = coupler_record_pb2.MujocoState.FromString(state).qpos
+        except DecodeError:
+            qpos = None
+        if qpos is None or len(qpos) != self._transforms.model.nq:
+            if not self._said_no_pose:
+                self._said_no_pose = True
+                log.warning("a state from %s does not fit the scene's model: recorded without body poses",
+                            self.address[:200])
+            return
+        self._guarded(self._log.message, TRANSFORMS_TOPIC, self._transforms.encode(qpos, log_time), log_time,
+                      publish_time)
 
     def _write_scene(self, parts: list[bytes]) -> None:
         if self._scene_written:
@@ -246,6 +295,24 @@ class StreamRecorder:
         for name, (media_type, data) in attachments.items():
             self._guarded(self._log.attachment, name, media_type, data, wall)
         self._scene_written = True
+        if MODEL_BINARY in attachments:
+            self._load_scene(attachments[MODEL_BINARY][1])
+
+    def _load_scene(self, binary: bytes) -> None:
+        """Prepare the Foxglove channels from the scene's compiled model; a model that does not load here is
+        recorded without them, saying so."""
+        import mujoco
+
+        from coupler.record.foxglove_scene import BodyTransforms
+
+        try:
+            model = mujoco.MjModel.from_binary_path(MODEL_BINARY, {MODEL_BINARY: binary})
+        except ValueError as error:
+            log.warning("the scene's model does not load here (%s): recorded without the 3D scene",
+                        " ".join(str(error).split())[:300])
+            return
+        self._transforms = BodyTransforms(model)
+        self._scene_update = model
 
     def _guarded(self, write: Callable[..., object], *args: object) -> object:
         if self.failed is not None:

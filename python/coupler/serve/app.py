@@ -57,6 +57,7 @@ class ServeOptions:
     session_timeout: float = DEFAULT_LEASE
     record: str | None = None  # MCAP file to record to
     overwrite: bool = False  # replace an existing `record` file
+    log_time: str = "wall"  # the `record` file's log time: wall (received) or sim (simulated time)
     publish: str | None = None  # address to publish frames and states on
     publish_hwm: int = DEFAULT_PUBLISH_HWM  # messages queued per subscriber of `publish`
     worlds: int | None = None  # copies of the scene driven by the worlds extension; None serves one, without it

@@ -1,5 +1,6 @@
-"""A recording of a scene with mesh assets is self-contained: it replays identical and renders from any
-folder after the scene's files are gone, with every value exactly as it was run."""
+"""A recording of a scene with mesh assets, an included file and `fromto` capsules is self-contained: it
+replays identical and renders from any folder after the scene's files are gone, with every value exactly
+as it was run."""
 
 import shutil
 import signal
@@ -12,7 +13,9 @@ from coupler.serve.serve_process import ServeProcess
 from peers import address_for
 
 # A slider pushing a box whose shape is a mesh file beside the model (meshdir), with a damping of more digits
-# than MuJoCo's re-saved MJCF keeps: only the model as run replays identical.
+# than MuJoCo's re-saved MJCF keeps, carrying a pole from an included file whose `fromto` capsules MuJoCo's
+# re-saved MJCF rounds (stepped from that text it differs from the first step): only the model as run
+# replays identical.
 MODEL = """<mujoco>
   <compiler meshdir="meshes"/>
   <option timestep="0.002"/>
@@ -21,10 +24,22 @@ MODEL = """<mujoco>
     <body name="cart">
       <joint name="slide" type="slide" axis="1 0 0" damping="0.12345678901234567"/>
       <geom type="mesh" mesh="cube" mass="0.3141592653589793"/>
+      <include file="pole.xml"/>
     </body>
   </worldbody>
-  <actuator><motor name="slide" joint="slide" gear="1.2345678901234567"/></actuator>
+  <actuator>
+    <motor name="slide" joint="slide" gear="1.2345678901234567"/>
+    <motor name="pole_motor" joint="hinge" gear="0.3"/>
+  </actuator>
   <sensor><jointpos name="slide" joint="slide"/></sensor>
+</mujoco>
+"""
+POLE = """<mujoco>
+  <body name="pole" pos="0 0 0.1">
+    <joint name="hinge" type="hinge" axis="0.3 1 0.2" damping="0.01"/>
+    <geom type="capsule" fromto="0 0 0 0.13 0.07 0.31" size="0.02" mass="0.2"/>
+    <geom type="capsule" fromto="0.13 0.07 0.31 -0.05 0.11 0.37" size="0.015" mass="0.05"/>
+  </body>
 </mujoco>
 """
 CUBE = "".join(f"v {x} {y} {z}\n" for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)) + """\
@@ -40,6 +55,7 @@ f 2 4 8 6
 def _record_mesh_scene(folder, recording) -> None:
     (folder / "meshes").mkdir(parents=True)
     (folder / "meshes" / "cube.obj").write_text(CUBE)
+    (folder / "pole.xml").write_text(POLE)
     (folder / "scene.xml").write_text(MODEL)
     address = address_for("ipc", folder)
     with ServeProcess(["--scene", str(folder / "scene.xml"), "--record", str(recording)], address=address) as server:

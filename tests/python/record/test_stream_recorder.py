@@ -58,3 +58,48 @@ def test_a_write_error_is_reported_once_and_the_rest_counted_as_not_written(tmp_
     assert len(errors) == 1 and "No space left on device" in errors[0].getMessage()
     assert recorder.counts.not_written == 50 and recorder.counts.lost == 0
     assert "No space left on device" in recorder.summary()
+
+
+def test_a_state_that_does_not_fit_the_scene_is_recorded_as_it_came_without_body_poses(tmp_path, caplog):
+    import mujoco
+    import numpy as np
+
+    from coupler._proto import coupler_record_pb2
+    from coupler.record.frame_stream import _PART_LENGTH, SCENE_TOPIC, scene_message
+    from coupler.record.scene_record import MODEL_BINARY
+
+    model = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><body name="b"><joint type="hinge"/><geom size="0.1"/></body></worldbody></mujoco>')
+    binary = np.empty(mujoco.mj_sizeModel(model), dtype=np.uint8)
+    mujoco.mj_saveModel(model, None, binary)
+    parts = scene_message({}, {MODEL_BINARY: ("application/x-mujoco-mjb", binary.tobytes())})[1:]
+    scene = SCENE_TOPIC + b"\0" + b"".join(_PART_LENGTH.pack(len(part)) + part for part in parts)
+    wrong_size = coupler_record_pb2.MujocoState(time=0.1, step=1, qpos=[0.0, 1.0]).SerializeToString()
+    messages = [(CONTROL_TOPIC, CONTROL), (b"/coupler/mujoco_state", b"\xff\xff not protobuf"),
+                (b"/coupler/mujoco_state", wrong_size)]
+    context = zmq.Context()
+    publisher = context.socket(zmq.XPUB)
+    publisher.linger = 0
+    endpoint = f"ipc://{tmp_path}/stream"
+    publisher.bind(endpoint)
+    recorder = StreamRecorder(endpoint, tmp_path / "run.mcap")
+    follower = threading.Thread(target=recorder.run, args=(StopWhen(duration=20.0),))
+    try:
+        with caplog.at_level(logging.WARNING, logger="coupler.record.stream_recorder"):
+            assert publisher.poll(10_000)
+            follower.start()
+            publisher.send(scene)
+            for sequence, (topic, payload) in enumerate(messages):
+                publisher.send(topic + b"\0" + HEADER.pack(sequence, sequence, time.time_ns(), -1) + payload)
+            while follower.is_alive():
+                publisher.send(END_TOPIC + b"\0" + END.pack(len(messages)))
+                follower.join(0.1)
+    finally:
+        recorder.close()
+        publisher.close()
+        context.term()
+    assert recorder.counts.written == 3 and recorder.failed is None
+    topics = [m.topic for m in Recording(tmp_path / "run.mcap")]
+    assert "/coupler/foxglove/transforms" not in topics and topics.count("/coupler/mujoco_state") == 2
+    assert [r.getMessage() for r in caplog.records].count(
+        f"a state from {endpoint} does not fit the scene's model: recorded without body poses") == 1
