@@ -1,7 +1,7 @@
 """The package's import graph points one way: no module imports a layer above its own.
 
-wire < transport < controller, serve < mujoco < scenes < gym, record < ray < cli;
-controller and serve (and gym and record) are siblings that do not import each
+wire < transport < controller, serve < mujoco < scenes < gym, record < ray, view < cli;
+controller and serve (and gym and record, ray and view) are siblings that do not import each
 other. `coupler._native` and `coupler._proto` (generated and compiled code),
 and `coupler.limits` (which reads only `coupler._native`),
 sit below everything; the package's own `__init__` (the public facade) above
@@ -33,6 +33,7 @@ RANKS = {
     "gym": 5,
     "record": 5,
     "ray": 6,
+    "view": 6,
     "cli": 7,
 }
 FACADE = "coupler"

@@ -7,6 +7,7 @@
     coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
     coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
     coupler render run.mcap --out run.mp4   # the recorded MuJoCo states, rendered
+    coupler view tcp://127.0.0.1:5556   # watch a server that publishes (serve --publish) in 3D, or a recording
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from types import ModuleType
 
-from coupler.cli import info, keygen, plot, record, render, replay, serve
+from coupler.cli import info, keygen, plot, record, render, replay, serve, view
 from coupler.wire.errors import Error
 from coupler.wire.version import VERSION
 
@@ -61,6 +62,12 @@ _COMMANDS = (
              "Render the MuJoCo states of a recording offscreen with MuJoCo's renderer, from the model the "
              "recording carries (MUJOCO_GL: egl by default, or osmesa), as an MP4 video, an animated GIF "
              "or a PNG of frames side by side."),
+    _Command("view", view, "watch a run in 3D, live or from a recording",
+             "Draw a MuJoCo scene in 3D and move it as its states arrive: live from a server's --publish address, "
+             "or from a recording with play, pause, speed and seek. In the browser (--web, served on loopback) or "
+             "in MuJoCo's own viewer (--native); the controls and joint positions are shown beside the scene. A "
+             "view only reads the published stream and skips the states it cannot draw in time: it never slows "
+             "the server. Prints how many frames it drew when it closes."),
 )
 
 

@@ -1,0 +1,150 @@
+"""`coupler view`: watch a run in 3D, live from a server's publish address or from a recording.
+
+    coupler view tcp://127.0.0.1:5556            # a server started with --publish tcp://127.0.0.1:5556
+    coupler view run.mcap                        # a recording: play, pause, speed and seek in the page
+    coupler view run.mcap --native               # in MuJoCo's own viewer (needs a display)
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from coupler.cli.number_flags import float_in
+from coupler.cli.recording_file import existing_recording
+from coupler.cli.transport_flags import add_client_flags, check_connect_address, client_options
+from coupler.transport.bind_policy import is_loopback
+from coupler.wire.errors import Error
+from coupler.wire.missing_extra import needs_extra
+
+DEFAULT_WEB_ADDR = "127.0.0.1:8080"
+MAX_FPS = 240.0
+MAX_SECONDS = 1e7
+MIN_SPEED, MAX_SPEED = 0.01, 100.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source",
+                        help="what to watch: a server's publish address (its --publish, e.g. tcp://127.0.0.1:5556 or "
+                             "ipc://PATH) or a recording (an MCAP file written by --record or `coupler record`)")
+    front = parser.add_mutually_exclusive_group()
+    front.add_argument("--web", action="store_true",
+                       help="show the view in the browser, served at --web-addr (default where no display is "
+                            "named in $DISPLAY or $WAYLAND_DISPLAY)")
+    front.add_argument("--native", action="store_true",
+                       help="show the view in MuJoCo's own viewer, a window on the display (default where a "
+                            "display is named)")
+    parser.add_argument("--web-addr", default=DEFAULT_WEB_ADDR, metavar="HOST:PORT",
+                        help="where the browser view listens; port 0 picks a free one, a port in use the next free "
+                             "one (default: %(default)s)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow a --web-addr other than loopback (reachable from other machines, and the page "
+                             "has no authentication); without it such an address is refused (default: off)")
+    parser.add_argument("--fps", type=float_in(1.0, MAX_FPS), default=60.0,
+                        help=f"draw at most this many frames a second, from 1 to {MAX_FPS:g}; states arriving "
+                             "faster are skipped, only the newest is drawn (default: %(default)s)")
+    parser.add_argument("--speed", type=float_in(MIN_SPEED, MAX_SPEED), default=1.0,
+                        help=f"a recording's playback speed as a real-time factor, from {MIN_SPEED:g} to "
+                             f"{MAX_SPEED:g}; the page changes it (default: %(default)s)")
+    parser.add_argument("--wait", type=float_in(0.1, MAX_SECONDS, unit="s"), default=10.0, metavar="SECONDS",
+                        help="how long to wait for a live server's scene before giving up (default: %(default)s)")
+    parser.add_argument("--quiet-after", type=float_in(0.1, MAX_SECONDS, unit="s"), default=2.0, metavar="SECONDS",
+                        help="say that a live stream stopped after this long without a state; the view stays on "
+                             "the last one (default: %(default)s)")
+    parser.add_argument("--duration", type=float_in(0.1, MAX_SECONDS, unit="s"), default=None, metavar="SECONDS",
+                        help="close the view after this many seconds (default: until Ctrl-C, SIGTERM or the "
+                             "viewer's window is closed)")
+    add_client_flags(parser, answered=False)
+
+
+def web_host_and_port(text: str, allow_remote: bool) -> tuple[str, int, str | None]:
+    """HOST and PORT of --web-addr under the bind policy of `coupler serve --addr` (loopback unless
+    `allow_remote`), and the warning for a remote one; coupler.Error naming the problem."""
+    host, colon, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise Error(f"--web-addr '{text[:200]}' is not HOST:PORT with a port from 0 to 65535, e.g. {DEFAULT_WEB_ADDR}")
+    if is_loopback(host):
+        return host, int(port), None
+    if not allow_remote:
+        raise Error(f"refusing --web-addr {text[:200]}: it is reachable from other machines; use 127.0.0.1:PORT, "
+                    "or pass --allow-remote to listen there on purpose")
+    warning = (f"--web-addr {text[:200]} is reachable from other machines and the page has no authentication: "
+               "anyone who can reach it sees the run")
+    return host, int(port), warning
+
+
+def _front_end(args: argparse.Namespace) -> str:
+    from coupler.view.display import has_display
+
+    if args.native and not has_display():
+        raise Error("no display to open MuJoCo's viewer on ($DISPLAY is not set): use --web for the browser view")
+    if args.web or args.native:
+        return "web" if args.web else "native"
+    return "native" if has_display() else "web"
+
+
+def _say(line: str) -> None:
+    print(f"coupler view: {line}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    front = _front_end(args)
+    live = "://" in args.source
+    if front == "web":
+        host, port, warning = web_host_and_port(args.web_addr, args.allow_remote)
+        if warning:
+            _say(warning)
+    if live:
+        check_connect_address(args.source)
+        transport = client_options(args)
+    else:
+        existing_recording(Path(args.source))
+    with needs_extra("coupler view", "view"):
+        from coupler.view.live_stream import LiveStream
+        from coupler.view.recorded_run import RecordedRun
+        from coupler.view.view_source import LiveSource, RecordingSource
+
+        if front == "web":
+            from coupler.view.web_view import WebView
+        else:
+            from coupler.view.native_view import NativeView
+    stream = None
+    if live:
+        stream = LiveStream(args.source, transport, quiet_after=args.quiet_after)
+        try:
+            stream.wait_for_scene(args.wait)
+        except Error:
+            stream.close()
+            raise
+        source = LiveSource(stream)
+    else:
+        recorded = RecordedRun(Path(args.source))
+        for note in recorded.notes:
+            _say(note)
+        source = RecordingSource(recorded, args.speed)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        if front == "web":
+            view = WebView(source, host, port)
+            print(f"viewing {source.name} at {view.url} (Ctrl-C to stop)", flush=True)
+        else:
+            view = NativeView(source)
+            print(f"viewing {source.name} in MuJoCo's viewer (close it or Ctrl-C to stop)", flush=True)
+        try:
+            counts = view.run(stop, args.fps, args.duration, on_status=_say)
+        finally:
+            view.close()
+    finally:
+        if stream is not None:
+            stream.close()
+    line = f"view: {counts.summary()}"
+    if stream is not None:
+        line += f", of {stream.received} states received ({stream.lost} dropped for this view)"
+    print(line, flush=True)
+    return 0

@@ -1,0 +1,46 @@
+"""The part of a MuJoCo state a view shows: where every joint is (qpos) and what the controls ask (ctrl), at a
+simulated time; decoded from a `coupler.record.v1.MujocoState` and checked against the model it is drawn with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from coupler._proto.coupler_record_pb2 import MujocoState
+
+if TYPE_CHECKING:
+    import mujoco
+
+
+class StateMismatch(ValueError):
+    """A state that is not of the model being drawn: another scene's, or not a state at all."""
+
+
+@dataclass(frozen=True)
+class ShownState:
+    time: float  # simulated seconds
+    step: int
+    qpos: np.ndarray
+    ctrl: np.ndarray
+
+
+def decoded_state(payload: bytes, model: mujoco.MjModel) -> ShownState:
+    """The state a serialized MujocoState holds; StateMismatch when it does not decode or fit `model`."""
+    try:
+        state = MujocoState.FromString(payload)
+    except DecodeError:
+        raise StateMismatch("a message on the state topic that is not a MuJoCo state") from None
+    qpos = np.array(state.qpos)
+    ctrl = np.array(state.ctrl)
+    if len(qpos) != model.nq or len(ctrl) not in (0, model.nu):
+        raise StateMismatch(f"a state of {len(qpos)} positions and {len(ctrl)} controls, not of the model drawn "
+                            f"({model.nq} and {model.nu}): it comes from another scene")
+    return ShownState(state.time, state.step, qpos, ctrl if len(ctrl) else np.zeros(model.nu))
+
+
+def initial_state(model: mujoco.MjModel) -> ShownState:
+    """The model at rest in its reference pose: what is shown before any state fits."""
+    return ShownState(0.0, 0, model.qpos0.copy(), np.zeros(model.nu))
