@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     import mujoco
 
 FOV_DEGREES = 45.0  # vertical, as MuJoCo's free camera
-_DISTANCE = 1.2  # extents of the model from its centre
-_DIRECTION = np.array([0.7, -0.55, 0.45])  # from the centre towards the camera
+_DISTANCE = 1.5  # extents of the model from its centre
+_DIRECTION = np.array([0.35, -1.0, 0.55])  # from the centre towards the camera
 
 
 @dataclass(frozen=True)

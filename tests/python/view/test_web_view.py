@@ -1,0 +1,119 @@
+"""`coupler view --web` in a real browser: headless chromium loads the page while a controller swings the arm."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import mujoco
+import numpy as np
+import pytest
+from PIL import Image
+
+from coupler.scenes import scene_path
+from coupler.view.camera import starting_camera
+from moving_arm import swing_pose
+from headless_browser import HeadlessBrowser
+from view_process import ViewProcess
+
+WIDTH, HEIGHT = 1000, 560
+PANEL_WIDTH = 340  # viser's panel floats over the right of the scene
+DRAWN_TIMEOUT = 20.0  # seconds for the page to connect, load the scene and draw it
+DARK = 80  # a pixel whose channels are all below this is the arm's dark joint material, nothing else in the scene
+ARM_BODIES = ("link1", "link2", "link3", "link4", "link5", "link6", "link7", "hand")
+MARGIN = 60  # pixels around the arm's bodies' centres where its geoms are
+# Where the screenshot for the docs is kept when asked (docs/watch.md says how it was made).
+SCREENSHOT_FOR_DOCS = "COUPLER_VIEW_SCREENSHOT"
+
+
+@dataclass
+class Page:
+    browser: HeadlessBrowser
+    view: ViewProcess
+
+
+@pytest.fixture(scope="module")
+def page(moving_arm) -> Iterator[Page]:
+    # At 20 frames a second software WebGL keeps up on a loaded machine, and screenshots come quickly.
+    view = ViewProcess(moving_arm.publish, "--web", "--web-addr", "127.0.0.1:0", "--fps", "20")
+    try:
+        url = view.url()
+        browser = HeadlessBrowser(WIDTH, HEIGHT)
+        try:
+            browser.open(url)
+            yield Page(browser, view)
+        finally:
+            browser.close()
+    finally:
+        view.stop()
+
+
+def _project(points: np.ndarray, model: mujoco.MjModel) -> np.ndarray:
+    """Pixel coordinates (x right, y down) of world points seen from the view's starting camera."""
+    camera = starting_camera(model)
+    forward = camera.look_at - camera.position
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    up = np.cross(right, forward)
+    relative = points - camera.position
+    depth = relative @ forward
+    scale = 1.0 / (depth * np.tan(np.radians(camera.fov_degrees) / 2))
+    x = (relative @ right) * scale * HEIGHT / WIDTH
+    y = (relative @ up) * scale
+    return np.stack([(x + 1) / 2 * WIDTH, (1 - y) / 2 * HEIGHT], axis=1)
+
+
+def _arm_region() -> tuple[slice, slice]:
+    """Rows and columns of the screenshot where the arm is drawn, whichever way it leans."""
+    model = mujoco.MjModel.from_xml_path(str(scene_path("arm")))
+    data = mujoco.MjData(model)
+    corners = []
+    for lean in (-1.0, 0.0, 1.0):  # the controller's swing, at both ends and in the middle
+        data.qpos[:7] = swing_pose(lean)
+        mujoco.mj_kinematics(model, data)
+        corners.append(_project(np.array([data.body(name).xpos for name in ARM_BODIES]), model))
+    pixels = np.concatenate(corners)
+    low = np.maximum(pixels.min(axis=0) - MARGIN, 0).astype(int)
+    high = np.minimum(pixels.max(axis=0) + MARGIN, [WIDTH, HEIGHT]).astype(int)
+    return slice(low[1], high[1]), slice(low[0], high[0])
+
+
+def _dark_pixels(shot: np.ndarray) -> int:
+    return int((shot.max(axis=2) < DARK).sum())
+
+
+def _drawn_screenshot(page: Page, region: tuple[slice, slice]) -> np.ndarray:
+    deadline = time.monotonic() + DRAWN_TIMEOUT
+    while True:
+        shot = page.browser.screenshot()
+        if _dark_pixels(shot[region]) > 200:
+            return shot
+        assert time.monotonic() < deadline, (f"no arm drawn within {DRAWN_TIMEOUT:g} s; the view said: "
+                                             f"{page.view.lines}")
+        time.sleep(0.2)
+
+
+def test_the_page_draws_the_arm_and_moves_it_as_the_controller_drives_it(page, tmp_path):
+    region = _arm_region()
+    first = _drawn_screenshot(page, region)
+    time.sleep(1.0)
+    second = page.browser.screenshot()
+    Image.fromarray(first).save(tmp_path / "first.png")
+    Image.fromarray(second).save(tmp_path / "second.png")
+    kept = os.environ.get(SCREENSHOT_FOR_DOCS)
+    if kept:
+        Image.fromarray(second).save(Path(kept))
+    # Drawn: the arm's dark joints where the arm is, and nowhere else in the scene.
+    outside = first.copy()
+    outside[region] = 255
+    outside[:, WIDTH - PANEL_WIDTH:] = 255  # the panel (its text is dark)
+    outside[:150, :320] = 255  # viser's notice of software WebGL
+    outside[HEIGHT - 80:, :80] = 255  # the axes in the corner
+    assert _dark_pixels(first[region]) > 200 and _dark_pixels(outside) < 50
+    # Moved: a second later the arm is elsewhere.
+    changed = np.abs(first[region].astype(int) - second[region].astype(int)).sum(axis=2) > 60
+    assert changed.sum() > 500, f"{changed.sum()} pixels changed where the arm is"
