@@ -47,6 +47,11 @@ class ViewProcess:
     def url(self) -> str:
         return self.line_with(" at http://").rsplit(" at ", 1)[1].split()[0]
 
+    def stop_when_exited(self, timeout: float = START_TIMEOUT) -> str:
+        """The whole output of a view that exits by itself within `timeout` seconds."""
+        self.process.wait(timeout=timeout)
+        return self.stop()
+
     def stop(self) -> str:
         """SIGINT, then the whole output."""
         if self.process.poll() is None:

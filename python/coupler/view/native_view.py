@@ -8,6 +8,7 @@ import queue
 import threading
 from collections.abc import Callable
 
+from coupler.view.camera import starting_camera
 from coupler.view.draw_loop import DrawCounts, run_draw_loop
 from coupler.view.shown_state import ShownState
 from coupler.view.view_source import ViewSource
@@ -32,10 +33,27 @@ class NativeView:
         mujoco.mj_forward(self._model, self._data)
         self._scene_changes = source.scene_changes
         try:
-            self.viewer = mujoco.viewer.launch_passive(self._model, self._data, key_callback=self._keys.put)
+            # The viewer's panels drive a simulation of its own, which a mirror has not: hidden, the scene
+            # takes the window (Tab and Shift-Tab show them).
+            self.viewer = mujoco.viewer.launch_passive(self._model, self._data, key_callback=self._keys.put,
+                                                       show_left_ui=False, show_right_ui=False)
         except Exception as error:  # GLFW's own errors: no display, no OpenGL
             raise Error(f"cannot open MuJoCo's viewer: {' '.join(str(error).split())[:300]}; "
                         "use --web for the browser view") from None
+
+        self._aim_camera()
+
+    def _aim_camera(self) -> None:
+        """The camera of the browser view: both front ends show a run alike."""
+        import numpy as np
+
+        camera = starting_camera(self._model)
+        towards = camera.look_at - camera.position
+        with self.viewer.lock():
+            self.viewer.cam.lookat[:] = camera.look_at
+            self.viewer.cam.distance = float(np.linalg.norm(towards))
+            self.viewer.cam.azimuth = float(np.degrees(np.arctan2(towards[1], towards[0])))
+            self.viewer.cam.elevation = float(np.degrees(np.arcsin(towards[2] / np.linalg.norm(towards))))
 
     def _draw(self, state: ShownState) -> None:
         if self.source.scene_changes != self._scene_changes:
