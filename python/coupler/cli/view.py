@@ -122,9 +122,7 @@ def run(args: argparse.Namespace) -> int:
             raise
         source = LiveSource(stream)
     else:
-        recorded = RecordedRun(Path(args.source))
-        for note in recorded.notes:
-            _say(note)
+        recorded = RecordedRun(Path(args.source))  # what it cannot show is its status, said as the view opens
         source = RecordingSource(recorded, args.speed)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
