@@ -88,6 +88,10 @@ class HeadlessBrowser:
         self.call("Page.navigate", url=url)
         self._until(lambda m: m.get("method") == "Page.loadEventFired", f"loading {url}")
 
+    def evaluate(self, expression: str) -> object:
+        """The value of a JavaScript expression in the page."""
+        return self.call("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
     def screenshot(self) -> np.ndarray:
         """The page as RGB pixels, height x width x 3."""
         data = base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
