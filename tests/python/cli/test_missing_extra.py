@@ -63,3 +63,16 @@ def test_serving_a_mujoco_scene_without_mujoco_names_the_sim_extra():
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip() == ("coupler serve: scene 'arm' needs the sim extra: pip install 'coupler[sim]' "
                                      "(import of mujoco halted; None in sys.modules)"), result.stderr
+
+
+def test_viewing_without_viser_names_the_view_extra(tmp_path):
+    recording = tmp_path / "run.mcap"
+    recording.write_bytes(b"")
+    result = _without(["viser"], f"""
+        from coupler.cli import main
+        sys.exit(main(["view", {str(recording)!r}, "--web"]))
+    """)
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "coupler view needs the view extra: pip install 'coupler[view]'"), result.stderr

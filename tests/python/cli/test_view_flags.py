@@ -1,0 +1,35 @@
+"""`coupler view`'s flags: where the browser view may listen (loopback unless --allow-remote, as `serve --addr`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from coupler.cli.view import web_host_and_port
+from coupler.wire.errors import Error
+
+
+@pytest.mark.parametrize(("text", "host", "port"), [("127.0.0.1:8080", "127.0.0.1", 8080),
+                                                    ("localhost:0", "localhost", 0), ("[::1]:9000", "::1", 9000)])
+def test_a_loopback_address_is_served_without_a_warning(text, host, port):
+    assert web_host_and_port(text, allow_remote=False) == (host, port, None)
+
+
+def test_an_address_reachable_from_other_machines_is_refused_without_allow_remote():
+    with pytest.raises(Error) as raised:
+        web_host_and_port("0.0.0.0:8080", allow_remote=False)
+    assert str(raised.value) == ("refusing --web-addr 0.0.0.0:8080: it is reachable from other machines; use "
+                                 "127.0.0.1:PORT, or pass --allow-remote to listen there on purpose")
+
+
+def test_an_address_reachable_from_other_machines_is_served_with_allow_remote_and_a_warning():
+    host, port, warning = web_host_and_port("0.0.0.0:8080", allow_remote=True)
+    assert (host, port) == ("0.0.0.0", 8080)
+    assert warning == ("--web-addr 0.0.0.0:8080 is reachable from other machines and the page has no authentication: "
+                       "anyone who can reach it sees the run")
+
+
+@pytest.mark.parametrize("text", ["8080", "127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000", ":8080"])
+def test_an_address_that_is_not_host_and_port_is_one_clear_error(text):
+    with pytest.raises(Error, match=r"^--web-addr '.*' is not HOST:PORT with a port from 0 to 65535, e\.g\. "
+                                    r"127\.0\.0\.1:8080$"):
+        web_host_and_port(text, allow_remote=False)
