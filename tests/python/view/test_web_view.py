@@ -16,7 +16,7 @@ from PIL import Image
 from coupler.scenes import scene_path
 from coupler.view.camera import starting_camera
 from moving_arm import swing_pose
-from headless_browser import HeadlessBrowser
+from perf.common.headless_browser import HeadlessBrowser
 from view_process import ViewProcess
 
 WIDTH, HEIGHT = 1000, 560

@@ -1,0 +1,5 @@
+import sys
+
+from perf.view import main
+
+sys.exit(main())
