@@ -22,13 +22,17 @@ def swing_pose(lean: float) -> list[float]:
 class MovingArm:
     publish: str  # the server's publish address
     steps: int = 0
+    error: BaseException | None = None  # what stopped the controller, if anything did
 
 
 def swing(session: Session, arm: MovingArm, stop: threading.Event) -> None:
-    controls = session.controls()
-    dt = session.handshake.time_step
-    while not stop.wait(PACE):
-        phase = 2 * math.pi * SWING_HZ * arm.steps * dt
-        controls["arm"] = swing_pose(math.sin(phase))
-        session.step(controls)
-        arm.steps += 1
+    try:
+        controls = session.controls()
+        dt = session.handshake.time_step
+        while not stop.wait(PACE):
+            phase = 2 * math.pi * SWING_HZ * arm.steps * dt
+            controls["arm"] = swing_pose(math.sin(phase))
+            session.step(controls)
+            arm.steps += 1
+    except BaseException as error:  # kept for the tests' messages: a thread's exception is otherwise lost
+        arm.error = error

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from coupler.cli import main
 from coupler.cli.view import web_host_and_port
 from coupler.wire.errors import Error
 
@@ -33,3 +34,11 @@ def test_an_address_that_is_not_host_and_port_is_one_clear_error(text):
     with pytest.raises(Error, match=r"^--web-addr '.*' is not HOST:PORT with a port from 0 to 65535, e\.g\. "
                                     r"127\.0\.0\.1:8080$"):
         web_host_and_port(text, allow_remote=False)
+
+
+def test_the_native_viewer_without_a_display_says_to_use_the_browser(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["view", "ipc:///tmp/nobody", "--native"]) == 1
+    assert capsys.readouterr().err == ("coupler view: no display to open MuJoCo's viewer on ($DISPLAY is not set): use "
+                                       "--web for the browser view\n")

@@ -1,4 +1,5 @@
-"""`coupler view --web` in a real browser: headless chromium loads the page while a controller swings the arm."""
+"""`coupler view` watching a server while a controller swings the arm: the browser view in headless chromium
+and MuJoCo's viewer on a virtual display (Xvfb), both started at once on the same server."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from coupler.view.camera import starting_camera
 from moving_arm import swing_pose
 from perf.common.headless_browser import HeadlessBrowser
 from view_process import ViewProcess
+from virtual_display import VirtualDisplay
 
-WIDTH, HEIGHT = 1000, 560
+WIDTH, HEIGHT = 1000, 560  # of the browser's page
 PANEL_WIDTH = 340  # viser's panel floats over the right of the scene
-DRAWN_TIMEOUT = 20.0  # seconds for the page to connect, load the scene and draw it
-DARK = 80  # a pixel whose channels are all below this is the arm's dark joint material, nothing else in the scene
+SCREEN_WIDTH, SCREEN_HEIGHT = 800, 600  # of the virtual display
+DRAWN_TIMEOUT = 20.0  # seconds for a view to connect, load the scene and draw it
+DARK = 80  # a pixel whose channels are all below this is the arm's dark joint material, nothing else in the page
+BRIGHT = 170  # in MuJoCo's viewer, the arm's white links; its dark background and floor are darker
 ARM_BODIES = ("link1", "link2", "link3", "link4", "link5", "link6", "link7", "hand")
 MARGIN = 60  # pixels around the arm's bodies' centres where its geoms are
 # Where the screenshot for the docs is kept when asked (docs/watch.md says how it was made).
@@ -30,25 +34,35 @@ SCREENSHOT_FOR_DOCS = "COUPLER_VIEW_SCREENSHOT"
 
 
 @dataclass
-class Page:
-    browser: HeadlessBrowser
-    view: ViewProcess
+class Views:
+    web: ViewProcess
+    native: ViewProcess
+    display: VirtualDisplay
 
 
 @pytest.fixture(scope="module")
-def page(moving_arm) -> Iterator[Page]:
+def views(moving_arm) -> Iterator[Views]:
+    display = VirtualDisplay(SCREEN_WIDTH, SCREEN_HEIGHT)
     # At 20 frames a second software WebGL keeps up on a loaded machine, and screenshots come quickly.
-    view = ViewProcess(moving_arm.publish, "--web", "--web-addr", "127.0.0.1:0", "--fps", "20")
+    web = ViewProcess(moving_arm.publish, "--web", "--web-addr", "127.0.0.1:0", "--fps", "20")
+    native = ViewProcess(moving_arm.publish, "--native", env=display.env())
     try:
-        url = view.url()
-        browser = HeadlessBrowser(WIDTH, HEIGHT)
-        try:
-            browser.open(url)
-            yield Page(browser, view)
-        finally:
-            browser.close()
+        yield Views(web, native, display)
     finally:
-        view.stop()
+        web.stop()
+        native.stop()
+        display.close()
+
+
+@pytest.fixture(scope="module")
+def browser(views) -> Iterator[HeadlessBrowser]:
+    url = views.web.url()
+    page = HeadlessBrowser(WIDTH, HEIGHT)
+    try:
+        page.open(url)
+        yield page
+    finally:
+        page.close()
 
 
 def _project(points: np.ndarray, model: mujoco.MjModel) -> np.ndarray:
@@ -86,24 +100,23 @@ def _dark_pixels(shot: np.ndarray) -> int:
     return int((shot.max(axis=2) < DARK).sum())
 
 
-def _drawn_screenshot(page: Page, region: tuple[slice, slice]) -> np.ndarray:
+def _drawn_screenshot(browser: HeadlessBrowser, views: Views, region: tuple[slice, slice]) -> np.ndarray:
     deadline = time.monotonic() + DRAWN_TIMEOUT
     while True:
-        shot = page.browser.screenshot()
+        shot = browser.screenshot()
         if _dark_pixels(shot[region]) > 200:
             return shot
-        assert time.monotonic() < deadline, (f"no arm drawn within {DRAWN_TIMEOUT:g} s; the view said: "
-                                             f"{page.view.lines}")
+        assert time.monotonic() < deadline, f"no arm drawn within {DRAWN_TIMEOUT:g} s; the view said: {views.web.lines}"
         time.sleep(0.2)
 
 
-def test_the_page_draws_the_arm_and_moves_it_as_the_controller_drives_it(page, tmp_path):
+def test_the_page_draws_the_arm_and_moves_it_as_the_controller_drives_it(moving_arm, views, browser, tmp_path):
     region = _arm_region()
-    first = _drawn_screenshot(page, region)
+    first = _drawn_screenshot(browser, views, region)
     # viser's notice that WebGL runs in software is closed for the screenshot kept for the docs.
-    page.browser.evaluate("document.querySelectorAll('.mantine-Notification-closeButton').forEach(b => b.click())")
+    browser.evaluate("document.querySelectorAll('.mantine-Notification-closeButton').forEach(b => b.click())")
     time.sleep(1.0)
-    second = page.browser.screenshot()
+    second = browser.screenshot()
     Image.fromarray(first).save(tmp_path / "first.png")
     Image.fromarray(second).save(tmp_path / "second.png")
     kept = os.environ.get(SCREENSHOT_FOR_DOCS)
@@ -118,4 +131,25 @@ def test_the_page_draws_the_arm_and_moves_it_as_the_controller_drives_it(page, t
     assert _dark_pixels(first[region]) > 200 and _dark_pixels(outside) < 50
     # Moved: a second later the arm is elsewhere.
     changed = np.abs(first[region].astype(int) - second[region].astype(int)).sum(axis=2) > 60
-    assert changed.sum() > 500, f"{changed.sum()} pixels changed where the arm is"
+    assert changed.sum() > 500, (f"{changed.sum()} pixels changed where the arm is; the controller took "
+                                 f"{moving_arm.steps} steps ({moving_arm.error!r}); the view said: {views.web.lines}")
+
+
+def _bright_pixels(shot: np.ndarray) -> int:
+    return int((shot.min(axis=2) > BRIGHT).sum())
+
+
+def test_the_native_viewer_draws_the_arm_and_moves_it_as_the_controller_drives_it(moving_arm, views, tmp_path):
+    views.native.line_with("in MuJoCo's viewer")
+    deadline = time.monotonic() + DRAWN_TIMEOUT
+    while _bright_pixels(first := views.display.screenshot()) < 300:
+        assert time.monotonic() < deadline, f"no arm drawn within {DRAWN_TIMEOUT:g} s: {views.native.lines}"
+        time.sleep(0.2)
+    time.sleep(1.0)
+    second = views.display.screenshot()
+    Image.fromarray(first).save(tmp_path / "first.png")
+    Image.fromarray(second).save(tmp_path / "second.png")
+    changed = np.abs(first.astype(int) - second.astype(int)).sum(axis=2) > 60
+    assert changed.sum() > 300, (f"{changed.sum()} pixels changed; the controller took {moving_arm.steps} steps "
+                                 f"({moving_arm.error!r}); the view said: {views.native.lines}")
+
