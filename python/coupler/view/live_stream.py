@@ -163,15 +163,15 @@ class LiveStream:
 
     def _take_scene(self, parts: list[bytes]) -> None:
         scene = _scene_of(parts)
-        if self.scene is not None and scene.binary == self.scene.binary:
+        if self.scene is None:
+            self._say(f"scene '{scene.name}' from {self.shown_address}: waiting for its first state")
+        elif scene.binary == self.scene.binary:
             return  # the same scene, sent again after a reconnection
-        if self.scene is not None:
+        else:
             self.scene_changes += 1
             self._say(f"the server at {self.shown_address} now serves another scene ('{scene.name}'): redrawn")
         self.scene = scene
         self._expected = None
-        if self._last_state_at is None:
-            self._say(f"scene '{scene.name}' from {self.shown_address}: waiting for its first state")
 
     def _say(self, status: str) -> None:
         if status != self.status:

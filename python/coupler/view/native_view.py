@@ -32,6 +32,8 @@ class NativeView:
         self._data = mujoco.MjData(self._model)
         mujoco.mj_forward(self._model, self._data)
         self._scene_changes = source.scene_changes
+        self._said_scene_change = False
+        self._on_status: Callable[[str], None] | None = None
         try:
             # The viewer's panels drive a simulation of its own, which a mirror has not: hidden, the scene
             # takes the window (Tab and Shift-Tab show them).
@@ -57,8 +59,12 @@ class NativeView:
 
     def _draw(self, state: ShownState) -> None:
         if self.source.scene_changes != self._scene_changes:
-            raise Error("the server now serves another scene: MuJoCo's viewer cannot change its model; "
-                        "start the view again")
+            # The viewer cannot change its model: it stays on the last state of the scene it shows.
+            if self._on_status is not None and not self._said_scene_change:
+                self._on_status("the server now serves another scene: MuJoCo's viewer cannot change its model; "
+                                "start the view again to see it")
+            self._said_scene_change = True
+            return
         with self.viewer.lock():
             self._data.time = state.time
             self._data.qpos[:] = state.qpos
@@ -83,6 +89,7 @@ class NativeView:
 
     def run(self, stop: threading.Event, fps: float, duration: float | None = None,
             on_status: Callable[[str], None] | None = None) -> DrawCounts:
+        self._on_status = on_status
         return run_draw_loop(self.source, self._draw, fps=fps, stop=stop, each_pass=self._each_pass,
                              on_status=on_status, duration=duration)
 

@@ -128,3 +128,17 @@ def test_no_scene_within_the_wait_is_one_clear_error(tmp_path):
         stream.close()
     assert str(raised.value) == (f"no scene from ipc://{tmp_path}/nobody within 0.2 s: is a server publishing there "
                                  "(coupler serve --publish ADDR)?")
+
+
+def test_a_server_that_comes_back_with_another_scene_is_redrawn_saying_so(published, tmp_path):
+    publisher, _, stream = published
+    stream.wait_for_scene(TIMEOUT)
+    publisher.close()
+    other = mujoco.MjModel.from_xml_string(PENDULUM.replace('axis="0 1 0"/>', 'axis="0 1 0"/><joint axis="1 0 0"/>'))
+    again = FramePublisher({"coupler.scene": {"scene": "double"}}, scene_attachments(_Scene(other, mujoco.MjData(other))))
+    again.bind(stream.address)
+    try:
+        _until_status(stream, f"the server at {stream.address} now serves another scene ('double'): redrawn")
+        assert (stream.scene_changes, stream.scene.model.nq) == (1, 2)
+    finally:
+        again.close()
