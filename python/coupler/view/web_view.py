@@ -12,10 +12,12 @@ is behind, so a slow browser skips frames rather than falling behind.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import time
 import queue
+import re
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -92,6 +94,11 @@ class ModelDrawing:
         self._handles.clear()
 
 
+def _plain(text: str) -> str:
+    """`text` shown as it is in the panel's markdown: a scene's name is the server's to choose."""
+    return re.sub(r"([\\`*_{}\[\]()<>#+\-.!|~])", r"\\\1", text)
+
+
 class _Panel:
     """The GUI beside the scene. Changes people make are queued as actions the draw loop runs, so that the
     playback clock is only ever touched from one thread."""
@@ -100,7 +107,7 @@ class _Panel:
         gui = server.gui
         self._source = source
         self._actions = actions
-        gui.add_markdown(f"**{source.name}**")
+        gui.add_markdown(f"**{_plain(source.name)}**")
         self.status = gui.add_markdown("")
         self.time = gui.add_text("simulated time", initial_value="", disabled=True)
         self.seek = None
@@ -110,13 +117,14 @@ class _Panel:
             self.play.on_click(lambda _: actions.put(self._toggle))
             self.speed = gui.add_slider("speed", min=MIN_SPEED, max=min(MAX_SPEED, 10.0), step=0.01,
                                         initial_value=playback.speed)
+            # The value is taken as the person set it: by the time the action runs the panel may show another.
             self.speed.on_update(lambda event: event.client is not None and actions.put(
-                lambda: setattr(playback, "speed", float(self.speed.value))))
+                functools.partial(setattr, playback, "speed", float(event.target.value))))
             span = max(playback.end - playback.start, 1e-3)
             self.seek = gui.add_slider("time (s)", min=playback.start, max=playback.start + span,
                                        step=span / 1000, initial_value=playback.start)
             self.seek.on_update(lambda event: event.client is not None and actions.put(
-                lambda: playback.seek(float(self.seek.value))))
+                functools.partial(playback.seek, float(event.target.value))))
         self._rebuild_rows(source.model)
 
     def _toggle(self) -> None:
@@ -144,7 +152,7 @@ class _Panel:
         self.build_figures(server)
 
     def show(self, state: ShownState | None, status: str) -> None:
-        self.status.content = status
+        self.status.content = _plain(status)
         if state is None:
             return
         self.time.value = model_panel.time_text(state)
