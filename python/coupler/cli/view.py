@@ -43,9 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --web-addr other than loopback (reachable from other machines, and the page "
                              "has no authentication); without it such an address is refused (default: off)")
-    parser.add_argument("--fps", type=float_in(1.0, MAX_FPS), default=60.0,
+    parser.add_argument("--fps", type=float_in(1.0, MAX_FPS), default=30.0,
                         help=f"draw at most this many frames a second, from 1 to {MAX_FPS:g}; states arriving "
-                             "faster are skipped, only the newest is drawn (default: %(default)s)")
+                             "faster are skipped, only the newest is drawn; a browser without a GPU draws each "
+                             "frame on the CPU, which more frames take from a server on the same machine "
+                             "(default: %(default)s)")
     parser.add_argument("--speed", type=float_in(MIN_SPEED, MAX_SPEED), default=1.0,
                         help=f"a recording's playback speed as a real-time factor, from {MIN_SPEED:g} to "
                              f"{MAX_SPEED:g}; the page changes it (default: %(default)s)")
@@ -117,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
         stream = LiveStream(args.source, transport, quiet_after=args.quiet_after)
         try:
             stream.wait_for_scene(args.wait)
+        except KeyboardInterrupt:  # Ctrl-C while waiting: nothing was shown, nothing to summarise
+            stream.close()
+            return 130
         except Error:
             stream.close()
             raise

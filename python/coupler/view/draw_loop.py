@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from coupler.view.shown_state import ShownState
 from coupler.view.view_source import ViewSource
 
-DEFAULT_FPS = 60.0
 
 
 @dataclass
@@ -37,10 +36,14 @@ def run_draw_loop(source: ViewSource, draw: Callable[[ShownState], None], *, fps
     started = time.monotonic()
     first_frame: float | None = None
     status = ""
+    due = started
     while not stop.is_set():
         began = time.monotonic()
         if duration is not None and began - started >= duration:
             break
+        # Frames keep to a grid of periods, so that late wake-ups do not lower the rate; a pass later than a
+        # whole period starts the grid again rather than drawing the missed frames in a hurry.
+        due = max(due + period, began)
         state = source.next_state(period)
         if state is not None:
             draw(state)
@@ -54,7 +57,7 @@ def run_draw_loop(source: ViewSource, draw: Callable[[ShownState], None], *, fps
         if each_pass is not None and not each_pass():
             break
         # At most one frame a period: what arrives meanwhile waits in the stream, of which only the newest is drawn.
-        left = began + period - time.monotonic()
+        left = due - time.monotonic()
         if left > 0:
             stop.wait(left)
     if first_frame is not None:
