@@ -37,7 +37,8 @@ def markdown(result: dict) -> str:
         "side, "
         + ("a Python controller " if result["pace"] else "the C++ demo controller ")
         + (f"asking for {result['pace']:,.0f} steps/s" if result["pace"] else "flat out")
-        + (", a headless browser on the page." if result["browser"] else ", no browser on the page."),
+        + (", a headless browser on the page" if result["browser"] else ", no browser on the page")
+        + (f", the view at --fps {result['fps']:g}." if "fps" in result else "."),
         "",
         "| figure | median | lowest | highest | target |",
         "| --- | --- | --- | --- | --- |",
@@ -69,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the controller asks for this many steps a second; 0: the C++ demo controller drives "
                              "the server flat out, which on a machine of few cores measures the view's share of "
                              "the CPU more than its effect on the server (default: %(default)g)")
+    parser.add_argument("--fps", type=positive(float), default=30.0,
+                        help="the view's --fps, the most frames it draws a second (default: %(default)g, as the "
+                             "view's own default)")
     parser.add_argument("--quick", action="store_true", help="a short run for CI (default: off)")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
                         help="directory for view.json and view.md (default: perf/results)")
@@ -78,10 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     browser = not (args.no_browser or args.quick)
     paced = args.pace if args.pace > 0 else None
     result: dict = {"benchmark": "view", "host": host.describe(), "rounds": rounds, "count": count,
-                    "browser": browser, "pace": paced}
+                    "browser": browser, "pace": paced, "fps": args.fps}
     try:
         with tempfile.TemporaryDirectory(prefix="perf-view-") as folder:
-            result.update(interleaved(Path(folder), rounds, count, browser, paced))
+            result.update(interleaved(Path(folder), rounds, count, browser, paced, args.fps))
     except BenchmarkError as error:
         print(f"perf.view: {error}", file=sys.stderr)
         return 1

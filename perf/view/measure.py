@@ -31,9 +31,9 @@ _DRAWN = re.compile(r"view: drew (\d+) frames in ([\d.]+) s \(([\d.]+) frames/s\
 class _View:
     """`coupler view --web` of `address`, and a headless browser on its page when `browser`."""
 
-    def __init__(self, address: str, browser: bool) -> None:
+    def __init__(self, address: str, browser: bool, fps: float) -> None:
         self.process = subprocess.Popen([python(), "-m", "coupler.cli", "view", address, "--web", "--web-addr",
-                                         "127.0.0.1:0"], cwd=REPO, stdout=subprocess.PIPE,
+                                         "127.0.0.1:0", "--fps", repr(fps)], cwd=REPO, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
         self.browser: HeadlessBrowser | None = None
         deadline = time.monotonic() + VIEW_START_TIMEOUT
@@ -95,15 +95,16 @@ def _steps_per_second(address: str, count: int, pace: float | None) -> float:
     return float(match.group(1))
 
 
-def interleaved(folder: Path, rounds: int, count: int, browser: bool, paced: float | None) -> dict:
-    """Per round, the server's steps per second without a view, then with one (and its draw figures); `paced`:
+def interleaved(folder: Path, rounds: int, count: int, browser: bool, paced: float | None, fps: float) -> dict:
+    """Per round, the server's steps per second without a view, then with one drawing at most `fps` frames a
+    second (and its draw figures); `paced`:
     a controller asks for this many steps a second, None: the C++ demo controller drives the server flat out."""
     publish = f"ipc://{folder}/published"
     without, with_view, drawn = [], [], []
     with ServeProcess(["--scene", "arm", "--publish", publish]) as server:
         for _ in range(rounds):
             without.append(_steps_per_second(server.endpoint, count, paced))
-            view = _View(publish, browser)
+            view = _View(publish, browser, fps)
             try:
                 with_view.append(_steps_per_second(server.endpoint, count, paced))
             finally:
