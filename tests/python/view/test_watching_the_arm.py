@@ -49,6 +49,8 @@ def views(moving_arm) -> Iterator[Views]:
     try:
         yield Views(web, native, display)
     finally:
+        web.interrupt()
+        native.interrupt()
         web.stop()
         native.stop()
         display.close()
