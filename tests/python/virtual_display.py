@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import struct
 import subprocess
@@ -28,8 +29,6 @@ class VirtualDisplay:
         os.close(write)
         try:
             number = b""
-            import select
-
             while not number.endswith(b"\n"):
                 ready, _, _ = select.select([read], [], [], START_TIMEOUT)
                 assert ready, f"Xvfb opened no display within {START_TIMEOUT:g} s"

@@ -14,11 +14,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import logging
-import time
 import queue
 import re
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,8 +34,6 @@ from coupler.view.view_source import ViewSource
 
 if TYPE_CHECKING:
     import mujoco
-
-log = logging.getLogger(__name__)
 
 HEMISPHERE_INTENSITY = 2.0  # with viser's default lights, about as bright as its image-based lighting
 PANEL_EVERY = 0.1  # seconds between updates of the panel's figures: faster than anyone reads them

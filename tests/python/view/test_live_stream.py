@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mujoco
-import numpy as np
 import pytest
 
 from coupler.record.publisher import FramePublisher
