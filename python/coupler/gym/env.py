@@ -66,8 +66,9 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     of the model by name or index, default MuJoCo's free camera, as `coupler
     render` draws), "human" shows it in MuJoCo's viewer; the picture is of
     the pose the last readings describe (`coupler.gym.rendering`), and
-    `metadata["render_fps"]` is one frame per step. With `address`, give
-    `scene` too (the server's) to render.
+    `metadata["render_fps"]` is one frame per step; `renderer` is the
+    `SceneRenderer` that draws (None without a render_mode). With `address`,
+    give `scene` too (the server's) to render.
     """
 
     metadata: dict[str, Any] = {"render_modes": RENDER_MODES}
@@ -79,7 +80,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                  serve_flags: Sequence[str] = ()) -> None:
         check_render_mode(render_mode)
         self.render_mode = render_mode
-        self._renderer: SceneRenderer | None = None
+        self.renderer: SceneRenderer | None = None
         self._shown: np.ndarray | None = None  # the sensor array of the last reset or step: what render() draws
         if render_mode is not None and address is not None and scene is None:
             raise Error("render_mode with address needs scene too: the server's scene, to draw it")
@@ -121,7 +122,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self.metadata = {**self.metadata, "render_fps": render_fps(self.session.handshake.time_step, self.frame_skip)}
         if render_mode is not None:
             try:
-                self._renderer = SceneRenderer(scene, self.session.handshake, self._flat, render_mode, width, height,
+                self.renderer = SceneRenderer(scene, self.session.handshake, self._flat, render_mode, width, height,
                                                camera)
             except BaseException:
                 self.close()
@@ -192,29 +193,29 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     def _drawn(self, values: np.ndarray) -> None:
         """Keep the readings `render()` draws; the human view follows them at once."""
         self._shown = values
-        if self.render_mode == "human" and self._renderer is not None:
-            self._renderer.show(values)
+        if self.render_mode == "human" and self.renderer is not None:
+            self.renderer.show(values)
 
     def render(self) -> np.ndarray | None:
         """The picture of the last reset's or step's state, in `render_mode` (None for "human", which shows it)."""
-        if self._renderer is None:
+        if self.renderer is None:
             gymnasium.logger.warn("render() without a render_mode: make the environment with render_mode="
                                   "'rgb_array', 'depth_array' or 'human'")
             return None
         if self._shown is None:
             raise Error("render before reset: call reset() first")
         if self.render_mode == "human":
-            self._renderer.show(self._shown)
+            self.renderer.show(self._shown)
             return None
-        return self._renderer.frame(self._shown)
+        return self.renderer.frame(self._shown)
 
     def _own_servers(self) -> list[ServeProcess]:
         return [] if self._server is None else [self._server]
 
     def close(self) -> None:
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
         session = getattr(self, "session", None)
         if session is not None:
             session.close()

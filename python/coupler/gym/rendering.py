@@ -113,11 +113,11 @@ class SceneRenderer:
         self._pose = ReadingsPose(model, simulation.layout, flat)
         self._data = mujoco.MjData(model)
         self._renderer: Any = None
-        self._viewer: Any = None
+        self.viewer: Any = None  # "human": MuJoCo's passive viewer (mujoco.viewer.Handle) while it is open
         if render_mode == "human":
             import mujoco.viewer
 
-            self._viewer = mujoco.viewer.launch_passive(model, self._data, show_left_ui=False, show_right_ui=False)
+            self.viewer = mujoco.viewer.launch_passive(model, self._data, show_left_ui=False, show_right_ui=False)
         else:
             # The offscreen buffer is the model's (640x480 unless it says): as large as the frames asked for.
             model.vis.global_.offwidth = max(model.vis.global_.offwidth, self.width)
@@ -148,16 +148,16 @@ class SceneRenderer:
 
     def show(self, values: np.ndarray) -> None:
         """Move the viewer's scene to the pose `values` describes (a closed viewer window is left closed)."""
-        if not self._viewer.is_running():
+        if not self.viewer.is_running():
             return
-        with self._viewer.lock():
+        with self.viewer.lock():
             self._pose.apply(values, self._data)
-        self._viewer.sync()
+        self.viewer.sync()
 
     def close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        if self._viewer is not None:
-            self._viewer.close()
-            self._viewer = None
+        if self.viewer is not None:
+            self.viewer.close()
+            self.viewer = None

@@ -83,7 +83,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                  serve_flags: tuple[str, ...] | list[str] = (), **transport: Any) -> None:
         check_render_mode(render_mode)
         self.render_mode = render_mode
-        self._renderer: SceneRenderer | None = None
+        self.renderer: SceneRenderer | None = None
         self._shown: np.ndarray | None = None  # every world's sensor array after the last reset or step
         self._serve_flags = list(serve_flags)
         if not isinstance(num_envs, int) or num_envs < 1:
@@ -142,7 +142,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self.metadata = {**self.metadata, "render_fps": render_fps(self.handshake.time_step, self.frame_skip)}
         if render_mode is not None:
             try:
-                self._renderer = SceneRenderer(scene, self.handshake, self._flat, render_mode, width, height, camera)
+                self.renderer = SceneRenderer(scene, self.handshake, self._flat, render_mode, width, height, camera)
             except BaseException:
                 self.close_extras()
                 raise
@@ -291,22 +291,22 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     def _drawn(self, sensors: np.ndarray) -> None:
         """Keep every world's readings for `render()`; the human view follows world 0's at once."""
         self._shown = sensors
-        if self.render_mode == "human" and self._renderer is not None:
-            self._renderer.show(sensors[0])
+        if self.render_mode == "human" and self.renderer is not None:
+            self.renderer.show(sensors[0])
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """Every world's picture of its last reset's or step's state, in `render_mode` (None for "human", which
         shows world 0's)."""
-        if self._renderer is None:
+        if self.renderer is None:
             gymnasium.logger.warn("render() without a render_mode: make the environments with render_mode="
                                   "'rgb_array', 'depth_array' or 'human'")
             return None
         if self._shown is None:
             raise Error("render before reset: call reset() first")
         if self.render_mode == "human":
-            self._renderer.show(self._shown[0])
+            self.renderer.show(self._shown[0])
             return None
-        return tuple(self._renderer.frame(row) for row in self._shown)
+        return tuple(self.renderer.frame(row) for row in self._shown)
 
     def _infos(self, times: np.ndarray) -> dict[str, Any]:
         return {"simulated_time": times.copy(), "_simulated_time": np.ones(self.num_envs, dtype=bool)}
@@ -323,9 +323,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             infos[f"_{key}"] = infos[f"_{key}"] | worlds
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
         for worlds in self._worlds:
             worlds.session.close()
         self._worlds = []

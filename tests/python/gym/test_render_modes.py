@@ -3,6 +3,8 @@ of the run's recording, written to a video by Gymnasium's RecordVideo."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +16,8 @@ mujoco = pytest.importorskip("mujoco")
 
 import imageio.v2 as imageio  # noqa: E402
 from gymnasium.wrappers import RecordVideo  # noqa: E402
+from gymnasium.wrappers.vector import RecordEpisodeStatistics  # noqa: E402
+from gymnasium.wrappers.vector import RecordVideo as VectorRecordVideo  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import coupler.gym  # noqa: E402,F401  (registers the ids)
@@ -59,12 +63,13 @@ def recorded_run(tmp_path_factory) -> Run:
     return Run(recording, folder / "videos", np.array(frames), fps)
 
 
-def _rendered(recording: Path, out: Path, fps: float) -> np.ndarray:
-    """`coupler render` of `recording` as a PNG strip, cut into its frames."""
-    assert main(["render", str(recording), "--out", str(out), "--fps", str(fps), "--width", str(WIDTH),
-                 "--height", str(HEIGHT)]) == 0
+def _rendered(recording: Path, out: Path, fps: float, width: int = WIDTH, height: int = HEIGHT,
+              world: int = 0) -> np.ndarray:
+    """`coupler render` of `recording`'s world `world` as a PNG strip, cut into its frames."""
+    assert main(["render", str(recording), "--out", str(out), "--fps", str(fps), "--width", str(width),
+                 "--height", str(height), "--world", str(world)]) == 0
     strip = np.asarray(Image.open(out).convert("RGB"))
-    return np.stack(np.split(strip, strip.shape[1] // WIDTH, axis=1))
+    return np.stack(np.split(strip, strip.shape[1] // width, axis=1))
 
 
 def test_render_fps_is_one_frame_per_control_period(recorded_run):
@@ -88,6 +93,29 @@ def test_record_video_writes_each_frame_of_the_run(recorded_run):
     for k, frame in enumerate(decoded):
         errors = np.abs(recorded_run.frames.astype(int) - frame).mean(axis=(1, 2, 3))
         assert errors[k] < CODEC_TOLERANCE and int(np.argmin(errors)) == k
+
+
+def test_a_vector_envs_frames_are_each_worlds_coupler_render_and_record_video_tiles_them(tmp_path):
+    recording = tmp_path / "worlds.mcap"
+    envs = gymnasium.make_vec("coupler/ArmReach-v0", num_envs=2, render_mode="rgb_array", width=64, height=48,
+                              serve_flags=["--record", str(recording)])
+    videos = VectorRecordVideo(RecordEpisodeStatistics(envs), str(tmp_path / "videos"),
+                               step_trigger=lambda step: step == 0, disable_logger=True)
+    frames = []
+    try:
+        videos.reset(seed=5)
+        for _ in range(3):
+            videos.step(np.ones(videos.action_space.shape, dtype=np.float32))
+            frames.append(videos.unwrapped.render())
+        fps = videos.metadata["render_fps"]
+    finally:
+        videos.close()
+    for world in range(2):
+        rendered = _rendered(recording, tmp_path / f"world{world}.png", fps, 64, 48, world)
+        assert np.mean(rendered != np.array([f[world] for f in frames])) < 1e-3
+    assert not np.array_equal(frames[-1][0], frames[-1][1])  # each world's box lies elsewhere
+    (video,) = (tmp_path / "videos").glob("*.mp4")
+    assert imageio.get_reader(video).get_meta_data()["size"] == (2 * 64, 48)  # the worlds side by side
 
 
 def test_depth_array_is_the_distance_mujoco_renders_for_the_same_pose():
@@ -117,3 +145,24 @@ def test_human_without_a_display_is_refused_at_make_time_naming_rgb_array(monkey
 def test_a_render_mode_gymnasium_does_not_have_is_refused_naming_those_it_has():
     with pytest.raises(Error, match="human, rgb_array, depth_array"):
         CouplerEnv(scene="arm", render_mode="rgb")
+
+
+HUMAN_RUN = """
+import numpy as np
+from coupler.gym import CouplerEnv
+
+with CouplerEnv(scene="arm", render_mode="human") as env:
+    env.reset()
+    observation, *_ = env.step(np.ones(env.action_space.shape))
+    viewer = env.renderer.viewer
+    assert viewer.is_running()
+    assert np.array_equal(viewer.d.qpos[:7], observation[:7]), (viewer.d.qpos[:7], observation[:7])
+print("shown")
+"""
+
+
+def test_human_shows_each_steps_pose_in_mujocos_viewer_on_a_display():
+    """Under Xvfb, a display of its own: the viewer runs and holds the arm's joint angles of the step."""
+    result = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 640x480x24", sys.executable, "-c", HUMAN_RUN],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "shown" in result.stdout, result.stdout + result.stderr
