@@ -11,7 +11,7 @@ import numpy as np
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.gym.frame_skip import checked_frame_skip
-from coupler.gym.own_servers import serving
+from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
                                    render_fps)
 from coupler.gym.spaces import ActionLayout, observation_space
@@ -89,7 +89,8 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         scene = scene if scene is not None else batch.scene if batch is not None else "arm"
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
-        self._server = (ServeProcess(["--scene", scene, *serve_flags], start_timeout=start_timeout)
+        self._server = (ServeProcess(["--scene", scene, *serve_flags], start_timeout=start_timeout,
+                                     stop_timeout=stop_timeout(serve_flags))
                         if address is None else None)
         try:
             if self._server is not None:

@@ -18,7 +18,7 @@ from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import BatchTask, NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.labels import action_names, observation_names
-from coupler.gym.own_servers import serving
+from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
                                    render_fps)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
@@ -154,7 +154,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
                 process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
-                                        "--max-frame-bytes", "0", *self._serve_flags], start_timeout=start_timeout)
+                                        "--max-frame-bytes", "0", *self._serve_flags], start_timeout=start_timeout,
+                                       stop_timeout=stop_timeout(self._serve_flags))
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ gymnasium = pytest.importorskip("gymnasium")
 mujoco = pytest.importorskip("mujoco")
 
 import imageio.v2 as imageio  # noqa: E402
+from gymnasium.utils import seeding  # noqa: E402
 from gymnasium.wrappers import RecordVideo  # noqa: E402
 from gymnasium.wrappers.vector import RecordEpisodeStatistics  # noqa: E402
 from gymnasium.wrappers.vector import RecordVideo as VectorRecordVideo  # noqa: E402
@@ -23,7 +24,9 @@ from PIL import Image  # noqa: E402
 import coupler.gym  # noqa: E402,F401  (registers the ids)
 from coupler.cli import main  # noqa: E402
 from coupler.gym import CouplerEnv  # noqa: E402
-from coupler.scenes import scene_path  # noqa: E402
+from coupler.gym.rendering import SceneRenderer  # noqa: E402
+from coupler.gym.tasks import ArmReach  # noqa: E402
+from coupler.scenes import load_scene, scene_path  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 
 STEPS = 8
@@ -95,43 +98,51 @@ def test_record_video_writes_each_frame_of_the_run(recorded_run):
         assert errors[k] < CODEC_TOLERANCE and int(np.argmin(errors)) == k
 
 
-def test_a_vector_envs_frames_are_each_worlds_coupler_render_and_record_video_tiles_them(tmp_path):
-    recording = tmp_path / "worlds.mcap"
-    envs = gymnasium.make_vec("coupler/ArmReach-v0", num_envs=2, render_mode="rgb_array", width=64, height=48,
-                              serve_flags=["--record", str(recording)])
+def _drawn_by_mujoco(qpos: np.ndarray, width: int, height: int, depth: bool = False) -> np.ndarray:
+    """The arm scene in the pose `qpos`, drawn by MuJoCo's renderer from its free camera."""
+    model = mujoco.MjModel.from_xml_path(str(scene_path("arm")))
+    data = mujoco.MjData(model)
+    data.qpos[:] = qpos
+    mujoco.mj_forward(model, data)
+    with mujoco.Renderer(model, height, width) as renderer:
+        if depth:
+            renderer.enable_depth_rendering()
+        renderer.update_scene(data)
+        return renderer.render()
+
+
+def test_a_vector_env_draws_each_world_and_record_video_tiles_them(tmp_path):
+    envs = gymnasium.make_vec("coupler/ArmReach-v0", num_envs=2, render_mode="rgb_array", width=64, height=48)
     videos = VectorRecordVideo(RecordEpisodeStatistics(envs), str(tmp_path / "videos"),
                                step_trigger=lambda step: step == 0, disable_logger=True)
-    frames = []
     try:
         videos.reset(seed=5)
-        for _ in range(3):
+        frames = videos.unwrapped.render()
+        for _ in range(2):
             videos.step(np.ones(videos.action_space.shape, dtype=np.float32))
-            frames.append(videos.unwrapped.render())
         fps = videos.metadata["render_fps"]
     finally:
         videos.close()
-    for world in range(2):
-        rendered = _rendered(recording, tmp_path / f"world{world}.png", fps, 64, 48, world)
-        assert np.mean(rendered != np.array([f[world] for f in frames])) < 1e-3
-    assert not np.array_equal(frames[-1][0], frames[-1][1])  # each world's box lies elsewhere
+    assert len(frames) == 2 and fps == pytest.approx(1 / ARM_CONTROL_PERIOD)
+    for world, frame in enumerate(frames):  # world i starts where ArmReach draws it from seed 5 + i
+        start, _ = ArmReach().reset_state(seeding.np_random(5 + world)[0])
+        np.testing.assert_array_equal(frame, _drawn_by_mujoco(start, 64, 48))
+    assert not np.array_equal(frames[0], frames[1])
     (video,) = (tmp_path / "videos").glob("*.mp4")
     assert imageio.get_reader(video).get_meta_data()["size"] == (2 * 64, 48)  # the worlds side by side
 
 
 def test_depth_array_is_the_distance_mujoco_renders_for_the_same_pose():
-    with CouplerEnv(scene="arm", render_mode="depth_array", width=64, height=48) as env:
-        env.reset()
-        depth = env.render()
-    model = mujoco.MjModel.from_xml_path(str(scene_path("arm")))
-    data = mujoco.MjData(model)
-    mujoco.mj_resetDataKeyframe(model, data, 0)  # the scene starts, and resets, at its first keyframe
-    mujoco.mj_forward(model, data)
-    with mujoco.Renderer(model, 48, 64) as renderer:
-        renderer.enable_depth_rendering()
-        renderer.update_scene(data)
-        expected = renderer.render()
+    simulation = load_scene("arm")  # at its first keyframe, where it starts and resets
+    readings = np.zeros(simulation.flat.sensors.values.size)
+    simulation.sensor_values(readings)
+    renderer = SceneRenderer("arm", simulation.handshake(), simulation.flat, "depth_array", width=64, height=48)
+    try:
+        depth = renderer.frame(readings)
+    finally:
+        renderer.close()
     assert depth.dtype == np.float32 and depth.shape == (48, 64)
-    np.testing.assert_allclose(depth, expected, rtol=1e-6)
+    np.testing.assert_allclose(depth, _drawn_by_mujoco(simulation.data.qpos, 64, 48, depth=True), rtol=1e-6)
 
 
 def test_human_without_a_display_is_refused_at_make_time_naming_rgb_array(monkeypatch):
