@@ -9,8 +9,8 @@ it: "rgb_array" and "depth_array" offscreen with MuJoCo's renderer, as
 after every reset and step. Nothing more crosses the network.
 
 Offscreen drawing needs an OpenGL that works without a display: MUJOCO_GL
-chooses (egl, or osmesa), and importing `coupler.gym` sets it to egl when
-it is unset and MuJoCo is not yet imported, as `coupler render` does.
+chooses (egl, or osmesa), and importing `coupler.gym` on Linux sets it to egl
+when it is unset and MuJoCo is not yet imported, as `coupler render` does.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ MAX_SIZE = 8192  # pixels a side: beyond it no OpenGL buffer is allocated, on an
 
 
 def choose_offscreen_gl() -> None:
-    """Let MuJoCo draw offscreen without a display (EGL) unless MUJOCO_GL says otherwise; only before MuJoCo is
-    imported, which reads it once."""
-    if "mujoco" not in sys.modules:
+    """Let MuJoCo draw offscreen without a display (EGL) unless MUJOCO_GL says otherwise; only on Linux (where
+    MuJoCo takes egl) and before MuJoCo is imported, which reads it once."""
+    if sys.platform.startswith("linux") and "mujoco" not in sys.modules:
         os.environ.setdefault("MUJOCO_GL", "egl")
 
 
@@ -74,7 +74,7 @@ def _offscreen_renderer(model: Any, height: int, width: int) -> Any:
     import mujoco
 
     chosen = os.environ.get("MUJOCO_GL", "").lower()
-    if chosen in ("", "glfw") and not has_display():
+    if chosen in ("", "glfw") and sys.platform.startswith("linux") and not has_display():
         raise Error(f"cannot draw offscreen: MuJoCo uses GLFW, which needs a display, and there is none: "
                     f"{OFFSCREEN_HINT}")
     try:
