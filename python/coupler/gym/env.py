@@ -82,10 +82,10 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self.render_mode = render_mode
         self.renderer: SceneRenderer | None = None
         self._shown: np.ndarray | None = None  # the sensor array of the last reset or step: what render() draws
-        if render_mode is not None and address is not None and scene is None:
-            raise Error("render_mode with address needs scene too: the server's scene, to draw it")
         self.task = task_of(task)
         batch = self.task if isinstance(self.task, BatchTask) else None
+        if render_mode is not None and address is not None and scene is None and batch is None:
+            raise Error("render_mode with address needs scene too: the server's scene, to draw it")
         scene = scene if scene is not None else batch.scene if batch is not None else "arm"
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)

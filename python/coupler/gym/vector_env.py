@@ -94,13 +94,16 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             raise Error("give addresses or a pool, not both")
         endpoints = pool.endpoints if pool is not None else (
             None if addresses is None else [(address, transport) for address in addresses])
-        if render_mode is not None and endpoints is not None and scene is None:
-            raise Error("render_mode with addresses or a pool needs scene too: the servers' scene, to draw it")
         if endpoints is None and not 1 <= servers <= num_envs:
             raise Error(f"servers must be from 1 to num_envs ({num_envs}), got {servers!r}")
+        if endpoints is None and servers > 1 and "--record" in self._serve_flags:
+            raise Error(f"serve_flags --record with servers={servers}: every server would record to the same file; "
+                        "record with servers=1 (one server records every world)")
         self.num_envs = num_envs
         self.task = task_of(task)
         batch = self.task if isinstance(self.task, BatchTask) else None
+        if render_mode is not None and endpoints is not None and scene is None and batch is None:
+            raise Error("render_mode with addresses or a pool needs scene too: the servers' scene, to draw it")
         scene = scene if scene is not None else batch.scene if batch is not None else "arm"
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
