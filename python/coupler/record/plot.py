@@ -125,6 +125,8 @@ def plot(recording: str | os.PathLike[str], out: str | os.PathLike[str], dpi: in
     if len(objects) > MAX_OBJECTS:
         plotted.left_out.append(f"{len(objects) - MAX_OBJECTS} objects after the first {MAX_OBJECTS}")
     figure = draw(objects, plotted)
+    if read.worlds:
+        figure.suptitle(f"world {world} of the recording's {read.worlds}")
     try:
         figure.savefig(out, dpi=dpi)
     finally:

@@ -110,6 +110,7 @@ class WorldRecording(Recording):
     def __init__(self, path: str | os.PathLike[str], world: int = 0) -> None:
         super().__init__(path)
         self.world = world
+        self.worlds = 0  # the worlds the recorded handshake announces, once read (0: a server without --worlds)
 
     def __iter__(self) -> Iterator[Recorded]:
         layout: WorldLayout | None = None  # set once a batched server's handshake is read
@@ -118,6 +119,7 @@ class WorldRecording(Recording):
                 handshake = decode(message.data)
                 if isinstance(handshake, HandshakeMessage) and handshake.worlds:
                     layout = WorldLayout(handshake)
+                    self.worlds = handshake.worlds
                 yield message
             elif layout is None:
                 yield message
