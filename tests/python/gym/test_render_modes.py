@@ -29,7 +29,7 @@ from coupler.gym.tasks import ArmReach  # noqa: E402
 from coupler.scenes import load_scene, scene_path  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 
-STEPS = 8
+STEPS = 5
 WIDTH, HEIGHT = 160, 120
 ARM_CONTROL_PERIOD = 0.002 * 10  # ArmReach: a 2 ms step held for 10
 # Mean difference, of 255, between a frame and its H.264 (yuv420p) encoding at this size.
@@ -40,7 +40,7 @@ CODEC_TOLERANCE = 3.0
 class Run:
     recording: Path
     videos: Path
-    frames: np.ndarray  # what render() returned after the reset and after each step
+    frames: np.ndarray  # what render() returned after the reset and after each step, as RecordVideo took them
     fps: float
 
 
@@ -52,18 +52,16 @@ def recorded_run(tmp_path_factory) -> Run:
     env = gymnasium.make("coupler/ArmReach-v0", render_mode="rgb_array", width=WIDTH, height=HEIGHT,
                          serve_flags=["--record", str(recording)])
     video = RecordVideo(env, str(folder / "videos"), episode_trigger=lambda episode: True, disable_logger=True)
-    frames = []
     try:
         video.reset(seed=3)
-        frames.append(video.unwrapped.render())
         for k in range(STEPS):
             action = np.where(np.arange(video.action_space.shape[0]) % 2 == k % 2, 1.0, -1.0).astype(np.float32)
             video.step(action)
-            frames.append(video.unwrapped.render())
+        frames = np.array(video.recorded_frames)  # the arrays render() returned, before the video encodes them
         fps = video.metadata["render_fps"]
     finally:
         video.close()
-    return Run(recording, folder / "videos", np.array(frames), fps)
+    return Run(recording, folder / "videos", frames, fps)
 
 
 def _rendered(recording: Path, out: Path, fps: float, width: int = WIDTH, height: int = HEIGHT,
@@ -77,6 +75,7 @@ def _rendered(recording: Path, out: Path, fps: float, width: int = WIDTH, height
 
 def test_render_fps_is_one_frame_per_control_period(recorded_run):
     assert recorded_run.fps == pytest.approx(1 / ARM_CONTROL_PERIOD)
+    assert recorded_run.frames.shape == (STEPS + 1, HEIGHT, WIDTH, 3)  # a frame at the reset and after each step
 
 
 def test_rgb_frames_of_a_run_are_coupler_render_of_its_recording(recorded_run, tmp_path):
@@ -98,38 +97,42 @@ def test_record_video_writes_each_frame_of_the_run(recorded_run):
         assert errors[k] < CODEC_TOLERANCE and int(np.argmin(errors)) == k
 
 
-def _drawn_by_mujoco(qpos: np.ndarray, width: int, height: int, depth: bool = False) -> np.ndarray:
-    """The arm scene in the pose `qpos`, drawn by MuJoCo's renderer from its free camera."""
+def _drawn_by_mujoco(poses: list[np.ndarray], width: int, height: int, depth: bool = False) -> list[np.ndarray]:
+    """The arm scene in each pose (a qpos), drawn by MuJoCo's renderer from its free camera."""
     model = mujoco.MjModel.from_xml_path(str(scene_path("arm")))
     data = mujoco.MjData(model)
-    data.qpos[:] = qpos
-    mujoco.mj_forward(model, data)
+    drawn = []
     with mujoco.Renderer(model, height, width) as renderer:
         if depth:
             renderer.enable_depth_rendering()
-        renderer.update_scene(data)
-        return renderer.render()
+        for qpos in poses:
+            data.qpos[:] = qpos
+            mujoco.mj_forward(model, data)
+            renderer.update_scene(data)
+            drawn.append(renderer.render())
+    return drawn
 
 
 def test_a_vector_env_draws_each_world_and_record_video_tiles_them(tmp_path):
     envs = gymnasium.make_vec("coupler/ArmReach-v0", num_envs=2, render_mode="rgb_array", width=64, height=48)
     videos = VectorRecordVideo(RecordEpisodeStatistics(envs), str(tmp_path / "videos"),
-                               step_trigger=lambda step: step == 0, disable_logger=True)
+                               episode_trigger=lambda episode: episode == 0, disable_logger=True)
     try:
         videos.reset(seed=5)
-        frames = videos.unwrapped.render()
-        for _ in range(2):
-            videos.step(np.ones(videos.action_space.shape, dtype=np.float32))
+        (tiles,) = videos.recorded_frames  # render() of every world at the reset, side by side
+        videos.step(np.ones(videos.action_space.shape, dtype=np.float32))
         fps = videos.metadata["render_fps"]
     finally:
         videos.close()
-    assert len(frames) == 2 and fps == pytest.approx(1 / ARM_CONTROL_PERIOD)
-    for world, frame in enumerate(frames):  # world i starts where ArmReach draws it from seed 5 + i
-        start, _ = ArmReach().reset_state(seeding.np_random(5 + world)[0])
-        np.testing.assert_array_equal(frame, _drawn_by_mujoco(start, 64, 48))
+    assert tiles.shape == (48, 2 * 64, 3) and fps == pytest.approx(1 / ARM_CONTROL_PERIOD)
+    frames = np.split(tiles, 2, axis=1)
+    # World i starts where ArmReach draws it from seed 5 + i.
+    starts = [ArmReach().reset_state(seeding.np_random(5 + world)[0])[0] for world in range(2)]
+    for frame, expected in zip(frames, _drawn_by_mujoco(starts, 64, 48)):
+        np.testing.assert_array_equal(frame, expected)
     assert not np.array_equal(frames[0], frames[1])
     (video,) = (tmp_path / "videos").glob("*.mp4")
-    assert imageio.get_reader(video).get_meta_data()["size"] == (2 * 64, 48)  # the worlds side by side
+    assert imageio.get_reader(video).get_meta_data()["size"] == (2 * 64, 48)
 
 
 def test_depth_array_is_the_distance_mujoco_renders_for_the_same_pose():
@@ -142,7 +145,7 @@ def test_depth_array_is_the_distance_mujoco_renders_for_the_same_pose():
     finally:
         renderer.close()
     assert depth.dtype == np.float32 and depth.shape == (48, 64)
-    np.testing.assert_allclose(depth, _drawn_by_mujoco(simulation.data.qpos, 64, 48, depth=True), rtol=1e-6)
+    np.testing.assert_allclose(depth, _drawn_by_mujoco([simulation.data.qpos], 64, 48, depth=True)[0], rtol=1e-6)
 
 
 def test_human_without_a_display_is_refused_at_make_time_naming_rgb_array(monkeypatch):
