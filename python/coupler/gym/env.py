@@ -13,7 +13,7 @@ from coupler.controller.session import Session
 from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
-                                   render_fps)
+                                   render_fps, robots_of)
 from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.labels import action_names, observation_names
 from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, half_cheetah, hopper, inverted_pendulum,
@@ -124,7 +124,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         if render_mode is not None:
             try:
                 self.renderer = SceneRenderer(scene, self.session.handshake, self._flat, render_mode, width, height,
-                                               camera)
+                                              camera, robots_of(serve_flags))
             except BaseException:
                 self.close()
                 raise

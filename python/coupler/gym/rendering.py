@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,18 @@ def check_render_mode(render_mode: str | None) -> None:
                     "render_mode='rgb_array' and write a video (gymnasium.wrappers.RecordVideo)")
 
 
+def robots_of(serve_flags: Sequence[str]) -> list[str]:
+    """The bodies `coupler serve --robot BODY` flags among `serve_flags` name: the server groups its scene by them,
+    and so must the scene drawn."""
+    robots = []
+    for k, flag in enumerate(serve_flags):
+        if flag == "--robot" and k + 1 < len(serve_flags):
+            robots.append(serve_flags[k + 1])
+        elif flag.startswith("--robot="):
+            robots.append(flag.removeprefix("--robot="))
+    return robots
+
+
 def _checked_size(name: str, value: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_SIZE:
         raise Error(f"{name} must be a whole number of pixels from 1 to {MAX_SIZE}, got {value!r}")
@@ -87,11 +100,13 @@ def _offscreen_renderer(model: Any, height: int, width: int) -> Any:
 class SceneRenderer:
     """Draws `scene` (a shipped scene's name or an MJCF path, the one the server serves) in the pose of a flat
     sensor array of `handshake` (ordered as `flat`), in `render_mode`; `width` x `height` pixels, from `camera`
-    (a camera's name or index in the model; None: MuJoCo's free camera on the whole scene). coupler.Error names
+    (a camera's name or index in the model; None: MuJoCo's free camera on the whole scene), its bodies grouped as
+    the server groups them (`robots`: its --robot bodies). coupler.Error names
     a scene that has no MuJoCo model or does not serve `handshake`, an unknown camera, a bad size."""
 
     def __init__(self, scene: str, handshake: HandshakeMessage, flat: FlatLayout, render_mode: str,
-                 width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None) -> None:
+                 width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
+                 robots: Sequence[str] = ()) -> None:
         check_render_mode(render_mode)
         self.render_mode = render_mode
         self.width = _checked_size("width", width)
@@ -101,7 +116,7 @@ class SceneRenderer:
         from coupler.mujoco.readings_pose import ReadingsPose
         from coupler.scenes import load_scene
 
-        simulation: Any = load_scene(scene)
+        simulation: Any = load_scene(scene, robots=robots)
         model = getattr(simulation, "model", None)
         if model is None:
             raise Error(f"scene {shown(scene)!r} has no MuJoCo model to draw: render_mode needs a MuJoCo scene")

@@ -20,7 +20,7 @@ from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.labels import action_names, observation_names
 from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
-                                   render_fps)
+                                   render_fps, robots_of)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
 
@@ -145,7 +145,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self.metadata = {**self.metadata, "render_fps": render_fps(self.handshake.time_step, self.frame_skip)}
         if render_mode is not None:
             try:
-                self.renderer = SceneRenderer(scene, self.handshake, self._flat, render_mode, width, height, camera)
+                self.renderer = SceneRenderer(scene, self.handshake, self._flat, render_mode, width, height, camera,
+                                              robots_of(self._serve_flags))
             except BaseException:
                 self.close_extras()
                 raise

@@ -24,7 +24,7 @@ from PIL import Image  # noqa: E402
 import coupler.gym  # noqa: E402,F401  (registers the ids)
 from coupler.cli import main  # noqa: E402
 from coupler.gym import CouplerEnv  # noqa: E402
-from coupler.gym.rendering import SceneRenderer  # noqa: E402
+from coupler.gym.rendering import SceneRenderer, robots_of  # noqa: E402
 from coupler.gym.tasks import ArmReach  # noqa: E402
 from coupler.scenes import load_scene, scene_path  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
@@ -180,3 +180,29 @@ def test_human_shows_each_steps_pose_in_mujocos_viewer_on_a_display():
     result = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 640x480x24", sys.executable, "-c", HUMAN_RUN],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "shown" in result.stdout, result.stdout + result.stderr
+
+
+# Two arms on a static torso: two robots, unless the server serves the torso's subtree as one (--robot torso).
+TORSO = """
+<mujoco>
+  <worldbody>
+    <body name="torso" pos="0 0 0.5">
+      <geom type="box" size="0.1 0.2 0.3"/>
+      <body name="left" pos="0 0.25 0.2"><joint name="left" axis="0 1 0"/><geom size="0.05"/></body>
+      <body name="right" pos="0 -0.25 0.2"><joint name="right" axis="0 1 0"/><geom size="0.05"/></body>
+    </body>
+  </worldbody>
+  <actuator><motor joint="left"/><motor joint="right"/></actuator>
+</mujoco>
+"""
+
+
+def test_the_scene_is_drawn_grouped_by_the_servers_robot_flags_and_refused_otherwise(tmp_path):
+    scene = tmp_path / "torso.xml"
+    scene.write_text(TORSO)
+    served = load_scene(str(scene), robots=["torso"])
+    renderer = SceneRenderer(str(scene), served.handshake(), served.flat, "rgb_array", width=32, height=24,
+                             robots=robots_of(["--robot", "torso"]))
+    renderer.close()
+    with pytest.raises(Error, match="not the scene the server serves"):
+        SceneRenderer(str(scene), served.handshake(), served.flat, "rgb_array", width=32, height=24)
