@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from peers import click_server, free_tcp_address
+
+# Offscreen rendering in this process (coupler.gym's render modes) without a display: MuJoCo reads this once,
+# when a test module first imports it.
+os.environ.setdefault("MUJOCO_GL", "egl")
 
 _inproc_names = itertools.count()
 

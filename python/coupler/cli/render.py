@@ -3,6 +3,7 @@
     coupler render run.mcap --out run.mp4
     coupler render run.mcap --out run.gif
     coupler render run.mcap --out frames.png --fps 2 --end 3
+    coupler render run.mcap --out world3.mp4 --world 3   # world 3 of `coupler serve --worlds N`
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from coupler.cli.number_flags import float_in, int_in
 from coupler.cli.output_file import output_file
 from coupler.cli.recording_file import existing_recording
+from coupler.cli.world_choice import add_world_choice
 from coupler.wire.missing_extra import needs_extra
 from coupler.wire.errors import Error
 
@@ -46,12 +48,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-frames", type=int_in(1, MAX_FRAMES), default=250,
                         help=f"render at most this many frames, from 1 to {MAX_FRAMES}; their pixels together "
                              f"may take at most {MAX_PIXEL_BYTES >> 30} GiB (default: %(default)s)")
+    add_world_choice(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     with needs_extra("coupler render", "record"):
         from coupler.record.render import FORMATS, render
+        from coupler.record.world_recording import check_world
     existing_recording(args.recording)
+    world = args.world or 0
+    check_world(args.recording, world)
     output_file("--out", args.out, FORMATS)
     pixel_bytes = args.max_frames * args.width * args.height * 3
     if pixel_bytes > MAX_PIXEL_BYTES:
@@ -59,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{pixel_bytes / (1 << 30):.1f} GiB of pixels in memory, more than {MAX_PIXEL_BYTES >> 30} GiB: "
                     "lower --max-frames, --width or --height")
     rendered = render(args.recording, args.out, args.camera, args.fps, args.width, args.height, args.start, args.end,
-                      args.max_frames)
+                      args.max_frames, world)
     if rendered.ended_early is not None:
         print(f"{args.recording} {rendered.ended_early}")
     print(f"wrote {args.out}: {rendered}")

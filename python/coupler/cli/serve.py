@@ -129,7 +129,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(it matters only when someone else wants in, or others wait for its Control); "
                              f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
     parser.add_argument("--record", default=defaults.record, metavar="PATH",
-                        help="record every request and answer frame, and the MuJoCo state after each lockstep step, "
+                        help="record every request and answer frame, and the MuJoCo state after each lockstep step "
+                             "(every world's, with --worlds: `coupler plot`, `render` and `replay` take --world), "
                              "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
                              "writes it, beside it until the server serves, so a server that fails to start leaves "
                              "an existing file as it was (default: no recording)")
@@ -138,7 +139,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", default=defaults.overwrite,
                         help="replace the --record file if it exists (default: off, an existing file is refused)")
     parser.add_argument("--publish", default=defaults.publish, metavar="ADDRESS",
-                        help="publish every frame and the MuJoCo state after each lockstep step on a ZeroMQ PUB "
+                        help="publish every frame and the MuJoCo state after each lockstep step (every world's) on a "
+                             "ZeroMQ PUB "
                              "socket bound here (tcp://host:port or ipc://path; loopback unless --allow-remote; "
                              "CURVE like --addr when --curve-secret is given), one topic per message kind, for any "
                              "number of subscribers such as `coupler record` (default: not published)")
@@ -213,7 +215,6 @@ def serve_options(options: ServeOptions, responder_type: type[Responder] = Nativ
 def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> int:
     if options.stop_on_stdin_eof:
         _stop_on_stdin_eof()
-    _refuse_unrecordable(options)
     raise_open_file_limit()
     simulation = _checked_scene(options)
     publisher, recording = _observers(options, simulation)
@@ -262,15 +263,6 @@ def _checked_scene(options: ServeOptions) -> Simulation:
         raise Error(f"scene '{options.scene}' serves nothing: no robot and no object with joints "
                     "(--serve-empty serves it anyway)")
     return simulation
-
-
-def _refuse_unrecordable(options: ServeOptions) -> None:
-    """coupler.Error for --record or --publish with --worlds: the batched worlds' states are not published, so
-    such a recording could not be plotted, rendered or replayed; refused at start rather than written unusable."""
-    if options.worlds is not None and (options.record is not None or options.publish is not None):
-        flag = "--record" if options.record is not None else "--publish"
-        raise Error(f"{flag} is not available with --worlds: the worlds' states are not published, so the file "
-                    "could not be plotted, rendered or replayed; record a run of one world (without --worlds)")
 
 
 def _observers(options: ServeOptions,

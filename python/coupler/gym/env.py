@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -10,7 +11,9 @@ import numpy as np
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.gym.frame_skip import checked_frame_skip
-from coupler.gym.own_servers import serving
+from coupler.gym.own_servers import serving, stop_timeout
+from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
+                                   render_fps, robots_of)
 from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.labels import action_names, observation_names
 from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, half_cheetah, hopper, inverted_pendulum,
@@ -55,19 +58,40 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     brings its scene, frame skip, spaces and info keys; `scene` and
     `frame_skip` then default to its own.
     `observation_names` and `action_names` label every index.
+    `serve_flags` are more flags of `coupler serve` for the server it starts
+    (["--record", "run.mcap"], say).
+
+    `render_mode` is one of Gymnasium's: "rgb_array" and "depth_array" draw
+    the scene offscreen (`width` x `height` pixels, from `camera`: a camera
+    of the model by name or index, default MuJoCo's free camera, as `coupler
+    render` draws), "human" shows it in MuJoCo's viewer; the picture is of
+    the pose the last readings describe (`coupler.gym.rendering`), and
+    `metadata["render_fps"]` is one frame per step; `renderer` is the
+    `SceneRenderer` that draws (None without a render_mode). With `address`,
+    give `scene` too (the server's) to render.
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES}
 
     def __init__(self, scene: str | None = None, task: Task | BatchTask | str | None = None,
                  frame_skip: int | None = None, address: str | None = None, timeout: float = 5.0,
-                 start_timeout: float = DEFAULT_START_TIMEOUT) -> None:
+                 start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
+                 width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
+                 serve_flags: Sequence[str] = ()) -> None:
+        check_render_mode(render_mode)
+        self.render_mode = render_mode
+        self.renderer: SceneRenderer | None = None
+        self._shown: np.ndarray | None = None  # the sensor array of the last reset or step: what render() draws
         self.task = task_of(task)
         batch = self.task if isinstance(self.task, BatchTask) else None
+        if render_mode is not None and address is not None and scene is None and batch is None:
+            raise Error("render_mode with address needs scene too: the server's scene, to draw it")
         scene = scene if scene is not None else batch.scene if batch is not None else "arm"
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
-        self._server = ServeProcess(["--scene", scene], start_timeout=start_timeout) if address is None else None
+        self._server = (ServeProcess(["--scene", scene, *serve_flags], start_timeout=start_timeout,
+                                     stop_timeout=stop_timeout(serve_flags))
+                        if address is None else None)
         try:
             if self._server is not None:
                 address = self._server.start().endpoint
@@ -96,6 +120,14 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self._controls = self.session.controls()
         self._controls.steps = frame_skip if frame_skip > 1 else 0
         self._last: np.ndarray | None = None  # the last sensor array, for a batch task's step terms
+        self.metadata = {**self.metadata, "render_fps": render_fps(self.session.handshake.time_step, self.frame_skip)}
+        if render_mode is not None:
+            try:
+                self.renderer = SceneRenderer(scene, self.session.handshake, self._flat, render_mode, width, height,
+                                              camera, robots_of(serve_flags))
+            except BaseException:
+                self.close()
+                raise
 
     def _flat_readings(self, readings: SensorReadings) -> SensorReadings:
         """Readings backed by the flat sensor array (the observation), whatever they came from."""
@@ -117,6 +149,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                 qpos, qvel = reset_state(self.np_random)
                 self.session.reset(qpos, qvel)
             readings = self._flat_readings(self.session.sensors())
+        self._drawn(readings.values)  # type: ignore[arg-type]
         info: dict[str, Any] = {"simulated_time": readings.time}
         if self._batch is None:
             return readings.values, info  # type: ignore[return-value]
@@ -136,6 +169,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self._actions.apply(action, self._controls)
         with serving(self._own_servers()):
             readings = self._flat_readings(self.session.step(self._controls))
+        self._drawn(readings.values)  # type: ignore[arg-type]
         reward = float(self.task.reward(readings, action))
         terminated = bool(self.task.terminated(readings))
         return readings.values, reward, terminated, False, {"simulated_time": readings.time}  # type: ignore[union-attr]
@@ -149,6 +183,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self._actions.apply_values(batch.control_values(action[None])[0], self._controls)
         with serving(self._own_servers()):
             readings = self._flat_readings(self.session.step(self._controls))
+        self._drawn(readings.values)  # type: ignore[arg-type]
         before, self._last = self._last, readings.values
         rewards, terminated, terms = batch.step_terms(before[None], self._last[None], given[None])  # type: ignore
         info: dict[str, Any] = {"simulated_time": readings.time}
@@ -156,10 +191,32 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         return (batch.observations(self._last[None])[0], float(rewards[0]), bool(terminated[0]), False,  # type: ignore
                 info)
 
+    def _drawn(self, values: np.ndarray) -> None:
+        """Keep the readings `render()` draws; the human view follows them at once."""
+        self._shown = values
+        if self.render_mode == "human" and self.renderer is not None:
+            self.renderer.show(values)
+
+    def render(self) -> np.ndarray | None:
+        """The picture of the last reset's or step's state, in `render_mode` (None for "human", which shows it)."""
+        if self.renderer is None:
+            gymnasium.logger.warn("render() without a render_mode: make the environment with render_mode="
+                                  "'rgb_array', 'depth_array' or 'human'")
+            return None
+        if self._shown is None:
+            raise Error("render before reset: call reset() first")
+        if self.render_mode == "human":
+            self.renderer.show(self._shown)
+            return None
+        return self.renderer.frame(self._shown)
+
     def _own_servers(self) -> list[ServeProcess]:
         return [] if self._server is None else [self._server]
 
     def close(self) -> None:
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
         session = getattr(self, "session", None)
         if session is not None:
             session.close()

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
-from coupler.serve.serve_process import ServeProcess
+from coupler.serve.serve_process import DEFAULT_STOP_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error, TimeoutError
+
+
+# Seconds a server started with --record gets to stop: it waits for its recording's writer, which runs at a lower
+# priority, to write what is queued and finish the file; killed sooner, the queue would be lost.
+RECORDING_STOP_TIMEOUT = 60.0
+
+
+def stop_timeout(serve_flags: Sequence[str]) -> float:
+    """How long a server started with `serve_flags` gets from SIGTERM to SIGKILL."""
+    return RECORDING_STOP_TIMEOUT if "--record" in serve_flags else DEFAULT_STOP_TIMEOUT
 
 
 def check_serving(processes: Iterable[ServeProcess]) -> None:

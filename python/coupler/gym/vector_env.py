@@ -18,7 +18,9 @@ from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import BatchTask, NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.labels import action_names, observation_names
-from coupler.gym.own_servers import serving
+from coupler.gym.own_servers import serving, stop_timeout
+from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
+                                   render_fps, robots_of)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
 
@@ -62,15 +64,28 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     spaces and info keys, and computes every world's observation, reward,
     termination and info values in one NumPy pass over the batch.
     `single_observation_names` and `single_action_names` label every index.
+    `serve_flags` are more flags of `coupler serve` for the servers it starts.
+
+    `render_mode` is as `CouplerEnv`'s: `render()` returns every world's
+    picture (a tuple, world i's at i, as Gymnasium's vector environments do,
+    so `gymnasium.wrappers.vector.RecordVideo` tiles them), and "human"
+    shows world 0. With `addresses` or `pool`, give `scene` too to render.
     """
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
 
     def __init__(self, num_envs: int = 1, scene: str | None = None, task: Task | BatchTask | str | None = None,
                  frame_skip: int | None = None,
                  max_episode_steps: int | None = None, servers: int = 1, threads: int = 1,
                  addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
-                 start_timeout: float = DEFAULT_START_TIMEOUT, **transport: Any) -> None:
+                 start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
+                 width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
+                 serve_flags: tuple[str, ...] | list[str] = (), **transport: Any) -> None:
+        check_render_mode(render_mode)
+        self.render_mode = render_mode
+        self.renderer: SceneRenderer | None = None
+        self._shown: np.ndarray | None = None  # every world's sensor array after the last reset or step
+        self._serve_flags = list(serve_flags)
         if not isinstance(num_envs, int) or num_envs < 1:
             raise Error(f"num_envs must be a positive whole number, got {num_envs!r}")
         if max_episode_steps is not None and max_episode_steps < 1:
@@ -81,9 +96,14 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             None if addresses is None else [(address, transport) for address in addresses])
         if endpoints is None and not 1 <= servers <= num_envs:
             raise Error(f"servers must be from 1 to num_envs ({num_envs}), got {servers!r}")
+        if endpoints is None and servers > 1 and "--record" in self._serve_flags:
+            raise Error(f"serve_flags --record with servers={servers}: every server would record to the same file; "
+                        "record with servers=1 (one server records every world)")
         self.num_envs = num_envs
         self.task = task_of(task)
         batch = self.task if isinstance(self.task, BatchTask) else None
+        if render_mode is not None and endpoints is not None and scene is None and batch is None:
+            raise Error("render_mode with addresses or a pool needs scene too: the servers' scene, to draw it")
         scene = scene if scene is not None else batch.scene if batch is not None else "arm"
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
@@ -122,6 +142,14 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self._reset_state = getattr(self.task, "reset_state", None)
         self._rewarded = not isinstance(self.task, NoTask)
+        self.metadata = {**self.metadata, "render_fps": render_fps(self.handshake.time_step, self.frame_skip)}
+        if render_mode is not None:
+            try:
+                self.renderer = SceneRenderer(scene, self.handshake, self._flat, render_mode, width, height, camera,
+                                              robots_of(self._serve_flags))
+            except BaseException:
+                self.close_extras()
+                raise
 
     def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
                  timeout: float, start_timeout: float) -> None:
@@ -130,7 +158,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
                 process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
-                                        "--max-frame-bytes", "0"], start_timeout=start_timeout)
+                                        "--max-frame-bytes", "0", *self._serve_flags], start_timeout=start_timeout,
+                                       stop_timeout=stop_timeout(self._serve_flags))
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
@@ -208,6 +237,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                     self._rngs[i] = seeding.np_random(s)[0]
         worlds = np.arange(self.num_envs) if mask is None else np.flatnonzero(mask)
         sensors, times = self._exchange(None, worlds)
+        self._drawn(sensors)
         self._elapsed[worlds] = 0
         self._autoreset[worlds] = False
         if self._batch is None:
@@ -239,6 +269,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                         f"{self.action_space.shape}")
         restarting = np.flatnonzero(self._autoreset)
         sensors, times = self._exchange(self._controls(actions), restarting)
+        self._drawn(sensors)
         rewards = np.zeros(self.num_envs)
         terminated = np.zeros(self.num_envs, dtype=bool)
         stepped = ~self._autoreset
@@ -262,6 +293,26 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._autoreset = terminated | truncated
         return sensors, rewards, terminated, truncated, infos
 
+    def _drawn(self, sensors: np.ndarray) -> None:
+        """Keep every world's readings for `render()`; the human view follows world 0's at once."""
+        self._shown = sensors
+        if self.render_mode == "human" and self.renderer is not None:
+            self.renderer.show(sensors[0])
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """Every world's picture of its last reset's or step's state, in `render_mode` (None for "human", which
+        shows world 0's)."""
+        if self.renderer is None:
+            gymnasium.logger.warn("render() without a render_mode: make the environments with render_mode="
+                                  "'rgb_array', 'depth_array' or 'human'")
+            return None
+        if self._shown is None:
+            raise Error("render before reset: call reset() first")
+        if self.render_mode == "human":
+            self.renderer.show(self._shown[0])
+            return None
+        return tuple(self.renderer.frame(row) for row in self._shown)
+
     def _infos(self, times: np.ndarray) -> dict[str, Any]:
         return {"simulated_time": times.copy(), "_simulated_time": np.ones(self.num_envs, dtype=bool)}
 
@@ -277,6 +328,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             infos[f"_{key}"] = infos[f"_{key}"] | worlds
 
     def close_extras(self, **kwargs: Any) -> None:
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
         for worlds in self._worlds:
             worlds.session.close()
         self._worlds = []

@@ -22,7 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 import numpy as np  # noqa: E402
 
-from coupler.record.recording import Recording  # noqa: E402
+from coupler.record.world_recording import WorldRecording  # noqa: E402
 from coupler.record.series import ObjectSeries, series  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 
@@ -114,10 +114,10 @@ def draw(objects: dict[str, ObjectSeries], plotted: Plotted) -> Figure:
     return figure
 
 
-def plot(recording: str | os.PathLike[str], out: str | os.PathLike[str], dpi: int = 100) -> Plotted:
-    """Write the plot of `recording` to `out`; what was plotted. coupler.Error when the recording holds no
-    Control answered with a Sensor."""
-    read = Recording(recording)
+def plot(recording: str | os.PathLike[str], out: str | os.PathLike[str], dpi: int = 100, world: int = 0) -> Plotted:
+    """Write the plot of `recording`'s world `world` (see `coupler.record.world_recording`) to `out`; what was
+    plotted. coupler.Error when the recording holds no Control answered with a Sensor."""
+    read = WorldRecording(recording, world)
     objects = series(read)
     if not objects:
         raise Error(f"{recording} holds no Control answered with a Sensor: nothing to plot")
@@ -125,6 +125,8 @@ def plot(recording: str | os.PathLike[str], out: str | os.PathLike[str], dpi: in
     if len(objects) > MAX_OBJECTS:
         plotted.left_out.append(f"{len(objects) - MAX_OBJECTS} objects after the first {MAX_OBJECTS}")
     figure = draw(objects, plotted)
+    if read.worlds:
+        figure.suptitle(f"world {world} of the recording's {read.worlds}")
     try:
         figure.savefig(out, dpi=dpi)
     finally:

@@ -35,6 +35,7 @@ import logging
 
 from coupler import _native
 from coupler.record.frame_stream import STATE, frame_topic, scene_message
+from coupler.record.world_states import encode_world_state, world_datas
 from coupler.serve.simulation import Simulation
 from coupler.transport.options import TransportOptions
 
@@ -105,6 +106,12 @@ class FramePublisher:
         self.native.publish(frame_topic(False, frame), frame, wall, simulated_time)
 
     def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
+        worlds = world_datas(simulation)
+        if worlds is not None:
+            for world, data in enumerate(worlds):
+                self.native.publish(STATE, encode_world_state(world, data, step), wall,
+                                    data.time if world == 0 else None)
+            return
         data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData; other simulations have no state to keep
         if data is None:
             return

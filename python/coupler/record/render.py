@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError
 from coupler._proto.coupler_record_pb2 import MujocoState
 from coupler.record.recording import Recording, RecordingError
 from coupler.record.recorded_model import recorded_model
+from coupler.record.world_recording import WorldRecording
 from coupler.wire.errors import Error
 from coupler.wire.peer_text import shown
 
@@ -58,10 +59,10 @@ def _states(recording: Recording, every: float, start: float, end: float | None)
 
 def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], camera: str | None = None,
            fps: float = 25.0, width: int = 480, height: int = 360, start: float = 0.0, end: float | None = None,
-           max_frames: int = 250) -> Rendered:
-    """Render `recording_path`'s states to `out` (.mp4 or .gif: a video or animation at `fps` frames per
-    simulated second; .png: the frames side by side); the number of frames, and where a file cut short ended.
-    coupler.Error names what is missing."""
+           max_frames: int = 250, world: int = 0) -> Rendered:
+    """Render `recording_path`'s states of world `world` (see `coupler.record.world_recording`) to `out` (.mp4
+    or .gif: a video or animation at `fps` frames per simulated second; .png: the frames side by side); the
+    number of frames, and where a file cut short ended. coupler.Error names what is missing."""
     suffix = Path(out).suffix.lower()
     if suffix not in FORMATS:
         raise Error(f"cannot write '{out}': the formats are {', '.join(FORMATS)}")
@@ -69,7 +70,7 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
     import mujoco
     from PIL import Image
 
-    recording = Recording(recording_path)
+    recording = WorldRecording(recording_path, world)
     model = recorded_model(recording)
     if camera is not None and mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera) < 0:
         names = [model.camera(i).name for i in range(model.ncam)]

@@ -4,6 +4,10 @@ Works for recordings of one controller at a time (any number of sessions,
 one after the other): each recorded request is followed by its answer. A
 controller's goodbye (an Error request) is sent and the connection renewed,
 as the next recorded controller came on a connection of its own.
+
+A recording of a batched server (`--worlds N`) is replayed whole, against a
+server of as many worlds; each answer for every world is compared whole, or
+only in one world's readings and time (`world`).
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ from dataclasses import dataclass
 
 from coupler.record.divergence import Difference, first_difference
 from coupler.record.recording import Recording
+from coupler.record.world_recording import WorldLayout
 from coupler.transport.client import Client
 from coupler.transport.options import TransportOptions
+from coupler.wire.codec import decode
 from coupler.wire.errors import Error
+from coupler.wire.messages import HandshakeMessage
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +37,12 @@ class Divergence:
     step: int  # the Controls answered so far, this one included (0: before the first Control)
     kind: str  # the kind of the recorded answer
     difference: Difference
+    world: int | None = None  # the world whose answers were compared, None for all of them
 
     def __str__(self) -> str:
         d = self.difference
         where = f"object '{d.object}', " if d.object else ""
+        where = where if self.world is None else f"world {self.world}, {where}"
         return (f"diverged at step {self.step} ({self.kind} answer): {where}field {d.field}: "
                 f"recorded {d.recorded}, replayed {d.replayed}")
 
@@ -55,8 +64,10 @@ class ReplayResult:
         return f"identical, {self.steps} steps ({self.answers} answers compared)"
 
 
-def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOptions | None = None) -> ReplayResult:
-    """Re-drive the server at `address` with the requests recorded in `path`; stop at the first divergence.
+def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOptions | None = None,
+           world: int | None = None) -> ReplayResult:
+    """Re-drive the server at `address` with the requests recorded in `path`; stop at the first divergence (of
+    world `world`'s readings in answers for every world, when given).
 
     `timeout` (seconds, default 5) bounds every request. Raises ReplayError
     when the server does not answer or the recording has answers without requests.
@@ -65,6 +76,7 @@ def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOp
     keywords = (transport or TransportOptions()).client_keywords()
     replayed: deque[bytes] = deque()
     steps = answers = 0
+    layout: WorldLayout | None = None  # a batched server's rows, when one world's are compared
     client = Client(address, timeout=timeout, **keywords)
     try:
         for message in recording:
@@ -85,10 +97,15 @@ def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOp
                 if not replayed:
                     raise ReplayError("the recording has an answer without a request before it: recordings of "
                                       "several controllers at once cannot be replayed")
-                difference = first_difference(message.data, replayed.popleft())
+                if world is not None and message.kind == "Handshake":
+                    handshake = decode(message.data)
+                    layout = WorldLayout(handshake) if isinstance(handshake, HandshakeMessage) else None
+                theirs = replayed.popleft()
+                difference = (first_difference(message.data, theirs) if layout is None or world is None
+                              else layout.difference(message.data, theirs, world))
                 answers += 1
                 if difference is not None:
-                    return ReplayResult(steps, answers, Divergence(steps, message.kind, difference),
+                    return ReplayResult(steps, answers, Divergence(steps, message.kind, difference, world),
                                         recording.ended_early)
     finally:
         client.close()

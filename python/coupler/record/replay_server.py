@@ -10,13 +10,15 @@ from pathlib import Path
 
 from coupler.record.recording import Recording
 from coupler.record.scene_record import MODEL_ATTACHMENT, MODEL_BINARY, SCENE_METADATA
+from coupler.record.world_recording import recorded_handshake_worlds
 from coupler.serve.serve_process import ServeProcess
 from coupler.wire.errors import Error
 
 
 def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     """The scene to serve (the recorded model written to `folder`, or for an older recording without it a shipped
-    name) and the flags of `coupler serve` that serve it as recorded: its time step and start keyframe."""
+    name) and the flags of `coupler serve` that serve it as recorded: its time step and start keyframe, and as
+    many worlds as a batched server's recording holds."""
     recording.read_headers()
     scene = recording.metadata.get(SCENE_METADATA, {})
     name = scene.get("scene", "")
@@ -26,6 +28,9 @@ def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     for key, flag in (("time_step", "--step"), ("keyframe", "--keyframe")):
         if key in scene:
             flags += [flag, scene[key]]
+    worlds = recorded_handshake_worlds(recording)
+    if worlds:
+        flags += ["--worlds", str(worlds), "--max-frame-bytes", "0"]  # the recorded frames were taken
     # The compiled model, as run, whatever the scene was: it holds its assets, so it serves from any folder.
     for attachment in (MODEL_BINARY, MODEL_ATTACHMENT):
         if attachment in recording.attachments and (attachment == MODEL_BINARY or name.endswith(".xml")

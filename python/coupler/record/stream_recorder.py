@@ -20,7 +20,7 @@ handshake (CURVE keys that do not match) ends the recording at once, saying so.
 
 For Foxglove's 3D panel the writer adds what it derives from a MuJoCo scene's model (the scene
 message's MJB) and states: the geoms once, as the file starts, and every body's pose after each state
-(`coupler.record.foxglove_scene`), so the server publishes nothing more. Log times are the wall clock
+(`coupler.record.foxglove_scene`; of world 0 on a batched server), so the server publishes nothing more. Log times are the wall clock
 or the simulated time (`log_time`, see `coupler.record.log_clock`).
 """
 
@@ -273,9 +273,12 @@ class StreamRecorder:
         """Every body's pose in `state`; a state that does not decode or fit the model is recorded as it came,
         without poses (said once)."""
         try:
-            qpos = coupler_record_pb2.MujocoState.FromString(state).qpos
+            decoded = coupler_record_pb2.MujocoState.FromString(state)
         except DecodeError:
-            qpos = None
+            decoded = None
+        if decoded is not None and decoded.world:
+            return  # the 3D scene is world 0's: the worlds of a batch would draw over each other
+        qpos = None if decoded is None else decoded.qpos
         if qpos is None or len(qpos) != self._transforms.model.nq:
             if not self._said_no_pose:
                 self._said_no_pose = True

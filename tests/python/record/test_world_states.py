@@ -1,0 +1,19 @@
+"""A batched server's per-world MujocoState bytes are protobuf's own, world field included."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from coupler._proto.coupler_record_pb2 import MujocoState
+from coupler.record.world_states import encode_world_state
+
+
+@pytest.mark.parametrize("world", [0, 1, 127, 128, 65_535])  # left out for 0; one, two and three varint bytes
+def test_a_worlds_state_is_byte_for_byte_what_protobuf_writes(world):
+    rng = np.random.default_rng(world)
+    data = SimpleNamespace(time=0.25, qpos=rng.normal(size=9), qvel=rng.normal(size=8), act=np.zeros(0),
+                           ctrl=rng.normal(size=2))
+    expected = MujocoState(time=0.25, step=40, qpos=data.qpos, qvel=data.qvel, ctrl=data.ctrl,
+                           world=world).SerializeToString()
+    assert encode_world_state(world, data, 40) == expected
