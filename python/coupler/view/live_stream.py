@@ -24,7 +24,7 @@ import zmq
 from coupler.record.frame_stream import END_TOPIC, SCENE_TOPIC, STATE, StreamError, parse, parse_scene, topic_of
 from coupler.record.scene_record import MODEL_BINARY, SCENE_METADATA
 from coupler.transport.options import TransportOptions
-from coupler.view.shown_state import ShownState, StateMismatch, decoded_state
+from coupler.view.shown_state import ShownState, StateMismatch, decoded_state, world_of
 from coupler.wire.errors import Error
 from coupler.wire.peer_text import shown
 
@@ -159,7 +159,7 @@ class LiveStream:
         if self._expected is not None and message.topic_sequence > self._expected:
             self.lost += message.topic_sequence - self._expected
         self._expected = message.topic_sequence + 1
-        return message.payload
+        return message.payload if world_of(message.payload) == 0 else newest
 
     def _take_scene(self, parts: list[bytes]) -> None:
         scene = _scene_of(parts)

@@ -18,7 +18,7 @@ import numpy as np
 
 from coupler.record.recorded_model import recorded_model
 from coupler.record.recording import Recording
-from coupler.view.shown_state import ShownState, StateMismatch, decoded_state, initial_state
+from coupler.view.shown_state import ShownState, StateMismatch, decoded_state, initial_state, world_of
 
 if TYPE_CHECKING:
     import mujoco
@@ -43,8 +43,8 @@ class RecordedRun:
         misfit: str | None = None
         cut = False
         for message in recording:
-            if not message.state:
-                continue
+            if not message.state or world_of(message.data) != 0:
+                continue  # a batched server's recording: the view shows world 0
             if len(times) >= MAX_STATES:
                 cut = True
                 break

@@ -41,6 +41,15 @@ def decoded_state(payload: bytes, model: mujoco.MjModel) -> ShownState:
     return ShownState(state.time, state.step, qpos, ctrl if len(ctrl) else np.zeros(model.nu))
 
 
+def world_of(payload: bytes) -> int:
+    """The world a serialized MujocoState is of: a batched server (`--worlds N`) publishes one per world after each
+    step, and a view shows world 0's; 0 for anything that does not decode, which `decoded_state` then reports."""
+    try:
+        return MujocoState.FromString(payload).world
+    except DecodeError:
+        return 0
+
+
 def initial_state(model: mujoco.MjModel) -> ShownState:
     """The model at rest in its reference pose: what is shown before any state fits."""
     return ShownState(0.0, 0, model.qpos0.copy(), np.zeros(model.nu))

@@ -14,6 +14,7 @@ from coupler.record.channels import STATE_TOPIC
 from coupler.record.mcap_log import McapLog
 from coupler.record.scene_record import MODEL_BINARY
 from coupler.record.state_frame import encode_state
+from coupler.record.world_states import encode_world_state
 from coupler.view.recorded_run import Playback, RecordedRun
 from coupler.cli import main
 
@@ -120,3 +121,20 @@ def test_viewing_a_recording_cut_short_says_so_in_one_line_and_stays_open(tmp_pa
     assert len(told) == 1 and re.fullmatch(rf"coupler view: {re.escape(str(path))} ends inside a record at byte "
                                            rf"\d+ of {len(whole) // 2}: read up to there", told[0]), said.err
     assert said.out.splitlines()[-1].startswith("view: drew ")
+
+
+def test_a_recording_of_batched_worlds_is_shown_as_world_0s_run(tmp_path):
+    model = mujoco.MjModel.from_xml_string(PENDULUM)
+    path = tmp_path / "worlds.mcap"
+    log = McapLog(str(path))
+    log.attachment(MODEL_BINARY, "application/x-mujoco-mjb", _binary(model), 0)
+    worlds = [mujoco.MjData(model) for _ in range(2)]
+    for step in range(10):
+        for world, data in enumerate(worlds):
+            data.qpos[0] = (1 + world) * 0.01 * step
+            data.time = step * STEP
+            log.message(STATE_TOPIC, encode_world_state(world, data, step), step, step)
+    log.finish()
+    run = RecordedRun(path)
+    assert (len(run), run.status) == (10, "")
+    assert run.at(0.05).qpos[0] == 0.05
