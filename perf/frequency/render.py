@@ -92,7 +92,8 @@ def render(result: dict[str, Any]) -> str:
         f"{settings['unpaced_round_trips']} Controls unpaced; RTF is that times the step. {_parts_note(result)}"
         f"Deadlines missed are the paced server's count of steps "
         f"answered more than one step after their wall-clock slot, over the whole run, the pick approach "
-        f"included, out of all its steps, summed over the runs. A client keeps up when it holds {HELD_FRACTION:.0%} of the target "
+        f"included, out of all its steps, summed over the runs. A client keeps up when it holds "
+        f"{HELD_FRACTION:.0%} of the target "
         f"frequency with at most {REALTIME_MAX_MISSED:.1%} of the deadlines missed (or one, in a run of fewer "
         f"than {1 / REALTIME_MAX_MISSED:,.0f} steps); the first step size at "
         f"which it does not is where it stops keeping up with real time.",
