@@ -18,6 +18,10 @@ from enum import Enum
 from perf.common.spread import Spread
 
 NOISY = "not measured: noisy"
+# A row whose median ratio to its floor is below this is faster than its floor by more than any measurement
+# error a round trip that does at least the floor's work allows: whatever its spread says, the machine's
+# condition moved between the two (see docs/performance.md), so the figure is not judged.
+LOWEST_RATIO = 0.95
 
 
 def _paired(ours: Sequence[float | None], theirs: Sequence[float | None]) -> None:
@@ -57,9 +61,10 @@ def width(spread: Spread) -> float:
 
 
 def below_floor(ratio_to_floor: Spread) -> bool:
-    """A row faster than its own floor by more than the spread of its ratio: impossible for a round trip
-    that does at least what the floor does, so the measurement, not the row, is off."""
-    return 1.0 - ratio_to_floor.median > width(ratio_to_floor)
+    """A row faster than its own floor: by more than the spread of its ratio, or with a median below
+    LOWEST_RATIO whatever the spread (a wide spread reaching 1 does not make 0.91 a measurement). Impossible
+    for a round trip that does at least what the floor does, so the measurement, not the row, is off."""
+    return ratio_to_floor.median < LOWEST_RATIO or 1.0 - ratio_to_floor.median > width(ratio_to_floor)
 
 
 def negative(cost: Spread) -> bool:
@@ -95,8 +100,8 @@ def at_least(figure: Spread, limit: float) -> Judgement:
 
 
 def ratio_to_floor(ratio_to_floor: Spread, limit: float) -> Judgement:
-    """A row's ratio to its floor against its limit: noisy when the row reads faster than the floor beyond
-    the spread, or when the spread crosses the limit."""
+    """A row's ratio to its floor against its limit: noisy when the row reads faster than the floor
+    (below_floor), or when the spread crosses the limit."""
     if below_floor(ratio_to_floor):
         return Judgement.NOISY
     return at_most(ratio_to_floor, limit)

@@ -39,6 +39,26 @@ def pinned(command: list[str], role: str, pin: bool = True) -> list[str]:
     return ["taskset", "--cpu-list", str(chosen[1]), *command]
 
 
+def move(pid: int, pin: bool = True) -> None:
+    """Every thread of a running process onto the measured processes' CPU (threads it starts later inherit
+    it), so a server can start on any CPU, side by side with others, and be measured on that one; nothing
+    when not pinning."""
+    chosen = cpus() if pin else None
+    if chosen is None:
+        return
+    moved: set[int] = set()
+    while True:  # again for any thread started while the others were moved
+        threads = {int(thread) for thread in os.listdir(f"/proc/{pid}/task")} - moved
+        if not threads:
+            return
+        for thread in threads:
+            try:
+                os.sched_setaffinity(thread, {chosen[1]})
+            except ProcessLookupError:  # a thread that has ended
+                pass
+        moved |= threads
+
+
 def describe(pin: bool) -> str:
     chosen = cpus() if pin else None
     if chosen is None:

@@ -27,6 +27,10 @@ REALTIME_SECONDS = 10.0
 
 # The rows the round-trip targets read: every client on ipc with blocking receive.
 TARGET_TRANSPORT = "ipc"
+# The most coupler's static row may be, by client language: times its ZeroMQ floor, and times the minimal
+# ROUTER server's (recorded frames).
+FLOOR_LIMITS = {"cpp": 1.15, "python": 1.2}
+RECORDED_LIMITS = {"cpp": 1.1}
 
 
 def judged_on(peer: str, scene: str, client: str, transport: str, receive: str) -> bool:
@@ -36,6 +40,16 @@ def judged_on(peer: str, scene: str, client: str, transport: str, receive: str) 
     if peer == "coupler":
         return scene == "static" or (scene, client) == ("arm", "cpp")
     return (peer, client) == ("recorded", "cpp") or (peer, client) == ("pclick", "cpp")
+
+
+def ratio_limits(row: dict[str, Any]) -> dict[str, float]:
+    """The limits a target sets on a perf.rtt row's p50 ratios, by ratio ("vs_floor", "vs_recorded"): those
+    of coupler's static rows on the targets' transport with blocking receive; none for any other row."""
+    if (row["peer"], row["scene"], row["transport"], row["receive"]) != ("coupler", "static", TARGET_TRANSPORT,
+                                                                      "blocking"):
+        return {}
+    limits = {"vs_floor": FLOOR_LIMITS.get(row["client"]), "vs_recorded": RECORDED_LIMITS.get(row["client"])}
+    return {key: limit for key, limit in limits.items() if limit is not None}
 
 
 @dataclass(frozen=True)
@@ -199,13 +213,13 @@ def evaluate(rtt: dict[str, Any] | None, frequency: dict[str, Any] | None) -> li
     verdicts = []
     if rtt is not None:
         verdicts += [
-            floor_ratio(rtt, "cpp", 1.15),
-            recorded_ratio(rtt, "cpp", 1.1),
+            floor_ratio(rtt, "cpp", FLOOR_LIMITS["cpp"]),
+            recorded_ratio(rtt, "cpp", RECORDED_LIMITS["cpp"]),
             recorded_cpu_ratio(rtt),
             versus_click(rtt),
             arm_step_rate(rtt),
             arm_step_cpu(rtt),
-            floor_ratio(rtt, "python", 1.2),
+            floor_ratio(rtt, "python", FLOOR_LIMITS["python"]),
         ]
     if frequency is not None:
         verdicts += realtime(frequency)
@@ -224,6 +238,6 @@ def render(verdicts: list[Verdict]) -> str:
         "Ratios of figures from the same run, taken slice by slice where the two were measured alternately, "
         "as the median with the lowest and highest slice's; a target whose rows the run did not measure shows "
         "a dash. A figure whose spread crosses its target, or a row faster than its floor (or the minimal "
-        "server) by more than its spread, is not judged: its verdict reads \"not measured: noisy\". Figures "
-        "never fail a run.",
+        f"server) by more than its spread or with a median below {paired.LOWEST_RATIO:g} ×, is not judged: its "
+        "verdict reads \"not measured: noisy\". Figures never fail a run.",
     ])

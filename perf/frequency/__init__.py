@@ -1,10 +1,12 @@
 """Achievable control frequency against simulation step size on the arm
 scene: in real-time lockstep, the frequency held, the real-time factor and
 the deadlines the server missed; without pacing, the most steps per second.
-Both demo controllers, C++ and Python, each with a fresh server per point.
+Both demo controllers, C++ and Python, each with a fresh server per run of a
+point, the two on one CPU; each figure comes with the lowest and highest of
+its timed loop's equal parts.
 
-    python -m perf.frequency                 # steps 10 ... 0.1 ms, 10 s of simulated time a point
-    python -m perf.frequency --quick         # steps 5 ... 0.5 ms, 0.5 s of simulated time a point, for CI
+    python -m perf.frequency                 # steps 10 ... 0.1 ms, 3 runs of 10 s of simulated time a point
+    python -m perf.frequency --quick         # steps 5 ... 0.5 ms, 1 run of 0.5 s of simulated time a point, for CI
     python -m perf.frequency --steps 1,0.5 --seconds 5
 """
 
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from perf.common import host
+from perf.common import placement
 from perf.common import plots
 from perf.common import results
 from perf.common.endpoints import TRANSPORTS
@@ -40,6 +43,10 @@ DEFAULT_SECONDS = 10.0  # the run length the real-time target is stated for (per
 QUICK_SECONDS = 0.5
 DEFAULT_UNPACED_ROUND_TRIPS = 2000
 QUICK_UNPACED_ROUND_TRIPS = 1000
+# Runs of each point, a fresh server each: the full run's parts then span servers as well as moments; one
+# run's parts are what a short run can afford.
+DEFAULT_REPETITIONS = 3
+QUICK_REPETITIONS = 1
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,8 @@ class Settings:
     receive: str = "blocking"
     server_args: tuple[str, ...] = ()
     quick: bool = False
+    repetitions: int = DEFAULT_REPETITIONS  # runs of each point, each a fresh server and controller
+    pin: bool = True  # each controller and its server on one CPU, the harness on another (perf.common.placement)
 
     def point_specs(self) -> list[PointSpec]:
         return [PointSpec(*combination) for combination in product(self.steps_ms, self.clients, self.pacings)]
@@ -67,19 +76,26 @@ class Settings:
 def measure(settings: Settings, workdir: Path) -> tuple[list[Point], float]:
     """Every point of the settings, in order; returns them and the seconds the run took."""
     started = time.monotonic()
-    conditions = Conditions(settings.scene, settings.transport, settings.receive, settings.server_args)
+    conditions = Conditions(settings.scene, settings.transport, settings.receive, settings.server_args,
+                            settings.pin)
     specs = settings.point_specs()
     points = []
     for index, spec in enumerate(specs, 1):
-        point = measure_point(spec, conditions, settings.round_trips(spec), workdir)
+        point = Point.combined([measure_point(spec, conditions, settings.round_trips(spec), workdir)
+                                for _ in range(settings.repetitions)])
         missed = (
             "" if point.deadlines_missed is None
             else f", {point.deadlines_missed} of {point.server_steps} deadlines missed"
         )
-        log.info("[%d/%d] %-32s %9.1f Hz (target %.0f), RTF %.3f%s", index, len(specs), spec.label(),
-                 point.control_hz, point.target_hz, point.real_time_factor, missed)
+        log.info("[%d/%d] %-32s %9.1f Hz (parts %.1f-%.1f, target %.0f), RTF %.3f%s", index, len(specs),
+                 spec.label(), point.control_hz, min(point.part_hz), max(point.part_hz), point.target_hz,
+                 point.real_time_factor, missed)
         points.append(point)
     return points, time.monotonic() - started
+
+
+def _parts(part_hz: list[float], factor: float) -> dict[str, float]:
+    return {"low": min(part_hz) * factor, "high": max(part_hz) * factor}
 
 
 def to_result(settings: Settings, points: list[Point], seconds: float) -> dict[str, Any]:
@@ -88,9 +104,12 @@ def to_result(settings: Settings, points: list[Point], seconds: float) -> dict[s
         "measured_at": results.measured_now(),
         "duration_s": seconds,
         "host": host.describe(),
-        "settings": asdict(settings),
+        "settings": {**asdict(settings), "placement": placement.describe(settings.pin)},
         "points": [
-            {**asdict(point.spec), **{key: value for key, value in asdict(point).items() if key != "spec"}}
+            {**asdict(point.spec), **{key: value for key, value in asdict(point).items() if key != "spec"},
+             # The loop's frequency with the lowest and highest of its parts', and the real-time factor alike.
+             "control_hz_parts": _parts(point.part_hz, 1.0),
+             "real_time_factor_parts": _parts(point.part_hz, point.spec.step_ms / 1000.0)}
             for point in points
         ],
     }
@@ -117,9 +136,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--unpaced-round-trips", type=positive(int), default=None, metavar="N",
                         help=f"Controls in each unpaced point's timed loop (default {DEFAULT_UNPACED_ROUND_TRIPS}, "
                              f"or {QUICK_UNPACED_ROUND_TRIPS} with --quick)")
+    parser.add_argument("--repetitions", type=positive(int), default=None, metavar="N",
+                        help="runs of each point, each with a fresh server and controller; the figures are of "
+                             "all runs together, the lowest and highest of their timed loops' equal parts "
+                             f"beside them (default {DEFAULT_REPETITIONS}, or {QUICK_REPETITIONS} with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help="CI run: the quick defaults above, still every client and pacing asked for "
                              "(default: the full defaults)")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="let the scheduler place every process (default: each controller and its server on "
+                             "the second CPU this process may use, with taskset, as perf.rtt places them; "
+                             "unpinned with fewer than two CPUs or no taskset)")
     parser.add_argument("--clients", type=list_of(str, CLIENTS), default=",".join(CLIENTS), metavar="LIST",
                         help="comma-separated, of cpp (build/cpp/bin/democlient, or $COUPLER_DEMOCLIENT) and "
                              "python (python -m demo.client) (default: %(default)s)")
@@ -140,6 +167,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.seconds = QUICK_SECONDS if args.quick else DEFAULT_SECONDS
     if args.unpaced_round_trips is None:
         args.unpaced_round_trips = QUICK_UNPACED_ROUND_TRIPS if args.quick else DEFAULT_UNPACED_ROUND_TRIPS
+    if args.repetitions is None:
+        args.repetitions = QUICK_REPETITIONS if args.quick else DEFAULT_REPETITIONS
     return args
 
 
@@ -157,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         receive=args.receive,
         server_args=tuple(shlex.split(args.server_args)),
         quick=args.quick,
+        repetitions=args.repetitions,
+        pin=not args.no_pin,
     )
     try:
         if not args.no_plot:

@@ -9,7 +9,7 @@ reported as the median with the lowest and highest, with both processes'
 CPU time per round trip.
 
     python -m perf.rtt --peer pclick    # 5 slices of 20,000 round trips (5 to 10 minutes)
-    python -m perf.rtt --quick          # 5 slices of 2,000, the rows the targets and the docs need, for CI
+    python -m perf.rtt --quick          # 7 slices of 1,400, the rows the targets and the docs need, for CI
 """
 
 from __future__ import annotations
@@ -61,10 +61,13 @@ log = logging.getLogger("perf.rtt")
 
 DEFAULT_COUNT = 20000
 # Thousands of round trips a slice, so one stall of a shared machine does not decide a slice's median.
-QUICK_COUNT = 2000
-# Slices: enough for a median with a spread that says how far one slice strays.
+QUICK_COUNT = 1400
+# Slices: enough for a median with a spread that says how far one slice strays. The short run's are more
+# and shorter: on a shared machine the floor's round trips cost 10-15 µs more in episodes of 10-100 ms
+# (docs/performance.md), and with 5 slices of 2,000 one run in 16 read the recorded server at 0.91 × a floor
+# it reads at 1.09 in the others; with 7 of 1,400, 8 runs in a row agreed within 2.2 %.
 DEFAULT_REPETITIONS = 5
-QUICK_REPETITIONS = 5
+QUICK_REPETITIONS = 7
 DEFAULT_WARM_UP = 1000
 QUICK_WARM_UP = 200
 DEFAULT_SCENES = ("static", "arm")
@@ -156,18 +159,14 @@ def slice_plan(slices: int, rows: int) -> list[list[int | str]]:
     return plan
 
 
-def _measure_group(specs: list[RowSpec], settings: Settings, workdir: Path,
-                   recording: Recording | None) -> tuple[list[list[Run]], FloorSpec, list[Run]]:
-    """The rows sharing one floor and that floor, in alternating slices (slice_plan). Every server is started
-    once and kept running; the floor's starts after the first slice of the first row, which says the frame
-    sizes."""
+def _measure_group(rows: list[RowSeries], settings: Settings,
+                   workdir: Path) -> tuple[list[list[Run]], FloorSpec, list[Run]]:
+    """The rows sharing one floor, their servers started and stopped (start_rows), and that floor, in
+    alternating slices (slice_plan). The floor's server starts after the first slice of the first row, which
+    says the frame sizes."""
     count, warm_up = settings.count, settings.warm_up
+    specs = [row.spec for row in rows]
     with ExitStack() as stack:
-        rows = [stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording, settings.pin))
-                for spec in specs]
-        start_rows(rows)
-        for row in rows:
-            row.suspend()
         floor: FloorSeries | None = None
         for index, turns in enumerate(slice_plan(settings.repetitions, len(rows))):
             for turn in turns:
@@ -202,14 +201,19 @@ def measure(settings: Settings, workdir: Path) -> Measurements:
     rows: list[Measured] = []
     floors: list[Measured] = []
     floor_of: list[int] = []
-    for _, group in groupby(specs, key=_floor_group):
-        group = list(group)
-        row_runs, floor_spec, floor_runs = _measure_group(group, settings, workdir, recording)
-        floors.append(Measured(floor_spec, floor_runs))
-        for spec, runs in zip(group, row_runs):
-            rows.append(Measured(spec, runs))
-            floor_of.append(len(floors) - 1)
-        log.info("[group] %-45s done (%.0f s)", floor_spec.label(), time.monotonic() - started)
+    with ExitStack() as stack:
+        # Every row server of the run at once: they start side by side, then wait stopped for their group.
+        groups = [[stack.enter_context(RowSeries(spec, workdir, list(settings.server_args), recording, settings.pin))
+                   for spec in group] for _, group in groupby(specs, key=_floor_group)]
+        start_rows([row for group in groups for row in group])
+        log.info("[servers] %d started (%.0f s)", len(specs), time.monotonic() - started)
+        for group in groups:
+            row_runs, floor_spec, floor_runs = _measure_group(group, settings, workdir)
+            floors.append(Measured(floor_spec, floor_runs))
+            for row, runs in zip(group, row_runs):
+                rows.append(Measured(row.spec, runs))
+                floor_of.append(len(floors) - 1)
+            log.info("[group] %-45s done (%.0f s)", floor_spec.label(), time.monotonic() - started)
     step_costs = {}
     for scene in settings.scenes:
         step_costs[scene] = step_cost_us(scene)

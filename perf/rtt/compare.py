@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from perf.common import results
+from perf.common.paired import LOWEST_RATIO
 from perf.common.arguments import positive
 from perf.common.errors import BenchmarkError
 from perf.common.markdown import number, table
 from perf.common.spread import Spread
 
 DEFAULT_TOLERANCE = 0.10
-# A row this far below its floor in either run fails the comparison, whatever the other run says.
-LOWEST_RATIO = 0.95
+# A row below LOWEST_RATIO × its floor in either run fails the comparison, whatever the other run says.
 _RATIOS = (("vs_floor", "p50 ÷ floor"), ("vs_recorded", "p50 ÷ recorded"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from perf.common import paired, provenance
+from perf.common import paired, provenance, targets
 from perf.common.markdown import number, table
 from perf.common.spread import Spread
 
@@ -37,15 +37,21 @@ def _ratio(ratios: dict[str, dict[str, float] | None] | None, key: str) -> str:
 
 
 def self_check(row: dict[str, Any]) -> str:
-    """"ok", or why the row's figures cannot be trusted: faster than its own floor (or coupler's faster than
-    the minimal server's) by more than the spread of the ratio; a dash for a result measured before rows had
+    """"ok", or why the row's figures cannot be trusted: faster than its own floor (or coupler's than the
+    minimal server) beyond the spread of the ratio or with a median below paired.LOWEST_RATIO, or a ratio a
+    target judges whose spread crosses the target's limit; a dash for a result measured before rows had
     slices, which has no spread of its ratios to check against."""
     if "slices" not in row:
         return "–"
-    for key, what in (("vs_floor", "below its floor"), ("vs_recorded", "below the minimal server")):
+    limits = targets.ratio_limits(row)
+    for key, what in (("vs_floor", "its floor"), ("vs_recorded", "the minimal server")):
         ratio = Spread.from_json((row.get(key) or {}).get("p50"))
-        if ratio is not None and paired.below_floor(ratio):
-            return f"{paired.NOISY} ({what})"
+        if ratio is None:
+            continue
+        if paired.below_floor(ratio):
+            return f"{paired.NOISY} (below {what})"
+        if key in limits and paired.crosses(ratio, limits[key]):
+            return f"{paired.NOISY} (× {what} crosses {limits[key]:g})"
     return "ok"
 
 
@@ -171,9 +177,11 @@ def _notes(result: dict[str, Any]) -> str:
         "Ratios (to the floor, to the recorded server) and the CURVE costs are taken slice by slice, each slice "
         "against the other side's slice measured beside it through the same load, then summarised the same "
         "way. The self-check reads \"not measured: noisy\" when a row is faster than its floor (or coupler's "
-        "than the minimal server's) by more than the spread of the ratio, and a CURVE cost below zero by more "
-        "than its spread reads the same: no round trip can do more than its floor in less time, so such a "
-        "figure measures the machine, not the row. CPU times are user + system of all a process's threads: "
+        "than the minimal server's) by more than the spread of the ratio, or with a median ratio below "
+        f"{paired.LOWEST_RATIO:g} whatever the spread, and when a ratio a target judges has slices on both sides "
+        "of the target's limit; a CURVE cost below zero by more than its spread reads the same: no round trip "
+        "can do more than its floor in less time, so such a figure measures the machine, not the row. "
+        "CPU times are user + system of all a process's threads: "
         "the client's over its warm-up and timed loop, per round trip; the server's over the slice, to the "
         "nanosecond (/proc schedstat), per request answered. Idle CPU is a server's use of one core over half a "
         "second with nobody sending (after 0.3 s to settle from the readiness probe). A row's floor is the "

@@ -21,6 +21,7 @@ from coupler.wire.messages import HandshakeInitMessage
 from perf.common.endpoints import CURVE_TRANSPORT, address_for
 from perf.common.errors import BenchmarkError
 from perf.common.latency import read_timings
+from perf.common import placement
 from perf.common.placement import CLIENT, SERVER, pinned
 from perf.common.process_stats import exact_cpu_seconds
 from perf.common.processes import ServerProcess, run_client
@@ -125,9 +126,10 @@ class RowSeries(_Series):
                                       recording)
         self.click = spec.peer == PCLICK
         probe = HandshakeInitMessage() if self.click else None  # Click's server answers nothing else
-        self.server = ServerProcess(pinned(command, SERVER, pin), self.workdir / "server.log",
-                                    handshake_address=self.address, env=env, probe=probe,
-                                    client_options=self.keys.client_options() if self.keys else None)
+        # Started on any CPU, side by side with the run's other row servers, and moved to the measured CPU
+        # once it answers (start_rows): a run pays for its servers' start-ups on both CPUs at once.
+        self.server = ServerProcess(command, self.workdir / "server.log", handshake_address=self.address, env=env,
+                                    probe=probe, client_options=self.keys.client_options() if self.keys else None)
         self.idle_cpu: float | None = None
 
     def __enter__(self) -> RowSeries:
@@ -170,10 +172,13 @@ class RowSeries(_Series):
 
 
 def start_rows(rows: list[RowSeries]) -> None:
-    """Wait until every launched row server answers, then measure their idle CPU over one shared window:
-    servers starting side by side, and idle side by side, cost a group one start-up and one idle wait."""
+    """Wait until every launched row server answers, move each to the measured CPU, then measure their idle
+    CPU over one shared window and stop them (SIGSTOP) until their slices: servers starting side by side,
+    and idle side by side, cost a run one start-up and one idle wait."""
     for row in rows:
         row.server.ready()
+    for row in rows:
+        placement.move(row.server.pid, row.pin)
     time.sleep(IDLE_SETTLE_SECONDS)
     before = [row.server_cpu_seconds_now() for row in rows]
     started = time.monotonic()
@@ -181,6 +186,8 @@ def start_rows(rows: list[RowSeries]) -> None:
     wall = time.monotonic() - started
     for row, cpu in zip(rows, before):
         row.idle_cpu = 100.0 * (row.server_cpu_seconds_now() - cpu) / wall
+    for row in rows:
+        row.suspend()
 
 
 class FloorSeries(_Series):

@@ -44,6 +44,17 @@ def test_a_row_faster_than_its_floor_within_its_spread_is_judged():
     assert paired.ratio_to_floor(Spread(0.97, 0.94, 1.00), 1.15) is Judgement.MET
 
 
+def test_a_median_ratio_below_the_lowest_is_noisy_though_its_spread_reaches_the_floor():
+    # Two runs' floors read 41.8 and 54.3 µs slice to slice: a median of 0.91 with slices up to 1.08 is no
+    # measurement of a row faster than its floor.
+    assert paired.ratio_to_floor(Spread(0.91, 0.85, 1.08), 1.15) is Judgement.NOISY
+
+
+def test_a_median_ratio_at_the_lowest_with_its_spread_reaching_the_floor_is_judged():
+    assert not paired.below_floor(Spread(paired.LOWEST_RATIO, 0.90, 1.01))
+    assert paired.below_floor(Spread(paired.LOWEST_RATIO - 0.001, 0.90, 1.01))
+
+
 def test_a_ratio_whose_spread_crosses_its_target_is_noisy():
     assert paired.ratio_to_floor(Spread(1.12, 1.05, 1.20), 1.15) is Judgement.NOISY
 

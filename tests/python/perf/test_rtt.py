@@ -142,8 +142,7 @@ def test_the_table_has_a_row_per_row_and_per_floor(result):
         assert cells_of_row[3:6] == [row["client"], row["transport"], row["receive"]]
         assert cells_of_row[14] == str(row["floor_index"] + 1)
         assert cells_of_row[15] == spread(row["vs_floor"]["p50"], 2)
-        assert cells_of_row[-1] in ("ok", "not measured: noisy (below its floor)",
-                                    "not measured: noisy (below the minimal server)")
+        assert cells_of_row[-1] == "ok" or cells_of_row[-1].startswith("not measured: noisy (")
     floor_rows = [row for row in cells if row[1].startswith(("C++", "Python"))]
     assert [row[0] for row in floor_rows] == [str(i) for i in range(1, len(result["floors"]) + 1)]
 

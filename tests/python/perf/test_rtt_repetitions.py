@@ -59,10 +59,10 @@ def test_a_row_without_runs_is_refused():
         Measured(SPEC, [])
 
 
-def test_both_runs_measure_five_slices_of_thousands_of_round_trips():
+def test_the_full_run_measures_five_slices_and_the_short_run_more_shorter_ones_of_thousands():
     full, quick = rtt.parse_args([]), rtt.parse_args(["--quick"])
     assert (full.repetitions, full.count) == (5, 20000)
-    assert quick.repetitions == 5 and quick.count >= 1000
+    assert quick.repetitions > 5 and quick.count >= 1000
 
 
 def test_no_repetitions_are_refused(capsys):
