@@ -54,6 +54,7 @@ from coupler.record.log_clock import WALL, LogClock
 from coupler.record.mcap_log import McapLog
 from coupler.record.recording_target import RecordingTarget
 from coupler.record.scene_record import MODEL_BINARY
+from coupler.record.subscriber_socket import subscriber_socket
 from coupler.transport.options import TransportOptions
 from coupler.wire.errors import Error
 
@@ -123,23 +124,11 @@ class StreamRecorder:
         self._target = RecordingTarget(path, overwrite)
         self._log = McapLog(self._target.file)
         self._context = zmq.Context(1)
-        self._socket = self._context.socket(zmq.SUB)
+        self._socket = subscriber_socket(self._context, rcvhwm, transport)
         events = 0
         for event in _HANDSHAKE_FAILED:
             events |= event
         self._monitor = self._socket.get_monitor_socket(events)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.RCVHWM, rcvhwm)
-        options = transport or TransportOptions()
-        if options.max_frame_bytes:
-            # a frame of max_frame_bytes plus its topic and header, never the limit itself
-            self._socket.setsockopt(zmq.MAXMSGSIZE, options.max_frame_bytes + 4096)
-        # No ZMTP heartbeats: libzmq 4.3.5 aborts (stream_engine_base.cpp: _input_stopped) when one arrives while
-        # a subscriber's queue is full, which is when a recorder falls behind; the end message or a stop
-        # condition ends a recording instead.
-        if options.curve_server_key is not None and options.curve_key_pair is not None:
-            self._socket.curve_serverkey = options.curve_server_key
-            self._socket.curve_publickey, self._socket.curve_secretkey = options.curve_key_pair
         self._socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
         try:
             self._socket.connect(address)

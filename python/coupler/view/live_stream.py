@@ -23,6 +23,7 @@ import zmq
 
 from coupler.record.frame_stream import END_TOPIC, SCENE_TOPIC, STATE, StreamError, parse, parse_scene, topic_of
 from coupler.record.scene_record import MODEL_BINARY, SCENE_METADATA
+from coupler.record.subscriber_socket import subscriber_socket
 from coupler.transport.options import TransportOptions
 from coupler.view.shown_state import ShownState, StateMismatch, decoded_state, world_of
 from coupler.wire.errors import Error
@@ -81,15 +82,7 @@ class LiveStream:
         self._expected: int | None = None
         self._ended = False
         self._context = zmq.Context(1)
-        self._socket = self._context.socket(zmq.SUB)
-        self._socket.setsockopt(zmq.LINGER, 0)
-        self._socket.setsockopt(zmq.RCVHWM, RCVHWM)
-        options = transport or TransportOptions()
-        if options.max_frame_bytes:
-            self._socket.setsockopt(zmq.MAXMSGSIZE, options.max_frame_bytes + 4096)
-        if options.curve_server_key is not None and options.curve_key_pair is not None:
-            self._socket.curve_serverkey = options.curve_server_key
-            self._socket.curve_publickey, self._socket.curve_secretkey = options.curve_key_pair
+        self._socket = subscriber_socket(self._context, RCVHWM, transport)
         for topic in (SCENE_TOPIC, STATE, END_TOPIC):
             self._socket.setsockopt(zmq.SUBSCRIBE, topic)
         try:
