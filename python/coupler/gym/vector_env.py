@@ -13,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.controller.world_session import WorldSession
-from coupler.gym.env import task_of
+from coupler.gym.env import task_of, world_data_flags
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import BatchTask, NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
@@ -88,6 +88,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
         self.max_episode_steps = max_episode_steps
+        self._world_data = bool(world_data_flags(self.task))
         self._processes: list[ServeProcess] = []
         self._worlds: list[WorldSession] = []
         try:
@@ -130,7 +131,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
                 process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
-                                        "--max-frame-bytes", "0"], start_timeout=start_timeout)
+                                        "--max-frame-bytes", "0", *world_data_flags(self.task)],
+                                       start_timeout=start_timeout)
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
@@ -183,6 +185,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         answers = [worlds.receive() for worlds in self._worlds]
         sensors = np.concatenate([a[0] for a in answers]) if len(answers) > 1 else answers[0][0].copy()
         times = np.concatenate([a[1] for a in answers])
+        if self._world_data:
+            # A task's rows: each world's sensor array, then its world data.
+            sensors = np.concatenate([sensors, np.concatenate([w.data for w in self._worlds])], axis=1)
         return sensors, times
 
     def _controls(self, actions: np.ndarray) -> np.ndarray:
@@ -266,14 +271,17 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         return {"simulated_time": times.copy(), "_simulated_time": np.ones(self.num_envs, dtype=bool)}
 
     def _add_infos(self, infos: dict[str, Any], values: dict[str, np.ndarray], worlds: np.ndarray) -> None:
-        """Values of some worlds (`worlds`, a mask) into `infos`, Gymnasium's vector way: "key" and its mask "_key"."""
+        """Values of some worlds (`worlds`, a mask) into `infos`, Gymnasium's vector way: "key" and its mask "_key".
+
+        A value may be an array per world (rows of `values[key]`), as SyncVectorEnv stacks arrays."""
         if not worlds.any():
             return
         for key, value in values.items():
+            value = np.asarray(value)
             if key not in infos:
-                infos[key] = np.zeros(self.num_envs, dtype=np.asarray(value).dtype)
+                infos[key] = np.zeros(value.shape, dtype=value.dtype)
                 infos[f"_{key}"] = np.zeros(self.num_envs, dtype=bool)
-            infos[key] = np.where(worlds, value, infos[key])
+            infos[key] = np.where(worlds.reshape(-1, *[1] * (value.ndim - 1)), value, infos[key])
             infos[f"_{key}"] = infos[f"_{key}"] | worlds
 
     def close_extras(self, **kwargs: Any) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from coupler.mujoco.flat import control_scatter
 from coupler.mujoco.simulation import MujocoSimulation
+from coupler.mujoco.world_data import WorldData
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
 from coupler.serve.memory_trim import resident_bytes
 from coupler.wire.errors import Error, ProtocolError
@@ -37,10 +38,11 @@ class WorldBatch:
 
     The copies start, and reset, as `first` does (at its start keyframe). `threads`
     threads step them; with 1 the server's own thread does. Call `close()` to
-    stop the threads.
+    stop the threads. `data_names`: the mjData arrays of every world kept in
+    `world_data` (see `coupler.mujoco.world_data`).
     """
 
-    def __init__(self, first: MujocoSimulation, count: int, threads: int = 1) -> None:
+    def __init__(self, first: MujocoSimulation, count: int, threads: int = 1, data_names: tuple[str, ...] = ()) -> None:
         if count < 1:
             raise Error(f"a batch needs at least one world, got {count}")
         if threads < 1:
@@ -53,6 +55,8 @@ class WorldBatch:
         self.control_width = self._value_count + controls.events_on.size
         self.sensor_width = first.flat.sensors.values.size
         self.state_sizes = (first.model.nq, first.model.nv)
+        self._data = [WorldData(world.model, world.data, data_names) for world in self.worlds] if data_names else []
+        self.world_data = np.zeros((count, self._data[0].width if self._data else 0))
         _, self._ranges = control_scatter(first.layout, first.flat, first.data)
         self._names = self._ranges.names
         self._limits = self._ranges.value_limits()
@@ -154,8 +158,13 @@ class WorldBatch:
                 state = resets.get(i)
                 if state is not None:
                     world.reset_to(*state)
+                    if self._data:
+                        self._data[i].read(self.world_data[i])
                 elif stepping and i not in reset_worlds:
                     world.step(steps)
+                    if self._data:
+                        self._data[i].after_step()
+                        self._data[i].read(self.world_data[i])
                 if sensors_out is not None and times_out is not None:
                     times_out[i] = world.sensor_values(sensors_out[i])
 
