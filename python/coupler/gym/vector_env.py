@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import gymnasium
@@ -33,7 +34,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     Without `addresses`, starts `servers` batched servers of its own
     (`coupler serve --scene SCENE --worlds K --threads T` on ipc addresses,
-    K the server's share of `num_envs`, T = `threads`), stopped on `close()`;
+    K the server's share of `num_envs`, T = `threads`, or the machine's cores
+    when None), stopped on `close()`;
     with `addresses`, drives servers already running there (`transport`:
     the Client keywords for all of them, CURVE keys say), and with `pool`
     (a `coupler.ray.ServerPool`, or anything with `endpoints`: a list of
@@ -68,7 +70,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, scene: str | None = None, task: Task | BatchTask | str | None = None,
                  frame_skip: int | None = None,
-                 max_episode_steps: int | None = None, servers: int = 1, threads: int = 1,
+                 max_episode_steps: int | None = None, servers: int = 1, threads: int | None = None,
                  addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT, **transport: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
@@ -124,13 +126,14 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._reset_state = getattr(self.task, "reset_state", None)
         self._rewarded = not isinstance(self.task, NoTask)
 
-    def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
+    def _connect(self, scene: str, servers: int, threads: int | None, endpoints: list[tuple[str, dict[str, Any]]] | None,
                  timeout: float, start_timeout: float) -> None:
         if endpoints is None:
             # Its own servers, on ipc paths only this user reaches, are trusted both ways: no frame limit, so that
             # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
-                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
+                process = ServeProcess(["--scene", scene, "--worlds", str(worlds),
+                                        "--threads", str(min(threads or len(os.sched_getaffinity(0)), worlds)),
                                         "--max-frame-bytes", "0", *world_data_flags(self.task)],
                                        start_timeout=start_timeout)
                 self._processes.append(process)

@@ -41,10 +41,10 @@ class WorldData:
         self.data = data
         arrays = [getattr(data, name).reshape(-1) for name in checked_world_data(names, data)]
         self.width = sum(a.size for a in arrays)
-        self._gather = _native.SensorGather(self.width)
+        self.gather = _native.SensorGather(self.width)
         place = 0
         for array in arrays:
-            self._gather.add_copies(array, list(range(place, place + array.size)), list(range(array.size)))
+            self.gather.add_copies(array, list(range(place, place + array.size)), list(range(array.size)))
             place += array.size
         self.post_constraint = bool(POST_CONSTRAINT & set(names))
 
@@ -55,4 +55,4 @@ class WorldData:
 
     def read(self, out: np.ndarray) -> None:
         """Copy the arrays into `out` (`width` numbers)."""
-        self._gather.gather(out)
+        self.gather.gather(out)
