@@ -30,7 +30,7 @@ SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "sync", "
 RAY_SUBJECTS = ("ray-1server", "ray-2servers")
 # The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
 COUPLER_SUBJECTS: dict[str, dict[str, int]] = {
-    "coupler": {}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
+    "coupler": {"threads": 1}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
 }
 
 
