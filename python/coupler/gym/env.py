@@ -32,6 +32,14 @@ def world_data_flags(task: Task | BatchTask) -> list[str]:
     return ["--world-data", ",".join(names)] if names else []
 
 
+def rows_with_data(sensors: np.ndarray, data: np.ndarray, task: Task | BatchTask) -> np.ndarray:
+    """A task's rows: each world's sensor array, then its world data; Error when the server sent none."""
+    if data.shape[1] == 0:
+        raise Error(f"the server sends no world data, which the task reads: serve it with "
+                    f"{' '.join(world_data_flags(task))}")
+    return np.concatenate((sensors, data), axis=1)
+
+
 def task_of(task: Task | BatchTask | str | None) -> Task | BatchTask:
     """A Task instance from an instance, the name of a shipped task, or None (no task)."""
     if task is None:
@@ -88,7 +96,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             if self._server is not None:
                 self._server.close()
             raise
-        self._world = WorldSession(self.session) if world_data else None
+        self._world: WorldSession | None = None
         self._flat = FlatLayout(self.session.handshake)
         self._actions = ActionLayout(self.session.handshake)
         self.action_space = self._actions.space
@@ -98,6 +106,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self._batch = batch
         if batch is not None:
             try:
+                self._world = WorldSession(self.session) if world_data else None
                 batch.bind(self.session.handshake, self._flat)
             except BaseException:
                 self.close()
@@ -183,7 +192,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         assert self._world is not None
         self._world.send(values, **control)
         sensors, times = self._world.receive()
-        return np.concatenate((sensors, self._world.data), axis=1), float(times[0])
+        return rows_with_data(sensors, self._world.data, self.task), float(times[0])
 
     def _own_servers(self) -> list[ServeProcess]:
         return [] if self._server is None else [self._server]

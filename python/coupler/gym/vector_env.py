@@ -14,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.controller.world_session import WorldSession
-from coupler.gym.env import task_of, world_data_flags
+from coupler.gym.env import rows_with_data, task_of, world_data_flags
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import BatchTask, NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
@@ -190,7 +190,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         times = np.concatenate([a[1] for a in answers])
         if self._world_data:
             # A task's rows: each world's sensor array, then its world data.
-            sensors = np.concatenate([sensors, np.concatenate([w.data for w in self._worlds])], axis=1)
+            sensors = rows_with_data(sensors, np.concatenate([w.data for w in self._worlds]), self.task)
         return sensors, times
 
     def _controls(self, actions: np.ndarray) -> np.ndarray:

@@ -22,14 +22,12 @@ POST_CONSTRAINT = frozenset({"cacc", "cfrc_int", "cfrc_ext"})
 
 
 def checked_world_data(names: tuple[str, ...], data: mujoco.MjData) -> tuple[str, ...]:
-    """`names` when each is a floating-point array of mjData, each once; Error naming the first that is not."""
-    for k, name in enumerate(names):
+    """`names` when each is a floating-point array of mjData; Error naming the first that is not."""
+    for name in names:
         value = getattr(data, name, None) if not name.startswith("_") else None
         if not isinstance(value, np.ndarray) or value.dtype != np.float64:
             raise Error(f"--world-data: mjData has no array of numbers named '{name[:64]}' (give names such as "
                         "qpos, qvel, xpos, cfrc_ext)")
-        if name in names[:k]:
-            raise Error(f"--world-data names '{name}' twice")
     return names
 
 

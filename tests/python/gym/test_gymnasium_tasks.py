@@ -127,3 +127,19 @@ def test_a_step_before_reset_is_refused():
             env.step(env.action_space.sample())
     finally:
         env.close()
+
+
+def test_a_task_reading_world_data_refuses_servers_that_send_none_naming_the_flag(tmp_path):
+    from peers import coupler_server
+
+    from coupler.gym.tasks.gymnasium_locomotion import GYMNASIUM_ASSETS
+
+    address = f"ipc://{tmp_path}/ant"
+    with coupler_server(address, "--scene", str(GYMNASIUM_ASSETS / "ant.xml"), "--worlds", "2"):
+        envs = CouplerVectorEnv(2, task="Ant-v5", addresses=[address])
+        try:
+            with pytest.raises(Error, match="sends no world data, which the task reads: serve it with --world-data "
+                                            "qpos,qvel,xpos,cfrc_ext"):
+                envs.reset(seed=0)
+        finally:
+            envs.close()
