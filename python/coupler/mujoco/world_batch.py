@@ -229,3 +229,7 @@ class WorldBatch:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if self._native is not None:
+            # Its threads are joined as it goes; the worlds step on this thread from now on.
+            self._native = None
+            self._shares = [range(self.count)]
