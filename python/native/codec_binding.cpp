@@ -399,8 +399,8 @@ void bind_codec(py::module_& module) {
   module.def("encode_world_sensors", &encode_world_sensors, py::arg("sensors"), py::arg("times"), py::arg("data"),
              "The SensorMessage frame answering a Control for every world, from float64 arrays.");
   module.def("read_world_sensors", &read_world_sensors, py::arg("frame"),
-             "(world sensors, world times, world data) of the answer to a Control for every world, or None for a message of another "
-             "kind.");
+             "(world sensors, world times, world data) of the answer to a Control for every world, or None for a "
+             "message of another kind.");
 }
 
 }  // namespace coupler::python

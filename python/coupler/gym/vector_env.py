@@ -126,7 +126,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._reset_state = getattr(self.task, "reset_state", None)
         self._rewarded = not isinstance(self.task, NoTask)
 
-    def _connect(self, scene: str, servers: int, threads: int | None, endpoints: list[tuple[str, dict[str, Any]]] | None,
+    def _connect(self, scene: str, servers: int, threads: int | None,
+                 endpoints: list[tuple[str, dict[str, Any]]] | None,
                  timeout: float, start_timeout: float) -> None:
         if endpoints is None:
             # Its own servers, on ipc paths only this user reaches, are trusted both ways: no frame limit, so that
