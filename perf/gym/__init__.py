@@ -148,8 +148,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--subjects", type=list_of(str, SUBJECTS + RAY_SUBJECTS), default=None, metavar="LIST",
                         help="comma-separated, of coupler (make_vec coupler/Scene-v0, one batched server of one "
                              "thread), coupler-2threads (its worlds stepped on two threads), coupler-2servers (on "
-                             "two servers), task (make_vec coupler/HalfCheetah-v5, the coupler task equal to "
-                             "Gymnasium's, halfcheetah only), sync and async (make_vec Ant-v5 or HalfCheetah-v5) "
+                             "two servers), task (make_vec coupler/Ant-v5 or coupler/HalfCheetah-v5, the "
+                             "coupler task equal to Gymnasium's), sync and async (make_vec Ant-v5 or HalfCheetah-v5) "
                              "and inprocess (mj_step in this process, the limit), ray-1server and ray-2servers (a "
                              "coupler.ray.ServerPool of one or two servers on a local Ray cluster of two one-CPU "
                              f"nodes) (default: {','.join(SUBJECTS + RAY_SUBJECTS)}, or {','.join(SUBJECTS)} with "

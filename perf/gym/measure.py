@@ -19,7 +19,7 @@ FRAME_SKIP = 5  # Ant-v5's and HalfCheetah-v5's, used for every subject
 MODELS = ("arm", "ant", "halfcheetah")
 # The Gymnasium environment of each Gymnasium model (sync and async), and the coupler task equal to it (task).
 GYMNASIUM_IDS = {"ant": "Ant-v5", "halfcheetah": "HalfCheetah-v5"}
-TASK_IDS = {"halfcheetah": "coupler/HalfCheetah-v5"}
+TASK_IDS = {"ant": "coupler/Ant-v5", "halfcheetah": "coupler/HalfCheetah-v5"}
 MODEL_FILES = {"ant": "ant.xml", "halfcheetah": "half_cheetah.xml"}
 # coupler: make_vec of coupler/Scene-v0 (one batched server, one thread); coupler-2threads: its worlds stepped on
 # two threads; coupler-2servers: on two servers of one thread; task: make_vec of the coupler task equal to the
@@ -30,7 +30,7 @@ SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "sync", "
 RAY_SUBJECTS = ("ray-1server", "ray-2servers")
 # The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
 COUPLER_SUBJECTS: dict[str, dict[str, int]] = {
-    "coupler": {}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
+    "coupler": {"threads": 1}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
 }
 
 

@@ -176,6 +176,7 @@ SensorMessage sensor_message(const py::handle& in) {
   out.simulated_time = field<double>(in, "simulated_time");
   out.world_sensors = field<std::vector<double>>(in, "world_sensors");
   out.world_times = field<std::vector<double>>(in, "world_times");
+  out.world_data = field<std::vector<double>>(in, "world_data");
   return out;
 }
 
@@ -282,7 +283,8 @@ py::object to_python(const SensorMessage& in) {
         py::arg("object_sensors") = to_python(object.object_sensors), py::arg("sensors") = named);
   }
   return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time,
-                              py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times);
+                              py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times,
+                              py::arg("world_data") = in.world_data);
 }
 
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
@@ -360,10 +362,11 @@ py::object read_world_control(const py::bytes& frame) {
                         array(control.reset_qvel, "float64"));
 }
 
-py::bytes encode_world_sensors(const py::buffer& sensors, const py::buffer& times) {
+py::bytes encode_world_sensors(const py::buffer& sensors, const py::buffer& times, const py::buffer& data) {
   SensorMessage message;
   message.world_sensors = doubles(sensors);
   message.world_times = doubles(times);
+  message.world_data = doubles(data);
   if (!message.world_times.empty()) message.simulated_time = message.world_times.front();
   return py::bytes(encode(message));
 }
@@ -372,7 +375,8 @@ py::object read_world_sensors(const py::bytes& frame) {
   const Message message = decode(std::string_view(frame));
   const auto* sensors = std::get_if<SensorMessage>(&message);
   if (sensors == nullptr) return py::none();
-  return py::make_tuple(array(sensors->world_sensors, "float64"), array(sensors->world_times, "float64"));
+  return py::make_tuple(array(sensors->world_sensors, "float64"), array(sensors->world_times, "float64"),
+                        array(sensors->world_data, "float64"));
 }
 
 }  // namespace
@@ -392,11 +396,11 @@ void bind_codec(py::module_& module) {
   module.def("read_world_control", &read_world_control, py::arg("frame"),
              "(worlds, controls, steps, resets, qpos, qvel) of a Control for every world, or None for an ordinary "
              "Control.");
-  module.def("encode_world_sensors", &encode_world_sensors, py::arg("sensors"), py::arg("times"),
+  module.def("encode_world_sensors", &encode_world_sensors, py::arg("sensors"), py::arg("times"), py::arg("data"),
              "The SensorMessage frame answering a Control for every world, from float64 arrays.");
   module.def("read_world_sensors", &read_world_sensors, py::arg("frame"),
-             "(world sensors, world times) of the answer to a Control for every world, or None for a message of another "
-             "kind.");
+             "(world sensors, world times, world data) of the answer to a Control for every world, or None for a "
+             "message of another kind.");
 }
 
 }  // namespace coupler::python

@@ -81,6 +81,7 @@ def _sensor_messages(numbers: st.SearchStrategy[float]) -> st.SearchStrategy[Sen
         simulated_time=numbers,
         world_sensors=st.lists(numbers, max_size=8),
         world_times=st.lists(numbers, max_size=3),
+        world_data=st.lists(numbers, max_size=3),
     )
 
 

@@ -335,6 +335,7 @@ void fill(pb::SensorMessage& out, const SensorMessage& message) {
   if (is_sent(message.simulated_time)) out.mutable_simvars()->set_simulatedtime(message.simulated_time);
   append(out.mutable_worldsensors(), message.world_sensors);
   append(out.mutable_worldtimes(), message.world_times);
+  append(out.mutable_worlddata(), message.world_data);
 }
 
 SensorMessage read(const pb::SensorMessage& in) {
@@ -343,6 +344,7 @@ SensorMessage read(const pb::SensorMessage& in) {
   message.simulated_time = in.simvars().simulatedtime();
   message.world_sensors = to_vector(in.worldsensors());
   message.world_times = to_vector(in.worldtimes());
+  message.world_data = to_vector(in.worlddata());
   return message;
 }
 

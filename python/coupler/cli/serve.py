@@ -183,6 +183,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
         controllers=args.controllers, session_timeout=args.session_timeout, record=args.record, overwrite=args.overwrite,
         log_time=args.log_time,
         publish=args.publish, publish_hwm=args.publish_hwm, worlds=args.worlds, threads=args.threads,
+        world_data=args.world_data,
         stop_on_stdin_eof=args.stop_on_stdin_eof, remove_on_exit=args.remove_on_exit, transport=transport,
     )
     return options, warning
@@ -219,7 +220,8 @@ def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> 
     simulation = _checked_scene(options)
     publisher, recording = _observers(options, simulation)
     if options.worlds is not None:
-        simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes)
+        simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes,
+                             options.world_data)
         responder_type = BatchedResponder
     status = 1
     try:

@@ -1,4 +1,5 @@
-"""The batched-worlds flags of `coupler serve`: `--worlds N` copies of the scene, stepped on `--threads T`."""
+"""The batched-worlds flags of `coupler serve`: `--worlds N` copies of the scene, stepped on `--threads T`, answering
+with `--world-data` arrays too."""
 
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ def add_world_flags(parser: argparse.ArgumentParser, worlds: int | None, threads
     parser.add_argument("--threads", type=int_in(1, MAX_THREADS), default=threads, metavar="T",
                         help=f"step the --worlds on T threads (1 to {MAX_THREADS}), each a contiguous share of "
                              "them (default: %(default)s)")
+    parser.add_argument("--world-data", type=_names, default=(), metavar="NAMES",
+                        help="comma-separated arrays of MuJoCo's mjData (such as qpos,qvel,xpos,cfrc_ext) sent with "
+                             "every world's readings in the answer to a Control for every world, each read right after "
+                             "the world's step (after mj_rnePostConstraint for cacc, cfrc_int and cfrc_ext) or reset, "
+                             "as Gymnasium's MuJoCo environments read them (default: none)")
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one mjData array name, such as cfrc_ext")
+    return names
 
 
 def check_world_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -30,6 +43,8 @@ def check_world_flags(parser: argparse.ArgumentParser, args: argparse.Namespace)
     if args.worlds is None:
         if args.threads != 1:
             parser.error("--threads steps the worlds of --worlds; give --worlds too")
+        if args.world_data:
+            parser.error("--world-data is sent with the answers of --worlds; give --worlds too")
         return
     if args.mode != "lockstep":
         parser.error("--worlds needs --mode lockstep: the worlds step when their Control arrives")
@@ -37,7 +52,8 @@ def check_world_flags(parser: argparse.ArgumentParser, args: argparse.Namespace)
         parser.error("--worlds takes one controller: a Control for every world drives the whole scene")
 
 
-def batched(simulation: Simulation, worlds: int, threads: int, max_frame_bytes: int = 0) -> WorldsSimulation:
+def batched(simulation: Simulation, worlds: int, threads: int, max_frame_bytes: int = 0,
+            data_names: tuple[str, ...] = ()) -> WorldsSimulation:
     """The simulation to serve for `--worlds`: `simulation` as world 0 of a batch. Error for a scene not MuJoCo's,
     or whose Control for every world would exceed the server's `max_frame_bytes` (0: no limit)."""
     # Imported here: importing MuJoCo fixes its OpenGL backend, which `coupler render` chooses before it does.
@@ -51,7 +67,7 @@ def batched(simulation: Simulation, worlds: int, threads: int, max_frame_bytes: 
     if max_frame_bytes and control > max_frame_bytes:
         raise Error(f"--worlds {worlds}: a Control for every world takes up to {control} bytes, beyond "
                     f"--max-frame-bytes {max_frame_bytes}: raise it to at least {control}")
-    return WorldsSimulation(WorldBatch(simulation, worlds, threads))
+    return WorldsSimulation(WorldBatch(simulation, worlds, threads, data_names))
 
 
 __all__ = ["BatchedResponder", "add_world_flags", "batched", "check_world_flags"]

@@ -19,7 +19,7 @@ from coupler.controller.session import Session
 from coupler.wire.errors import Error, ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import EXTENSION_WORLDS
-from coupler.wire.world_frames import encode_world_control, read_world_sensors, world_answer_bytes
+from coupler.wire.world_frames import encode_world_control, read_world_answer, world_answer_bytes
 
 __all__ = ["WorldSession"]
 
@@ -46,6 +46,8 @@ class WorldSession:
         self.control_width = flat.controls.values.size + flat.controls.events_on.size
         self.sensor_width = flat.sensors.values.size
         self._waiting = False
+        self.data = np.zeros((self.count, 0))
+        """Per world, the arrays of the last answer's world data (`coupler serve --world-data`; width 0: none)."""
         # A larger answer would be dropped unread by ZeroMQ: the client would see only a timeout.
         answer = world_answer_bytes(self.count, self.sensor_width)
         limit = session.client.max_frame_bytes
@@ -71,15 +73,18 @@ class WorldSession:
     def receive(self) -> tuple[np.ndarray, np.ndarray]:
         """The answer to `send`: every world's readings (count x sensor_width) and simulated time (count).
 
-        The arrays are read-only views of the frame. coupler.TimeoutError past
+        The arrays are read-only views of the frame; `data` then holds its world
+        data. coupler.TimeoutError past
         the session's timeout; RemoteError when the server refused the Control.
         """
         if not self._waiting:
             raise Error("no Control for every world was sent: nothing to receive")
         frame = self.session.client.receive_frame(self.session.timeout)
         self._waiting = False
-        sensors, times = read_world_sensors(frame)
-        if sensors.size != self.count * self.sensor_width or times.size != self.count:
-            raise Error(f"the server answered with {sensors.size} readings and {times.size} times for "
-                        f"{self.count} worlds of {self.sensor_width} readings")
+        sensors, times, data = read_world_answer(frame)
+        if (sensors.size != self.count * self.sensor_width or times.size != self.count
+                or data.size % self.count):
+            raise Error(f"the server answered with {sensors.size} readings, {times.size} times and {data.size} "
+                        f"numbers of world data for {self.count} worlds of {self.sensor_width} readings")
+        self.data = data.reshape(self.count, -1)
         return sensors.reshape(self.count, self.sensor_width), times

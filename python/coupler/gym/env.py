@@ -10,14 +10,15 @@ import numpy as np
 
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
+from coupler.controller.world_session import WorldSession
 from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
                                    render_fps, robots_of)
 from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.labels import action_names, observation_names
-from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, half_cheetah, hopper, inverted_pendulum,
-                                swimmer, walker2d)
+from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, ant, half_cheetah, hopper, humanoid,
+                                inverted_pendulum, swimmer, walker2d)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
@@ -25,7 +26,21 @@ from coupler.wire.flat_layout import FlatLayout
 
 TASKS: dict[str, Any] = {"ArmReach": ArmReach, "ArmPick": ArmPick, "HalfCheetah-v5": half_cheetah,
                          "Hopper-v5": hopper, "Walker2d-v5": walker2d, "Swimmer-v5": swimmer,
-                         "InvertedPendulum-v5": inverted_pendulum}
+                         "InvertedPendulum-v5": inverted_pendulum, "Ant-v5": ant, "Humanoid-v5": humanoid}
+
+
+def world_data_flags(task: Task | BatchTask) -> list[str]:
+    """The serve flags that send a task's `world_data` with every world's readings (none without)."""
+    names = tuple(getattr(task, "world_data", ()))
+    return ["--world-data", ",".join(names)] if names else []
+
+
+def rows_with_data(sensors: np.ndarray, data: np.ndarray, task: Task | BatchTask) -> np.ndarray:
+    """A task's rows: each world's sensor array, then its world data; Error when the server sent none."""
+    if data.shape[1] == 0:
+        raise Error(f"the server sends no world data, which the task reads: serve it with "
+                    f"{' '.join(world_data_flags(task))}")
+    return np.concatenate((sensors, data), axis=1)
 
 
 def task_of(task: Task | BatchTask | str | None) -> Task | BatchTask:
@@ -57,7 +72,10 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     waits at most `timeout` s. A `BatchTask` (such as "HalfCheetah-v5")
     brings its scene, frame skip, spaces and info keys; `scene` and
     `frame_skip` then default to its own.
-    `observation_names` and `action_names` label every index.
+    `observation_names` and `action_names` label every index. A batch task
+    with `world_data` (such as "Ant-v5") is served as a batch of one world,
+    whose answers carry those arrays (`address` must then serve `--worlds 1
+    --world-data` them).
     `serve_flags` are more flags of `coupler serve` for the server it starts
     (["--record", "run.mcap"], say).
 
@@ -89,7 +107,9 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         scene = scene if scene is not None else batch.scene if batch is not None else "arm"
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
-        self._server = (ServeProcess(["--scene", scene, *serve_flags], start_timeout=start_timeout,
+        world_data = world_data_flags(self.task)
+        server_flags = ["--scene", scene] + (["--worlds", "1", *world_data] if world_data else [])
+        self._server = (ServeProcess([*server_flags, *serve_flags], start_timeout=start_timeout,
                                      stop_timeout=stop_timeout(serve_flags))
                         if address is None else None)
         try:
@@ -100,6 +120,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             if self._server is not None:
                 self._server.close()
             raise
+        self._world: WorldSession | None = None
         self._flat = FlatLayout(self.session.handshake)
         self._actions = ActionLayout(self.session.handshake)
         self.action_space = self._actions.space
@@ -109,6 +130,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         self._batch = batch
         if batch is not None:
             try:
+                self._world = WorldSession(self.session) if world_data else None
                 batch.bind(self.session.handshake, self._flat)
             except BaseException:
                 self.close()
@@ -143,18 +165,22 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         super().reset(seed=seed)
         reset_state = getattr(self.task, "reset_state", None)
         with serving(self._own_servers()):
-            if reset_state is None:
-                self.session.reset()
+            if self._world is not None:
+                qpos, qvel = reset_state(self.np_random)  # type: ignore[misc]
+                rows, time = self._world_exchange(None, resets=[0], qpos=qpos[None], qvel=qvel[None])
             else:
-                qpos, qvel = reset_state(self.np_random)
-                self.session.reset(qpos, qvel)
-            readings = self._flat_readings(self.session.sensors())
-        self._drawn(readings.values)  # type: ignore[arg-type]
-        info: dict[str, Any] = {"simulated_time": readings.time}
+                if reset_state is None:
+                    self.session.reset()
+                else:
+                    qpos, qvel = reset_state(self.np_random)
+                    self.session.reset(qpos, qvel)
+                readings = self._flat_readings(self.session.sensors())
+                self._drawn(readings.values)  # type: ignore[arg-type]
+                rows, time = readings.values[None], readings.time  # type: ignore[index]
+        info: dict[str, Any] = {"simulated_time": time}
         if self._batch is None:
             return readings.values, info  # type: ignore[return-value]
-        self._last = readings.values
-        rows = self._last[None]  # type: ignore[index]
+        self._last = rows[0]  # type: ignore[index]
         info |= {key: value[0] for key, value in self._batch.reset_infos(rows).items()}
         return self._batch.observations(rows)[0], info
 
@@ -180,13 +206,18 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
         assert batch is not None
         if self._last is None:
             raise Error("step before reset: call reset() first")
-        self._actions.apply_values(batch.control_values(action[None])[0], self._controls)
+        values = batch.control_values(action[None])
         with serving(self._own_servers()):
-            readings = self._flat_readings(self.session.step(self._controls))
-        self._drawn(readings.values)  # type: ignore[arg-type]
-        before, self._last = self._last, readings.values
+            if self._world is not None:
+                rows, time = self._world_exchange(values, steps=self._controls.steps)
+            else:
+                self._actions.apply_values(values[0], self._controls)
+                readings = self._flat_readings(self.session.step(self._controls))
+                self._drawn(readings.values)  # type: ignore[arg-type]
+                rows, time = readings.values[None], readings.time  # type: ignore[index]
+        before, self._last = self._last, rows[0]
         rewards, terminated, terms = batch.step_terms(before[None], self._last[None], given[None])  # type: ignore
-        info: dict[str, Any] = {"simulated_time": readings.time}
+        info: dict[str, Any] = {"simulated_time": time}
         info |= {key: value[0] for key, value in terms.items()}
         return (batch.observations(self._last[None])[0], float(rewards[0]), bool(terminated[0]), False,  # type: ignore
                 info)
@@ -209,6 +240,14 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             self.renderer.show(self._shown)
             return None
         return self.renderer.frame(self._shown)
+
+    def _world_exchange(self, values: np.ndarray | None, **control: Any) -> tuple[np.ndarray, float]:
+        """One Control for the one world; its row (the sensor array, then the world data) and time."""
+        assert self._world is not None
+        self._world.send(values, **control)
+        sensors, times = self._world.receive()
+        self._drawn(sensors[0])
+        return rows_with_data(sensors, self._world.data, self.task), float(times[0])
 
     def _own_servers(self) -> list[ServeProcess]:
         return [] if self._server is None else [self._server]

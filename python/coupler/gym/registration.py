@@ -20,6 +20,8 @@ ENVIRONMENTS: dict[str, tuple[dict[str, object], int | None]] = {
     "coupler/Walker2d-v5": ({"task": "Walker2d-v5"}, 1000),
     "coupler/Swimmer-v5": ({"task": "Swimmer-v5"}, 1000),
     "coupler/InvertedPendulum-v5": ({"task": "InvertedPendulum-v5"}, 1000),
+    "coupler/Ant-v5": ({"task": "Ant-v5"}, 1000),
+    "coupler/Humanoid-v5": ({"task": "Humanoid-v5"}, 1000),
 }
 
 

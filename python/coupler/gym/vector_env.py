@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import gymnasium
@@ -13,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.controller.world_session import WorldSession
-from coupler.gym.env import task_of
+from coupler.gym.env import rows_with_data, task_of, world_data_flags
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import BatchTask, NoTask, Task
 from coupler.gym.frame_skip import checked_frame_skip
@@ -35,7 +36,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     Without `addresses`, starts `servers` batched servers of its own
     (`coupler serve --scene SCENE --worlds K --threads T` on ipc addresses,
-    K the server's share of `num_envs`, T = `threads`), stopped on `close()`;
+    K the server's share of `num_envs`, T = `threads`, or the machine's cores
+    when None), stopped on `close()`;
     with `addresses`, drives servers already running there (`transport`:
     the Client keywords for all of them, CURVE keys say), and with `pool`
     (a `coupler.ray.ServerPool`, or anything with `endpoints`: a list of
@@ -76,7 +78,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, scene: str | None = None, task: Task | BatchTask | str | None = None,
                  frame_skip: int | None = None,
-                 max_episode_steps: int | None = None, servers: int = 1, threads: int = 1,
+                 max_episode_steps: int | None = None, servers: int = 1, threads: int | None = None,
                  addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
@@ -108,6 +110,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         frame_skip = frame_skip if frame_skip is not None else batch.frame_skip if batch is not None else 1
         self.frame_skip = checked_frame_skip(frame_skip)
         self.max_episode_steps = max_episode_steps
+        self._world_data = bool(world_data_flags(self.task))
         self._processes: list[ServeProcess] = []
         self._worlds: list[WorldSession] = []
         try:
@@ -151,15 +154,17 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                 self.close_extras()
                 raise
 
-    def _connect(self, scene: str, servers: int, threads: int, endpoints: list[tuple[str, dict[str, Any]]] | None,
+    def _connect(self, scene: str, servers: int, threads: int | None,
+                 endpoints: list[tuple[str, dict[str, Any]]] | None,
                  timeout: float, start_timeout: float) -> None:
         if endpoints is None:
             # Its own servers, on ipc paths only this user reaches, are trusted both ways: no frame limit, so that
             # the Controls and answers of many worlds (megabytes) get through.
             for worlds in _shares(self.num_envs, servers):
-                process = ServeProcess(["--scene", scene, "--worlds", str(worlds), "--threads", str(threads),
-                                        "--max-frame-bytes", "0", *self._serve_flags], start_timeout=start_timeout,
-                                       stop_timeout=stop_timeout(self._serve_flags))
+                process = ServeProcess(["--scene", scene, "--worlds", str(worlds),
+                                        "--threads", str(min(threads or len(os.sched_getaffinity(0)), worlds)),
+                                        "--max-frame-bytes", "0", *world_data_flags(self.task), *self._serve_flags],
+                                       start_timeout=start_timeout, stop_timeout=stop_timeout(self._serve_flags))
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
@@ -212,6 +217,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         answers = [worlds.receive() for worlds in self._worlds]
         sensors = np.concatenate([a[0] for a in answers]) if len(answers) > 1 else answers[0][0].copy()
         times = np.concatenate([a[1] for a in answers])
+        if self._world_data:
+            # A task's rows: each world's sensor array, then its world data.
+            sensors = rows_with_data(sensors, np.concatenate([w.data for w in self._worlds]), self.task)
         return sensors, times
 
     def _controls(self, actions: np.ndarray) -> np.ndarray:
@@ -317,14 +325,17 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         return {"simulated_time": times.copy(), "_simulated_time": np.ones(self.num_envs, dtype=bool)}
 
     def _add_infos(self, infos: dict[str, Any], values: dict[str, np.ndarray], worlds: np.ndarray) -> None:
-        """Values of some worlds (`worlds`, a mask) into `infos`, Gymnasium's vector way: "key" and its mask "_key"."""
+        """Values of some worlds (`worlds`, a mask) into `infos`, Gymnasium's vector way: "key" and its mask "_key".
+
+        A value may be an array per world (rows of `values[key]`), as SyncVectorEnv stacks arrays."""
         if not worlds.any():
             return
         for key, value in values.items():
+            value = np.asarray(value)
             if key not in infos:
-                infos[key] = np.zeros(self.num_envs, dtype=np.asarray(value).dtype)
+                infos[key] = np.zeros(value.shape, dtype=value.dtype)
                 infos[f"_{key}"] = np.zeros(self.num_envs, dtype=bool)
-            infos[key] = np.where(worlds, value, infos[key])
+            infos[key] = np.where(worlds.reshape(-1, *[1] * (value.ndim - 1)), value, infos[key])
             infos[f"_{key}"] = infos[f"_{key}"] | worlds
 
     def close_extras(self, **kwargs: Any) -> None:

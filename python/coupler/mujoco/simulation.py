@@ -261,6 +261,15 @@ class MujocoSimulation(MessagesFromArrays):
             return None
         return HotPathParts(self._scatter, self._gather, stepper, self._safe_value)
 
+    @property
+    def forwarded(self) -> bool:
+        """The position and velocity stages are computed for the current state (its next step may begin at mj_step2)."""
+        return self._forwarded
+
+    def settled_elsewhere(self) -> None:
+        """The state was stepped and settled (mj_forward) through the C++ parts of `hot_path_parts`."""
+        self._fresh = self._forwarded = True
+
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         if first_clamped:
             self._count_clamped(first_clamped)  # counts them, and warns once per control

@@ -3,21 +3,26 @@
 Every world is a `MujocoSimulation` of the same `MjModel` with its own
 `mjData`, so each steps, resets and reads exactly as a single served scene
 does: N worlds given the same controls follow the trajectories of N single
-servers, bit for bit. MuJoCo's bindings release the GIL while they step and
-compute, so the worlds (split into one contiguous share per thread) step in
-parallel; what stays under the GIL is the few calls per world around them.
+servers, bit for bit. The worlds of a Control are scattered, stepped and read
+in C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
+persistent threads (one contiguous share each) without the GIL; resets stay
+in Python. Where C++ cannot step them (a mocap body, MuJoCo's library out of
+reach), Python threads call MuJoCo per world.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 import mujoco
 import numpy as np
 
 from coupler.mujoco.flat import control_scatter
+from coupler.mujoco.native_world_steps import native_world_steps
 from coupler.mujoco.simulation import MujocoSimulation
+from coupler.mujoco.world_data import WorldData
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
 from coupler.serve.memory_trim import resident_bytes
 from coupler.wire.errors import Error, ProtocolError
@@ -36,15 +41,17 @@ class WorldBatch:
     """`count` worlds: `first` (world 0, the scene served to ordinary requests) and `count` - 1 copies of it.
 
     The copies start, and reset, as `first` does (at its start keyframe). `threads`
-    threads step them; with 1 the server's own thread does. Call `close()` to
-    stop the threads.
+    threads step them (0: one per core); with 1 the server's own thread does. Call `close()` to
+    stop the threads. `data_names`: the mjData arrays of every world kept in
+    `world_data` (see `coupler.mujoco.world_data`).
     """
 
-    def __init__(self, first: MujocoSimulation, count: int, threads: int = 1) -> None:
+    def __init__(self, first: MujocoSimulation, count: int, threads: int = 1, data_names: tuple[str, ...] = ()) -> None:
         if count < 1:
             raise Error(f"a batch needs at least one world, got {count}")
-        if threads < 1:
-            raise Error(f"a batch steps on at least one thread, got {threads}")
+        if threads < 0:
+            raise Error(f"a batch steps on at least one thread (0: one per core), got {threads}")
+        threads = threads or os.cpu_count() or 1
         self.first = first
         self.count = count
         self.worlds = self._make_worlds(first, count)
@@ -53,6 +60,8 @@ class WorldBatch:
         self.control_width = self._value_count + controls.events_on.size
         self.sensor_width = first.flat.sensors.values.size
         self.state_sizes = (first.model.nq, first.model.nv)
+        self._data = [WorldData(world.model, world.data, data_names) for world in self.worlds] if data_names else []
+        self.world_data = np.zeros((count, self._data[0].width if self._data else 0))
         _, self._ranges = control_scatter(first.layout, first.flat, first.data)
         self._names = self._ranges.names
         self._limits = self._ranges.value_limits()
@@ -60,7 +69,15 @@ class WorldBatch:
         self._every_event = np.ones(controls.events_on.size, dtype=bool)
         share = math.ceil(count / threads)
         self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
-        self._pool = ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds") if len(self._shares) > 1 else None
+        self._native = native_world_steps(self.worlds, self._data, len(self._shares))
+        self._pool = (ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds")
+                      if len(self._shares) > 1 and self._native is None else None)
+        # The last start's rows, which the native steps scatter (zeros for a Control that steps no world).
+        self._values = np.zeros((count, self._value_count))
+        self._events = np.zeros((count, controls.events_on.size), dtype=np.uint8)
+        self._sensors = np.zeros((count, self.sensor_width))
+        self._times = np.zeros(count)
+        self._clamps_counted = True
         # What the last `start` asked of `advance`.
         self._resets: dict[int, tuple[list[float], list[float]]] = {}
         self._reset_worlds: frozenset[int] = frozenset()
@@ -84,7 +101,7 @@ class WorldBatch:
     @property
     def threads(self) -> int:
         """How many threads step the worlds (at most one per world)."""
-        return len(self._shares)
+        return self._native.threads if self._native is not None else len(self._shares)
 
     @property
     def clamped_values(self) -> int:
@@ -128,7 +145,11 @@ class WorldBatch:
                 for i in range(self.count):
                     if i not in resets:
                         mocap.check(values[i], self._every_object, f" in world {i}")
-        if stepping:
+        if stepping and self._native is not None:
+            self._values = np.ascontiguousarray(values, dtype=np.float64)
+            self._events = np.ascontiguousarray(events, dtype=np.uint8)
+            self._clamps_counted = False
+        elif stepping:
             for i, world in enumerate(self.worlds):
                 if i not in resets:
                     world.apply_values(values[i], self._every_object, self._every_event, events[i])
@@ -147,6 +168,9 @@ class WorldBatch:
         resets, self._resets = self._resets, {}
         reset_worlds = self._reset_worlds
         stepping = self._stepped and steps > 0
+        if self._native is not None:
+            self._advance_native(resets, stepping, steps, sensors_out, times_out)
+            return
 
         def run_share(share: range) -> None:
             for i in share:
@@ -154,8 +178,13 @@ class WorldBatch:
                 state = resets.get(i)
                 if state is not None:
                     world.reset_to(*state)
+                    if self._data:
+                        self._data[i].read(self.world_data[i])
                 elif stepping and i not in reset_worlds:
                     world.step(steps)
+                    if self._data:
+                        self._data[i].after_step()
+                        self._data[i].read(self.world_data[i])
                 if sensors_out is not None and times_out is not None:
                     times_out[i] = world.sensor_values(sensors_out[i])
 
@@ -165,7 +194,42 @@ class WorldBatch:
             for done in [self._pool.submit(run_share, share) for share in self._shares]:
                 done.result()
 
+    def _advance_native(self, resets: dict[int, tuple[list[float], list[float]]], stepping: bool, steps: int,
+                        sensors_out: np.ndarray | None, times_out: np.ndarray | None) -> None:
+        """`advance` in C++: the resets here, then one call that steps every other world and reads them all."""
+        for i, state in resets.items():
+            self.worlds[i].reset_to(*state)
+            if self._data:
+                self._data[i].read(self.world_data[i])
+        step = np.full(self.count, stepping, dtype=np.uint8)
+        step[list(self._reset_worlds)] = 0
+        settled = np.array([world.settled for world in self.worlds], dtype=np.uint8)
+        forwarded = np.array([world.forwarded for world in self.worlds], dtype=np.uint8)
+        sensors = sensors_out if sensors_out is not None else self._sensors
+        times = times_out if times_out is not None else self._times
+        try:
+            outside = self._native.run(self._values, self._events, step, settled, forwarded,  # type: ignore[union-attr]
+                                       steps, sensors, times, self.world_data)
+        except BaseException:
+            for world in self.worlds:
+                world.hot_path_served(0, [], True)
+            raise
+        for world in self.worlds:
+            world.settled_elsewhere()
+        if stepping and not self._clamps_counted:
+            # A Control stepped in chunks scatters its values each time: its clamps are counted once.
+            self._clamps_counted = True
+            by_world: dict[int, list[int]] = {}
+            for world, index in outside:
+                by_world.setdefault(world, []).append(index)
+            for world, indices in by_world.items():
+                self.worlds[world].hot_path_served(len(indices), indices, False)
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if self._native is not None:
+            # Its threads are joined as it goes; the worlds step on this thread from now on.
+            self._native = None
+            self._shares = [range(self.count)]

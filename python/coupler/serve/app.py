@@ -62,6 +62,7 @@ class ServeOptions:
     publish_hwm: int = DEFAULT_PUBLISH_HWM  # messages queued per subscriber of `publish`
     worlds: int | None = None  # copies of the scene driven by the worlds extension; None serves one, without it
     threads: int = 1  # threads stepping the worlds
+    world_data: tuple[str, ...] = ()  # mjData arrays sent with every world's readings
     stop_on_stdin_eof: bool = False  # stop when standard input closes (the owner of the process ended)
     remove_on_exit: str | None = None  # a folder the server removes when it stops (its owner's private one)
     transport: TransportOptions = field(default_factory=TransportOptions)

@@ -57,6 +57,8 @@ class Worlds(Protocol):
     """The sizes of a world's qpos and qvel."""
     clamped_values: int
     """Control values sent outside their range in any world (and clamped)."""
+    world_data: np.ndarray
+    """Per world (count x width), its `--world-data` arrays as read after its last step or reset (width 0: none)."""
 
     def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
         """Reset the worlds `control.resets` lists, step every other one (unless `control.controls` is empty) with
@@ -203,4 +205,6 @@ class BatchedResponder(NativeResponder):
         """The answer to a Control for every world that took `taken` steps; `read`: read the worlds first."""
         if read:
             self.worlds.advance(0, self._world_sensors, self._world_times)
-        return Answer(encode_world_sensors(self._world_sensors, self._world_times), float(self._world_times[0]), taken)
+        data = self.worlds.world_data
+        return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None),
+                      float(self._world_times[0]), taken)

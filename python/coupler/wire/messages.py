@@ -295,6 +295,9 @@ class SensorMessage:
     # world's simulated time (s).
     world_sensors: list[float] = field(default_factory=list)
     world_times: list[float] = field(default_factory=list)
+    # Per world (world-major), the MuJoCo arrays the server was asked to send
+    # (`coupler serve --world-data`), each read right after the world's step.
+    world_data: list[float] = field(default_factory=list)
 
 
 @dataclass

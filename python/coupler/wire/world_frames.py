@@ -6,7 +6,8 @@ handshake. A `WorldControl` carries, world-major, each world's control values
 (nonzero: on), plus the worlds to reset instead of stepping and the states to
 reset them to; the answer is a SensorMessage whose `worldSensors` hold each
 world's readings in the sensor layout's order and `worldTimes` each world's
-simulated time. Both are ordinary ControlMessage and SensorMessage frames
+simulated time (and `worldData` the MuJoCo arrays the server was asked to
+send, `coupler serve --world-data`). Both are ordinary ControlMessage and SensorMessage frames
 (fields from 100 up, see proto/coupler.proto), written and read by the one
 codec (`coupler.wire.codec`), their numbers crossing as NumPy arrays rather
 than as lists of Python floats.
@@ -25,8 +26,8 @@ from coupler.wire.errors import ProtocolError, RemoteError
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.wire.peer_text import shown
 
-__all__ = ["WorldControl", "carries_worlds", "encode_world_control", "encode_world_sensors", "read_world_control",
-           "read_world_sensors", "world_answer_bytes", "world_control_bytes"]
+__all__ = ["WorldControl", "carries_worlds", "encode_world_control", "encode_world_sensors", "read_world_answer",
+           "read_world_control", "read_world_sensors", "world_answer_bytes", "world_control_bytes"]
 
 # Bytes of a frame besides its arrays' numbers: the kind, the time, the worlds, steps, each field's tag and length.
 _FRAME_OVERHEAD = 64
@@ -74,13 +75,20 @@ def read_world_control(frame: bytes) -> WorldControl:
     return WorldControl(worlds=worlds, controls=controls, steps=steps, resets=resets, qpos=qpos, qvel=qvel)
 
 
-def encode_world_sensors(sensors: np.ndarray, times: np.ndarray) -> bytes:
-    """The SensorMessage frame answering a Control for every world: world 0's time in simVars, as ever."""
-    return _native.encode_world_sensors(_flat(sensors), _flat(times))
+def encode_world_sensors(sensors: np.ndarray, times: np.ndarray, data: np.ndarray | None = None) -> bytes:
+    """The SensorMessage frame answering a Control for every world: world 0's time in simVars, as ever; `data`: every
+    world's `--world-data` arrays (world-major), or None."""
+    return _native.encode_world_sensors(_flat(sensors), _flat(times), _flat(data))
 
 
 def read_world_sensors(frame: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """The (world sensors, world times) of an answer.
+    """The (world sensors, world times) of an answer; raises as `read_world_answer`."""
+    sensors, times, _ = read_world_answer(frame)
+    return sensors, times
+
+
+def read_world_answer(frame: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (world sensors, world times, world data) of an answer; the data is empty unless the server sends it.
 
     RemoteError with the server's code and text when it answered with an
     ErrorMessage; ProtocolError (UNEXPECTED_MESSAGE) for any other message.
@@ -95,9 +103,10 @@ def read_world_sensors(frame: bytes) -> tuple[np.ndarray, np.ndarray]:
                         ErrorCode.UNEXPECTED_MESSAGE)
 
 
-def world_answer_bytes(worlds: int, sensor_width: int) -> int:
-    """The most bytes an answer to a Control for `worlds` worlds of `sensor_width` readings takes."""
-    return 8 * worlds * (sensor_width + 1) + _FRAME_OVERHEAD
+def world_answer_bytes(worlds: int, sensor_width: int, data_width: int = 0) -> int:
+    """The most bytes an answer to a Control for `worlds` worlds of `sensor_width` readings (and `data_width` numbers
+    of world data) takes."""
+    return 8 * worlds * (sensor_width + data_width + 1) + _FRAME_OVERHEAD
 
 
 def world_control_bytes(worlds: int, control_width: int) -> int:

@@ -28,6 +28,7 @@ def _refusal(flags: list[str]) -> tuple[int, list[str]]:
     (["--threads", "2"], "--threads"),
     (["--worlds", "2", "--mode", "free"], "--worlds needs --mode lockstep"),
     (["--worlds", "2", "--controllers", "2"], "--worlds takes one controller"),
+    (["--world-data", "cfrc_ext"], "--world-data is sent with the answers of --worlds"),
 ])
 def test_a_bad_world_flag_is_refused_in_one_line_naming_it(flags, named):
     code, lines = _refusal(flags)
@@ -39,6 +40,12 @@ def test_worlds_of_a_scene_that_is_not_mujocos_are_refused_in_one_line():
     code, lines = _refusal(["--worlds", "2", "--scene", "static"])
     assert code == 1
     assert len(lines) == 1 and "--worlds needs a MuJoCo scene" in lines[0], lines
+
+
+def test_world_data_that_is_not_an_array_of_mjdata_is_refused_in_one_line_naming_it():
+    code, lines = _refusal(["--worlds", "2", "--scene", "arm", "--world-data", "qpos,no_such_array"])
+    assert code == 1
+    assert len(lines) == 1 and "mjData has no array of numbers named 'no_such_array'" in lines[0], lines
 
 
 def test_worlds_whose_control_exceeds_the_servers_frame_limit_are_refused_naming_the_flag_to_raise():

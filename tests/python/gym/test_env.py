@@ -127,7 +127,7 @@ def test_a_server_that_cannot_start_gives_an_error_with_its_output():
 
 
 def test_an_unknown_task_name_is_refused_naming_the_choices():
-    with pytest.raises(Error, match="no task named 'Juggle': give one of ArmPick, ArmReach"):
+    with pytest.raises(Error, match="no task named 'Juggle': give one of Ant-v5, ArmPick, ArmReach"):
         CouplerEnv(task="Juggle")
 
 

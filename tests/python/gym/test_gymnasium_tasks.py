@@ -1,5 +1,5 @@
-"""coupler's HalfCheetah, Hopper, Walker2d, Swimmer and InvertedPendulum -v5 equal Gymnasium's own, stepped side by
-side."""
+"""coupler's HalfCheetah, Hopper, Walker2d, Swimmer, InvertedPendulum, Ant and Humanoid -v5 equal Gymnasium's own,
+stepped side by side."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import coupler.gym  # noqa: E402,F401  (registers the coupler ids)
 from coupler.gym import CouplerEnv, CouplerVectorEnv  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 
-TASKS = ["HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Swimmer-v5", "InvertedPendulum-v5"]
+TASKS = ["HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Swimmer-v5", "InvertedPendulum-v5", "Ant-v5", "Humanoid-v5"]
 STEPS = 1000
 
 
@@ -28,7 +28,7 @@ def _make_pair(task: str):
 def _assert_same_info(ours: dict, theirs: dict) -> None:
     assert set(ours) - {"simulated_time"} == set(theirs)
     for key, value in theirs.items():
-        assert ours[key] == value, key
+        np.testing.assert_array_equal(ours[key], value, err_msg=key)
 
 
 @pytest.mark.parametrize("task", TASKS)
@@ -65,11 +65,12 @@ def test_steps_and_resets_equal_gymnasiums_bit_for_bit(task):
         theirs.close()
 
 
-def test_vector_env_of_three_worlds_equals_gymnasiums_sync_vector_env():
+@pytest.mark.parametrize(("task", "worlds", "steps"), [("Hopper-v5", 3, 300), ("Humanoid-v5", 2, 100)])
+def test_vector_env_equals_gymnasiums_sync_vector_env(task, worlds, steps):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ours = gymnasium.make_vec("coupler/Hopper-v5", num_envs=3)
-        theirs = gymnasium.make_vec("Hopper-v5", num_envs=3, vectorization_mode="sync")
+        ours = gymnasium.make_vec(f"coupler/{task}", num_envs=worlds)
+        theirs = gymnasium.make_vec(task, num_envs=worlds, vectorization_mode="sync")
     try:
         assert ours.single_action_space == theirs.single_action_space
         actions = np.random.default_rng(3)
@@ -78,7 +79,7 @@ def test_vector_env_of_three_worlds_equals_gymnasiums_sync_vector_env():
         np.testing.assert_array_equal(observations, expected)
         np.testing.assert_array_equal(infos["x_position"], expected_infos["x_position"])
         ends = 0
-        for _ in range(300):
+        for _ in range(steps):
             action = actions.uniform(-1.0, 1.0, ours.action_space.shape).astype(np.float32)
             observations, rewards, terminated, truncated, infos = ours.step(action)
             expected, expected_rewards, expected_terminated, expected_truncated, expected_infos = theirs.step(action)
@@ -126,3 +127,19 @@ def test_a_step_before_reset_is_refused():
             env.step(env.action_space.sample())
     finally:
         env.close()
+
+
+def test_a_task_reading_world_data_refuses_servers_that_send_none_naming_the_flag(tmp_path):
+    from peers import coupler_server
+
+    from coupler.gym.tasks.gymnasium_locomotion import GYMNASIUM_ASSETS
+
+    address = f"ipc://{tmp_path}/ant"
+    with coupler_server(address, "--scene", str(GYMNASIUM_ASSETS / "ant.xml"), "--worlds", "2"):
+        envs = CouplerVectorEnv(2, task="Ant-v5", addresses=[address])
+        try:
+            with pytest.raises(Error, match="sends no world data, which the task reads: serve it with --world-data "
+                                            "qpos,qvel,xpos,cfrc_ext"):
+                envs.reset(seed=0)
+        finally:
+            envs.close()

@@ -143,3 +143,34 @@ def test_the_available_memory_is_read_from_meminfo(tmp_path):
     meminfo.write_text("MemTotal:       32000000 kB\nMemAvailable:   2048 kB\n")
     assert available_bytes(meminfo) == 2048 * 1024
     assert available_bytes(tmp_path / "missing") is None
+
+
+def test_world_data_is_read_right_after_the_step_as_mj_step_and_mj_rne_post_constraint_leave_it():
+    import mujoco
+
+    names = ("xpos", "cfrc_ext", "qfrc_actuator")
+    made = WorldBatch(_arm(), WORLDS, threads=2, data_names=names)
+    try:
+        single = _arm()
+        model, data = single.model, mujoco.MjData(single.model)
+        mujoco.mj_resetDataKeyframe(model, data, 0)
+        mujoco.mj_forward(model, data)
+        sensors, times = _outputs(made)
+        made.run(_control(), sensors, times)
+        rng = np.random.default_rng(3)
+        for _ in range(5):
+            controls = _random_controls(made, rng)
+            controls[:] = controls[0]  # every world as the one stepped here
+            made.run(_control(controls, steps=3), sensors, times)
+            single.apply_values(controls[0, : single.flat.controls.values.size],
+                                np.ones(len(single.flat.controls.objects), dtype=bool),
+                                np.ones(single.flat.controls.events_on.size, dtype=bool),
+                                controls[0, single.flat.controls.values.size:] != 0)
+            data.ctrl[:] = single.data.ctrl
+            mujoco.mj_step(model, data, nstep=3)
+            mujoco.mj_rnePostConstraint(model, data)
+            expected = np.concatenate([getattr(data, name).ravel() for name in names])
+            for row in made.world_data:
+                np.testing.assert_array_equal(row, expected)
+    finally:
+        made.close()

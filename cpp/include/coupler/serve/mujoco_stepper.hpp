@@ -40,6 +40,14 @@ class MujocoStepper final : public Stepper {
   // mj_forward, unless the state is already settled.
   void settle() override;
   void assume_settled() override { settled_ = forwarded_ = true; }
+  // Takes the state as its owner left it through another path: `settled`,
+  // the readings belong to it; `forwarded`, its position and velocity stages
+  // are computed (settled implies forwarded).
+  void assume(bool settled, bool forwarded) {
+    forwarded_ = forwarded || settled;
+    settled_ = settled;
+  }
+  bool settled() const noexcept { return settled_; }
   double time() const override;
 
  private:

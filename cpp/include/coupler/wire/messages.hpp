@@ -174,6 +174,9 @@ struct SensorMessage {
   // world's simulated time (s).
   std::vector<double> world_sensors;
   std::vector<double> world_times;
+  // Per world (world-major), the MuJoCo arrays the server was asked to send
+  // (`coupler serve --world-data`), each read right after the world's step.
+  std::vector<double> world_data;
 
   // Throws coupler::Error naming the object when the message has no such object.
   const ObjectSensors& object(const std::string& name) const;

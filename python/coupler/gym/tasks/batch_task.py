@@ -21,6 +21,10 @@ class BatchTask(Protocol):
     actions)` gives rows of rewards, terminations and info values, and
     `reset_infos` the info values of a reset. `reset_state(rng)` draws an
     episode's start.
+
+    A task may also name `world_data`, arrays of MuJoCo's mjData read right
+    after each step (`coupler serve --world-data`): its rows are then each
+    world's sensor array followed by those arrays.
     """
 
     scene: str

@@ -109,32 +109,7 @@ class GymnasiumLocomotion:
                         f"{', '.join(missing) or '?'}")
         self._qpos = np.array([place[n][0] for n in names], dtype=np.intp)
         self._qvel = np.array([place[n][1] for n in names], dtype=np.intp)
-        actuators, divisors = [], []
-        for o in flat.controls.objects:
-            described = handshake.objects[o.name]
-            for control, value_type, target in zip(described.controls, described.control_types,
-                                                   described.control_targets, strict=True):
-                a = self._actuator(control, target)
-                if a < 0 or value_type not in _MOTOR_TYPES:
-                    raise Error(f"the served scene is not {self.spec.model_file}: control '{control}' is not its motor")
-                actuators.append(a)
-                divisors.append(float(m.actuator_gear[a][0]))
-        if sorted(actuators) != list(range(m.nu)) or flat.controls.events_on.size:
-            raise Error(f"the served scene is not {self.spec.model_file}: its controls are not the model's motors")
-        self._actuator_of_value = np.array(actuators, dtype=np.intp)
-        self._divisor = np.array(divisors)
-
-    def _actuator(self, control: str, target: str) -> int:
-        """The actuator named `control`, or the unnamed one on joint `target` (the server names it after its joint);
-        -1 when none."""
-        m = self.model
-        named = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, control)
-        if named >= 0:
-            return named
-        joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, target)
-        on_joint = [a for a in range(m.nu) if m.actuator_trnid[a][0] == joint
-                    and not mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a)]
-        return on_joint[0] if joint >= 0 and len(on_joint) == 1 else -1
+        self._actuator_of_value, self._divisor = bind_motors(m, handshake, flat, self.spec.model_file)
 
     def control_values(self, actions: np.ndarray) -> np.ndarray:
         """Rows of control values (N x values) whose ctrl equals the rows of `actions` (Gymnasium's ctrl)."""
@@ -166,7 +141,7 @@ class GymnasiumLocomotion:
         qpos = self.qpos(sensors)
         infos = {"x_position": qpos[..., 0]}
         if self.spec.excluded_positions == 2:
-            infos |= {"y_position": qpos[..., 1], "distance_from_origin": _norm(qpos[..., 0], qpos[..., 1])}
+            infos |= {"y_position": qpos[..., 1], "distance_from_origin": norm(qpos[..., 0], qpos[..., 1])}
         if self.spec.healthy_reward is not None:
             infos["z_distance_from_origin"] = qpos[..., 1] - self.init_qpos[1]
         return infos
@@ -197,7 +172,7 @@ class GymnasiumLocomotion:
             terminated = np.zeros(np.shape(rewards), dtype=bool)
             if spec.excluded_positions == 2:
                 y_after = self.qpos(after)[..., 1]
-                infos |= {"y_position": y_after, "distance_from_origin": _norm(x_after, y_after),
+                infos |= {"y_position": y_after, "distance_from_origin": norm(x_after, y_after),
                           "x_velocity": x_velocity, "y_velocity": (y_after - self.qpos(before)[..., 1]) / self.dt}
             else:
                 infos |= {"x_velocity": x_velocity}
@@ -213,7 +188,38 @@ class GymnasiumLocomotion:
         return rewards, terminated, infos
 
 
-def _norm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def bind_motors(model: mujoco.MjModel, handshake: HandshakeMessage, flat: FlatLayout,
+                model_file: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per control value of the served scene, its actuator in `model` and the gear it is divided by; Error when
+    the served controls are not the model's motors."""
+    actuators, divisors = [], []
+    for o in flat.controls.objects:
+        described = handshake.objects[o.name]
+        for control, value_type, target in zip(described.controls, described.control_types,
+                                               described.control_targets, strict=True):
+            a = _actuator(model, control, target)
+            if a < 0 or value_type not in _MOTOR_TYPES:
+                raise Error(f"the served scene is not {model_file}: control '{control}' is not its motor")
+            actuators.append(a)
+            divisors.append(float(model.actuator_gear[a][0]))
+    if sorted(actuators) != list(range(model.nu)) or flat.controls.events_on.size:
+        raise Error(f"the served scene is not {model_file}: its controls are not the model's motors")
+    return np.array(actuators, dtype=np.intp), np.array(divisors)
+
+
+def _actuator(m: mujoco.MjModel, control: str, target: str) -> int:
+    """The actuator named `control`, or the unnamed one on joint `target` (the server names it after its joint);
+    -1 when none."""
+    named = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, control)
+    if named >= 0:
+        return named
+    joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, target)
+    on_joint = [a for a in range(m.nu) if m.actuator_trnid[a][0] == joint
+                and not mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a)]
+    return on_joint[0] if joint >= 0 and len(on_joint) == 1 else -1
+
+
+def norm(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The length of (x, y), as np.linalg.norm computes it for one vector: the square root of a dot product (which
     may fuse a multiply and an add, so x * x + y * y can differ in the last bit)."""
     xy = np.stack((x, y), axis=-1)

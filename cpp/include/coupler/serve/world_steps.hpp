@@ -1,0 +1,77 @@
+#pragma once
+// The worlds of a batched server stepped in C++ on a WorkerPool, one call
+// per Control: per world its controls scattered, its steps taken, the arrays
+// read right after them (`coupler serve --world-data`), its readings gathered.
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <coupler/serve/control_scatter.hpp>
+#include <coupler/serve/mujoco_stepper.hpp>
+#include <coupler/serve/sensor_gather.hpp>
+#include <coupler/serve/worker_pool.hpp>
+
+namespace coupler {
+
+class WorldSteps {
+ public:
+  // One world's parts, which must outlive this object. `data_gather` may be
+  // null (no arrays read after the step); `model` and `data` are its mjModel
+  // and mjData, for `after_step`.
+  struct World {
+    MujocoStepper* stepper = nullptr;
+    const ControlScatter* scatter = nullptr;
+    const SensorGather* gather = nullptr;
+    const SensorGather* data_gather = nullptr;
+    const void* model = nullptr;
+    void* data = nullptr;
+  };
+
+  // Every world's scatter takes `value_count` values of `object_count`
+  // objects and `event_count` events, and its gathers fill `sensor_width`
+  // and `data_width` numbers. `after_step` (mj_rnePostConstraint, or null)
+  // runs on every stepped world before its arrays are read. Throws
+  // coupler::Error for a world whose parts do not fit these sizes.
+  WorldSteps(std::vector<World> worlds, std::size_t object_count, std::size_t data_width, std::size_t threads,
+             MujocoFunctions::Stage after_step);
+
+  std::size_t count() const noexcept { return worlds_.size(); }
+  std::size_t threads() const noexcept { return pool_.threads(); }
+
+  // What one call does. Per world i: when step[i], values[i] and events_on[i]
+  // are scattered and it takes `steps` steps, after which its data row is
+  // read; every world is then settled and read into sensors[i] and times[i].
+  // settled[i] and forwarded[i] say how its owner left its state (see
+  // MujocoStepper::assume).
+  struct Batch {
+    const double* values = nullptr;          // count x value_count
+    const std::uint8_t* events_on = nullptr;  // count x event_count
+    const std::uint8_t* step = nullptr;       // count
+    const std::uint8_t* settled = nullptr;    // count
+    const std::uint8_t* forwarded = nullptr;  // count
+    std::uint64_t steps = 0;
+    double* sensors = nullptr;  // count x sensor_width
+    double* times = nullptr;    // count
+    double* data = nullptr;     // count x data_width (may be null when data_width is 0)
+  };
+
+  // The (world, value index) of every value written outside its range, in order.
+  std::vector<std::pair<std::size_t, std::size_t>> run(const Batch& batch);
+
+ private:
+  void run_world(std::size_t i, const Batch& batch, std::vector<std::pair<std::size_t, std::size_t>>& outside) const;
+
+  std::vector<World> worlds_;
+  std::size_t value_count_ = 0;
+  std::size_t event_count_ = 0;
+  std::size_t sensor_width_ = 0;
+  std::size_t data_width_ = 0;
+  std::vector<std::uint8_t> every_object_;
+  std::vector<std::uint8_t> every_event_;
+  MujocoFunctions::Stage after_step_ = nullptr;
+  WorkerPool pool_;
+};
+
+}  // namespace coupler

@@ -1,0 +1,69 @@
+#include <coupler/serve/world_steps.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include <coupler/wire/error.hpp>
+
+namespace coupler {
+
+WorldSteps::WorldSteps(std::vector<World> worlds, std::size_t object_count, std::size_t data_width,
+                       std::size_t threads, MujocoFunctions::Stage after_step)
+    : worlds_(std::move(worlds)),
+      data_width_(data_width),
+      every_object_(object_count, 1),
+      after_step_(after_step),
+      pool_(std::max<std::size_t>(1, std::min(threads, worlds_.size()))) {
+  if (worlds_.empty()) throw Error("a batch of worlds needs at least one world");
+  const World& first = worlds_.front();
+  if (!first.scatter || !first.gather) throw Error("every world needs its scatter and gather");
+  value_count_ = first.scatter->value_count();
+  event_count_ = first.scatter->event_count();
+  sensor_width_ = first.gather->size();
+  every_event_.assign(event_count_, 1);
+  for (std::size_t i = 0; i < worlds_.size(); ++i) {
+    const World& w = worlds_[i];
+    const bool fits = w.stepper && w.scatter && w.gather && w.model && w.data &&
+                      w.scatter->value_count() == value_count_ && w.scatter->event_count() == event_count_ &&
+                      w.scatter->object_count() == object_count && w.gather->size() == sensor_width_ &&
+                      (w.data_gather ? w.data_gather->size() == data_width_ : data_width_ == 0);
+    if (!fits) throw Error("world " + std::to_string(i) + "'s parts do not fit the batch");
+  }
+}
+
+void WorldSteps::run_world(std::size_t i, const Batch& batch,
+                           std::vector<std::pair<std::size_t, std::size_t>>& outside) const {
+  const World& w = worlds_[i];
+  w.stepper->assume(batch.settled[i] != 0, batch.forwarded[i] != 0);
+  if (batch.step[i] && batch.steps > 0) {
+    for (std::size_t k : w.scatter->apply(batch.values + i * value_count_, every_object_.data(), every_event_.data(),
+                                          batch.events_on + i * event_count_)) {
+      outside.emplace_back(i, k);
+    }
+    w.stepper->step(batch.steps);
+    if (w.data_gather) {
+      if (after_step_) after_step_(w.model, w.data);
+      w.data_gather->gather(batch.data + i * data_width_);
+    }
+  }
+  w.stepper->settle();
+  w.gather->gather(batch.sensors + i * sensor_width_);
+  batch.times[i] = w.stepper->time();
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> WorldSteps::run(const Batch& batch) {
+  const std::size_t n = worlds_.size();
+  const std::size_t shares = pool_.threads();
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> outside(shares);
+  pool_.run([&](std::size_t share) {
+    // Contiguous shares, the larger first, as even as can be.
+    const std::size_t begin = share * (n / shares) + std::min(share, n % shares);
+    const std::size_t end = begin + n / shares + (share < n % shares ? 1 : 0);
+    for (std::size_t i = begin; i < end; ++i) run_world(i, batch, outside[share]);
+  });
+  std::vector<std::pair<std::size_t, std::size_t>> all;
+  for (auto& part : outside) all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+}  // namespace coupler

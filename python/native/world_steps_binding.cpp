@@ -1,0 +1,121 @@
+// coupler._native.WorldSteps: the worlds of a batched server stepped in C++
+// on persistent threads, one call per Control, the GIL released meanwhile
+// (coupler.mujoco.native_world_steps builds it from the worlds' parts).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <coupler/serve/world_steps.hpp>
+#include <coupler/wire/error.hpp>
+
+#include "bindings.hpp"
+#include "mujoco_stepper_of.hpp"
+#include "scatter_gather_arrays.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+// A C-contiguous array of `size` numbers of type T, read (or written) where it lies.
+template <typename T>
+T* in_place(const py::array& array, std::size_t size, const char* what) {
+  if (!array.dtype().is(py::dtype::of<T>()) || !(array.flags() & py::array::c_style) ||
+      static_cast<std::size_t>(array.size()) != size || !array.writeable()) {
+    throw Error(std::string(what) + " must be a writeable contiguous " + std::string(py::str(py::dtype::of<T>())) +
+                " array of " + std::to_string(size) + " numbers");
+  }
+  return static_cast<T*>(const_cast<void*>(array.data()));
+}
+
+class WorldStepsOf {
+ public:
+  WorldStepsOf(py::list steppers, py::list scatters, py::list gathers, py::list data_gathers, std::size_t object_count,
+               std::size_t data_width, std::size_t threads, std::uintptr_t after_step)
+      : steppers_(std::move(steppers)),
+        scatters_(std::move(scatters)),
+        gathers_(std::move(gathers)),
+        data_gathers_(std::move(data_gathers)) {
+    const std::size_t n = steppers_.size();
+    if (scatters_.size() != n || gathers_.size() != n || (data_gathers_.size() != n && data_gathers_.size() != 0)) {
+      throw Error("a batch of worlds needs one stepper, scatter and gather per world (and data gather, if any)");
+    }
+    std::vector<WorldSteps::World> worlds(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& stepper = steppers_[i].cast<MujocoStepperOf&>();
+      worlds[i].stepper = &stepper.get();
+      worlds[i].model = address_of(stepper.model(), "the model");
+      worlds[i].data = address_of(stepper.data(), "the data");
+      worlds[i].scatter = &scatters_[i].cast<ScatterInto&>().scatter;
+      worlds[i].gather = &gathers_[i].cast<GatherFrom&>().gather;
+      if (data_gathers_.size() != 0) worlds[i].data_gather = &data_gathers_[i].cast<GatherFrom&>().gather;
+    }
+    value_count_ = worlds.front().scatter->value_count();
+    event_count_ = worlds.front().scatter->event_count();
+    sensor_width_ = worlds.front().gather->size();
+    data_width_ = data_width;
+    steps_ = std::make_unique<WorldSteps>(std::move(worlds), object_count, data_width, threads,
+                                          reinterpret_cast<MujocoFunctions::Stage>(after_step));
+  }
+
+  py::list run(const py::array& values, const py::array& events_on, const py::array& step, const py::array& settled,
+               const py::array& forwarded, std::uint64_t steps, const py::array& sensors, const py::array& times,
+               const py::array& data) {
+    const std::size_t n = steps_->count();
+    WorldSteps::Batch batch;
+    batch.values = in_place<double>(values, n * value_count_, "values");
+    batch.events_on = in_place<std::uint8_t>(events_on, n * event_count_, "events_on");
+    batch.step = in_place<std::uint8_t>(step, n, "step");
+    batch.settled = in_place<std::uint8_t>(settled, n, "settled");
+    batch.forwarded = in_place<std::uint8_t>(forwarded, n, "forwarded");
+    batch.steps = steps;
+    batch.sensors = in_place<double>(sensors, n * sensor_width_, "sensors");
+    batch.times = in_place<double>(times, n, "times");
+    batch.data = in_place<double>(data, n * data_width_, "data");
+    std::vector<std::pair<std::size_t, std::size_t>> outside;
+    {
+      py::gil_scoped_release release;
+      outside = steps_->run(batch);
+    }
+    py::list out;
+    for (const auto& [world, value] : outside) out.append(py::make_tuple(world, value));
+    return out;
+  }
+
+  std::size_t threads() const { return steps_->threads(); }
+
+ private:
+  py::list steppers_;
+  py::list scatters_;
+  py::list gathers_;
+  py::list data_gathers_;
+  std::size_t value_count_ = 0;
+  std::size_t event_count_ = 0;
+  std::size_t sensor_width_ = 0;
+  std::size_t data_width_ = 0;
+  std::unique_ptr<WorldSteps> steps_;
+};
+
+}  // namespace
+
+void bind_world_steps(py::module_& module) {
+  py::class_<WorldStepsOf>(module, "WorldSteps",
+                           "coupler::WorldSteps: the worlds of a batched server stepped in C++ on `threads` "
+                           "persistent threads, the GIL released.")
+      .def(py::init<py::list, py::list, py::list, py::list, std::size_t, std::size_t, std::size_t, std::uintptr_t>(),
+           py::arg("steppers"), py::arg("scatters"), py::arg("gathers"), py::arg("data_gathers"),
+           py::arg("object_count"), py::arg("data_width"), py::arg("threads"), py::arg("after_step"))
+      .def("run", &WorldStepsOf::run, py::arg("values"), py::arg("events_on"), py::arg("step"), py::arg("settled"),
+           py::arg("forwarded"), py::arg("steps"), py::arg("sensors"), py::arg("times"), py::arg("data"),
+           "Scatter, step (worlds marked in `step`), read the data and gather every world; the (world, value) "
+           "pairs written outside their range.")
+      .def_property_readonly("threads", &WorldStepsOf::threads);
+}
+
+}  // namespace coupler::python
