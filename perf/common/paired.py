@@ -22,6 +22,14 @@ NOISY = "not measured: noisy"
 # error a round trip that does at least the floor's work allows: whatever its spread says, the machine's
 # condition moved between the two (see docs/performance.md), so the figure is not judged.
 LOWEST_RATIO = 0.95
+# The most a ratio's middle slices (all but the lowest and the highest) may spread, as a fraction of the lowest
+# of them, for its median to be read as a measurement. In quiet runs the middle slices of every ratio lay within
+# 11 % of each other (the C++ static row, whose floor reads two values, docs/performance.md), within 6 % in the
+# full run; in a short run a neighbour's load slowed for seconds, ratios read 1.75-4.15 and 2.88-3.52.
+MOST_MIDDLE_SPREAD = 0.20
+# From this many slices the lowest and the highest are set aside: a median of five or more is not moved by one
+# stray slice each way, and short runs on a shared machine have one now and then (a 0.59 among 1.22-1.34).
+MIDDLE_FROM = 5
 
 
 def _paired(ours: Sequence[float | None], theirs: Sequence[float | None]) -> None:
@@ -65,6 +73,26 @@ def below_floor(ratio_to_floor: Spread) -> bool:
     LOWEST_RATIO whatever the spread (a wide spread reaching 1 does not make 0.91 a measurement). Impossible
     for a round trip that does at least what the floor does, so the measurement, not the row, is off."""
     return ratio_to_floor.median < LOWEST_RATIO or 1.0 - ratio_to_floor.median > width(ratio_to_floor)
+
+
+def middle(slices: Sequence[float]) -> Spread:
+    """The slices a median rests on, as their median with the lowest and highest: all but the lowest and the
+    highest slice from MIDDLE_FROM slices on, every slice below that."""
+    if not slices:
+        raise ValueError("no slices")
+    ordered = sorted(slices)
+    if len(ordered) >= MIDDLE_FROM:
+        ordered = ordered[1:-1]
+    spread = Spread.of(ordered)
+    assert spread is not None
+    return spread
+
+
+def spread_wide(slices: Sequence[float]) -> bool:
+    """Whether a ratio's middle slices spread more than MOST_MIDDLE_SPREAD: slices that far apart are
+    measurements of different conditions of the machine, and their median is one of them, not the row's."""
+    spread = middle(slices)
+    return spread.high > spread.low * (1.0 + MOST_MIDDLE_SPREAD)
 
 
 def negative(cost: Spread) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from perf.common import paired
+from perf.common import paired, rtt_slices
 from perf.common.markdown import table
 from perf.common.spread import Spread
 
@@ -100,6 +100,16 @@ def _judged(target: str, measured: str, judgement: paired.Judgement) -> Verdict:
     return Verdict(target, measured, judgement is paired.Judgement.MET)
 
 
+def _ratio_judgement(rtt: dict[str, Any], row: dict[str, Any], key: str, ratio: Spread,
+                     limit: float) -> paired.Judgement:
+    """A row's ratio (rtt_slices.TO_FLOOR, TO_RECORDED) against its limit: noisy when its middle slices spread
+    too wide (paired.spread_wide), else as paired.ratio_to_floor judges it."""
+    slices = rtt_slices.ratios(rtt, row).get(key)
+    if slices is not None and paired.spread_wide(slices):
+        return paired.Judgement.NOISY
+    return paired.ratio_to_floor(ratio, limit)
+
+
 def _ratio_text(ratio: Spread) -> str:
     if ratio.low == ratio.high:  # one slice, or a result written before ratios had spreads
         return f"{ratio.median:.2f} ×"
@@ -113,7 +123,7 @@ def floor_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
     if row is None or ratio is None:
         return _not_measured(target, f"coupler static {client} ipc blocking row")
     measured = f"{_ratio_text(ratio)} ({_p50(row):.1f} µs vs floor {_p50(_floor(rtt, row)):.1f} µs)"
-    return _judged(target, measured, paired.ratio_to_floor(ratio, limit))
+    return _judged(target, measured, _ratio_judgement(rtt, row, rtt_slices.TO_FLOOR, ratio, limit))
 
 
 def recorded_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
@@ -126,7 +136,7 @@ def recorded_ratio(rtt: dict[str, Any], client: str, limit: float) -> Verdict:
     measured = f"{_ratio_text(ratio)} ({_p50(ours):.1f} µs vs {_p50(recorded):.1f} µs)"
     # The recorded server does the least a protocol server can: coupler's below it is as impossible as
     # below the floor.
-    return _judged(target, measured, paired.ratio_to_floor(ratio, limit))
+    return _judged(target, measured, _ratio_judgement(rtt, ours, rtt_slices.TO_RECORDED, ratio, limit))
 
 
 def recorded_cpu_ratio(rtt: dict[str, Any], limit: float = 1.5) -> Verdict:
@@ -237,7 +247,8 @@ def render(verdicts: list[Verdict]) -> str:
         "",
         "Ratios of figures from the same run, taken slice by slice where the two were measured alternately, "
         "as the median with the lowest and highest slice's; a target whose rows the run did not measure shows "
-        "a dash. A figure whose spread crosses its target, or a row faster than its floor (or the minimal "
+        "a dash. A figure whose spread crosses its target, a ratio whose middle slices lie more than "
+        f"{paired.MOST_MIDDLE_SPREAD:.0%} apart, or a row faster than its floor (or the minimal "
         f"server) by more than its spread or with a median below {paired.LOWEST_RATIO:g} ×, is not judged: its "
         "verdict reads \"not measured: noisy\". Figures never fail a run.",
     ])

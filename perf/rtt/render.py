@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from perf.common import paired, provenance, targets
+from perf.common import paired, provenance, rtt_slices, targets
 from perf.common.markdown import number, table
 from perf.common.spread import Spread
 
@@ -36,11 +36,12 @@ def _ratio(ratios: dict[str, dict[str, float] | None] | None, key: str) -> str:
     return "–" if ratios is None else spread(ratios.get(key), 2)
 
 
-def self_check(row: dict[str, Any]) -> str:
-    """"ok", or why the row's figures cannot be trusted: faster than its own floor (or coupler's than the
-    minimal server) beyond the spread of the ratio or with a median below paired.LOWEST_RATIO, or a ratio a
-    target judges whose spread crosses the target's limit; a dash for a result measured before rows had
-    slices, which has no spread of its ratios to check against."""
+def self_check(row: dict[str, Any], slices: dict[str, list[float]] | None = None) -> str:
+    """"ok", or why the row's figures cannot be trusted: a ratio whose middle slices spread more than
+    paired.MOST_MIDDLE_SPREAD (`slices`: each ratio's slices, perf.common.rtt_slices), faster than its own floor
+    (or coupler's than the minimal server) beyond the spread of the ratio or with a median below
+    paired.LOWEST_RATIO, or a ratio a target judges whose spread crosses the target's limit; a dash for a result
+    measured before rows had slices, which has no spread of its ratios to check against."""
     if "slices" not in row:
         return "–"
     limits = targets.ratio_limits(row)
@@ -48,6 +49,9 @@ def self_check(row: dict[str, Any]) -> str:
         ratio = Spread.from_json((row.get(key) or {}).get("p50"))
         if ratio is None:
             continue
+        if slices and key in slices and paired.spread_wide(slices[key]):
+            middle = paired.middle(slices[key])
+            return f"{paired.NOISY} (middle slices spread {middle.low:.2f}–{middle.high:.2f})"
         if paired.below_floor(ratio):
             return f"{paired.NOISY} (below {what})"
         if key in limits and paired.crosses(ratio, limits[key]):
@@ -75,7 +79,7 @@ def rows_table(result: dict[str, Any]) -> str:
             _ratio(row["vs_floor"], "server_cpu"),
             _ratio(row["vs_recorded"], "p50"),
             _ratio(row["vs_recorded"], "server_cpu"),
-            self_check(row),
+            self_check(row, rtt_slices.ratios(result, row)),
         ]
         for index, row in enumerate(result["rows"], 1)
     ]
@@ -176,7 +180,9 @@ def _notes(result: dict[str, Any]) -> str:
         "all slices' round trips together. "
         "Ratios (to the floor, to the recorded server) and the CURVE costs are taken slice by slice, each slice "
         "against the other side's slice measured beside it through the same load, then summarised the same "
-        "way. The self-check reads \"not measured: noisy\" when a row is faster than its floor (or coupler's "
+        "way. The self-check reads \"not measured: noisy\" when a ratio's middle slices (all but the lowest and "
+        f"highest from {paired.MIDDLE_FROM} slices on) lie more than {paired.MOST_MIDDLE_SPREAD:.0%} apart, when a row "
+        "is faster than its floor (or coupler's "
         "than the minimal server's) by more than the spread of the ratio, or with a median ratio below "
         f"{paired.LOWEST_RATIO:g} whatever the spread, and when a ratio a target judges has slices on both sides "
         "of the target's limit; a CURVE cost below zero by more than its spread reads the same: no round trip "

@@ -81,3 +81,26 @@ def test_a_cost_below_zero_by_more_than_its_spread_is_negative():
 
 def test_a_single_slice_has_no_spread_so_any_dip_under_the_floor_is_noisy():
     assert paired.ratio_to_floor(Spread(0.99, 0.99, 0.99), 1.15) is Judgement.NOISY
+
+
+def test_the_middle_slices_leave_out_the_lowest_and_highest_of_five_or_more():
+    assert paired.middle([1.10, 0.59, 1.12, 1.11, 2.49, 1.09, 1.13]) == Spread(1.11, 1.09, 1.13)
+
+
+def test_under_five_slices_every_slice_is_in_the_middle():
+    assert paired.middle([1.0, 1.5, 1.2, 1.1]) == Spread(1.1, 1.0, 1.5)
+
+
+def test_one_stray_slice_each_way_does_not_make_a_ratio_wide():
+    assert not paired.spread_wide([1.28, 1.23, 1.29, 1.22, 0.59, 1.34, 2.49])
+
+
+def test_middle_slices_further_apart_than_the_limit_are_wide():
+    assert paired.spread_wide([1.73, 2.80, 3.83, 1.75, 4.16, 1.75, 4.15])
+
+
+def test_middle_slices_just_within_the_limit_are_not_wide():
+    low = 1.0
+    high = low * (1 + paired.MOST_MIDDLE_SPREAD)
+    assert not paired.spread_wide([0.5, low, 1.1, high, 3.0])
+    assert paired.spread_wide([0.5, low, 1.1, high + 0.01, 3.0])

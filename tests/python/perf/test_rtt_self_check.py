@@ -47,6 +47,23 @@ def test_the_python_rows_target_is_the_python_limit():
         "not measured: noisy (× its floor crosses 1.2)")
 
 
+def test_a_ratio_whose_middle_slices_spread_wide_is_noisy_though_no_target_judges_it():
+    slices = [1.73, 2.80, 3.83, 1.75, 4.16, 1.75, 4.15]
+    assert self_check(row(scene="arm", vs_floor=spread(2.80, 1.73, 4.16)), {"vs_floor": slices}) == (
+        "not measured: noisy (middle slices spread 1.75–4.15)")
+
+
+def test_a_ratio_with_one_stray_slice_each_way_is_ok():
+    slices = [1.34, 1.23, 1.28, 1.29, 1.29, 1.22, 0.59]
+    assert self_check(row(scene="arm", vs_floor=spread(1.28, 0.59, 1.34)), {"vs_floor": slices}) == "ok"
+
+
+def test_the_slices_of_the_ratio_to_the_minimal_server_are_checked_too():
+    slices = {"vs_floor": [1.1] * 7, "vs_recorded": [1.0, 1.0, 1.3, 1.3, 1.3, 1.0, 1.0]}
+    assert self_check(row(vs_recorded=spread(1.0, 1.0, 1.3)), slices) == (
+        "not measured: noisy (middle slices spread 1.00–1.30)")
+
+
 def test_a_result_measured_before_slices_has_no_self_check():
     old = row()
     del old["slices"]

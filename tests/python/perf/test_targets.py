@@ -63,6 +63,16 @@ def test_a_row_faster_than_its_floor_beyond_its_spread_is_noisy_not_met():
     assert verdict.noisy and verdict.met is None
 
 
+def test_a_floor_ratio_whose_middle_slices_spread_wide_is_noisy_though_clear_of_its_limit():
+    # Every slice over the 1.15 limit, but the middle ones 1.3 to 2.0 apart: a median of different conditions.
+    ours = row(p50=160.0, vs_floor={"p50": spread(1.6, 1.3, 2.0)})
+    ours["slices"] = {"p50_us": [130.0, 130.0, 160.0, 200.0, 200.0]}
+    low = floor()
+    low["slices"] = {"p50_us": [100.0] * 5}
+    verdict = targets.floor_ratio(rtt(ours, floors=(low,)), "cpp", 1.15)
+    assert verdict.noisy and verdict.met is None
+
+
 def test_a_floor_ratio_is_taken_slice_by_slice_not_from_the_medians():
     # The medians say 1.30; every slice said 1.10 (load moved both sides of each slice together).
     verdict = targets.floor_ratio(rtt(row(p50=130.0, vs_floor={"p50": spread(1.10, 1.08, 1.12)})), "cpp", 1.15)
