@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("first", type=Path, help="the first run's rtt.json")
     parser.add_argument("second", type=Path, help="the second run's rtt.json")
     parser.add_argument("--tolerance", type=positive(float), default=DEFAULT_TOLERANCE,
-                        help="largest difference of a ratio between the runs, as a fraction of the first run's "
+                        help="largest difference of a ratio between the runs, as a fraction of the smaller of the two "
                              "(default: %(default)s; 0.15 to set a short run against a full one)")
     args = parser.parse_args(argv)
     try:
