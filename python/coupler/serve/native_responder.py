@@ -19,13 +19,14 @@ from typing import Any
 from coupler import _native
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
-from coupler.wire.messages import ErrorMessage, MessageType
+from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.held import Held
+from coupler.serve.image_answer import ImageAnswer, Wanted
 from coupler.serve.simulation_server import SimulationServer
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,10 @@ class NativeResponder:
         self.endpoint: str = self.server.endpoint
         # Reads of one state share one frame: many readers must not cost the controller an encoding each.
         self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
+        # The "images" extension: a scene's cameras, when it serves them.
+        self.images = ImageAnswer(getattr(simulation, "images", None), sim.handshake.time_step,
+                                  getattr(simulation, "images_unavailable", ""))
+        self._images_after_round: Wanted = ()  # asked for by a Control whose steps the loop takes
 
     @property
     def trace_sizes(self) -> bool:
@@ -115,17 +120,66 @@ class NativeResponder:
 
     def _respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.SENSOR_REQUEST:
-            return Answer(self.reads.answer())
+            wanted = request.image_requests
+            return self._read_with_images(wanted) if wanted else Answer(self.reads.answer())
         if request.type != MessageType.CONTROL:
             return self._through_messages(request)
         refused = self._refused_unread(request)
         if refused is not None:
             return refused
+        wanted = request.image_requests
         try:
+            if wanted:
+                self._check_images(wanted)
             steps = self._controls.read(request)
         except ProtocolError as error:
             return Answer(encode(self.sim.refuse_control(error, request.peer)))
-        return self._control(steps, request.peer)
+        answer = self._control(steps, request.peer)
+        if not wanted:
+            return answer
+        if answer.held:
+            self._images_after_round = wanted
+            return answer
+        if answer.simulated_time is None:
+            return answer  # refused: no state to show
+        return self._with_images(answer, wanted)
+
+    def _check_images(self, wanted: Wanted) -> None:
+        if self.sim.shared:
+            raise ProtocolError("images are served with the Controls of a lone controller; this server steps "
+                                "several controllers' Controls together (SensorRequests can ask for images)",
+                                ErrorCode.CONTROL_MISMATCH)
+        self.images.check(wanted)
+
+    def _with_images(self, answer: Answer, wanted: Wanted) -> Answer:
+        """`answer` (a stepped state's) with the images `wanted` of that state; an ErrorMessage if none render."""
+        assert answer.simulated_time is not None
+        try:
+            fields = self.images.fields(wanted, answer.simulated_time, answer.steps)
+        except (RuntimeError, TimeoutError) as error:
+            self.sim.stats.errors_sent += 1
+            text = f"the Control was applied, but its images could not be rendered: {error}"
+            return Answer(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=text)), answer.simulated_time,
+                          answer.steps)
+        return Answer(answer.reply + fields, answer.simulated_time, answer.steps)
+
+    def _read_with_images(self, wanted: Wanted) -> Answer:
+        """The answer to a SensorRequest asking for images: the state now, and its images."""
+        stats = self.sim.stats
+        stats.requests += 1
+        stats.sensor_requests += 1
+        try:
+            self.images.check(wanted)
+            simulated_time = self._simulation.sensor_values(self._sensors.values)
+            fields = self.images.fields(wanted, simulated_time, 0)
+        except ProtocolError as error:
+            stats.errors_sent += 1
+            return Answer(encode(ErrorMessage(code=error.code, text=str(error))))
+        except (RuntimeError, TimeoutError) as error:
+            stats.errors_sent += 1
+            return Answer(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR,
+                                              text=f"images could not be rendered: {error}")))
+        return Answer(self._sensors.encode(simulated_time) + fields)
 
     def _control(self, steps: int, peer: bytes) -> Answer:
         simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values, peer)
@@ -153,7 +207,9 @@ class NativeResponder:
 
     def round_answer(self, steps: int) -> Answer:
         simulated_time = self._simulation.sensor_values(self._sensors.values)
-        return Answer(self._sensors.encode(simulated_time), simulated_time, steps)
+        answer = Answer(self._sensors.encode(simulated_time), simulated_time, steps)
+        wanted, self._images_after_round = self._images_after_round, ()
+        return self._with_images(answer, wanted) if wanted else answer
 
     def error_answer(self, error: ErrorMessage) -> Answer:
         return Answer(encode(error))
