@@ -144,7 +144,7 @@ HandshakeMessage handshake(const py::handle& in) {
   }
   out.worlds = field<std::uint32_t>(in, "worlds");
   out.keyframes = field<std::vector<std::string>>(in, "keyframes");
-  for (py::handle c : in.attr("cameras")) out.cameras.push_back(camera(c));
+  for (py::handle c : in.attr("cameras").attr("values")()) out.cameras.push_back(camera(c));
   out.max_image_width = field<std::uint32_t>(in, "max_image_width");
   out.max_image_height = field<std::uint32_t>(in, "max_image_height");
   return out;
@@ -271,9 +271,9 @@ py::list to_python(const std::vector<ImageRequest>& in) {
 
 py::object to_python(const HandshakeMessage& in) {
   const Vocabulary& known = vocabulary();
-  py::list cameras;
+  py::dict cameras;
   for (const CameraDescription& c : in.cameras) {
-    cameras.append(known.camera(py::arg("name") = c.name, py::arg("width") = c.width, py::arg("height") = c.height,
+    cameras[py::str(c.name)] = (known.camera(py::arg("name") = c.name, py::arg("width") = c.width, py::arg("height") = c.height,
                                 py::arg("kinds") = c.kinds, py::arg("fx") = c.fx, py::arg("fy") = c.fy,
                                 py::arg("cx") = c.cx, py::arg("cy") = c.cy, py::arg("near") = c.near,
                                 py::arg("far") = c.far, py::arg("body") = c.body, py::arg("position") = c.position,

@@ -1,5 +1,5 @@
 """A MuJoCo scene's cameras made servable: announced in its handshake (the "images" extension) and rendered
-on request (`coupler.mujoco.camera_images`)."""
+on request (`coupler.mujoco.offscreen_cameras`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from coupler.mujoco.camera_images import CameraImages
+from coupler.mujoco.offscreen_cameras import OffscreenCameras
 from coupler.mujoco.cameras import MAX_HEIGHT, MAX_WIDTH, CameraSize, camera_descriptions
 from coupler.mujoco.offscreen import available_backends
 from coupler.mujoco.simulation import MujocoSimulation
@@ -33,8 +33,8 @@ def serve_cameras(simulation: MujocoSimulation, sizes: Sequence[CameraSize] = ()
     handshake = simulation.layout.handshake
     extensions = list(handshake.server.extensions) if handshake.server is not None else []
     simulation.layout.handshake = dataclasses.replace(
-        handshake, cameras=cameras, max_image_width=MAX_WIDTH, max_image_height=MAX_HEIGHT,
+        handshake, cameras={camera.name: camera for camera in cameras}, max_image_width=MAX_WIDTH, max_image_height=MAX_HEIGHT,
         server=ServerInfo(extensions=[*extensions, EXTENSION_IMAGES]))
-    simulation.images = CameraImages(simulation.model, simulation.data, cameras, backends)
+    simulation.images = OffscreenCameras(simulation.model, simulation.data, cameras, backends)
     named = ", ".join(f"{shown(c.name)} ({c.width}x{c.height})" for c in cameras)
     return f"cameras: {named}, rendered offscreen with {backends[0].upper()}"

@@ -42,7 +42,7 @@ from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
 
 if TYPE_CHECKING:
-    from coupler.mujoco.camera_images import CameraImages
+    from coupler.mujoco.offscreen_cameras import OffscreenCameras
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class MujocoSimulation(MessagesFromArrays):
         self._fresh = False
         self._forwarded = False  # the position and velocity stages are computed for the current state
         # The "images" extension (coupler.mujoco.camera_serving): the cameras' renderer, or why there is none.
-        self.images: CameraImages | None = None
+        self.images: OffscreenCameras | None = None
         self.images_unavailable = ""
         self.reset()
 

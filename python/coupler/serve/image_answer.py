@@ -32,7 +32,7 @@ RENDER_TIMEOUT = 30.0
 
 
 class ImageSource(Protocol):
-    """What renders a scene's cameras (`coupler.mujoco.camera_images.CameraImages`)."""
+    """What renders a scene's cameras (`coupler.mujoco.offscreen_cameras.OffscreenCameras`)."""
 
     cameras: dict[str, CameraDescription]
 

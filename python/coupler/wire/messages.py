@@ -294,7 +294,7 @@ class HandshakeMessage:
     # coupler extension "keyframes": the model's keyframes in index order ("" for an unnamed one).
     keyframes: list[str] = field(default_factory=list)
     # coupler extension "images": the cameras images can be asked of, and the largest size a camera may have.
-    cameras: list[CameraDescription] = field(default_factory=list)
+    cameras: dict[str, CameraDescription] = field(default_factory=dict)  # by name
     max_image_width: int = 0
     max_image_height: int = 0
 

@@ -35,7 +35,7 @@ Rendered = tuple[str, str, int, int, float, np.ndarray]
 _GEOM = int(mujoco.mjtObj.mjOBJ_GEOM)
 
 
-class CameraImages:
+class OffscreenCameras:
     """Renders `cameras` (the handshake's, of `model`) of the state in `data` with the first of `backends` that
     works.
 
