@@ -57,7 +57,7 @@ struct CameraDescription {
 struct ImageRequest {
   std::string camera;
   std::vector<std::string> kinds;
-  std::optional<std::uint32_t> every;
+  std::optional<std::uint32_t> every = std::nullopt;
 };
 
 // coupler extension "images": one rendered image, rows from the top down:
