@@ -221,7 +221,7 @@ class Image:
     width: int = 0
     height: int = 0
     time: float = 0.0  # s, the simulated time it shows
-    data: bytes = b""
+    data: bytes = field(default=b"", repr=False)  # a trace shows the image, not its megabytes
 
 
 @dataclass
