@@ -4,7 +4,8 @@ OpenGL contexts belong to one thread: the context, MuJoCo's render context
 and scene live on the rendering thread, made when the first image is asked
 for (`coupler.mujoco.offscreen`). The serving thread copies the state to
 render into a `mjData` of the renderer's and hands the job over; the
-simulation goes on from its own data.
+simulation goes on from its own data, and the serving thread serves others
+while the job renders.
 
 Each kind is rendered as `mujoco.Renderer` renders it, with the same flags:
 rgb as the scene looks, depth and segmentation with MuJoCo's segmentation
@@ -21,6 +22,7 @@ import queue
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 import mujoco
 import numpy as np
@@ -51,26 +53,31 @@ class OffscreenCameras:
         self._ids = {camera.name: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera.name)
                      for camera in cameras}
         self._backends = backends
-        self._data = mujoco.MjData(model)  # the state being rendered: the serving thread fills it
-        self._jobs: queue.Queue[tuple[list[tuple[str, tuple[str, ...]]], Future[list[Rendered]]] | None] = (
-            queue.Queue())
+        self._spare: list[mujoco.MjData] = []  # states rendered, to fill again (the serving thread takes them)
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.backend: str | None = None  # the backend rendering, once its context is made
 
-    def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> list[Rendered]:
-        """The images of `wanted` ((camera, kinds) each) of the state now, rendered on the rendering thread.
+    def submit(self, wanted: list[tuple[str, tuple[str, ...]]]) -> Future[list[Rendered]]:
+        """Start rendering the images of `wanted` ((camera, kinds) each) of the state now; their future.
 
-        RuntimeError when no OpenGL context can be made, TimeoutError when rendering takes over `timeout` seconds.
+        Call from the serving thread: the state is copied before this returns, so the simulation may step
+        on at once. The future fails with RuntimeError when no OpenGL context can be made.
         """
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, name="coupler-cameras", daemon=True)
                 self._thread.start()
-            mujoco.mj_copyData(self._data, self.model, self.source)
-            done: Future[list[Rendered]] = Future()
-            self._jobs.put((wanted, done))
-            return done.result(timeout)
+            state = self._spare.pop() if self._spare else mujoco.MjData(self.model)
+        mujoco.mj_copyData(state, self.model, self.source)
+        done: Future[list[Rendered]] = Future()
+        self._jobs.put(_Job(wanted, state, done))
+        return done
+
+    def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> list[Rendered]:
+        """`submit`, waited for: TimeoutError when rendering takes over `timeout` seconds."""
+        return self.submit(wanted).result(timeout)
 
     def close(self) -> None:
         if self._thread is not None:
@@ -85,7 +92,7 @@ class OffscreenCameras:
             reason = str(error)
             log.warning("cameras cannot be rendered: %s", reason)
             while (job := self._jobs.get()) is not None:
-                job[1].set_exception(RuntimeError(reason))
+                job.done.set_exception(RuntimeError(reason))
             return
         self.backend = renderer.backend
         if renderer.backend != self._backends[0]:
@@ -93,13 +100,21 @@ class OffscreenCameras:
                         self._backends[0].upper())
         try:
             while (job := self._jobs.get()) is not None:
-                wanted, done = job
                 try:
-                    done.set_result(renderer.render(self._data, wanted))
+                    job.done.set_result(renderer.render(job.state, job.wanted))
                 except Exception as error:  # reported to the one who asked; the thread goes on
-                    done.set_exception(error)
+                    job.done.set_exception(error)
+                with self._lock:
+                    self._spare.append(job.state)
         finally:
             renderer.close()
+
+
+@dataclass
+class _Job:
+    wanted: list[tuple[str, tuple[str, ...]]]
+    state: mujoco.MjData  # a copy of the simulation's, taken when the images were asked for
+    done: Future[list[Rendered]]
 
 
 class _Renderer:
@@ -128,6 +143,8 @@ class _Renderer:
         self.far = np.float32(model.vis.map.zfar * extent)
 
     def render(self, data: mujoco.MjData, wanted: list[tuple[str, tuple[str, ...]]]) -> list[Rendered]:
+        # On this thread, not the serving one: whatever the simulation had computed of its state, the
+        # picture is of positions, orientations and lights computed from it.
         mujoco.mj_forward(self.model, data)
         out: list[Rendered] = []
         for name, kinds in wanted:

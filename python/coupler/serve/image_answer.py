@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Protocol
 
 import numpy as np
@@ -31,13 +32,17 @@ Wanted = Sequence[tuple[str, tuple[str, ...], int | None]]
 RENDER_TIMEOUT = 30.0
 
 
+Rendered = list[tuple[str, str, int, int, float, np.ndarray]]
+
+
 class ImageSource(Protocol):
     """What renders a scene's cameras (`coupler.mujoco.offscreen_cameras.OffscreenCameras`)."""
 
     cameras: dict[str, CameraDescription]
 
-    def render(self, wanted: list[tuple[str, tuple[str, ...]]],
-               timeout: float) -> list[tuple[str, str, int, int, float, np.ndarray]]: ...
+    def submit(self, wanted: list[tuple[str, tuple[str, ...]]]) -> Future[Rendered]: ...
+
+    def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> Rendered: ...
 
 
 def _refused(text: str) -> ProtocolError:
@@ -77,14 +82,29 @@ class ImageAnswer:
             if every is not None and every < 1:
                 raise _refused(f"camera {shown(camera)!r}: every {every} steps; a rate is every 1 step or more")
 
-    def fields(self, wanted: Wanted, simulated_time: float, steps: int) -> bytes:
-        """The images field of the answer reporting `simulated_time`, reached by `steps` steps (0: a read)."""
-        assert self.source is not None
+    def due(self, wanted: Wanted, simulated_time: float, steps: int) -> list[tuple[str, tuple[str, ...]]]:
+        """The cameras of `wanted` (with their kinds) due in the answer reporting `simulated_time`, reached by
+        `steps` steps (0: a read)."""
         step = round(simulated_time / self.time_step) if self.time_step > 0 else 0
-        due = [(camera, tuple(kinds)) for camera, kinds, every in wanted if _due(every, step, steps)]
+        return [(camera, tuple(kinds)) for camera, kinds, every in wanted if _due(every, step, steps)]
+
+    def submit(self, due: list[tuple[str, tuple[str, ...]]]) -> Future[Rendered]:
+        """Start rendering `due` of the state now (copied before this returns); the images' future."""
+        assert self.source is not None
+        return self.source.submit(due)
+
+    def fields(self, wanted: Wanted, simulated_time: float, steps: int) -> bytes:
+        """The images field of the answer reporting `simulated_time`, rendered now."""
+        due = self.due(wanted, simulated_time, steps)
         if not due:
             return b""
-        return _native.encode_image_fields(self.source.render(due, RENDER_TIMEOUT))
+        assert self.source is not None
+        return encoded(self.source.render(due, RENDER_TIMEOUT))
+
+
+def encoded(rendered: Rendered) -> bytes:
+    """The images field of a SensorMessage holding `rendered`."""
+    return _native.encode_image_fields(rendered)
 
 
 def _due(every: int | None, step: int, steps: int) -> bool:

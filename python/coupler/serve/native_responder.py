@@ -14,6 +14,9 @@ same path.
 from __future__ import annotations
 
 import logging
+import time
+from concurrent import futures
+from dataclasses import dataclass
 from typing import Any
 
 from coupler import _native
@@ -26,10 +29,21 @@ from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.held import Held
-from coupler.serve.image_answer import ImageAnswer, Wanted
+from coupler.serve.image_answer import RENDER_TIMEOUT, ImageAnswer, Rendered, Wanted, encoded
 from coupler.serve.simulation_server import SimulationServer
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Rendering:
+    """An answer waiting for its images: its sensor frame, sent once they are rendered."""
+
+    request: _native.Request
+    answer: Answer  # the state's sensor frame, without the images
+    images: futures.Future[Rendered]
+    deadline: float  # time.monotonic() past which it is answered with an error
+    failing: str  # what the error says first
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -77,6 +91,9 @@ class NativeResponder:
         self.images = ImageAnswer(getattr(simulation, "images", None), sim.handshake.time_step,
                                   getattr(simulation, "images_unavailable", ""))
         self._images_after_round: Wanted = ()  # asked for by a Control whose steps the loop takes
+        # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
+        self.defer_images = False
+        self._rendering: list[_Rendering] = []
 
     @property
     def trace_sizes(self) -> bool:
@@ -121,7 +138,7 @@ class NativeResponder:
     def _respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.SENSOR_REQUEST:
             wanted = request.image_requests
-            return self._read_with_images(wanted) if wanted else Answer(self.reads.answer())
+            return self._read_with_images(wanted, request) if wanted else Answer(self.reads.answer())
         if request.type != MessageType.CONTROL:
             return self._through_messages(request)
         refused = self._refused_unread(request)
@@ -142,7 +159,7 @@ class NativeResponder:
             return answer
         if answer.simulated_time is None:
             return answer  # refused: no state to show
-        return self._with_images(answer, wanted)
+        return self._with_images(answer, wanted, request)
 
     def _check_images(self, wanted: Wanted) -> None:
         if self.sim.shared:
@@ -151,35 +168,89 @@ class NativeResponder:
                                 ErrorCode.CONTROL_MISMATCH)
         self.images.check(wanted)
 
-    def _with_images(self, answer: Answer, wanted: Wanted) -> Answer:
-        """`answer` (a stepped state's) with the images `wanted` of that state; an ErrorMessage if none render."""
+    def _with_images(self, answer: Answer, wanted: Wanted, request: _native.Request | None = None) -> Answer:
+        """`answer` (a stepped state's) with the images `wanted` of that state; an ErrorMessage if none render.
+
+        With `defer_images` and the `request` to answer, the images render while others are served: the
+        answer returned then sends nothing, and `rendered_answers()` hands it over once they are done.
+        """
         assert answer.simulated_time is not None
+        failing = "the Control was applied, but its images could not be rendered"
+        if request is not None and self._deferred(request, answer, wanted, answer.simulated_time, answer.steps,
+                                                  failing):
+            return Answer(None, answer.simulated_time, answer.steps)
         try:
             fields = self.images.fields(wanted, answer.simulated_time, answer.steps)
-        except (RuntimeError, TimeoutError) as error:
-            self.sim.stats.errors_sent += 1
-            text = f"the Control was applied, but its images could not be rendered: {error}"
-            return Answer(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=text)), answer.simulated_time,
-                          answer.steps)
+        except (RuntimeError, futures.TimeoutError) as error:
+            return Answer(self._render_failure(failing, error), answer.simulated_time, answer.steps)
         return Answer(answer.reply + fields, answer.simulated_time, answer.steps)
 
-    def _read_with_images(self, wanted: Wanted) -> Answer:
+    def _deferred(self, request: _native.Request, answer: Answer, wanted: Wanted, simulated_time: float, steps: int,
+                  failing: str) -> bool:
+        """Start rendering the images of `answer` (of the state at `simulated_time`, reached by `steps` steps)
+        for `request` when answers wait for them; whether it did."""
+        if not self.defer_images or self.sim.trace:
+            return False  # a trace logs each answer as it is made
+        due = self.images.due(wanted, simulated_time, steps)
+        if not due:
+            return False
+        self._rendering.append(_Rendering(request, answer, self.images.submit(due),
+                                          time.monotonic() + RENDER_TIMEOUT, failing))
+        return True
+
+    def _render_failure(self, failing: str, error: BaseException) -> bytes:
+        self.sim.stats.errors_sent += 1
+        reason = "rendering took too long" if isinstance(error, futures.TimeoutError) else str(error)
+        return encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"{failing}: {reason}"))
+
+    @property
+    def images_pending(self) -> bool:
+        """True while answers wait for their images (with `defer_images`)."""
+        return bool(self._rendering)
+
+    def wait_rendered(self, timeout: float) -> None:
+        """Wait until an answer's images are done, or `timeout` seconds."""
+        futures.wait([r.images for r in self._rendering], timeout, futures.FIRST_COMPLETED)
+
+    def rendered_answers(self) -> list[tuple[_native.Request, Answer]]:
+        """The answers whose images are done (or failed, or took too long), to send now; never blocks."""
+        done, waiting = [], []
+        now = time.monotonic()
+        for rendering in self._rendering:
+            answer = rendering.answer
+            if rendering.images.done():
+                try:
+                    reply = answer.reply + encoded(rendering.images.result())
+                except Exception as error:  # the renderer's failure, told to the one who asked
+                    reply = self._render_failure(rendering.failing, error)
+                done.append((rendering.request, Answer(reply, answer.simulated_time, answer.steps)))
+            elif now > rendering.deadline:
+                reply = self._render_failure(rendering.failing, futures.TimeoutError())
+                done.append((rendering.request, Answer(reply, answer.simulated_time, answer.steps)))
+            else:
+                waiting.append(rendering)
+        self._rendering = waiting
+        return done
+
+    def _read_with_images(self, wanted: Wanted, request: _native.Request) -> Answer:
         """The answer to a SensorRequest asking for images: the state now, and its images."""
         stats = self.sim.stats
         stats.requests += 1
         stats.sensor_requests += 1
         try:
             self.images.check(wanted)
-            simulated_time = self._simulation.sensor_values(self._sensors.values)
-            fields = self.images.fields(wanted, simulated_time, 0)
         except ProtocolError as error:
             stats.errors_sent += 1
             return Answer(encode(ErrorMessage(code=error.code, text=str(error))))
-        except (RuntimeError, TimeoutError) as error:
-            stats.errors_sent += 1
-            return Answer(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR,
-                                              text=f"images could not be rendered: {error}")))
-        return Answer(self._sensors.encode(simulated_time) + fields)
+        simulated_time = self._simulation.sensor_values(self._sensors.values)
+        state = Answer(self._sensors.encode(simulated_time))
+        failing = "images could not be rendered"
+        if self._deferred(request, state, wanted, simulated_time, 0, failing):
+            return Answer(None)
+        try:
+            return Answer(state.reply + self.images.fields(wanted, simulated_time, 0))
+        except (RuntimeError, futures.TimeoutError) as error:
+            return Answer(self._render_failure(failing, error))
 
     def _control(self, steps: int, peer: bytes) -> Answer:
         simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values, peer)

@@ -1,0 +1,79 @@
+"""Images (the "images" extension) render aside: while a controller's answer waits for its images, the
+lockstep loop serves everyone else, then sends that answer with them."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+
+import numpy as np
+import zmq
+
+from coupler.scenes import load_scene
+from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.native_responder import NativeResponder
+from coupler.serve.simulation_server import SimulationServer
+from coupler.wire.codec import decode, encode
+from coupler.wire.messages import CameraDescription, ControlMessage, ImageRequest, SensorMessage, SensorRequestMessage
+
+
+class HeldCameras:
+    """An image source whose images are done only when the test says."""
+
+    cameras = {"eye": CameraDescription(name="eye", width=2, height=1, kinds=["depth"])}
+
+    def __init__(self) -> None:
+        self.jobs: list[Future] = []
+
+    def submit(self, due):
+        job: Future = Future()
+        self.jobs.append(job)
+        return job
+
+    def render(self, due, timeout):
+        return self.submit(due).result(timeout)
+
+
+def _socket(context: zmq.Context, address: str) -> zmq.Socket:
+    socket = context.socket(zmq.REQ)
+    socket.linger = 0
+    socket.rcvtimeo = 5000
+    socket.connect(address)
+    return socket
+
+
+def test_a_reader_is_answered_while_the_controllers_images_render(tmp_path):
+    simulation = load_scene("static")
+    cameras = HeldCameras()
+    simulation.images = cameras
+    address = f"ipc://{tmp_path}/images.sock"
+    sim = SimulationServer(simulation)
+    responder = NativeResponder(address, sim)
+    stop = threading.Event()
+    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
+    loop.start()
+    context = zmq.Context.instance()
+    controller, reader = _socket(context, address), _socket(context, address)
+    try:
+        controller.send(encode(ControlMessage(images=[ImageRequest("eye", ["depth"])])))
+        deadline = time.monotonic() + 5.0
+        while not cameras.jobs and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert len(cameras.jobs) == 1
+        reader.send(encode(SensorRequestMessage()))
+        read = decode(reader.recv())
+        assert isinstance(read, SensorMessage) and not read.images
+        assert controller.poll(50) == 0  # its images are not done: its answer waits
+        depth = np.array([1.5, 2.5], np.float32)
+        cameras.jobs[0].set_result([("eye", "depth", 2, 1, read.simulated_time, depth)])
+        answer = decode(controller.recv())
+        assert isinstance(answer, SensorMessage) and answer.simulated_time > 0
+        assert [(i.camera, i.kind, i.data) for i in answer.images] == [("eye", "depth", depth.tobytes())]
+    finally:
+        controller.close()
+        reader.close()
+        stop.set()
+        loop.join(timeout=10)
+        responder.close()
+    assert not loop.is_alive()
