@@ -105,6 +105,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="render the model's camera NAME at W x H pixels (at most "
                              f"{MAX_CAMERA_WIDTH}x{MAX_CAMERA_HEIGHT}); repeatable (default: each camera's MJCF "
                              f"resolution, or {DEFAULT_CAMERA_WIDTH}x{DEFAULT_CAMERA_HEIGHT} where it sets none)")
+    parser.add_argument("--no-cameras", action="store_true",
+                        help="offer none of the model's cameras: the handshake announces no camera and no "
+                             "\"images\" extension, as a recording made without them had (default: off)")
     parser.add_argument("--mode", choices=["lockstep", "free"], default=defaults.mode,
                         help="lockstep: one step per Control (Click semantics); free: the simulation steps on its "
                              "own clock with the latest controls (default: %(default)s)")
@@ -193,7 +196,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
     options = ServeOptions(
         address=args.addr, allow_remote=args.allow_remote, scene=args.scene, time_step=args.step,
         serve_empty=args.serve_empty, serve_partial=args.serve_partial, robots=tuple(args.robot),
-        cameras=tuple(args.camera),
+        cameras=tuple(args.camera), no_cameras=args.no_cameras,
         keyframe=args.keyframe, mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
@@ -290,6 +293,10 @@ def _serve_cameras(simulation: Simulation, options: ServeOptions) -> None:
     from coupler.mujoco.simulation import MujocoSimulation
 
     if not isinstance(simulation, MujocoSimulation):
+        return
+    if options.no_cameras:
+        if options.cameras:
+            raise Error("--camera with --no-cameras: a size is given for a camera that is not served")
         return
     if options.worlds is not None:
         if options.cameras:

@@ -16,7 +16,8 @@ from coupler.wire.errors import Error
 
 def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     """The scene to serve (the recorded model written to `folder`, or for an older recording without it a shipped
-    name) and the flags of `coupler serve` that serve it as recorded: its time step and start keyframe."""
+    name) and the flags of `coupler serve` that serve it as recorded: its time step, start keyframe and
+    cameras."""
     recording.read_headers()
     scene = recording.metadata.get(SCENE_METADATA, {})
     name = scene.get("scene", "")
@@ -26,6 +27,9 @@ def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     for key, flag in (("time_step", "--step"), ("keyframe", "--keyframe")):
         if key in scene:
             flags += [flag, scene[key]]
+    # A recording from before cameras were served has none.
+    cameras = [camera for camera in scene.get("cameras", "").split(",") if camera]
+    flags += [arg for camera in cameras for arg in ("--camera", camera)] if cameras else ["--no-cameras"]
     # The compiled model, as run, whatever the scene was: it holds its assets, so it serves from any folder.
     for attachment in (MODEL_BINARY, MODEL_ATTACHMENT):
         if attachment in recording.attachments and (attachment == MODEL_BINARY or name.endswith(".xml")
