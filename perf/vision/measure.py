@@ -24,6 +24,7 @@ SIZES = ((64, 64), (320, 240), (640, 480))
 KINDS = ("rgb", "depth")
 TARGET = 1.15  # coupler's cost per image over the renderer's
 WARM_UP = 3  # images of each kind and side before timing: shaders compiled, buffers allocated
+FRAME_BYTES = 16 << 20  # both sides' frame limit: a 640x480 depth image is over the default 1 MiB
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -54,8 +55,9 @@ def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]
     rows = []
     for width, height in sizes:
         renderer = mujoco.Renderer(model, height, width)
-        with ServeProcess(["--scene", "arm", "--camera", f"{CAMERA}={width}x{height}"]) as server, \
-                Session(server.endpoint, timeout=60.0) as session:
+        with ServeProcess(["--scene", "arm", "--camera", f"{CAMERA}={width}x{height}", "--max-frame-bytes",
+                           str(FRAME_BYTES)]) as server, \
+                Session(server.endpoint, timeout=60.0, max_frame_bytes=FRAME_BYTES) as session:
             for kind in KINDS:
                 def alone() -> None:
                     if kind == "depth":

@@ -45,6 +45,10 @@ class ImageSource(Protocol):
     def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> Rendered: ...
 
 
+_BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
+_IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)
+
+
 def _refused(text: str) -> ProtocolError:
     return ProtocolError(text, ErrorCode.CONTROL_MISMATCH)
 
@@ -53,10 +57,14 @@ class ImageAnswer:
     """Checks and renders the images of requests, for a scene served with `source` (None: no cameras, for
     `unavailable`'s reason)."""
 
-    def __init__(self, source: ImageSource | None, time_step: float, unavailable: str = "") -> None:
+    def __init__(self, source: ImageSource | None, time_step: float, unavailable: str = "",
+                 max_frame_bytes: int = 0, state_bytes: int = 0) -> None:
         self.source = source
         self.time_step = time_step
         self.unavailable = unavailable or "this scene serves no cameras"
+        # The largest frame sent (0: no limit), the client's default too: a larger one would never arrive.
+        self.max_frame_bytes = max_frame_bytes
+        self.state_bytes = state_bytes  # what the answer's readings take besides the images, at most
 
     def check(self, wanted: Wanted) -> None:
         """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem of `wanted`."""
@@ -81,6 +89,12 @@ class ImageAnswer:
                 raise _refused(f"camera {shown(camera)!r}: a kind of image is asked for twice")
             if every is not None and every < 1:
                 raise _refused(f"camera {shown(camera)!r}: every {every} steps; a rate is every 1 step or more")
+        size = self.state_bytes + sum(_IMAGE_OVERHEAD + cameras[camera].width * cameras[camera].height *
+                                      _BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
+        if self.max_frame_bytes and size > self.max_frame_bytes:
+            raise _refused(f"the images asked for make an answer of about {size} bytes, over the "
+                           f"{self.max_frame_bytes}-byte frame limit (coupler serve --max-frame-bytes, and the "
+                           "client's max_frame_bytes); ask for fewer or smaller images, or raise both limits")
 
     def due(self, wanted: Wanted, simulated_time: float, steps: int) -> list[tuple[str, tuple[str, ...]]]:
         """The cameras of `wanted` (with their kinds) due in the answer reporting `simulated_time`, reached by

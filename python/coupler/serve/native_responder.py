@@ -19,7 +19,7 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
 
-from coupler import _native
+from coupler import _native, limits
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
@@ -89,7 +89,9 @@ class NativeResponder:
         self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
         # The "images" extension: a scene's cameras, when it serves them.
         self.images = ImageAnswer(getattr(simulation, "images", None), sim.handshake.time_step,
-                                  getattr(simulation, "images_unavailable", ""))
+                                  getattr(simulation, "images_unavailable", ""),
+                                  server_options.get("max_frame_bytes", limits.MAX_FRAME_BYTES),
+                                  len(self._sensors.encode(0.0)))
         self._images_after_round: Wanted = ()  # asked for by a Control whose steps the loop takes
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False

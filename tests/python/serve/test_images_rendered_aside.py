@@ -1,5 +1,6 @@
-"""Images (the "images" extension) render aside: while a controller's answer waits for its images, the
-lockstep loop serves everyone else, then sends that answer with them."""
+"""Images (the "images" extension) on the serving side: they render aside (while a controller's answer
+waits for its images, the lockstep loop serves everyone else, then sends that answer with them), and an
+answer they would make too large to arrive is refused."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import time
 from concurrent.futures import Future
 
 import numpy as np
+import pytest
 import zmq
 
 from coupler.scenes import load_scene
+from coupler.serve.image_answer import ImageAnswer
+from coupler.wire.errors import ProtocolError
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.simulation_server import SimulationServer
@@ -77,3 +81,10 @@ def test_a_reader_is_answered_while_the_controllers_images_render(tmp_path):
         loop.join(timeout=10)
         responder.close()
     assert not loop.is_alive()
+
+
+def test_images_that_would_make_an_answer_over_the_frame_limit_are_refused_naming_it():
+    answer = ImageAnswer(HeldCameras(), 0.002, max_frame_bytes=1000, state_bytes=700)
+    answer.check([("eye", ("depth",), None)])  # 8 bytes of pixels: within the limit with the fields' share
+    with pytest.raises(ProtocolError, match=r"over the 1000-byte frame limit \(coupler serve --max-frame-bytes"):
+        ImageAnswer(HeldCameras(), 0.002, max_frame_bytes=1000, state_bytes=1000).check([("eye", ("depth",), None)])
