@@ -120,6 +120,14 @@ class LockstepLoop:
                 return pending
             self._renders.wait_rendered(0.1)
 
+    def _answer_in_order(self, peer: bytes) -> None:
+        """Send `peer`'s answers still waiting for images before serving its next request, so that it reads its
+        answers in the order it asked (a client that timed out and asks again): their images are waited for."""
+        while self._renders.images_pending_for(peer):
+            self._renders.wait_rendered(0.1)
+            for request, answer in self._renders.rendered_answers():
+                self.responder.send(request, answer)
+
     def _run_lone(self, stop: threading.Event, poll_timeout: float) -> None:
         while not stop.is_set():
             rendering = self._send_rendered()
@@ -142,6 +150,8 @@ class LockstepLoop:
                 self._closed.release()
                 continue
             self._closed.saw(request)
+            if rendering:
+                self._answer_in_order(request.peer)
             starts = self.sim.starts
             answer = self.responder.respond(request)
             if answer.held:

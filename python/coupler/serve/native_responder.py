@@ -210,6 +210,10 @@ class NativeResponder:
         """True while answers wait for their images (with `defer_images`)."""
         return bool(self._rendering)
 
+    def images_pending_for(self, peer: bytes) -> bool:
+        """True while an answer to `peer` waits for its images."""
+        return any(rendering.request.peer == peer for rendering in self._rendering)
+
     def wait_rendered(self, timeout: float) -> None:
         """Wait until an answer's images are done, or `timeout` seconds."""
         futures.wait([r.images for r in self._rendering], timeout, futures.FIRST_COMPLETED)

@@ -88,3 +88,37 @@ def test_images_that_would_make_an_answer_over_the_frame_limit_are_refused_namin
     answer.check([("eye", ("depth",), None)])  # 8 bytes of pixels: within the limit with the fields' share
     with pytest.raises(ProtocolError, match=r"over the 1000-byte frame limit \(coupler serve --max-frame-bytes"):
         ImageAnswer(HeldCameras(), 0.002, max_frame_bytes=1000, state_bytes=1000).check([("eye", ("depth",), None)])
+
+
+def test_a_controller_asking_again_before_its_images_are_done_reads_its_answers_in_order(tmp_path):
+    simulation = load_scene("static")
+    cameras = HeldCameras()
+    simulation.images = cameras
+    address = f"ipc://{tmp_path}/order.sock"
+    responder = NativeResponder(address, SimulationServer(simulation))
+    stop = threading.Event()
+    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
+    loop.start()
+    # A client that timed out and asks again: it sends without waiting for the answer.
+    impatient = zmq.Context.instance().socket(zmq.DEALER)
+    impatient.linger = 0
+    impatient.connect(address)
+    try:
+        impatient.send_multipart([b"", encode(ControlMessage(images=[ImageRequest("eye", ["depth"])]))])
+        deadline = time.monotonic() + 5.0
+        while not cameras.jobs and time.monotonic() < deadline:
+            time.sleep(0.005)
+        impatient.send_multipart([b"", encode(SensorRequestMessage())])
+        assert impatient.poll(100) == 0
+        cameras.jobs[0].set_result([("eye", "depth", 2, 1, 0.0, np.array([1.5, 2.5], np.float32))])
+        answers = []
+        for _ in range(2):
+            assert impatient.poll(5000)
+            answers.append(decode(impatient.recv_multipart()[-1]))
+        assert [len(answer.images) for answer in answers] == [1, 0]
+    finally:
+        impatient.close()
+        stop.set()
+        loop.join(timeout=10)
+        responder.close()
+    assert not loop.is_alive()
