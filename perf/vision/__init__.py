@@ -35,7 +35,8 @@ def markdown(result: dict) -> str:
     for row in result["rows"]:
         alone, coupled, ratio = row["renderer_ms"], row["coupler_ms"], row["ratio"]
         verdict = "met" if ratio["median"] <= TARGET else "missed"
-        lines.append(f"| {row['size']} | {row['kind']} | {alone['median']:.2f} ({alone['low']:.2f}–{alone['high']:.2f}) "
+        lines.append(f"| {row['size']} | {row['kind']} "
+                     f"| {alone['median']:.2f} ({alone['low']:.2f}–{alone['high']:.2f}) "
                      f"| {coupled['median']:.2f} ({coupled['low']:.2f}–{coupled['high']:.2f}) "
                      f"| {ratio['median']:.2f} ({ratio['low']:.2f}–{ratio['high']:.2f}) | {verdict} |")
     return "\n".join(lines)

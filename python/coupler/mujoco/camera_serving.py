@@ -33,8 +33,8 @@ def serve_cameras(simulation: MujocoSimulation, sizes: Sequence[CameraSize] = ()
     handshake = simulation.layout.handshake
     extensions = list(handshake.server.extensions) if handshake.server is not None else []
     simulation.layout.handshake = dataclasses.replace(
-        handshake, cameras={camera.name: camera for camera in cameras}, max_image_width=MAX_WIDTH, max_image_height=MAX_HEIGHT,
-        server=ServerInfo(extensions=[*extensions, EXTENSION_IMAGES]))
+        handshake, cameras={camera.name: camera for camera in cameras}, max_image_width=MAX_WIDTH,
+        max_image_height=MAX_HEIGHT, server=ServerInfo(extensions=[*extensions, EXTENSION_IMAGES]))
     simulation.images = OffscreenCameras(simulation.model, simulation.data, cameras, backends)
     named = ", ".join(f"{shown(c.name)} ({c.width}x{c.height})" for c in cameras)
     return f"cameras: {named}, rendered offscreen with {backends[0].upper()}"

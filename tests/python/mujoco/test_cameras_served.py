@@ -38,6 +38,8 @@ SCENE = """
       <geom name="ball" type="sphere" size="0.05" rgba="0.1 0.9 0.1 1"/>
     </body>
     <camera name="eye" pos="0.05 -0.5 0.9" xyaxes="1 0 0 0 0.8 0.6" fovy="60" resolution="32 24"/>
+    <camera name="lens" pos="0 -0.6 0.7" xyaxes="1 0 0 0 0.7 0.7" focal="0.012 0.011" sensorsize="0.02 0.016"
+            principal="0.001 -0.0015" resolution="80 60"/>
   </worldbody>
   <actuator><motor name="hinge" joint="hinge"/></actuator>
 </mujoco>
@@ -71,16 +73,16 @@ def pictures(session: Session):
     return session.sensors(images={"eye": ("rgb", "depth", "segmentation")}).images["eye"]
 
 
-def _in_camera(world, point: np.ndarray) -> np.ndarray:
+def _in_camera(world, point: np.ndarray, name: str = "eye") -> np.ndarray:
     model, data = world
-    camera = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, "eye")
+    camera = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, name)
     rotation = data.cam_xmat[camera].reshape(3, 3)  # columns: the camera's axes in the world
     return rotation.T @ (point - data.cam_xpos[camera])
 
 
-def _projected(session: Session, world, point: np.ndarray) -> tuple[float, float]:
-    described = session.handshake.cameras["eye"]
-    x, y, z = _in_camera(world, point)
+def _projected(session: Session, world, point: np.ndarray, name: str = "eye") -> tuple[float, float]:
+    described = session.handshake.cameras[name]
+    x, y, z = _in_camera(world, point, name)
     return described.cx + described.fx * x / -z, described.cy - described.fy * y / -z
 
 
@@ -132,6 +134,16 @@ def test_a_known_point_projects_onto_its_blob_and_the_depth_there_is_its_distanc
     assert pictures.depth[row, column] == pytest.approx(along, rel=0.01)  # direction's optical-axis part is 1
 
 
+def test_a_camera_given_by_focal_length_sensor_size_and_principal_point_projects_as_announced(session, world):
+    model, data = world
+    segmentation = session.sensors(images={"lens": "segmentation"}).images["lens"].segmentation
+    for name in ("box", "ball"):
+        seen = segmentation == model.geom(name).id
+        assert seen.any(), name
+        u, v = _projected(session, world, data.xpos[model.body(name).id], "lens")
+        assert np.hypot(*np.subtract((u, v), _centroid(seen))) < 1.5, name
+
+
 def test_segmentation_names_the_geom_seen_and_row_0_is_the_top_of_the_picture(session, world, pictures):
     model, data = world
     ball = model.geom("ball").id
@@ -151,7 +163,7 @@ def test_a_camera_given_a_rate_is_rendered_only_on_its_steps(session):
 
 
 @pytest.mark.parametrize("images, problem", [
-    ({"mouth": "rgb"}, r"no camera named 'mouth'; valid names: 'eye'"),
+    ({"mouth": "rgb"}, r"no camera named 'mouth'; valid names: 'eye', 'lens'"),
     ({"eye": "infrared"}, r"camera 'eye' renders no 'infrared' images; it renders rgb, depth, segmentation"),
     ({"eye": CameraRequest(("rgb",), every=0)}, r"camera 'eye': every 0 steps; a rate is every 1 step or more"),
     ({"eye": ()}, r"camera 'eye' is asked for no kind of image"),
@@ -186,5 +198,6 @@ def test_a_camera_size_out_of_bounds_or_misspelled_is_refused(flag, problem):
 
 def test_a_size_for_a_camera_the_model_lacks_is_refused_naming_the_cameras(world):
     model, _ = world
-    with pytest.raises(Error, match=r"--camera nose: the model has no camera of that name; valid names: 'eye'"):
+    refused = r"--camera nose: the model has no camera of that name; valid names: 'eye', 'lens'"
+    with pytest.raises(Error, match=refused):
         camera_descriptions(model, {"nose": parse_camera_size("nose=10x10")})
