@@ -201,3 +201,19 @@ def test_a_size_for_a_camera_the_model_lacks_is_refused_naming_the_cameras(world
     refused = r"--camera nose: the model has no camera of that name; valid names: 'eye', 'lens'"
     with pytest.raises(Error, match=refused):
         camera_descriptions(model, {"nose": parse_camera_size("nose=10x10")})
+
+
+def test_without_egl_or_osmesa_no_camera_is_announced_and_one_line_says_why(scene_path, monkeypatch):
+    from coupler.mujoco import offscreen
+    from coupler.mujoco.camera_serving import serve_cameras
+    from coupler.mujoco.simulation import MujocoSimulation
+
+    monkeypatch.setattr(offscreen, "_LIBRARIES", {"egl": ("libEGL-missing.so.1",),
+                                                   "osmesa": ("libOSMesa-missing.so.8",)})
+    monkeypatch.delenv("MUJOCO_GL", raising=False)
+    monkeypatch.delenv("PYOPENGL_PLATFORM", raising=False)
+    simulation = MujocoSimulation(scene_path)
+    said = serve_cameras(simulation)
+    assert said is not None and "\n" not in said
+    assert said.startswith("cameras not served: no offscreen OpenGL: neither EGL nor OSMesa loads")
+    assert simulation.handshake().cameras == {} and simulation.images is None
