@@ -12,6 +12,7 @@
 
 #include <coupler/coupler.hpp>
 
+#include "find_red.hpp"
 #include "options.hpp"
 #include "pick_approach.hpp"
 
@@ -84,6 +85,10 @@ int run(const Options& options) {
   const coupler::HandshakeMessage& handshake = session.handshake();
   check_handshake(handshake);
   std::cout << "handshake: " << handshake.objects.size() << " objects, time step " << handshake.time_step << " s\n";
+  if (!options.find_red.empty()) {
+    std::cout << find_red(session, options.find_red) << '\n';
+    return 0;
+  }
 
   coupler::Controls controls = session.controls();
   if (const auto arm = find_arm(handshake)) PickApproach(session, *arm).run(controls).print(std::cout);

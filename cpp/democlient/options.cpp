@@ -29,6 +29,12 @@ options:
                       non-blocking polling that sleeps in zmq_poll between
                       attempts instead of spinning)
   --trace             print every message sent and received
+  --find-red CAMERA   instead of driving the scene, ask CAMERA (the "images"
+                      extension) for a colour and a depth image and print
+                      where it sees red: the red pixels' centre, the depth
+                      there, and that point back-projected with the
+                      handshake's intrinsics into the world (a camera mounted
+                      on the world body) (default: drive the scene)
   --timeout SECONDS   give up when the server does not answer within this
                       many seconds, from 0.001 to 86400 (default )" +
                              std::to_string(coupler::limits::kRequestTimeout.count() / 1000) + R"()
@@ -119,6 +125,8 @@ Options parse_options(int argc, char** argv) {
       options.timings_file = value();
     } else if (arg == "--blocking-receive") {
       options.blocking_receive = true;
+    } else if (arg == "--find-red") {
+      options.find_red = value();
     } else if (arg == "--trace") {
       options.trace = true;
     } else if (arg == "--timeout") {

@@ -18,6 +18,7 @@ struct Options {
   std::string curve_key;         // path of this client's NAME.key_secret
   double heartbeat = std::chrono::duration<double>(coupler::limits::kHeartbeatInterval).count();  // seconds; 0: off
   std::int64_t max_frame_bytes = coupler::limits::kMaxFrameBytes;
+  std::string find_red;  // a camera: print where it sees red, and do nothing else; empty: drive the scene
 };
 
 // Parses the command line; prints help or an error and exits on bad input.

@@ -7,6 +7,7 @@ those before it: `wire` <- `transport` <- `controller`, `serve` <- `mujoco`
 <- `scenes` <- `cli`.
 """
 
+from coupler.controller.camera_images import CameraImages, CameraRequest
 from coupler.controller.controls import Controls
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
@@ -29,6 +30,8 @@ from coupler.wire.version import VERSION as __version__
 
 __all__ = [
     "__version__",
+    "CameraImages",
+    "CameraRequest",
     "Client",
     "Controls",
     "Error",

@@ -30,6 +30,7 @@ struct Vocabulary {
   py::object handshake_init, handshake, object_description, range, server_info;
   py::object control, object_control, sensor_message, object_sensors, sensor;
   py::object sensor_request, reset, error;
+  py::object camera, image_request, image;
   std::map<int, py::object> value_types;
   std::map<int, py::object> error_codes;
   std::map<ControlField, py::object> control_fields;
@@ -50,6 +51,9 @@ struct Vocabulary {
     sensor_request = m.attr("SensorRequestMessage");
     reset = m.attr("ResetMessage");
     error = m.attr("ErrorMessage");
+    camera = m.attr("CameraDescription");
+    image_request = m.attr("ImageRequest");
+    image = m.attr("Image");
     for (py::handle member : m.attr("ValueType")) value_types[member.cast<int>()] = py::reinterpret_borrow<py::object>(member);
     for (py::handle member : m.attr("ErrorCode")) error_codes[member.cast<int>()] = py::reinterpret_borrow<py::object>(member);
     const std::pair<ControlField, const char*> fields[] = {{ControlField::Values, "VALUES"},
@@ -107,6 +111,25 @@ ObjectDescription object_description(const py::handle& in) {
   return out;
 }
 
+CameraDescription camera(const py::handle& in) {
+  return {field<std::string>(in, "name"), field<std::uint32_t>(in, "width"), field<std::uint32_t>(in, "height"),
+          field<std::vector<std::string>>(in, "kinds"), field<double>(in, "fx"), field<double>(in, "fy"),
+          field<double>(in, "cx"), field<double>(in, "cy"), field<double>(in, "near"), field<double>(in, "far"),
+          field<std::string>(in, "body"), field<std::vector<double>>(in, "position"),
+          field<std::vector<double>>(in, "quaternion")};
+}
+
+std::vector<ImageRequest> image_requests(const py::handle& in) {
+  std::vector<ImageRequest> out;
+  for (py::handle r : in.attr("images")) {
+    ImageRequest request{field<std::string>(r, "camera"), field<std::vector<std::string>>(r, "kinds"), std::nullopt};
+    const py::object every = r.attr("every");
+    if (!every.is_none()) request.every = every.cast<std::uint32_t>();
+    out.push_back(std::move(request));
+  }
+  return out;
+}
+
 HandshakeMessage handshake(const py::handle& in) {
   HandshakeMessage out;
   for (auto [name, object] : in.attr("objects").cast<py::dict>()) out.objects[name.cast<std::string>()] = object_description(object);
@@ -121,6 +144,9 @@ HandshakeMessage handshake(const py::handle& in) {
   }
   out.worlds = field<std::uint32_t>(in, "worlds");
   out.keyframes = field<std::vector<std::string>>(in, "keyframes");
+  for (py::handle c : in.attr("cameras").attr("values")()) out.cameras.push_back(camera(c));
+  out.max_image_width = field<std::uint32_t>(in, "max_image_width");
+  out.max_image_height = field<std::uint32_t>(in, "max_image_height");
   return out;
 }
 
@@ -149,6 +175,7 @@ ControlMessage control(const py::handle& in) {
   out.reset_worlds = field<std::vector<std::uint32_t>>(in, "reset_worlds");
   out.reset_qpos = field<std::vector<double>>(in, "reset_qpos");
   out.reset_qvel = field<std::vector<double>>(in, "reset_qvel");
+  out.images = image_requests(in);
   return out;
 }
 
@@ -177,6 +204,11 @@ SensorMessage sensor_message(const py::handle& in) {
   out.world_sensors = field<std::vector<double>>(in, "world_sensors");
   out.world_times = field<std::vector<double>>(in, "world_times");
   out.world_data = field<std::vector<double>>(in, "world_data");
+  for (py::handle image : in.attr("images")) {
+    out.images.push_back({field<std::string>(image, "camera"), field<std::string>(image, "kind"),
+                          field<std::uint32_t>(image, "width"), field<std::uint32_t>(image, "height"),
+                          field<double>(image, "time"), field<std::string>(image, "data")});
+  }
   return out;
 }
 
@@ -186,7 +218,7 @@ Message message(const py::handle& in) {
   if (py::isinstance(in, known.sensor_message)) return sensor_message(in);
   if (py::isinstance(in, known.handshake)) return handshake(in);
   if (py::isinstance(in, known.handshake_init)) return HandshakeInitMessage{field<int>(in, "version")};
-  if (py::isinstance(in, known.sensor_request)) return SensorRequestMessage{};
+  if (py::isinstance(in, known.sensor_request)) return SensorRequestMessage{image_requests(in)};
   if (py::isinstance(in, known.reset)) return reset(in);
   if (py::isinstance(in, known.error)) return ErrorMessage{field<int>(in, "code"), field<std::string>(in, "text")};
   throw py::type_error(py::str(in.get_type().attr("__name__")).cast<std::string>() + " is not a coupler message");
@@ -228,8 +260,26 @@ py::object object_description(const ObjectDescription& in) {
       py::arg("control_meanings") = in.control_meanings);
 }
 
+py::list to_python(const std::vector<ImageRequest>& in) {
+  const Vocabulary& known = vocabulary();
+  py::list out;
+  for (const ImageRequest& r : in) {
+    py::object every = r.every ? py::object(py::int_(*r.every)) : py::object(py::none());
+    out.append(known.image_request(py::arg("camera") = r.camera, py::arg("kinds") = r.kinds, py::arg("every") = every));
+  }
+  return out;
+}
+
 py::object to_python(const HandshakeMessage& in) {
   const Vocabulary& known = vocabulary();
+  py::dict cameras;
+  for (const CameraDescription& c : in.cameras) {
+    cameras[py::str(c.name)] = (known.camera(py::arg("name") = c.name, py::arg("width") = c.width, py::arg("height") = c.height,
+                                py::arg("kinds") = c.kinds, py::arg("fx") = c.fx, py::arg("fy") = c.fy,
+                                py::arg("cx") = c.cx, py::arg("cy") = c.cy, py::arg("near") = c.near,
+                                py::arg("far") = c.far, py::arg("body") = c.body, py::arg("position") = c.position,
+                                py::arg("quaternion") = c.quaternion));
+  }
   py::dict objects;
   for (const auto& [name, object] : in.objects) objects[py::str(name)] = object_description(object);
   py::object server = py::none();
@@ -241,7 +291,9 @@ py::object to_python(const HandshakeMessage& in) {
   return known.handshake(py::arg("objects") = objects, py::arg("time_step") = in.time_step,
                          py::arg("version") = in.version, py::arg("control_type") = value_type(*in.control_type),
                          py::arg("server") = server, py::arg("worlds") = in.worlds,
-                         py::arg("keyframes") = in.keyframes);
+                         py::arg("keyframes") = in.keyframes, py::arg("cameras") = cameras,
+                         py::arg("max_image_width") = in.max_image_width,
+                         py::arg("max_image_height") = in.max_image_height);
 }
 
 py::object to_python(const ControlMessage& in) {
@@ -253,7 +305,8 @@ py::object to_python(const ControlMessage& in) {
   }
   return known.control(py::arg("objects") = objects, py::arg("steps") = in.steps, py::arg("worlds") = in.worlds,
                        py::arg("world_controls") = in.world_controls, py::arg("reset_worlds") = in.reset_worlds,
-                       py::arg("reset_qpos") = in.reset_qpos, py::arg("reset_qvel") = in.reset_qvel);
+                       py::arg("reset_qpos") = in.reset_qpos, py::arg("reset_qvel") = in.reset_qvel,
+                       py::arg("images") = to_python(in.images));
 }
 
 py::tuple numbers(const std::vector<double>& value) {
@@ -282,13 +335,21 @@ py::object to_python(const SensorMessage& in) {
         py::arg("torques") = object.torques, py::arg("forces") = forces,
         py::arg("object_sensors") = to_python(object.object_sensors), py::arg("sensors") = named);
   }
+  py::list images;
+  for (const Image& image : in.images) {
+    images.append(known.image(py::arg("camera") = image.camera, py::arg("kind") = image.kind,
+                              py::arg("width") = image.width, py::arg("height") = image.height,
+                              py::arg("time") = image.time, py::arg("data") = py::bytes(image.data)));
+  }
   return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time,
                               py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times,
-                              py::arg("world_data") = in.world_data);
+                              py::arg("world_data") = in.world_data, py::arg("images") = images);
 }
 
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
-py::object to_python(const SensorRequestMessage&) { return vocabulary().sensor_request(); }
+py::object to_python(const SensorRequestMessage& in) {
+  return vocabulary().sensor_request(py::arg("images") = to_python(in.images));
+}
 py::object to_python(const ResetMessage& in) {
   py::object index = py::none();
   if (in.keyframe_index) index = py::int_(*in.keyframe_index);
@@ -379,9 +440,25 @@ py::object read_world_sensors(const py::bytes& frame) {
                         array(sensors->world_data, "float64"));
 }
 
+py::bytes encode_image_fields_of(const py::list& images) {
+  std::vector<Image> out;
+  out.reserve(images.size());
+  for (py::handle image : images) {
+    const py::tuple t = image.cast<py::tuple>();
+    const py::buffer_info info = t[5].cast<py::buffer>().request();
+    out.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::uint32_t>(),
+                   t[3].cast<std::uint32_t>(), t[4].cast<double>(),
+                   std::string(static_cast<const char*>(info.ptr), static_cast<std::size_t>(info.size * info.itemsize))});
+  }
+  return py::bytes(encode_image_fields(out));
+}
+
 }  // namespace
 
 void bind_codec(py::module_& module) {
+  module.def("encode_image_fields", &encode_image_fields_of, py::arg("images"),
+             "The images field of a SensorMessage alone, from (camera, kind, width, height, time, C-contiguous "
+             "array) each: appended to a SensorMessage frame of no images, the frame of that message with them.");
   module.def(
       "encode",
       [](const py::handle& message) { return py::bytes(encode(to_message(message))); },

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <coupler/wire/error.hpp>
@@ -33,7 +34,25 @@ void bind_server(py::module_& module) {
       .def_property_readonly("peer", [](const Request& r) { return py::bytes(r.peer()); },
                              "Identifies the connection it came from.")
       .def_property_readonly("decoded", &Request::decoded,
-                             "False for a request of a kind the server decodes on demand (Server.complete), until then.");
+                             "False for a request of a kind the server decodes on demand (Server.complete), until then.")
+      .def_property_readonly(
+          "image_requests",
+          [](const Request& r) {
+            // Read without building the message in Python: a request asking for none costs a check.
+            const std::vector<ImageRequest>* requests = nullptr;
+            if (!r.decoded()) return py::list();
+            if (const auto* control = std::get_if<ControlMessage>(&r.message())) requests = &control->images;
+            if (const auto* read = std::get_if<SensorRequestMessage>(&r.message())) requests = &read->images;
+            py::list out;
+            if (requests == nullptr) return out;
+            for (const ImageRequest& request : *requests) {
+              py::object every = request.every ? py::object(py::int_(*request.every)) : py::object(py::none());
+              out.append(py::make_tuple(request.camera, py::tuple(py::cast(request.kinds)), every));
+            }
+            return out;
+          },
+          "The images a decoded Control or SensorRequest asks for (the \"images\" extension): (camera, kinds, every "
+          "or None) each; empty for any other request.");
 
   py::class_<ServerHandle>(module, "Server",
                            "coupler::Server: binds a ROUTER socket; bad frames are answered with an ErrorMessage, "

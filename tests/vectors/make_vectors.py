@@ -26,6 +26,10 @@ world (one of them reset), and the answer. `handshake_mocap_keyframes` is
 the handshake of a scene with a mocap body (its pose controls, the "mocap"
 extension) and keyframes; `reset_keyframe` and `reset_keyframe_index` are
 Resets to a keyframe by name and by index (index 0, which is sent).
+`handshake_cameras` is the handshake of a scene with a camera (the "images"
+extension); `control_images` and `sensor_request_images` ask for its images
+(one camera at a rate), and `sensor_images` answers with a depth and an rgb
+image.
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -37,6 +41,7 @@ in handshake_coupler and a reading in sensor_coupler.
 from __future__ import annotations
 
 import dataclasses
+import struct
 import sys
 from enum import Enum
 from pathlib import Path
@@ -47,12 +52,15 @@ from google.protobuf import text_format
 from coupler._proto import coupler_pb2 as pb
 from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
+    CameraDescription,
     ControlField,
     ControlMessage,
     ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
     HandshakeMessage,
+    Image,
+    ImageRequest,
     Message,
     ObjectControl,
     ObjectDescription,
@@ -248,6 +256,32 @@ def handshake_mocap_keyframes() -> HandshakeMessage:
                             server=ServerInfo(name="coupler", version="0.1.0", extensions=["keyframes", "mocap"]))
 
 
+def handshake_cameras() -> HandshakeMessage:
+    """A scene with a pendulum and a camera: a fixed one, with its intrinsics and mounting."""
+    pendulum = ObjectDescription(controls=["hinge"], control_types=[V.TORQUE_1D], joint_sensors=["hinge"],
+                                 joint_sensor_types=[V.ANGLE, V.ANGULAR_VELOCITY_1D, V.TORQUE_1D])
+    camera = CameraDescription(name="overview", width=4, height=2, kinds=["rgb", "depth", "segmentation"], fx=1.25,
+                               fy=1.25, cx=1.5, cy=0.5, near=0.01, far=50.0, body="world",
+                               position=[0.0, -1.0, 1.5], quaternion=[0.875, 0.5, 0.0, 0.0])
+    return HandshakeMessage(objects={"pendulum": pendulum}, time_step=0.002, cameras={"overview": camera},
+                            max_image_width=4096, max_image_height=4096,
+                            server=ServerInfo(name="coupler", version="0.1.0", extensions=["images"]))
+
+
+def control_images() -> ControlMessage:
+    return ControlMessage(objects={"pendulum": ObjectControl(values=[0.5])},
+                          images=[ImageRequest("overview", ["rgb", "depth"]), ImageRequest("wrist", ["depth"], 10)])
+
+
+def sensor_images() -> SensorMessage:
+    """The pendulum's state, with a depth image (float32 little-endian) and an rgb image of 2x1 pixels."""
+    depth = b"".join(struct.pack("<f", metres) for metres in (1.5, 2.25))
+    return SensorMessage(objects={"pendulum": ObjectSensors(angles=[0.25], angular_velocities=[0.0], torques=[0.5])},
+                         simulated_time=0.5,
+                         images=[Image("overview", "depth", 2, 1, 0.5, depth),
+                                 Image("overview", "rgb", 2, 1, 0.5, bytes([255, 0, 0, 0, 128, 255]))])
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -266,6 +300,10 @@ def vectors() -> dict[str, Message]:
         "handshake_mocap_keyframes": handshake_mocap_keyframes(),
         "reset_keyframe": ResetMessage(keyframe="home"),
         "reset_keyframe_index": ResetMessage(keyframe_index=0),
+        "handshake_cameras": handshake_cameras(),
+        "control_images": control_images(),
+        "sensor_request_images": SensorRequestMessage(images=[ImageRequest("overview", ["segmentation"], 3)]),
+        "sensor_images": sensor_images(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 
@@ -308,8 +346,16 @@ def _text(value: Any) -> str:
         return value.name
     if isinstance(value, Sensor):
         return f"{value.type.name} ({', '.join(_text(v) for v in value.value)})"
+    if isinstance(value, ImageRequest):
+        every = "" if value.every is None else f" every {value.every} steps"
+        return f"{_text(value.camera)} ({_text(value.kinds)}){every}"
+    if isinstance(value, Image):
+        return (f"{_text(value.camera)} {value.kind} {value.width}x{value.height} at {_text(value.time)} s, "
+                f"data (hex) {value.data.hex()}")
     if isinstance(value, tuple):
         return f"({', '.join(_text(v) for v in value)})"
+    if isinstance(value, list) and value and isinstance(value[0], Image | ImageRequest):
+        return "; ".join(_text(v) for v in value)
     if isinstance(value, list):
         return ", ".join(_text(v) for v in value)
     if isinstance(value, str):

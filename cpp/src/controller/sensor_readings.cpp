@@ -97,4 +97,10 @@ const std::vector<double>& SensorReadings::object_sensor(const std::string& obje
   return find_type(message().object(object).object_sensors, type, "object '" + object + "'");
 }
 
+std::map<std::string, CameraImages> SensorReadings::images() const {
+  // Readings read straight into the layout's array came from a frame without images.
+  if (layout_ && !message_) return {};
+  return camera_images(message().images);
+}
+
 }  // namespace coupler

@@ -211,6 +211,29 @@ SensorReadings Session::step(const Controls& controls) {
 
 SensorReadings Session::sensors() { return expect_sensors(SensorRequestMessage{}); }
 
+void Session::check_images(const std::vector<ImageRequest>& images) const {
+  if (images.empty() || handshake_.supports(kExtensionImages)) return;
+  const std::string server = handshake_.server ? "the server '" + handshake_.server->name + "' " +
+                                                     handshake_.server->version
+                                               : std::string("this Click server");
+  throw ExtensionNotSupportedError(kExtensionImages, "images of " + images.front().camera, server);
+}
+
+SensorReadings Session::step(const Controls& controls, const std::vector<ImageRequest>& images) {
+  if (images.empty()) return step(controls);
+  check_images(images);
+  const std::uint64_t steps = controls.message().steps;
+  if (steps > 1 && !handshake_.supports(kExtensionSteps)) return step(controls);  // refused there, in its words
+  ControlMessage control = controls.message();
+  control.images = images;
+  return expect_sensors(control);
+}
+
+SensorReadings Session::sensors(const std::vector<ImageRequest>& images) {
+  check_images(images);
+  return expect_sensors(SensorRequestMessage{images});
+}
+
 namespace {
 
 // The quaternion (w, x, y, z) of roll, pitch and yaw, as the server converts

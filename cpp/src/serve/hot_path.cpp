@@ -53,13 +53,16 @@ HotPath::~HotPath() = default;
 
 namespace {
 
-// Whether `payload` is a SensorRequest as the server's decoder reads it. Only
+// Whether `payload` is a SensorRequest (asking for no image) as the server's decoder reads it. Only
 // small frames are looked at here: a larger one is decoded by the server.
 bool is_sensor_request(std::string_view payload) {
   constexpr std::size_t kLargestLookedAt = 64;
   if (payload.size() > kLargestLookedAt) return false;
   try {
-    return std::holds_alternative<SensorRequestMessage>(decode(payload));
+    // One asking for images is the caller's: images are rendered there.
+    const Message message = decode(payload);
+    const auto* read = std::get_if<SensorRequestMessage>(&message);
+    return read != nullptr && read->images.empty();
   } catch (const ProtocolError&) {
     return false;
   }

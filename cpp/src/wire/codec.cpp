@@ -129,6 +129,74 @@ ValueType derived_control_type(const HandshakeMessage& message) {
   return common.value_or(ValueType::Multiple);
 }
 
+// ---- "images"
+
+void to_proto(pb::Camera* out, const CameraDescription& camera) {
+  out->set_name(camera.name);
+  out->set_width(camera.width);
+  out->set_height(camera.height);
+  for (const auto& kind : camera.kinds) out->add_kinds(kind);
+  out->set_fx(camera.fx);
+  out->set_fy(camera.fy);
+  out->set_cx(camera.cx);
+  out->set_cy(camera.cy);
+  out->set_near(camera.near);
+  out->set_far(camera.far);
+  out->set_body(camera.body);
+  append(out->mutable_position(), camera.position);
+  append(out->mutable_quaternion(), camera.quaternion);
+}
+
+CameraDescription from_proto(const pb::Camera& in) {
+  return {in.name(), in.width(), in.height(), {in.kinds().begin(), in.kinds().end()}, in.fx(), in.fy(), in.cx(),
+          in.cy(), in.near(), in.far(), in.body(), to_vector(in.position()), to_vector(in.quaternion())};
+}
+
+template <class Repeated>
+void append_image_requests(Repeated* out, const std::vector<ImageRequest>& requests) {
+  for (const ImageRequest& request : requests) {
+    pb::ImageRequest* added = out->Add();
+    added->set_camera(request.camera);
+    for (const auto& kind : request.kinds) added->add_kinds(kind);
+    if (request.every) added->set_every(*request.every);
+  }
+}
+
+template <class Repeated>
+std::vector<ImageRequest> read_image_requests(const Repeated& in) {
+  std::vector<ImageRequest> requests;
+  requests.reserve(in.size());
+  for (const auto& request : in) {
+    ImageRequest read{request.camera(), {request.kinds().begin(), request.kinds().end()}, std::nullopt};
+    if (request.has_every()) read.every = request.every();
+    requests.push_back(std::move(read));
+  }
+  return requests;
+}
+
+template <class Repeated>
+void append_images(Repeated* out, const std::vector<Image>& images) {
+  for (const Image& image : images) {
+    pb::Image* added = out->Add();
+    added->set_camera(image.camera);
+    added->set_kind(image.kind);
+    added->set_width(image.width);
+    added->set_height(image.height);
+    added->set_time(image.time);
+    added->set_data(image.data);
+  }
+}
+
+template <class Repeated>
+std::vector<Image> read_images(const Repeated& in) {
+  std::vector<Image> images;
+  images.reserve(in.size());
+  for (const auto& image : in) {
+    images.push_back({image.camera(), image.kind(), image.width(), image.height(), image.time(), image.data()});
+  }
+  return images;
+}
+
 void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
   out.set_messagetype(pb::HandshakeMessageType);
   out.set_version(static_cast<pb::Version>(message.version));
@@ -144,6 +212,9 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
   }
   out.set_worlds(message.worlds);
   for (const auto& keyframe : message.keyframes) out.add_keyframes(keyframe);
+  for (const auto& camera : message.cameras) to_proto(out.add_cameras(), camera);
+  out.set_maximagewidth(message.max_image_width);
+  out.set_maximageheight(message.max_image_height);
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -158,6 +229,9 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
   }
   message.worlds = in.worlds();
   message.keyframes.assign(in.keyframes().begin(), in.keyframes().end());
+  for (const auto& camera : in.cameras()) message.cameras.push_back(from_proto(camera));
+  message.max_image_width = in.maximagewidth();
+  message.max_image_height = in.maximageheight();
   return message;
 }
 
@@ -181,6 +255,7 @@ void fill(pb::ControlMessage& out, const ControlMessage& message) {
   append(out.mutable_resetworlds(), message.reset_worlds);
   append(out.mutable_resetqpos(), message.reset_qpos);
   append(out.mutable_resetqvel(), message.reset_qvel);
+  append_image_requests(out.mutable_images(), message.images);
 }
 
 ObjectControl from_proto(const pb::ControlMessage_Object& in, const std::string& name) {
@@ -222,6 +297,7 @@ ControlMessage read(const pb::ControlMessage& in) {
   message.reset_worlds.assign(in.resetworlds().begin(), in.resetworlds().end());
   message.reset_qpos = to_vector(in.resetqpos());
   message.reset_qvel = to_vector(in.resetqvel());
+  message.images = read_image_requests(in.images());
   return message;
 }
 
@@ -336,6 +412,7 @@ void fill(pb::SensorMessage& out, const SensorMessage& message) {
   append(out.mutable_worldsensors(), message.world_sensors);
   append(out.mutable_worldtimes(), message.world_times);
   append(out.mutable_worlddata(), message.world_data);
+  append_images(out.mutable_images(), message.images);
 }
 
 SensorMessage read(const pb::SensorMessage& in) {
@@ -345,6 +422,7 @@ SensorMessage read(const pb::SensorMessage& in) {
   message.world_sensors = to_vector(in.worldsensors());
   message.world_times = to_vector(in.worldtimes());
   message.world_data = to_vector(in.worlddata());
+  message.images = read_images(in.images());
   return message;
 }
 
@@ -356,8 +434,11 @@ void fill(pb::HandshakeInitMessage& out, const HandshakeInitMessage& message) {
 }
 HandshakeInitMessage read(const pb::HandshakeInitMessage& in) { return {in.version()}; }
 
-void fill(pb::SensorRequestMessage& out, const SensorRequestMessage&) { out.set_messagetype(pb::SensorRequestMessageType); }
-SensorRequestMessage read(const pb::SensorRequestMessage&) { return {}; }
+void fill(pb::SensorRequestMessage& out, const SensorRequestMessage& message) {
+  out.set_messagetype(pb::SensorRequestMessageType);
+  append_image_requests(out.mutable_images(), message.images);
+}
+SensorRequestMessage read(const pb::SensorRequestMessage& in) { return {read_image_requests(in.images())}; }
 
 void fill(pb::ResetMessage& out, const ResetMessage& message) {
   out.set_messagetype(pb::ResetMessageType);
@@ -413,6 +494,12 @@ Message parse(std::string_view frame) {
 }
 
 }  // namespace
+
+std::string encode_image_fields(const std::vector<Image>& images) {
+  pb::SensorMessage message;
+  append_images(message.mutable_images(), images);
+  return detail::serialize_deterministic(message);
+}
 
 std::string encode(const Message& message) {
   return with_proto(message, [](const auto& proto) { return detail::serialize_deterministic(proto); });

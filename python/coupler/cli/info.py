@@ -129,12 +129,16 @@ def describe(handshake: HandshakeMessage) -> str:
     objects = [[_shown(name), str(len(obj.controls)), str(len(obj.control_events)), str(len(obj.joint_sensors)),
                 str(len(obj.sensors))] for name, obj in handshake.objects.items()]
     sections.append(table(["object", "controls", "events", "joint sensors", "named sensors"], objects))
+    cameras = [[_shown(c.name), f"{c.width}x{c.height}", ", ".join(_shown(k) for k in c.kinds),
+                f"{c.fx:.6g}, {c.fy:.6g}", f"{c.cx:g}, {c.cy:g}", f"{c.near:.4g} .. {c.far:.4g}", _shown(c.body)]
+               for c in handshake.cameras.values()]
     for header, rows in (
         (["object", "control", "drives", "type", "unit", "range"], controls),
         (["object", "event", "type"], events),
         (["object", "joint sensor", "types", "units", "limits (rad, or m for a slide)"], joints),
         (["object", "sensor", "types", "units"], named),
         (["object", "object sensors", "units"], object_sensors),
+        (["camera", "size", "kinds", "fx, fy (px)", "cx, cy (px)", "near .. far (m)", "mounted on"], cameras),
     ):
         if rows:
             sections.append(table(header, rows))
@@ -154,6 +158,11 @@ def scene_handshake(scene: str) -> tuple[HandshakeMessage, list[str]]:
     coupler.Error names a scene that does not load.
     """
     simulation = load_scene(scene)
+    from coupler.mujoco.camera_serving import serve_cameras  # needs MuJoCo, which the scene has loaded
+    from coupler.mujoco.simulation import MujocoSimulation
+
+    if isinstance(simulation, MujocoSimulation):
+        serve_cameras(simulation)
     return with_server_info(simulation.handshake()), list(getattr(simulation, "unmapped", []))
 
 

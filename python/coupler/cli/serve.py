@@ -25,6 +25,11 @@ from coupler.cli.number_flags import float_in, int_in
 from coupler.cli.open_files import raise_open_file_limit
 from coupler.cli.transport_flags import add_server_flags, server_options
 from coupler.cli.world_flags import BatchedResponder, add_world_flags, batched, check_world_flags
+from coupler.mujoco.camera_size import DEFAULT_HEIGHT as DEFAULT_CAMERA_HEIGHT
+from coupler.mujoco.camera_size import DEFAULT_WIDTH as DEFAULT_CAMERA_WIDTH
+from coupler.mujoco.camera_size import MAX_HEIGHT as MAX_CAMERA_HEIGHT
+from coupler.mujoco.camera_size import MAX_WIDTH as MAX_CAMERA_WIDTH
+from coupler.mujoco.camera_size import CameraSize, parse_camera_size
 from coupler.scenes import load_scene, scene_names
 from coupler.serve.app import ServeOptions, serve
 from coupler.serve.native_responder import NativeResponder
@@ -64,6 +69,14 @@ def _speed(text: str) -> float | str:
     return "max" if text == "max" else _speed_number(text)
 
 
+def _camera_size(text: str) -> tuple[str, int, int]:
+    try:
+        size = parse_camera_size(text)
+    except Error as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return size.camera, size.width, size.height
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `coupler serve`, with the defaults of `ServeOptions`."""
     defaults = ServeOptions()
@@ -87,6 +100,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "however the model groups it otherwise: both arms of a robot whose arms sit on a "
                              "static torso, say; repeatable, for bodies not inside one another (default: each "
                              "mechanism mounted on the world or on static bodies is one robot)")
+    parser.add_argument("--camera", action="append", type=_camera_size, default=list(defaults.cameras),
+                        metavar="NAME=WxH",
+                        help="render the model's camera NAME at W x H pixels (at most "
+                             f"{MAX_CAMERA_WIDTH}x{MAX_CAMERA_HEIGHT}); repeatable (default: each camera's MJCF "
+                             f"resolution, or {DEFAULT_CAMERA_WIDTH}x{DEFAULT_CAMERA_HEIGHT} where it sets none)")
+    parser.add_argument("--no-cameras", action="store_true",
+                        help="offer none of the model's cameras: the handshake announces no camera and no "
+                             "\"images\" extension, as a recording made without them had (default: off)")
     parser.add_argument("--mode", choices=["lockstep", "free"], default=defaults.mode,
                         help="lockstep: one step per Control (Click semantics); free: the simulation steps on its "
                              "own clock with the latest controls (default: %(default)s)")
@@ -177,6 +198,7 @@ def options_from(args: argparse.Namespace) -> tuple[ServeOptions, str | None]:
     options = ServeOptions(
         address=args.addr, allow_remote=args.allow_remote, scene=args.scene, time_step=args.step,
         serve_empty=args.serve_empty, serve_partial=args.serve_partial, robots=tuple(args.robot),
+        cameras=tuple(args.camera), no_cameras=args.no_cameras,
         keyframe=args.keyframe, mode=args.mode, realtime=args.realtime,
         speed=None if args.speed == "max" else args.speed, stop_after=args.stop_after,
         exit_on_error=args.exit_on_error, trace=args.trace, trace_sizes=args.trace_sizes,
@@ -218,6 +240,7 @@ def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> 
         _stop_on_stdin_eof()
     raise_open_file_limit()
     simulation = _checked_scene(options)
+    _serve_cameras(simulation, options)
     publisher, recording = _observers(options, simulation)
     if options.worlds is not None:
         simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes,
@@ -265,6 +288,26 @@ def _checked_scene(options: ServeOptions) -> Simulation:
         raise Error(f"scene '{options.scene}' serves nothing: no robot and no object with joints "
                     "(--serve-empty serves it anyway)")
     return simulation
+
+
+def _serve_cameras(simulation: Simulation, options: ServeOptions) -> None:
+    """Offer a MuJoCo scene's cameras (the "images" extension), saying so in one line; not with --worlds."""
+    from coupler.mujoco.camera_serving import serve_cameras  # needs MuJoCo, which the scene has loaded
+    from coupler.mujoco.simulation import MujocoSimulation
+
+    if not isinstance(simulation, MujocoSimulation):
+        return
+    if options.no_cameras:
+        if options.cameras:
+            raise Error("--camera with --no-cameras: a size is given for a camera that is not served")
+        return
+    if options.worlds is not None:
+        if options.cameras:
+            raise Error("--camera with --worlds: the batched worlds serve no cameras")
+        return
+    said = serve_cameras(simulation, [CameraSize(*size) for size in options.cameras])
+    if said is not None:
+        print(said, flush=True)
 
 
 def _observers(options: ServeOptions,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from coupler.controller.camera_images import CameraImages, camera_images
 from coupler.wire.errors import Error
 from coupler.wire.messages import HandshakeMessage, ObjectSensors, Sensor, SensorMessage, ValueType
 from coupler.wire.name_list import valid_names
@@ -31,6 +32,7 @@ class SensorReadings:
         self._flat: FlatLayout | None = None
         self._values = _NO_VALUES
         self._time = 0.0
+        self._images: dict[str, CameraImages] | None = None
         # True when the server answered with Reset: the simulation was reset
         # from its side, and these are the readings after the reset.
         self.after_reset = after_reset
@@ -46,6 +48,7 @@ class SensorReadings:
         readings._flat = flat
         readings._values = values
         readings._time = simulated_time
+        readings._images = None
         readings.after_reset = False
         return readings
 
@@ -60,6 +63,13 @@ class SensorReadings:
     def values(self) -> np.ndarray | None:
         """Every reading in the flat layout's order when read straight into an array (`from_array`), else None."""
         return None if self._flat is None else self._values
+
+    @property
+    def images(self) -> dict[str, CameraImages]:
+        """The images asked for (the "images" extension) by camera name: `images["overview"].rgb` and so on."""
+        if self._images is None:
+            self._images = camera_images(self.message.images) if self._flat is None else {}
+        return self._images
 
     @property
     def time(self) -> float:

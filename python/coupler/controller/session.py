@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import zmq
@@ -12,11 +12,13 @@ import zmq
 from coupler.transport.client import Client
 from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.codec import decode, encode
+from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
 from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
 from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import (
+    EXTENSION_IMAGES,
     EXTENSION_KEYFRAMES,
     EXTENSION_GOODBYE,
     EXTENSION_STEPS,
@@ -25,6 +27,7 @@ from coupler.wire.messages import (
     ErrorMessage,
     HandshakeInitMessage,
     HandshakeMessage,
+    ImageRequest,
     Message,
     ResetMessage,
     SensorMessage,
@@ -295,16 +298,27 @@ class Session:
         server = self.handshake.server
         return "this Click server" if server is None else f"the server '{server.name}' {server.version}"
 
-    def step(self, controls: Controls) -> SensorReadings:
+    def step(self, controls: Controls, images: Mapping[str, Asked] | None = None) -> SensorReadings:
         """Send the controls, let the simulation step, return the new state.
 
+        `images` (the "images" extension) asks for camera images of the new
+        state, camera name -> kinds ("rgb", "depth", "segmentation", see
+        `handshake.cameras`) or a CameraRequest with a rate; they come back in
+        `readings.images`. RemoteError names an unknown camera or kind, and the
+        Control is then not applied.
+
         Raises ExtensionNotSupportedError, sending nothing, for controls.steps
-        above 1 when the server did not announce the "steps" extension.
+        above 1 when the server did not announce the "steps" extension, and for
+        images from a server without "images".
         """
         if isinstance(controls.steps, int) and controls.steps > 1 and not self.handshake.supports(EXTENSION_STEPS):
             raise ExtensionNotSupportedError(
                 EXTENSION_STEPS, f"{controls.steps} steps per Control", self._server_name()
             )
+        if images:
+            control = controls.message()
+            control.images = self._image_requests(images)
+            return self._sensors_for(control)
         # A trace sees every message, so it goes through messages.
         flat = None if self.trace else self._flat_layout()
         if flat is None:
@@ -317,9 +331,16 @@ class Session:
             raise  # not reached: _reconnect_after raises for a Control
         return answer if isinstance(answer, SensorReadings) else self._readings_of(answer)
 
-    def sensors(self) -> SensorReadings:
-        """The current state, without stepping."""
+    def sensors(self, images: Mapping[str, Asked] | None = None) -> SensorReadings:
+        """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
+        if images:
+            return self._sensors_for(SensorRequestMessage(images=self._image_requests(images)))
         return self._sensors_for(SensorRequestMessage())
+
+    def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:
+        if not self.handshake.supports(EXTENSION_IMAGES):
+            raise ExtensionNotSupportedError(EXTENSION_IMAGES, f"images of {', '.join(images)}", self._server_name())
+        return image_requests(images)
 
     def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = (), keyframe: str | int | None = None) -> None:
         """Restore the initial state; the simulation waits for the next step.

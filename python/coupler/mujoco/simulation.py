@@ -23,6 +23,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -39,6 +40,9 @@ from coupler.mujoco.native_stepper import mujoco_stepper
 from coupler.mujoco.warning_log import route_mujoco_warnings
 from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
+
+if TYPE_CHECKING:
+    from coupler.mujoco.offscreen_cameras import OffscreenCameras
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +131,9 @@ class MujocoSimulation(MessagesFromArrays):
         self._warned_clamped: set[int] = set()
         self._fresh = False
         self._forwarded = False  # the position and velocity stages are computed for the current state
+        # The "images" extension (coupler.mujoco.camera_serving): the cameras' renderer, or why there is none.
+        self.images: OffscreenCameras | None = None
+        self.images_unavailable = ""
         self.reset()
 
     @classmethod

@@ -11,6 +11,7 @@ from typing import IO
 
 from importlib.metadata import PackageNotFoundError, version
 
+from google.protobuf.descriptor import FileDescriptor
 from mcap.writer import CompressionType, Writer
 
 from coupler.record.channels import all_channels, descriptor_set
@@ -37,16 +38,22 @@ class McapLog:
         self._writer = Writer(self._file, chunk_size=chunk_bytes, compression=CompressionType.ZSTD)
         self._writer.start(profile="protobuf", library=_library())
         self._channels: dict[str, int] = {}
-        schemas: dict[str, int] = {}
+        self._schemas: dict[str, int] = {}
         for channel in all_channels():
-            if channel.schema_name not in schemas:
-                schemas[channel.schema_name] = self._writer.register_schema(
-                    name=channel.schema_name, encoding="protobuf", data=descriptor_set(channel.file))
-            self._channels[channel.topic] = self._writer.register_channel(
-                topic=channel.topic, message_encoding="protobuf", schema_id=schemas[channel.schema_name])
+            self.add_channel(channel.topic, channel.schema_name, channel.file)
         self._sequence = 0
         self.messages = 0
         self.in_file = 0
+
+    def add_channel(self, topic: str, schema_name: str, file: FileDescriptor) -> None:
+        """A channel of protobuf messages `schema_name` (defined in `file`) on `topic`, unless it has one."""
+        if topic in self._channels:
+            return
+        if schema_name not in self._schemas:
+            self._schemas[schema_name] = self._writer.register_schema(
+                name=schema_name, encoding="protobuf", data=descriptor_set(file))
+        self._channels[topic] = self._writer.register_channel(
+            topic=topic, message_encoding="protobuf", schema_id=self._schemas[schema_name])
 
     def metadata(self, name: str, data: dict[str, str]) -> None:
         self._writer.add_metadata(name, data)

@@ -17,8 +17,8 @@ from coupler.wire.errors import Error
 
 def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     """The scene to serve (the recorded model written to `folder`, or for an older recording without it a shipped
-    name) and the flags of `coupler serve` that serve it as recorded: its time step and start keyframe, and as
-    many worlds as a batched server's recording holds."""
+    name) and the flags of `coupler serve` that serve it as recorded: its time step, start keyframe and cameras,
+    and as many worlds as a batched server's recording holds."""
     recording.read_headers()
     scene = recording.metadata.get(SCENE_METADATA, {})
     name = scene.get("scene", "")
@@ -31,6 +31,9 @@ def recorded_scene(recording: Recording, folder: Path) -> tuple[str, list[str]]:
     worlds = recorded_handshake_worlds(recording)
     if worlds:
         flags += ["--worlds", str(worlds), "--max-frame-bytes", "0"]  # the recorded frames were taken
+    # A recording from before cameras were served has none.
+    cameras = [camera for camera in scene.get("cameras", "").split(",") if camera]
+    flags += [arg for camera in cameras for arg in ("--camera", camera)] if cameras else ["--no-cameras"]
     # The compiled model, as run, whatever the scene was: it holds its assets, so it serves from any folder.
     for attachment in (MODEL_BINARY, MODEL_ATTACHMENT):
         if attachment in recording.attachments and (attachment == MODEL_BINARY or name.endswith(".xml")

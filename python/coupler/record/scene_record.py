@@ -1,4 +1,4 @@
-"""What a recording keeps of its scene: its name, time step, start keyframe and
+"""What a recording keeps of its scene: its name, time step, start keyframe, cameras and
 model, so that a recording is replayed and rendered from any folder, without the original files.
 
 The model is kept compiled, as MuJoCo's binary MJB (`MODEL_BINARY`): it holds
@@ -27,6 +27,8 @@ def scene_metadata(simulation: Simulation, scene: str) -> dict[str, dict[str, st
     keyframe = getattr(simulation, "start_keyframe", None)
     if keyframe is not None:
         metadata["keyframe"] = str(keyframe)  # its index: the scene starts and resets there
+    # The cameras its handshake offered, at their sizes ("" for none): a replay serves the same.
+    metadata["cameras"] = ",".join(f"{c.name}={c.width}x{c.height}" for c in handshake.cameras.values())
     return {SCENE_METADATA: metadata}
 
 

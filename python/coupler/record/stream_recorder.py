@@ -39,7 +39,8 @@ from google.protobuf.message import DecodeError
 from zmq.utils.monitor import recv_monitor_message
 
 from coupler._proto import coupler_record_pb2
-from coupler.record.channels import REQUESTS, SCENE_UPDATE_TOPIC, STATE_TOPIC, TRANSFORMS_TOPIC
+from coupler.record.channels import ANSWERS, REQUESTS, SCENE_UPDATE_TOPIC, STATE_TOPIC, TRANSFORMS_TOPIC
+from coupler.record.recorded_images import RecordedImages
 from coupler.record.frame_stream import (
     END_TOPIC,
     FRAME_PREFIX,
@@ -121,6 +122,7 @@ class StreamRecorder:
         self._transforms: Any = None  # the scene's BodyTransforms, once a MuJoCo scene's model has arrived
         self._scene_update: Any = None  # the model whose geoms are written as the file starts
         self._said_no_pose = False
+        self._images = RecordedImages()  # camera images of the answers, again as Foxglove images
         self._target = RecordingTarget(path, overwrite)
         self._log = McapLog(self._target.file)
         self._context = zmq.Context(1)
@@ -257,6 +259,12 @@ class StreamRecorder:
             self.counts.not_written += 1
         if self._transforms is not None and message.topic == STATE_TOPIC:
             self._write_transforms(message.payload, log_time, publish_time)
+        elif message.topic == ANSWERS + "Handshake":
+            self._images.saw_handshake(message.payload)
+        elif message.topic == ANSWERS + "Sensor":
+            for topic, (schema, file), data in self._images.messages(message.payload, log_time):
+                self._guarded(self._log.add_channel, topic, schema, file)
+                self._guarded(self._log.message, topic, data, log_time, publish_time)
 
     def _write_transforms(self, state: bytes, log_time: int, publish_time: int) -> None:
         """Every body's pose in `state`; a state that does not decode or fit the model is recorded as it came,

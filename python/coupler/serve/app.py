@@ -46,6 +46,8 @@ class ServeOptions:
     serve_empty: bool = False  # serve a scene with nothing to control or read
     serve_partial: bool = False  # serve what can be served of a scene, leaving the rest out
     robots: tuple[str, ...] = ()  # bodies each served as one robot with everything below it
+    cameras: tuple[tuple[str, int, int], ...] = ()  # (camera, width, height): sizes other than the model's
+    no_cameras: bool = False  # announce no camera (the "images" extension) whatever the model has
     mode: Literal["lockstep", "free"] = "lockstep"
     realtime: bool = False  # lockstep: never run ahead of the wall clock
     speed: float | None = 1.0  # free mode: real-time factor; None runs as fast as possible

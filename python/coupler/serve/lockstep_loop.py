@@ -21,6 +21,12 @@ log = logging.getLogger(__name__)
 # time: how soon it notices a stop.
 _SERVE_WHILE_PACING_POLL = LONGEST_HOLD
 
+# While answers wait for their images, requests are looked for this often (seconds); a finished image is
+# sent as soon as it is done.
+_RENDERING_POLL = 0.001
+# How long a stopping server still waits for images being rendered, to send their answers (seconds).
+_RENDERING_AT_STOP = 5.0
+
 # What a Control still waiting for the other controllers is answered with when the server stops.
 _STOPPED = ErrorMessage(
     code=ErrorCode.SESSION_ENDED,
@@ -53,6 +59,10 @@ class LockstepLoop:
     than C++ may hold without serving others); the answers are the same
     bytes either way. The C++ loop hands back any other request, which then waits its turn
     as the controllers-first order says.
+
+    Answers that carry camera images (the "images" extension) are sent once
+    their images are rendered, on the renderer's thread; meanwhile the loop
+    serves everyone else.
     """
 
     def __init__(
@@ -77,6 +87,11 @@ class LockstepLoop:
         self.chunked = ChunkedSteps(self.sim.step_long_control)
         # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
         self.hot_path = HotPath.for_loop(responder, clock, stop_after) if hot_path else None
+        # A responder that renders images ("images" extension) does so while others are served, when one
+        # controller drives: its answers are sent once their images are done.
+        self._renders = getattr(responder, "inner", responder)
+        if not self.sim.shared and hasattr(self._renders, "defer_images"):
+            self._renders.defer_images = True
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error.
@@ -87,8 +102,42 @@ class LockstepLoop:
         if self.sim.shared:
             self._run_shared(stop, poll_timeout)
             return
+        try:
+            self._run_lone(stop, poll_timeout)
+        finally:
+            self._send_rendered(until=time.monotonic() + _RENDERING_AT_STOP)
+
+    def _send_rendered(self, until: float | None = None) -> bool:
+        """Send the answers whose images are done (waiting for the others until `until`, a time.monotonic());
+        whether answers still wait for theirs."""
+        if not getattr(self._renders, "images_pending", False):
+            return False
+        while True:
+            for request, answer in self._renders.rendered_answers():
+                self.responder.send(request, answer)
+            pending = self._renders.images_pending
+            if not pending or until is None or time.monotonic() >= until:
+                return pending
+            self._renders.wait_rendered(0.1)
+
+    def _answer_in_order(self, peer: bytes) -> None:
+        """Send `peer`'s answers still waiting for images before serving its next request, so that it reads its
+        answers in the order it asked (a client that timed out and asks again): their images are waited for."""
+        while self._renders.images_pending_for(peer):
+            self._renders.wait_rendered(0.1)
+            for request, answer in self._renders.rendered_answers():
+                self.responder.send(request, answer)
+
+    def _run_lone(self, stop: threading.Event, poll_timeout: float) -> None:
         while not stop.is_set():
-            if self.hot_path is not None and not self._requests.waiting() and self.hot_path.ready():
+            rendering = self._send_rendered()
+            if rendering and not self._requests.waiting():
+                # Wakes as soon as an image is done; requests meanwhile wait at most this long.
+                self._renders.wait_rendered(_RENDERING_POLL)
+                self._send_rendered()
+                request = self._requests.next(0.0)
+            elif (not rendering and self.hot_path is not None and not self._requests.waiting()
+                  and self.hot_path.ready()):
                 handed_back, stepped_to = self.hot_path.serve(poll_timeout)
                 if self._done(stepped_to):
                     return
@@ -101,6 +150,8 @@ class LockstepLoop:
                 self._closed.release()
                 continue
             self._closed.saw(request)
+            if rendering:
+                self._answer_in_order(request.peer)
             starts = self.sim.starts
             answer = self.responder.respond(request)
             if answer.held:

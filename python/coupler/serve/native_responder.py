@@ -14,21 +14,36 @@ same path.
 from __future__ import annotations
 
 import logging
+import time
+from concurrent import futures
+from dataclasses import dataclass
 from typing import Any
 
-from coupler import _native
+from coupler import _native, limits
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
-from coupler.wire.messages import ErrorMessage, MessageType
+from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.held import Held
+from coupler.serve.image_answer import RENDER_TIMEOUT, ImageAnswer, Rendered, Wanted, encoded
 from coupler.serve.simulation_server import SimulationServer
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Rendering:
+    """An answer waiting for its images: its sensor frame, sent once they are rendered."""
+
+    request: _native.Request
+    answer: Answer  # the state's sensor frame, without the images
+    images: futures.Future[Rendered]
+    deadline: float  # time.monotonic() past which it is answered with an error
+    failing: str  # what the error says first
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -72,6 +87,15 @@ class NativeResponder:
         self.endpoint: str = self.server.endpoint
         # Reads of one state share one frame: many readers must not cost the controller an encoding each.
         self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
+        # The "images" extension: a scene's cameras, when it serves them.
+        self.images = ImageAnswer(getattr(simulation, "images", None), sim.handshake.time_step,
+                                  getattr(simulation, "images_unavailable", ""),
+                                  server_options.get("max_frame_bytes", limits.MAX_FRAME_BYTES),
+                                  len(self._sensors.encode(0.0)))
+        self._images_after_round: Wanted = ()  # asked for by a Control whose steps the loop takes
+        # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
+        self.defer_images = False
+        self._rendering: list[_Rendering] = []
 
     @property
     def trace_sizes(self) -> bool:
@@ -115,17 +139,124 @@ class NativeResponder:
 
     def _respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.SENSOR_REQUEST:
-            return Answer(self.reads.answer())
+            wanted = request.image_requests
+            return self._read_with_images(wanted, request) if wanted else Answer(self.reads.answer())
         if request.type != MessageType.CONTROL:
             return self._through_messages(request)
         refused = self._refused_unread(request)
         if refused is not None:
             return refused
+        wanted = request.image_requests
         try:
+            if wanted:
+                self._check_images(wanted)
             steps = self._controls.read(request)
         except ProtocolError as error:
             return Answer(encode(self.sim.refuse_control(error, request.peer)))
-        return self._control(steps, request.peer)
+        answer = self._control(steps, request.peer)
+        if not wanted:
+            return answer
+        if answer.held:
+            self._images_after_round = wanted
+            return answer
+        if answer.simulated_time is None:
+            return answer  # refused: no state to show
+        return self._with_images(answer, wanted, request)
+
+    def _check_images(self, wanted: Wanted) -> None:
+        if self.sim.shared:
+            raise ProtocolError("images are served with the Controls of a lone controller; this server steps "
+                                "several controllers' Controls together (SensorRequests can ask for images)",
+                                ErrorCode.CONTROL_MISMATCH)
+        self.images.check(wanted)
+
+    def _with_images(self, answer: Answer, wanted: Wanted, request: _native.Request | None = None) -> Answer:
+        """`answer` (a stepped state's) with the images `wanted` of that state; an ErrorMessage if none render.
+
+        With `defer_images` and the `request` to answer, the images render while others are served: the
+        answer returned then sends nothing, and `rendered_answers()` hands it over once they are done.
+        """
+        assert answer.simulated_time is not None
+        failing = "the Control was applied, but its images could not be rendered"
+        if request is not None and self._deferred(request, answer, wanted, answer.simulated_time, answer.steps,
+                                                  failing):
+            return Answer(None, answer.simulated_time, answer.steps)
+        try:
+            fields = self.images.fields(wanted, answer.simulated_time, answer.steps)
+        except (RuntimeError, futures.TimeoutError) as error:
+            return Answer(self._render_failure(failing, error), answer.simulated_time, answer.steps)
+        return Answer(answer.reply + fields, answer.simulated_time, answer.steps)
+
+    def _deferred(self, request: _native.Request, answer: Answer, wanted: Wanted, simulated_time: float, steps: int,
+                  failing: str) -> bool:
+        """Start rendering the images of `answer` (of the state at `simulated_time`, reached by `steps` steps)
+        for `request` when answers wait for them; whether it did."""
+        if not self.defer_images or self.sim.trace:
+            return False  # a trace logs each answer as it is made
+        due = self.images.due(wanted, simulated_time, steps)
+        if not due:
+            return False
+        self._rendering.append(_Rendering(request, answer, self.images.submit(due),
+                                          time.monotonic() + RENDER_TIMEOUT, failing))
+        return True
+
+    def _render_failure(self, failing: str, error: BaseException) -> bytes:
+        self.sim.stats.errors_sent += 1
+        reason = "rendering took too long" if isinstance(error, futures.TimeoutError) else str(error)
+        return encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"{failing}: {reason}"))
+
+    @property
+    def images_pending(self) -> bool:
+        """True while answers wait for their images (with `defer_images`)."""
+        return bool(self._rendering)
+
+    def images_pending_for(self, peer: bytes) -> bool:
+        """True while an answer to `peer` waits for its images."""
+        return any(rendering.request.peer == peer for rendering in self._rendering)
+
+    def wait_rendered(self, timeout: float) -> None:
+        """Wait until an answer's images are done, or `timeout` seconds."""
+        futures.wait([r.images for r in self._rendering], timeout, futures.FIRST_COMPLETED)
+
+    def rendered_answers(self) -> list[tuple[_native.Request, Answer]]:
+        """The answers whose images are done (or failed, or took too long), to send now; never blocks."""
+        done, waiting = [], []
+        now = time.monotonic()
+        for rendering in self._rendering:
+            answer = rendering.answer
+            if rendering.images.done():
+                try:
+                    reply = answer.reply + encoded(rendering.images.result())
+                except Exception as error:  # the renderer's failure, told to the one who asked
+                    reply = self._render_failure(rendering.failing, error)
+                done.append((rendering.request, Answer(reply, answer.simulated_time, answer.steps)))
+            elif now > rendering.deadline:
+                reply = self._render_failure(rendering.failing, futures.TimeoutError())
+                done.append((rendering.request, Answer(reply, answer.simulated_time, answer.steps)))
+            else:
+                waiting.append(rendering)
+        self._rendering = waiting
+        return done
+
+    def _read_with_images(self, wanted: Wanted, request: _native.Request) -> Answer:
+        """The answer to a SensorRequest asking for images: the state now, and its images."""
+        stats = self.sim.stats
+        stats.requests += 1
+        stats.sensor_requests += 1
+        try:
+            self.images.check(wanted)
+        except ProtocolError as error:
+            stats.errors_sent += 1
+            return Answer(encode(ErrorMessage(code=error.code, text=str(error))))
+        simulated_time = self._simulation.sensor_values(self._sensors.values)
+        state = Answer(self._sensors.encode(simulated_time))
+        failing = "images could not be rendered"
+        if self._deferred(request, state, wanted, simulated_time, 0, failing):
+            return Answer(None)
+        try:
+            return Answer(state.reply + self.images.fields(wanted, simulated_time, 0))
+        except (RuntimeError, futures.TimeoutError) as error:
+            return Answer(self._render_failure(failing, error))
 
     def _control(self, steps: int, peer: bytes) -> Answer:
         simulated_time = self.sim.handle_control_values(self._controls, steps, self._sensors.values, peer)
@@ -153,7 +284,9 @@ class NativeResponder:
 
     def round_answer(self, steps: int) -> Answer:
         simulated_time = self._simulation.sensor_values(self._sensors.values)
-        return Answer(self._sensors.encode(simulated_time), simulated_time, steps)
+        answer = Answer(self._sensors.encode(simulated_time), simulated_time, steps)
+        wanted, self._images_after_round = self._images_after_round, ()
+        return self._with_images(answer, wanted) if wanted else answer
 
     def error_answer(self, error: ErrorMessage) -> Answer:
         return Answer(encode(error))

@@ -41,6 +41,11 @@ __all__ = [
     "EXTENSION_WORLDS",
     "EXTENSION_KEYFRAMES",
     "EXTENSION_MOCAP",
+    "EXTENSION_IMAGES",
+    "IMAGE_KINDS",
+    "CameraDescription",
+    "Image",
+    "ImageRequest",
 ]
 
 
@@ -165,6 +170,58 @@ EXTENSION_WORLDS = "worlds"  # HandshakeMessage.worlds; one Control and one Sens
 # which set its mocap_pos and mocap_quat before the step.
 EXTENSION_MOCAP = "mocap"
 EXTENSION_KEYFRAMES = "keyframes"  # HandshakeMessage.keyframes; a Reset to one of them (ResetMessage.keyframe)
+# HandshakeMessage.cameras; images asked for by ControlMessage.images and SensorRequestMessage.images, carried
+# in SensorMessage.images.
+EXTENSION_IMAGES = "images"
+# What a camera can render: "rgb" 3 uint8 per pixel, "depth" float32 metres along the optical axis,
+# "segmentation" int32 geom ids (-1 where no geom is seen).
+IMAGE_KINDS = ("rgb", "depth", "segmentation")
+
+
+@dataclass
+class CameraDescription:
+    """coupler extension "images": one camera of the scene.
+
+    Pixel (u, v), u to the right and v down from the top-left pixel's centre,
+    sees the point (x, y, z) of the camera's frame (x right, y up, looking
+    along -z) at u = cx + fx x / -z, v = cy - fy y / -z.
+    """
+
+    name: str = ""
+    width: int = 0  # pixels
+    height: int = 0
+    kinds: list[str] = field(default_factory=list)
+    fx: float = 0.0  # pixels
+    fy: float = 0.0
+    cx: float = 0.0
+    cy: float = 0.0
+    near: float = 0.0  # m along the optical axis
+    far: float = 0.0
+    body: str = ""  # the body it is mounted on
+    position: list[float] = field(default_factory=list)  # m, in the body's frame
+    quaternion: list[float] = field(default_factory=list)  # w, x, y, z, in the body's frame
+
+
+@dataclass
+class ImageRequest:
+    """coupler extension "images": which images of one camera an answer carries; with `every`, only when the
+    step it reports is a multiple of that many steps."""
+
+    camera: str = ""
+    kinds: list[str] = field(default_factory=list)
+    every: int | None = None
+
+
+@dataclass
+class Image:
+    """coupler extension "images": one rendered image, rows from the top of the picture down (see IMAGE_KINDS)."""
+
+    camera: str = ""
+    kind: str = ""
+    width: int = 0
+    height: int = 0
+    time: float = 0.0  # s, the simulated time it shows
+    data: bytes = field(default=b"", repr=False)  # a trace shows the image, not its megabytes
 
 
 @dataclass
@@ -236,6 +293,10 @@ class HandshakeMessage:
     worlds: int = 0
     # coupler extension "keyframes": the model's keyframes in index order ("" for an unnamed one).
     keyframes: list[str] = field(default_factory=list)
+    # coupler extension "images": the cameras images can be asked of, and the largest size a camera may have.
+    cameras: dict[str, CameraDescription] = field(default_factory=dict)  # by name
+    max_image_width: int = 0
+    max_image_height: int = 0
 
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""
@@ -266,6 +327,8 @@ class ControlMessage:
     reset_worlds: list[int] = field(default_factory=list)
     reset_qpos: list[float] = field(default_factory=list)
     reset_qvel: list[float] = field(default_factory=list)
+    # coupler extension "images": the answer carries these images of the state after the step.
+    images: list[ImageRequest] = field(default_factory=list)
 
 
 @dataclass
@@ -298,11 +361,14 @@ class SensorMessage:
     # Per world (world-major), the MuJoCo arrays the server was asked to send
     # (`coupler serve --world-data`), each read right after the world's step.
     world_data: list[float] = field(default_factory=list)
+    # coupler extension "images": the images asked for, of the state above.
+    images: list[Image] = field(default_factory=list)
 
 
 @dataclass
 class SensorRequestMessage:
-    pass
+    # coupler extension "images": the answer carries these images.
+    images: list[ImageRequest] = field(default_factory=list)
 
 
 @dataclass

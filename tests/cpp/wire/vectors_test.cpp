@@ -178,6 +178,40 @@ ResetMessage reset_keyframe(const std::string& name, std::optional<std::uint32_t
   return m;
 }
 
+HandshakeMessage handshake_cameras() {
+  HandshakeMessage m;
+  m.time_step = 0.002;
+  ObjectDescription& pendulum = m.objects["pendulum"];
+  pendulum.controls = {"hinge"};
+  pendulum.control_types = {V::Torque1D};
+  pendulum.joint_sensors = {"hinge"};
+  pendulum.joint_sensor_types = {V::Angle, V::AngularVelocity1D, V::Torque1D};
+  m.cameras = {{"overview", 4, 2, {"rgb", "depth", "segmentation"}, 1.25, 1.25, 1.5, 0.5, 0.01, 50.0, "world",
+                {0.0, -1.0, 1.5}, {0.875, 0.5, 0.0, 0.0}}};
+  m.max_image_width = 4096;
+  m.max_image_height = 4096;
+  m.server = ServerInfo{"coupler", "0.1.0", {"images"}};
+  return m;
+}
+
+ControlMessage control_images() {
+  ControlMessage m = ControlMessage::builder().object("pendulum").values({0.5}).build();
+  m.images = {{"overview", {"rgb", "depth"}}, {"wrist", {"depth"}, 10u}};
+  return m;
+}
+
+SensorMessage sensor_images() {
+  SensorMessage m;
+  m.objects["pendulum"].angles = {0.25};
+  m.objects["pendulum"].angular_velocities = {0.0};
+  m.objects["pendulum"].torques = {0.5};
+  m.simulated_time = 0.5;
+  // 1.5 and 2.25 as little-endian float32, then two rgb pixels.
+  m.images = {{"overview", "depth", 2, 1, 0.5, std::string("\x00\x00\xc0\x3f\x00\x00\x10\x40", 8)},
+              {"overview", "rgb", 2, 1, 0.5, std::string("\xff\x00\x00\x00\x80\xff", 6)}};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -203,6 +237,10 @@ std::map<std::string, Message> vectors() {
       {"handshake_mocap_keyframes", handshake_mocap_keyframes()},
       {"reset_keyframe", reset_keyframe("home", std::nullopt)},
       {"reset_keyframe_index", reset_keyframe("", 0)},
+      {"handshake_cameras", handshake_cameras()},
+      {"control_images", control_images()},
+      {"sensor_request_images", SensorRequestMessage{{{"overview", {"segmentation"}, 3u}}}},
+      {"sensor_images", sensor_images()},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }

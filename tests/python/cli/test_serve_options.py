@@ -23,7 +23,8 @@ def test_no_flags_give_the_default_serve_options():
 
 def test_every_serve_option_has_its_flag():
     flags = vars(_parsed([]))
-    renamed = {"address": "addr", "time_step": "step", "robots": "robot", "transport": None}  # transport: the server flags
+    # transport: the server flags
+    renamed = {"address": "addr", "time_step": "step", "robots": "robot", "cameras": "camera", "transport": None}
     missing = [f.name for f in dataclasses.fields(ServeOptions)
                if renamed.get(f.name, f.name) is not None and renamed.get(f.name, f.name) not in flags]
     assert missing == []

@@ -23,6 +23,7 @@ OTHER_PROGRAMS = {
     "scripts/wheel": {"--test-bindings"},
     "examples.train_arm_reach": {"--timesteps", "--envs", "--seed"},
     "pip install": {"--no-deps"},
+    "democlient": {"--find-red"},  # the C++ demo client's own; the others it shares with demo.client
 }
 
 # Generated pages hold their programs' own help; the changelog names flags as they were.

@@ -1,11 +1,13 @@
 #pragma once
 // A SensorMessage read through the handshake: values by object and name.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <coupler/controller/camera_images.hpp>
 #include <coupler/wire/messages.hpp>
 
 namespace coupler {
@@ -47,6 +49,10 @@ class SensorReadings {
   const std::vector<double>& sensor(const std::string& object, const std::string& name, ValueType type) const;
   // The object's own reading of the given type (Position, RPY, ...).
   const std::vector<double>& object_sensor(const std::string& object, ValueType type) const;
+
+  // The images asked for (the "images" extension) by camera: images().at("overview").rgb and so on,
+  // views of these readings' bytes.
+  std::map<std::string, CameraImages> images() const;
 
   const SensorMessage& message() const;
 

@@ -62,8 +62,15 @@ class Session {
   // Throws ExtensionNotSupportedError, sending nothing, for steps above 1
   // when the server did not announce the "steps" extension.
   SensorReadings step(const Controls& controls);
+  // step(), asking for camera images of the new state too (the "images" extension): for instance
+  // {{"overview", {"rgb", "depth"}}}; readings.images() holds them. Throws RemoteError naming an unknown
+  // camera or kind (the Control is then not applied), and ExtensionNotSupportedError, sending nothing,
+  // when the server did not announce "images".
+  SensorReadings step(const Controls& controls, const std::vector<ImageRequest>& images);
   // The current state, without stepping.
   SensorReadings sensors();
+  // sensors(), with camera images of that state, as step() asks for them.
+  SensorReadings sensors(const std::vector<ImageRequest>& images);
   // Restores the initial state; the simulation waits for the next step().
   void reset();
   // Restores a keyframe of handshake().keyframes instead, by name or index
@@ -98,6 +105,7 @@ class Session {
   void reestablish(const TimeoutError& cause);
   std::string receive_polling(std::chrono::steady_clock::time_point sent);
   SensorReadings expect_sensors(const Message& request);
+  void check_images(const std::vector<ImageRequest>& images) const;
   SensorReadings sensors_from(Message answer);
   // `keyframe` names the keyframe asked for, for the message when the server cannot; "" for none.
   void reset_with(const ResetMessage& request, const std::string& keyframe = "");

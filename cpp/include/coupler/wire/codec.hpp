@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <coupler/wire/error.hpp>
 #include <coupler/wire/messages.hpp>
@@ -12,6 +13,11 @@ namespace coupler {
 // Serializes deterministically (map entries sorted by key), so equal messages
 // give equal frames in C++ and Python alike.
 std::string encode(const Message& message);
+
+// The images field of a SensorMessage alone: appended to a SensorMessage
+// frame (of no images), it makes the frame of that message with these images,
+// byte for byte as encode() writes it (the images come last in field order).
+std::string encode_image_fields(const std::vector<Image>& images);
 
 // Reads the message type from field 1, then the whole frame as that kind.
 // Throws ProtocolError naming the problem for anything that is not a valid

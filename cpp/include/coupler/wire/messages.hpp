@@ -33,6 +33,44 @@ inline constexpr const char* kExtensionWorlds = "worlds";
 inline constexpr const char* kExtensionMocap = "mocap";
 // The model's keyframes in the handshake (HandshakeMessage::keyframes); a Reset to one of them.
 inline constexpr const char* kExtensionKeyframes = "keyframes";
+// Cameras in the handshake (HandshakeMessage::cameras); images asked for by a Control or a SensorRequest.
+inline constexpr const char* kExtensionImages = "images";
+
+// coupler extension "images": one camera of the scene. Pixel (u, v), u to the
+// right and v down from the top-left pixel's centre, sees the point (x, y, z)
+// of the camera's frame (x right, y up, looking along -z) at
+// u = cx + fx x / -z, v = cy - fy y / -z.
+struct CameraDescription {
+  std::string name;
+  std::uint32_t width = 0;   // pixels
+  std::uint32_t height = 0;  // pixels
+  std::vector<std::string> kinds;  // "rgb", "depth", "segmentation"
+  double fx = 0.0, fy = 0.0, cx = 0.0, cy = 0.0;  // pixels
+  double near = 0.0, far = 0.0;  // m along the optical axis
+  std::string body;  // the body it is mounted on
+  std::vector<double> position;    // m, in the body's frame
+  std::vector<double> quaternion;  // w, x, y, z, in the body's frame
+};
+
+// coupler extension "images": which images of one camera an answer carries;
+// with `every`, only when the step it reports is a multiple of that many steps.
+struct ImageRequest {
+  std::string camera;
+  std::vector<std::string> kinds;
+  std::optional<std::uint32_t> every = std::nullopt;
+};
+
+// coupler extension "images": one rendered image, rows from the top down:
+// "rgb" 3 bytes per pixel, "depth" float32 metres along the optical axis,
+// "segmentation" int32 geom ids (-1: none), little-endian.
+struct Image {
+  std::string camera;
+  std::string kind;
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  double time = 0.0;  // s
+  std::string data;
+};
 
 // A closed interval [min, max]; limited false means unlimited (min and max
 // then mean nothing).
@@ -88,6 +126,10 @@ struct HandshakeMessage {
   std::uint32_t worlds = 0;
   // coupler extension "keyframes": the model's keyframes in index order ("" for an unnamed one).
   std::vector<std::string> keyframes;
+  // coupler extension "images": the cameras images can be asked of, and the largest size a camera may have.
+  std::vector<CameraDescription> cameras;
+  std::uint32_t max_image_width = 0;
+  std::uint32_t max_image_height = 0;
 
   // Whether the server announced this coupler extension (never, for a Click server).
   bool supports(const std::string& extension) const;
@@ -125,6 +167,8 @@ struct ControlMessage {
   std::vector<std::uint32_t> reset_worlds;
   std::vector<double> reset_qpos;
   std::vector<double> reset_qvel;
+  // coupler extension "images": the answer carries these images of the state after the step.
+  std::vector<ImageRequest> images;
 
   // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
   static Builder builder();
@@ -177,12 +221,17 @@ struct SensorMessage {
   // Per world (world-major), the MuJoCo arrays the server was asked to send
   // (`coupler serve --world-data`), each read right after the world's step.
   std::vector<double> world_data;
+  // coupler extension "images": the images asked for, of the state above.
+  std::vector<Image> images;
 
   // Throws coupler::Error naming the object when the message has no such object.
   const ObjectSensors& object(const std::string& name) const;
 };
 
-struct SensorRequestMessage {};
+struct SensorRequestMessage {
+  // coupler extension "images": the answer carries these images.
+  std::vector<ImageRequest> images;
+};
 struct ResetMessage {
   // coupler extension: the state to start from after the reset (MuJoCo qpos
   // and qvel, complete); empty means the scene's own initial state.

@@ -1,0 +1,45 @@
+#include <coupler/controller/camera_images.hpp>
+
+#include <coupler/wire/error.hpp>
+#include <coupler/wire/peer_text.hpp>
+
+namespace coupler {
+namespace {
+
+std::size_t bytes_per_pixel(const Image& image) {
+  if (image.kind == "rgb") return 3;
+  if (image.kind == "depth" || image.kind == "segmentation") return 4;
+  throw Error("an image of camera '" + shown_peer_text(image.camera) + "' is of unknown kind '" +
+              shown_peer_text(image.kind) + "'; the kinds are rgb, depth, segmentation");
+}
+
+}  // namespace
+
+void ImageView::check_type(std::size_t size, const char* wanted) const {
+  const bool bytes_of_rgb = kind == "rgb" && size == 1;
+  if (kind != wanted || (kind == "rgb" && !bytes_of_rgb)) {
+    throw Error("a " + kind + " image's pixels are not of the type asked for (" + wanted + "'s)");
+  }
+}
+
+std::map<std::string, CameraImages> camera_images(const std::vector<Image>& images) {
+  std::map<std::string, CameraImages> out;
+  for (const Image& image : images) {
+    const std::size_t expected = static_cast<std::size_t>(image.width) * image.height * bytes_per_pixel(image);
+    if (image.data.size() != expected) {
+      throw Error("the " + image.kind + " image of camera '" + shown_peer_text(image.camera) + "' has " +
+                  std::to_string(image.data.size()) + " bytes; " + std::to_string(image.width) + "x" +
+                  std::to_string(image.height) + " takes " + std::to_string(expected));
+    }
+    CameraImages& camera = out[image.camera];
+    camera.time = image.time;
+    ImageView view{image.kind, image.width, image.height,
+                   {reinterpret_cast<const std::uint8_t*>(image.data.data()), image.data.size()}};
+    if (image.kind == "rgb") camera.rgb = view;
+    if (image.kind == "depth") camera.depth = view;
+    if (image.kind == "segmentation") camera.segmentation = view;
+  }
+  return out;
+}
+
+}  // namespace coupler

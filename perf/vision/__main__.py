@@ -1,0 +1,5 @@
+import sys
+
+from perf.vision import main
+
+sys.exit(main())

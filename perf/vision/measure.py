@@ -1,0 +1,85 @@
+"""The measurement of perf.vision: a `coupler serve` of the arm scene whose camera is set to each size, and
+`mujoco.Renderer` on the same model in this process, timed in turns."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+
+from perf.common.errors import BenchmarkError
+
+# The renderer alone needs its OpenGL chosen before MuJoCo is imported: the server's own choice, EGL.
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+import mujoco  # noqa: E402
+
+from coupler import Session  # noqa: E402
+from coupler.scenes import scene_path  # noqa: E402
+from coupler.serve.serve_process import ServeProcess  # noqa: E402
+
+CAMERA = "overview"
+SIZES = ((64, 64), (320, 240), (640, 480))
+KINDS = ("rgb", "depth")
+TARGET = 1.15  # coupler's cost per image over the renderer's
+WARM_UP = 3  # images of each kind and side before timing: shaders compiled, buffers allocated
+FRAME_BYTES = 16 << 20  # both sides' frame limit: a 640x480 depth image is over the default 1 MiB
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()):
+        raise ValueError(f"a size is WxH, not {text!r}")
+    return int(width), int(height)
+
+
+def _per_image(render: Callable[[], object], count: int) -> float:
+    started = time.perf_counter()
+    for _ in range(count):
+        render()
+    return (time.perf_counter() - started) / count * 1e3
+
+
+def _summary(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "low": min(values), "high": max(values)}
+
+
+def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]:
+    model = mujoco.MjModel.from_xml_path(str(scene_path("arm")))
+    model.vis.global_.offwidth = max(model.vis.global_.offwidth, *(w for w, _ in sizes))
+    model.vis.global_.offheight = max(model.vis.global_.offheight, *(h for _, h in sizes))
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    mujoco.mj_forward(model, data)
+    rows = []
+    for width, height in sizes:
+        renderer = mujoco.Renderer(model, height, width)
+        with ServeProcess(["--scene", "arm", "--camera", f"{CAMERA}={width}x{height}", "--max-frame-bytes",
+                           str(FRAME_BYTES)]) as server, \
+                Session(server.endpoint, timeout=60.0, max_frame_bytes=FRAME_BYTES) as session:
+            for kind in KINDS:
+                def alone() -> None:
+                    if kind == "depth":
+                        renderer.enable_depth_rendering()
+                    else:
+                        renderer.disable_depth_rendering()
+                    renderer.update_scene(data, CAMERA)
+                    renderer.render()
+
+                def coupled() -> None:
+                    images = session.sensors(images={CAMERA: kind}).images[CAMERA]
+                    if getattr(images, kind) is None:
+                        raise BenchmarkError(f"the server sent no {kind} image")
+
+                _per_image(alone, WARM_UP)
+                _per_image(coupled, WARM_UP)
+                renderer_ms, coupler_ms, ratios = [], [], []
+                for _ in range(rounds):
+                    renderer_ms.append(_per_image(alone, count))
+                    coupler_ms.append(_per_image(coupled, count))
+                    ratios.append(coupler_ms[-1] / renderer_ms[-1])
+                rows.append({"size": f"{width}x{height}", "kind": kind, "renderer_ms": _summary(renderer_ms),
+                             "coupler_ms": _summary(coupler_ms), "ratio": _summary(ratios)})
+        renderer.close()
+    return rows
