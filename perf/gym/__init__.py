@@ -40,7 +40,8 @@ from coupler.wire.errors import Error
 from perf.common.results import DEFAULT_DIR
 from perf.gym import render as gym_render
 from perf.gym.envpool_stepper import DEFAULT_ENVPOOL_PYTHON, ENVPOOL_SUBJECTS, EnvPoolStepper, missing_reason
-from perf.gym.measure import MAX_ASYNC_ENVS, MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies, make_stepper, time_block
+from perf.gym.measure import (MAX_ASYNC_ENVS, MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies,
+                              make_stepper, time_block)
 
 log = logging.getLogger("perf.gym")
 
