@@ -1,16 +1,19 @@
 """Environment steps per second of vector environments: coupler's batched worlds against Gymnasium's
 own vector environments and against stepping the same model in-process (the limit).
 
-For each model (the shipped arm scene; Gymnasium's ant.xml and half_cheetah.xml) and number of
-environments N, every subject is built once, then timed in interleaved
+For each model (the shipped arm scene; Gymnasium's ant.xml, half_cheetah.xml and humanoid.xml) and number
+of environments N, every subject is built once, then timed in interleaved
 blocks (the order rotated each repeat) on the same random actions, frame
 skip 5. Figures are medians over the repeats; ratios are taken within a
-repeat (blocks measured back to back) and their median reported.
+repeat (blocks measured back to back) and their median reported. EnvPool
+runs in a child process of its own venv's python (.venv-envpool, made by
+scripts/setup); without that venv it is left out and the result says so.
 
-    python -m perf.gym                 # N = 1, 8, 64; 5 repeats; a Ray pool of one server against two
+    python -m perf.gym                 # N = 1, 8, 64 (ant: and 256; humanoid: 64, 256); 5 repeats; Ray pools
     python -m perf.gym --quick         # N = 1, 8; 2 short repeats, no Ray, for CI (halfcheetah: N = 8, task
-                                       # against sync only)
-    python -m perf.gym --models ant --envs 64 --subjects coupler,sync,inprocess
+                                       # against sync only; EnvPool: ant, N = 8, sync mode only)
+    python -m perf.gym --models ant,humanoid --envs 64,256 \
+        --subjects coupler,coupler-2threads,sync,async,inprocess,envpool,envpool-async
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import argparse
 import contextlib
 import logging
 import math
+import os
 import statistics
 import sys
 import time
@@ -35,11 +39,18 @@ from perf.common.errors import BenchmarkError
 from coupler.wire.errors import Error
 from perf.common.results import DEFAULT_DIR
 from perf.gym import render as gym_render
-from perf.gym.measure import MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies, make_stepper, time_block
+from perf.gym.envpool_stepper import DEFAULT_ENVPOOL_PYTHON, ENVPOOL_SUBJECTS, EnvPoolStepper, missing_reason
+from perf.gym.measure import (MAX_ASYNC_ENVS, MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies,
+                              make_stepper, time_block)
 
 log = logging.getLogger("perf.gym")
 
 DEFAULT_ENVS, QUICK_ENVS = (1, 8, 64), (1, 8)
+# Models measured at other N by default (full run): the ones EnvPool is measured for, up to 256.
+MODEL_ENVS = {"ant": (1, 8, 64, 256), "humanoid": (64, 256)}
+QUICK_MODELS = ("arm", "ant", "halfcheetah")
+# What --quick measures of EnvPool: its sync mode, on one model at one N.
+QUICK_ENVPOOL_MODEL, QUICK_ENVPOOL_ENVS, QUICK_ENVPOOL_SUBJECTS = "ant", 8, ("envpool",)
 DEFAULT_ENV_STEPS, QUICK_ENV_STEPS = 6400, 160
 DEFAULT_REPEATS, QUICK_REPEATS = 5, 2
 WARMUP_STEPS = 5
@@ -50,11 +61,24 @@ QUICK_TASK_MODEL, QUICK_TASK_ENVS, QUICK_TASK_SUBJECTS = "halfcheetah", 8, ("tas
 @dataclass(frozen=True)
 class Settings:
     models: tuple[str, ...] = MODELS
-    envs: tuple[int, ...] = DEFAULT_ENVS
+    envs: tuple[int, ...] | None = None  # None: each model's default (MODEL_ENVS, else DEFAULT_ENVS; QUICK_ENVS)
     subjects: tuple[str, ...] = SUBJECTS
     env_steps: int = DEFAULT_ENV_STEPS  # per timed block, over all environments
     repeats: int = DEFAULT_REPEATS
     quick: bool = False
+    envpool_python: str = str(DEFAULT_ENVPOOL_PYTHON)
+
+    def envs_of(self, model: str) -> tuple[int, ...]:
+        if self.envs is not None:
+            return self.envs
+        return QUICK_ENVS if self.quick else MODEL_ENVS.get(model, DEFAULT_ENVS)
+
+
+def _quick_leaves_out(subject: str, model: str, envs: int) -> bool:
+    if model == QUICK_TASK_MODEL and subject not in QUICK_TASK_SUBJECTS:
+        return True
+    return subject in ENVPOOL_SUBJECTS and (model, envs, subject) not in (
+        (QUICK_ENVPOOL_MODEL, QUICK_ENVPOOL_ENVS, s) for s in QUICK_ENVPOOL_SUBJECTS)
 
 
 def _actions(rng: np.random.Generator, steps: int, envs: int, size: int) -> np.ndarray:
@@ -62,21 +86,27 @@ def _actions(rng: np.random.Generator, steps: int, envs: int, size: int) -> np.n
 
 
 def _action_size(stepper: Stepper) -> int:
+    if isinstance(stepper, EnvPoolStepper):
+        return stepper.action_size
     envs = getattr(stepper, "envs", None)
     return int(envs.single_action_space.shape[0]) if envs is not None else int(stepper.model.nu)  # type: ignore[attr-defined]
 
 
-def measure_point(settings: Settings, model: str, envs: int) -> list[Block]:
-    """Every subject of one (model, N), built, warmed up, then timed in interleaved repeats."""
+def measure_point(settings: Settings, model: str, envs: int, peers: dict[str, Any] | None = None) -> list[Block]:
+    """Every subject of one (model, N), built, warmed up, then timed in interleaved repeats. `peers` gets the
+    versions EnvPool's child reported, when it was built."""
     subjects = [s for s in settings.subjects if applies(s, model, envs)
-                and not (settings.quick and model == QUICK_TASK_MODEL and s not in QUICK_TASK_SUBJECTS)]
+                and not (settings.quick and _quick_leaves_out(s, model, envs))]
     steps = max(1, math.ceil(settings.env_steps / envs))
     steppers: dict[str, Stepper] = {}
     blocks = []
     try:
         for subject in subjects:
             started = time.monotonic()
-            steppers[subject] = make_stepper(subject, model, envs)
+            steppers[subject] = make_stepper(subject, model, envs, Path(settings.envpool_python))
+            stepper = steppers[subject]
+            if isinstance(stepper, EnvPoolStepper) and peers is not None:
+                peers["envpool"] = {k: stepper.ready[k] for k in ("envpool", "numpy", "gymnasium", "frame_skip")}
             log.info("  %s, N=%d: %s ready in %.1f s", model, envs, subject, time.monotonic() - started)
         actions = {s: _actions(np.random.default_rng(envs), steps, envs, _action_size(steppers[s])) for s in subjects}
         for subject in subjects:
@@ -100,8 +130,10 @@ def _median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def summarise(blocks: list[Block]) -> list[dict[str, Any]]:
-    """Per (model, N, subject): median and spread of steps/s, CPU per step, cores used; ratios per repeat."""
+def summarise(blocks: list[Block], cores: int | None = None) -> list[dict[str, Any]]:
+    """Per (model, N, subject): median and spread of steps/s, CPU per step, cores used; ratios per repeat.
+    `cores`: the CPUs the limit over all cores counts (default: those this process may use)."""
+    cores = cores or len(os.sched_getaffinity(0))
     rows = []
     for model, envs, subject in dict.fromkeys((b.model, b.envs, b.subject) for b in blocks):
         mine = [b for b in blocks if (b.model, b.envs, b.subject) == (model, envs, subject)]
@@ -114,17 +146,22 @@ def summarise(blocks: list[Block]) -> list[dict[str, Any]]:
         }
         by_repeat: dict[tuple[int, str], Block] = {(b.repeat, b.subject): b for b in blocks
                                                    if (b.model, b.envs) == (model, envs)}
-        gym_ratios, limit_ratios = [], []
+        gym_ratios, envpool_ratios, limit_ratios, all_cores_ratios = [], [], [], []
         for b in mine:
-            gym = [by_repeat[(b.repeat, s)].env_steps_per_s for s in ("sync", "async") if (b.repeat, s) in by_repeat]
-            if gym:
-                gym_ratios.append(b.env_steps_per_s / max(gym))
+            for ratios, rivals in ((gym_ratios, ("sync", "async")), (envpool_ratios, ENVPOOL_SUBJECTS)):
+                rates = [by_repeat[(b.repeat, s)].env_steps_per_s for s in rivals if (b.repeat, s) in by_repeat]
+                if rates:
+                    ratios.append(b.env_steps_per_s / max(rates))
             limit = by_repeat.get((b.repeat, "inprocess"))
             if limit is not None:
                 # Steps per CPU second, against the limit's (one core): the share of the limit per core used.
                 limit_ratios.append(limit.cpu_us_per_env_step / b.cpu_us_per_env_step)
+                # Steps per second, against one core's rate on every core at once: the physical limit.
+                all_cores_ratios.append(b.env_steps_per_s / (limit.env_steps_per_s * cores))
         row["vs_best_gymnasium"] = _median(gym_ratios)
+        row["vs_best_envpool"] = _median(envpool_ratios)
         row["vs_inprocess_per_core"] = _median(limit_ratios)
+        row["vs_inprocess_all_cores"] = _median(all_cores_ratios)
         rows.append(row)
     return rows
 
@@ -133,24 +170,32 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.gym",
         description="Measure environment steps per second of coupler's vector environment (batched worlds) "
-        "against Gymnasium's sync and async vector environments of Ant-v5 and HalfCheetah-v5 (and, for "
-        "HalfCheetah, coupler's task equal to it) and against stepping the same model "
-        "in-process, for several numbers of environments. Writes gym.json and gym.md; prints the table on "
-        "stdout and a line per timed block on stderr. Exits 1 when a subject fails, never because of a figure.",
+        "against EnvPool (sync and async modes, in its own venv), Gymnasium's sync and async vector environments "
+        "of Ant-v5, HalfCheetah-v5 and Humanoid-v5 (and coupler's tasks equal to them, where coupler has them) "
+        "and against stepping the same model in-process, for several numbers of environments. Writes gym.json "
+        "and gym.md; prints the table on stdout and a line per timed block on stderr. Exits 1 when a subject "
+        "fails, never because of a figure.",
     )
-    parser.add_argument("--models", type=list_of(str, MODELS), default=",".join(MODELS), metavar="LIST",
-                        help="comma-separated, of arm (the shipped arm scene), ant and halfcheetah (ant.xml and "
-                             "half_cheetah.xml of the installed Gymnasium; with --quick, halfcheetah is measured at "
-                             f"N = {QUICK_TASK_ENVS} by the task and sync subjects only) (default: %(default)s)")
+    parser.add_argument("--models", type=list_of(str, MODELS), default=None, metavar="LIST",
+                        help="comma-separated, of arm (the shipped arm scene), ant, halfcheetah and humanoid "
+                             "(ant.xml, half_cheetah.xml and humanoid.xml of the installed Gymnasium; with --quick, "
+                             f"halfcheetah is measured at N = {QUICK_TASK_ENVS} by the task and sync subjects only) "
+                             f"(default: {','.join(MODELS)}, or {','.join(QUICK_MODELS)} with --quick)")
     parser.add_argument("--envs", type=list_of(positive(int)), default=None, metavar="N,...",
-                        help="numbers of environments (default "
-                             f"{','.join(map(str, DEFAULT_ENVS))}, or {','.join(map(str, QUICK_ENVS))} with --quick)")
+                        help="numbers of environments, for every model (default "
+                             f"{','.join(map(str, DEFAULT_ENVS))}; ant {','.join(map(str, MODEL_ENVS['ant']))}; "
+                             f"humanoid {','.join(map(str, MODEL_ENVS['humanoid']))}; or "
+                             f"{','.join(map(str, QUICK_ENVS))} with --quick)")
     parser.add_argument("--subjects", type=list_of(str, SUBJECTS + RAY_SUBJECTS), default=None, metavar="LIST",
                         help="comma-separated, of coupler (make_vec coupler/Scene-v0, one batched server of one "
                              "thread), coupler-2threads (its worlds stepped on two threads), coupler-2servers (on "
-                             "two servers), task (make_vec coupler/Ant-v5 or coupler/HalfCheetah-v5, the "
-                             "coupler task equal to Gymnasium's), sync and async (make_vec Ant-v5 or HalfCheetah-v5) "
-                             "and inprocess (mj_step in this process, the limit), ray-1server and ray-2servers (a "
+                             "two servers), task (make_vec of coupler's task equal to the model's Gymnasium "
+                             "environment, such as coupler/HalfCheetah-v5, where coupler registers one), sync and "
+                             f"async (make_vec Ant-v5, HalfCheetah-v5 or Humanoid-v5; async up to N = "
+                             f"{MAX_ASYNC_ENVS}: a process per environment), inprocess (mj_step in this process, "
+                             "the limit), envpool and envpool-async (EnvPool's Ant-v5 or Humanoid-v5, batch N or "
+                             "N / 2, one thread per CPU, run by --envpool-python; with --quick only envpool, at "
+                             f"{QUICK_ENVPOOL_MODEL} N = {QUICK_ENVPOOL_ENVS}), ray-1server and ray-2servers (a "
                              "coupler.ray.ServerPool of one or two servers on a local Ray cluster of two one-CPU "
                              f"nodes) (default: {','.join(SUBJECTS + RAY_SUBJECTS)}, or {','.join(SUBJECTS)} with "
                              "--quick: Ray takes most of a minute to start)")
@@ -160,12 +205,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=positive(int), default=None,
                         help=f"timed blocks per subject (default {DEFAULT_REPEATS}, or {QUICK_REPEATS} with --quick)")
     parser.add_argument("--quick", action="store_true", help="CI run: the quick defaults above (default: off)")
+    parser.add_argument("--envpool-python", type=Path, default=DEFAULT_ENVPOOL_PYTHON, metavar="PATH",
+                        help="the python of EnvPool's own venv, which runs perf/gym/envpool_peer.py; when it does "
+                             "not exist the envpool subjects are left out and the result says why (default: "
+                             ".venv-envpool/bin/python of this checkout, made by scripts/setup)")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
                         help="directory for gym.json and gym.md (default: perf/results)")
     args = parser.parse_args(argv)
-    # (full run's default, --quick's) of the flags left unset.
-    defaults = {"subjects": (SUBJECTS + RAY_SUBJECTS, SUBJECTS), "envs": (DEFAULT_ENVS, QUICK_ENVS), "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS),
-                "repeats": (DEFAULT_REPEATS, QUICK_REPEATS)}
+    # (full run's default, --quick's) of the flags left unset; --envs unset stays None: each model's default.
+    defaults = {"subjects": (SUBJECTS + RAY_SUBJECTS, SUBJECTS), "models": (MODELS, QUICK_MODELS),
+                "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS), "repeats": (DEFAULT_REPEATS, QUICK_REPEATS)}
     for name, (full, quick) in defaults.items():
         if getattr(args, name) is None:
             setattr(args, name, quick if args.quick else full)
@@ -191,20 +240,25 @@ def _ray_cluster() -> Iterator[None]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    envpool_missing = missing_reason(args.envpool_python) if set(args.subjects) & set(ENVPOOL_SUBJECTS) else None
+    if envpool_missing is not None:
+        log.warning("perf.gym: EnvPool not measured: %s", envpool_missing)
+        args.subjects = tuple(s for s in args.subjects if s not in ENVPOOL_SUBJECTS)
     settings = Settings(models=args.models, envs=args.envs, subjects=args.subjects, env_steps=args.env_steps,
-                        repeats=args.repeats, quick=args.quick)
+                        repeats=args.repeats, quick=args.quick, envpool_python=str(args.envpool_python))
     started = time.monotonic()
     blocks: list[Block] = []
+    peers: dict[str, Any] = {}
     try:
         with contextlib.ExitStack() as stack:
             if set(settings.subjects) & set(RAY_SUBJECTS):
                 stack.enter_context(_ray_cluster())
             for model in settings.models:
-                for envs in settings.envs:
+                for envs in settings.envs_of(model):
                     if settings.quick and model == QUICK_TASK_MODEL and envs != QUICK_TASK_ENVS:
                         continue
                     log.info("perf.gym: %s, N=%d", model, envs)
-                    blocks += measure_point(settings, model, envs)
+                    blocks += measure_point(settings, model, envs, peers)
     except (BenchmarkError, Error) as error:
         log.error("perf.gym: %s", error)
         return 1
@@ -215,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         "host": host.describe(),
         "settings": asdict(settings),
         "rows": summarise(blocks),
+        # EnvPool's versions as its child reported them, or why it was not measured.
+        "envpool": peers.get("envpool", {"missing": envpool_missing} if envpool_missing else None),
         "blocks": [asdict(b) for b in blocks],
     }
     markdown = gym_render.render(result)

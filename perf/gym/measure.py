@@ -12,20 +12,26 @@ import numpy as np
 
 from perf.common.errors import BenchmarkError
 from perf.common.process_stats import tree_cpu_seconds
+from perf.gym.envpool_stepper import DEFAULT_ENVPOOL_PYTHON, ENVPOOL_IDS, ENVPOOL_SUBJECTS, EnvPoolStepper
 
 log = logging.getLogger("perf.gym")
 
-FRAME_SKIP = 5  # Ant-v5's and HalfCheetah-v5's, used for every subject
-MODELS = ("arm", "ant", "halfcheetah")
-# The Gymnasium environment of each Gymnasium model (sync and async), and the coupler task equal to it (task).
-GYMNASIUM_IDS = {"ant": "Ant-v5", "halfcheetah": "HalfCheetah-v5"}
-TASK_IDS = {"ant": "coupler/Ant-v5", "halfcheetah": "coupler/HalfCheetah-v5"}
-MODEL_FILES = {"ant": "ant.xml", "halfcheetah": "half_cheetah.xml"}
+FRAME_SKIP = 5  # Ant-v5's, HalfCheetah-v5's and Humanoid-v5's, used for every subject
+MODELS = ("arm", "ant", "halfcheetah", "humanoid")
+# The Gymnasium environment of each Gymnasium model (sync and async), and the coupler task equal to it (task):
+# measured once coupler.gym registers that id, and then the row the targets against EnvPool judge.
+GYMNASIUM_IDS = {"ant": "Ant-v5", "halfcheetah": "HalfCheetah-v5", "humanoid": "Humanoid-v5"}
+TASK_IDS = {"halfcheetah": "coupler/HalfCheetah-v5", "ant": "coupler/Ant-v5", "humanoid": "coupler/Humanoid-v5"}
+MODEL_FILES = {"ant": "ant.xml", "halfcheetah": "half_cheetah.xml", "humanoid": "humanoid.xml"}
+# Gymnasium's async vector env is a process per environment: beyond this many it measures process switching
+# on a small machine (and needs a gigabyte per ten environments), not the environments.
+MAX_ASYNC_ENVS = 64
 # coupler: make_vec of coupler/Scene-v0 (one batched server, one thread); coupler-2threads: its worlds stepped on
 # two threads; coupler-2servers: on two servers of one thread; task: make_vec of the coupler task equal to the
 # model's Gymnasium environment (its observations and rewards too); sync, async: make_vec("Ant-v5") or
-# ("HalfCheetah-v5") (Gymnasium's own environment); inprocess: mj_step in this process.
-SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "sync", "async", "inprocess")
+# ("HalfCheetah-v5") (Gymnasium's own environment); inprocess: mj_step in this process; envpool: EnvPool's
+# sync mode (batch = N), envpool-async: its async mode (batch N / 2), in EnvPool's own venv (envpool_stepper).
+SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "sync", "async", "inprocess") + ENVPOOL_SUBJECTS
 # A coupler.ray.ServerPool of one server, and of two, on a local cluster of two nodes of one CPU each.
 RAY_SUBJECTS = ("ray-1server", "ray-2servers")
 # The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
@@ -47,15 +53,27 @@ def model_path(model: str) -> Path:
 
 def applies(subject: str, model: str, envs: int) -> bool:
     """Whether a subject is measured for this model and number of environments."""
-    if subject in ("sync", "async"):
+    if subject == "sync":
         return model in GYMNASIUM_IDS
+    if subject == "async":
+        return model in GYMNASIUM_IDS and envs <= MAX_ASYNC_ENVS
     if subject == "task":
-        return model in TASK_IDS
+        return model in TASK_IDS and _registered(TASK_IDS[model])
+    if subject in ENVPOOL_SUBJECTS:
+        return model in ENVPOOL_IDS and (subject == "envpool" or envs >= 2)
     if subject in ("coupler-2threads", "coupler-2servers"):
         return envs >= 2
     if subject == "ray-2servers":
         return envs >= 2 and envs % 2 == 0
     return True
+
+
+def _registered(env_id: str) -> bool:
+    import gymnasium
+
+    import coupler.gym  # noqa: F401  (registers the coupler ids)
+
+    return env_id in gymnasium.registry
 
 
 class Stepper(Protocol):
@@ -121,7 +139,7 @@ class InProcessStepper:
         self.datas = []
 
 
-def make_stepper(subject: str, model: str, envs: int) -> Stepper:
+def make_stepper(subject: str, model: str, envs: int, envpool_python: Path = DEFAULT_ENVPOOL_PYTHON) -> Stepper:
     import gymnasium
 
     import coupler.gym  # noqa: F401  (registers the coupler ids)
@@ -138,6 +156,8 @@ def make_stepper(subject: str, model: str, envs: int) -> Stepper:
         return InProcessStepper(path, envs)
     if subject in RAY_SUBJECTS:
         return PoolStepper(path, envs, 1 if subject == "ray-1server" else 2)
+    if subject in ENVPOOL_SUBJECTS:
+        return EnvPoolStepper(ENVPOOL_IDS[model], envs, envs if subject == "envpool" else envs // 2, envpool_python)
     raise BenchmarkError(f"unknown subject {subject!r}")
 
 
@@ -163,7 +183,11 @@ class Block:
 
 
 def time_block(stepper: Stepper, subject: str, model: str, envs: int, repeat: int, actions: np.ndarray) -> Block:
-    """Step through `actions` (steps x envs x action size) once, timed in wall and CPU seconds."""
+    """Step through `actions` (steps x envs x action size) once, timed in wall and CPU seconds (EnvPool: as
+    many env steps, with actions of its own, timed in its process)."""
+    if isinstance(stepper, EnvPoolStepper):
+        wall, cpu = stepper.timed_block(actions.shape[0] * actions.shape[1])
+        return Block(subject, model, envs, repeat, len(actions), wall, cpu)
     cpu = tree_cpu_seconds()
     started = time.perf_counter()
     for batch in actions:

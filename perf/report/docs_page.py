@@ -20,6 +20,8 @@ from perf.record import render as record_render
 EXTRA_RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "gym": ("## Vector environments (perf.gym)", lambda result: _demoted(gym_render.render(result))),
     "gym_ray": ("## Vector environments on Ray (perf.gym)", lambda result: _demoted(gym_render.render(result))),
+    "gym_envpool": ("## Vector environments against EnvPool (perf.gym)",
+                    lambda result: _demoted(gym_render.render(result))),
     "record": ("## What recording and publishing cost (perf.record)", record_render.markdown),
 }
 
