@@ -92,7 +92,10 @@ class WorldBatch:
             before = resident_bytes()
             worlds += [copy_of(first) for _ in range(probe)]
             if probe:
-                check_worlds_fit(count, 1 + probe, (resident_bytes() - before) / probe, available_bytes())
+                # At least mjData's buffer, which every world fills: memory an earlier batch freed can be reused
+                # without the resident size growing, which alone would count the worlds as free.
+                per_world = max((resident_bytes() - before) / probe, first.model.nbuffer)
+                check_worlds_fit(count, 1 + probe, per_world, available_bytes())
             worlds += [copy_of(first) for _ in range(count - len(worlds))]
         except (mujoco.FatalError, MemoryError) as error:
             raise Error(f"--worlds {count}: out of memory after {len(worlds)} worlds ({error})") from None

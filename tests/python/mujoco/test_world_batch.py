@@ -174,3 +174,13 @@ def test_world_data_is_read_right_after_the_step_as_mj_step_and_mj_rne_post_cons
                 np.testing.assert_array_equal(row, expected)
     finally:
         made.close()
+
+
+def test_worlds_count_at_least_their_data_buffer_when_reused_memory_hides_their_cost(monkeypatch):
+    from coupler.mujoco import world_batch
+    from coupler.wire.errors import Error
+
+    monkeypatch.setattr(world_batch, "available_bytes", lambda: 10 << 20)
+    monkeypatch.setattr(world_batch, "resident_bytes", lambda: 1 << 30)  # freed memory reused: no growth seen
+    with pytest.raises(Error, match=r"--worlds 1000 needs about 0\.\d GiB"):
+        WorldBatch(_arm(), 1000)
