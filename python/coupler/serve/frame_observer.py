@@ -1,6 +1,15 @@
 """Watching a server's traffic without slowing it: a `FrameObserver` sees every
 request frame, every answer frame and the simulation after every step.
 
+In lockstep it sees the state after every Control's steps. A free run steps
+on its own clock, maybe thousands of times a wall second with nobody asking:
+the observer sees the state after a step when at least
+`FREE_RUN_STATE_INTERVAL` of wall clock has passed since the last one it saw,
+and the last state when the server stops. That is every step of a run at
+real time with a time step of 1 ms or more, and at most a thousand states a
+wall second when it runs faster: more than a view draws or a rendering
+samples, at a cost to the serving thread of a few milliseconds a second.
+
 A serving loop knows nothing of observers. `observed(responder, observer)`
 wraps a Responder so that each request, answer and step is reported; without
 an observer nothing is wrapped, so the hot path stays as it is. Observers must
@@ -18,6 +27,9 @@ from coupler.wire.messages import ErrorMessage
 from coupler.serve.responder import Answer, Responder
 from coupler.serve.simulation import Simulation
 
+# Wall-clock seconds between the free-run states an observer sees: at most a thousand a second.
+FREE_RUN_STATE_INTERVAL = 0.001
+
 
 class FrameObserver(Protocol):
     def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
@@ -29,8 +41,8 @@ class FrameObserver(Protocol):
         ...
 
     def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
-        """The simulation has just stepped to step number `step` (lockstep); read what is needed now: it changes with
-        the next step."""
+        """The simulation has just stepped to step number `step` (every step in lockstep, a free run's at the pace
+        of `FREE_RUN_STATE_INTERVAL`); read what is needed now: it changes with the next step."""
         ...
 
 
@@ -63,6 +75,8 @@ class ObservedResponder:
         self.observer = observer
         self.sim = inner.sim
         self.endpoint = inner.endpoint
+        self._free_run_seen_at = -FREE_RUN_STATE_INTERVAL  # time.monotonic() of the last free-run state seen
+        self._free_run_unseen = False  # a free-run step the observer has not seen the state after
 
     def receive(self, timeout: float) -> Any | None:
         return self.inner.receive(timeout)
@@ -81,6 +95,16 @@ class ObservedResponder:
             self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return answer
 
+    def step(self) -> None:
+        self.inner.step()
+        now = time.monotonic()
+        if now - self._free_run_seen_at < FREE_RUN_STATE_INTERVAL:
+            self._free_run_unseen = True
+            return
+        self._free_run_seen_at = now
+        self._free_run_unseen = False
+        self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
+
     def round_answer(self, steps: int) -> Answer:
         self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return self.inner.round_answer(steps)
@@ -94,6 +118,10 @@ class ObservedResponder:
             self.observer.on_answer(_frame(answer.reply), request.peer, time.time(), answer.simulated_time)
 
     def close(self) -> None:
+        if self._free_run_unseen:
+            # The state the run ended in: a recording ends where the run did.
+            self._free_run_unseen = False
+            self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         self.inner.close()
 
     def __enter__(self) -> ObservedResponder:
