@@ -3,12 +3,14 @@ request frame, every answer frame and the simulation after every step.
 
 In lockstep it sees the state after every Control's steps. A free run steps
 on its own clock, maybe thousands of times a wall second with nobody asking:
-the observer sees the state after a step when at least
-`FREE_RUN_STATE_INTERVAL` of wall clock has passed since the last one it saw,
-and the last state when the server stops. That is every step of a run at
-real time with a time step of 1 ms or more, and at most a thousand states a
-wall second when it runs faster: more than a view draws or a rendering
-samples, at a cost to the serving thread of a few milliseconds a second.
+the observer sees the state after a step while that keeps to
+`FREE_RUN_STATES_PER_SECOND` on average, in bursts of up to
+`FREE_RUN_STATE_BURST` (a token bucket), and the last state when the server
+stops. A run at real time with a time step of 1 ms or more shows every
+step, the steps a server takes to catch up after a stall included; one
+running faster (`--speed`, or as fast as it can) shows at most a thousand a
+wall second: more than a view draws or a rendering samples, for a few
+milliseconds of the serving thread's time a second.
 
 A serving loop knows nothing of observers. `observed(responder, observer)`
 wraps a Responder so that each request, answer and step is reported; without
@@ -27,8 +29,9 @@ from coupler.wire.messages import ErrorMessage
 from coupler.serve.responder import Answer, Responder
 from coupler.serve.simulation import Simulation
 
-# Wall-clock seconds between the free-run states an observer sees: at most a thousand a second.
-FREE_RUN_STATE_INTERVAL = 0.001
+# The free-run states an observer sees: this many a wall second on average, at most this many in a row.
+FREE_RUN_STATES_PER_SECOND = 1000.0
+FREE_RUN_STATE_BURST = 250.0
 
 
 class FrameObserver(Protocol):
@@ -42,7 +45,7 @@ class FrameObserver(Protocol):
 
     def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
         """The simulation has just stepped to step number `step` (every step in lockstep, a free run's at the pace
-        of `FREE_RUN_STATE_INTERVAL`); read what is needed now: it changes with the next step."""
+        of `FREE_RUN_STATES_PER_SECOND`); read what is needed now: it changes with the next step."""
         ...
 
 
@@ -75,7 +78,8 @@ class ObservedResponder:
         self.observer = observer
         self.sim = inner.sim
         self.endpoint = inner.endpoint
-        self._free_run_seen_at = -FREE_RUN_STATE_INTERVAL  # time.monotonic() of the last free-run state seen
+        self._free_run_tokens = FREE_RUN_STATE_BURST  # free-run states the observer may see now
+        self._free_run_filled_at = time.monotonic()  # when the tokens were last counted
         self._free_run_unseen = False  # a free-run step the observer has not seen the state after
 
     def receive(self, timeout: float) -> Any | None:
@@ -98,10 +102,14 @@ class ObservedResponder:
     def step(self) -> None:
         self.inner.step()
         now = time.monotonic()
-        if now - self._free_run_seen_at < FREE_RUN_STATE_INTERVAL:
+        tokens = min(FREE_RUN_STATE_BURST,
+                     self._free_run_tokens + (now - self._free_run_filled_at) * FREE_RUN_STATES_PER_SECOND)
+        self._free_run_filled_at = now
+        if tokens < 1.0:
+            self._free_run_tokens = tokens
             self._free_run_unseen = True
             return
-        self._free_run_seen_at = now
+        self._free_run_tokens = tokens - 1.0
         self._free_run_unseen = False
         self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
 

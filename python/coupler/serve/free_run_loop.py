@@ -17,7 +17,7 @@ class FreeRunLoop:
     without a fresh Control since the previous step are counted, which
     tells whether the controller kept up. It steps through the responder, so
     that an observer sees the states (`coupler.serve.frame_observer` says
-    which: at most one per millisecond of wall clock).
+    which: at most a thousand a wall second on average).
     """
 
     def __init__(
