@@ -61,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"a recording's playback speed as a real-time factor, from {MIN_SPEED:g} to "
                              f"{MAX_SPEED:g}; the page changes it (default: %(default)s)")
     parser.add_argument("--wait", type=float_in(0.1, MAX_SECONDS, unit="s"), default=10.0, metavar="SECONDS",
-                        help="how long to wait for a live server's scene before giving up (default: %(default)s)")
+                        help="how long to wait for a live server's scene before giving up (--foxglove says so and "
+                             "goes on waiting) (default: %(default)s)")
     parser.add_argument("--quiet-after", type=float_in(0.1, MAX_SECONDS, unit="s"), default=2.0, metavar="SECONDS",
                         help="say that a live stream stopped after this long without a state; the view stays on "
                              "the last one (default: %(default)s)")
@@ -188,7 +189,7 @@ def _serve_foxglove(args: argparse.Namespace, live: bool) -> int:
     try:
         print(f"serving {bridge.shown_address} to Foxglove at {bridge.url}: in Foxglove, Open connection, "
               "Foxglove WebSocket, that URL (Ctrl-C to stop)", flush=True)
-        counts = bridge.run(stop, args.fps, args.duration, on_status=_say)
+        counts = bridge.run(stop, args.fps, args.duration, on_status=_say, wait=args.wait)
     finally:
         bridge.close()
     print(f"view: {counts.summary(bridge.feed.ignored)}", flush=True)

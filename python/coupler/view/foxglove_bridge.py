@@ -84,11 +84,13 @@ class FoxgloveBridge:
         self.url = f"ws://{host}:{self.server.port}"
 
     def run(self, stop: threading.Event, fps: float, duration: float | None = None,
-            on_status: Callable[[str], None] = log.info) -> BridgeCounts:
-        """Serve until `stop` or `duration` seconds; body poses at most `fps` times a second."""
+            on_status: Callable[[str], None] = log.info, wait: float = 10.0) -> BridgeCounts:
+        """Serve until `stop` or `duration` seconds; body poses at most `fps` times a second. Without a scene
+        after `wait` seconds, say so once and go on waiting."""
         counts = BridgeCounts()
         period = 1.0 / fps
         deadline = None if duration is None else time.monotonic() + duration
+        scene_due = time.monotonic() + wait
         had_scene = False
         next_poses = time.monotonic()
         while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
@@ -103,6 +105,10 @@ class FoxgloveBridge:
             if self.feed.scene_update is not None and not had_scene:
                 had_scene = True
                 on_status(f"the scene from {self.shown_address} arrived")
+            elif not had_scene and time.monotonic() >= scene_due:
+                had_scene = True  # said once; the scene is passed on whenever it comes
+                on_status(f"no scene from {self.shown_address} within {wait:g} s: is a server publishing there "
+                          "(coupler serve --publish ADDR)? Still waiting")
             if self._scene_wanted.is_set() and self.feed.scene_update is not None:
                 self._scene_wanted.clear()
                 self._send(FeedMessage(SCENE_UPDATE_TOPIC, self.feed.scene_update, time.time_ns()), counts)
