@@ -179,8 +179,6 @@ def _serve_foxglove(args: argparse.Namespace, live: bool) -> int:
     check_connect_address(args.source)
     transport = client_options(args)
     with needs_extra("coupler view --foxglove", "foxglove"):
-        import foxglove  # noqa: F401  (checked here, so that a missing one is said in one line)
-
         from coupler.view.foxglove_bridge import FoxgloveBridge
     bridge = FoxgloveBridge(args.source, transport, host, port)
     stop = threading.Event()

@@ -16,7 +16,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import foxglove
 import zmq
+from foxglove.websocket import ChannelView, ServerListener
 
 from coupler.record.channels import SCENE_UPDATE_TOPIC, all_channels, descriptor_set
 from coupler.record.frame_stream import FRAME_PREFIX
@@ -46,9 +48,6 @@ class FoxgloveBridge:
     free one. coupler.Error when the address cannot be subscribed to or the port not bound."""
 
     def __init__(self, address: str, transport: TransportOptions | None, host: str, port: int) -> None:
-        import foxglove
-        from foxglove.websocket import ChannelView, ServerListener
-
         self.shown_address = address[:_ADDRESS_SHOWN]
         self.feed = FoxgloveFeed()
         self._scene_wanted = threading.Event()  # a Foxglove client subscribed to the scene: send it again
