@@ -15,6 +15,7 @@ from typing import Any
 from perf.common import provenance, results, targets
 from perf.gym import render as gym_render
 from perf.record import render as record_render
+from perf.view import markdown as view_markdown
 
 # Results whose tools render them outside perf.report's own RENDERERS, in the order they appear after those.
 EXTRA_RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
@@ -23,6 +24,7 @@ EXTRA_RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "gym_envpool": ("## Vector environments against EnvPool (perf.gym)",
                     lambda result: _demoted(gym_render.render(result))),
     "record": ("## What recording and publishing cost (perf.record)", record_render.markdown),
+    "view": ("## What watching a run costs the server (perf.view)", lambda result: _untitled(view_markdown(result))),
 }
 
 HEADER = """# Benchmark results
@@ -40,6 +42,12 @@ same code that prints CI's tables (the method and the self-checks are on the
 def _demoted(markdown: str) -> str:
     """A tool's section one heading level lower, under the page's own heading for it."""
     return "\n".join("#" + line if line.startswith("## ") else line for line in markdown.splitlines())
+
+
+def _untitled(markdown: str) -> str:
+    """A tool's markdown without its own title line, under the page's heading for it."""
+    lines = markdown.splitlines()
+    return "\n".join(lines[1:] if lines and lines[0].startswith("# ") else lines).lstrip("\n")
 
 
 def render(directory: Path, found: dict[str, dict[str, Any]], verdicts: list[targets.Verdict],

@@ -151,7 +151,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"0 never lapses, at most {MAX_SESSION_TIMEOUT:g} (default: %(default)s)")
     parser.add_argument("--record", default=defaults.record, metavar="PATH",
                         help="record every request and answer frame, and the MuJoCo state after each lockstep step "
-                             "(every world's, with --worlds: `coupler plot`, `render` and `replay` take --world), "
+                             "(in --mode free, at most a thousand a wall second; every world's, with --worlds: `coupler plot`, `render` and `replay` take --world), "
                              "to this MCAP file (protobuf profile; needs the record extra); a process of its own "
                              "writes it, beside it until the server serves, so a server that fails to start leaves "
                              "an existing file as it was (default: no recording)")
@@ -160,7 +160,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", default=defaults.overwrite,
                         help="replace the --record file if it exists (default: off, an existing file is refused)")
     parser.add_argument("--publish", default=defaults.publish, metavar="ADDRESS",
-                        help="publish every frame and the MuJoCo state after each lockstep step (every world's) on a "
+                        help="publish every frame and the MuJoCo state after each lockstep step (in --mode free, at "
+                             "most a thousand a wall second; every world's) on a "
                              "ZeroMQ PUB "
                              "socket bound here (tcp://host:port or ipc://path; loopback unless --allow-remote; "
                              "CURVE like --addr when --curve-secret is given), one topic per message kind, for any "

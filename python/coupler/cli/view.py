@@ -3,6 +3,7 @@
     coupler view tcp://127.0.0.1:5556            # a server started with --publish tcp://127.0.0.1:5556
     coupler view run.mcap                        # a recording: play, pause, speed and seek in the page
     coupler view run.mcap --native               # in MuJoCo's own viewer (needs a display)
+    coupler view tcp://127.0.0.1:5556 --foxglove # to Foxglove: open ws://127.0.0.1:8765 there
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
 
 DEFAULT_WEB_ADDR = "127.0.0.1:8080"
+DEFAULT_FOXGLOVE_ADDR = "127.0.0.1:8765"  # where Foxglove looks by default
 MAX_FPS = 240.0
 MAX_SECONDS = 1e7
 MIN_SPEED, MAX_SPEED = 0.01, 100.0
@@ -37,11 +39,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     front.add_argument("--native", action="store_true",
                        help="show the view in MuJoCo's own viewer, a window on the display (default where a "
                             "display is named)")
+    front.add_argument("--foxglove", action="store_true",
+                       help="serve a live stream to Foxglove over its WebSocket protocol at --foxglove-addr: every "
+                            "frame and state, the geoms and every body's pose for its 3D panel (a recording opens "
+                            "in Foxglove itself; needs the foxglove extra) (default: off)")
     parser.add_argument("--web-addr", default=DEFAULT_WEB_ADDR, metavar="HOST:PORT",
                         help="where the browser view listens; port 0 picks a free one, a port in use the next free "
                              "one (default: %(default)s)")
+    parser.add_argument("--foxglove-addr", default=DEFAULT_FOXGLOVE_ADDR, metavar="HOST:PORT",
+                        help="where --foxglove listens (Foxglove: Open connection, Foxglove WebSocket, "
+                             "ws://HOST:PORT); port 0 picks a free one (default: %(default)s)")
     parser.add_argument("--allow-remote", action="store_true",
-                        help="allow a --web-addr other than loopback (reachable from other machines, and the page "
+                        help="allow a --web-addr or --foxglove-addr other than loopback (reachable from other machines, and the page "
                              "has no authentication); without it such an address is refused (default: off)")
     parser.add_argument("--fps", type=float_in(1.0, MAX_FPS), default=30.0,
                         help=f"draw at most this many frames a second, from 1 to {MAX_FPS:g}; states arriving "
@@ -52,7 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"a recording's playback speed as a real-time factor, from {MIN_SPEED:g} to "
                              f"{MAX_SPEED:g}; the page changes it (default: %(default)s)")
     parser.add_argument("--wait", type=float_in(0.1, MAX_SECONDS, unit="s"), default=10.0, metavar="SECONDS",
-                        help="how long to wait for a live server's scene before giving up (default: %(default)s)")
+                        help="how long to wait for a live server's scene before giving up (--foxglove says so and "
+                             "goes on waiting) (default: %(default)s)")
     parser.add_argument("--quiet-after", type=float_in(0.1, MAX_SECONDS, unit="s"), default=2.0, metavar="SECONDS",
                         help="say that a live stream stopped after this long without a state; the view stays on "
                              "the last one (default: %(default)s)")
@@ -62,19 +72,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_client_flags(parser, answered=False)
 
 
-def web_host_and_port(text: str, allow_remote: bool) -> tuple[str, int, str | None]:
-    """HOST and PORT of --web-addr under the bind policy of `coupler serve --addr` (loopback unless
+def web_host_and_port(text: str, allow_remote: bool, flag: str = "--web-addr", example: str = DEFAULT_WEB_ADDR,
+                      served: str = "the page") -> tuple[str, int, str | None]:
+    """HOST and PORT of --web-addr (or `flag`) under the bind policy of `coupler serve --addr` (loopback unless
     `allow_remote`), and the warning for a remote one; coupler.Error naming the problem."""
     host, colon, port = text.rpartition(":")
     host = host.strip("[]")
     if not colon or not host or not port.isdigit() or int(port) > 65535:
-        raise Error(f"--web-addr '{text[:200]}' is not HOST:PORT with a port from 0 to 65535, e.g. {DEFAULT_WEB_ADDR}")
+        raise Error(f"{flag} '{text[:200]}' is not HOST:PORT with a port from 0 to 65535, e.g. {example}")
     if is_loopback(host):
         return host, int(port), None
     if not allow_remote:
-        raise Error(f"refusing --web-addr {text[:200]}: it is reachable from other machines; use 127.0.0.1:PORT, "
+        raise Error(f"refusing {flag} {text[:200]}: it is reachable from other machines; use 127.0.0.1:PORT, "
                     "or pass --allow-remote to listen there on purpose")
-    warning = (f"--web-addr {text[:200]} is reachable from other machines and the page has no authentication: "
+    warning = (f"{flag} {text[:200]} is reachable from other machines and {served} has no authentication: "
                "anyone who can reach it sees the run")
     return host, int(port), warning
 
@@ -82,6 +93,8 @@ def web_host_and_port(text: str, allow_remote: bool) -> tuple[str, int, str | No
 def _front_end(args: argparse.Namespace) -> str:
     from coupler.view.display import has_display
 
+    if args.foxglove:
+        return "foxglove"
     if args.native and not has_display():
         raise Error("no display to open MuJoCo's viewer on ($DISPLAY is not set): use --web for the browser view")
     if args.web or args.native:
@@ -96,6 +109,8 @@ def _say(line: str) -> None:
 def run(args: argparse.Namespace) -> int:
     front = _front_end(args)
     live = "://" in args.source
+    if front == "foxglove":
+        return _serve_foxglove(args, live)
     if front == "web":
         host, port, warning = web_host_and_port(args.web_addr, args.allow_remote)
         if warning:
@@ -150,4 +165,30 @@ def run(args: argparse.Namespace) -> int:
     if stream is not None:
         line += f", of {stream.received} states received ({stream.lost} dropped for this view)"
     print(line, flush=True)
+    return 0
+
+
+def _serve_foxglove(args: argparse.Namespace, live: bool) -> int:
+    if not live:
+        raise Error(f"--foxglove serves a live stream; open the recording {args.source[:200]} in Foxglove itself "
+                    "(Open local file): it holds the same channels")
+    host, port, warning = web_host_and_port(args.foxglove_addr, args.allow_remote, "--foxglove-addr",
+                                            DEFAULT_FOXGLOVE_ADDR, served="Foxglove's WebSocket server")
+    if warning:
+        _say(warning)
+    check_connect_address(args.source)
+    transport = client_options(args)
+    with needs_extra("coupler view --foxglove", "foxglove"):
+        from coupler.view.foxglove_bridge import FoxgloveBridge
+    bridge = FoxgloveBridge(args.source, transport, host, port)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        print(f"serving {bridge.shown_address} to Foxglove at {bridge.url}: in Foxglove, Open connection, "
+              "Foxglove WebSocket, that URL (Ctrl-C to stop)", flush=True)
+        counts = bridge.run(stop, args.fps, args.duration, on_status=_say, wait=args.wait)
+    finally:
+        bridge.close()
+    print(f"view: {counts.summary(bridge.feed.ignored)}", flush=True)
     return 0

@@ -105,7 +105,8 @@ def serve(
 ) -> int:
     """Serve `simulation` until SIGINT, SIGTERM, `stop_after` or (with `exit_on_error`) a goodbye; print the summary.
 
-    `observer` (a recorder, a publisher) sees every request, answer and lockstep step; `on_serving` is called
+    `observer` (a recorder, a publisher) sees every request, answer and step (a free run's at most a
+    thousand a wall second, `coupler.serve.frame_observer`); `on_serving` is called
     once the address is bound and the serving line printed (a recording is put in place then).
     Raises coupler.Error when the address cannot be bound. Returns the exit status.
     """

@@ -1,6 +1,17 @@
 """Watching a server's traffic without slowing it: a `FrameObserver` sees every
 request frame, every answer frame and the simulation after every step.
 
+In lockstep it sees the state after every Control's steps. A free run steps
+on its own clock, maybe thousands of times a wall second with nobody asking:
+the observer sees the state after a step while that keeps to
+`FREE_RUN_STATES_PER_SECOND` on average, in bursts of up to
+`FREE_RUN_STATE_BURST` (a token bucket), and the last state when the server
+stops. A run at real time with a time step of 1 ms or more shows every
+step, the steps a server takes to catch up after a stall included; one
+running faster (`--speed`, or as fast as it can) shows at most a thousand a
+wall second: more than a view draws or a rendering samples, for a few
+milliseconds of the serving thread's time a second.
+
 A serving loop knows nothing of observers. `observed(responder, observer)`
 wraps a Responder so that each request, answer and step is reported; without
 an observer nothing is wrapped, so the hot path stays as it is. Observers must
@@ -18,6 +29,10 @@ from coupler.wire.messages import ErrorMessage
 from coupler.serve.responder import Answer, Responder
 from coupler.serve.simulation import Simulation
 
+# The free-run states an observer sees: this many a wall second on average, at most this many in a row.
+FREE_RUN_STATES_PER_SECOND = 1000.0
+FREE_RUN_STATE_BURST = 250.0
+
 
 class FrameObserver(Protocol):
     def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
@@ -29,8 +44,8 @@ class FrameObserver(Protocol):
         ...
 
     def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
-        """The simulation has just stepped to step number `step` (lockstep); read what is needed now: it changes with
-        the next step."""
+        """The simulation has just stepped to step number `step` (every step in lockstep, a free run's at the pace
+        of `FREE_RUN_STATES_PER_SECOND`); read what is needed now: it changes with the next step."""
         ...
 
 
@@ -63,6 +78,9 @@ class ObservedResponder:
         self.observer = observer
         self.sim = inner.sim
         self.endpoint = inner.endpoint
+        self._free_run_tokens = FREE_RUN_STATE_BURST  # free-run states the observer may see now
+        self._free_run_filled_at = time.monotonic()  # when the tokens were last counted
+        self._free_run_unseen = False  # a free-run step the observer has not seen the state after
 
     def receive(self, timeout: float) -> Any | None:
         return self.inner.receive(timeout)
@@ -81,6 +99,20 @@ class ObservedResponder:
             self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return answer
 
+    def step(self) -> None:
+        self.inner.step()
+        now = time.monotonic()
+        tokens = min(FREE_RUN_STATE_BURST,
+                     self._free_run_tokens + (now - self._free_run_filled_at) * FREE_RUN_STATES_PER_SECOND)
+        self._free_run_filled_at = now
+        if tokens < 1.0:
+            self._free_run_tokens = tokens
+            self._free_run_unseen = True
+            return
+        self._free_run_tokens = tokens - 1.0
+        self._free_run_unseen = False
+        self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
+
     def round_answer(self, steps: int) -> Answer:
         self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return self.inner.round_answer(steps)
@@ -94,6 +126,10 @@ class ObservedResponder:
             self.observer.on_answer(_frame(answer.reply), request.peer, time.time(), answer.simulated_time)
 
     def close(self) -> None:
+        if self._free_run_unseen:
+            # The state the run ended in: a recording ends where the run did.
+            self._free_run_unseen = False
+            self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         self.inner.close()
 
     def __enter__(self) -> ObservedResponder:

@@ -282,6 +282,9 @@ class NativeResponder:
         answer = self.sim.handle(message, request.peer)
         return Answer(None if answer is None or isinstance(answer, Held) else encode(answer))
 
+    def step(self) -> None:
+        self.sim.step()
+
     def round_answer(self, steps: int) -> Answer:
         simulated_time = self._simulation.sensor_values(self._sensors.values)
         answer = Answer(self._sensors.encode(simulated_time), simulated_time, steps)

@@ -76,3 +76,14 @@ def test_viewing_without_viser_names_the_view_extra(tmp_path):
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(
         "coupler view needs the view extra: pip install 'coupler[view]'"), result.stderr
+
+
+def test_serving_to_foxglove_without_foxglove_sdk_names_the_foxglove_extra():
+    result = _without(["foxglove"], """
+        from coupler.cli import main
+        sys.exit(main(["view", "ipc:///tmp/nobody", "--foxglove"]))
+    """)
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "coupler view --foxglove needs the foxglove extra: pip install 'coupler[foxglove]'"), result.stderr

@@ -42,3 +42,16 @@ def test_the_native_viewer_without_a_display_says_to_use_the_browser(monkeypatch
     assert main(["view", "ipc:///tmp/nobody", "--native"]) == 1
     assert capsys.readouterr().err == ("coupler view: no display to open MuJoCo's viewer on ($DISPLAY is not set): use "
                                        "--web for the browser view\n")
+
+
+def test_foxglove_of_a_recording_says_to_open_it_in_foxglove(capsys):
+    assert main(["view", "run.mcap", "--foxglove"]) == 1
+    assert capsys.readouterr().err == ("coupler view: --foxglove serves a live stream; open the recording run.mcap in "
+                                       "Foxglove itself (Open local file): it holds the same channels\n")
+
+
+def test_a_foxglove_address_reachable_from_other_machines_is_refused_naming_its_flag(capsys):
+    assert main(["view", "ipc:///tmp/nobody", "--foxglove", "--foxglove-addr", "0.0.0.0:8765"]) == 1
+    assert capsys.readouterr().err == ("coupler view: refusing --foxglove-addr 0.0.0.0:8765: it is reachable from other "
+                                       "machines; use 127.0.0.1:PORT, or pass --allow-remote to listen there on "
+                                       "purpose\n")
