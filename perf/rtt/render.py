@@ -36,15 +36,16 @@ def _ratio(ratios: dict[str, dict[str, float] | None] | None, key: str) -> str:
     return "–" if ratios is None else spread(ratios.get(key), 2)
 
 
-def self_check(row: dict[str, Any], slices: dict[str, list[float]] | None = None) -> str:
+def self_check(row: dict[str, Any], slices: dict[str, list[float]] | None = None, targets_judged: bool = True) -> str:
     """"ok", or why the row's figures cannot be trusted: a ratio whose middle slices spread more than
     paired.MOST_MIDDLE_SPREAD (`slices`: each ratio's slices, perf.common.rtt_slices), faster than its own floor
     (or coupler's than the minimal server) beyond the spread of the ratio or with a median below
     paired.LOWEST_RATIO, or a ratio a target judges whose spread crosses the target's limit; a dash for a result
-    measured before rows had slices, which has no spread of its ratios to check against."""
+    measured before rows had slices, which has no spread of its ratios to check against. Without
+    `targets_judged`, only whether the figures are a measurement: a ratio at its target's limit is one."""
     if "slices" not in row:
         return "–"
-    limits = targets.ratio_limits(row)
+    limits = targets.ratio_limits(row) if targets_judged else {}
     for key, what in (("vs_floor", "its floor"), ("vs_recorded", "the minimal server")):
         ratio = Spread.from_json((row.get(key) or {}).get("p50"))
         if ratio is None:

@@ -86,6 +86,13 @@ def test_a_row_noisy_in_either_run_is_reported_as_noisy_not_as_passing():
     assert lines[-1].startswith("check: failed: 0 ratios") and "1 not measured (noisy)" in lines[-1]
 
 
+def test_a_ratio_at_its_targets_limit_is_a_measurement_the_check_judges():
+    at_limit = _sliced([1.10, 1.11, 1.12, 1.13, 1.17])  # the static C++ row: its spread crosses 1.15
+    lines, passed = compare.check(_run(at_limit), _run(at_limit), 0.10)
+    assert passed
+    assert lines[0].startswith("pass")
+
+
 def test_the_check_judges_only_the_static_and_arm_rows():
     click = {**_sliced([1.5] * 5), "scene": "click demo", "peer": "pclick"}
     click_apart = {**_sliced([2.0] * 5), "scene": "click demo", "peer": "pclick"}
