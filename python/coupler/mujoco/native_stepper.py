@@ -20,7 +20,8 @@ from coupler import _native
 
 log = logging.getLogger(__name__)
 
-_FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState", "mj_rnePostConstraint")
+_FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState", "mj_rnePostConstraint",
+              "mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
 _LIBRARY_NAMES = {"linux": "libmujoco.so*", "darwin": "libmujoco*.dylib", "win32": "mujoco.dll"}
 
 _BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
