@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +38,8 @@ T* in_place(const py::array& array, std::size_t size, const char* what) {
 class WorldStepsOf {
  public:
   WorldStepsOf(py::list steppers, py::list scatters, py::list gathers, py::list data_gathers, std::size_t object_count,
-               std::size_t data_width, std::size_t threads, std::uintptr_t after_step)
+               std::size_t data_width, std::size_t threads, std::uintptr_t after_step,
+               const std::optional<std::vector<std::uintptr_t>>& readings_stages)
       : steppers_(std::move(steppers)),
         scatters_(std::move(scatters)),
         gathers_(std::move(gathers)),
@@ -60,8 +62,13 @@ class WorldStepsOf {
     event_count_ = worlds.front().scatter->event_count();
     sensor_width_ = worlds.front().gather->size();
     data_width_ = data_width;
+    std::optional<std::vector<MujocoFunctions::Stage>> stages;
+    if (readings_stages) {
+      stages.emplace();
+      for (const auto address : *readings_stages) stages->push_back(reinterpret_cast<MujocoFunctions::Stage>(address));
+    }
     steps_ = std::make_unique<WorldSteps>(std::move(worlds), object_count, data_width, threads,
-                                          reinterpret_cast<MujocoFunctions::Stage>(after_step));
+                                          reinterpret_cast<MujocoFunctions::Stage>(after_step), std::move(stages));
   }
 
   py::list run(const py::array& values, const py::array& events_on, const py::array& step, const py::array& settled,
@@ -108,9 +115,13 @@ void bind_world_steps(py::module_& module) {
   py::class_<WorldStepsOf>(module, "WorldSteps",
                            "coupler::WorldSteps: the worlds of a batched server stepped in C++ on `threads` "
                            "persistent threads, the GIL released.")
-      .def(py::init<py::list, py::list, py::list, py::list, std::size_t, std::size_t, std::size_t, std::uintptr_t>(),
+      .def(py::init<py::list, py::list, py::list, py::list, std::size_t, std::size_t, std::size_t, std::uintptr_t,
+                    const std::optional<std::vector<std::uintptr_t>>&>(),
            py::arg("steppers"), py::arg("scatters"), py::arg("gathers"), py::arg("data_gathers"),
-           py::arg("object_count"), py::arg("data_width"), py::arg("threads"), py::arg("after_step"))
+           py::arg("object_count"), py::arg("data_width"), py::arg("threads"), py::arg("after_step"),
+           py::arg("readings_stages") = py::none(),
+           "`readings_stages`: the addresses of the stages of mj_forward that settle every reading the gathers "
+           "read (None: mj_forward itself; empty: the readings need none).")
       .def("run", &WorldStepsOf::run, py::arg("values"), py::arg("events_on"), py::arg("step"), py::arg("settled"),
            py::arg("forwarded"), py::arg("steps"), py::arg("sensors"), py::arg("times"), py::arg("data"),
            "Scatter, step (worlds marked in `step`), read the data and gather every world; the (world, value) "

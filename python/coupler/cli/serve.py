@@ -242,6 +242,11 @@ def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> 
     raise_open_file_limit()
     simulation = _checked_scene(options)
     _serve_cameras(simulation, options)
+    if "mujoco" in sys.modules:
+        # Only a MuJoCo scene loads it; its timers would read the clock twice per stage of every step, for no one.
+        from coupler.mujoco.profiler_timers import stop_profiler_timers
+
+        stop_profiler_timers()
     publisher, recording = _observers(options, simulation)
     if options.worlds is not None:
         simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes,

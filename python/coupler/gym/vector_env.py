@@ -215,12 +215,16 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                         None if qpos is None else qpos[taken], None if qvel is None else qvel[taken])
             start = stop
         answers = [worlds.receive() for worlds in self._worlds]
-        sensors = np.concatenate([a[0] for a in answers]) if len(answers) > 1 else answers[0][0].copy()
         times = np.concatenate([a[1] for a in answers])
+        if len(answers) == 1:
+            # Views of the one answer's frame: the rows below are their only copy.
+            sensors, data = answers[0][0], self._worlds[0].data
+        else:
+            sensors, data = np.concatenate([a[0] for a in answers]), np.concatenate([w.data for w in self._worlds])
         if self._world_data:
             # A task's rows: each world's sensor array, then its world data.
-            sensors = rows_with_data(sensors, np.concatenate([w.data for w in self._worlds]), self.task)
-        return sensors, times
+            return rows_with_data(sensors, data, self.task), times
+        return (sensors.copy() if len(answers) == 1 else sensors), times
 
     def _controls(self, actions: np.ndarray) -> np.ndarray:
         """Every world's Control numbers: its control values in their units, then its events as 0 or 1."""

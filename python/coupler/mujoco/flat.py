@@ -26,6 +26,26 @@ _MAX_CONTROL = float(mujoco.mjMAXVAL)
 def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> _native.SensorGather:
     """The gather that fills `flat.sensors`' array from `data`."""
     gather = _native.SensorGather(flat.sensors.size)
+    copies, rotations = _gather_plan(scene, flat)
+    for source, (dst, src) in copies.items():
+        gather.add_copies(getattr(data, source), dst, src)
+    for source, (dst, src) in rotations.items():
+        gather.add_rotations(getattr(data, source), dst, src)
+    return gather
+
+
+def gathered_arrays(scene: SceneLayout, flat: FlatLayout) -> frozenset[str]:
+    """The names of the mjData arrays `sensor_gather` reads."""
+    copies, rotations = _gather_plan(scene, flat)
+    return frozenset(copies) | frozenset(rotations)
+
+
+_Plan = dict[str, tuple[list[int], list[int]]]
+
+
+def _gather_plan(scene: SceneLayout, flat: FlatLayout) -> tuple[_Plan, _Plan]:
+    """Per mjData array, the (places, sources) of its copies and the (places, quaternion starts) of its rotations
+    into `flat.sensors`' array."""
     # source array -> (places, sources) for copies, (places, quaternion starts) for rotations
     copies: dict[str, tuple[list[int], list[int]]] = {}
     rotations: dict[str, tuple[list[int], list[int]]] = {}
@@ -70,11 +90,7 @@ def sensor_gather(scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData) -> 
                 copy(reading.source, places, list(range(reading.adr, reading.adr + reading.dim)))
         else:
             raise Error(f"a MuJoCo scene has no {value_type.name} reading for {slot.part} of '{slot.object}'")
-    for source, (dst, src) in copies.items():
-        gather.add_copies(getattr(data, source), dst, src)
-    for source, (dst, src) in rotations.items():
-        gather.add_rotations(getattr(data, source), dst, src)
-    return gather
+    return copies, rotations
 
 
 @dataclass(frozen=True)

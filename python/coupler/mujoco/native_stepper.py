@@ -20,7 +20,8 @@ from coupler import _native
 
 log = logging.getLogger(__name__)
 
-_FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState", "mj_rnePostConstraint")
+_FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState", "mj_rnePostConstraint",
+              "mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
 _LIBRARY_NAMES = {"linux": "libmujoco.so*", "darwin": "libmujoco*.dylib", "win32": "mujoco.dll"}
 
 _BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
@@ -28,8 +29,8 @@ _BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
 
 
 @functools.cache
-def mujoco_functions() -> dict[str, int] | None:
-    """The addresses of the functions a stepper calls; None (logged once) when the library cannot be found."""
+def mujoco_library() -> ctypes.CDLL | None:
+    """The libmujoco the `mujoco` package has loaded; None (logged once) when it cannot be found."""
     folder = Path(mujoco.__file__).parent
     pattern = _LIBRARY_NAMES.get(sys.platform, "libmujoco.so*")
     libraries = sorted(folder.glob(pattern))
@@ -37,11 +38,24 @@ def mujoco_functions() -> dict[str, int] | None:
         log.info("no %s in %s: MuJoCo scenes are stepped through Python", pattern, folder)
         return None
     try:
-        library = ctypes.CDLL(str(libraries[-1]))
-        return {name: ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0 for name in _FUNCTIONS}
-    except (OSError, AttributeError) as error:
+        return ctypes.CDLL(str(libraries[-1]))
+    except OSError as error:
         log.info("MuJoCo's library %s cannot be used from C++ (%s): MuJoCo scenes are stepped through Python",
                  libraries[-1], error)
+        return None
+
+
+@functools.cache
+def mujoco_functions() -> dict[str, int] | None:
+    """The addresses of the functions a stepper calls; None (logged once) when the library cannot be found."""
+    library = mujoco_library()
+    if library is None:
+        return None
+    try:
+        return {name: ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0 for name in _FUNCTIONS}
+    except AttributeError as error:
+        log.info("MuJoCo's library %s cannot be used from C++ (%s): MuJoCo scenes are stepped through Python",
+                 library._name, error)
         return None
 
 

@@ -3,12 +3,16 @@
 Each world is stepped through the parts its `MujocoSimulation` gives the
 native hot path (its control scatter, sensor gather and MuJoCo stepper), so
 a world steps exactly as it does alone; the threads run without the GIL.
+After its steps a world runs only the stages of mj_forward its readings
+need (`coupler.mujoco.readings_stages`).
 """
 
 from __future__ import annotations
 
 from coupler import _native
+from coupler.mujoco.flat import gathered_arrays
 from coupler.mujoco.native_stepper import mujoco_functions
+from coupler.mujoco.readings_stages import readings_stages
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
 
@@ -22,6 +26,13 @@ def native_world_steps(worlds: list[MujocoSimulation], data: list[WorldData],
     if functions is None or any(p is None for p in parts):
         return None
     after_step = functions["mj_rnePostConstraint"] if data and data[0].post_constraint else 0
+    stages = settling_stages(worlds[0])
     return _native.WorldSteps([p.stepper for p in parts], [p.scatter for p in parts],  # type: ignore[union-attr]
                               [p.gather for p in parts], [d.gather for d in data],  # type: ignore[union-attr]
-                              len(worlds[0].flat.controls.objects), data[0].width if data else 0, threads, after_step)
+                              len(worlds[0].flat.controls.objects), data[0].width if data else 0, threads, after_step,
+                              None if stages is None else [functions[name] for name in stages])
+
+
+def settling_stages(world: MujocoSimulation) -> tuple[str, ...] | None:
+    """The stages of mj_forward that bring `world`'s readings up to date after a step; None: all of mj_forward."""
+    return readings_stages(gathered_arrays(world.layout, world.flat))

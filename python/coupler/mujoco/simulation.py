@@ -273,9 +273,11 @@ class MujocoSimulation(MessagesFromArrays):
         """The position and velocity stages are computed for the current state (its next step may begin at mj_step2)."""
         return self._forwarded
 
-    def settled_elsewhere(self) -> None:
-        """The state was stepped and settled (mj_forward) through the C++ parts of `hot_path_parts`."""
-        self._fresh = self._forwarded = True
+    def settled_elsewhere(self, forwarded: bool = True) -> None:
+        """The state was stepped and settled through the C++ parts of `hot_path_parts`: by mj_forward, or when not
+        `forwarded`, by those of its stages that the readings need (the next step starts afresh)."""
+        self._fresh = True
+        self._forwarded = forwarded
 
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         if first_clamped:

@@ -184,3 +184,60 @@ def test_worlds_count_at_least_their_data_buffer_when_reused_memory_hides_their_
     monkeypatch.setattr(world_batch, "resident_bytes", lambda: 1 << 30)  # freed memory reused: no growth seen
     with pytest.raises(Error, match=r"--worlds 1000 needs about 0\.\d GiB"):
         WorldBatch(_arm(), 1000)
+
+
+# A free body on a motored leg, on a floor: its readings are body poses, velocities and actuator forces, which
+# the position, velocity and actuation stages of mj_forward compute; Euler's steps may start at mj_step2.
+_WALKER = """
+<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="hull" pos="0 0 0.4">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.05"/>
+      <body name="leg" pos="0.15 0 -0.05">
+        <joint name="hip" type="hinge" axis="0 1 0" range="-60 60"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor joint="hip" gear="40" ctrlrange="-1 1"/></actuator>
+</mujoco>
+"""
+
+
+def test_worlds_settled_by_the_stages_their_readings_need_read_as_mj_forward_leaves_them(tmp_path):
+    from coupler.mujoco.native_world_steps import settling_stages
+
+    scene = tmp_path / "walker.xml"
+    scene.write_text(_WALKER)
+    made = WorldBatch(MujocoSimulation(scene), WORLDS, threads=2)
+    try:
+        assert settling_stages(made.first) == ("mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
+        singles = [MujocoSimulation(scene) for _ in range(WORLDS)]
+        sensors, times = _outputs(made)
+        expected = np.zeros_like(sensors)
+        flat = made.first.flat.controls
+        every_object, every_event = np.ones(len(flat.objects), bool), np.ones(flat.events_on.size, bool)
+        rng = np.random.default_rng(5)
+        for _ in range(20):
+            controls = rng.uniform(-1.0, 1.0, size=(made.count, made.control_width))
+            made.run(WorldControl(worlds=WORLDS, controls=controls.ravel(), steps=4, resets=np.zeros(0, np.int64),
+                                  qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+            for i, single in enumerate(singles):
+                single.apply_values(controls[i], every_object, every_event, np.zeros(0, bool))
+                single.step(4)
+                single.sensor_values(expected[i])  # after mj_forward
+            np.testing.assert_array_equal(sensors, expected)
+    finally:
+        made.close()
+
+
+def test_a_reading_of_an_array_no_early_stage_computes_takes_all_of_mj_forward():
+    from coupler.mujoco.readings_stages import readings_stages
+
+    assert readings_stages(frozenset({"qpos", "qvel"})) == ()
+    assert readings_stages(frozenset({"qpos", "xquat"})) == ("mj_fwdPosition",)
+    assert readings_stages(frozenset({"qvel", "cvel", "xpos"})) == ("mj_fwdPosition", "mj_fwdVelocity")
+    assert readings_stages(frozenset({"qpos", "sensordata", "xpos"})) is None

@@ -47,6 +47,12 @@ class MujocoStepper final : public Stepper {
     forwarded_ = forwarded || settled;
     settled_ = settled;
   }
+  // The readings belong to the state, brought up to date by stages of
+  // mj_forward its owner ran (not all of them): the next step starts afresh.
+  void assume_readings_current() {
+    settled_ = true;
+    forwarded_ = false;
+  }
   bool settled() const noexcept { return settled_; }
   double time() const override;
 

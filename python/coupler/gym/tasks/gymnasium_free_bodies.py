@@ -211,8 +211,12 @@ class GymnasiumHumanoid(GymnasiumFreeBody):
     def _mass_centre(self, rows: np.ndarray) -> np.ndarray:
         """Per row, Gymnasium's mass_center: the x and y of the mass-weighted mean of the bodies' xipos."""
         xipos = self.array(rows, "xipos")
-        # One einsum per world, as Gymnasium computes it: a batched einsum may sum in another order.
-        return np.array([(np.einsum("b,bj->j", self._mass, x) / self._mass.sum())[0:2] for x in xipos])
+        # Gymnasium's einsum("b,bj->j", mass, xipos) adds the bodies' products one after the other, in body order:
+        # summed so over all rows at once, bit for bit (a batched einsum may sum in another order).
+        weighted = self._mass[0] * xipos[:, 0, :]
+        for body in range(1, xipos.shape[1]):
+            weighted = weighted + self._mass[body] * xipos[:, body, :]
+        return (weighted / self._mass.sum())[:, 0:2]
 
     def step_terms(self, before: np.ndarray, after: np.ndarray,
                    actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:

@@ -1,0 +1,37 @@
+"""Which stages of mj_forward a scene's readings need after a step, so that a batch of worlds runs only those.
+
+A server settles a world after its steps so that its readings belong to
+its new state. mj_forward computes, in order, the position stage
+(kinematics, collisions, ...), the velocity stage, actuation, then
+accelerations, constraint forces and the sensors. qpos and qvel are the
+state itself; body poses (`xpos`, `xquat`) come from the position stage,
+`cvel` from the velocity stage, `qfrc_actuator` from actuation. A reading
+from any other array (MuJoCo sensors' `sensordata` among them) takes all
+of mj_forward. The stages run are the very functions mj_forward calls, so
+the readings are the same bit for bit; the work skipped (accelerations
+and constraint forces: about 2 % of Gymnasium's Ant step of 5 steps) is
+done again by the next step, which starts afresh.
+"""
+
+from __future__ import annotations
+
+# The arrays each stage of mj_forward completes, in its order: a reading needs the stages up to its array's.
+_STAGES = (
+    ("mj_fwdPosition", frozenset({"xpos", "xquat"})),
+    ("mj_fwdVelocity", frozenset({"cvel"})),
+    ("mj_fwdActuation", frozenset({"qfrc_actuator"})),
+)
+_STATE = frozenset({"qpos", "qvel"})
+STAGE_FUNCTIONS = tuple(name for name, _ in _STAGES)
+
+
+def readings_stages(arrays: frozenset[str]) -> tuple[str, ...] | None:
+    """The names of the first stages of mj_forward that compute every array of `arrays`, in order (none for
+    the state alone); None when one needs all of mj_forward."""
+    needed = -1
+    for array in arrays - _STATE:
+        stage = next((k for k, (_, computed) in enumerate(_STAGES) if array in computed), None)
+        if stage is None:
+            return None
+        needed = max(needed, stage)
+    return STAGE_FUNCTIONS[: needed + 1]
