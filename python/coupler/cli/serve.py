@@ -298,6 +298,8 @@ def _checked_scene(options: ServeOptions) -> Simulation:
 
 def _serve_cameras(simulation: Simulation, options: ServeOptions) -> None:
     """Offer a MuJoCo scene's cameras (the "images" extension), saying so in one line; not with --worlds."""
+    if "coupler.mujoco.simulation" not in sys.modules:
+        return  # not a MuJoCo scene (the static one, served without the sim extra): no camera to offer
     from coupler.mujoco.camera_serving import serve_cameras  # needs MuJoCo, which the scene has loaded
     from coupler.mujoco.simulation import MujocoSimulation
 
