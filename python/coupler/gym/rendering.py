@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from coupler.mujoco.passive_viewer import PassiveViewer
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import HandshakeMessage
@@ -129,10 +130,10 @@ class SceneRenderer:
         self._data = mujoco.MjData(model)
         self._renderer: Any = None
         self.viewer: Any = None  # "human": MuJoCo's passive viewer (mujoco.viewer.Handle) while it is open
+        self._window: PassiveViewer | None = None
         if render_mode == "human":
-            import mujoco.viewer
-
-            self.viewer = mujoco.viewer.launch_passive(model, self._data, show_left_ui=False, show_right_ui=False)
+            self._window = PassiveViewer(model, self._data, show_left_ui=False, show_right_ui=False)
+            self.viewer = self._window.handle
         else:
             # The offscreen buffer is the model's (640x480 unless it says): as large as the frames asked for.
             model.vis.global_.offwidth = max(model.vis.global_.offwidth, self.width)
@@ -173,6 +174,6 @@ class SceneRenderer:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        if self.viewer is not None:
-            self.viewer.close()
-            self.viewer = None
+        if self._window is not None:
+            self._window.close()
+            self._window = self.viewer = None

@@ -8,6 +8,7 @@ import queue
 import threading
 from collections.abc import Callable
 
+from coupler.mujoco.passive_viewer import PassiveViewer
 from coupler.view.camera import starting_camera
 from coupler.view.draw_loop import DrawCounts, run_draw_loop
 from coupler.view.shown_state import ShownState
@@ -23,7 +24,6 @@ class NativeView:
 
     def __init__(self, source: ViewSource) -> None:
         import mujoco
-        import mujoco.viewer
 
         self.source = source
         self._mujoco = mujoco
@@ -37,8 +37,9 @@ class NativeView:
         try:
             # The viewer's panels drive a simulation of its own, which a mirror has not: hidden, the scene
             # takes the window (Tab and Shift-Tab show them).
-            self.viewer = mujoco.viewer.launch_passive(self._model, self._data, key_callback=self._keys.put,
-                                                       show_left_ui=False, show_right_ui=False)
+            self._window = PassiveViewer(self._model, self._data, key_callback=self._keys.put,
+                                         show_left_ui=False, show_right_ui=False)
+            self.viewer = self._window.handle
         except Exception as error:  # GLFW's own errors: no display, no OpenGL
             raise Error(f"cannot open MuJoCo's viewer: {' '.join(str(error).split())[:300]}; "
                         "use --web for the browser view") from None
@@ -94,4 +95,4 @@ class NativeView:
                              on_status=on_status, duration=duration)
 
     def close(self) -> None:
-        self.viewer.close()
+        self._window.close()
