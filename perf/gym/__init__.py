@@ -92,6 +92,13 @@ def _action_size(stepper: Stepper) -> int:
     return int(envs.single_action_space.shape[0]) if envs is not None else int(stepper.model.nu)  # type: ignore[attr-defined]
 
 
+def _shown_path(path: str) -> str:
+    """`path` relative to this checkout where it lies inside it, else its last three parts."""
+    resolved = Path(os.path.abspath(path))  # not resolve(): a venv's python is a link out of the venv
+    root = Path(__file__).resolve().parents[2]
+    return str(resolved.relative_to(root)) if resolved.is_relative_to(root) else str(Path(*resolved.parts[-3:]))
+
+
 def measure_point(settings: Settings, model: str, envs: int, peers: dict[str, Any] | None = None) -> list[Block]:
     """Every subject of one (model, N), built, warmed up, then timed in interleaved repeats. `peers` gets the
     versions EnvPool's child reported, when it was built."""
@@ -267,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         "measured_at": results.measured_now(),
         "duration_s": time.monotonic() - started,
         "host": host.describe(),
-        "settings": asdict(settings),
+        # The venv's python as this checkout names it: a result is published, and the machine's paths are not its.
+        "settings": {**asdict(settings), "envpool_python": _shown_path(settings.envpool_python)},
         "rows": summarise(blocks),
         # EnvPool's versions as its child reported them, or why it was not measured.
         "envpool": peers.get("envpool", {"missing": envpool_missing} if envpool_missing else None),

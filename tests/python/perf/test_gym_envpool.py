@@ -85,3 +85,13 @@ def test_envpools_child_steps_the_blocks_asked_for_with_gymnasiums_frame_skip():
     assert stepper.ready["frame_skip"] == 5 and stepper.action_size == 8
     assert wall > 0 and cpu > 0
     assert stepper.process.returncode == 0
+
+
+def test_a_result_names_the_envpool_python_as_the_checkout_does_not_as_this_machine_does():
+    from pathlib import Path
+
+    import perf.gym as gym
+
+    root = Path(gym.__file__).resolve().parents[2]
+    assert gym._shown_path(str(root / ".venv-envpool" / "bin" / "python")) == ".venv-envpool/bin/python"
+    assert gym._shown_path("/opt/peers/envpool/bin/python") == "envpool/bin/python"
