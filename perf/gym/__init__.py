@@ -1,19 +1,20 @@
-"""Environment steps per second of vector environments: coupler's batched worlds against Gymnasium's
-own vector environments and against stepping the same model in-process (the limit).
+"""Environment steps per second of vector environments: coupler's batched worlds against EnvPool, Gymnasium's
+own vector environments and stepping the same model in-process (the limit).
 
 For each model (the shipped arm scene; Gymnasium's ant.xml, half_cheetah.xml and humanoid.xml) and number
 of environments N, every subject is built once, then timed in interleaved
 blocks (the order rotated each repeat) on the same random actions, frame
 skip 5. Figures are medians over the repeats; ratios are taken within a
-repeat (blocks measured back to back) and their median reported. EnvPool
-runs in a child process of its own venv's python (.venv-envpool, made by
+repeat (blocks measured back to back) and their median reported, with the
+lowest and highest repeat's, and the targets are judged on them (perf.gym.targets).
+EnvPool runs in a child process of its own venv's python (.venv-envpool, made by
 scripts/setup); without that venv it is left out and the result says so.
 
-    python -m perf.gym                 # N = 1, 8, 64 (ant: and 256; humanoid: 64, 256); 5 repeats; Ray pools
-    python -m perf.gym --quick         # N = 1, 8; 2 short repeats, no Ray, for CI (halfcheetah: N = 8, task
-                                       # against sync only; EnvPool: ant, N = 8, sync mode only)
-    python -m perf.gym --models ant,humanoid --envs 64,256 \
-        --subjects coupler,coupler-2threads,sync,async,inprocess,envpool,envpool-async
+    python -m perf.gym          # Ant-v5, Humanoid-v5; N = 16, 64, 256: coupler's tasks, EnvPool, Gymnasium, limit
+    python -m perf.gym --ray    # coupler.ray.ServerPool of 1, 2, 4 servers on a local two-node cluster: gym_ray
+    python -m perf.gym --quick  # N = 1, 8; 2 short repeats, no Ray, for CI (halfcheetah: N = 8, task
+                                # against sync only; EnvPool: ant, N = 8, sync mode only)
+    python -m perf.gym --models ant --envs 64 --subjects coupler,coupler-2threads,task,inprocess
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import contextlib
 import logging
 import math
 import os
+import shlex
 import statistics
 import sys
 import time
@@ -40,38 +42,31 @@ from coupler.wire.errors import Error
 from perf.common.results import DEFAULT_DIR
 from perf.gym import render as gym_render
 from perf.gym.envpool_stepper import DEFAULT_ENVPOOL_PYTHON, ENVPOOL_SUBJECTS, EnvPoolStepper, missing_reason
-from perf.gym.measure import (MAX_ASYNC_ENVS, MODELS, RAY_SUBJECTS, SUBJECTS, Block, Stepper, applies,
-                              make_stepper, time_block)
+from perf.gym.forms import FULL, QUICK, RAY, Form
+from perf.gym.measure import (MAX_ASYNC_ENVS, MODELS, RAY_SUBJECTS, SUBJECTS, Block, PoolStepper, Stepper,
+                              applies, make_stepper, time_block)
 
 log = logging.getLogger("perf.gym")
 
-DEFAULT_ENVS, QUICK_ENVS = (1, 8, 64), (1, 8)
-# Models measured at other N by default (full run): the ones EnvPool is measured for, up to 256.
-MODEL_ENVS = {"ant": (1, 8, 64, 256), "humanoid": (64, 256)}
-QUICK_MODELS = ("arm", "ant", "halfcheetah")
 # What --quick measures of EnvPool: its sync mode, on one model at one N.
 QUICK_ENVPOOL_MODEL, QUICK_ENVPOOL_ENVS, QUICK_ENVPOOL_SUBJECTS = "ant", 8, ("envpool",)
-DEFAULT_ENV_STEPS, QUICK_ENV_STEPS = 6400, 160
-DEFAULT_REPEATS, QUICK_REPEATS = 5, 2
 WARMUP_STEPS = 5
 # What --quick measures of halfcheetah: coupler's HalfCheetah-v5 task against Gymnasium's, at one N.
 QUICK_TASK_MODEL, QUICK_TASK_ENVS, QUICK_TASK_SUBJECTS = "halfcheetah", 8, ("task", "sync")
+# The local Ray cluster of the ray subjects.
+RAY_NODES, RAY_CPUS_PER_NODE = 2, 1
 
 
 @dataclass(frozen=True)
 class Settings:
-    models: tuple[str, ...] = MODELS
-    envs: tuple[int, ...] | None = None  # None: each model's default (MODEL_ENVS, else DEFAULT_ENVS; QUICK_ENVS)
-    subjects: tuple[str, ...] = SUBJECTS
-    env_steps: int = DEFAULT_ENV_STEPS  # per timed block, over all environments
-    repeats: int = DEFAULT_REPEATS
+    models: tuple[str, ...] = FULL.models
+    envs: tuple[int, ...] = FULL.envs
+    subjects: tuple[str, ...] = FULL.subjects
+    env_steps: int = FULL.env_steps  # per timed block, over all environments
+    repeats: int = FULL.repeats
     quick: bool = False
     envpool_python: str = str(DEFAULT_ENVPOOL_PYTHON)
-
-    def envs_of(self, model: str) -> tuple[int, ...]:
-        if self.envs is not None:
-            return self.envs
-        return QUICK_ENVS if self.quick else MODEL_ENVS.get(model, DEFAULT_ENVS)
+    form: str = FULL.name  # the form whose defaults the flags left unset took (perf.gym.forms)
 
 
 def _quick_leaves_out(subject: str, model: str, envs: int) -> bool:
@@ -101,7 +96,7 @@ def _shown_path(path: str) -> str:
 
 def measure_point(settings: Settings, model: str, envs: int, peers: dict[str, Any] | None = None) -> list[Block]:
     """Every subject of one (model, N), built, warmed up, then timed in interleaved repeats. `peers` gets the
-    versions EnvPool's child reported, when it was built."""
+    versions EnvPool's child reported, when it was built, and how many Ray nodes each pool's servers ran on."""
     subjects = [s for s in settings.subjects if applies(s, model, envs)
                 and not (settings.quick and _quick_leaves_out(s, model, envs))]
     steps = max(1, math.ceil(settings.env_steps / envs))
@@ -114,6 +109,8 @@ def measure_point(settings: Settings, model: str, envs: int, peers: dict[str, An
             stepper = steppers[subject]
             if isinstance(stepper, EnvPoolStepper) and peers is not None:
                 peers["envpool"] = {k: stepper.ready[k] for k in ("envpool", "numpy", "gymnasium", "frame_skip")}
+            if isinstance(stepper, PoolStepper) and peers is not None:
+                peers.setdefault("ray_nodes", {})[f"{subject}, {model}, N={envs}"] = len(set(stepper.pool.nodes))
             log.info("  %s, N=%d: %s ready in %.1f s", model, envs, subject, time.monotonic() - started)
         actions = {s: _actions(np.random.default_rng(envs), steps, envs, _action_size(steppers[s])) for s in subjects}
         for subject in subjects:
@@ -173,70 +170,106 @@ def summarise(blocks: list[Block], cores: int | None = None) -> list[dict[str, A
     return rows
 
 
+def _joined(values: tuple[Any, ...]) -> str:
+    return ",".join(map(str, values))
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m perf.gym",
-        description="Measure environment steps per second of coupler's vector environment (batched worlds) "
+        description="Measure environment steps per second of coupler's vector environments (batched worlds) "
         "against EnvPool (sync and async modes, in its own venv), Gymnasium's sync and async vector environments "
-        "of Ant-v5, HalfCheetah-v5 and Humanoid-v5 (and coupler's tasks equal to them, where coupler has them) "
-        "and against stepping the same model in-process, for several numbers of environments. Writes gym.json "
-        "and gym.md; prints the table on stdout and a line per timed block on stderr. Exits 1 when a subject "
-        "fails, never because of a figure.",
+        "of Ant-v5, HalfCheetah-v5 and Humanoid-v5 (coupler's tasks equal to them among coupler's subjects) and "
+        "against stepping the same model in-process, for several numbers of environments, and judge the "
+        f"targets on them. The full run ({FULL.minutes} on a 2-core machine; the result says what it took) "
+        f"measures {', '.join(FULL.models)} at N = {_joined(FULL.envs)} with {_joined(FULL.subjects)}; --ray a "
+        "coupler.ray.ServerPool of 1, 2 and 4 servers on a local two-node Ray cluster; --quick a short subset "
+        "for CI. Writes gym.json and gym.md (--ray: gym_ray.json and gym_ray.md); prints the table and the "
+        "targets on stdout and a line per timed block on stderr. Exits 1 when a subject fails, never because of "
+        "a figure.",
     )
     parser.add_argument("--models", type=list_of(str, MODELS), default=None, metavar="LIST",
                         help="comma-separated, of arm (the shipped arm scene), ant, halfcheetah and humanoid "
                              "(ant.xml, half_cheetah.xml and humanoid.xml of the installed Gymnasium; with --quick, "
                              f"halfcheetah is measured at N = {QUICK_TASK_ENVS} by the task and sync subjects only) "
-                             f"(default: {','.join(MODELS)}, or {','.join(QUICK_MODELS)} with --quick)")
+                             f"(default: {_joined(FULL.models)}; --ray {_joined(RAY.models)}; --quick "
+                             f"{_joined(QUICK.models)})")
     parser.add_argument("--envs", type=list_of(positive(int)), default=None, metavar="N,...",
-                        help="numbers of environments, for every model (default "
-                             f"{','.join(map(str, DEFAULT_ENVS))}; ant {','.join(map(str, MODEL_ENVS['ant']))}; "
-                             f"humanoid {','.join(map(str, MODEL_ENVS['humanoid']))}; or "
-                             f"{','.join(map(str, QUICK_ENVS))} with --quick)")
+                        help=f"numbers of environments, for every model (default {_joined(FULL.envs)}; --ray "
+                             f"{_joined(RAY.envs)}; --quick {_joined(QUICK.envs)})")
     parser.add_argument("--subjects", type=list_of(str, SUBJECTS + RAY_SUBJECTS), default=None, metavar="LIST",
                         help="comma-separated, of coupler (make_vec coupler/Scene-v0, one batched server of one "
                              "thread), coupler-2threads (its worlds stepped on two threads), coupler-2servers (on "
                              "two servers), task (make_vec of coupler's task equal to the model's Gymnasium "
-                             "environment, such as coupler/HalfCheetah-v5, where coupler registers one), sync and "
+                             "environment, such as coupler/Ant-v5, one server of a thread per CPU), task-2servers "
+                             "(the same on two servers sharing the CPUs' threads), sync and "
                              f"async (make_vec Ant-v5, HalfCheetah-v5 or Humanoid-v5; async up to N = "
                              f"{MAX_ASYNC_ENVS}: a process per environment), inprocess (mj_step in this process, "
                              "the limit), envpool and envpool-async (EnvPool's Ant-v5 or Humanoid-v5, batch N or "
                              "N / 2, one thread per CPU, run by --envpool-python; with --quick only envpool, at "
-                             f"{QUICK_ENVPOOL_MODEL} N = {QUICK_ENVPOOL_ENVS}), ray-1server and ray-2servers (a "
-                             "coupler.ray.ServerPool of one or two servers on a local Ray cluster of two one-CPU "
-                             f"nodes) (default: {','.join(SUBJECTS + RAY_SUBJECTS)}, or {','.join(SUBJECTS)} with "
-                             "--quick: Ray takes most of a minute to start)")
+                             f"{QUICK_ENVPOOL_MODEL} N = {QUICK_ENVPOOL_ENVS}), ray-1server, ray-2servers and "
+                             "ray-4servers (a coupler.ray.ServerPool of one, two or four servers of one thread "
+                             f"on a local Ray cluster of {RAY_NODES} nodes of {RAY_CPUS_PER_NODE} CPU, started "
+                             "when one of them is asked for: most of a minute) (default: "
+                             f"{_joined(FULL.subjects)}; --ray {_joined(RAY.subjects)}; --quick "
+                             f"{_joined(QUICK.subjects)})")
     parser.add_argument("--env-steps", type=positive(int), default=None, metavar="STEPS",
                         help="environment steps in each timed block, over all environments (default "
-                             f"{DEFAULT_ENV_STEPS}, or {QUICK_ENV_STEPS} with --quick)")
+                             f"{FULL.env_steps}; --ray {RAY.env_steps}; --quick {QUICK.env_steps})")
     parser.add_argument("--repeats", type=positive(int), default=None,
-                        help=f"timed blocks per subject (default {DEFAULT_REPEATS}, or {QUICK_REPEATS} with --quick)")
-    parser.add_argument("--quick", action="store_true", help="CI run: the quick defaults above (default: off)")
+                        help=f"timed blocks per subject (default {FULL.repeats}; --ray {RAY.repeats}; --quick "
+                             f"{QUICK.repeats})")
+    forms = parser.add_mutually_exclusive_group()
+    forms.add_argument("--quick", action="store_true", help="CI run: the quick defaults above (default: off)")
+    forms.add_argument("--ray", action="store_true",
+                       help="the Ray pool's run: the --ray defaults above, written as gym_ray.json and gym_ray.md "
+                            f"({RAY.minutes} on a 2-core machine) (default: off)")
     parser.add_argument("--envpool-python", type=Path, default=DEFAULT_ENVPOOL_PYTHON, metavar="PATH",
                         help="the python of EnvPool's own venv, which runs perf/gym/envpool_peer.py; when it does "
                              "not exist the envpool subjects are left out and the result says why (default: "
                              ".venv-envpool/bin/python of this checkout, made by scripts/setup)")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for gym.json and gym.md (default: perf/results)")
+                        help="directory for the result files (default: perf/results; perf/latest publishes it)")
     args = parser.parse_args(argv)
-    # (full run's default, --quick's) of the flags left unset; --envs unset stays None: each model's default.
-    defaults = {"subjects": (SUBJECTS + RAY_SUBJECTS, SUBJECTS), "models": (MODELS, QUICK_MODELS),
-                "env_steps": (DEFAULT_ENV_STEPS, QUICK_ENV_STEPS), "repeats": (DEFAULT_REPEATS, QUICK_REPEATS)}
-    for name, (full, quick) in defaults.items():
+    args.form = form_of(args)
+    args.command = command_of(argv if argv is not None else sys.argv[1:])
+    for name in ("models", "envs", "subjects", "env_steps", "repeats"):
         if getattr(args, name) is None:
-            setattr(args, name, quick if args.quick else full)
+            setattr(args, name, getattr(args.form, name))
     return args
+
+
+def form_of(args: argparse.Namespace) -> Form:
+    """The form whose defaults the flags left unset take (perf.gym.forms)."""
+    return QUICK if args.quick else RAY if args.ray else FULL
+
+
+def command_of(argv: list[str]) -> str:
+    """The command that measures the same again, as a result shows it: the flags given, but where the result
+    was written and a python path of this machine's."""
+    kept: list[str] = []
+    skip = False
+    for flag in argv:
+        if skip:
+            skip = False
+            continue
+        name = flag.split("=", 1)[0]
+        if name in ("--out", "--envpool-python"):
+            skip = "=" not in flag
+            continue
+        kept.append(flag)
+    return shlex.join(["python", "-m", "perf.gym", *kept])
 
 
 @contextlib.contextmanager
 def _ray_cluster() -> Iterator[None]:
-    """A local Ray cluster of two one-CPU nodes, connected to, for the ray subjects."""
+    """A local Ray cluster of RAY_NODES nodes of RAY_CPUS_PER_NODE CPUs, connected to, for the ray subjects."""
     import ray
 
     from coupler.ray import LocalCluster
 
-    log.info("perf.gym: starting a local Ray cluster of two nodes")
-    with LocalCluster(nodes=2, cpus_per_node=1) as cluster:
+    log.info("perf.gym: starting a local Ray cluster of %d nodes", RAY_NODES)
+    with LocalCluster(nodes=RAY_NODES, cpus_per_node=RAY_CPUS_PER_NODE) as cluster:
         ray.init(address=cluster.address, logging_level="ERROR")
         try:
             yield
@@ -252,7 +285,10 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("perf.gym: EnvPool not measured: %s", envpool_missing)
         args.subjects = tuple(s for s in args.subjects if s not in ENVPOOL_SUBJECTS)
     settings = Settings(models=args.models, envs=args.envs, subjects=args.subjects, env_steps=args.env_steps,
-                        repeats=args.repeats, quick=args.quick, envpool_python=str(args.envpool_python))
+                        repeats=args.repeats, quick=args.quick, envpool_python=str(args.envpool_python),
+                        form=args.form.name)
+    log.info("perf.gym: %s run (its defaults take %s on a 2-core machine): %s", args.form.name,
+             args.form.minutes, args.command)
     started = time.monotonic()
     blocks: list[Block] = []
     peers: dict[str, Any] = {}
@@ -261,28 +297,32 @@ def main(argv: list[str] | None = None) -> int:
             if set(settings.subjects) & set(RAY_SUBJECTS):
                 stack.enter_context(_ray_cluster())
             for model in settings.models:
-                for envs in settings.envs_of(model):
+                for envs in settings.envs:
                     if settings.quick and model == QUICK_TASK_MODEL and envs != QUICK_TASK_ENVS:
                         continue
-                    log.info("perf.gym: %s, N=%d", model, envs)
+                    log.info("perf.gym: %s, N=%d (%.0f s in)", model, envs, time.monotonic() - started)
                     blocks += measure_point(settings, model, envs, peers)
     except (BenchmarkError, Error) as error:
         log.error("perf.gym: %s", error)
         return 1
+    cores = len(os.sched_getaffinity(0))
     result = {
         "benchmark": "gym",
         "measured_at": results.measured_now(),
         "duration_s": time.monotonic() - started,
+        "command": args.command,
         "host": host.describe(),
         # The venv's python as this checkout names it: a result is published, and the machine's paths are not its.
-        "settings": {**asdict(settings), "envpool_python": _shown_path(settings.envpool_python)},
-        "rows": summarise(blocks),
+        "settings": {**asdict(settings), "envpool_python": _shown_path(settings.envpool_python), "cores": cores},
+        "rows": summarise(blocks, cores),
         # EnvPool's versions as its child reported them, or why it was not measured.
         "envpool": peers.get("envpool", {"missing": envpool_missing} if envpool_missing else None),
         "blocks": [asdict(b) for b in blocks],
     }
+    if "ray_nodes" in peers:
+        result["ray"] = {"nodes": RAY_NODES, "cpus_per_node": RAY_CPUS_PER_NODE, "servers_on_nodes": peers["ray_nodes"]}
     markdown = gym_render.render(result)
-    written = results.write(args.out, "gym", result, markdown)
+    written = results.write(args.out, args.form.result, result, markdown)
     print(markdown)
     log.info("perf.gym: wrote %s in %.0f s", ", ".join(str(p) for p in written), result["duration_s"])
     return 0

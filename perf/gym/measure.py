@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +29,20 @@ MODEL_FILES = {"ant": "ant.xml", "halfcheetah": "half_cheetah.xml", "humanoid": 
 MAX_ASYNC_ENVS = 64
 # coupler: make_vec of coupler/Scene-v0 (one batched server, one thread); coupler-2threads: its worlds stepped on
 # two threads; coupler-2servers: on two servers of one thread; task: make_vec of the coupler task equal to the
-# model's Gymnasium environment (its observations and rewards too); sync, async: make_vec("Ant-v5") or
+# model's Gymnasium environment (its observations and rewards too), one server of a thread per CPU;
+# task-2servers: the same on two servers sharing the CPUs' threads; sync, async: make_vec("Ant-v5") or
 # ("HalfCheetah-v5") (Gymnasium's own environment); inprocess: mj_step in this process; envpool: EnvPool's
 # sync mode (batch = N), envpool-async: its async mode (batch N / 2), in EnvPool's own venv (envpool_stepper).
-SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "sync", "async", "inprocess") + ENVPOOL_SUBJECTS
-# A coupler.ray.ServerPool of one server, and of two, on a local cluster of two nodes of one CPU each.
-RAY_SUBJECTS = ("ray-1server", "ray-2servers")
+SUBJECTS = ("coupler", "coupler-2threads", "coupler-2servers", "task", "task-2servers", "sync", "async",
+            "inprocess") + ENVPOOL_SUBJECTS
+# The subjects that are coupler's task equal to Gymnasium's environment, and the servers each runs it on.
+TASK_SUBJECTS = {"task": 1, "task-2servers": 2}
+# A coupler.ray.ServerPool of one, two and four servers on a local cluster of two nodes of one CPU each.
+RAY_SUBJECTS = ("ray-1server", "ray-2servers", "ray-4servers")
+RAY_SERVERS = {"ray-1server": 1, "ray-2servers": 2, "ray-4servers": 4}
+# The CPUs each pool server's actor asks Ray for: every pool of a point is built before any is timed, so all
+# of RAY_SUBJECTS' seven servers must fit the cluster's two CPUs at once (they take turns in the timing).
+POOL_SERVER_CPUS = 0.25
 # The keywords of make_vec("coupler/Scene-v0") of each coupler subject.
 COUPLER_SUBJECTS: dict[str, dict[str, int]] = {
     "coupler": {"threads": 1}, "coupler-2threads": {"threads": 2}, "coupler-2servers": {"servers": 2},
@@ -57,14 +66,14 @@ def applies(subject: str, model: str, envs: int) -> bool:
         return model in GYMNASIUM_IDS
     if subject == "async":
         return model in GYMNASIUM_IDS and envs <= MAX_ASYNC_ENVS
-    if subject == "task":
-        return model in TASK_IDS and _registered(TASK_IDS[model])
+    if subject in TASK_SUBJECTS:
+        return model in TASK_IDS and envs >= TASK_SUBJECTS[subject] and _registered(TASK_IDS[model])
     if subject in ENVPOOL_SUBJECTS:
         return model in ENVPOOL_IDS and (subject == "envpool" or envs >= 2)
     if subject in ("coupler-2threads", "coupler-2servers"):
         return envs >= 2
-    if subject == "ray-2servers":
-        return envs >= 2 and envs % 2 == 0
+    if subject in RAY_SERVERS:
+        return envs % RAY_SERVERS[subject] == 0
     return True
 
 
@@ -104,8 +113,8 @@ class PoolStepper(VectorStepper):
         from coupler.gym import CouplerVectorEnv
         from coupler.ray import ServerPool
 
-        # Half a CPU each, so that both pools fit the two one-CPU nodes at once (they take turns in the timing).
-        self.pool = ServerPool(servers, envs // servers, scene=str(path), num_cpus=0.5)
+        self.pool = ServerPool(servers, envs // servers, scene=str(path), num_cpus=POOL_SERVER_CPUS)
+        log.info("  %d pool servers on %d Ray nodes", servers, len(set(self.pool.nodes)))
         try:
             super().__init__(CouplerVectorEnv(envs, scene=str(path), frame_skip=FRAME_SKIP, pool=self.pool))
         except BaseException:
@@ -150,12 +159,15 @@ def make_stepper(subject: str, model: str, envs: int, envpool_python: Path = DEF
                                                 frame_skip=FRAME_SKIP, **COUPLER_SUBJECTS[subject]))
     if subject in ("sync", "async"):
         return VectorStepper(gymnasium.make_vec(GYMNASIUM_IDS[model], num_envs=envs, vectorization_mode=subject))
-    if subject == "task":
-        return VectorStepper(gymnasium.make_vec(TASK_IDS[model], num_envs=envs))
+    if subject in TASK_SUBJECTS:
+        servers = TASK_SUBJECTS[subject]
+        # One server: its default, a thread per CPU. More: the CPUs' threads shared among them, as many in all.
+        threads = None if servers == 1 else max(1, len(os.sched_getaffinity(0)) // servers)
+        return VectorStepper(gymnasium.make_vec(TASK_IDS[model], num_envs=envs, servers=servers, threads=threads))
     if subject == "inprocess":
         return InProcessStepper(path, envs)
-    if subject in RAY_SUBJECTS:
-        return PoolStepper(path, envs, 1 if subject == "ray-1server" else 2)
+    if subject in RAY_SERVERS:
+        return PoolStepper(path, envs, RAY_SERVERS[subject])
     if subject in ENVPOOL_SUBJECTS:
         return EnvPoolStepper(ENVPOOL_IDS[model], envs, envs if subject == "envpool" else envs // 2, envpool_python)
     raise BenchmarkError(f"unknown subject {subject!r}")

@@ -21,8 +21,6 @@ from perf.view import markdown as view_markdown
 EXTRA_RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "gym": ("## Vector environments (perf.gym)", lambda result: _demoted(gym_render.render(result))),
     "gym_ray": ("## Vector environments on Ray (perf.gym)", lambda result: _demoted(gym_render.render(result))),
-    "gym_envpool": ("## Vector environments against EnvPool (perf.gym)",
-                    lambda result: _demoted(gym_render.render(result))),
     "record": ("## What recording and publishing cost (perf.record)", record_render.markdown),
     "view": ("## What watching a run costs the server (perf.view)", lambda result: _untitled(view_markdown(result))),
 }

@@ -1,10 +1,13 @@
-"""perf.gym: ratios taken within a repeat, targets judged at N = 64, and a tiny real run."""
+"""perf.gym: ratios taken within a repeat, its forms' defaults, the command a result shows, and tiny real runs."""
 
+import os
+
+import numpy as np
 import pytest
 
 import perf.gym as gym
-from perf.gym.measure import Block
-from perf.gym.render import render, verdicts
+from perf.gym.measure import Block, applies, make_stepper, time_block
+from perf.gym.render import render
 
 
 def _block(subject: str, repeat: int, wall_s: float, cpu_s: float, envs: int = 64) -> Block:
@@ -25,15 +28,6 @@ def test_the_share_of_the_in_process_limit_is_per_cpu_second():
     assert coupler["cores_used"] == pytest.approx(2.0)
 
 
-def test_a_target_is_met_missed_or_not_measured():
-    blocks = [_block("coupler", 0, 1.0, 2.0), _block("sync", 0, 1.2, 1.2), _block("inprocess", 0, 1.5, 1.5)]
-    lines = verdicts({"rows": gym.summarise(blocks)})
-    assert any("coupler, ant, N = 64: ≥ 1.3× the better of Gymnasium sync/async: 1.20×, missed" in line
-               for line in lines)
-    assert any("coupler, ant, N = 64: ≥ 0.75× the in-process limit per core: 0.75×, met" in line for line in lines)
-    assert any("coupler-2servers, ant, N = 64: not measured by this run" in line for line in lines)
-
-
 def test_a_tiny_run_measures_every_subject_asked_for():
     settings = gym.Settings(models=("arm",), envs=(2,), subjects=("coupler", "inprocess"), env_steps=8, repeats=2)
     blocks = gym.measure_point(settings, "arm", 2)
@@ -44,3 +38,40 @@ def test_a_tiny_run_measures_every_subject_asked_for():
     table = render({"measured_at": "now", "host": {"cpu": "cpu", "logical_cpus": 2}, "rows": rows,
                     "settings": {"repeats": 2, "env_steps": 8}})
     assert "| arm   |   2 | coupler   |" in table
+
+
+def test_the_full_run_measures_the_tasks_against_envpool_gymnasium_and_the_limit_at_16_64_and_256():
+    args = gym.parse_args([])
+    assert (args.models, args.envs, args.form.result) == (("ant", "humanoid"), (16, 64, 256), "gym")
+    assert args.subjects == ("task", "task-2servers", "sync", "async", "inprocess", "envpool", "envpool-async")
+
+
+def test_the_ray_run_measures_pools_of_one_two_and_four_servers_into_a_result_of_its_own():
+    args = gym.parse_args(["--ray"])
+    assert args.form.result == "gym_ray"
+    assert {"ray-1server", "ray-2servers", "ray-4servers"} <= set(args.subjects)
+
+
+def test_quick_and_ray_are_refused_together():
+    with pytest.raises(SystemExit):
+        gym.parse_args(["--quick", "--ray"])
+
+
+def test_a_result_shows_the_command_without_where_it_was_written_or_this_machines_python():
+    command = gym.command_of(["--envs", "64", "--out", "/tmp/x", "--envpool-python=/opt/p/bin/python", "--ray"])
+    assert command == "python -m perf.gym --envs 64 --ray"
+
+
+def test_a_pool_of_four_servers_is_measured_only_when_four_divide_the_environments():
+    assert [n for n in (2, 4, 6, 8) if applies("ray-4servers", "ant", n)] == [4, 8]
+
+
+def test_the_task_on_two_servers_steps_the_task_on_two_servers_sharing_the_cpus_threads():
+    stepper = make_stepper("task-2servers", "halfcheetah", 2)
+    try:
+        threads = [process.command[process.command.index("--threads") + 1] for process in stepper.envs._processes]
+        block = time_block(stepper, "task-2servers", "halfcheetah", 2, 0, np.zeros((3, 2, 6)))
+    finally:
+        stepper.close()
+    assert threads == [str(max(1, len(os.sched_getaffinity(0)) // 2))] * 2
+    assert block.steps == 3 and block.wall_s > 0
