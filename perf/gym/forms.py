@@ -46,5 +46,5 @@ QUICK = Form(
 RAY = Form(
     name="ray", result="gym_ray", models=("ant",), envs=(64, 256),
     subjects=("ray-1server", "ray-2servers", "ray-4servers", "coupler", "inprocess"),
-    env_steps=3200, repeats=5, minutes="about 3 minutes",
+    env_steps=3200, repeats=5, minutes="about 2 minutes",
 )

@@ -75,3 +75,23 @@ def test_the_task_on_two_servers_steps_the_task_on_two_servers_sharing_the_cpus_
         stepper.close()
     assert threads == [str(max(1, len(os.sched_getaffinity(0)) // 2))] * 2
     assert block.steps == 3 and block.wall_s > 0
+
+
+def _result(**extra) -> dict:
+    blocks = [_block("ray-4servers", 0, 1.0, 1.0), _block("inprocess", 0, 1.5, 1.5)]
+    return {"measured_at": "now", "host": {"cpu": "cpu", "logical_cpus": 2}, "rows": gym.summarise(blocks, cores=2),
+            "blocks": [vars(b) for b in blocks], "command": "python -m perf.gym --ray", "duration_s": 90.0,
+            **extra}
+
+
+def test_the_ray_runs_table_says_which_nodes_its_pools_servers_ran_on_and_judges_no_targets():
+    table = render(_result(settings={"repeats": 1, "env_steps": 640, "form": "ray"},
+                           ray={"nodes": 2, "cpus_per_node": 1, "servers_on_nodes": {"ray-4servers, ant, N=64": 2}}))
+    assert "ray-4servers, ant, N=64: 2 nodes" in table
+    assert "| target" not in table
+
+
+def test_a_results_table_shows_the_command_that_measures_it_again_and_how_long_it_took():
+    table = render(_result(settings={"repeats": 1, "env_steps": 640, "form": "full"}))
+    assert "Measured by `python -m perf.gym --ray`" in table and "The run took 90 s (1.5 min)." in table
+    assert "| target" in table
