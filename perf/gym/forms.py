@@ -27,7 +27,7 @@ class Form:
 # Five repeats, so that a target's median rests on the middle three (perf.common.paired.middle); blocks of 3,200
 # env steps last one to three seconds at these rates, long enough that a vector step's start-up is noise, short
 # enough that the whole run (40 subject points, Gymnasium's async a process per environment to start at N = 16
-# and 64) took 8.3 minutes on a 2-core machine at a load average of 10.
+# and 64) took 7.8 minutes on a 2-core machine at a load average of 9 to 12.
 FULL = Form(
     name="full", result="gym", models=("ant", "humanoid"), envs=(16, 64, 256),
     subjects=("task", "task-2servers", "sync", "async", "inprocess") + ENVPOOL_SUBJECTS,
