@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,3 +139,32 @@ def test_nothing_of_the_ring_is_left_after_the_server_is_killed(scene_path):
             server.send_signal(signal.SIGKILL)
             server.wait(timeout=10)
             assert not os.path.exists(path)
+
+
+# A reader that maps the ring, holds an image's view of it, says so and waits to be killed.
+_HOLDING_READER = """
+import sys, time
+from coupler import _native
+from coupler.transport.client import Client
+from coupler.wire.messages import ImageRequest, SensorRequestMessage, SharedMemoryRing
+ring = _native.SharedRingReader(SharedMemoryRing(sys.argv[2], *map(int, sys.argv[3:])))
+with Client(sys.argv[1], timeout=30.0) as client:
+    answer = client.request(SensorRequestMessage(images=[ImageRequest("eye", ["rgb"])], shared_memory=True))
+held = ring.view(answer.images[0].shared)
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_client_killed_while_holding_shared_images_blocks_nothing(server, session):
+    ring = session.handshake.shared_memory
+    ring_args = [ring.path, str(ring.slots), str(ring.slot_bytes), str(ring.data_offset), str(ring.min_bytes)]
+    reader = subprocess.Popen([sys.executable, "-c", _HOLDING_READER, server.endpoint, *ring_args],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout is not None and reader.stdout.readline().strip() == "holding"
+    finally:
+        reader.kill()
+        reader.wait(timeout=10)
+    for _ in range(SLOTS + 1):  # every buffer written again, the dead reader's one too
+        assert session.sensors(images={"eye": "rgb"}).images["eye"].rgb.shape == (72, 96, 3)
