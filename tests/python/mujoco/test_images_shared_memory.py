@@ -130,6 +130,13 @@ def test_a_server_offers_no_ring_where_a_client_may_be_on_another_host(address):
     assert not offered_on(address)
 
 
+def test_a_publishing_server_sends_images_through_the_socket_so_that_they_are_published(scene_path, tmp_path):
+    with ServeProcess(["--scene", str(scene_path), "--publish", f"ipc://{tmp_path / 'frames.sock'}"]) as server:
+        with Session(server.endpoint, timeout=30.0) as session:
+            assert session.handshake.shared_memory is None
+            assert session.sensors(images={"eye": "rgb"}).message.images[0].data
+
+
 def test_nothing_of_the_ring_is_left_after_the_server_is_killed(scene_path):
     with ServeProcess(["--scene", str(scene_path)]) as server:
         with Session(server.endpoint, timeout=30.0) as session:
