@@ -39,6 +39,12 @@ def recorded_server() -> Path:
                      "run scripts/setup")
 
 
+def shm_round_trip() -> Path:
+    """The round trip through shared memory with futex wake-ups, built from perf/floor."""
+    return _existing(_build_dir() / "bin/shm_round_trip", "the shared-memory round trip program shm_round_trip",
+                     "run scripts/setup")
+
+
 def python() -> str:
     """The interpreter running the benchmarks, which has coupler installed."""
     return sys.executable

@@ -30,7 +30,7 @@ struct Vocabulary {
   py::object handshake_init, handshake, object_description, range, server_info;
   py::object control, object_control, sensor_message, object_sensors, sensor;
   py::object sensor_request, reset, error;
-  py::object camera, image_request, image;
+  py::object camera, image_request, image, shared_slice, shared_memory_ring;
   std::map<int, py::object> value_types;
   std::map<int, py::object> error_codes;
   std::map<ControlField, py::object> control_fields;
@@ -54,6 +54,8 @@ struct Vocabulary {
     camera = m.attr("CameraDescription");
     image_request = m.attr("ImageRequest");
     image = m.attr("Image");
+    shared_slice = m.attr("SharedSlice");
+    shared_memory_ring = m.attr("SharedMemoryRing");
     for (py::handle member : m.attr("ValueType")) value_types[member.cast<int>()] = py::reinterpret_borrow<py::object>(member);
     for (py::handle member : m.attr("ErrorCode")) error_codes[member.cast<int>()] = py::reinterpret_borrow<py::object>(member);
     const std::pair<ControlField, const char*> fields[] = {{ControlField::Values, "VALUES"},
@@ -147,6 +149,13 @@ HandshakeMessage handshake(const py::handle& in) {
   for (py::handle c : in.attr("cameras").attr("values")()) out.cameras.push_back(camera(c));
   out.max_image_width = field<std::uint32_t>(in, "max_image_width");
   out.max_image_height = field<std::uint32_t>(in, "max_image_height");
+  const py::object ring = in.attr("shared_memory");
+  if (!ring.is_none()) {
+    out.shared_memory = SharedMemoryRing{field<std::string>(ring, "path"), field<std::uint32_t>(ring, "slots"),
+                                         field<std::uint64_t>(ring, "slot_bytes"),
+                                         field<std::uint64_t>(ring, "data_offset"),
+                                         field<std::uint64_t>(ring, "min_bytes")};
+  }
   return out;
 }
 
@@ -176,6 +185,7 @@ ControlMessage control(const py::handle& in) {
   out.reset_qpos = field<std::vector<double>>(in, "reset_qpos");
   out.reset_qvel = field<std::vector<double>>(in, "reset_qvel");
   out.images = image_requests(in);
+  out.shared_memory = field<bool>(in, "shared_memory");
   return out;
 }
 
@@ -205,9 +215,16 @@ SensorMessage sensor_message(const py::handle& in) {
   out.world_times = field<std::vector<double>>(in, "world_times");
   out.world_data = field<std::vector<double>>(in, "world_data");
   for (py::handle image : in.attr("images")) {
+    // Pixels a client resolved out of shared memory are an array, not bytes: what is sent is where they lay.
+    const py::object shared = image.attr("shared");
     out.images.push_back({field<std::string>(image, "camera"), field<std::string>(image, "kind"),
                           field<std::uint32_t>(image, "width"), field<std::uint32_t>(image, "height"),
-                          field<double>(image, "time"), field<std::string>(image, "data")});
+                          field<double>(image, "time"),
+                          shared.is_none() ? field<std::string>(image, "data") : std::string()});
+    if (!shared.is_none()) {
+      out.images.back().shared = SharedSlice{field<std::uint32_t>(shared, "slot"), field<std::uint64_t>(shared, "sequence"),
+                                             field<std::uint64_t>(shared, "offset"), field<std::uint64_t>(shared, "length")};
+    }
   }
   return out;
 }
@@ -218,7 +235,9 @@ Message message(const py::handle& in) {
   if (py::isinstance(in, known.sensor_message)) return sensor_message(in);
   if (py::isinstance(in, known.handshake)) return handshake(in);
   if (py::isinstance(in, known.handshake_init)) return HandshakeInitMessage{field<int>(in, "version")};
-  if (py::isinstance(in, known.sensor_request)) return SensorRequestMessage{image_requests(in)};
+  if (py::isinstance(in, known.sensor_request)) {
+    return SensorRequestMessage{image_requests(in), field<bool>(in, "shared_memory")};
+  }
   if (py::isinstance(in, known.reset)) return reset(in);
   if (py::isinstance(in, known.error)) return ErrorMessage{field<int>(in, "code"), field<std::string>(in, "text")};
   throw py::type_error(py::str(in.get_type().attr("__name__")).cast<std::string>() + " is not a coupler message");
@@ -270,6 +289,20 @@ py::list to_python(const std::vector<ImageRequest>& in) {
   return out;
 }
 
+py::object shared_memory_ring(const std::optional<SharedMemoryRing>& ring) {
+  if (!ring) return py::none();
+  return vocabulary().shared_memory_ring(py::arg("path") = ring->path, py::arg("slots") = ring->slots,
+                                         py::arg("slot_bytes") = ring->slot_bytes,
+                                         py::arg("data_offset") = ring->data_offset,
+                                         py::arg("min_bytes") = ring->min_bytes);
+}
+
+py::object shared_slice(const std::optional<SharedSlice>& slice) {
+  if (!slice) return py::none();
+  return vocabulary().shared_slice(py::arg("slot") = slice->slot, py::arg("sequence") = slice->sequence,
+                                   py::arg("offset") = slice->offset, py::arg("length") = slice->length);
+}
+
 py::object to_python(const HandshakeMessage& in) {
   const Vocabulary& known = vocabulary();
   py::dict cameras;
@@ -293,7 +326,8 @@ py::object to_python(const HandshakeMessage& in) {
                          py::arg("server") = server, py::arg("worlds") = in.worlds,
                          py::arg("keyframes") = in.keyframes, py::arg("cameras") = cameras,
                          py::arg("max_image_width") = in.max_image_width,
-                         py::arg("max_image_height") = in.max_image_height);
+                         py::arg("max_image_height") = in.max_image_height,
+                         py::arg("shared_memory") = shared_memory_ring(in.shared_memory));
 }
 
 py::object to_python(const ControlMessage& in) {
@@ -306,7 +340,7 @@ py::object to_python(const ControlMessage& in) {
   return known.control(py::arg("objects") = objects, py::arg("steps") = in.steps, py::arg("worlds") = in.worlds,
                        py::arg("world_controls") = in.world_controls, py::arg("reset_worlds") = in.reset_worlds,
                        py::arg("reset_qpos") = in.reset_qpos, py::arg("reset_qvel") = in.reset_qvel,
-                       py::arg("images") = to_python(in.images));
+                       py::arg("images") = to_python(in.images), py::arg("shared_memory") = in.shared_memory);
 }
 
 py::tuple numbers(const std::vector<double>& value) {
@@ -339,7 +373,8 @@ py::object to_python(const SensorMessage& in) {
   for (const Image& image : in.images) {
     images.append(known.image(py::arg("camera") = image.camera, py::arg("kind") = image.kind,
                               py::arg("width") = image.width, py::arg("height") = image.height,
-                              py::arg("time") = image.time, py::arg("data") = py::bytes(image.data)));
+                              py::arg("time") = image.time, py::arg("data") = py::bytes(image.data),
+                              py::arg("shared") = shared_slice(image.shared)));
   }
   return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time,
                               py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times,
@@ -348,7 +383,8 @@ py::object to_python(const SensorMessage& in) {
 
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
 py::object to_python(const SensorRequestMessage& in) {
-  return vocabulary().sensor_request(py::arg("images") = to_python(in.images));
+  return vocabulary().sensor_request(py::arg("images") = to_python(in.images),
+                                     py::arg("shared_memory") = in.shared_memory);
 }
 py::object to_python(const ResetMessage& in) {
   py::object index = py::none();

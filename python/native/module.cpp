@@ -21,5 +21,6 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_name_list(module);
   coupler::python::bind_rate_limited_log(module);
   coupler::python::bind_version(module);
+  coupler::python::bind_shared_ring(module);
   coupler::python::add_testing_submodule(module);
 }

@@ -52,7 +52,17 @@ void bind_server(py::module_& module) {
             return out;
           },
           "The images a decoded Control or SensorRequest asks for (the \"images\" extension): (camera, kinds, every "
-          "or None) each; empty for any other request.");
+          "or None) each; empty for any other request.")
+      .def_property_readonly(
+          "shared_memory",
+          [](const Request& r) {
+            if (!r.decoded()) return false;
+            if (const auto* control = std::get_if<ControlMessage>(&r.message())) return control->shared_memory;
+            if (const auto* read = std::get_if<SensorRequestMessage>(&r.message())) return read->shared_memory;
+            return false;
+          },
+          "Whether a decoded Control or SensorRequest asks for its answer's big payloads through the announced "
+          "shared memory (the \"shm\" extension).");
 
   py::class_<ServerHandle>(module, "Server",
                            "coupler::Server: binds a ROUTER socket; bad frames are answered with an ErrorMessage, "

@@ -29,7 +29,9 @@ Resets to a keyframe by name and by index (index 0, which is sent).
 `handshake_cameras` is the handshake of a scene with a camera (the "images"
 extension); `control_images` and `sensor_request_images` ask for its images
 (one camera at a rate), and `sensor_images` answers with a depth and an rgb
-image.
+image. `handshake_shm` adds the ring of shared memory of the "shm" extension;
+`sensor_request_shm` asks for an image through it, and `sensor_images_shm`
+answers with one lying there.
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -71,6 +73,8 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
     ServerInfo,
+    SharedMemoryRing,
+    SharedSlice,
 )
 from coupler.wire.messages import ValueType as V
 
@@ -282,6 +286,21 @@ def sensor_images() -> SensorMessage:
                                  Image("overview", "rgb", 2, 1, 0.5, bytes([255, 0, 0, 0, 128, 255]))])
 
 
+def handshake_shm() -> HandshakeMessage:
+    """handshake_cameras with a ring of 4 buffers of 1 MiB in shared memory."""
+    return dataclasses.replace(
+        handshake_cameras(), server=ServerInfo(name="coupler", version="0.1.0", extensions=["images", "shm"]),
+        shared_memory=SharedMemoryRing(path="/proc/4242/fd/7", slots=4, slot_bytes=1 << 20, data_offset=4096,
+                                       min_bytes=16384))
+
+
+def sensor_images_shm() -> SensorMessage:
+    """The pendulum's state, with a 4x2 rgb image lying in buffer 2 of the ring, written as sequence 7."""
+    return SensorMessage(objects={"pendulum": ObjectSensors(angles=[0.25], angular_velocities=[0.0], torques=[0.5])},
+                         simulated_time=0.5,
+                         images=[Image("overview", "rgb", 4, 2, 0.5, shared=SharedSlice(2, 7, 64, 24))])
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -304,6 +323,9 @@ def vectors() -> dict[str, Message]:
         "control_images": control_images(),
         "sensor_request_images": SensorRequestMessage(images=[ImageRequest("overview", ["segmentation"], 3)]),
         "sensor_images": sensor_images(),
+        "handshake_shm": handshake_shm(),
+        "sensor_request_shm": SensorRequestMessage(images=[ImageRequest("overview", ["rgb"])], shared_memory=True),
+        "sensor_images_shm": sensor_images_shm(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 
@@ -350,8 +372,10 @@ def _text(value: Any) -> str:
         every = "" if value.every is None else f" every {value.every} steps"
         return f"{_text(value.camera)} ({_text(value.kinds)}){every}"
     if isinstance(value, Image):
-        return (f"{_text(value.camera)} {value.kind} {value.width}x{value.height} at {_text(value.time)} s, "
-                f"data (hex) {value.data.hex()}")
+        where = (f"data (hex) {value.data.hex()}" if value.shared is None else
+                 f"shared: slot {value.shared.slot}, sequence {value.shared.sequence}, offset {value.shared.offset},"
+                 f" length {value.shared.length}")
+        return f"{_text(value.camera)} {value.kind} {value.width}x{value.height} at {_text(value.time)} s, {where}"
     if isinstance(value, tuple):
         return f"({', '.join(_text(v) for v in value)})"
     if isinstance(value, list) and value and isinstance(value[0], Image | ImageRequest):

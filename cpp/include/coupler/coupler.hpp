@@ -12,6 +12,8 @@
 #include <coupler/serve/sensor_gather.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 #include <coupler/transport/server.hpp>
+#include <coupler/transport/shared_channel.hpp>
+#include <coupler/transport/shared_ring.hpp>
 #include <coupler/controller/session.hpp>
 #include <coupler/wire/types.hpp>
 #include <coupler/wire/version.hpp>

@@ -8,8 +8,13 @@
 
 namespace coupler {
 
-SensorReadings::SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset)
-    : handshake_(&handshake), time_(message.simulated_time), message_(std::move(message)), after_reset_(after_reset) {}
+SensorReadings::SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset,
+                               std::shared_ptr<const SharedRingReader> shared)
+    : handshake_(&handshake),
+      time_(message.simulated_time),
+      message_(std::move(message)),
+      after_reset_(after_reset),
+      shared_(std::move(shared)) {}
 
 SensorReadings::SensorReadings(const HandshakeMessage& handshake, std::shared_ptr<const SensorLayout> layout,
                                std::vector<double> values, double simulated_time)
@@ -100,7 +105,7 @@ const std::vector<double>& SensorReadings::object_sensor(const std::string& obje
 std::map<std::string, CameraImages> SensorReadings::images() const {
   // Readings read straight into the layout's array came from a frame without images.
   if (layout_ && !message_) return {};
-  return camera_images(message().images);
+  return camera_images(message().images, shared_.get());
 }
 
 }  // namespace coupler

@@ -39,8 +39,24 @@ Session::Session(const std::string& address, SessionOptions options)
   use_handshake(expect_handshake(exchange_once(HandshakeInitMessage{})));
 }
 
+namespace {
+
+// The ring `handshake` announces, mapped, when the server at `address` is on this host for certain.
+std::shared_ptr<const SharedRingReader> mapped_ring(const std::string& address, const HandshakeMessage& handshake) {
+  const bool on_this_host = address.rfind("ipc://", 0) == 0 || address.rfind("inproc://", 0) == 0;
+  if (!on_this_host || !handshake.shared_memory || !handshake.supports(kExtensionSharedMemory)) return nullptr;
+  try {
+    return std::make_shared<const SharedRingReader>(*handshake.shared_memory);
+  } catch (const Error&) {
+    return nullptr;  // another user or container: images come through the socket
+  }
+}
+
+}  // namespace
+
 void Session::use_handshake(HandshakeMessage handshake) {
   handshake_ = std::move(handshake);
+  shared_ = options_.shared_memory ? mapped_ring(client_.address(), handshake_) : nullptr;
   try {
     layout_ = std::make_shared<SensorLayout>(handshake_);
   } catch (const Error&) {
@@ -54,6 +70,7 @@ Session::Session(Session&& other) noexcept
       stats_(std::move(other.stats_)),
       handshake_(std::move(other.handshake_)),
       layout_(std::move(other.layout_)),
+      shared_(std::move(other.shared_)),
       open_(other.open_) {
   other.open_ = false;
 }
@@ -70,6 +87,7 @@ Session& Session::operator=(Session&& other) noexcept {
     stats_ = std::move(other.stats_);
     handshake_ = std::move(other.handshake_);
     layout_ = std::move(other.layout_);
+    shared_ = std::move(other.shared_);
     open_ = other.open_;
     other.open_ = false;
   }
@@ -120,7 +138,10 @@ void Session::reestablish(const TimeoutError& cause) {
 void Session::reconnect(bool accept_scene_change) {
   client_.reconnect();
   HandshakeMessage handshake = expect_handshake(exchange_once(HandshakeInitMessage{}));
-  if (!accept_scene_change && encode(Message(handshake)) != encode(Message(handshake_))) {
+  // A restarted server offers a ring of its own: the same scene all the same.
+  HandshakeMessage unshared = handshake;
+  unshared.shared_memory = handshake_.shared_memory;
+  if (!accept_scene_change && encode(Message(unshared)) != encode(Message(handshake_))) {
     throw SceneChangedError("the server at " + client_.address() +
                             " now describes a different scene than this session was using; reconnect(true) accepts "
                             "it");
@@ -180,7 +201,7 @@ SensorReadings Session::sensors_from(Message answer) {
   }
   auto* sensors = std::get_if<SensorMessage>(&answer);
   if (!sensors) unexpected(answer, "Sensor");
-  return SensorReadings(handshake_, std::move(*sensors), after_reset);
+  return SensorReadings(handshake_, std::move(*sensors), after_reset, shared_);
 }
 
 SensorReadings Session::step(const Controls& controls) {
@@ -226,12 +247,13 @@ SensorReadings Session::step(const Controls& controls, const std::vector<ImageRe
   if (steps > 1 && !handshake_.supports(kExtensionSteps)) return step(controls);  // refused there, in its words
   ControlMessage control = controls.message();
   control.images = images;
+  control.shared_memory = shared_ != nullptr;
   return expect_sensors(control);
 }
 
 SensorReadings Session::sensors(const std::vector<ImageRequest>& images) {
   check_images(images);
-  return expect_sensors(SensorRequestMessage{images});
+  return expect_sensors(SensorRequestMessage{images, shared_ != nullptr});
 }
 
 namespace {

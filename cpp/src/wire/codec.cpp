@@ -184,6 +184,13 @@ void append_images(Repeated* out, const std::vector<Image>& images) {
     added->set_height(image.height);
     added->set_time(image.time);
     added->set_data(image.data);
+    if (image.shared) {
+      pb::SharedSlice* shared = added->mutable_shared();
+      shared->set_slot(image.shared->slot);
+      shared->set_sequence(image.shared->sequence);
+      shared->set_offset(image.shared->offset);
+      shared->set_length(image.shared->length);
+    }
   }
 }
 
@@ -193,6 +200,10 @@ std::vector<Image> read_images(const Repeated& in) {
   images.reserve(in.size());
   for (const auto& image : in) {
     images.push_back({image.camera(), image.kind(), image.width(), image.height(), image.time(), image.data()});
+    if (image.has_shared()) {
+      const pb::SharedSlice& shared = image.shared();
+      images.back().shared = SharedSlice{shared.slot(), shared.sequence(), shared.offset(), shared.length()};
+    }
   }
   return images;
 }
@@ -215,6 +226,14 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
   for (const auto& camera : message.cameras) to_proto(out.add_cameras(), camera);
   out.set_maximagewidth(message.max_image_width);
   out.set_maximageheight(message.max_image_height);
+  if (message.shared_memory) {
+    pb::SharedMemoryRing* ring = out.mutable_sharedmemory();
+    ring->set_path(message.shared_memory->path);
+    ring->set_slots(message.shared_memory->slots);
+    ring->set_slotbytes(message.shared_memory->slot_bytes);
+    ring->set_dataoffset(message.shared_memory->data_offset);
+    ring->set_minbytes(message.shared_memory->min_bytes);
+  }
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -232,6 +251,11 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
   for (const auto& camera : in.cameras()) message.cameras.push_back(from_proto(camera));
   message.max_image_width = in.maximagewidth();
   message.max_image_height = in.maximageheight();
+  if (in.has_sharedmemory()) {
+    const pb::SharedMemoryRing& ring = in.sharedmemory();
+    message.shared_memory = SharedMemoryRing{ring.path(), ring.slots(), ring.slotbytes(), ring.dataoffset(),
+                                             ring.minbytes()};
+  }
   return message;
 }
 
@@ -256,6 +280,7 @@ void fill(pb::ControlMessage& out, const ControlMessage& message) {
   append(out.mutable_resetqpos(), message.reset_qpos);
   append(out.mutable_resetqvel(), message.reset_qvel);
   append_image_requests(out.mutable_images(), message.images);
+  out.set_sharedmemory(message.shared_memory);
 }
 
 ObjectControl from_proto(const pb::ControlMessage_Object& in, const std::string& name) {
@@ -298,6 +323,7 @@ ControlMessage read(const pb::ControlMessage& in) {
   message.reset_qpos = to_vector(in.resetqpos());
   message.reset_qvel = to_vector(in.resetqvel());
   message.images = read_image_requests(in.images());
+  message.shared_memory = in.sharedmemory();
   return message;
 }
 
@@ -437,8 +463,11 @@ HandshakeInitMessage read(const pb::HandshakeInitMessage& in) { return {in.versi
 void fill(pb::SensorRequestMessage& out, const SensorRequestMessage& message) {
   out.set_messagetype(pb::SensorRequestMessageType);
   append_image_requests(out.mutable_images(), message.images);
+  out.set_sharedmemory(message.shared_memory);
 }
-SensorRequestMessage read(const pb::SensorRequestMessage& in) { return {read_image_requests(in.images())}; }
+SensorRequestMessage read(const pb::SensorRequestMessage& in) {
+  return {read_image_requests(in.images()), in.sharedmemory()};
+}
 
 void fill(pb::ResetMessage& out, const ResetMessage& message) {
   out.set_messagetype(pb::ResetMessageType);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -14,6 +15,7 @@ from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.codec import decode, encode
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
+from coupler.controller.shared_images import SharedImages
 from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
 from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
@@ -94,6 +96,7 @@ class Session:
         context: zmq.Context | None = None,
         reconnect_attempts: int = 0,
         reset: bool = False,
+        shared_memory: bool = True,
         **transport: Any,
     ) -> None:
         """Connect and do the handshake.
@@ -114,6 +117,12 @@ class Session:
         then sent again; a Control or a Reset is not, since the server may
         have applied it: ReconnectedError says so, and the session is ready
         for the next call. When no attempt succeeds, TimeoutError.
+
+        `shared_memory` (default True): at an ipc:// or inproc:// address,
+        take images through the shared memory the server announces (the "shm"
+        extension, see coupler.controller.shared_images: the arrays are then
+        views of it, valid for the next few answers); False: through the
+        socket, as over tcp.
         """
         self.client = Client(address, timeout=timeout, context=context, **transport)
         self.timeout = timeout
@@ -128,6 +137,9 @@ class Session:
         # and read through it rather than through messages.
         self._flat: FlatLayout | None = None
         self._flat_handshake: HandshakeMessage | None = None
+        self._shared_memory = shared_memory
+        # The server's ring, mapped, when images come through shared memory.
+        self.shared_images: SharedImages | None = None
         try:
             self.handshake: HandshakeMessage = self._handshake()
             if reset:
@@ -143,6 +155,7 @@ class Session:
             raise _unexpected(answer, "Handshake")
         if answer.version != PROTOCOL_VERSION:
             raise ProtocolError(f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED)
+        self.shared_images = SharedImages.mapped(self.client.address, answer) if self._shared_memory else None
         return answer
 
     def reconnect(self, accept_scene_change: bool = False) -> None:
@@ -155,7 +168,9 @@ class Session:
         self.client.reconnect()
         self._open = True  # a fresh connection: a closed session is open again
         handshake = self._handshake()
-        if not accept_scene_change and handshake != self.handshake:
+        # A restarted server offers a ring of its own: the same scene all the same.
+        unshared = dataclasses.replace(handshake, shared_memory=self.handshake.shared_memory)
+        if not accept_scene_change and unshared != self.handshake:
             raise SceneChangedError(
                 f"the server at {self.client.address} now describes a different scene than this session was "
                 "using; reconnect(accept_scene_change=True) accepts it"
@@ -289,6 +304,11 @@ class Session:
             answer = self._exchange(SensorRequestMessage())
         if not isinstance(answer, SensorMessage):
             raise _unexpected(answer, "Sensor")
+        if any(image.shared is not None for image in answer.images):
+            if self.shared_images is None:
+                raise ProtocolError("an answer's images lie in shared memory this session did not map",
+                                    ErrorCode.MALFORMED_FRAME)
+            self.shared_images.resolve(answer.images)
         return SensorReadings(self.handshake, answer, after_reset)
 
     def _sensors_for(self, request: Message) -> SensorReadings:
@@ -318,6 +338,7 @@ class Session:
         if images:
             control = controls.message()
             control.images = self._image_requests(images)
+            control.shared_memory = self.shared_images is not None
             return self._sensors_for(control)
         # A trace sees every message, so it goes through messages.
         flat = None if self.trace else self._flat_layout()
@@ -334,7 +355,8 @@ class Session:
     def sensors(self, images: Mapping[str, Asked] | None = None) -> SensorReadings:
         """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
         if images:
-            return self._sensors_for(SensorRequestMessage(images=self._image_requests(images)))
+            return self._sensors_for(SensorRequestMessage(images=self._image_requests(images),
+                                                          shared_memory=self.shared_images is not None))
         return self._sensors_for(SensorRequestMessage())
 
     def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:

@@ -140,5 +140,12 @@ class ObservedResponder:
 
 
 def observed(responder: Responder, observer: FrameObserver | None) -> Responder:
-    """`responder` itself without an observer, else it wrapped so that `observer` sees its traffic."""
-    return responder if observer is None else ObservedResponder(responder, observer)  # type: ignore[return-value]
+    """`responder` itself without an observer, else it wrapped so that `observer` sees its traffic.
+
+    An observer records or publishes the frames themselves, so their images must be in them: a responder
+    observed offers no shared memory (the "shm" extension), and images travel through the socket."""
+    if observer is None:
+        return responder
+    if getattr(responder, "shared_images", None) is not None:
+        responder.shared_images = None  # type: ignore[attr-defined]
+    return ObservedResponder(responder, observer)  # type: ignore[return-value]

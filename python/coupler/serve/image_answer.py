@@ -14,7 +14,7 @@ controller asking with every Control gets images at 1/N of its rate.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Protocol
 
@@ -107,13 +107,15 @@ class ImageAnswer:
         assert self.source is not None
         return self.source.submit(due)
 
-    def fields(self, wanted: Wanted, simulated_time: float, steps: int) -> bytes:
-        """The images field of the answer reporting `simulated_time`, rendered now."""
+    def fields(self, wanted: Wanted, simulated_time: float, steps: int,
+               encode: Callable[[Rendered], bytes] | None = None) -> bytes:
+        """The images field of the answer reporting `simulated_time`, rendered now (and encoded by `encode`,
+        default `encoded`)."""
         due = self.due(wanted, simulated_time, steps)
         if not due:
             return b""
         assert self.source is not None
-        return encoded(self.source.render(due, RENDER_TIMEOUT))
+        return (encode or encoded)(self.source.render(due, RENDER_TIMEOUT))
 
 
 def encoded(rendered: Rendered) -> bytes:

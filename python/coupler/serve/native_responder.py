@@ -17,12 +17,13 @@ import logging
 import time
 from concurrent import futures
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from coupler import _native, limits
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
-from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
+from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
@@ -30,6 +31,7 @@ from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.held import Held
 from coupler.serve.image_answer import RENDER_TIMEOUT, ImageAnswer, Rendered, Wanted, encoded
+from coupler.serve.shared_images import SharedImages, offered_on
 from coupler.serve.simulation_server import SimulationServer
 
 log = logging.getLogger(__name__)
@@ -64,9 +66,12 @@ class NativeResponder:
     request and answer is logged, decoded. `server_options`
     (heartbeat, heartbeat_timeout, max_frame_bytes, curve_key_pair,
     curve_allowed_clients) go to the server, as for `coupler.Server`.
+    `shared_memory` (default True) offers images through shared memory on an
+    ipc:// or inproc:// address (`coupler.serve.shared_images`).
     """
 
-    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False, **server_options: Any) -> None:
+    def __init__(self, address: str, sim: SimulationServer, trace_sizes: bool = False, shared_memory: bool = True,
+                 **server_options: Any) -> None:
         simulation = sim.simulation
         if not isinstance(simulation, ArraySimulation):
             raise TypeError(f"the native server path needs an ArraySimulation, not a {type(simulation).__name__}")
@@ -93,6 +98,11 @@ class NativeResponder:
                                   server_options.get("max_frame_bytes", limits.MAX_FRAME_BYTES),
                                   len(self._sensors.encode(0.0)))
         self._images_after_round: Wanted = ()  # asked for by a Control whose steps the loop takes
+        self._shared_after_round = False  # and whether through shared memory
+        # The "shm" extension: images through shared memory, for clients on this host that ask.
+        self.shared_images: SharedImages | None = None
+        if self.images.source is not None and offered_on(self.endpoint) and shared_memory:
+            self.shared_images = SharedImages(self.images.max_frame_bytes or limits.MAX_FRAME_BYTES or 1 << 26)
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False
         self._rendering: list[_Rendering] = []
@@ -158,6 +168,7 @@ class NativeResponder:
             return answer
         if answer.held:
             self._images_after_round = wanted
+            self._shared_after_round = request.shared_memory
             return answer
         if answer.simulated_time is None:
             return answer  # refused: no state to show
@@ -170,19 +181,23 @@ class NativeResponder:
                                 ErrorCode.CONTROL_MISMATCH)
         self.images.check(wanted)
 
-    def _with_images(self, answer: Answer, wanted: Wanted, request: _native.Request | None = None) -> Answer:
+    def _with_images(self, answer: Answer, wanted: Wanted, request: _native.Request | None = None,
+                     shared: bool = False) -> Answer:
         """`answer` (a stepped state's) with the images `wanted` of that state; an ErrorMessage if none render.
 
         With `defer_images` and the `request` to answer, the images render while others are served: the
         answer returned then sends nothing, and `rendered_answers()` hands it over once they are done.
+        `shared`: through shared memory, for an answer made without its request.
         """
         assert answer.simulated_time is not None
         failing = "the Control was applied, but its images could not be rendered"
         if request is not None and self._deferred(request, answer, wanted, answer.simulated_time, answer.steps,
                                                   failing):
             return Answer(None, answer.simulated_time, answer.steps)
+        if request is not None:
+            shared = request.shared_memory
         try:
-            fields = self.images.fields(wanted, answer.simulated_time, answer.steps)
+            fields = self.images.fields(wanted, answer.simulated_time, answer.steps, self._encoder(shared))
         except (RuntimeError, futures.TimeoutError) as error:
             return Answer(self._render_failure(failing, error), answer.simulated_time, answer.steps)
         return Answer(answer.reply + fields, answer.simulated_time, answer.steps)
@@ -199,6 +214,13 @@ class NativeResponder:
         self._rendering.append(_Rendering(request, answer, self.images.submit(due),
                                           time.monotonic() + RENDER_TIMEOUT, failing))
         return True
+
+    def _encoder(self, shared: bool) -> Callable[[Rendered], bytes]:
+        """What encodes an answer's images: through shared memory when its request asked and the ring is there."""
+        ring = self.shared_images
+        if ring is None or not shared:
+            return encoded
+        return lambda rendered: ring.fields(rendered, True)
 
     def _render_failure(self, failing: str, error: BaseException) -> bytes:
         self.sim.stats.errors_sent += 1
@@ -226,7 +248,7 @@ class NativeResponder:
             answer = rendering.answer
             if rendering.images.done():
                 try:
-                    reply = answer.reply + encoded(rendering.images.result())
+                    reply = answer.reply + self._encoder(rendering.request.shared_memory)(rendering.images.result())
                 except Exception as error:  # the renderer's failure, told to the one who asked
                     reply = self._render_failure(rendering.failing, error)
                 done.append((rendering.request, Answer(reply, answer.simulated_time, answer.steps)))
@@ -254,7 +276,8 @@ class NativeResponder:
         if self._deferred(request, state, wanted, simulated_time, 0, failing):
             return Answer(None)
         try:
-            return Answer(state.reply + self.images.fields(wanted, simulated_time, 0))
+            return Answer(state.reply + self.images.fields(wanted, simulated_time, 0,
+                                                           self._encoder(request.shared_memory)))
         except (RuntimeError, futures.TimeoutError) as error:
             return Answer(self._render_failure(failing, error))
 
@@ -280,6 +303,8 @@ class NativeResponder:
         message = request.message  # as the C++ server decoded it: the one codec, no second parse
         # Not a Control (those are read above): never held, never stepped.
         answer = self.sim.handle(message, request.peer)
+        if isinstance(answer, HandshakeMessage) and self.shared_images is not None:
+            answer = self.shared_images.handshake(answer)
         return Answer(None if answer is None or isinstance(answer, Held) else encode(answer))
 
     def step(self) -> None:
@@ -289,7 +314,8 @@ class NativeResponder:
         simulated_time = self._simulation.sensor_values(self._sensors.values)
         answer = Answer(self._sensors.encode(simulated_time), simulated_time, steps)
         wanted, self._images_after_round = self._images_after_round, ()
-        return self._with_images(answer, wanted) if wanted else answer
+        shared, self._shared_after_round = self._shared_after_round, False
+        return self._with_images(answer, wanted, shared=shared) if wanted else answer
 
     def error_answer(self, error: ErrorMessage) -> Answer:
         return Answer(encode(error))
@@ -309,6 +335,7 @@ class NativeResponder:
 
     def close(self) -> None:
         self.server.close()
+        self.shared_images = None
 
     def __enter__(self) -> NativeResponder:
         return self

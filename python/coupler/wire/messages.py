@@ -42,6 +42,9 @@ __all__ = [
     "EXTENSION_KEYFRAMES",
     "EXTENSION_MOCAP",
     "EXTENSION_IMAGES",
+    "EXTENSION_SHARED_MEMORY",
+    "SharedMemoryRing",
+    "SharedSlice",
     "IMAGE_KINDS",
     "CameraDescription",
     "Image",
@@ -176,6 +179,9 @@ EXTENSION_IMAGES = "images"
 # What a camera can render: "rgb" 3 uint8 per pixel, "depth" float32 metres along the optical axis,
 # "segmentation" int32 geom ids (-1 where no geom is seen).
 IMAGE_KINDS = ("rgb", "depth", "segmentation")
+# HandshakeMessage.shared_memory, a ring of buffers in shared memory offered on an ipc or inproc address;
+# a Control or SensorRequest with shared_memory gets its answer's images there (Image.shared).
+EXTENSION_SHARED_MEMORY = "shm"
 
 
 @dataclass
@@ -213,6 +219,30 @@ class ImageRequest:
 
 
 @dataclass
+class SharedSlice:
+    """coupler extension "shm": where a payload lies in the ring: buffer `slot`, written as `sequence`,
+    `length` bytes from `offset` in that buffer."""
+
+    slot: int = 0
+    sequence: int = 0
+    offset: int = 0
+    length: int = 0
+
+
+@dataclass
+class SharedMemoryRing:
+    """coupler extension "shm": `slots` buffers of `slot_bytes` bytes in one file only the server's user can
+    open (`path`, /proc/PID/fd/N of a memfd), buffer i's data from `data_offset` + i `slot_bytes`; an answer's
+    payloads that reach `min_bytes` together travel in one buffer."""
+
+    path: str = ""
+    slots: int = 0
+    slot_bytes: int = 0
+    data_offset: int = 0
+    min_bytes: int = 0
+
+
+@dataclass
 class Image:
     """coupler extension "images": one rendered image, rows from the top of the picture down (see IMAGE_KINDS)."""
 
@@ -222,6 +252,8 @@ class Image:
     height: int = 0
     time: float = 0.0  # s, the simulated time it shows
     data: bytes = field(default=b"", repr=False)  # a trace shows the image, not its megabytes
+    # coupler extension "shm": the pixels lie in the shared memory there instead of in data.
+    shared: SharedSlice | None = None
 
 
 @dataclass
@@ -297,6 +329,8 @@ class HandshakeMessage:
     cameras: dict[str, CameraDescription] = field(default_factory=dict)  # by name
     max_image_width: int = 0
     max_image_height: int = 0
+    # coupler extension "shm": the ring a client on the same host may map (None: none offered).
+    shared_memory: SharedMemoryRing | None = None
 
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""
@@ -329,6 +363,8 @@ class ControlMessage:
     reset_qvel: list[float] = field(default_factory=list)
     # coupler extension "images": the answer carries these images of the state after the step.
     images: list[ImageRequest] = field(default_factory=list)
+    # coupler extension "shm": the answer's big payloads through the announced shared memory.
+    shared_memory: bool = False
 
 
 @dataclass
@@ -369,6 +405,8 @@ class SensorMessage:
 class SensorRequestMessage:
     # coupler extension "images": the answer carries these images.
     images: list[ImageRequest] = field(default_factory=list)
+    # coupler extension "shm": the answer's big payloads through the announced shared memory.
+    shared_memory: bool = False
 
 
 @dataclass

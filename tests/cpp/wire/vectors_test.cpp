@@ -212,6 +212,23 @@ SensorMessage sensor_images() {
   return m;
 }
 
+HandshakeMessage handshake_shm() {
+  HandshakeMessage m = handshake_cameras();
+  m.server = ServerInfo{"coupler", "0.1.0", {"images", "shm"}};
+  m.shared_memory = SharedMemoryRing{"/proc/4242/fd/7", 4, 1 << 20, 4096, 16384};
+  return m;
+}
+
+SensorMessage sensor_images_shm() {
+  SensorMessage m;
+  m.objects["pendulum"].angles = {0.25};
+  m.objects["pendulum"].angular_velocities = {0.0};
+  m.objects["pendulum"].torques = {0.5};
+  m.simulated_time = 0.5;
+  m.images = {{"overview", "rgb", 4, 2, 0.5, "", SharedSlice{2, 7, 64, 24}}};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -241,6 +258,9 @@ std::map<std::string, Message> vectors() {
       {"control_images", control_images()},
       {"sensor_request_images", SensorRequestMessage{{{"overview", {"segmentation"}, 3u}}}},
       {"sensor_images", sensor_images()},
+      {"handshake_shm", handshake_shm()},
+      {"sensor_request_shm", SensorRequestMessage{{{"overview", {"rgb"}}}, true}},
+      {"sensor_images_shm", sensor_images_shm()},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }

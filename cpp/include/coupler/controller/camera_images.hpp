@@ -7,7 +7,12 @@
 //   const float* depth = picture.depth->pixels<float>();   // metres, row 0 the top of the picture
 //
 // Views point into the readings they came from: they stay valid as long as
-// those readings live and are not moved from.
+// those readings live and are not moved from. Images that came through shared
+// memory (the "shm" extension, at an ipc:// or inproc:// address) point into
+// the mapped ring instead, no copy: the readings keep it mapped, and the
+// pixels stay as sent until the server has sent `slots - 1` more answers
+// with shared images (3 with its default of 4 buffers), to any client;
+// session.shared_memory()->current(*image.shared) says whether they still are.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <coupler/transport/shared_ring.hpp>
 #include <coupler/wire/messages.hpp>
 
 namespace coupler {
@@ -67,8 +73,10 @@ struct CameraImages {
   std::optional<ImageView> segmentation;
 };
 
-// The images of a SensorMessage by camera, as views of its bytes. Throws
-// coupler::Error for an image of an unknown kind or whose size does not match its data.
-std::map<std::string, CameraImages> camera_images(const std::vector<Image>& images);
+// The images of a SensorMessage by camera, as views of its bytes, or of `shared` for those that lie there.
+// Throws coupler::Error for an image of an unknown kind or whose size does not match its data, and one in
+// shared memory without `shared` or outside it (SharedRingReader::view).
+std::map<std::string, CameraImages> camera_images(const std::vector<Image>& images,
+                                                  const SharedRingReader* shared = nullptr);
 
 }  // namespace coupler

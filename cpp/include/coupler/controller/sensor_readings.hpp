@@ -22,7 +22,9 @@ class SensorLayout;
 // first lookup: a controller that only steps pays nothing for it.
 class SensorReadings {
  public:
-  SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset = false);
+  // `shared`: the ring of shared memory its images may lie in (the "shm" extension), kept mapped while they live.
+  SensorReadings(const HandshakeMessage& handshake, SensorMessage message, bool after_reset = false,
+                 std::shared_ptr<const SharedRingReader> shared = nullptr);
   // `values` holds layout->size() numbers in the layout's order.
   SensorReadings(const HandshakeMessage& handshake, std::shared_ptr<const SensorLayout> layout,
                  std::vector<double> values, double simulated_time);
@@ -51,7 +53,7 @@ class SensorReadings {
   const std::vector<double>& object_sensor(const std::string& object, ValueType type) const;
 
   // The images asked for (the "images" extension) by camera: images().at("overview").rgb and so on,
-  // views of these readings' bytes.
+  // views of these readings' bytes or of the shared memory they came through (camera_images.hpp).
   std::map<std::string, CameraImages> images() const;
 
   const SensorMessage& message() const;
@@ -67,6 +69,7 @@ class SensorReadings {
   std::vector<double> values_;
   mutable std::optional<SensorMessage> message_;
   bool after_reset_;
+  std::shared_ptr<const SharedRingReader> shared_;
 };
 
 }  // namespace coupler

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <coupler/transport/client.hpp>
+#include <coupler/transport/shared_ring.hpp>
 #include <coupler/controller/controls.hpp>
 #include <coupler/wire/error.hpp>
 #include <coupler/wire/messages.hpp>
@@ -28,6 +29,11 @@ struct SessionOptions {
   // nothing (SensorRequest) is then sent again; a Control or Reset is not,
   // since the server may have applied it: ReconnectedError says so.
   int reconnect_attempts = 0;
+  // At an ipc:// or inproc:// address, take images through the shared memory
+  // the server announces (the "shm" extension): ImageViews then point into
+  // that mapping (see camera_images.hpp for how long they hold). False: through
+  // the socket, as over tcp. A ring that cannot be mapped is left alone.
+  bool shared_memory = true;
 };
 
 // Every call waits at most the client's timeout (ClientOptions, default 5 s)
@@ -91,6 +97,8 @@ class Session {
   // Timing of every exchange so far (the handshake included); clear() it to
   // time a phase of its own.
   RoundTripStats& stats() noexcept { return stats_; }
+  // The server's ring of shared memory, mapped; null when images come through the socket.
+  const SharedRingReader* shared_memory() const noexcept { return shared_.get(); }
   Client& client() noexcept { return client_; }
 
  private:
@@ -118,6 +126,8 @@ class Session {
   // Reads Sensor frames of the handshake's shape without building messages;
   // null for a handshake it cannot lay out (then every answer is decoded).
   std::shared_ptr<SensorLayout> layout_;
+  // The "shm" extension's ring, mapped; readings with images keep it alive.
+  std::shared_ptr<const SharedRingReader> shared_;
   bool open_ = true;
 };
 

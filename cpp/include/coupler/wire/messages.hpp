@@ -35,6 +35,8 @@ inline constexpr const char* kExtensionMocap = "mocap";
 inline constexpr const char* kExtensionKeyframes = "keyframes";
 // Cameras in the handshake (HandshakeMessage::cameras); images asked for by a Control or a SensorRequest.
 inline constexpr const char* kExtensionImages = "images";
+// HandshakeMessage::shared_memory; Image::shared, asked for by a Control or SensorRequest's shared_memory.
+inline constexpr const char* kExtensionSharedMemory = "shm";
 
 // coupler extension "images": one camera of the scene. Pixel (u, v), u to the
 // right and v down from the top-left pixel's centre, sees the point (x, y, z)
@@ -63,6 +65,15 @@ struct ImageRequest {
 // coupler extension "images": one rendered image, rows from the top down:
 // "rgb" 3 bytes per pixel, "depth" float32 metres along the optical axis,
 // "segmentation" int32 geom ids (-1: none), little-endian.
+// coupler extension "shm": where a payload lies in the announced ring: buffer
+// `slot`, written as `sequence`, `length` bytes from `offset` in that buffer.
+struct SharedSlice {
+  std::uint32_t slot = 0;
+  std::uint64_t sequence = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+};
+
 struct Image {
   std::string camera;
   std::string kind;
@@ -70,6 +81,20 @@ struct Image {
   std::uint32_t height = 0;
   double time = 0.0;  // s
   std::string data;
+  // coupler extension "shm": the pixels lie in the shared memory there instead of in data.
+  std::optional<SharedSlice> shared = std::nullopt;
+};
+
+// coupler extension "shm": a ring of `slots` buffers of `slot_bytes` bytes in
+// one file only the server's user can open (`path`, /proc/PID/fd/N of a
+// memfd); buffer i's data from `data_offset` + i slot_bytes. An answer's
+// payloads that reach `min_bytes` together travel in one buffer.
+struct SharedMemoryRing {
+  std::string path;
+  std::uint32_t slots = 0;
+  std::uint64_t slot_bytes = 0;
+  std::uint64_t data_offset = 0;
+  std::uint64_t min_bytes = 0;
 };
 
 // A closed interval [min, max]; limited false means unlimited (min and max
@@ -130,6 +155,8 @@ struct HandshakeMessage {
   std::vector<CameraDescription> cameras;
   std::uint32_t max_image_width = 0;
   std::uint32_t max_image_height = 0;
+  // coupler extension "shm": the ring a client on the same host may map (nullopt: none offered).
+  std::optional<SharedMemoryRing> shared_memory;
 
   // Whether the server announced this coupler extension (never, for a Click server).
   bool supports(const std::string& extension) const;
@@ -169,6 +196,8 @@ struct ControlMessage {
   std::vector<double> reset_qvel;
   // coupler extension "images": the answer carries these images of the state after the step.
   std::vector<ImageRequest> images;
+  // coupler extension "shm": the answer's big payloads through the announced shared memory.
+  bool shared_memory = false;
 
   // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
   static Builder builder();
@@ -231,6 +260,8 @@ struct SensorMessage {
 struct SensorRequestMessage {
   // coupler extension "images": the answer carries these images.
   std::vector<ImageRequest> images;
+  // coupler extension "shm": the answer's big payloads through the announced shared memory.
+  bool shared_memory = false;
 };
 struct ResetMessage {
   // coupler extension: the state to start from after the reset (MuJoCo qpos
