@@ -297,7 +297,8 @@ def _checked_scene(options: ServeOptions) -> Simulation:
 
 
 def _serve_cameras(simulation: Simulation, options: ServeOptions) -> None:
-    """Offer a MuJoCo scene's cameras (the "images" extension), saying so in one line; not with --worlds."""
+    """Offer a MuJoCo scene's cameras (the "images" extension), saying so in one line; with --worlds, world 0's
+    renderer renders every world."""
     if "coupler.mujoco.simulation" not in sys.modules:
         return  # not a MuJoCo scene (the static one, served without the sim extra): no camera to offer
     from coupler.mujoco.camera_serving import serve_cameras  # needs MuJoCo, which the scene has loaded
@@ -308,10 +309,6 @@ def _serve_cameras(simulation: Simulation, options: ServeOptions) -> None:
     if options.no_cameras:
         if options.cameras:
             raise Error("--camera with --no-cameras: a size is given for a camera that is not served")
-        return
-    if options.worlds is not None:
-        if options.cameras:
-            raise Error("--camera with --worlds: the batched worlds serve no cameras")
         return
     said = serve_cameras(simulation, [CameraSize(*size) for size in options.cameras])
     if said is not None:

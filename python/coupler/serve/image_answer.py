@@ -44,6 +44,9 @@ class ImageSource(Protocol):
 
     def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> Rendered: ...
 
+    def render_worlds(self, camera: str, kinds: tuple[str, ...], states: Sequence[object],
+                      timeout: float) -> dict[str, np.ndarray]: ...
+
 
 _BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
 _IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)

@@ -329,6 +329,9 @@ class ControlMessage:
     reset_qvel: list[float] = field(default_factory=list)
     # coupler extension "images": the answer carries these images of the state after the step.
     images: list[ImageRequest] = field(default_factory=list)
+    # "worlds" and "images" together: the worlds whose images the answer to a
+    # Control for every world carries (ascending); empty: every world.
+    image_worlds: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -363,6 +366,11 @@ class SensorMessage:
     world_data: list[float] = field(default_factory=list)
     # coupler extension "images": the images asked for, of the state above.
     images: list[Image] = field(default_factory=list)
+    # "worlds" and "images" together, the answer to a Control for every world
+    # asking for images: per camera and kind, one Image whose data holds the
+    # images of the worlds image_worlds lists, one after another (time unset).
+    world_images: list[Image] = field(default_factory=list)
+    image_worlds: list[int] = field(default_factory=list)
 
 
 @dataclass
