@@ -29,7 +29,8 @@ Resets to a keyframe by name and by index (index 0, which is sent).
 `handshake_cameras` is the handshake of a scene with a camera (the "images"
 extension); `control_images` and `sensor_request_images` ask for its images
 (one camera at a rate), and `sensor_images` answers with a depth and an rgb
-image.
+image. `control_worlds_images` is a Control for every world asking for one
+world's images of that camera, and `sensor_worlds_images` its answer.
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -282,6 +283,19 @@ def sensor_images() -> SensorMessage:
                                  Image("overview", "rgb", 2, 1, 0.5, bytes([255, 0, 0, 0, 128, 255]))])
 
 
+def control_worlds_images() -> ControlMessage:
+    """Both worlds stepped, asking for world 1's rgb image of the overview camera."""
+    return ControlMessage(worlds=2, world_controls=[0.5, 1.0, -0.25, 0.0],
+                          images=[ImageRequest("overview", ["rgb"])], image_worlds=[1])
+
+
+def sensor_worlds_images() -> SensorMessage:
+    """The answer: both worlds' readings and times, and world 1's rgb image of 2x1 pixels."""
+    return SensorMessage(simulated_time=0.01, world_sensors=[0.5, 2.5, 0.125, -1.5], world_times=[0.01, 0.01],
+                         world_images=[Image("overview", "rgb", 2, 1, 0.0, bytes([255, 0, 0, 0, 128, 255]))],
+                         image_worlds=[1])
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -304,6 +318,8 @@ def vectors() -> dict[str, Message]:
         "control_images": control_images(),
         "sensor_request_images": SensorRequestMessage(images=[ImageRequest("overview", ["segmentation"], 3)]),
         "sensor_images": sensor_images(),
+        "control_worlds_images": control_worlds_images(),
+        "sensor_worlds_images": sensor_worlds_images(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 

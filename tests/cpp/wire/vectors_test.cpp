@@ -212,6 +212,25 @@ SensorMessage sensor_images() {
   return m;
 }
 
+ControlMessage control_worlds_images() {
+  ControlMessage m;
+  m.worlds = 2;
+  m.world_controls = {0.5, 1.0, -0.25, 0.0};
+  m.images = {{"overview", {"rgb"}, std::nullopt}};
+  m.image_worlds = {1};
+  return m;
+}
+
+SensorMessage sensor_worlds_images() {
+  SensorMessage m;
+  m.simulated_time = 0.01;
+  m.world_sensors = {0.5, 2.5, 0.125, -1.5};
+  m.world_times = {0.01, 0.01};
+  m.world_images = {{"overview", "rgb", 2, 1, 0.0, std::string("\xff\x00\x00\x00\x80\xff", 6)}};
+  m.image_worlds = {1};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -241,6 +260,8 @@ std::map<std::string, Message> vectors() {
       {"control_images", control_images()},
       {"sensor_request_images", SensorRequestMessage{{{"overview", {"segmentation"}, 3u}}}},
       {"sensor_images", sensor_images()},
+      {"control_worlds_images", control_worlds_images()},
+      {"sensor_worlds_images", sensor_worlds_images()},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }

@@ -1,0 +1,144 @@
+"""Cameras of a batched server (`coupler serve --worlds N`): one Control for every world asks for a camera's images
+of every world, or of the worlds named; world k's picture shows world k's state."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# The renderer compared with needs its OpenGL chosen before MuJoCo is imported: the server's own choice, EGL.
+os.environ.setdefault("MUJOCO_GL", "egl")
+mujoco = pytest.importorskip("mujoco")
+
+from coupler import RemoteError, Session  # noqa: E402
+from coupler.controller.world_session import WorldSession  # noqa: E402
+from coupler.serve.serve_process import ServeProcess  # noqa: E402
+from coupler.wire.errors import Error  # noqa: E402
+
+WORLDS = 3
+WIDTH, HEIGHT = 32, 24
+# A red cart on a rail across the camera's view: its slide joint's position is where the red is in the picture.
+SCENE = f"""
+<mujoco model="rail">
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
+    <body name="cart" pos="0 0 0.1">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
+    </body>
+    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
+  </worldbody>
+  <actuator><motor name="slide" joint="slide"/></actuator>
+</mujoco>
+"""
+POSITIONS = np.array([[0.0], [0.3], [-0.3]])  # each world's cart
+
+
+@pytest.fixture(scope="module")
+def scene_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rail") / "rail.xml"
+    path.write_text(SCENE)
+    return path
+
+
+@pytest.fixture(scope="module")
+def worlds(scene_path: Path) -> Iterator[WorldSession]:
+    with ServeProcess(["--scene", str(scene_path), "--worlds", str(WORLDS)]) as server:
+        with Session(server.endpoint, timeout=30.0) as session:
+            yield WorldSession(session)
+
+
+@pytest.fixture(scope="module")
+def placed(worlds: WorldSession):
+    """Every world's images after resetting each world's cart to its own position."""
+    worlds.send(resets=range(WORLDS), qpos=POSITIONS, images={"eye": ("rgb", "depth", "segmentation")})
+    worlds.receive()
+    return worlds.images["eye"]
+
+
+def _direct(scene_path: Path, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rgb and depth `mujoco.Renderer` renders of the scene with its cart at `qpos`."""
+    model = mujoco.MjModel.from_xml_path(str(scene_path))
+    data = mujoco.MjData(model)
+    data.qpos[:] = qpos
+    mujoco.mj_forward(model, data)
+    renderer = mujoco.Renderer(model, HEIGHT, WIDTH)
+    try:
+        renderer.update_scene(data, "eye")
+        rgb = renderer.render().copy()
+        renderer.enable_depth_rendering()
+        renderer.update_scene(data, "eye")
+        depth = renderer.render().copy()
+    finally:
+        renderer.close()
+    return rgb, depth
+
+
+def _red_columns(rgb: np.ndarray) -> float:
+    red = (rgb[..., 0] > 150) & (rgb[..., 1] < 80)
+    return float(np.nonzero(red)[1].mean())
+
+
+def test_every_world_is_rendered_stacked_in_world_order(placed):
+    assert placed.worlds.tolist() == list(range(WORLDS))
+    assert placed.rgb.shape == (WORLDS, HEIGHT, WIDTH, 3) and placed.rgb.dtype == np.uint8
+    assert placed.depth.shape == (WORLDS, HEIGHT, WIDTH) and placed.depth.dtype == np.float32
+    assert placed.segmentation.shape == (WORLDS, HEIGHT, WIDTH) and placed.segmentation.dtype == np.int32
+
+
+def test_world_k_shows_world_ks_cart_where_it_is(placed):
+    columns = [_red_columns(placed.rgb[k]) for k in range(WORLDS)]
+    assert columns[2] < columns[0] < columns[1]  # -0.3 m left of 0, 0.3 m right of it
+
+
+def test_world_ks_images_equal_the_renderers_of_its_state(placed, scene_path):
+    rgb, depth = _direct(scene_path, POSITIONS[1])
+    np.testing.assert_array_equal(placed.rgb[1], rgb)
+    np.testing.assert_allclose(placed.depth[1], depth, rtol=1e-5)
+
+
+def test_only_the_worlds_named_are_rendered(worlds, placed):
+    worlds.send(np.zeros((WORLDS, worlds.control_width)), images={"eye": "rgb"}, image_worlds=[1])
+    worlds.receive()
+    shown = worlds.images["eye"]
+    assert shown.worlds.tolist() == [1]
+    assert shown.rgb.shape == (1, HEIGHT, WIDTH, 3) and shown.depth is None
+    assert _red_columns(shown.rgb[0]) == pytest.approx(_red_columns(placed.rgb[1]), abs=0.5)
+
+
+def test_a_control_asking_for_no_images_is_answered_without_them(worlds):
+    worlds.send(np.zeros((WORLDS, worlds.control_width)))
+    worlds.receive()
+    assert worlds.images == {}
+
+
+@pytest.mark.parametrize(("images", "image_worlds", "named"), [
+    ({"nose": "rgb"}, (), "no camera named 'nose'"),
+    ({"eye": "rgb"}, (WORLDS,), f"no world {WORLDS} to render"),
+    ({"eye": "infrared"}, (), "renders no 'infrared' images"),
+])
+def test_a_bad_request_is_refused_naming_it_and_no_world_steps(worlds, images, image_worlds, named):
+    worlds.send(resets=range(WORLDS))
+    _, before = worlds.receive()
+    worlds.send(np.zeros((WORLDS, worlds.control_width)), images=images, image_worlds=image_worlds)
+    with pytest.raises(RemoteError, match=named):
+        worlds.receive()
+    worlds.send()  # steps no world: reads them
+    _, after = worlds.receive()
+    np.testing.assert_array_equal(after, before)
+
+
+def test_a_rate_is_refused_before_sending(worlds):
+    from coupler import CameraRequest
+
+    with pytest.raises(Error, match="every 2 steps"):
+        worlds.send(images={"eye": CameraRequest(("rgb",), every=2)})
+
+
+def test_world_zeros_camera_answers_ordinary_requests_too(worlds):
+    assert worlds.session.sensors(images={"eye": "rgb"}).images["eye"].rgb.shape == (HEIGHT, WIDTH, 3)
