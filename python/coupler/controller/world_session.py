@@ -27,12 +27,10 @@ from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.session import Session
 from coupler.wire.errors import Error, ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import EXTENSION_IMAGES, EXTENSION_WORLDS, ImageRequest
+from coupler.wire.messages import EXTENSION_IMAGES, EXTENSION_WORLDS, IMAGE_BYTES_PER_PIXEL, ImageRequest
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images, world_answer_bytes
 
 __all__ = ["WorldCameraImages", "WorldSession"]
-
-_BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
 
 
 @dataclass
@@ -120,7 +118,7 @@ class WorldSession:
         if not requests or not limit or any(r.camera not in cameras for r in requests):
             return
         worlds = len(image_worlds) or self.count
-        pixels = sum(cameras[r.camera].width * cameras[r.camera].height * _BYTES_PER_PIXEL.get(kind, 4)
+        pixels = sum(cameras[r.camera].width * cameras[r.camera].height * IMAGE_BYTES_PER_PIXEL.get(kind, 4)
                      for r in requests for kind in r.kinds)
         answer = world_answer_bytes(self.count, self.sensor_width) + worlds * pixels
         if answer > limit:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from coupler.serve.image_answer import _BYTES_PER_PIXEL, _IMAGE_OVERHEAD, RENDER_TIMEOUT, ImageAnswer, Wanted
+from coupler.serve.image_answer import IMAGE_OVERHEAD, RENDER_TIMEOUT, ImageAnswer, Wanted
 from coupler.wire.errors import ProtocolError
-from coupler.wire.messages import ErrorCode
+from coupler.wire.messages import IMAGE_BYTES_PER_PIXEL, ErrorCode
 from coupler.wire.peer_text import shown
 from coupler.wire.world_frames import WorldImages
 
@@ -59,8 +59,8 @@ class WorldImageAnswer:
                                f"{worlds[:10]}{' ...' if len(worlds) > 10 else ''}")
         chosen = worlds or list(range(self.count))
         cameras = self.images.source.cameras  # type: ignore[union-attr]  # checked above: it has cameras
-        size = answer_bytes + sum(_IMAGE_OVERHEAD + len(chosen) * cameras[camera].width * cameras[camera].height *
-                                  _BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
+        size = answer_bytes + sum(IMAGE_OVERHEAD + len(chosen) * cameras[camera].width * cameras[camera].height *
+                                  IMAGE_BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
         limit = self.images.max_frame_bytes
         if limit and size > limit:
             raise _refused(f"the images of {len(chosen)} worlds asked for make an answer of about {size} bytes, over "

@@ -42,6 +42,7 @@ __all__ = [
     "EXTENSION_KEYFRAMES",
     "EXTENSION_MOCAP",
     "EXTENSION_IMAGES",
+    "IMAGE_BYTES_PER_PIXEL",
     "IMAGE_KINDS",
     "CameraDescription",
     "Image",
@@ -176,6 +177,8 @@ EXTENSION_IMAGES = "images"
 # What a camera can render: "rgb" 3 uint8 per pixel, "depth" float32 metres along the optical axis,
 # "segmentation" int32 geom ids (-1 where no geom is seen).
 IMAGE_KINDS = ("rgb", "depth", "segmentation")
+# The bytes of one pixel of each kind: rgb 3, a float32 depth or an int32 geom id 4.
+IMAGE_BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
 
 
 @dataclass
