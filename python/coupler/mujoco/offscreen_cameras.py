@@ -79,23 +79,29 @@ class OffscreenCameras:
         """`submit`, waited for: TimeoutError when rendering takes over `timeout` seconds."""
         return self.submit(wanted).result(timeout)
 
-    def render_worlds(self, camera: str, kinds: tuple[str, ...], states: Sequence[mujoco.MjData],
-                      timeout: float) -> dict[str, np.ndarray]:
-        """The images of `camera` of each of `states` (mjData of this model, one per world), by kind, stacked:
-        (len(states), H, W, 3) uint8 rgb, (len(states), H, W) float32 depth and int32 segmentation.
+    def submit_worlds(self, wanted: list[tuple[str, tuple[str, ...]]],
+                      states: Sequence[mujoco.MjData]) -> Future[dict[str, dict[str, np.ndarray]]]:
+        """Start rendering the images of `wanted` ((camera, kinds) each) of each of `states` (mjData of this model,
+        one per world); their future: by camera and kind, stacked, (len(states), H, W, 3) uint8 rgb,
+        (len(states), H, W) float32 depth and int32 segmentation.
 
-        The rendering thread reads the states while this waits, with one
-        context and one scene for all of them, into arrays made once per
-        camera and count and reused by the next call: encode them before
-        calling again. TimeoutError past `timeout` seconds.
+        The rendering thread reads the states themselves, with one context and
+        one scene for all of them: nothing may step them until the future is
+        done. The arrays are made once per camera and count and reused by the
+        next job: encode them before submitting another.
         """
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, name="coupler-cameras", daemon=True)
                 self._thread.start()
-        done: Future[dict[str, np.ndarray]] = Future()
-        self._jobs.put(_WorldsJob(camera, kinds, list(states), done))
-        return done.result(timeout)
+        done: Future[dict[str, dict[str, np.ndarray]]] = Future()
+        self._jobs.put(_WorldsJob(list(wanted), list(states), done))
+        return done
+
+    def render_worlds(self, wanted: list[tuple[str, tuple[str, ...]]], states: Sequence[mujoco.MjData],
+                      timeout: float) -> dict[str, dict[str, np.ndarray]]:
+        """`submit_worlds`, waited for: TimeoutError when rendering takes over `timeout` seconds."""
+        return self.submit_worlds(wanted, states).result(timeout)
 
     def close(self) -> None:
         if self._thread is not None:
@@ -120,7 +126,8 @@ class OffscreenCameras:
             while (job := self._jobs.get()) is not None:
                 if isinstance(job, _WorldsJob):
                     try:
-                        job.done.set_result(renderer.render_worlds(job.states, job.camera, job.kinds))
+                        job.done.set_result({camera: renderer.render_worlds(job.states, camera, kinds)
+                                             for camera, kinds in job.wanted})
                     except Exception as error:  # reported to the one who asked; the thread goes on
                         job.done.set_exception(error)
                     continue
@@ -143,10 +150,9 @@ class _Job:
 
 @dataclass
 class _WorldsJob:
-    camera: str
-    kinds: tuple[str, ...]
-    states: list[mujoco.MjData]  # the worlds' own: read by the rendering thread while the one who asked waits
-    done: Future[dict[str, np.ndarray]]
+    wanted: list[tuple[str, tuple[str, ...]]]
+    states: list[mujoco.MjData]  # the worlds' own: read by the rendering thread while nothing steps them
+    done: Future[dict[str, dict[str, np.ndarray]]]
 
 
 class _Renderer:

@@ -36,7 +36,7 @@ from coupler.wire.messages import (
     MessageType,
     ServerInfo,
 )
-from coupler.serve.image_answer import Wanted
+from coupler.serve.image_answer import RENDER_TIMEOUT, Wanted
 from coupler.serve.world_images import WorldImageAnswer
 from coupler.wire.world_frames import (WorldControl, carries_worlds, encode_world_sensors, read_world_control,
                                        world_answer_bytes)
@@ -226,22 +226,32 @@ class BatchedResponder(NativeResponder):
                                                 answer=lambda: self._world_answer(taken, wanted=wanted,
                                                                                   image_worlds=rendered))
             return HELD_ANSWER
-        return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered)
+        return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request)
 
-    def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (),
-                      image_worlds: Sequence[int] = ()) -> Answer:
+    def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (), image_worlds: Sequence[int] = (),
+                      request: _native.Request | None = None) -> Answer:
         """The answer to a Control for every world that took `taken` steps, with the images `wanted` of
-        `image_worlds`; `read`: read the worlds first."""
+        `image_worlds`; `read`: read the worlds first. With the `request` to answer, the images render while
+        others are served (when answers wait for images here): the answer returned then sends nothing."""
         if read:
             self.worlds.advance(0, self._world_sensors, self._world_times)
         data = self.worlds.world_data
         time = float(self._world_times[0])
-        images = []
-        if wanted:
-            try:
-                images = self.world_images.render(wanted, self.worlds.states(image_worlds))
-            except (RuntimeError, futures.TimeoutError) as error:
-                return Answer(self._render_failure("the Control was applied, but its images could not be rendered",
-                                                   error), time, taken)
-        return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None,
-                                           images, image_worlds if wanted else ()), time, taken)
+        if not wanted:
+            return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None),
+                          time, taken)
+        failing = "the Control was applied, but its images could not be rendered"
+        sensors, times, kept = self._world_sensors.copy(), self._world_times.copy(), data.copy() if data.size else None
+
+        def compose(rendered: dict[str, dict[str, np.ndarray]]) -> bytes:
+            return encode_world_sensors(sensors, times, kept, self.world_images.stacks(wanted, rendered), image_worlds)
+
+        # The renderer reads the worlds' own states: nothing steps them meanwhile, as their one controller waits
+        # for this answer.
+        images = self.world_images.submit(wanted, self.worlds.states(image_worlds))
+        if request is not None and self.defer(request, Answer(b"", time, taken), images, failing, compose):
+            return Answer(None, time, taken)
+        try:
+            return Answer(compose(images.result(RENDER_TIMEOUT)), time, taken)
+        except (RuntimeError, futures.TimeoutError) as error:
+            return Answer(self._render_failure(failing, error), time, taken)

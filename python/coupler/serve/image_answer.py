@@ -44,8 +44,11 @@ class ImageSource(Protocol):
 
     def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> Rendered: ...
 
-    def render_worlds(self, camera: str, kinds: tuple[str, ...], states: Sequence[object],
-                      timeout: float) -> dict[str, np.ndarray]: ...
+    def submit_worlds(self, wanted: list[tuple[str, tuple[str, ...]]],
+                      states: Sequence[object]) -> Future[dict[str, dict[str, np.ndarray]]]: ...
+
+    def render_worlds(self, wanted: list[tuple[str, tuple[str, ...]]], states: Sequence[object],
+                      timeout: float) -> dict[str, dict[str, np.ndarray]]: ...
 
 
 IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)

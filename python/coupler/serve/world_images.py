@@ -14,11 +14,12 @@ after the step (`coupler.mujoco.offscreen_cameras`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
 
-from coupler.serve.image_answer import IMAGE_OVERHEAD, RENDER_TIMEOUT, ImageAnswer, Wanted
+from coupler.serve.image_answer import IMAGE_OVERHEAD, ImageAnswer, Wanted
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import IMAGE_BYTES_PER_PIXEL, ErrorCode
 from coupler.wire.peer_text import shown
@@ -68,16 +69,15 @@ class WorldImageAnswer:
                            "max_frame_bytes); ask for fewer worlds or smaller images, or raise both limits")
         return chosen
 
-    def render(self, wanted: Wanted, states: Sequence[Any]) -> list[WorldImages]:
-        """Every camera and kind of `wanted`, of each of `states` (the worlds chosen by `check`), stacked.
-
-        RuntimeError when no OpenGL context can be made; TimeoutError past RENDER_TIMEOUT.
-        """
+    def submit(self, wanted: Wanted, states: Sequence[Any]) -> Future[dict[str, dict[str, np.ndarray]]]:
+        """Start rendering every camera and kind of `wanted` of each of `states` (the worlds chosen by `check`,
+        which nothing may step until it is done); the future `stacks` reads."""
         source = self.images.source
         assert source is not None
-        stacks: list[WorldImages] = []
-        for camera, kinds, _ in wanted:
-            rendered = source.render_worlds(camera, tuple(kinds), states, RENDER_TIMEOUT)  # type: ignore[attr-defined]
-            # The arrays are the renderer's, reused by its next call: the answer is encoded before that.
-            stacks.extend(WorldImages(camera, kind, rendered[kind]) for kind in kinds)
-        return stacks
+        return source.submit_worlds([(camera, tuple(kinds)) for camera, kinds, _ in wanted], states)
+
+    @staticmethod
+    def stacks(wanted: Wanted, rendered: dict[str, dict[str, np.ndarray]]) -> list[WorldImages]:
+        """The stacks of `rendered` (by camera and kind) in the order `wanted` asks for them."""
+        # The arrays are the renderer's, reused by its next job: the answer is encoded before that.
+        return [WorldImages(camera, kind, rendered[camera][kind]) for camera, kinds, _ in wanted for kind in kinds]

@@ -4,7 +4,10 @@ of every world, or of the worlds named; world k's picture shows world k's state.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -14,10 +17,20 @@ import pytest
 os.environ.setdefault("MUJOCO_GL", "egl")
 mujoco = pytest.importorskip("mujoco")
 
+import zmq  # noqa: E402
+
 from coupler import RemoteError, Session  # noqa: E402
+from coupler.cli.world_flags import batched  # noqa: E402
 from coupler.controller.world_session import WorldSession  # noqa: E402
+from coupler.scenes import load_scene  # noqa: E402
+from coupler.serve.batched_worlds import BatchedResponder  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
+from coupler.wire.messages import CameraDescription, SensorMessage, SensorRequestMessage  # noqa: E402
+from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 
 WORLDS = 3
 WIDTH, HEIGHT = 32, 24
@@ -142,3 +155,55 @@ def test_a_rate_is_refused_before_sending(worlds):
 
 def test_world_zeros_camera_answers_ordinary_requests_too(worlds):
     assert worlds.session.sensors(images={"eye": "rgb"}).images["eye"].rgb.shape == (HEIGHT, WIDTH, 3)
+
+
+class HeldWorldCameras:
+    """An image source whose worlds' images are done only when the test says."""
+
+    cameras = {"eye": CameraDescription(name="eye", width=2, height=1, kinds=["depth"])}
+
+    def __init__(self) -> None:
+        self.jobs: list[Future] = []
+
+    def submit_worlds(self, wanted, states):
+        job: Future = Future()
+        self.jobs.append(job)
+        return job
+
+
+def test_a_reader_is_answered_while_every_worlds_images_render(scene_path, tmp_path):
+    first = load_scene(str(scene_path))
+    first.images = HeldWorldCameras()
+    cameras = first.images
+    address = f"ipc://{tmp_path}/worlds.sock"
+    responder = BatchedResponder(address, SimulationServer(batched(first, WORLDS, 1)))
+    stop = threading.Event()
+    loop = threading.Thread(target=LockstepLoop(responder, hot_path=False).run, args=(stop, 0.05))
+    loop.start()
+    context = zmq.Context.instance()
+    controller, reader = (context.socket(zmq.REQ) for _ in range(2))
+    try:
+        for socket in (controller, reader):
+            socket.linger, socket.rcvtimeo = 0, 5000
+            socket.connect(address)
+        controller.send(encode_world_control(WORLDS, np.zeros((WORLDS, 1)), images=[("eye", ["depth"])]))
+        deadline = time.monotonic() + 5.0
+        while not cameras.jobs and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert len(cameras.jobs) == 1
+        reader.send(encode(SensorRequestMessage()))
+        assert isinstance(decode(reader.recv()), SensorMessage)
+        assert controller.poll(50) == 0  # its images are not done: its answer waits
+        depth = np.arange(WORLDS * 2, dtype=np.float32).reshape(WORLDS, 1, 2)
+        cameras.jobs[0].set_result({"eye": {"depth": depth}})
+        _, times, _, stacks, shown = read_world_answer_with_images(controller.recv())
+        assert times.tolist() == pytest.approx([first.handshake().time_step] * WORLDS)
+        assert shown.tolist() == list(range(WORLDS))
+        np.testing.assert_array_equal(stacks[0].pixels, depth)
+    finally:
+        controller.close()
+        reader.close()
+        stop.set()
+        loop.join(timeout=10)
+        responder.close()
+    assert not loop.is_alive()
