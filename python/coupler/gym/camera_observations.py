@@ -69,7 +69,8 @@ def _image_space(camera: CameraDescription, kind: str) -> spaces.Box:
     if kind == "rgb":
         return spaces.Box(0, 255, (h, w, 3), np.uint8)
     if kind == "depth":
-        return spaces.Box(0.0, np.inf, (h, w), np.float32)
+        # Finite, as coupler.gym.spaces bounds readings: an infinite bound would make Gymnasium's checker warn.
+        return spaces.Box(0.0, np.finfo(np.float32).max, (h, w), np.float32)
     return spaces.Box(-1, np.iinfo(np.int32).max, (h, w), np.int32)
 
 

@@ -3,6 +3,7 @@ every world's images."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,3 +94,11 @@ def test_an_unknown_camera_is_refused_naming_it(env):
 def test_a_kind_the_camera_does_not_render_is_refused_naming_it(env):
     with pytest.raises(Error, match="renders no 'infrared' images"):
         wanted_cameras([("eye", "infrared")], env.unwrapped.session.handshake)
+
+
+def test_an_environment_with_cameras_passes_gymnasiums_checker_without_warnings(env):
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=True)
