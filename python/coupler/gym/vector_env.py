@@ -30,7 +30,7 @@ from coupler.wire.errors import Error
 from coupler.wire.messages import IMAGE_KINDS
 
 
-def _stacked(servers: list[WorldCameraImages]) -> SimpleNamespace:
+def stacked_images(servers: list[WorldCameraImages]) -> SimpleNamespace:
     """One camera's images of every world, from each server's answer: the one answer's arrays themselves (views of
     its frame), or several answers' stacked into new ones."""
     kinds = {}
@@ -248,7 +248,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             start = stop
         answers = [worlds.receive() for worlds in self._worlds]
         if self._cameras:
-            self._seen = {name: _stacked([w.images[name] for w in self._worlds]) for name, _ in self._cameras}
+            self._seen = {name: stacked_images([w.images[name] for w in self._worlds]) for name, _ in self._cameras}
         times = np.concatenate([a[1] for a in answers])
         if len(answers) == 1:
             # Views of the one answer's frame: the rows below are their only copy.

@@ -14,7 +14,9 @@ pytest.importorskip("mujoco")
 gymnasium = pytest.importorskip("gymnasium")
 
 import coupler.gym  # noqa: E402,F401  registers the ids
+from coupler.controller.world_session import WorldCameraImages  # noqa: E402
 from coupler.gym.camera_observations import wanted_cameras  # noqa: E402
+from coupler.gym.vector_env import stacked_images  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 
 WIDTH, HEIGHT = 16, 12
@@ -102,3 +104,11 @@ def test_an_environment_with_cameras_passes_gymnasiums_checker_without_warnings(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped, skip_render_check=True)
+
+
+def test_the_images_of_several_servers_stack_in_world_order():
+    first = WorldCameraImages(worlds=np.array([0, 1]), rgb=np.zeros((2, HEIGHT, WIDTH, 3), np.uint8))
+    second = WorldCameraImages(worlds=np.array([0]), rgb=np.full((1, HEIGHT, WIDTH, 3), 7, np.uint8))
+    stacked = stacked_images([first, second])
+    assert stacked.rgb.shape == (3, HEIGHT, WIDTH, 3) and stacked.depth is None
+    assert stacked.rgb[:, 0, 0, 0].tolist() == [0, 0, 7]
