@@ -51,8 +51,8 @@ def wanted_cameras(cameras: Sequence[CameraEntry], handshake: HandshakeMessage) 
         else:
             raise Error(f"a camera of cameras is a name or (name, kinds), got {entry!r}")
         if not offered:
-            raise Error(f"camera {shown(name)!r} asked for, but the server serves no cameras (a scene without <camera>, "
-                        "--no-cameras, or no OpenGL to render with)")
+            raise Error(f"camera {shown(name)!r} asked for, but the server serves no cameras (a scene without "
+                        "<camera>, --no-cameras, or no OpenGL to render with)")
         if name not in offered:
             raise Error(f"no camera named {shown(name)!r}; {valid_names(list(offered))}")
         for kind in kinds:
