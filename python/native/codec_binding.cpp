@@ -186,6 +186,7 @@ ControlMessage control(const py::handle& in) {
   out.reset_qvel = field<std::vector<double>>(in, "reset_qvel");
   out.images = image_requests(in);
   out.shared_memory = field<bool>(in, "shared_memory");
+  out.image_worlds = field<std::vector<std::uint32_t>>(in, "image_worlds");
   return out;
 }
 
@@ -194,6 +195,22 @@ Sensor sensor(const py::handle& in) { return {static_cast<ValueType>(field<int>(
 std::vector<Sensor> sensors(const py::handle& in) {
   std::vector<Sensor> out;
   for (py::handle s : in) out.push_back(sensor(s));
+  return out;
+}
+
+std::vector<Image> images(const py::handle& in) {
+  std::vector<Image> out;
+  for (py::handle image : in) {
+    // Pixels a client resolved out of shared memory are an array, not bytes: what is sent is where they lay.
+    const py::object shared = image.attr("shared");
+    out.push_back({field<std::string>(image, "camera"), field<std::string>(image, "kind"),
+                   field<std::uint32_t>(image, "width"), field<std::uint32_t>(image, "height"),
+                   field<double>(image, "time"), shared.is_none() ? field<std::string>(image, "data") : std::string()});
+    if (!shared.is_none()) {
+      out.back().shared = SharedSlice{field<std::uint32_t>(shared, "slot"), field<std::uint64_t>(shared, "sequence"),
+                                      field<std::uint64_t>(shared, "offset"), field<std::uint64_t>(shared, "length")};
+    }
+  }
   return out;
 }
 
@@ -214,18 +231,9 @@ SensorMessage sensor_message(const py::handle& in) {
   out.world_sensors = field<std::vector<double>>(in, "world_sensors");
   out.world_times = field<std::vector<double>>(in, "world_times");
   out.world_data = field<std::vector<double>>(in, "world_data");
-  for (py::handle image : in.attr("images")) {
-    // Pixels a client resolved out of shared memory are an array, not bytes: what is sent is where they lay.
-    const py::object shared = image.attr("shared");
-    out.images.push_back({field<std::string>(image, "camera"), field<std::string>(image, "kind"),
-                          field<std::uint32_t>(image, "width"), field<std::uint32_t>(image, "height"),
-                          field<double>(image, "time"),
-                          shared.is_none() ? field<std::string>(image, "data") : std::string()});
-    if (!shared.is_none()) {
-      out.images.back().shared = SharedSlice{field<std::uint32_t>(shared, "slot"), field<std::uint64_t>(shared, "sequence"),
-                                             field<std::uint64_t>(shared, "offset"), field<std::uint64_t>(shared, "length")};
-    }
-  }
+  out.images = images(in.attr("images"));
+  out.world_images = images(in.attr("world_images"));
+  out.image_worlds = field<std::vector<std::uint32_t>>(in, "image_worlds");
   return out;
 }
 
@@ -340,7 +348,8 @@ py::object to_python(const ControlMessage& in) {
   return known.control(py::arg("objects") = objects, py::arg("steps") = in.steps, py::arg("worlds") = in.worlds,
                        py::arg("world_controls") = in.world_controls, py::arg("reset_worlds") = in.reset_worlds,
                        py::arg("reset_qpos") = in.reset_qpos, py::arg("reset_qvel") = in.reset_qvel,
-                       py::arg("images") = to_python(in.images), py::arg("shared_memory") = in.shared_memory);
+                       py::arg("images") = to_python(in.images), py::arg("shared_memory") = in.shared_memory,
+                       py::arg("image_worlds") = in.image_worlds);
 }
 
 py::tuple numbers(const std::vector<double>& value) {
@@ -356,6 +365,18 @@ py::list to_python(const std::vector<Sensor>& in) {
   return out;
 }
 
+py::list to_python(const std::vector<Image>& in) {
+  const Vocabulary& known = vocabulary();
+  py::list images;
+  for (const Image& image : in) {
+    images.append(known.image(py::arg("camera") = image.camera, py::arg("kind") = image.kind,
+                              py::arg("width") = image.width, py::arg("height") = image.height,
+                              py::arg("time") = image.time, py::arg("data") = py::bytes(image.data),
+                              py::arg("shared") = shared_slice(image.shared)));
+  }
+  return images;
+}
+
 py::object to_python(const SensorMessage& in) {
   const Vocabulary& known = vocabulary();
   py::dict objects;
@@ -369,16 +390,11 @@ py::object to_python(const SensorMessage& in) {
         py::arg("torques") = object.torques, py::arg("forces") = forces,
         py::arg("object_sensors") = to_python(object.object_sensors), py::arg("sensors") = named);
   }
-  py::list images;
-  for (const Image& image : in.images) {
-    images.append(known.image(py::arg("camera") = image.camera, py::arg("kind") = image.kind,
-                              py::arg("width") = image.width, py::arg("height") = image.height,
-                              py::arg("time") = image.time, py::arg("data") = py::bytes(image.data),
-                              py::arg("shared") = shared_slice(image.shared)));
-  }
   return known.sensor_message(py::arg("objects") = objects, py::arg("simulated_time") = in.simulated_time,
                               py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times,
-                              py::arg("world_data") = in.world_data, py::arg("images") = images);
+                              py::arg("world_data") = in.world_data, py::arg("images") = to_python(in.images),
+                              py::arg("world_images") = to_python(in.world_images),
+                              py::arg("image_worlds") = in.image_worlds);
 }
 
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
@@ -436,8 +452,12 @@ py::object array(const std::vector<T>& values, const char* dtype) {
 }
 
 py::bytes encode_world_control(std::uint32_t worlds, const py::buffer& controls, std::uint64_t steps,
-                               const std::vector<std::uint32_t>& resets, const py::buffer& qpos, const py::buffer& qvel) {
+                               const std::vector<std::uint32_t>& resets, const py::buffer& qpos, const py::buffer& qvel,
+                               const std::vector<std::pair<std::string, std::vector<std::string>>>& images,
+                               const std::vector<std::uint32_t>& image_worlds) {
   ControlMessage message;
+  for (const auto& [camera, kinds] : images) message.images.push_back({camera, kinds, std::nullopt});
+  message.image_worlds = image_worlds;
   message.worlds = worlds;
   message.world_controls = doubles(controls);
   message.steps = steps;
@@ -450,17 +470,35 @@ py::bytes encode_world_control(std::uint32_t worlds, const py::buffer& controls,
 py::object read_world_control(const py::bytes& frame) {
   const ControlMessage control = decode_as<ControlMessage>(std::string_view(frame));
   if (control.worlds == 0 && control.world_controls.empty() && control.reset_worlds.empty() &&
-      control.reset_qpos.empty() && control.reset_qvel.empty()) {
+      control.reset_qpos.empty() && control.reset_qvel.empty() && control.image_worlds.empty()) {
     return py::none();
   }
   std::vector<std::int64_t> resets(control.reset_worlds.begin(), control.reset_worlds.end());
+  std::vector<std::int64_t> image_worlds(control.image_worlds.begin(), control.image_worlds.end());
   return py::make_tuple(control.worlds, array(control.world_controls, "float64"), control.steps,
                         array(resets, "int64"), array(control.reset_qpos, "float64"),
-                        array(control.reset_qvel, "float64"));
+                        array(control.reset_qvel, "float64"), array(image_worlds, "int64"));
 }
 
-py::bytes encode_world_sensors(const py::buffer& sensors, const py::buffer& times, const py::buffer& data) {
+// (camera, kind, width, height, C-contiguous array) each: the Images of a SensorMessage.
+std::vector<Image> images_of(const py::list& images, bool timed) {
+  std::vector<Image> out;
+  out.reserve(images.size());
+  for (py::handle image : images) {
+    const py::tuple t = image.cast<py::tuple>();
+    const py::buffer_info info = t[timed ? 5 : 4].cast<py::buffer>().request();
+    out.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::uint32_t>(),
+                   t[3].cast<std::uint32_t>(), timed ? t[4].cast<double>() : 0.0,
+                   std::string(static_cast<const char*>(info.ptr), static_cast<std::size_t>(info.size * info.itemsize))});
+  }
+  return out;
+}
+
+py::bytes encode_world_sensors(const py::buffer& sensors, const py::buffer& times, const py::buffer& data,
+                               const py::list& images, const std::vector<std::uint32_t>& image_worlds) {
   SensorMessage message;
+  message.world_images = images_of(images, false);
+  message.image_worlds = image_worlds;
   message.world_sensors = doubles(sensors);
   message.world_times = doubles(times);
   message.world_data = doubles(data);
@@ -472,22 +510,16 @@ py::object read_world_sensors(const py::bytes& frame) {
   const Message message = decode(std::string_view(frame));
   const auto* sensors = std::get_if<SensorMessage>(&message);
   if (sensors == nullptr) return py::none();
+  py::list images;
+  for (const Image& image : sensors->world_images) {
+    images.append(py::make_tuple(image.camera, image.kind, image.width, image.height, py::bytes(image.data)));
+  }
+  std::vector<std::int64_t> image_worlds(sensors->image_worlds.begin(), sensors->image_worlds.end());
   return py::make_tuple(array(sensors->world_sensors, "float64"), array(sensors->world_times, "float64"),
-                        array(sensors->world_data, "float64"));
+                        array(sensors->world_data, "float64"), images, array(image_worlds, "int64"));
 }
 
-py::bytes encode_image_fields_of(const py::list& images) {
-  std::vector<Image> out;
-  out.reserve(images.size());
-  for (py::handle image : images) {
-    const py::tuple t = image.cast<py::tuple>();
-    const py::buffer_info info = t[5].cast<py::buffer>().request();
-    out.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::uint32_t>(),
-                   t[3].cast<std::uint32_t>(), t[4].cast<double>(),
-                   std::string(static_cast<const char*>(info.ptr), static_cast<std::size_t>(info.size * info.itemsize))});
-  }
-  return py::bytes(encode_image_fields(out));
-}
+py::bytes encode_image_fields_of(const py::list& images) { return py::bytes(encode_image_fields(images_of(images, true))); }
 
 }  // namespace
 
@@ -504,16 +536,21 @@ void bind_codec(py::module_& module) {
       [](const py::bytes& frame) { return to_python(coupler::decode(std::string_view(frame))); },
       py::arg("frame"), "coupler.wire.codec.decode: the frame's message, as the C++ codec reads it.");
   module.def("encode_world_control", &encode_world_control, py::arg("worlds"), py::arg("controls"), py::arg("steps"),
-             py::arg("resets"), py::arg("qpos"), py::arg("qvel"),
-             "The ControlMessage frame of a Control for every world, from float64 arrays.");
+             py::arg("resets"), py::arg("qpos"), py::arg("qvel"), py::arg("images") = py::list(),
+             py::arg("image_worlds") = std::vector<std::uint32_t>(),
+             "The ControlMessage frame of a Control for every world, from float64 arrays, asking for the images "
+             "(camera, kinds) of the worlds image_worlds lists (empty: every world).");
   module.def("read_world_control", &read_world_control, py::arg("frame"),
-             "(worlds, controls, steps, resets, qpos, qvel) of a Control for every world, or None for an ordinary "
-             "Control.");
+             "(worlds, controls, steps, resets, qpos, qvel, image_worlds) of a Control for every world, or None for "
+             "an ordinary Control.");
   module.def("encode_world_sensors", &encode_world_sensors, py::arg("sensors"), py::arg("times"), py::arg("data"),
-             "The SensorMessage frame answering a Control for every world, from float64 arrays.");
+             py::arg("images") = py::list(), py::arg("image_worlds") = std::vector<std::uint32_t>(),
+             "The SensorMessage frame answering a Control for every world, from float64 arrays, and the images "
+             "(camera, kind, width, height, C-contiguous array of every world's image) of the worlds image_worlds "
+             "lists.");
   module.def("read_world_sensors", &read_world_sensors, py::arg("frame"),
-             "(world sensors, world times, world data) of the answer to a Control for every world, or None for a "
-             "message of another kind.");
+             "(world sensors, world times, world data, images, image worlds) of the answer to a Control for every "
+             "world, images as (camera, kind, width, height, bytes) each; None for a message of another kind.");
 }
 
 }  // namespace coupler::python

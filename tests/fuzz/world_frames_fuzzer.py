@@ -56,12 +56,12 @@ def control(frame: bytes) -> None:
         return
     try:
         again = encode_world_control(read.worlds, read.controls, read.steps, read.resets.tolist(), read.qpos,
-                                     read.qvel)
+                                     read.qvel, image_worlds=read.image_worlds.tolist())
     except Error:
         return  # a value the encoder refuses to send (a step count, a world index out of range)
     back = read_world_control(again)
     require(back.worlds == read.worlds and back.steps == read.steps, "worlds and steps read back alike")
-    for name in ("controls", "resets", "qpos", "qvel"):
+    for name in ("controls", "resets", "qpos", "qvel", "image_worlds"):
         require(same(getattr(back, name), getattr(read, name)), f"a Control's {name} read back alike")
 
 

@@ -32,6 +32,8 @@ extension); `control_images` and `sensor_request_images` ask for its images
 image. `handshake_shm` adds the ring of shared memory of the "shm" extension;
 `sensor_request_shm` asks for an image through it, and `sensor_images_shm`
 answers with one lying there.
+image. `control_worlds_images` is a Control for every world asking for one
+world's images of that camera, and `sensor_worlds_images` its answer.
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -301,6 +303,19 @@ def sensor_images_shm() -> SensorMessage:
                          images=[Image("overview", "rgb", 4, 2, 0.5, shared=SharedSlice(2, 7, 64, 24))])
 
 
+def control_worlds_images() -> ControlMessage:
+    """Both worlds stepped, asking for world 1's rgb image of the overview camera."""
+    return ControlMessage(worlds=2, world_controls=[0.5, 1.0, -0.25, 0.0],
+                          images=[ImageRequest("overview", ["rgb"])], image_worlds=[1])
+
+
+def sensor_worlds_images() -> SensorMessage:
+    """The answer: both worlds' readings and times, and world 1's rgb image of 2x1 pixels."""
+    return SensorMessage(simulated_time=0.01, world_sensors=[0.5, 2.5, 0.125, -1.5], world_times=[0.01, 0.01],
+                         world_images=[Image("overview", "rgb", 2, 1, 0.0, bytes([255, 0, 0, 0, 128, 255]))],
+                         image_worlds=[1])
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -326,6 +341,8 @@ def vectors() -> dict[str, Message]:
         "handshake_shm": handshake_shm(),
         "sensor_request_shm": SensorRequestMessage(images=[ImageRequest("overview", ["rgb"])], shared_memory=True),
         "sensor_images_shm": sensor_images_shm(),
+        "control_worlds_images": control_worlds_images(),
+        "sensor_worlds_images": sensor_worlds_images(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 

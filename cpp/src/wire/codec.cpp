@@ -281,6 +281,7 @@ void fill(pb::ControlMessage& out, const ControlMessage& message) {
   append(out.mutable_resetqvel(), message.reset_qvel);
   append_image_requests(out.mutable_images(), message.images);
   out.set_sharedmemory(message.shared_memory);
+  append(out.mutable_imageworlds(), message.image_worlds);
 }
 
 ObjectControl from_proto(const pb::ControlMessage_Object& in, const std::string& name) {
@@ -324,6 +325,7 @@ ControlMessage read(const pb::ControlMessage& in) {
   message.reset_qvel = to_vector(in.resetqvel());
   message.images = read_image_requests(in.images());
   message.shared_memory = in.sharedmemory();
+  message.image_worlds.assign(in.imageworlds().begin(), in.imageworlds().end());
   return message;
 }
 
@@ -439,6 +441,8 @@ void fill(pb::SensorMessage& out, const SensorMessage& message) {
   append(out.mutable_worldtimes(), message.world_times);
   append(out.mutable_worlddata(), message.world_data);
   append_images(out.mutable_images(), message.images);
+  append_images(out.mutable_worldimages(), message.world_images);
+  append(out.mutable_imageworlds(), message.image_worlds);
 }
 
 SensorMessage read(const pb::SensorMessage& in) {
@@ -449,6 +453,8 @@ SensorMessage read(const pb::SensorMessage& in) {
   message.world_times = to_vector(in.worldtimes());
   message.world_data = to_vector(in.worlddata());
   message.images = read_images(in.images());
+  message.world_images = read_images(in.worldimages());
+  message.image_worlds.assign(in.imageworlds().begin(), in.imageworlds().end());
   return message;
 }
 

@@ -241,7 +241,7 @@ def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> 
         _stop_on_stdin_eof()
     raise_open_file_limit()
     simulation = _checked_scene(options)
-    _serve_cameras(simulation, options)
+    cameras_said = _serve_cameras(simulation, options)
     if "mujoco" in sys.modules:
         # Only a MuJoCo scene loads it; its timers would read the clock twice per stage of every step, for no one.
         from coupler.mujoco.profiler_timers import stop_profiler_timers
@@ -252,6 +252,8 @@ def _serve_assembled(options: ServeOptions, responder_type: type[Responder]) -> 
         simulation = batched(simulation, options.worlds, options.threads, options.transport.max_frame_bytes,
                              options.world_data)
         responder_type = BatchedResponder
+    if cameras_said is not None:
+        print(cameras_said, flush=True)  # once the scene is sure to be served: a refusal stays its one line
     status = 1
     try:
         status = serve(simulation, options, scene_name=options.scene, responder_type=responder_type,
@@ -296,26 +298,21 @@ def _checked_scene(options: ServeOptions) -> Simulation:
     return simulation
 
 
-def _serve_cameras(simulation: Simulation, options: ServeOptions) -> None:
-    """Offer a MuJoCo scene's cameras (the "images" extension), saying so in one line; not with --worlds."""
+def _serve_cameras(simulation: Simulation, options: ServeOptions) -> str | None:
+    """Offer a MuJoCo scene's cameras (the "images" extension); the one line saying so, if any. With --worlds,
+    world 0's renderer renders every world."""
     if "coupler.mujoco.simulation" not in sys.modules:
-        return  # not a MuJoCo scene (the static one, served without the sim extra): no camera to offer
+        return None  # not a MuJoCo scene (the static one, served without the sim extra): no camera to offer
     from coupler.mujoco.camera_serving import serve_cameras  # needs MuJoCo, which the scene has loaded
     from coupler.mujoco.simulation import MujocoSimulation
 
     if not isinstance(simulation, MujocoSimulation):
-        return
+        return None
     if options.no_cameras:
         if options.cameras:
             raise Error("--camera with --no-cameras: a size is given for a camera that is not served")
-        return
-    if options.worlds is not None:
-        if options.cameras:
-            raise Error("--camera with --worlds: the batched worlds serve no cameras")
-        return
-    said = serve_cameras(simulation, [CameraSize(*size) for size in options.cameras])
-    if said is not None:
-        print(said, flush=True)
+        return None
+    return serve_cameras(simulation, [CameraSize(*size) for size in options.cameras])
 
 
 def _observers(options: ServeOptions,

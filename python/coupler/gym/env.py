@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import gymnasium
@@ -11,6 +12,7 @@ import numpy as np
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
 from coupler.controller.world_session import WorldSession
+from coupler.gym.camera_observations import CameraEntry, observation, observation_dict, wanted_cameras
 from coupler.gym.frame_skip import checked_frame_skip
 from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
@@ -23,6 +25,7 @@ from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import IMAGE_KINDS
 
 TASKS: dict[str, Any] = {"ArmReach": ArmReach, "ArmPick": ArmPick, "HalfCheetah-v5": half_cheetah,
                          "Hopper-v5": hopper, "Walker2d-v5": walker2d, "Swimmer-v5": swimmer,
@@ -41,6 +44,18 @@ def rows_with_data(sensors: np.ndarray, data: np.ndarray, task: Task | BatchTask
         raise Error(f"the server sends no world data, which the task reads: serve it with "
                     f"{' '.join(world_data_flags(task))}")
     return np.concatenate((sensors, data), axis=1)
+
+
+def _copied(images: Any) -> SimpleNamespace:
+    """One camera's images as arrays of their own (not views of the received frame)."""
+    return SimpleNamespace(**{kind: None if getattr(images, kind) is None else getattr(images, kind).copy()
+                              for kind in IMAGE_KINDS})
+
+
+def _first_world(images: Any) -> SimpleNamespace:
+    """The one world's images of a camera's stacked images (as arrays of their own)."""
+    return SimpleNamespace(**{kind: None if getattr(images, kind) is None else getattr(images, kind)[0].copy()
+                              for kind in IMAGE_KINDS})
 
 
 def task_of(task: Task | BatchTask | str | None) -> Task | BatchTask:
@@ -87,6 +102,11 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     `metadata["render_fps"]` is one frame per step; `renderer` is the
     `SceneRenderer` that draws (None without a render_mode). With `address`,
     give `scene` too (the server's) to render.
+
+    `cameras` (names of the server's cameras, or (name, kinds); see
+    `coupler.gym.camera_observations`) makes the observation a `Dict`: the
+    state vector under "state", and each camera's images of the same state
+    under "NAME/KIND". Without it nothing changes.
     """
 
     metadata: dict[str, Any] = {"render_modes": RENDER_MODES}
@@ -95,7 +115,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                  frame_skip: int | None = None, address: str | None = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
-                 serve_flags: Sequence[str] = ()) -> None:
+                 serve_flags: Sequence[str] = (), cameras: Sequence[CameraEntry] = ()) -> None:
         check_render_mode(render_mode)
         self.render_mode = render_mode
         self.renderer: SceneRenderer | None = None
@@ -121,6 +141,8 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                 self._server.close()
             raise
         self._world: WorldSession | None = None
+        self._cameras: list[tuple[str, tuple[str, ...]]] = []
+        self._seen: dict[str, Any] = {}  # the last answer's images, by camera
         self._flat = FlatLayout(self.session.handshake)
         self._actions = ActionLayout(self.session.handshake)
         self.action_space = self._actions.space
@@ -139,6 +161,14 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             self.observation_space = batch.observation_space
             self.observation_names = batch.observation_names
             self.action_names = batch.action_names
+        try:
+            self._cameras = wanted_cameras(cameras, self.session.handshake)
+        except BaseException:
+            self.close()
+            raise
+        self._images: dict[str, Any] = dict(self._cameras)  # the request of each step, camera -> kinds
+        if self._cameras:
+            self.observation_space = observation_dict(self.observation_space, self._cameras, self.session.handshake)
         self._controls = self.session.controls()
         self._controls.steps = frame_skip if frame_skip > 1 else 0
         self._last: np.ndarray | None = None  # the last sensor array, for a batch task's step terms
@@ -152,7 +182,10 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                 raise
 
     def _flat_readings(self, readings: SensorReadings) -> SensorReadings:
-        """Readings backed by the flat sensor array (the observation), whatever they came from."""
+        """Readings backed by the flat sensor array (the observation), whatever they came from; their images (when
+        asked for) kept for the observation."""
+        if self._cameras:
+            self._seen = {name: _copied(images) for name, images in readings.images.items()}
         if readings.values is not None:
             return readings
         read = self._flat.sensors.read(encode(readings.message))
@@ -174,15 +207,19 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                 else:
                     qpos, qvel = reset_state(self.np_random)
                     self.session.reset(qpos, qvel)
-                readings = self._flat_readings(self.session.sensors())
+                readings = self._flat_readings(self.session.sensors(images=self._images or None))
                 self._drawn(readings.values)  # type: ignore[arg-type]
                 rows, time = readings.values[None], readings.time  # type: ignore[index]
         info: dict[str, Any] = {"simulated_time": time}
         if self._batch is None:
-            return readings.values, info  # type: ignore[return-value]
+            return self._observed(readings.values), info  # type: ignore[return-value]
         self._last = rows[0]  # type: ignore[index]
         info |= {key: value[0] for key, value in self._batch.reset_infos(rows).items()}
-        return self._batch.observations(rows)[0], info
+        return self._observed(self._batch.observations(rows)[0]), info
+
+    def _observed(self, state: np.ndarray) -> Any:
+        """The observation of `state`: itself, or with cameras the Dict of it and the last answer's images."""
+        return observation(state, self._seen, self._cameras) if self._cameras else state
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         given = np.asarray(action)  # a batch task's costs are of the action as given, in its own precision
@@ -194,11 +231,12 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
             return self._batch_step(given, action)
         self._actions.apply(action, self._controls)
         with serving(self._own_servers()):
-            readings = self._flat_readings(self.session.step(self._controls))
+            readings = self._flat_readings(self.session.step(self._controls, images=self._images or None))
         self._drawn(readings.values)  # type: ignore[arg-type]
         reward = float(self.task.reward(readings, action))
         terminated = bool(self.task.terminated(readings))
-        return readings.values, reward, terminated, False, {"simulated_time": readings.time}  # type: ignore[union-attr]
+        return (self._observed(readings.values), reward, terminated, False,  # type: ignore[arg-type]
+                {"simulated_time": readings.time})
 
     def _batch_step(self, given: np.ndarray,
                     action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -212,15 +250,15 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
                 rows, time = self._world_exchange(values, steps=self._controls.steps)
             else:
                 self._actions.apply_values(values[0], self._controls)
-                readings = self._flat_readings(self.session.step(self._controls))
+                readings = self._flat_readings(self.session.step(self._controls, images=self._images or None))
                 self._drawn(readings.values)  # type: ignore[arg-type]
                 rows, time = readings.values[None], readings.time  # type: ignore[index]
         before, self._last = self._last, rows[0]
         rewards, terminated, terms = batch.step_terms(before[None], self._last[None], given[None])  # type: ignore
         info: dict[str, Any] = {"simulated_time": time}
         info |= {key: value[0] for key, value in terms.items()}
-        return (batch.observations(self._last[None])[0], float(rewards[0]), bool(terminated[0]), False,  # type: ignore
-                info)
+        return (self._observed(batch.observations(self._last[None])[0]), float(rewards[0]),  # type: ignore[index]
+                bool(terminated[0]), False, info)
 
     def _drawn(self, values: np.ndarray) -> None:
         """Keep the readings `render()` draws; the human view follows them at once."""
@@ -244,8 +282,9 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     def _world_exchange(self, values: np.ndarray | None, **control: Any) -> tuple[np.ndarray, float]:
         """One Control for the one world; its row (the sensor array, then the world data) and time."""
         assert self._world is not None
-        self._world.send(values, **control)
+        self._world.send(values, **control, images=self._images or None)
         sensors, times = self._world.receive()
+        self._seen = {name: _first_world(images) for name, images in self._world.images.items()}
         self._drawn(sensors[0])
         return rows_with_data(sensors, self._world.data, self.task), float(times[0])
 

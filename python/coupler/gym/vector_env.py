@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import gymnasium
@@ -13,7 +15,8 @@ from gymnasium.vector.utils import batch_space
 
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
-from coupler.controller.world_session import WorldSession
+from coupler.controller.world_session import WorldCameraImages, WorldSession
+from coupler.gym.camera_observations import CameraEntry, observation, observation_dict, wanted_cameras
 from coupler.gym.env import rows_with_data, task_of, world_data_flags
 from coupler.gym.spaces import EVENT_THRESHOLD, ActionLayout, observation_space
 from coupler.gym.tasks import BatchTask, NoTask, Task
@@ -24,6 +27,17 @@ from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, 
                                    render_fps, robots_of)
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
+from coupler.wire.messages import IMAGE_KINDS
+
+
+def stacked_images(servers: list[WorldCameraImages]) -> SimpleNamespace:
+    """One camera's images of every world, from each server's answer: the one answer's arrays themselves (views of
+    its frame), or several answers' stacked into new ones."""
+    kinds = {}
+    for kind in IMAGE_KINDS:
+        parts = [getattr(server, kind) for server in servers]
+        kinds[kind] = None if parts[0] is None else parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return SimpleNamespace(**kinds)
 
 
 def _shares(total: int, parts: int) -> list[int]:
@@ -72,6 +86,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     picture (a tuple, world i's at i, as Gymnasium's vector environments do,
     so `gymnasium.wrappers.vector.RecordVideo` tiles them), and "human"
     shows world 0. With `addresses` or `pool`, give `scene` too to render.
+
+    `cameras` (as `CouplerEnv` takes them) makes every observation a `Dict`:
+    the stacked states under "state" and each camera's images of every world,
+    stacked (N, H, W, 3) uint8 for rgb, (N, H, W) float32 metres for depth and
+    int32 geom ids for segmentation, under "NAME/KIND"; each server renders
+    its worlds' images with its answer, in the same round trip.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
@@ -82,7 +102,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                  addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
                  start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
-                 serve_flags: tuple[str, ...] | list[str] = (), **transport: Any) -> None:
+                 serve_flags: tuple[str, ...] | list[str] = (), cameras: Sequence[CameraEntry] = (),
+                 **transport: Any) -> None:
         check_render_mode(render_mode)
         self.render_mode = render_mode
         self.renderer: SceneRenderer | None = None
@@ -137,6 +158,16 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             self.single_observation_space = batch.observation_space
             self.single_observation_names = batch.observation_names
             self.single_action_names = batch.action_names
+        try:
+            self._cameras = wanted_cameras(cameras, self.handshake)
+        except BaseException:
+            self.close_extras()
+            raise
+        self._images: dict[str, Any] = dict(self._cameras)  # the request of each Control, camera -> kinds
+        self._seen: dict[str, SimpleNamespace] = {}  # every world's images of the last answers, by camera
+        if self._cameras:
+            self.single_observation_space = observation_dict(self.single_observation_space, self._cameras,
+                                                             self.handshake)
         self._last = np.zeros((num_envs, first.sensor_width))  # every world's last sensors, for a batch task
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -212,9 +243,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             offset = int(np.count_nonzero(resets < start))
             taken = slice(offset, offset + int(np.count_nonzero(mine)))
             worlds.send(None if controls is None else controls[start:stop], steps, (resets[mine] - start).tolist(),
-                        None if qpos is None else qpos[taken], None if qvel is None else qvel[taken])
+                        None if qpos is None else qpos[taken], None if qvel is None else qvel[taken],
+                        images=self._images or None)
             start = stop
         answers = [worlds.receive() for worlds in self._worlds]
+        if self._cameras:
+            self._seen = {name: stacked_images([w.images[name] for w in self._worlds]) for name, _ in self._cameras}
         times = np.concatenate([a[1] for a in answers])
         if len(answers) == 1:
             # Views of the one answer's frame: the rows below are their only copy.
@@ -253,13 +287,17 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self._elapsed[worlds] = 0
         self._autoreset[worlds] = False
         if self._batch is None:
-            return sensors, self._infos(times)
+            return self._observed(sensors), self._infos(times)
         self._last = sensors
         infos = self._infos(times)
         resets = np.zeros(self.num_envs, dtype=bool)
         resets[worlds] = True
         self._add_infos(infos, self._batch.reset_infos(sensors), resets)
-        return self._batch.observations(sensors), infos
+        return self._observed(self._batch.observations(sensors)), infos
+
+    def _observed(self, states: np.ndarray) -> Any:
+        """Every world's observation: `states`, or with cameras the Dict of them and every world's images."""
+        return observation(states, self._seen, self._cameras) if self._cameras else states
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:
         """`options["reset_mask"]` checked: a bool array of num_envs with at least one True, or None when not given."""
@@ -303,7 +341,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         truncated = (stepped & (self._elapsed >= self.max_episode_steps) if self.max_episode_steps is not None
                      else np.zeros(self.num_envs, dtype=bool))
         self._autoreset = terminated | truncated
-        return sensors, rewards, terminated, truncated, infos
+        return self._observed(sensors), rewards, terminated, truncated, infos
 
     def _drawn(self, sensors: np.ndarray) -> None:
         """Keep every world's readings for `render()`; the human view follows world 0's at once."""

@@ -54,7 +54,7 @@ class OffscreenCameras:
                      for camera in cameras}
         self._backends = backends
         self._spare: list[mujoco.MjData] = []  # states rendered, to fill again (the serving thread takes them)
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._jobs: queue.Queue[_Job | _WorldsJob | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.backend: str | None = None  # the backend rendering, once its context is made
@@ -79,6 +79,30 @@ class OffscreenCameras:
         """`submit`, waited for: TimeoutError when rendering takes over `timeout` seconds."""
         return self.submit(wanted).result(timeout)
 
+    def submit_worlds(self, wanted: list[tuple[str, tuple[str, ...]]],
+                      states: Sequence[mujoco.MjData]) -> Future[dict[str, dict[str, np.ndarray]]]:
+        """Start rendering the images of `wanted` ((camera, kinds) each) of each of `states` (mjData of this model,
+        one per world); their future: by camera and kind, stacked, (len(states), H, W, 3) uint8 rgb,
+        (len(states), H, W) float32 depth and int32 segmentation.
+
+        The rendering thread reads the states themselves, with one context and
+        one scene for all of them: nothing may step them until the future is
+        done. The arrays are made once per camera and count and reused by the
+        next job: encode them before submitting another.
+        """
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="coupler-cameras", daemon=True)
+                self._thread.start()
+        done: Future[dict[str, dict[str, np.ndarray]]] = Future()
+        self._jobs.put(_WorldsJob(list(wanted), list(states), done))
+        return done
+
+    def render_worlds(self, wanted: list[tuple[str, tuple[str, ...]]], states: Sequence[mujoco.MjData],
+                      timeout: float) -> dict[str, dict[str, np.ndarray]]:
+        """`submit_worlds`, waited for: TimeoutError when rendering takes over `timeout` seconds."""
+        return self.submit_worlds(wanted, states).result(timeout)
+
     def close(self) -> None:
         if self._thread is not None:
             self._jobs.put(None)
@@ -100,6 +124,13 @@ class OffscreenCameras:
                         self._backends[0].upper())
         try:
             while (job := self._jobs.get()) is not None:
+                if isinstance(job, _WorldsJob):
+                    try:
+                        job.done.set_result({camera: renderer.render_worlds(job.states, camera, kinds)
+                                             for camera, kinds in job.wanted})
+                    except Exception as error:  # reported to the one who asked; the thread goes on
+                        job.done.set_exception(error)
+                    continue
                 try:
                     job.done.set_result(renderer.render(job.state, job.wanted))
                 except Exception as error:  # reported to the one who asked; the thread goes on
@@ -115,6 +146,13 @@ class _Job:
     wanted: list[tuple[str, tuple[str, ...]]]
     state: mujoco.MjData  # a copy of the simulation's, taken when the images were asked for
     done: Future[list[Rendered]]
+
+
+@dataclass
+class _WorldsJob:
+    wanted: list[tuple[str, tuple[str, ...]]]
+    states: list[mujoco.MjData]  # the worlds' own: read by the rendering thread while nothing steps them
+    done: Future[dict[str, dict[str, np.ndarray]]]
 
 
 class _Renderer:
@@ -141,6 +179,49 @@ class _Renderer:
         extent = model.stat.extent
         self.near = np.float32(model.vis.map.znear * extent)
         self.far = np.float32(model.vis.map.zfar * extent)
+        self.state = mujoco.MjData(model)  # a world's state rendered: copied, so that the world's own stays untouched
+        # Per (camera, worlds): the arrays the worlds' images are read into (rows bottom-up) and handed over in.
+        self._stacks: dict[tuple[str, int], tuple[dict[str, np.ndarray], dict[str, np.ndarray]]] = {}
+
+    def render_worlds(self, states: list[mujoco.MjData], name: str,
+                      kinds: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """Camera `name`'s `kinds` of each of `states`, stacked (see OffscreenCameras.render_worlds)."""
+        described = self.cameras[name]
+        w, h, n = described.width, described.height, len(states)
+        read, out = self._stack(name, n, w, h)
+        rect = mujoco.MjrRect(0, 0, w, h)
+        self.camera.fixedcamid = self.ids[name]
+        segmented = "depth" in kinds or "segmentation" in kinds
+        state = self.state
+        for k, world in enumerate(states):
+            _copy_state(self.model, world, state)
+            mujoco.mj_forward(self.model, state)
+            mujoco.mjv_updateScene(self.model, state, self.option, None, self.camera, mujoco.mjtCatBit.mjCAT_ALL,
+                                   self.scene)
+            if "rgb" in kinds:
+                mujoco.mjr_render(rect, self.scene, self.mjr)
+                mujoco.mjr_readPixels(read["rgb"][k], None, rect, self.mjr)
+            if segmented:
+                ids = read["ids"][k] if "segmentation" in kinds else None
+                self._render_segmented(rect, ids, read["depth"][k] if "depth" in kinds else None)
+                if ids is not None:
+                    # The scene's segment ids are its geoms' places in this world's scene: looked up now.
+                    out["segmentation"][k] = self._geom_ids(ids)[::-1]
+        if "rgb" in kinds:
+            np.copyto(out["rgb"], read["rgb"][:, ::-1])
+        if "depth" in kinds:
+            np.copyto(out["depth"], self._metres(read["depth"][:, ::-1]))
+        return {kind: out[kind] for kind in kinds}
+
+    def _stack(self, name: str, n: int, w: int, h: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        made = self._stacks.get((name, n))
+        if made is None:
+            read = {"rgb": np.empty((n, h, w, 3), np.uint8), "ids": np.empty((n, h, w, 3), np.uint8),
+                    "depth": np.empty((n, h, w), np.float32)}
+            out = {"rgb": np.empty((n, h, w, 3), np.uint8), "depth": np.empty((n, h, w), np.float32),
+                   "segmentation": np.empty((n, h, w), np.int32)}
+            made = self._stacks[(name, n)] = (read, out)
+        return made
 
     def render(self, data: mujoco.MjData, wanted: list[tuple[str, tuple[str, ...]]]) -> list[Rendered]:
         # On this thread, not the serving one: whatever the simulation had computed of its state, the
@@ -168,23 +249,27 @@ class _Renderer:
 
     def _segmented(self, rect: mujoco.MjrRect, w: int, h: int, kinds: tuple[str, ...]) -> dict[str, np.ndarray]:
         """Depth and segmentation from one render in segmentation colours, as mujoco.Renderer renders them."""
-        flags = self.scene.flags
-        saved = flags.copy()
-        flags[mujoco.mjtRndFlag.mjRND_SEGMENT] = True
-        flags[mujoco.mjtRndFlag.mjRND_IDCOLOR] = True
-        try:
-            ids = np.empty((h, w, 3), np.uint8) if "segmentation" in kinds else None
-            depth = np.empty((h, w), np.float32) if "depth" in kinds else None
-            mujoco.mjr_render(rect, self.scene, self.mjr)
-            mujoco.mjr_readPixels(ids, depth, rect, self.mjr)
-        finally:
-            np.copyto(flags, saved)
+        ids = np.empty((h, w, 3), np.uint8) if "segmentation" in kinds else None
+        depth = np.empty((h, w), np.float32) if "depth" in kinds else None
+        self._render_segmented(rect, ids, depth)
         out: dict[str, np.ndarray] = {}
         if depth is not None:
             out["depth"] = self._metres(depth)
         if ids is not None:
             out["segmentation"] = self._geom_ids(ids)
         return out
+
+    def _render_segmented(self, rect: mujoco.MjrRect, ids: np.ndarray | None, depth: np.ndarray | None) -> None:
+        """One render in segmentation colours, read into `ids` (colours) and `depth` (OpenGL's), rows bottom-up."""
+        flags = self.scene.flags
+        saved = flags.copy()
+        flags[mujoco.mjtRndFlag.mjRND_SEGMENT] = True
+        flags[mujoco.mjtRndFlag.mjRND_IDCOLOR] = True
+        try:
+            mujoco.mjr_render(rect, self.scene, self.mjr)
+            mujoco.mjr_readPixels(ids, depth, rect, self.mjr)
+        finally:
+            np.copyto(flags, saved)
 
     def _metres(self, depth: np.ndarray) -> np.ndarray:
         """OpenGL's reversed-z depth as metres along the optical axis (the perspective projection undone)."""
@@ -209,3 +294,16 @@ class _Renderer:
     def close(self) -> None:
         self.mjr.free()
         self.context.free()
+
+
+def _copy_state(model: mujoco.MjModel, source: mujoco.MjData, target: mujoco.MjData) -> None:
+    """What a picture of `source` depends on, into `target`: its time, physics state and mocap poses (mj_forward then
+    computes the rest). mj_copyData would copy the whole arena, far more than this for every world."""
+    target.time = source.time
+    target.qpos[:] = source.qpos
+    target.qvel[:] = source.qvel
+    target.act[:] = source.act
+    target.ctrl[:] = source.ctrl
+    if model.nmocap:
+        target.mocap_pos[:] = source.mocap_pos
+        target.mocap_quat[:] = source.mocap_quat

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import mujoco
@@ -229,6 +230,10 @@ class WorldBatch:
                 by_world.setdefault(world, []).append(index)
             for world, indices in by_world.items():
                 self.worlds[world].hot_path_served(len(indices), indices, False)
+
+    def states(self, worlds: Sequence[int]) -> list[mujoco.MjData]:
+        """The states of `worlds` (by index) to render: their own mjData, to be read while nothing steps them."""
+        return [self.worlds[k].data for k in worlds]
 
     def close(self) -> None:
         if self._pool is not None:

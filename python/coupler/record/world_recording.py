@@ -86,7 +86,7 @@ class WorldLayout:
             raise RecordingError(f"a recorded answer is not one a server sends: {error}") from None
         if read is None:
             return None
-        sensors, times, _ = read  # the world data some tasks ask for is no reading
+        sensors, times = read[0], read[1]  # the world data some tasks ask for, and images, are no readings
         width = self.flat.sensors.values.size
         if sensors.size != times.size * width or world >= times.size:
             raise RecordingError(f"a recorded answer for every world holds {sensors.size} readings for "

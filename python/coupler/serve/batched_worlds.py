@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Sequence
+from concurrent import futures
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -34,7 +36,10 @@ from coupler.wire.messages import (
     MessageType,
     ServerInfo,
 )
-from coupler.wire.world_frames import WorldControl, carries_worlds, encode_world_sensors, read_world_control
+from coupler.serve.image_answer import RENDER_TIMEOUT, Wanted
+from coupler.serve.world_images import WorldImageAnswer
+from coupler.wire.world_frames import (WorldControl, carries_worlds, encode_world_sensors, read_world_control,
+                                       world_answer_bytes)
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +86,10 @@ class Worlds(Protocol):
         `sensors_out` and `times_out` are given: `run` is `start` and one `advance`, a long Control several."""
         ...
 
+    def states(self, worlds: Sequence[int]) -> list[Any]:
+        """The states of `worlds` (by index) for the cameras to render, read while nothing steps them."""
+        ...
+
 
 def _mismatch(text: str) -> ProtocolError:
     return ProtocolError(f"Control for every world does not match the handshake: {text}", ErrorCode.CONTROL_MISMATCH)
@@ -122,8 +131,19 @@ class WorldsSimulation(MessagesFromArrays):
         self.flat = self.first.flat
 
     def handshake(self) -> HandshakeMessage:
-        return dataclasses.replace(self.first.handshake(), worlds=self.worlds.count,
-                                   server=ServerInfo(extensions=[EXTENSION_WORLDS]))
+        first = self.first.handshake()
+        extensions = list(first.server.extensions) if first.server is not None else []
+        return dataclasses.replace(first, worlds=self.worlds.count,
+                                   server=ServerInfo(extensions=[*extensions, EXTENSION_WORLDS]))
+
+    @property
+    def images(self) -> Any:
+        """World 0's cameras (None: none served), which render every world's state too."""
+        return getattr(self.first, "images", None)
+
+    @property
+    def images_unavailable(self) -> str:
+        return str(getattr(self.first, "images_unavailable", ""))
 
     def sensor_values(self, out: np.ndarray) -> float:
         return self.first.sensor_values(out)
@@ -163,6 +183,9 @@ class BatchedResponder(NativeResponder):
         self.worlds = sim.simulation.worlds
         self._world_sensors = np.zeros((self.worlds.count, self.worlds.sensor_width))
         self._world_times = np.zeros(self.worlds.count)
+        self.world_images = WorldImageAnswer(self.images, self.worlds.count)
+        data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
+        self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
 
     def respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.CONTROL and carries_worlds(request.frame):
@@ -182,11 +205,14 @@ class BatchedResponder(NativeResponder):
         # As on the single-world path: a Control of many steps is stepped in chunks by the loop, which serves
         # readers and newcomers and looks for a stop between them.
         chunked = self.sim.chunk_long_controls and taken > LONG_CONTROL_STEPS
+        wanted = request.image_requests if control is not None else ()
+        rendered: list[int] = []
 
         def run() -> None:
             if control is None:
                 raise problem
             check_world_control(control, self.worlds)
+            rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes))
             if chunked:
                 self.worlds.start(control)
             else:
@@ -197,14 +223,35 @@ class BatchedResponder(NativeResponder):
             return Answer(encode(answer))
         if chunked:
             self.sim.long_control = LongControl([request.peer], taken, step=self.worlds.advance,
-                                                answer=lambda: self._world_answer(taken))
+                                                answer=lambda: self._world_answer(taken, wanted=wanted,
+                                                                                  image_worlds=rendered))
             return HELD_ANSWER
-        return self._world_answer(taken, read=False)
+        return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request)
 
-    def _world_answer(self, taken: int, read: bool = True) -> Answer:
-        """The answer to a Control for every world that took `taken` steps; `read`: read the worlds first."""
+    def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (), image_worlds: Sequence[int] = (),
+                      request: _native.Request | None = None) -> Answer:
+        """The answer to a Control for every world that took `taken` steps, with the images `wanted` of
+        `image_worlds`; `read`: read the worlds first. With the `request` to answer, the images render while
+        others are served (when answers wait for images here): the answer returned then sends nothing."""
         if read:
             self.worlds.advance(0, self._world_sensors, self._world_times)
         data = self.worlds.world_data
-        return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None),
-                      float(self._world_times[0]), taken)
+        time = float(self._world_times[0])
+        if not wanted:
+            return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None),
+                          time, taken)
+        failing = "the Control was applied, but its images could not be rendered"
+        sensors, times, kept = self._world_sensors.copy(), self._world_times.copy(), data.copy() if data.size else None
+
+        def compose(rendered: dict[str, dict[str, np.ndarray]]) -> bytes:
+            return encode_world_sensors(sensors, times, kept, self.world_images.stacks(wanted, rendered), image_worlds)
+
+        # The renderer reads the worlds' own states: nothing steps them meanwhile, as their one controller waits
+        # for this answer.
+        images = self.world_images.submit(wanted, self.worlds.states(image_worlds))
+        if request is not None and self.defer(request, Answer(b"", time, taken), images, failing, compose):
+            return Answer(None, time, taken)
+        try:
+            return Answer(compose(images.result(RENDER_TIMEOUT)), time, taken)
+        except (RuntimeError, futures.TimeoutError) as error:
+            return Answer(self._render_failure(failing, error), time, taken)

@@ -22,7 +22,7 @@ import numpy as np
 
 from coupler import _native
 from coupler.wire.errors import ProtocolError
-from coupler.wire.messages import IMAGE_KINDS, CameraDescription, ErrorCode
+from coupler.wire.messages import IMAGE_BYTES_PER_PIXEL, IMAGE_KINDS, CameraDescription, ErrorCode
 from coupler.wire.name_list import valid_names
 from coupler.wire.peer_text import shown
 
@@ -44,9 +44,14 @@ class ImageSource(Protocol):
 
     def render(self, wanted: list[tuple[str, tuple[str, ...]]], timeout: float) -> Rendered: ...
 
+    def submit_worlds(self, wanted: list[tuple[str, tuple[str, ...]]],
+                      states: Sequence[object]) -> Future[dict[str, dict[str, np.ndarray]]]: ...
 
-_BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
-_IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)
+    def render_worlds(self, wanted: list[tuple[str, tuple[str, ...]]], states: Sequence[object],
+                      timeout: float) -> dict[str, dict[str, np.ndarray]]: ...
+
+
+IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)
 
 
 def _refused(text: str) -> ProtocolError:
@@ -89,8 +94,8 @@ class ImageAnswer:
                 raise _refused(f"camera {shown(camera)!r}: a kind of image is asked for twice")
             if every is not None and every < 1:
                 raise _refused(f"camera {shown(camera)!r}: every {every} steps; a rate is every 1 step or more")
-        size = self.state_bytes + sum(_IMAGE_OVERHEAD + cameras[camera].width * cameras[camera].height *
-                                      _BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
+        size = self.state_bytes + sum(IMAGE_OVERHEAD + cameras[camera].width * cameras[camera].height *
+                                      IMAGE_BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
         if self.max_frame_bytes and size > self.max_frame_bytes:
             raise _refused(f"the images asked for make an answer of about {size} bytes, over the "
                            f"{self.max_frame_bytes}-byte frame limit (coupler serve --max-frame-bytes, and the "

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 import time
 from concurrent import futures
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from coupler import _native, limits
@@ -43,9 +43,11 @@ class _Rendering:
 
     request: _native.Request
     answer: Answer  # the state's sensor frame, without the images
-    images: futures.Future[Rendered]
+    images: futures.Future[Any]  # Rendered, or what `compose` takes
     deadline: float  # time.monotonic() past which it is answered with an error
     failing: str  # what the error says first
+    # The answer's frame from the rendered images; None: the sensor frame with the images field appended.
+    compose: Callable[[Any], bytes] | None = None
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -222,6 +224,17 @@ class NativeResponder:
             return encoded
         return lambda rendered: ring.fields(rendered, True)
 
+    def defer(self, request: _native.Request, answer: Answer, images: futures.Future[Any], failing: str,
+              compose: Callable[[Any], bytes]) -> bool:
+        """Send the answer to `request` (of `answer`'s time and steps) once `images` are rendered, its frame
+        `compose`d of them, serving others meanwhile; False (nothing kept) when answers do not wait for images
+        here (`defer_images` off, or a trace logging each answer as it is made)."""
+        if not self.defer_images or self.sim.trace:
+            return False
+        self._rendering.append(_Rendering(request, answer, images, time.monotonic() + RENDER_TIMEOUT, failing,
+                                          compose))
+        return True
+
     def _render_failure(self, failing: str, error: BaseException) -> bytes:
         self.sim.stats.errors_sent += 1
         reason = "rendering took too long" if isinstance(error, futures.TimeoutError) else str(error)
@@ -248,7 +261,9 @@ class NativeResponder:
             answer = rendering.answer
             if rendering.images.done():
                 try:
-                    reply = answer.reply + self._encoder(rendering.request.shared_memory)(rendering.images.result())
+                    result = rendering.images.result()
+                    reply = (rendering.compose(result) if rendering.compose
+                             else answer.reply + self._encoder(rendering.request.shared_memory)(result))
                 except Exception as error:  # the renderer's failure, told to the one who asked
                     reply = self._render_failure(rendering.failing, error)
                 done.append((rendering.request, Answer(reply, answer.simulated_time, answer.steps)))

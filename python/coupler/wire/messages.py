@@ -45,6 +45,7 @@ __all__ = [
     "EXTENSION_SHARED_MEMORY",
     "SharedMemoryRing",
     "SharedSlice",
+    "IMAGE_BYTES_PER_PIXEL",
     "IMAGE_KINDS",
     "CameraDescription",
     "Image",
@@ -182,6 +183,8 @@ IMAGE_KINDS = ("rgb", "depth", "segmentation")
 # HandshakeMessage.shared_memory, a ring of buffers in shared memory offered on an ipc or inproc address;
 # a Control or SensorRequest with shared_memory gets its answer's images there (Image.shared).
 EXTENSION_SHARED_MEMORY = "shm"
+# The bytes of one pixel of each kind: rgb 3, a float32 depth or an int32 geom id 4.
+IMAGE_BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
 
 
 @dataclass
@@ -365,6 +368,9 @@ class ControlMessage:
     images: list[ImageRequest] = field(default_factory=list)
     # coupler extension "shm": the answer's big payloads through the announced shared memory.
     shared_memory: bool = False
+    # "worlds" and "images" together: the worlds whose images the answer to a
+    # Control for every world carries (ascending); empty: every world.
+    image_worlds: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -399,6 +405,11 @@ class SensorMessage:
     world_data: list[float] = field(default_factory=list)
     # coupler extension "images": the images asked for, of the state above.
     images: list[Image] = field(default_factory=list)
+    # "worlds" and "images" together, the answer to a Control for every world
+    # asking for images: per camera and kind, one Image whose data holds the
+    # images of the worlds image_worlds lists, one after another (time unset).
+    world_images: list[Image] = field(default_factory=list)
+    image_worlds: list[int] = field(default_factory=list)
 
 
 @dataclass

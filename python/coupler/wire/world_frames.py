@@ -16,7 +16,7 @@ than as lists of Python floats.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -26,8 +26,9 @@ from coupler.wire.errors import ProtocolError, RemoteError
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.wire.peer_text import shown
 
-__all__ = ["WorldControl", "carries_worlds", "encode_world_control", "encode_world_sensors", "read_world_answer",
-           "read_world_control", "read_world_sensors", "world_answer_bytes", "world_control_bytes"]
+__all__ = ["WorldControl", "WorldImages", "carries_worlds", "encode_world_control", "encode_world_sensors",
+           "read_world_answer", "read_world_answer_with_images", "read_world_control", "read_world_sensors",
+           "world_answer_bytes", "world_control_bytes"]
 
 # Bytes of a frame besides its arrays' numbers: the kind, the time, the worlds, steps, each field's tag and length.
 _FRAME_OVERHEAD = 64
@@ -43,6 +44,17 @@ class WorldControl:
     resets: np.ndarray  # indices of the worlds to reset instead of stepping
     qpos: np.ndarray  # flat: one qpos per reset world, or empty
     qvel: np.ndarray  # flat: one qvel per reset world, or empty
+    # The worlds whose images the answer carries, of the cameras the Control's images name; empty: every world.
+    image_worlds: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+
+@dataclass(frozen=True)
+class WorldImages:
+    """One kind of image of one camera, of several worlds: `pixels` stacks them, world by world."""
+
+    camera: str
+    kind: str  # "rgb", "depth" or "segmentation"
+    pixels: np.ndarray  # (worlds, H, W, 3) uint8, (worlds, H, W) float32 metres or int32 geom ids
 
 
 def _flat(values: np.ndarray | None) -> np.ndarray:
@@ -50,10 +62,13 @@ def _flat(values: np.ndarray | None) -> np.ndarray:
 
 
 def encode_world_control(worlds: int, controls: np.ndarray, steps: int = 0, resets: Sequence[int] = (),
-                         qpos: np.ndarray | None = None, qvel: np.ndarray | None = None) -> bytes:
-    """The ControlMessage frame of a Control for all `worlds` worlds (see `WorldControl` for the arrays)."""
+                         qpos: np.ndarray | None = None, qvel: np.ndarray | None = None,
+                         images: Sequence[tuple[str, Sequence[str]]] = (), image_worlds: Sequence[int] = ()) -> bytes:
+    """The ControlMessage frame of a Control for all `worlds` worlds (see `WorldControl` for the arrays), asking
+    for the `images` ((camera, kinds) each) of the worlds `image_worlds` lists (empty: every world)."""
     return _native.encode_world_control(int(worlds), _flat(controls), int(steps), [int(w) for w in resets],
-                                        _flat(qpos), _flat(qvel))
+                                        _flat(qpos), _flat(qvel), [(camera, list(kinds)) for camera, kinds in images],
+                                        [int(w) for w in image_worlds])
 
 
 def carries_worlds(frame: bytes) -> bool:
@@ -71,14 +86,18 @@ def read_world_control(frame: bytes) -> WorldControl:
         empty = np.zeros(0)
         return WorldControl(worlds=0, controls=empty, steps=decode(frame).steps, resets=np.zeros(0, dtype=np.int64),
                             qpos=empty, qvel=empty)
-    worlds, controls, steps, resets, qpos, qvel = read
-    return WorldControl(worlds=worlds, controls=controls, steps=steps, resets=resets, qpos=qpos, qvel=qvel)
+    worlds, controls, steps, resets, qpos, qvel, image_worlds = read
+    return WorldControl(worlds=worlds, controls=controls, steps=steps, resets=resets, qpos=qpos, qvel=qvel,
+                        image_worlds=image_worlds)
 
 
-def encode_world_sensors(sensors: np.ndarray, times: np.ndarray, data: np.ndarray | None = None) -> bytes:
+def encode_world_sensors(sensors: np.ndarray, times: np.ndarray, data: np.ndarray | None = None,
+                         images: Sequence[WorldImages] = (), image_worlds: Sequence[int] = ()) -> bytes:
     """The SensorMessage frame answering a Control for every world: world 0's time in simVars, as ever; `data`: every
-    world's `--world-data` arrays (world-major), or None."""
-    return _native.encode_world_sensors(_flat(sensors), _flat(times), _flat(data))
+    world's `--world-data` arrays (world-major), or None; `images` of the worlds `image_worlds` lists."""
+    stacks = [(i.camera, i.kind, i.pixels.shape[2], i.pixels.shape[1], np.ascontiguousarray(i.pixels)) for i in images]
+    return _native.encode_world_sensors(_flat(sensors), _flat(times), _flat(data), stacks,
+                                        [int(w) for w in image_worlds])
 
 
 def read_world_sensors(frame: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -93,9 +112,22 @@ def read_world_answer(frame: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     RemoteError with the server's code and text when it answered with an
     ErrorMessage; ProtocolError (UNEXPECTED_MESSAGE) for any other message.
     """
+    sensors, times, data, _, _ = read_world_answer_with_images(frame)
+    return sensors, times, data
+
+
+_PIXELS = {"rgb": (np.dtype(np.uint8), 3), "depth": (np.dtype("<f4"), 0), "segmentation": (np.dtype("<i4"), 0)}
+
+
+def read_world_answer_with_images(
+        frame: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[WorldImages], np.ndarray]:
+    """`read_world_answer`'s arrays, then the answer's images and the worlds they show (in the order the images
+    stack them). ProtocolError (MALFORMED_FRAME) for an image of an unknown kind or whose bytes do not fill its
+    worlds' pictures."""
     read = _native.read_world_sensors(frame)
     if read is not None:
-        return read
+        sensors, times, data, stacks, image_worlds = read
+        return sensors, times, data, [_stacked(stack, image_worlds.size) for stack in stacks], image_worlds
     message = decode(frame)
     if isinstance(message, ErrorMessage):
         raise RemoteError(message.code, shown(message.text))
@@ -113,3 +145,17 @@ def world_control_bytes(worlds: int, control_width: int) -> int:
     """The most bytes a Control for `worlds` worlds of `control_width` numbers takes, every world reset (without
     a given state) or stepped."""
     return 8 * worlds * control_width + 5 * worlds + _FRAME_OVERHEAD
+
+
+def _stacked(stack: tuple[str, str, int, int, bytes], worlds: int) -> WorldImages:
+    camera, kind, width, height, data = stack
+    if kind not in _PIXELS:
+        raise ProtocolError(f"an image of camera {shown(camera)!r} is of unknown kind {shown(kind)!r}",
+                            ErrorCode.MALFORMED_FRAME)
+    dtype, channels = _PIXELS[kind]
+    shape = (worlds, height, width, channels) if channels else (worlds, height, width)
+    expected = int(np.prod(shape)) * dtype.itemsize
+    if len(data) != expected:
+        raise ProtocolError(f"the {kind} images of camera {shown(camera)!r} have {len(data)} bytes; {worlds} of "
+                            f"{width}x{height} take {expected}", ErrorCode.MALFORMED_FRAME)
+    return WorldImages(camera, kind, np.frombuffer(data, dtype).reshape(shape))

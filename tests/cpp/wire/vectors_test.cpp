@@ -229,6 +229,25 @@ SensorMessage sensor_images_shm() {
   return m;
 }
 
+ControlMessage control_worlds_images() {
+  ControlMessage m;
+  m.worlds = 2;
+  m.world_controls = {0.5, 1.0, -0.25, 0.0};
+  m.images = {{"overview", {"rgb"}, std::nullopt}};
+  m.image_worlds = {1};
+  return m;
+}
+
+SensorMessage sensor_worlds_images() {
+  SensorMessage m;
+  m.simulated_time = 0.01;
+  m.world_sensors = {0.5, 2.5, 0.125, -1.5};
+  m.world_times = {0.01, 0.01};
+  m.world_images = {{"overview", "rgb", 2, 1, 0.0, std::string("\xff\x00\x00\x00\x80\xff", 6)}};
+  m.image_worlds = {1};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -261,6 +280,8 @@ std::map<std::string, Message> vectors() {
       {"handshake_shm", handshake_shm()},
       {"sensor_request_shm", SensorRequestMessage{{{"overview", {"rgb"}}}, true}},
       {"sensor_images_shm", sensor_images_shm()},
+      {"control_worlds_images", control_worlds_images()},
+      {"sensor_worlds_images", sensor_worlds_images()},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }

@@ -198,6 +198,9 @@ struct ControlMessage {
   std::vector<ImageRequest> images;
   // coupler extension "shm": the answer's big payloads through the announced shared memory.
   bool shared_memory = false;
+  // "worlds" and "images" together: the worlds whose images the answer to a
+  // Control for every world carries (ascending); empty: every world.
+  std::vector<std::uint32_t> image_worlds;
 
   // ControlMessage::builder().object("robot1").values({...}).event("gripper", true)
   static Builder builder();
@@ -252,6 +255,11 @@ struct SensorMessage {
   std::vector<double> world_data;
   // coupler extension "images": the images asked for, of the state above.
   std::vector<Image> images;
+  // "worlds" and "images" together, the answer to a Control for every world
+  // asking for images: per camera and kind, one Image whose data holds the
+  // images of the worlds image_worlds lists, one after another (time unset).
+  std::vector<Image> world_images;
+  std::vector<std::uint32_t> image_worlds;
 
   // Throws coupler::Error naming the object when the message has no such object.
   const ObjectSensors& object(const std::string& name) const;

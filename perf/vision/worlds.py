@@ -1,0 +1,159 @@
+"""What a vector environment's images cost: N worlds of the arm scene, each step bringing every world's rgb image
+of one camera through `coupler/Scene-v0`'s vector env, against the bound of rendering those N images alone with
+`mujoco.Renderer` plus stepping the N worlds without images, all measured in the same run, rounds taking turns.
+
+    python -m perf.vision.worlds                 # 64 worlds, 64x64 rgb; 5 rounds of 3 steps
+    python -m perf.vision.worlds --quick         # 2 worlds, 2 rounds of 1 step: a few seconds, for CI
+
+The ratio is the vector env's throughput (steps per second) over the bound's, 1 / (render time of N images +
+step time of N worlds); the target: >= 0.9.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from perf.common import host, results
+from perf.common.arguments import positive
+from perf.common.errors import BenchmarkError
+from perf.common.results import DEFAULT_DIR
+from perf.vision.measure import CAMERA, parse_size
+
+# The renderer alone needs its OpenGL chosen before MuJoCo is imported: the server's own choice, EGL.
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+import gymnasium  # noqa: E402
+import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
+
+import coupler.gym  # noqa: E402,F401  registers the ids
+from coupler.scenes import scene_path  # noqa: E402
+
+TARGET = 0.9  # the vector env's throughput over the bound's
+WARM_UP = 1  # steps (and renders of N images) before timing: shaders compiled, buffers allocated
+QUICK = {"worlds": 2, "rounds": 2, "steps": 1}
+
+
+def _per_call(call: Callable[[], object], count: int) -> float:
+    started = time.perf_counter()
+    for _ in range(count):
+        call()
+    return (time.perf_counter() - started) / count * 1e3
+
+
+def _summary(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "low": min(values), "high": max(values)}
+
+
+def measure(worlds: int, size: tuple[int, int], rounds: int, steps: int) -> dict:
+    width, height = size
+    model = mujoco.MjModel.from_xml_path(str(scene_path("arm")))
+    model.vis.global_.offwidth = max(model.vis.global_.offwidth, width)
+    model.vis.global_.offheight = max(model.vis.global_.offheight, height)
+    data = mujoco.MjData(model)
+    mujoco.mj_resetDataKeyframe(model, data, 0)
+    mujoco.mj_forward(model, data)
+    renderer = mujoco.Renderer(model, height, width)
+    serve_flags = ["--camera", f"{CAMERA}={width}x{height}"]
+    plain = gymnasium.make_vec("coupler/Scene-v0", num_envs=worlds, scene="arm", serve_flags=serve_flags,
+                               timeout=120.0)
+    seeing = gymnasium.make_vec("coupler/Scene-v0", num_envs=worlds, scene="arm", serve_flags=serve_flags,
+                                cameras=[CAMERA], timeout=120.0)
+    try:
+        actions = np.zeros(plain.action_space.shape)
+        plain.reset(seed=0)
+        observation, _ = seeing.reset(seed=0)
+        if observation[f"{CAMERA}/rgb"].shape != (worlds, height, width, 3):
+            raise BenchmarkError(f"the vector env's images have shape {observation[f'{CAMERA}/rgb'].shape}")
+
+        def alone() -> None:
+            for _ in range(worlds):
+                renderer.update_scene(data, CAMERA)
+                renderer.render()
+
+        _per_call(alone, WARM_UP)
+        _per_call(lambda: plain.step(actions), WARM_UP)
+        _per_call(lambda: seeing.step(actions), WARM_UP)
+        render_ms, step_ms, seeing_ms, ratios = [], [], [], []
+        for _ in range(rounds):
+            # In mirrored order (alone, without, with, with, without, alone): a load that rises or falls through
+            # the round weighs on both sides alike.
+            first = [_per_call(alone, steps), _per_call(lambda: plain.step(actions), steps)]
+            seen = [_per_call(lambda: seeing.step(actions), steps) for _ in range(2)]
+            last = [_per_call(lambda: plain.step(actions), steps), _per_call(alone, steps)]
+            render_ms.append((first[0] + last[1]) / 2)
+            step_ms.append((first[1] + last[0]) / 2)
+            seeing_ms.append(sum(seen) / 2)
+            ratios.append((render_ms[-1] + step_ms[-1]) / seeing_ms[-1])
+    finally:
+        plain.close()
+        seeing.close()
+        renderer.close()
+    return {"size": f"{width}x{height}", "render_ms": _summary(render_ms), "step_ms": _summary(step_ms),
+            "vector_env_ms": _summary(seeing_ms), "ratio": _summary(ratios)}
+
+
+def markdown(result: dict) -> str:
+    row = result["row"]
+    render, step, seeing, ratio = row["render_ms"], row["step_ms"], row["vector_env_ms"], row["ratio"]
+    verdict = "met" if ratio["median"] >= TARGET else "missed"
+
+    def shown(value: dict) -> str:
+        return f"{value['median']:.1f} ({value['low']:.1f}–{value['high']:.1f})"
+
+    return "\n".join([
+        f"Per vector-env step of {result['worlds']} worlds, the median of {result['rounds']} rounds of "
+        f"{result['steps']} steps each (lowest and highest round in brackets); each round times mujoco.Renderer "
+        f"rendering {result['worlds']} images, the vector env stepping without images, and with every world's "
+        "image, in one process, in mirrored order (each side twice: alone, without, with, with, without, "
+        "alone).",
+        "",
+        f"| worlds | size | render {result['worlds']} images alone ms | step without images ms "
+        f"| step with images ms | throughput ÷ bound | target ≥ {TARGET:g} |",
+        "|---:|---|---:|---:|---:|---:|---|",
+        f"| {result['worlds']} | {row['size']} rgb | {shown(render)} | {shown(step)} | {shown(seeing)} "
+        f"| {ratio['median']:.2f} ({ratio['low']:.2f}–{ratio['high']:.2f}) | {verdict} |",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m perf.vision.worlds", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worlds", type=positive(int), default=64,
+                        help="worlds of the vector env, and images rendered alone per step (default: %(default)s)")
+    parser.add_argument("--size", type=parse_size, default=(64, 64),
+                        help="the camera's WxH (default: 64x64)")
+    parser.add_argument("--rounds", type=positive(int), default=5,
+                        help="rounds, each side once per round (default: %(default)s)")
+    parser.add_argument("--steps", type=positive(int), default=3,
+                        help="vector-env steps (and renders of every world's image) timed per side and round "
+                             "(default: %(default)s)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a few seconds, for CI: {QUICK['worlds']} worlds, {QUICK['rounds']} rounds of "
+                             f"{QUICK['steps']} steps (overrides --worlds, --rounds and --steps)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
+                        help="directory for vision_worlds.json and vision_worlds.md (default: perf/results)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.worlds, args.rounds, args.steps = QUICK["worlds"], QUICK["rounds"], QUICK["steps"]
+    result: dict = {"benchmark": "vision_worlds", "host": host.describe(), "worlds": args.worlds,
+                    "rounds": args.rounds, "steps": args.steps, "quick": args.quick}
+    try:
+        result["row"] = measure(args.worlds, args.size, args.rounds, args.steps)
+    except BenchmarkError as error:
+        print(f"perf.vision.worlds: {error}", file=sys.stderr)
+        return 1
+    text = markdown(result)
+    print(text)
+    for path in results.write(args.out, result["benchmark"], result, text):
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
