@@ -11,7 +11,8 @@ from coupler.cli.reference import _subcommands
 from doc_pages import DOCS, REPO, pages
 
 # The project's other programs whose --help lists their flags.
-PROGRAMS = ("demo.client", "demo.server", "perf.rtt", "perf.rtt.compare", "perf.gym", "perf.record", "perf.report", "perf.view")
+PROGRAMS = ("demo.client", "demo.server", "perf.rtt", "perf.rtt.compare", "perf.gym", "perf.record", "perf.report", "perf.view",
+            "perf.vision", "perf.vision.worlds", "perf.floor.shm")
 
 # Flags of programs the docs show that are not the project's Python modules, by program.
 OTHER_PROGRAMS = {
