@@ -292,7 +292,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             rewards = np.where(stepped, rewards, 0.0)
             terminated &= stepped
             self._add_infos(infos, terms, stepped)
-            self._add_infos(infos, self._batch.reset_infos(sensors), ~stepped)
+            if not stepped.all():
+                self._add_infos(infos, self._batch.reset_infos(sensors), ~stepped)
             sensors = self._batch.observations(sensors)
         elif self._rewarded:
             for i in np.flatnonzero(stepped):
