@@ -20,7 +20,7 @@ import mujoco
 import numpy as np
 
 from coupler.mujoco.flat import control_scatter
-from coupler.mujoco.native_world_steps import native_world_steps, settling_stages
+from coupler.mujoco.native_world_steps import native_world_steps, settling
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
@@ -70,8 +70,9 @@ class WorldBatch:
         share = math.ceil(count / threads)
         self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
         self._native = native_world_steps(self.worlds, self._data, len(self._shares))
-        # Settled by mj_forward in C++ (else by the stages of it the readings need: the next step starts afresh).
-        self._forwarded = settling_stages(first) is None
+        # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
+        # readings need: the next step starts afresh).
+        _, self._forwarded = settling(first)
         self._pool = (ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds")
                       if len(self._shares) > 1 and self._native is None else None)
         # The last start's rows, which the native steps scatter (zeros for a Control that steps no world).
