@@ -122,11 +122,12 @@ void bind_hot_path(py::module_& module) {
   py::class_<MujocoStepperOf>(module, "MujocoStepper",
                               "coupler::MujocoStepper of a mujoco.MjModel and its MjData, through MuJoCo's C "
                               "functions given as addresses (`functions`: mj_step, mj_step2, mj_forward, mj_checkPos, "
-                              "mj_checkVel, mj_getState). `warnings` is data.warning.number; `bad_qpos` and `bad_qvel` "
+                              "mj_checkVel, mj_getState; with `resume_rk4` also mj_forwardSkip, mj_checkAcc and "
+                              "mj_RungeKutta). `warnings` is data.warning.number; `bad_qpos` and `bad_qvel` "
                               "the places of those warnings in it. Keeps all of them alive.")
-      .def(py::init<py::object, py::object, const py::dict&, bool, Counters, std::size_t, std::size_t>(),
+      .def(py::init<py::object, py::object, const py::dict&, bool, Counters, std::size_t, std::size_t, bool>(),
            py::arg("model"), py::arg("data"), py::arg("functions"), py::arg("split_step"), py::arg("warnings"),
-           py::arg("bad_qpos"), py::arg("bad_qvel"))
+           py::arg("bad_qpos"), py::arg("bad_qvel"), py::arg("resume_rk4") = false)
       .def("step", [](MujocoStepperOf& s, std::uint64_t steps) { s.get().step(steps); }, py::arg("steps"))
       .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, "mj_forward, unless the state is settled.")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });

@@ -38,16 +38,20 @@ inline void* address_of(const py::object& mujoco_struct, const char* what) {
   return reinterpret_cast<void*>(address);
 }
 
-inline MujocoFunctions::Stage stage(const py::dict& functions, const char* name) {
+// MuJoCo's function `name` from the addresses in `functions`, as the type F of its signature.
+template <typename F = MujocoFunctions::Stage>
+F function(const py::dict& functions, const char* name) {
   if (!functions.contains(name)) throw Error(std::string("the MuJoCo functions lack ") + name);
-  return reinterpret_cast<MujocoFunctions::Stage>(functions[name].cast<std::uintptr_t>());
+  return reinterpret_cast<F>(functions[name].cast<std::uintptr_t>());
 }
+
+inline MujocoFunctions::Stage stage(const py::dict& functions, const char* name) { return function(functions, name); }
 
 // A MujocoStepper with the Python objects whose memory it steps, kept alive as long as it is.
 class MujocoStepperOf {
  public:
   MujocoStepperOf(py::object model, py::object data, const py::dict& functions, bool split_step, Counters warnings,
-                  std::size_t bad_qpos, std::size_t bad_qvel)
+                  std::size_t bad_qpos, std::size_t bad_qvel, bool resume_rk4 = false)
       : model_(std::move(model)), data_(std::move(data)), warnings_(std::move(warnings)) {
     MujocoFunctions f;
     f.step = stage(functions, "mj_step");
@@ -57,8 +61,13 @@ class MujocoStepperOf {
     f.check_vel = stage(functions, "mj_checkVel");
     if (!functions.contains("mj_getState")) throw Error("the MuJoCo functions lack mj_getState");
     f.get_state = reinterpret_cast<MujocoFunctions::GetState>(functions["mj_getState"].cast<std::uintptr_t>());
+    if (resume_rk4) {
+      f.forward_skip = function<MujocoFunctions::ForwardSkip>(functions, "mj_forwardSkip");
+      f.check_acc = stage(functions, "mj_checkAcc");
+      f.runge_kutta = function<MujocoFunctions::RungeKutta>(functions, "mj_RungeKutta");
+    }
     stepper_.emplace(f, address_of(model_, "the model"), address_of(data_, "the data"), split_step,
-                     counter(warnings_, bad_qpos), counter(warnings_, bad_qvel));
+                     counter(warnings_, bad_qpos), counter(warnings_, bad_qvel), resume_rk4);
   }
 
   MujocoStepper& get() { return *stepper_; }

@@ -39,7 +39,7 @@ class WorldStepsOf {
  public:
   WorldStepsOf(py::list steppers, py::list scatters, py::list gathers, py::list data_gathers, std::size_t object_count,
                std::size_t data_width, std::size_t threads, std::uintptr_t after_step,
-               const std::optional<std::vector<std::uintptr_t>>& readings_stages)
+               const std::optional<std::vector<std::uintptr_t>>& readings_stages, bool stages_forward)
       : steppers_(std::move(steppers)),
         scatters_(std::move(scatters)),
         gathers_(std::move(gathers)),
@@ -68,7 +68,8 @@ class WorldStepsOf {
       for (const auto address : *readings_stages) stages->push_back(reinterpret_cast<MujocoFunctions::Stage>(address));
     }
     steps_ = std::make_unique<WorldSteps>(std::move(worlds), object_count, data_width, threads,
-                                          reinterpret_cast<MujocoFunctions::Stage>(after_step), std::move(stages));
+                                          reinterpret_cast<MujocoFunctions::Stage>(after_step), std::move(stages),
+                                          stages_forward);
   }
 
   py::list run(const py::array& values, const py::array& events_on, const py::array& step, const py::array& settled,
@@ -116,12 +117,13 @@ void bind_world_steps(py::module_& module) {
                            "coupler::WorldSteps: the worlds of a batched server stepped in C++ on `threads` "
                            "persistent threads, the GIL released.")
       .def(py::init<py::list, py::list, py::list, py::list, std::size_t, std::size_t, std::size_t, std::uintptr_t,
-                    const std::optional<std::vector<std::uintptr_t>>&>(),
+                    const std::optional<std::vector<std::uintptr_t>>&, bool>(),
            py::arg("steppers"), py::arg("scatters"), py::arg("gathers"), py::arg("data_gathers"),
            py::arg("object_count"), py::arg("data_width"), py::arg("threads"), py::arg("after_step"),
-           py::arg("readings_stages") = py::none(),
+           py::arg("readings_stages") = py::none(), py::arg("stages_forward") = false,
            "`readings_stages`: the addresses of the stages of mj_forward that settle every reading the gathers "
-           "read (None: mj_forward itself; empty: the readings need none).")
+           "read (None: mj_forward itself; empty: the readings need none); `stages_forward`: they are all of "
+           "the position and velocity stages, from which a world's next step may start.")
       .def("run", &WorldStepsOf::run, py::arg("values"), py::arg("events_on"), py::arg("step"), py::arg("settled"),
            py::arg("forwarded"), py::arg("steps"), py::arg("sensors"), py::arg("times"), py::arg("data"),
            "Scatter, step (worlds marked in `step`), read the data and gather every world; the (world, value) "

@@ -7,15 +7,18 @@ namespace coupler {
 namespace {
 
 constexpr int kStateTime = 1;  // mjSTATE_TIME: mj_getState writes the simulated time alone
+constexpr int kStageVelocity = 2;  // mjSTAGE_VEL: mj_forwardSkip starts after the velocity stage
+constexpr int kRungeKuttaOrder = 4;  // mj_step's RK4
 
 }  // namespace
 
 MujocoStepper::MujocoStepper(const MujocoFunctions& functions, const void* model, void* data, bool split_step,
-                             const int* bad_qpos, const int* bad_qvel)
+                             const int* bad_qpos, const int* bad_qvel, bool resume_rk4)
     : functions_(functions),
       model_(model),
       data_(data),
       split_step_(split_step),
+      resume_rk4_(resume_rk4 && !split_step),
       bad_qpos_(bad_qpos),
       bad_qvel_(bad_qvel) {
   const MujocoFunctions& f = functions_;
@@ -23,16 +26,26 @@ MujocoStepper::MujocoStepper(const MujocoFunctions& functions, const void* model
     throw Error("a MuJoCo stepper needs mj_step, mj_step2, mj_forward, mj_checkPos, mj_checkVel and mj_getState");
   }
   if (!model || !data || !bad_qpos || !bad_qvel) throw Error("a MuJoCo stepper needs its model, data and warnings");
+  if (resume_rk4_ && (!f.forward_skip || !f.check_acc || !f.runge_kutta)) {
+    throw Error("resuming an RK4 step needs mj_forwardSkip, mj_checkAcc and mj_RungeKutta");
+  }
 }
 
 void MujocoStepper::step(std::uint64_t steps) {
   if (steps == 0) return;
-  if (forwarded_ && split_step_) {
+  if (forwarded_ && (split_step_ || resume_rk4_)) {
     const int bad = *bad_qpos_ + *bad_qvel_;
     functions_.check_pos(model_, data_);
     functions_.check_vel(model_, data_);
     if (*bad_qpos_ + *bad_qvel_ == bad) {
-      functions_.step2(model_, data_);
+      if (split_step_) {
+        functions_.step2(model_, data_);
+      } else {
+        // mj_step past its checks and the stages already computed: the rest of mj_forward, then RK4.
+        functions_.forward_skip(model_, data_, kStageVelocity, 0);
+        functions_.check_acc(model_, data_);
+        functions_.runge_kutta(model_, data_, kRungeKuttaOrder);
+      }
       --steps;
     }
   }

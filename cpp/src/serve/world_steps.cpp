@@ -9,12 +9,13 @@ namespace coupler {
 
 WorldSteps::WorldSteps(std::vector<World> worlds, std::size_t object_count, std::size_t data_width,
                        std::size_t threads, MujocoFunctions::Stage after_step,
-                       std::optional<std::vector<MujocoFunctions::Stage>> readings_stages)
+                       std::optional<std::vector<MujocoFunctions::Stage>> readings_stages, bool stages_forward)
     : worlds_(std::move(worlds)),
       data_width_(data_width),
       every_object_(object_count, 1),
       after_step_(after_step),
       readings_stages_(std::move(readings_stages)),
+      stages_forward_(stages_forward && readings_stages_.has_value()),
       pool_(std::max<std::size_t>(1, std::min(threads, worlds_.size()))) {
   if (worlds_.empty()) throw Error("a batch of worlds needs at least one world");
   const World& first = worlds_.front();
@@ -57,9 +58,13 @@ void WorldSteps::run_world(std::size_t i, const Batch& batch,
     w.stepper->settle();
   } else if (!w.stepper->settled()) {
     // The rest of mj_forward (accelerations, constraint forces) changes no reading and is done again by the next
-    // step from scratch: for the RK4 integrator always, for the others once these stages are not all of step 1.
+    // step: from after these stages when they are all of the position and velocity stages, else from scratch.
     for (const auto stage : *readings_stages_) stage(w.model, w.data);
-    w.stepper->assume_readings_current();
+    if (stages_forward_) {
+      w.stepper->assume(true, true);
+    } else {
+      w.stepper->assume_readings_current();
+    }
   }
   w.gather->gather(batch.sensors + i * sensor_width_);
   batch.times[i] = w.stepper->time();

@@ -330,7 +330,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             rewards = np.where(stepped, rewards, 0.0)
             terminated &= stepped
             self._add_infos(infos, terms, stepped)
-            self._add_infos(infos, self._batch.reset_infos(sensors), ~stepped)
+            if not stepped.all():
+                self._add_infos(infos, self._batch.reset_infos(sensors), ~stepped)
             sensors = self._batch.observations(sensors)
         elif self._rewarded:
             for i in np.flatnonzero(stepped):
@@ -372,8 +373,14 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         A value may be an array per world (rows of `values[key]`), as SyncVectorEnv stacks arrays."""
         if not worlds.any():
             return
+        every = bool(worlds.all())
         for key, value in values.items():
             value = np.asarray(value)
+            if every and key not in infos and value.shape[:1] == (self.num_envs,):
+                # Every world's value, as the selection below would give it (a copy: the values may be views of
+                # the rows the next step's terms read).
+                infos[key], infos[f"_{key}"] = value.copy(), np.ones(self.num_envs, dtype=bool)
+                continue
             if key not in infos:
                 infos[key] = np.zeros(value.shape, dtype=value.dtype)
                 infos[f"_{key}"] = np.zeros(self.num_envs, dtype=bool)

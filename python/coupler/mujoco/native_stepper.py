@@ -21,7 +21,8 @@ from coupler import _native
 log = logging.getLogger(__name__)
 
 _FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState", "mj_rnePostConstraint",
-              "mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
+              "mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation", "mj_sensorPos", "mj_sensorVel", "mj_energyPos",
+              "mj_energyVel", "mj_forwardSkip", "mj_checkAcc", "mj_RungeKutta")
 _LIBRARY_NAMES = {"linux": "libmujoco.so*", "darwin": "libmujoco*.dylib", "win32": "mujoco.dll"}
 
 _BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
@@ -59,12 +60,21 @@ def mujoco_functions() -> dict[str, int] | None:
         return None
 
 
+def resumes_rk4(model: mujoco.MjModel) -> bool:
+    """Whether an RK4 step of `model` may start past the position and velocity stages mj_forward computed (the rest
+    of mj_step done as mj_step does it): for RK4 without mjENBL_FWDINV, whose comparison mj_step runs between."""
+    return (model.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4
+            and not model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_FWDINV)
+
+
 def mujoco_stepper(model: mujoco.MjModel, data: mujoco.MjData, split_step: bool) -> _native.MujocoStepper | None:
     """A C++ stepper of `data`; None when MuJoCo's functions cannot be reached from C++.
 
-    `split_step`: the model's integrator lets mj_step2 finish a step that mj_forward began (all but RK4).
+    `split_step`: the model's integrator lets mj_step2 finish a step that mj_forward began (all but RK4). An RK4
+    step may resume past those stages too (`resumes_rk4`).
     """
     functions = mujoco_functions()
     if functions is None:
         return None
-    return _native.MujocoStepper(model, data, functions, split_step, data.warning.number, _BAD_QPOS, _BAD_QVEL)
+    return _native.MujocoStepper(model, data, functions, split_step, data.warning.number, _BAD_QPOS, _BAD_QVEL,
+                                 resume_rk4=not split_step and resumes_rk4(model))

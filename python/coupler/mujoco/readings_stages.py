@@ -10,7 +10,9 @@ from any other array (MuJoCo sensors' `sensordata` among them) takes all
 of mj_forward. The stages run are the very functions mj_forward calls, so
 the readings are the same bit for bit; the work skipped (accelerations
 and constraint forces: about 2 % of Gymnasium's Ant step of 5 steps) is
-done again by the next step, which starts afresh.
+done again by the next step. Where that step can start past the position
+and velocity stages (mj_step2, or the rest of an RK4 step), those stages
+are run in full (`resumable_stages`) and the step starts after them.
 """
 
 from __future__ import annotations
@@ -35,3 +37,18 @@ def readings_stages(arrays: frozenset[str]) -> tuple[str, ...] | None:
             return None
         needed = max(needed, stage)
     return STAGE_FUNCTIONS[: needed + 1]
+
+
+# mj_forward's position and velocity stages with what it computes beside them (mj_step1's, without its checks and
+# the control callback): after these, a step may start past them (mj_step2, or the rest of an RK4 step).
+_POSITION_AND_VELOCITY = ("mj_fwdPosition", "mj_sensorPos", "mj_energyPos", "mj_fwdVelocity", "mj_sensorVel",
+                          "mj_energyVel")
+_ENERGY = frozenset({"mj_energyPos", "mj_energyVel"})
+
+
+def resumable_stages(stages: tuple[str, ...], energy: bool) -> tuple[str, ...]:
+    """`stages` (of `readings_stages`) widened to all of mj_forward's position and velocity stages, in its order
+    (the energy only when `energy`, mjENBL_ENERGY, is on, as mj_forward computes it), then actuation when
+    `stages` has it: the work a step would do first, done for the readings instead."""
+    widened = tuple(name for name in _POSITION_AND_VELOCITY if energy or name not in _ENERGY)
+    return widened + tuple(name for name in stages if name not in widened)

@@ -211,15 +211,19 @@ class MujocoSimulation(MessagesFromArrays):
 
     def reset(self, keyframe: int | None = None) -> None:
         """Restore `keyframe` (an index the model has), or without one the start keyframe or state."""
+        self._restore(keyframe)
+        mujoco.mj_forward(self.model, self.data)
+        self._fresh = True
+        self._forwarded = True
+
+    def _restore(self, keyframe: int | None) -> None:
+        """`reset`'s state, before the mj_forward that settles it."""
         if keyframe is None:
             keyframe = self.start_keyframe
         if keyframe is not None:
             mujoco.mj_resetDataKeyframe(self.model, self.data, keyframe)
         else:
             mujoco.mj_resetData(self.model, self.data)
-        mujoco.mj_forward(self.model, self.data)
-        self._fresh = True
-        self._forwarded = True
 
     def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
         m = self.model
@@ -239,12 +243,15 @@ class MujocoSimulation(MessagesFromArrays):
                     names, keyframe)
             except UnknownKeyframe as unknown:
                 raise ProtocolError(f"Reset: {unknown}", ErrorCode.CONTROL_MISMATCH) from None
-        self.reset(index)
+        # One mj_forward, of the state as given: mj_forward reads none of what it wrote before (as Gymnasium resets).
+        self._restore(index)
         if qpos:
             self.data.qpos[:] = qpos
         if qvel:
             self.data.qvel[:] = qvel
         mujoco.mj_forward(m, self.data)
+        self._fresh = True
+        self._forwarded = True
 
     def sensor_values(self, out: np.ndarray) -> float:
         d = self.data

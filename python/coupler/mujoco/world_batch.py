@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 
 from coupler.mujoco.flat import control_scatter
-from coupler.mujoco.native_world_steps import native_world_steps, settling_stages
+from coupler.mujoco.native_world_steps import native_world_steps, settling
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
@@ -71,8 +71,12 @@ class WorldBatch:
         share = math.ceil(count / threads)
         self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
         self._native = native_world_steps(self.worlds, self._data, len(self._shares))
-        # Settled by mj_forward in C++ (else by the stages of it the readings need: the next step starts afresh).
-        self._forwarded = settling_stages(first) is None
+        # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
+        # readings need: the next step starts afresh).
+        _, self._forwarded = settling(first)
+        # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0 and the
+        # worlds reset since.
+        self._left_by_native = False
         self._pool = (ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds")
                       if len(self._shares) > 1 and self._native is None else None)
         # The last start's rows, which the native steps scatter (zeros for a Control that steps no world).
@@ -209,10 +213,16 @@ class WorldBatch:
                 self._data[i].read(self.world_data[i])
         step = np.full(self.count, stepping, dtype=np.uint8)
         step[list(self._reset_worlds)] = 0
-        settled = np.array([world.settled for world in self.worlds], dtype=np.uint8)
-        forwarded = np.array([world.forwarded for world in self.worlds], dtype=np.uint8)
+        # The copies change only through this batch: after a native call, every world is as it left them but world
+        # 0 (which ordinary requests drive too) and the worlds reset since, whose states are read one by one.
+        touched = sorted({0, *resets}) if self._left_by_native else range(self.count)
+        settled = np.ones(self.count, dtype=np.uint8)
+        forwarded = np.full(self.count, self._forwarded, dtype=np.uint8)
+        for i in touched:
+            settled[i], forwarded[i] = self.worlds[i].settled, self.worlds[i].forwarded
         sensors = sensors_out if sensors_out is not None else self._sensors
         times = times_out if times_out is not None else self._times
+        self._left_by_native = False
         try:
             outside = self._native.run(self._values, self._events, step, settled, forwarded,  # type: ignore[union-attr]
                                        steps, sensors, times, self.world_data)
@@ -220,8 +230,9 @@ class WorldBatch:
             for world in self.worlds:
                 world.hot_path_served(0, [], True)
             raise
-        for world in self.worlds:
-            world.settled_elsewhere(self._forwarded)
+        for i in touched:
+            self.worlds[i].settled_elsewhere(self._forwarded)
+        self._left_by_native = True
         if stepping and not self._clamps_counted:
             # A Control stepped in chunks scatters its values each time: its clamps are counted once.
             self._clamps_counted = True

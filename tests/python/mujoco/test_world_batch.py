@@ -187,10 +187,11 @@ def test_worlds_count_at_least_their_data_buffer_when_reused_memory_hides_their_
 
 
 # A free body on a motored leg, on a floor: its readings are body poses, velocities and actuator forces, which
-# the position, velocity and actuation stages of mj_forward compute; Euler's steps may start at mj_step2.
+# the position, velocity and actuation stages of mj_forward compute; Euler's steps may start at mj_step2, RK4's
+# past the position and velocity stages.
 _WALKER = """
 <mujoco>
-  <option timestep="0.005"/>
+  <option timestep="0.005" integrator="INTEGRATOR"/>
   <worldbody>
     <geom type="plane" size="2 2 0.1"/>
     <body name="hull" pos="0 0 0.4">
@@ -207,14 +208,17 @@ _WALKER = """
 """
 
 
-def test_worlds_settled_by_the_stages_their_readings_need_read_as_mj_forward_leaves_them(tmp_path):
-    from coupler.mujoco.native_world_steps import settling_stages
+@pytest.mark.parametrize("integrator", ["Euler", "RK4"])
+def test_worlds_settled_by_the_stages_their_readings_need_read_as_mj_forward_leaves_them(tmp_path, integrator):
+    from coupler.mujoco.native_world_steps import settling, settling_stages
 
     scene = tmp_path / "walker.xml"
-    scene.write_text(_WALKER)
+    scene.write_text(_WALKER.replace("INTEGRATOR", integrator))
     made = WorldBatch(MujocoSimulation(scene), WORLDS, threads=2)
     try:
         assert settling_stages(made.first) == ("mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
+        assert settling(made.first) == (("mj_fwdPosition", "mj_sensorPos", "mj_fwdVelocity", "mj_sensorVel",
+                                         "mj_fwdActuation"), True)
         singles = [MujocoSimulation(scene) for _ in range(WORLDS)]
         sensors, times = _outputs(made)
         expected = np.zeros_like(sensors)

@@ -13,6 +13,8 @@ namespace coupler {
 struct MujocoFunctions {
   using Stage = void (*)(const void* model, void* data);                              // mj_step and friends
   using GetState = void (*)(const void* model, const void* data, double* state, int signature);  // mj_getState
+  using ForwardSkip = void (*)(const void* model, void* data, int skipstage, int skipsensor);  // mj_forwardSkip
+  using RungeKutta = void (*)(const void* model, void* data, int order);                       // mj_RungeKutta
 
   Stage step = nullptr;
   Stage step2 = nullptr;
@@ -20,6 +22,10 @@ struct MujocoFunctions {
   Stage check_pos = nullptr;
   Stage check_vel = nullptr;
   GetState get_state = nullptr;
+  // For resuming an RK4 step (may be null: then an RK4 step always starts afresh).
+  ForwardSkip forward_skip = nullptr;
+  Stage check_acc = nullptr;
+  RungeKutta runge_kutta = nullptr;
 };
 
 class MujocoStepper final : public Stepper {
@@ -28,14 +34,19 @@ class MujocoStepper final : public Stepper {
   // `split_step`: the integrator lets mj_step2 finish a step that mj_forward
   // began (every integrator but RK4). `bad_qpos` and `bad_qvel` point at
   // MuJoCo's counters of those warnings in `data` (mjData.warning[k].number).
-  // Throws coupler::Error when a function is missing.
+  // `resume_rk4` (an RK4 model without mjENBL_FWDINV; the functions then
+  // include forward_skip, check_acc and runge_kutta): a step from a state
+  // whose position and velocity stages are computed does the rest of mj_step
+  // (mj_forwardSkip past those stages, mj_checkAcc, mj_RungeKutta), bit for
+  // bit as mj_step would. Throws coupler::Error when a function is missing.
   MujocoStepper(const MujocoFunctions& functions, const void* model, void* data, bool split_step,
-                const int* bad_qpos, const int* bad_qvel);
+                const int* bad_qpos, const int* bad_qvel, bool resume_rk4 = false);
 
   // After settle() the position and velocity stages of the state are
-  // computed, and a change of controls does not touch them: mj_step2 takes
-  // the first step from there, bit for bit as mj_step would, unless the
-  // checks mj_step starts with reset a bad state (then mj_step redoes it all).
+  // computed, and a change of controls does not touch them: mj_step2 (or for
+  // RK4 the rest of mj_step, with `resume_rk4`) takes the first step from
+  // there, bit for bit as mj_step would, unless the checks mj_step starts
+  // with reset a bad state (then mj_step redoes it all).
   void step(std::uint64_t steps) override;
   // mj_forward, unless the state is already settled.
   void settle() override;
@@ -61,6 +72,7 @@ class MujocoStepper final : public Stepper {
   const void* model_;
   void* data_;
   bool split_step_;
+  bool resume_rk4_;
   const int* bad_qpos_;
   const int* bad_qvel_;
   bool settled_ = false;    // the readings belong to the current state

@@ -36,10 +36,14 @@ class WorldSteps {
   // runs on every stepped world before its arrays are read. A world is
   // settled for its readings by mj_forward, or, when `readings_stages` is
   // given, by just these stages of it (the first stages of mj_forward, in
-  // its order, which compute every array the gathers read). Throws
-  // coupler::Error for a world whose parts do not fit these sizes.
+  // its order, which compute every array the gathers read). With
+  // `stages_forward` these stages compute all of the position and velocity
+  // stages (mj_step1's, without its checks), so a world's next step may
+  // start after them (MujocoStepper::assume). Throws coupler::Error for a
+  // world whose parts do not fit these sizes.
   WorldSteps(std::vector<World> worlds, std::size_t object_count, std::size_t data_width, std::size_t threads,
-             MujocoFunctions::Stage after_step, std::optional<std::vector<MujocoFunctions::Stage>> readings_stages = {});
+             MujocoFunctions::Stage after_step, std::optional<std::vector<MujocoFunctions::Stage>> readings_stages = {},
+             bool stages_forward = false);
 
   std::size_t count() const noexcept { return worlds_.size(); }
   std::size_t threads() const noexcept { return pool_.threads(); }
@@ -76,6 +80,7 @@ class WorldSteps {
   std::vector<std::uint8_t> every_event_;
   MujocoFunctions::Stage after_step_ = nullptr;
   std::optional<std::vector<MujocoFunctions::Stage>> readings_stages_;
+  bool stages_forward_ = false;
   WorkerPool pool_;
 };
 

@@ -186,6 +186,10 @@ class GymnasiumHumanoid(GymnasiumFreeBody):
                                   + [f"{label} qfrc_actuator" for label in _joint_labels(m, True)[6:]]
                                   + [f"{body} cfrc_ext {part}" for body in bodies for part in _SPATIAL])
         self._mass = m.body_mass.copy()
+        self._total_mass = self._mass.sum()
+        # The last rows whose mass centre was computed, and it: a step's rows after are the next step's before.
+        self._centred_rows: np.ndarray | None = None
+        self._centre = np.zeros((0, 2))
 
     def reset_state(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Humanoid's reset_model: uniform qpos noise, then uniform qvel noise."""
@@ -210,13 +214,15 @@ class GymnasiumHumanoid(GymnasiumFreeBody):
 
     def _mass_centre(self, rows: np.ndarray) -> np.ndarray:
         """Per row, Gymnasium's mass_center: the x and y of the mass-weighted mean of the bodies' xipos."""
-        xipos = self.array(rows, "xipos")
-        # Gymnasium's einsum("b,bj->j", mass, xipos) adds the bodies' products one after the other, in body order:
-        # summed so over all rows at once, bit for bit (a batched einsum may sum in another order).
-        weighted = self._mass[0] * xipos[:, 0, :]
-        for body in range(1, xipos.shape[1]):
-            weighted = weighted + self._mass[body] * xipos[:, body, :]
-        return (weighted / self._mass.sum())[:, 0:2]
+        if rows is self._centred_rows:
+            return self._centre  # the rows a step ended with are the next step's rows before it
+        # Gymnasium sums the bodies' products (mass times xipos) one after the other, in body order: a running sum
+        # (accumulate, never pairwise) over all rows at once adds them so, bit for bit. Only x and y are wanted,
+        # and each coordinate is summed apart from the others.
+        products = self._mass[:, None] * self.array(rows, "xipos")[:, :, 0:2]
+        centre = np.add.accumulate(products, axis=1)[:, -1] / self._total_mass
+        self._centred_rows, self._centre = rows, centre
+        return centre
 
     def step_terms(self, before: np.ndarray, after: np.ndarray,
                    actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
