@@ -96,6 +96,20 @@ void HotPath::flush_published() {
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                             std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
+  return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing);
+}
+
+HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
+                            std::chrono::milliseconds return_after, std::uint64_t steps_before,
+                            std::optional<HotPathPacing> pacing) {
+  if (publisher_ || config_.trace) throw Error("several controllers' Controls are served in C++ unpublished, untraced");
+  if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
+  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing);
+}
+
+HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
+                                          ControlRounds* rounds, std::chrono::milliseconds return_after,
+                                          std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
@@ -114,6 +128,29 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     }
   };
   Clock::time_point last_control{};
+  Clock::time_point last_round{};
+  // Several controllers: their peers (a round is due once each holds a Control), and the objects each drives.
+  std::vector<std::string> peers;
+  std::vector<std::vector<bool>> drives;
+  for (const HotPathController& controller : controllers) {
+    peers.push_back(controller.peer);
+    std::vector<bool> objects(controls_.objects().size(), false);
+    for (const std::size_t k : controller.objects) {
+      if (k >= objects.size()) throw Error("a controller drives an object the control layout does not have");
+      objects[k] = true;
+    }
+    drives.push_back(std::move(objects));
+  }
+  const auto controller_of = [&](const std::string& from) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (peers[i] == from) return i;
+    }
+    return std::nullopt;
+  };
+  // The Control the answerer applied to wait for its round, once the server hands its request over.
+  std::optional<std::uint64_t> holding;
+  std::string holding_peer;
+  const std::string& peer = peers.front();  // a lone controller
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   // Reads of other peers waiting for their share, in arrival order; `credit`
@@ -127,7 +164,8 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   const auto controller_served = [&] { credit = config_.reader_share; };
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
-    if (from != peer) {
+    const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
+    if (rounds ? !controller : from != peer) {
       // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
       if (reads_to_caller || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
       --credit;
@@ -145,6 +183,21 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
     last_control = Clock::now();
+    if (rounds) {
+      if (rounds->holds(from)) return std::nullopt;  // the caller tells it its last Control still waits
+      const std::vector<bool>& driven = drives[*controller];
+      for (std::size_t k = 0; k < driven.size(); ++k) {
+        if (targets_.values_set[k] && !driven[k]) return std::nullopt;  // a robot to claim, or to refuse
+      }
+      if (!apply(outcome)) {
+        ++outcome.error_answers;
+        return failure_frame(outcome);
+      }
+      stepper_.unsettle();  // reads before the round see the controls applied, as the step will
+      holding = steps;
+      holding_peer = from;
+      return std::nullopt;
+    }
     if (publisher_) {
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
@@ -168,10 +221,46 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     controller_served();
     return frame;
   };
+  // Several controllers: steps the round once every controller's Control waits, and answers them all; false when
+  // the loop must end.
+  const auto step_round = [&] {
+    const std::optional<std::uint64_t> due = rounds->due(peers);
+    if (!due) return true;
+    if (*due > config_.max_steps) return false;  // the caller takes it in chunks
+    const ControlRounds::Round round = rounds->take(peers);
+    std::string frame = step(*due, outcome);
+    last_round = Clock::now();
+    ++outcome.rounds;
+    if (!outcome.failure.empty()) {
+      frame = failure_frame(outcome);
+      outcome.error_answers += round.requests.size();
+    } else if (pacing) {
+      hold_until_due(*outcome.simulated_time);
+    }
+    for (const Request& request : round.requests) server.reply_frame(request, frame);
+    outcome.answer_bytes = frame.size();
+    if (!outcome.failure.empty()) return false;
+    return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
+  };
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
+    if (holding && offered.request && offered.request->peer() != holding_peer) holding.reset();
+    if (holding && offered.request) {
+      // A controller's Control, applied: it waits for the others'.
+      const std::string from = offered.request->peer();
+      outcome.request_bytes = offered.request->frame().size();
+      rounds->hold(from, *holding);
+      rounds->attach(std::move(*offered.request));
+      holding.reset();
+      ++outcome.controls;
+      controller_served();
+      if (!step_round()) return false;
+      return outcome.first_clamped.empty();
+    }
     if (offered.request) {
-      if (!reads_to_caller && offered.request->peer() != peer &&
+      const bool of_controller = rounds ? controller_of(offered.request->peer()).has_value()
+                                        : offered.request->peer() == peer;
+      if (!reads_to_caller && !of_controller &&
           offered.request->type() == MessageType::SensorRequest) {
         if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
         readers.push_back(std::move(*offered.request));
@@ -221,12 +310,22 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     outcome.unanswered_reads.assign(std::make_move_iterator(readers.begin()), std::make_move_iterator(readers.end()));
   }
   if (!pending_.empty()) flush_published();  // before Python publishes anything after it
+  if (rounds && outcome.failure.empty()) {
+    // Controls wait applied: the caller finds the state settled, as it leaves it to run().
+    try {
+      stepper_.settle();
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();
+    }
+  }
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
+  if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
   return outcome;
 }
 
 const std::string& HotPath::state_frame() {
   if (state_.empty()) {
+    stepper_.settle();
     gather_.gather(sensor_values_);
     state_ = sensors_.encode(sensor_values_, stepper_.time());
   }
@@ -234,6 +333,14 @@ const std::string& HotPath::state_frame() {
 }
 
 std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
+  if (!apply(outcome)) return failure_frame(outcome);
+  std::string frame = step(steps, outcome);
+  if (!outcome.failure.empty()) return failure_frame(outcome);
+  ++outcome.controls;
+  return frame;
+}
+
+bool HotPath::apply(HotPathOutcome& outcome) {
   try {
     const std::vector<std::size_t> outside =
         scatter_.apply(targets_.values, targets_.values_set, targets_.events_set, targets_.events_on);
@@ -245,13 +352,24 @@ std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
       }
     }
     state_.clear();
+    return true;
+  } catch (const std::exception& e) {
+    outcome.failure = e.what();
+  } catch (...) {
+    outcome.failure = "unknown exception";
+  }
+  return false;
+}
+
+std::string HotPath::step(std::uint64_t steps, HotPathOutcome& outcome) {
+  try {
+    state_.clear();
     stepper_.step(steps);
     stepper_.settle();
     gather_.gather(sensor_values_);
     const double time = stepper_.time();
     std::string frame = sensors_.encode(sensor_values_, time);
     state_ = frame;
-    ++outcome.controls;
     outcome.steps += steps;
     outcome.simulated_time = time;
     return frame;
@@ -260,6 +378,10 @@ std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
   } catch (...) {
     outcome.failure = "unknown exception";
   }
+  return {};
+}
+
+std::string HotPath::failure_frame(const HotPathOutcome& outcome) {
   return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
 }
 

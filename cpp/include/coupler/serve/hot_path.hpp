@@ -1,13 +1,16 @@
 #pragma once
-// The round trip of a lone controller in lockstep, served without leaving
+// The round trip of the controllers in lockstep, served without leaving
 // C++: a Control of the controller holding the simulation is received,
 // checked, written into the simulation's controls, stepped, read back,
-// encoded and answered, over and over. SensorRequests (reads, which change
+// encoded and answered, over and over. With several controllers (given
+// their ControlRounds), each Control of a controller for robots it drives
+// is applied and waits there, and once the round is due the simulation
+// steps and every waiting Control is answered with the same state. SensorRequests (reads, which change
 // nothing) are answered here too, the controller's first: the others get
 // `reader_share` reads after each request of the controller, then wait up to
 // `reader_patience` for its next one before one more is served. Everything
 // else (another request of another peer, a Control that does not match, a
-// long one, a timer) goes back to the caller, which owns the protocol's
+// long one, one claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.
 
 #include <chrono>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include <coupler/wire/control_layout.hpp>
+#include <coupler/serve/control_rounds.hpp>
 #include <coupler/serve/control_scatter.hpp>
 #include <coupler/transport/frame_publisher.hpp>
 #include <coupler/serve/mujoco_state.hpp>
@@ -72,13 +76,25 @@ struct HotPathPacing {
   double late_after = 0.0;
 };
 
+// A controller holding the simulation, for run().
+struct HotPathController {
+  std::string peer;
+  // Several controllers: the objects (indices into the control layout's
+  // objects()) it drives. A Control carrying values of any other goes back to
+  // the caller, which claims the object for it or refuses the Control.
+  std::vector<std::size_t> objects;
+};
+
 // What run() did, and the request it hands back, if any.
 struct HotPathOutcome {
   // A request run() did not serve, to be served by the caller as if it had
   // just arrived (its Control, if it is one, has not touched the simulation).
   std::optional<Request> request;
-  std::uint64_t controls = 0;  // Controls answered
+  std::uint64_t controls = 0;  // Controls answered (several controllers: Controls taken to wait for their round)
   std::uint64_t steps = 0;     // steps they took
+  std::uint64_t rounds = 0;    // several controllers: rounds taken (stepped and answered, or failed)
+  // Answers sent with InternalError because the simulation failed.
+  std::uint64_t error_answers = 0;
   std::uint64_t clamped = 0;   // values applied outside their range
   std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
   std::uint64_t deadlines_missed = 0;  // paced: Controls answered later than late_after past their time
@@ -98,6 +114,8 @@ struct HotPathOutcome {
   std::string answer_frame;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
+  // Several controllers: how long ago the last round was answered (every controller's lease runs from it).
+  std::chrono::steady_clock::duration since_last_round{};
   // Set when the simulation failed on a Control, which was answered with
   // InternalError: the simulation's state is unknown.
   std::string failure;
@@ -123,6 +141,14 @@ class HotPath {
   // time on the wall clock.
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                      std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt);
+  // The same for several `controllers` stepping together through `rounds`
+  // (Controls held by the caller wait there too, and are answered with the
+  // round that completes them). A round asking for more than max_steps is
+  // left in `rounds` to the caller. Neither a publisher nor trace: the caller
+  // serves those runs itself.
+  HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
+                     std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
+                     std::optional<HotPathPacing> pacing = std::nullopt);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
@@ -138,9 +164,16 @@ class HotPath {
   const HotPathConfig& config() const noexcept { return config_; }
 
  private:
+  HotPathOutcome serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
+                                   ControlRounds* rounds, std::chrono::milliseconds return_after,
+                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing);
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+  // The two halves of serve(): false (and the failure in the outcome) when the simulation failed.
+  bool apply(HotPathOutcome& outcome);
+  std::string step(std::uint64_t steps, HotPathOutcome& outcome);
+  static std::string failure_frame(const HotPathOutcome& outcome);
   // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
   const std::string& state_frame();
 
