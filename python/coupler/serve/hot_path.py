@@ -94,7 +94,7 @@ class HotPathSimulation(Protocol):
 
 
 class HotPath:
-    """Serves a lone controller's Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
+    """Serves the controllers' Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
                  publisher: NativePublisher | None = None, clock: RunClock | None = None,
