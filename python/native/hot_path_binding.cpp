@@ -101,6 +101,16 @@ class HotPathOf {
     return path_->run(bound, controllers, rounds, wait, steps_before, pacing);
   }
 
+  HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, double zero_due_in,
+                          double speed, double time_step, double late_after, bool fresh_control) {
+    const std::string identity(peer);
+    const auto wait = milliseconds(return_after);
+    const HotPathFreeRun free{zero_due_in, speed, time_step, late_after, fresh_control};
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->run_free(bound, identity, wait, free);
+  }
+
   void publish_to(py::object publisher, py::object state) {
     std::optional<MujocoStateArrays> arrays;
     if (!state.is_none()) {
@@ -196,6 +206,10 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("rounds", &HotPathOutcome::rounds, "Several controllers: rounds taken.")
       .def_readonly("error_answers", &HotPathOutcome::error_answers,
                     "Answers sent with INTERNAL_ERROR because the simulation failed.")
+      .def_readonly("steps_without_control", &HotPathOutcome::steps_without_control,
+                    "A free run: steps taken without a Control applied since the previous step.")
+      .def_readonly("fresh_control", &HotPathOutcome::fresh_control,
+                    "A free run: a Control was applied since the last step.")
       .def_property_readonly(
           "since_last_round",
           [](const HotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_round).count(); },
@@ -258,7 +272,17 @@ void bind_hot_path(py::module_& module) {
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
            "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
-           "is left there for the caller. No publisher, no trace.");
+           "is left there for the caller. No publisher, no trace.")
+      .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
+           py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
+           py::arg("fresh_control"),
+           "A free run of `peer`'s simulation, without the GIL: one step of `time_step` seconds each time one is due "
+           "on the wall clock (simulated time 0 due `zero_due_in` seconds from now, at `speed`; 0: as fast as it "
+           "steps), a step more than `late_after` seconds late counted in deadlines_missed; a Control of `peer` "
+           "answered with the state after applying it, reads with the state, until a request needs the caller, "
+           "`return_after` seconds pass, a step reaches stop_after, a value is clamped for the first time or the "
+           "simulation fails. `fresh_control`: a Control was applied since the last step. No publisher, no trace. "
+           "Returns a HotPathOutcome.");
 }
 
 }  // namespace coupler::python

@@ -323,6 +323,98 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   return outcome;
 }
 
+HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                                 const HotPathFreeRun& free) {
+  if (publisher_ || config_.trace) throw Error("a free run is served in C++ unpublished, untraced");
+  if (!(free.time_step > 0.0)) throw Error("a free run needs a positive time step");
+  using Clock = std::chrono::steady_clock;
+  using Seconds = std::chrono::duration<double>;
+  HotPathOutcome outcome;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  const auto due_at = [&](double time) {
+    if (!(free.speed > 0.0)) return started;  // unpaced: as fast as it steps
+    return started + std::chrono::duration_cast<Clock::duration>(Seconds(free.zero_due_in + time / free.speed));
+  };
+  stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  bool fresh = free.fresh_control;
+  double time = stepper_.time();
+  Clock::time_point last_control{};
+  const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
+    std::uint64_t steps = 0;
+    if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
+      if (!is_sensor_request(payload)) return std::nullopt;
+      ++outcome.reads;
+      return state_frame();
+    }
+    for (std::size_t i = 0; i < controls_.size(); ++i) {
+      if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
+    }
+    if (!apply(outcome)) {
+      ++outcome.error_answers;
+      return failure_frame(outcome);
+    }
+    stepper_.unsettle();  // the answer reads the state with the controls applied
+    fresh = true;
+    ++outcome.controls;
+    last_control = Clock::now();
+    std::string frame = state_frame();
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = frame.size();
+    return frame;
+  };
+  // Takes what a wait brought: false when the loop must end (a request for the caller, a failure, a first clamp).
+  const auto take = [&](Offered offered) {
+    if (offered.request) {
+      outcome.request = std::move(offered.request);
+      return false;
+    }
+    return outcome.failure.empty() && outcome.first_clamped.empty();
+  };
+  for (;;) {
+    const auto now = Clock::now();
+    const auto step_due = due_at(time + free.time_step);
+    if (now >= step_due) {
+      if (Seconds(now - step_due).count() > free.late_after) ++outcome.deadlines_missed;
+      try {
+        state_.clear();
+        stepper_.step(1);
+      } catch (const std::exception& e) {
+        outcome.failure = e.what();
+        break;
+      }
+      ++outcome.steps;
+      if (!fresh) ++outcome.steps_without_control;
+      fresh = false;
+      time = stepper_.time();
+      outcome.simulated_time = time;
+      if (time >= config_.stop_after) break;
+      // Requests that came meanwhile are answered before the next step, however late it is.
+      Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
+      if ((waiting.answered || waiting.request) && !take(std::move(waiting))) break;
+      continue;
+    }
+    if (now >= deadline) break;
+    const auto until = std::min(deadline, step_due);
+    const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    if (!offered.answered && !offered.request) continue;
+    if (!take(std::move(offered))) break;
+  }
+  if (outcome.failure.empty()) {
+    // The caller finds the state settled, as it leaves it to run_free().
+    try {
+      stepper_.settle();
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();
+    }
+  }
+  outcome.fresh_control = fresh;
+  if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
+  return outcome;
+}
+
 const std::string& HotPath::state_frame() {
   if (state_.empty()) {
     stepper_.settle();

@@ -151,6 +151,21 @@ class HotPath:
         parts = sim.simulation.hot_path_parts()
         return None if parts is None else cls(responder, parts, stop_after, publisher, clock, max_steps)
 
+    @classmethod
+    def for_free_run(cls, responder: Any, stop_after: float | None) -> HotPath | None:
+        """The hot path for a free run over `responder`, or None where the loop must see every request and step.
+
+        It needs the native responder itself, unobserved (an observer sees
+        the free run's states) and untraced, and a simulation with hot path parts.
+        """
+        if type(responder) is not NativeResponder:
+            return None
+        sim = responder.sim
+        if sim.lockstep or sim.trace or not isinstance(sim.simulation, HotPathSimulation):
+            return None
+        parts = sim.simulation.hot_path_parts()
+        return None if parts is None else cls(responder, parts, stop_after)
+
     def ready(self) -> bool:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
         simulation) drive a running, settled simulation."""
@@ -239,3 +254,45 @@ class HotPath:
         for read in outcome.unanswered_reads:
             self.responder.send(read, self.responder.respond(read))
         return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
+
+    def serve_free(self, clock: RunClock, return_after: float) -> tuple[Any | None, float | None]:
+        """A free run's steps and answers in C++ for up to `return_after` seconds (0.1 at most), paced by `clock`.
+
+        Returns the request C++ handed back (None when none came), to be
+        served as if it had just arrived, and the time of the last step taken (None when none was).
+        """
+        sim = self.sim
+        if not self._simulation.settled:
+            # Stepped in Python since: reading settles it (the C++ loop starts from a settled state).
+            self._simulation.sensor_values(self._simulation.flat.sensors.values)  # type: ignore[attr-defined]
+        controller = next(iter(sim.sessions.active.values()))
+        time_step = sim.handshake.time_step
+        paced = clock.speed is not None
+        outcome = self._path.run_free(
+            self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+            zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
+            time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control)
+        clock.deadlines_missed += outcome.deadlines_missed
+        stats = sim.stats
+        self.controls += outcome.controls
+        self.reads += outcome.reads
+        stats.requests += outcome.controls + outcome.reads
+        stats.controls += outcome.controls
+        stats.sensor_requests += outcome.reads
+        stats.steps += outcome.steps
+        stats.steps_without_control += outcome.steps_without_control
+        sim.simulation_run.fresh_control = outcome.fresh_control
+        if outcome.controls:
+            self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+            # Its lease runs from its last Control, as on the Python path.
+            controller.seen = sim.sessions.clock() - outcome.since_last_control
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            if outcome.error_answers:
+                stats.requests += 1  # a Control whose values could not be applied, answered with the error
+                stats.errors_sent += 1
+                log.error("internal error while handling ControlMessage: %s", outcome.failure)
+            else:
+                raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")
+        return outcome.request, outcome.simulated_time

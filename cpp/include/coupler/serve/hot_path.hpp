@@ -85,6 +85,21 @@ struct HotPathController {
   std::vector<std::size_t> objects;
 };
 
+// A free run (coupler serve --mode free) for run_free(): the simulation
+// steps on the wall clock, one step each time its time is due, and a Control
+// only replaces the controls applied.
+struct HotPathFreeRun {
+  // Seconds from the start of run_free() until simulated time 0 is due on the
+  // wall clock (negative: it was due that long ago).
+  double zero_due_in = 0.0;
+  double speed = 1.0;  // simulated seconds per wall second; 0: every step is due at once
+  double time_step = 0.0;  // seconds of simulated time a step takes
+  // A step taken more than this many seconds after its time counts as a missed deadline.
+  double late_after = 0.0;
+  // A Control was applied since the last step (before the run).
+  bool fresh_control = false;
+};
+
 // What run() did, and the request it hands back, if any.
 struct HotPathOutcome {
   // A request run() did not serve, to be served by the caller as if it had
@@ -95,6 +110,10 @@ struct HotPathOutcome {
   std::uint64_t rounds = 0;    // several controllers: rounds taken (stepped and answered, or failed)
   // Answers sent with InternalError because the simulation failed.
   std::uint64_t error_answers = 0;
+  // A free run: steps taken without a Control applied since the previous one (the controller did not keep up),
+  // and whether a Control was applied since the last step when it returned.
+  std::uint64_t steps_without_control = 0;
+  bool fresh_control = false;
   std::uint64_t clamped = 0;   // values applied outside their range
   std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
   std::uint64_t deadlines_missed = 0;  // paced: Controls answered later than late_after past their time
@@ -149,6 +168,14 @@ class HotPath {
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
                      std::optional<HotPathPacing> pacing = std::nullopt);
+  // A free run of `peer`'s simulation: steps each time a step is due,
+  // answers a Control of `peer` with the state after applying it (it takes
+  // no steps) and reads with the state, until a request needs the caller,
+  // `return_after` has passed, a step reached stop_after, a value was clamped
+  // for the first time or the simulation failed. Reads are answered in
+  // arrival order. No publisher, no trace: the caller serves those runs.
+  HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                          const HotPathFreeRun& free);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
