@@ -272,7 +272,8 @@ void bind_hot_path(py::module_& module) {
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
            "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
-           "is left there for the caller. No publisher, no trace.")
+           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame. No "
+           "publisher.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
            py::arg("fresh_control"),
@@ -281,7 +282,8 @@ void bind_hot_path(py::module_& module) {
            "steps), a step more than `late_after` seconds late counted in deadlines_missed; a Control of `peer` "
            "answered with the state after applying it, reads with the state, until a request needs the caller, "
            "`return_after` seconds pass, a step reaches stop_after, a value is clamped for the first time or the "
-           "simulation fails. `fresh_control`: a Control was applied since the last step. No publisher, no trace. "
+           "simulation fails. `fresh_control`: a Control was applied since the last step. Traced, returns after each "
+           "Control answered with its frames, and hands reads back. No publisher. "
            "Returns a HotPathOutcome.");
 }
 

@@ -102,7 +102,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
 HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                             std::chrono::milliseconds return_after, std::uint64_t steps_before,
                             std::optional<HotPathPacing> pacing) {
-  if (publisher_ || config_.trace) throw Error("several controllers' Controls are served in C++ unpublished, untraced");
+  if (publisher_) throw Error("several controllers' Controls are served in C++ unpublished");
   if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
   return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing);
 }
@@ -249,13 +249,14 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       // A controller's Control, applied: it waits for the others'.
       const std::string from = offered.request->peer();
       outcome.request_bytes = offered.request->frame().size();
+      if (config_.trace) outcome.request_frame = offered.request->frame();
       rounds->hold(from, *holding);
       rounds->attach(std::move(*offered.request));
       holding.reset();
       ++outcome.controls;
       controller_served();
       if (!step_round()) return false;
-      return outcome.first_clamped.empty();
+      return outcome.first_clamped.empty() && !config_.trace;
     }
     if (offered.request) {
       const bool of_controller = rounds ? controller_of(offered.request->peer()).has_value()
@@ -325,7 +326,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
 
 HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                                  const HotPathFreeRun& free) {
-  if (publisher_ || config_.trace) throw Error("a free run is served in C++ unpublished, untraced");
+  if (publisher_) throw Error("a free run is served in C++ unpublished");
   if (!(free.time_step > 0.0)) throw Error("a free run needs a positive time step");
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
@@ -344,7 +345,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
-      if (!is_sensor_request(payload)) return std::nullopt;
+      // Traced, reads go to the caller, which logs them as it serves them.
+      if (config_.trace || !is_sensor_request(payload)) return std::nullopt;
       ++outcome.reads;
       return state_frame();
     }
@@ -362,6 +364,10 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
     std::string frame = state_frame();
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = frame;
+    }
     return frame;
   };
   // Takes what a wait brought: false when the loop must end (a request for the caller, a failure, a first clamp).
@@ -370,7 +376,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       outcome.request = std::move(offered.request);
       return false;
     }
-    return outcome.failure.empty() && outcome.first_clamped.empty();
+    return outcome.failure.empty() && outcome.first_clamped.empty() && !config_.trace;
   };
   for (;;) {
     const auto now = Clock::now();

@@ -21,9 +21,10 @@ class FreeRunLoop:
     With `hot_path` (the default), while a controller drives, the steps and
     the answers to its Controls and to reads are taken in C++
     (`coupler.serve.hot_path`), which hands every other request back to be
-    served here. Observed (an observer sees the states,
-    `coupler.serve.frame_observer` says which: at most a thousand a wall
-    second on average) or traced, it steps through the responder.
+    served here (traced, C++ returns after each Control with its frames,
+    which are logged, and hands reads back). Observed (an observer sees the
+    states, `coupler.serve.frame_observer` says which: at most a thousand a
+    wall second on average), it steps through the responder.
     """
 
     def __init__(

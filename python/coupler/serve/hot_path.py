@@ -25,8 +25,9 @@ the robots it drives is applied and waits in `ControllerSessions.rounds`
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
 A Control claiming a robot its controller does not drive yet, one of a
 controller whose Control still waits, and a round of more than
-`HOT_PATH_MAX_STEPS` steps go to Python. Traced or published, several
-controllers are served in Python.
+`HOT_PATH_MAX_STEPS` steps go to Python. Traced, C++ returns after each
+Control it takes, which Python logs as held. Published, several controllers
+are served in Python.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
 is due, as `LockstepLoop` does; a Control whose steps would hold it longer
@@ -128,8 +129,8 @@ class HotPath:
 
         It needs the native responder itself (an observer wraps it, and must
         see every frame) or the native responder observed by a NativePublisher
-        only (C++ publishes what it would; several controllers neither published
-        nor traced), a simulation with
+        only (C++ publishes what it would; several controllers are not published),
+        a simulation with
         hot path parts, and with a pacing `clock` a time step short enough to
         hold one step's answer. --trace and --trace-sizes log what C++ reports.
         """
@@ -139,7 +140,7 @@ class HotPath:
         if type(responder) is not NativeResponder:
             return None
         sim = responder.sim
-        if not sim.lockstep or (sim.shared and (publisher is not None or sim.trace)):
+        if not sim.lockstep or (sim.shared and publisher is not None):
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
@@ -156,12 +157,12 @@ class HotPath:
         """The hot path for a free run over `responder`, or None where the loop must see every request and step.
 
         It needs the native responder itself, unobserved (an observer sees
-        the free run's states) and untraced, and a simulation with hot path parts.
+        the free run's states), and a simulation with hot path parts.
         """
         if type(responder) is not NativeResponder:
             return None
         sim = responder.sim
-        if sim.lockstep or sim.trace or not isinstance(sim.simulation, HotPathSimulation):
+        if sim.lockstep or not isinstance(sim.simulation, HotPathSimulation):
             return None
         parts = sim.simulation.hot_path_parts()
         return None if parts is None else cls(responder, parts, stop_after)
@@ -241,6 +242,8 @@ class HotPath:
         stats.controls += outcome.controls
         stats.sensor_requests += outcome.reads
         stats.steps += outcome.steps
+        if sim.trace and outcome.request_frame:
+            self.responder.log_traced(outcome.request_frame, None, held=True)
         if outcome.rounds:
             sessions.round_taken(outcome.since_last_round)
             self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
@@ -284,6 +287,8 @@ class HotPath:
         sim.simulation_run.fresh_control = outcome.fresh_control
         if outcome.controls:
             self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+            if sim.trace:
+                self.responder.log_traced(outcome.request_frame, outcome.answer_frame)
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
         if outcome.clamped or outcome.failure:

@@ -3,6 +3,7 @@ no steps) and everyone's reads in C++, and counts as the Python loop counts."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -69,3 +70,33 @@ def test_a_free_run_steps_on_the_wall_clock_and_answers_controls_and_reads_in_cp
     assert sim.stats.controls >= len(times)
     assert sim.stats.sensor_requests >= len(times)
     assert sim.stats.steps * dt == pytest.approx(STOP_AFTER)
+
+
+def test_a_traced_free_run_logs_every_control_the_hot_path_answers_and_every_read(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    sim = SimulationServer(load_scene("static", None), lockstep=False)
+    sim.trace = True
+    stop = threading.Event()
+    address = f"ipc://{tmp_path}/traced"
+    with NativeResponder(address, sim) as responder:
+        loop = FreeRunLoop(responder, RunClock(1.0))
+        thread = threading.Thread(target=loop.run, args=(stop, 0.05))
+        thread.start()
+        try:
+            with Client(address, timeout=5.0) as controller:
+                handshake = controller.request(HandshakeInitMessage())
+                control = ControlMessage(objects={
+                    name: ObjectControl(values=[0.0] * len(description.controls))
+                    for name, description in handshake.objects.items() if description.controls})
+                exchanges = []
+                for _ in range(10):
+                    exchanges.append((control, controller.request(control)))
+                    read = SensorRequestMessage()
+                    exchanges.append((read, controller.request(read)))
+        finally:
+            stop.set()
+            thread.join(timeout=10)
+    assert loop.hot_path is not None and loop.hot_path.controls >= 9
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[-40:] == [line for request, answer in exchanges
+                            for line in (f"received {request!r}", f"answered {answer!r}")]

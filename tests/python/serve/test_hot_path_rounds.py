@@ -3,6 +3,7 @@ answered in C++, counted as on the Python path."""
 
 from __future__ import annotations
 
+import logging
 import threading
 
 import pytest
@@ -14,15 +15,18 @@ from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.client import Client
 from coupler.wire.messages import ControlMessage, HandshakeInitMessage, HandshakeMessage, ObjectControl, SensorMessage
 
-ROUNDS = 30
+ROUNDS = 20
 
 
 def control(robot: str, value: float, steps: int = 0) -> ControlMessage:
     return ControlMessage(objects={robot: ObjectControl(values=[value] * 7)}, steps=steps)
 
 
-def test_two_controllers_rounds_are_stepped_by_the_hot_path_and_counted(tmp_path):
+@pytest.mark.parametrize("trace", [False, True])
+def test_two_controllers_rounds_are_stepped_by_the_hot_path_and_counted(tmp_path, caplog, trace):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
     sim = SimulationServer(load_scene("two_arms", None), controllers=2)
+    sim.trace = trace
     stop = threading.Event()
     address = f"ipc://{tmp_path}/rounds"
     with NativeResponder(address, sim) as responder:
@@ -48,3 +52,6 @@ def test_two_controllers_rounds_are_stepped_by_the_hot_path_and_counted(tmp_path
     assert loop.hot_path is not None and loop.hot_path.controls >= 2 * (ROUNDS - 2)
     assert sim.stats.steps == ROUNDS and sim.stats.controls == 2 * ROUNDS
     assert sim.stats.requests == 2 * ROUNDS + 2
+    # Traced, every Control is logged as it is taken to wait for its round.
+    held = [r.getMessage() for r in caplog.records if r.getMessage() == "answered HELD"]
+    assert len(held) == (2 * ROUNDS if trace else 0)

@@ -163,8 +163,9 @@ class HotPath {
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
-  // left in `rounds` to the caller. Neither a publisher nor trace: the caller
-  // serves those runs itself.
+  // left in `rounds` to the caller. Traced, it returns after each Control
+  // taken, its frame in the outcome. No publisher: the caller serves those
+  // runs itself.
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
                      std::optional<HotPathPacing> pacing = std::nullopt);
@@ -173,7 +174,8 @@ class HotPath {
   // no steps) and reads with the state, until a request needs the caller,
   // `return_after` has passed, a step reached stop_after, a value was clamped
   // for the first time or the simulation failed. Reads are answered in
-  // arrival order. No publisher, no trace: the caller serves those runs.
+  // arrival order. Traced, it returns after each Control answered, with its
+  // frames, and hands reads back. No publisher: the caller serves those runs.
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
 
