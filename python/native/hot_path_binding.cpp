@@ -272,8 +272,7 @@ void bind_hot_path(py::module_& module) {
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
            "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
-           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame. No "
-           "publisher.")
+           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
            py::arg("fresh_control"),

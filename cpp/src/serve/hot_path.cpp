@@ -87,6 +87,12 @@ void HotPath::publish(Published& exchange) {
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
 
+void HotPath::queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns,
+                              std::int64_t simulated_ns) {
+  if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
+  pending_.push_back({topic, std::move(payload), wall_ns, simulated_ns});
+}
+
 void HotPath::flush_published() {
   for (const Pending& message : pending_) {
     publisher_->publish(message.topic, message.payload, message.wall_ns, message.simulated_ns);
@@ -102,7 +108,6 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
 HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                             std::chrono::milliseconds return_after, std::uint64_t steps_before,
                             std::optional<HotPathPacing> pacing) {
-  if (publisher_) throw Error("several controllers' Controls are served in C++ unpublished");
   if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
   return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing);
 }
@@ -191,7 +196,12 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       }
       if (!apply(outcome)) {
         ++outcome.error_answers;
-        return failure_frame(outcome);
+        std::string failed = failure_frame(outcome);
+        if (publisher_) {
+          queue_published(kControlTopic, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        }
+        return failed;
       }
       stepper_.unsettle();  // reads before the round see the controls applied, as the step will
       holding = steps;
@@ -239,6 +249,20 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     }
     for (const Request& request : round.requests) server.reply_frame(request, frame);
     outcome.answer_bytes = frame.size();
+    if (publisher_) {
+      // As the Python path publishes a round: the state after its step, then each answer.
+      const std::int64_t wall = wall_clock_nanoseconds();
+      const bool stepped = outcome.failure.empty();
+      const double time = outcome.simulated_time.value_or(0.0);
+      if (stepped && mujoco_state_) {
+        encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
+        queue_published(kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(time));
+      }
+      for (std::size_t i = 0; i < round.requests.size(); ++i) {
+        queue_published(stepped ? kSensorTopic : kErrorTopic, frame, wall,
+                        stepped ? header_nanoseconds(time) : FramePublisher::kNoTime);
+      }
+    }
     if (!outcome.failure.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };
@@ -250,6 +274,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       const std::string from = offered.request->peer();
       outcome.request_bytes = offered.request->frame().size();
       if (config_.trace) outcome.request_frame = offered.request->frame();
+      if (publisher_) {
+        queue_published(kControlTopic, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
       rounds->hold(from, *holding);
       rounds->attach(std::move(*offered.request));
       holding.reset();
@@ -271,7 +298,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       return false;
     }
     // Answered: with a publisher that is only ever a Control (reads go to Python, which publishes them).
-    if (publisher_) publish(exchange);
+    if (publisher_ && !rounds) publish(exchange);
     if (config_.trace || !outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };

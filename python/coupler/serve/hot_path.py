@@ -26,8 +26,8 @@ round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
 A Control claiming a robot its controller does not drive yet, one of a
 controller whose Control still waits, and a round of more than
 `HOT_PATH_MAX_STEPS` steps go to Python. Traced, C++ returns after each
-Control it takes, which Python logs as held. Published, several controllers
-are served in Python.
+Control it takes, which Python logs as held; published, C++ publishes each
+Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
 is due, as `LockstepLoop` does; a Control whose steps would hold it longer
@@ -129,8 +129,7 @@ class HotPath:
 
         It needs the native responder itself (an observer wraps it, and must
         see every frame) or the native responder observed by a NativePublisher
-        only (C++ publishes what it would; several controllers are not published),
-        a simulation with
+        only (C++ publishes what it would), a simulation with
         hot path parts, and with a pacing `clock` a time step short enough to
         hold one step's answer. --trace and --trace-sizes log what C++ reports.
         """
@@ -140,7 +139,7 @@ class HotPath:
         if type(responder) is not NativeResponder:
             return None
         sim = responder.sim
-        if not sim.lockstep or (sim.shared and publisher is not None):
+        if not sim.lockstep:
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None

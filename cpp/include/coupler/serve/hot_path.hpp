@@ -164,8 +164,9 @@ class HotPath {
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
   // left in `rounds` to the caller. Traced, it returns after each Control
-  // taken, its frame in the outcome. No publisher: the caller serves those
-  // runs itself.
+  // taken, its frame in the outcome. With a publisher, each Control is
+  // published as it is taken, and a round's state and answers once it is
+  // answered, as the Python path publishes them.
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
                      std::optional<HotPathPacing> pacing = std::nullopt);
@@ -221,6 +222,7 @@ class HotPath {
   // subscriber once, where a message at a time would wake them per message,
   // on the cores the controller and the server need.
   void publish(Published& exchange);  // takes the exchange's frames
+  void queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns, std::int64_t simulated_ns);
   void flush_published();
   struct Pending {
     std::string_view topic;
