@@ -264,9 +264,6 @@ class HotPath:
         served as if it had just arrived, and the time of the last step taken (None when none was).
         """
         sim = self.sim
-        if not self._simulation.settled:
-            # Stepped in Python since: reading settles it (the C++ loop starts from a settled state).
-            self._simulation.sensor_values(self._simulation.flat.sensors.values)  # type: ignore[attr-defined]
         controller = next(iter(sim.sessions.active.values()))
         time_step = sim.handshake.time_step
         paced = clock.speed is not None
