@@ -13,6 +13,7 @@
 #include <coupler/wire/error.hpp>
 #include <coupler/transport/frame_publisher.hpp>
 #include <coupler/serve/control_rounds.hpp>
+#include <coupler/serve/free_run_states.hpp>
 #include <coupler/serve/hot_path.hpp>
 #include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/mujoco_stepper.hpp>
@@ -102,10 +103,11 @@ class HotPathOf {
   }
 
   HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, double zero_due_in,
-                          double speed, double time_step, double late_after, bool fresh_control) {
+                          double speed, double time_step, double late_after, bool fresh_control,
+                          std::uint64_t steps_before, FreeRunStates* states) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
-    const HotPathFreeRun free{zero_due_in, speed, time_step, late_after, fresh_control};
+    const HotPathFreeRun free{zero_due_in, speed, time_step, late_after, fresh_control, steps_before, states};
     Server& bound = server.get();
     py::gil_scoped_release released;
     return path_->run_free(bound, identity, wait, free);
@@ -170,6 +172,15 @@ void bind_hot_path(py::module_& module) {
       .def("step", [](MujocoStepperOf& s, std::uint64_t steps) { s.get().step(steps); }, py::arg("steps"))
       .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, "mj_forward, unless the state is settled.")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
+
+  py::class_<FreeRunStates>(module, "FreeRunStates",
+                            "coupler::FreeRunStates: which of a free run's states an observer sees, `per_second` on "
+                            "average in bursts of up to `burst` (a token bucket).")
+      .def(py::init<double, double>(), py::arg("per_second"), py::arg("burst"))
+      .def("take", [](FreeRunStates& s) { return s.take(); }, "A step was taken now: True when its state is shown.")
+      .def_property_readonly("unseen", &FreeRunStates::unseen,
+                             "True when the state of the last step taken has not been shown.")
+      .def("seen", &FreeRunStates::seen, "The last state was shown another way (at the run's end).");
 
   py::class_<ControlRounds>(module, "ControlRounds",
                             "coupler::ControlRounds: the Controls of several controllers waiting for their round, "
@@ -275,14 +286,16 @@ void bind_hot_path(py::module_& module) {
            "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
-           py::arg("fresh_control"),
+           py::arg("fresh_control"), py::arg("steps_before") = 0, py::arg("states") = nullptr,
            "A free run of `peer`'s simulation, without the GIL: one step of `time_step` seconds each time one is due "
            "on the wall clock (simulated time 0 due `zero_due_in` seconds from now, at `speed`; 0: as fast as it "
            "steps), a step more than `late_after` seconds late counted in deadlines_missed; a Control of `peer` "
            "answered with the state after applying it, reads with the state, until a request needs the caller, "
            "`return_after` seconds pass, a step reaches stop_after, a value is clamped for the first time or the "
            "simulation fails. `fresh_control`: a Control was applied since the last step. Traced, returns after each "
-           "Control answered with its frames, and hands reads back. No publisher. "
+           "Control answered with its frames, and hands reads back. Published, publishes each Control and its answer, "
+           "and the state after a step (numbered from `steps_before`) when `states` (a FreeRunStates) says so; reads "
+           "go back to the caller. "
            "Returns a HotPathOutcome.");
 }
 

@@ -353,7 +353,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
 
 HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                                  const HotPathFreeRun& free) {
-  if (publisher_) throw Error("a free run is served in C++ unpublished");
+  if (publisher_ && !free.states) throw Error("a published free run needs the states its observer sees");
   if (!(free.time_step > 0.0)) throw Error("a free run needs a positive time step");
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
@@ -372,23 +372,34 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
-      // Traced, reads go to the caller, which logs them as it serves them.
-      if (config_.trace || !is_sensor_request(payload)) return std::nullopt;
+      // Traced or published, reads go to the caller, which logs or publishes them as it serves them.
+      if (config_.trace || publisher_ || !is_sensor_request(payload)) return std::nullopt;
       ++outcome.reads;
       return state_frame();
     }
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
+    const std::int64_t received_ns = publisher_ ? wall_clock_nanoseconds() : 0;
     if (!apply(outcome)) {
       ++outcome.error_answers;
-      return failure_frame(outcome);
+      std::string failed = failure_frame(outcome);
+      if (publisher_) {
+        queue_published(kControlTopic, std::string(payload), received_ns, FramePublisher::kNoTime);
+        queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
+      return failed;
     }
     stepper_.unsettle();  // the answer reads the state with the controls applied
     fresh = true;
     ++outcome.controls;
     last_control = Clock::now();
     std::string frame = state_frame();
+    if (publisher_) {
+      // Queued now, flushed after the answer is sent.
+      queue_published(kControlTopic, std::string(payload), received_ns, FramePublisher::kNoTime);
+      queue_published(kSensorTopic, frame, wall_clock_nanoseconds(), header_nanoseconds(stepper_.time()));
+    }
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
     if (config_.trace) {
@@ -407,6 +418,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   };
   for (;;) {
     const auto now = Clock::now();
+    if (!pending_.empty() && now >= publish_due_) flush_published();
     const auto step_due = due_at(time + free.time_step);
     if (now >= step_due) {
       if (Seconds(now - step_due).count() > free.late_after) ++outcome.deadlines_missed;
@@ -422,6 +434,10 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       fresh = false;
       time = stepper_.time();
       outcome.simulated_time = time;
+      if (publisher_ && free.states->take() && mujoco_state_) {
+        encode_mujoco_state(time, free.steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
+        queue_published(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
+      }
       if (time >= config_.stop_after) break;
       // Requests that came meanwhile are answered before the next step, however late it is.
       Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
@@ -429,12 +445,14 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       continue;
     }
     if (now >= deadline) break;
-    const auto until = std::min(deadline, step_due);
+    auto until = std::min(deadline, step_due);
+    if (!pending_.empty()) until = std::min(until, publish_due_);
     const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = server.receive_offering(left, answer);
     if (!offered.answered && !offered.request) continue;
     if (!take(std::move(offered))) break;
   }
+  if (!pending_.empty()) flush_published();  // before Python publishes anything after it
   if (outcome.failure.empty()) {
     // The caller finds the state settled, as it leaves it to run_free().
     try {

@@ -22,9 +22,11 @@ class FreeRunLoop:
     the answers to its Controls and to reads are taken in C++
     (`coupler.serve.hot_path`), which hands every other request back to be
     served here (traced, C++ returns after each Control with its frames,
-    which are logged, and hands reads back). Observed (an observer sees the
-    states, `coupler.serve.frame_observer` says which: at most a thousand a
-    wall second on average), it steps through the responder.
+    which are logged, and hands reads back). Published (`--publish`,
+    `--record`), C++ publishes what the observer would: each Control and its
+    answer, and the states `coupler.serve.frame_observer` says (at most a
+    thousand a wall second on average). Observed otherwise, it steps through
+    the responder.
     """
 
     def __init__(

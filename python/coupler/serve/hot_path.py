@@ -120,6 +120,7 @@ class HotPath:
         self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
+        self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
 
@@ -155,16 +156,25 @@ class HotPath:
     def for_free_run(cls, responder: Any, stop_after: float | None) -> HotPath | None:
         """The hot path for a free run over `responder`, or None where the loop must see every request and step.
 
-        It needs the native responder itself, unobserved (an observer sees
-        the free run's states), and a simulation with hot path parts.
+        It needs the native responder itself, or the native responder
+        observed by a NativePublisher only (C++ publishes what it would, and
+        the states its `free_run_states` shows), and a simulation with hot path parts.
         """
+        publisher: NativePublisher | None = None
+        states = None
+        if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
+            publisher, states, responder = responder.observer, responder.free_run_states, responder.inner
         if type(responder) is not NativeResponder:
             return None
         sim = responder.sim
         if sim.lockstep or not isinstance(sim.simulation, HotPathSimulation):
             return None
         parts = sim.simulation.hot_path_parts()
-        return None if parts is None else cls(responder, parts, stop_after)
+        if parts is None:
+            return None
+        path = cls(responder, parts, stop_after, publisher)
+        path._free_run_states = states
+        return path
 
     def ready(self) -> bool:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
@@ -270,7 +280,8 @@ class HotPath:
         outcome = self._path.run_free(
             self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
             zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
-            time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control)
+            time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
+            steps_before=sim.stats.steps, states=self._free_run_states)
         clock.deadlines_missed += outcome.deadlines_missed
         stats = sim.stats
         self.controls += outcome.controls

@@ -100,3 +100,4 @@ def test_a_traced_free_run_logs_every_control_the_hot_path_answers_and_every_rea
     logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
     assert logged[-40:] == [line for request, answer in exchanges
                             for line in (f"received {request!r}", f"answered {answer!r}")]
+

@@ -25,6 +25,7 @@
 #include <coupler/wire/control_layout.hpp>
 #include <coupler/serve/control_rounds.hpp>
 #include <coupler/serve/control_scatter.hpp>
+#include <coupler/serve/free_run_states.hpp>
 #include <coupler/transport/frame_publisher.hpp>
 #include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/sensor_gather.hpp>
@@ -98,6 +99,10 @@ struct HotPathFreeRun {
   double late_after = 0.0;
   // A Control was applied since the last step (before the run).
   bool fresh_control = false;
+  // With a publisher: the steps taken before the run (they number the states published) and which states
+  // are published, shared with the caller's observer.
+  std::uint64_t steps_before = 0;
+  FreeRunStates* states = nullptr;
 };
 
 // What run() did, and the request it hands back, if any.
@@ -176,7 +181,9 @@ class HotPath {
   // `return_after` has passed, a step reached stop_after, a value was clamped
   // for the first time or the simulation failed. Reads are answered in
   // arrival order. Traced, it returns after each Control answered, with its
-  // frames, and hands reads back. No publisher: the caller serves those runs.
+  // frames, and hands reads back. With a publisher, each Control and its
+  // answer are published, and the state after a step when `free.states`
+  // says so; reads go back to the caller, which publishes them.
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
 
