@@ -5,12 +5,15 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <coupler/wire/error.hpp>
 #include <coupler/transport/frame_publisher.hpp>
+#include <coupler/serve/control_rounds.hpp>
+#include <coupler/serve/free_run_states.hpp>
 #include <coupler/serve/hot_path.hpp>
 #include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/mujoco_stepper.hpp>
@@ -36,6 +39,20 @@ DoubleArray live(const py::object& values, const char* what) {
     throw Error(std::string(what) + " must be a one-dimensional contiguous array");
   }
   return DoubleArray{static_cast<const double*>(array.data()), static_cast<std::size_t>(array.size())};
+}
+
+std::vector<std::string> identities(const std::vector<py::bytes>& peers) {
+  std::vector<std::string> out;
+  out.reserve(peers.size());
+  for (const py::bytes& peer : peers) out.emplace_back(peer);
+  return out;
+}
+
+std::vector<py::bytes> as_bytes(const std::vector<std::string>& peers) {
+  std::vector<py::bytes> out;
+  out.reserve(peers.size());
+  for (const std::string& peer : peers) out.emplace_back(peer);
+  return out;
 }
 
 // A HotPath with the Python objects holding the memory it works on, kept alive as long as it is.
@@ -67,14 +84,33 @@ class HotPathOf {
                      std::optional<double> zero_due_in, double speed, double late_after) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
-    std::optional<HotPathPacing> pacing;
-    if (zero_due_in) {
-      if (!(speed > 0.0)) throw Error("a paced run needs a positive speed");
-      pacing = HotPathPacing{*zero_due_in, speed, late_after};
-    }
+    const std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
     Server& bound = server.get();
     py::gil_scoped_release released;
     return path_->run(bound, identity, wait, steps_before, pacing);
+  }
+
+  HotPathOutcome run_rounds(ServerHandle& server, const std::vector<std::pair<py::bytes, std::vector<std::size_t>>>& drives,
+                            ControlRounds& rounds, double return_after, std::uint64_t steps_before,
+                            std::optional<double> zero_due_in, double speed, double late_after) {
+    std::vector<HotPathController> controllers;
+    for (const auto& [peer, objects] : drives) controllers.push_back({std::string(peer), objects});
+    const auto wait = milliseconds(return_after);
+    const std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->run(bound, controllers, rounds, wait, steps_before, pacing);
+  }
+
+  HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, double zero_due_in,
+                          double speed, double time_step, double late_after, bool fresh_control,
+                          std::uint64_t steps_before, FreeRunStates* states) {
+    const std::string identity(peer);
+    const auto wait = milliseconds(return_after);
+    const HotPathFreeRun free{zero_due_in, speed, time_step, late_after, fresh_control, steps_before, states};
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->run_free(bound, identity, wait, free);
   }
 
   void publish_to(py::object publisher, py::object state) {
@@ -91,6 +127,12 @@ class HotPathOf {
   }
 
  private:
+  static std::optional<HotPathPacing> pacing_of(std::optional<double> zero_due_in, double speed, double late_after) {
+    if (!zero_due_in) return std::nullopt;
+    if (!(speed > 0.0)) throw Error("a paced run needs a positive speed");
+    return HotPathPacing{*zero_due_in, speed, late_after};
+  }
+
   static Stepper& stepper_of(const py::object& stepper) {
     if (py::isinstance<MujocoStepperOf>(stepper)) return stepper.cast<MujocoStepperOf&>().get();
     return stepper.cast<Stepper&>();
@@ -132,12 +174,58 @@ void bind_hot_path(py::module_& module) {
       .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, "mj_forward, unless the state is settled.")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
 
+  py::class_<FreeRunStates>(module, "FreeRunStates",
+                            "coupler::FreeRunStates: which of a free run's states an observer sees, `per_second` on "
+                            "average in bursts of up to `burst` (a token bucket).")
+      .def(py::init<double, double>(), py::arg("per_second"), py::arg("burst"))
+      .def("take", [](FreeRunStates& s) { return s.take(); }, "A step was taken now: True when its state is shown.")
+      .def_property_readonly("unseen", &FreeRunStates::unseen,
+                             "True when the state of the last step taken has not been shown.")
+      .def("seen", &FreeRunStates::seen, "The last state was shown another way (at the run's end).");
+
+  py::class_<ControlRounds>(module, "ControlRounds",
+                            "coupler::ControlRounds: the Controls of several controllers waiting for their round, "
+                            "which takes the fewest steps any of them asked for (a Control asking for none, one).")
+      .def(py::init<>())
+      .def("hold", [](ControlRounds& r, const py::bytes& peer, std::uint64_t steps) { r.hold(peer, steps); },
+           py::arg("peer"), py::arg("steps"),
+           "`peer`'s Control, applied, waits asking for `steps`; coupler.Error if one of its Controls waits already.")
+      .def("attach", [](ControlRounds& r, const Request& request) { r.attach(request); }, py::arg("request"),
+           "The Request to answer once its peer's waiting Control is stepped.")
+      .def("holds", [](const ControlRounds& r, const py::bytes& peer) { return r.holds(peer); }, py::arg("peer"))
+      .def("__len__", &ControlRounds::size)
+      .def("due", [](const ControlRounds& r, const std::vector<py::bytes>& peers) { return r.due(identities(peers)); },
+           py::arg("peers"), "The steps of the round once each of `peers` has a Control waiting; None before.")
+      .def(
+          "take",
+          [](ControlRounds& r, const std::vector<py::bytes>& peers) {
+            ControlRounds::Round round = r.take(identities(peers));
+            return py::make_tuple(as_bytes(round.peers), round.steps, std::move(round.requests));
+          },
+          py::arg("peers"),
+          "Take the round of `peers`' waiting Controls: (their peers, the steps it takes, the Requests to answer). "
+          "Other peers' waiting Controls are dropped unanswered.")
+      .def("drop", [](ControlRounds& r, const py::bytes& peer) { r.drop(peer); }, py::arg("peer"),
+           "`peer` no longer drives: its waiting Control is dropped unanswered.")
+      .def("release", &ControlRounds::release, "Every waiting Request, to answer now; nothing waits afterwards.");
+
   py::class_<HotPathOutcome>(module, "HotPathOutcome", "What HotPath.run did, and the request it hands back.")
       .def_property_readonly(
           "request", [](const HotPathOutcome& o) { return o.request; },
           "A Request (or None) HotPath did not serve: serve it as if it had just arrived.")
       .def_readonly("controls", &HotPathOutcome::controls, "Controls answered.")
       .def_readonly("steps", &HotPathOutcome::steps, "Steps they took.")
+      .def_readonly("rounds", &HotPathOutcome::rounds, "Several controllers: rounds taken.")
+      .def_readonly("error_answers", &HotPathOutcome::error_answers,
+                    "Answers sent with INTERNAL_ERROR because the simulation failed.")
+      .def_readonly("steps_without_control", &HotPathOutcome::steps_without_control,
+                    "A free run: steps taken without a Control applied since the previous step.")
+      .def_readonly("fresh_control", &HotPathOutcome::fresh_control,
+                    "A free run: a Control was applied since the last step.")
+      .def_property_readonly(
+          "since_last_round",
+          [](const HotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_round).count(); },
+          "Several controllers: seconds since the last round was taken.")
       .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
       .def_readonly("reads", &HotPathOutcome::reads, "SensorRequests answered (the controller's and others').")
       .def_readonly("deadlines_missed", &HotPathOutcome::deadlines_missed,
@@ -189,6 +277,26 @@ void bind_hot_path(py::module_& module) {
            "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
            "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "Returns a HotPathOutcome.")
+      .def("run_rounds", &HotPathOf::run_rounds, py::arg("server"), py::arg("controllers"), py::arg("rounds"),
+           py::arg("return_after"), py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(),
+           py::arg("speed") = 1.0, py::arg("late_after") = 0.0,
+           "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
+           "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
+           "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
+           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame.")
+      .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
+           py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
+           py::arg("fresh_control"), py::arg("steps_before") = 0, py::arg("states") = nullptr,
+           "A free run of `peer`'s simulation, without the GIL: one step of `time_step` seconds each time one is due "
+           "on the wall clock (simulated time 0 due `zero_due_in` seconds from now, at `speed`; 0: as fast as it "
+           "steps), a step more than `late_after` seconds late counted in deadlines_missed; a Control of `peer` "
+           "answered with the state after applying it, reads with the state, until a request needs the caller, "
+           "`return_after` seconds pass, a step reaches stop_after, a value is clamped for the first time or the "
+           "simulation fails. `fresh_control`: a Control was applied since the last step. Traced, returns after each "
+           "Control answered with its frames, and hands reads back. Published, publishes each Control and its answer, "
+           "and the state after a step (numbered from `steps_before`) when `states` (a FreeRunStates) says so; reads "
+           "go back to the caller. "
            "Returns a HotPathOutcome.");
 }
 

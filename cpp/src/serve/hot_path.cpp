@@ -87,6 +87,12 @@ void HotPath::publish(Published& exchange) {
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
 
+void HotPath::queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns,
+                              std::int64_t simulated_ns) {
+  if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
+  pending_.push_back({topic, std::move(payload), wall_ns, simulated_ns});
+}
+
 void HotPath::flush_published() {
   for (const Pending& message : pending_) {
     publisher_->publish(message.topic, message.payload, message.wall_ns, message.simulated_ns);
@@ -96,6 +102,19 @@ void HotPath::flush_published() {
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                             std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
+  return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing);
+}
+
+HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
+                            std::chrono::milliseconds return_after, std::uint64_t steps_before,
+                            std::optional<HotPathPacing> pacing) {
+  if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
+  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing);
+}
+
+HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
+                                          ControlRounds* rounds, std::chrono::milliseconds return_after,
+                                          std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
@@ -114,6 +133,29 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     }
   };
   Clock::time_point last_control{};
+  Clock::time_point last_round{};
+  // Several controllers: their peers (a round is due once each holds a Control), and the objects each drives.
+  std::vector<std::string> peers;
+  std::vector<std::vector<bool>> drives;
+  for (const HotPathController& controller : controllers) {
+    peers.push_back(controller.peer);
+    std::vector<bool> objects(controls_.objects().size(), false);
+    for (const std::size_t k : controller.objects) {
+      if (k >= objects.size()) throw Error("a controller drives an object the control layout does not have");
+      objects[k] = true;
+    }
+    drives.push_back(std::move(objects));
+  }
+  const auto controller_of = [&](const std::string& from) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (peers[i] == from) return i;
+    }
+    return std::nullopt;
+  };
+  // The Control the answerer applied to wait for its round, once the server hands its request over.
+  std::optional<std::uint64_t> holding;
+  std::string holding_peer;
+  const std::string& peer = peers.front();  // a lone controller
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   // Reads of other peers waiting for their share, in arrival order; `credit`
@@ -127,7 +169,8 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
   const auto controller_served = [&] { credit = config_.reader_share; };
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
-    if (from != peer) {
+    const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
+    if (rounds ? !controller : from != peer) {
       // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
       if (reads_to_caller || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
       --credit;
@@ -145,6 +188,26 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
     last_control = Clock::now();
+    if (rounds) {
+      if (rounds->holds(from)) return std::nullopt;  // the caller tells it its last Control still waits
+      const std::vector<bool>& driven = drives[*controller];
+      for (std::size_t k = 0; k < driven.size(); ++k) {
+        if (targets_.values_set[k] && !driven[k]) return std::nullopt;  // a robot to claim, or to refuse
+      }
+      if (!apply(outcome)) {
+        ++outcome.error_answers;
+        std::string failed = failure_frame(outcome);
+        if (publisher_) {
+          queue_published(kControlTopic, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        }
+        return failed;
+      }
+      stepper_.unsettle();  // reads before the round see the controls applied, as the step will
+      holding = steps;
+      holding_peer = from;
+      return std::nullopt;
+    }
     if (publisher_) {
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
@@ -168,10 +231,64 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     controller_served();
     return frame;
   };
+  // Several controllers: steps the round once every controller's Control waits, and answers them all; false when
+  // the loop must end.
+  const auto step_round = [&] {
+    const std::optional<std::uint64_t> due = rounds->due(peers);
+    if (!due) return true;
+    if (*due > config_.max_steps) return false;  // the caller takes it in chunks
+    const ControlRounds::Round round = rounds->take(peers);
+    std::string frame = step(*due, outcome);
+    last_round = Clock::now();
+    ++outcome.rounds;
+    if (!outcome.failure.empty()) {
+      frame = failure_frame(outcome);
+      outcome.error_answers += round.requests.size();
+    } else if (pacing) {
+      hold_until_due(*outcome.simulated_time);
+    }
+    for (const Request& request : round.requests) server.reply_frame(request, frame);
+    outcome.answer_bytes = frame.size();
+    if (publisher_) {
+      // As the Python path publishes a round: the state after its step, then each answer.
+      const std::int64_t wall = wall_clock_nanoseconds();
+      const bool stepped = outcome.failure.empty();
+      const double time = outcome.simulated_time.value_or(0.0);
+      if (stepped && mujoco_state_) {
+        encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
+        queue_published(kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(time));
+      }
+      for (std::size_t i = 0; i < round.requests.size(); ++i) {
+        queue_published(stepped ? kSensorTopic : kErrorTopic, frame, wall,
+                        stepped ? header_nanoseconds(time) : FramePublisher::kNoTime);
+      }
+    }
+    if (!outcome.failure.empty()) return false;
+    return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
+  };
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
+    if (holding && offered.request && offered.request->peer() != holding_peer) holding.reset();
+    if (holding && offered.request) {
+      // A controller's Control, applied: it waits for the others'.
+      const std::string from = offered.request->peer();
+      outcome.request_bytes = offered.request->frame().size();
+      if (config_.trace) outcome.request_frame = offered.request->frame();
+      if (publisher_) {
+        queue_published(kControlTopic, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
+      rounds->hold(from, *holding);
+      rounds->attach(std::move(*offered.request));
+      holding.reset();
+      ++outcome.controls;
+      controller_served();
+      if (!step_round()) return false;
+      return outcome.first_clamped.empty() && !config_.trace;
+    }
     if (offered.request) {
-      if (!reads_to_caller && offered.request->peer() != peer &&
+      const bool of_controller = rounds ? controller_of(offered.request->peer()).has_value()
+                                        : offered.request->peer() == peer;
+      if (!reads_to_caller && !of_controller &&
           offered.request->type() == MessageType::SensorRequest) {
         if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
         readers.push_back(std::move(*offered.request));
@@ -181,7 +298,7 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
       return false;
     }
     // Answered: with a publisher that is only ever a Control (reads go to Python, which publishes them).
-    if (publisher_) publish(exchange);
+    if (publisher_ && !rounds) publish(exchange);
     if (config_.trace || !outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };
@@ -221,12 +338,137 @@ HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono
     outcome.unanswered_reads.assign(std::make_move_iterator(readers.begin()), std::make_move_iterator(readers.end()));
   }
   if (!pending_.empty()) flush_published();  // before Python publishes anything after it
+  if (rounds && outcome.failure.empty()) {
+    // Controls wait applied: the caller finds the state settled, as it leaves it to run().
+    try {
+      stepper_.settle();
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();
+    }
+  }
+  if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
+  if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
+  return outcome;
+}
+
+HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                                 const HotPathFreeRun& free) {
+  if (publisher_ && !free.states) throw Error("a published free run needs the states its observer sees");
+  if (!(free.time_step > 0.0)) throw Error("a free run needs a positive time step");
+  using Clock = std::chrono::steady_clock;
+  using Seconds = std::chrono::duration<double>;
+  HotPathOutcome outcome;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  const auto due_at = [&](double time) {
+    if (!(free.speed > 0.0)) return started;  // unpaced: as fast as it steps
+    return started + std::chrono::duration_cast<Clock::duration>(Seconds(free.zero_due_in + time / free.speed));
+  };
+  stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  bool fresh = free.fresh_control;
+  double time = stepper_.time();
+  Clock::time_point last_control{};
+  const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
+    std::uint64_t steps = 0;
+    if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
+      // Traced or published, reads go to the caller, which logs or publishes them as it serves them.
+      if (config_.trace || publisher_ || !is_sensor_request(payload)) return std::nullopt;
+      ++outcome.reads;
+      return state_frame();
+    }
+    for (std::size_t i = 0; i < controls_.size(); ++i) {
+      if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
+    }
+    const std::int64_t received_ns = publisher_ ? wall_clock_nanoseconds() : 0;
+    if (!apply(outcome)) {
+      ++outcome.error_answers;
+      std::string failed = failure_frame(outcome);
+      if (publisher_) {
+        queue_published(kControlTopic, std::string(payload), received_ns, FramePublisher::kNoTime);
+        queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
+      return failed;
+    }
+    stepper_.unsettle();  // the answer reads the state with the controls applied
+    fresh = true;
+    ++outcome.controls;
+    last_control = Clock::now();
+    std::string frame = state_frame();
+    if (publisher_) {
+      // Queued now, flushed after the answer is sent.
+      queue_published(kControlTopic, std::string(payload), received_ns, FramePublisher::kNoTime);
+      queue_published(kSensorTopic, frame, wall_clock_nanoseconds(), header_nanoseconds(stepper_.time()));
+    }
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = frame.size();
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = frame;
+    }
+    return frame;
+  };
+  // Takes what a wait brought: false when the loop must end (a request for the caller, a failure, a first clamp).
+  const auto take = [&](Offered offered) {
+    if (offered.request) {
+      outcome.request = std::move(offered.request);
+      return false;
+    }
+    return outcome.failure.empty() && outcome.first_clamped.empty() && !config_.trace;
+  };
+  for (;;) {
+    const auto now = Clock::now();
+    if (!pending_.empty() && now >= publish_due_) flush_published();
+    const auto step_due = due_at(time + free.time_step);
+    if (now >= step_due) {
+      if (Seconds(now - step_due).count() > free.late_after) ++outcome.deadlines_missed;
+      try {
+        state_.clear();
+        stepper_.step(1);
+      } catch (const std::exception& e) {
+        outcome.failure = e.what();
+        break;
+      }
+      ++outcome.steps;
+      if (!fresh) ++outcome.steps_without_control;
+      fresh = false;
+      time = stepper_.time();
+      outcome.simulated_time = time;
+      if (publisher_ && free.states->take() && mujoco_state_) {
+        encode_mujoco_state(time, free.steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
+        queue_published(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
+      }
+      if (time >= config_.stop_after) break;
+      // Requests that came meanwhile are answered before the next step, however late it is.
+      Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
+      if ((waiting.answered || waiting.request) && !take(std::move(waiting))) break;
+      continue;
+    }
+    if (now >= deadline) break;
+    auto until = std::min(deadline, step_due);
+    if (!pending_.empty()) until = std::min(until, publish_due_);
+    const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    if (!offered.answered && !offered.request) continue;
+    if (!take(std::move(offered))) break;
+  }
+  if (!pending_.empty()) flush_published();  // before Python publishes anything after it
+  if (outcome.failure.empty()) {
+    // The caller finds the state settled, as it leaves it to run_free().
+    try {
+      stepper_.settle();
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();
+    }
+  }
+  outcome.fresh_control = fresh;
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }
 
 const std::string& HotPath::state_frame() {
   if (state_.empty()) {
+    stepper_.settle();
     gather_.gather(sensor_values_);
     state_ = sensors_.encode(sensor_values_, stepper_.time());
   }
@@ -234,6 +476,14 @@ const std::string& HotPath::state_frame() {
 }
 
 std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
+  if (!apply(outcome)) return failure_frame(outcome);
+  std::string frame = step(steps, outcome);
+  if (!outcome.failure.empty()) return failure_frame(outcome);
+  ++outcome.controls;
+  return frame;
+}
+
+bool HotPath::apply(HotPathOutcome& outcome) {
   try {
     const std::vector<std::size_t> outside =
         scatter_.apply(targets_.values, targets_.values_set, targets_.events_set, targets_.events_on);
@@ -245,13 +495,24 @@ std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
       }
     }
     state_.clear();
+    return true;
+  } catch (const std::exception& e) {
+    outcome.failure = e.what();
+  } catch (...) {
+    outcome.failure = "unknown exception";
+  }
+  return false;
+}
+
+std::string HotPath::step(std::uint64_t steps, HotPathOutcome& outcome) {
+  try {
+    state_.clear();
     stepper_.step(steps);
     stepper_.settle();
     gather_.gather(sensor_values_);
     const double time = stepper_.time();
     std::string frame = sensors_.encode(sensor_values_, time);
     state_ = frame;
-    ++outcome.controls;
     outcome.steps += steps;
     outcome.simulated_time = time;
     return frame;
@@ -260,6 +521,10 @@ std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
   } catch (...) {
     outcome.failure = "unknown exception";
   }
+  return {};
+}
+
+std::string HotPath::failure_frame(const HotPathOutcome& outcome) {
   return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
 }
 

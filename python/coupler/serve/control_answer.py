@@ -14,7 +14,7 @@ import numpy as np
 
 from coupler import _native
 from coupler.serve.controller_admission import ControllerAdmission
-from coupler.serve.controller_sessions import Controller
+from coupler.serve.controller_sessions import Controller, ControllerSessions
 from coupler.serve.held import HELD, Held
 from coupler.serve.request_guard import RequestGuard
 from coupler.serve.simulation import ArraySimulation
@@ -128,19 +128,19 @@ class ControlAnswer:
         if self.shared:
             objects = self._control_objects
             with self.admission.refusal_frees_place(controller):
-                _check_not_waiting(controller)
+                _check_not_waiting(self.sessions, controller)
                 self.sessions.claim(controller, (objects[k] for k in np.flatnonzero(controls.values_set)))
         self.admission.accept(controller)
         simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
         if self.shared:
-            controller.held_steps = steps
+            self.sessions.hold(controller, steps)
             self.admission.stats.controls += 1
             return True
         return False
 
 
-def _check_not_waiting(controller: Controller) -> None:
-    if controller.held_steps is not None:
+def _check_not_waiting(sessions: ControllerSessions, controller: Controller) -> None:
+    if sessions.holds(controller.peer):
         raise ProtocolError(
             "unexpected message: this controller's previous Control still waits for the other controllers' "
             "Controls of the same step",

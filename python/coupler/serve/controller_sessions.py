@@ -14,7 +14,8 @@ so it never receives a state it did not step to without being told.
 
 With several controllers (lockstep only), each drives the robots its
 Controls name and no robot is driven by two; a step waits until every
-controller's Control for it has arrived.
+controller's Control for it has arrived (`rounds`, a C++ ControlRounds, holds
+the waiting Controls, for the Python loop and the C++ hot path alike).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
+from coupler import _native
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode
 
@@ -40,7 +43,6 @@ class Controller:
     peer: bytes
     seen: float  # when its last request arrived (monotonic seconds)
     robots: set[str] = field(default_factory=set)  # claimed with its Controls (several controllers only)
-    held_steps: int | None = None  # the steps field of its Control that waits for the others' (None: none waits)
     accepted: bool = False  # one of its requests to drive was carried out (a refused first one takes no place)
 
 
@@ -65,6 +67,8 @@ class ControllerSessions:
         self.active: dict[bytes, Controller] = {}
         self.lapsed = 0  # controllers whose lease lapsed, for the run's summary
         self._dropped: OrderedDict[bytes, None] = OrderedDict()  # peers whose lease lapsed, until they handshake
+        # The Controls waiting for the others' (several controllers only).
+        self.rounds = _native.ControlRounds()
 
     def admit(self, peer: bytes, rejoin: bool = False) -> Controller:
         """The controller `peer`, its lease renewed; a newcomer takes a free place or is refused with SERVER_BUSY.
@@ -106,7 +110,8 @@ class ControllerSessions:
             controller.seen = self.clock()
 
     def leave(self, peer: bytes) -> Controller | None:
-        """End the hold of `peer`; the controller that left, or None when it held nothing."""
+        """End the hold of `peer` (a Control of it that waits is dropped); the controller that left, or None."""
+        self.rounds.drop(peer)
         return self.active.pop(peer, None)
 
     def lapse(self) -> list[Controller]:
@@ -114,7 +119,7 @@ class ControllerSessions:
         if self.lease is None:
             return []
         cutoff = self.clock() - self.lease
-        gone = [c for c in self.active.values() if c.seen <= cutoff and c.held_steps is None]
+        gone = [c for c in self.active.values() if c.seen <= cutoff and not self.rounds.holds(c.peer)]
         for controller in gone:
             del self.active[controller.peer]
             self._dropped[controller.peer] = None
@@ -125,13 +130,13 @@ class ControllerSessions:
 
     def waiting(self) -> bool:
         """True when a controller's Control waits for the others' (several controllers only)."""
-        return any(c.held_steps is not None for c in self.active.values())
+        return any(self.rounds.holds(peer) for peer in self.active)
 
     def next_lapse_in(self) -> float | None:
         """Seconds until the lease of a controller that others wait for lapses (0 when one has); None when none can."""
         if self.lease is None or not self.waiting():
             return None
-        awaited = [c.seen for c in self.active.values() if c.held_steps is None]
+        awaited = [c.seen for c in self.active.values() if not self.rounds.holds(c.peer)]
         if not awaited:
             return None
         return max(0.0, min(awaited) + self.lease - self.clock())
@@ -152,25 +157,31 @@ class ControllerSessions:
                 )
         controller.robots.update(wanted)
 
+    def holds(self, peer: bytes) -> bool:
+        """True when a Control of `peer` waits for the others' of the same step."""
+        return self.rounds.holds(peer)
+
+    def hold(self, controller: Controller, steps: int) -> None:
+        """`controller`'s Control, applied, waits for the others' of the same step, asking for `steps`."""
+        self.rounds.hold(controller.peer, steps)
+
     def round_complete(self) -> bool:
         """True when every controller holding the simulation has a Control waiting for this step."""
-        return bool(self.active) and all(c.held_steps is not None for c in self.active.values())
+        return self.rounds.due(list(self.active)) is not None
 
-    def take_round(self) -> tuple[list[bytes], int]:
-        """The peers whose Controls this step answers and the steps it takes.
+    def take_round(self) -> tuple[list[bytes], int, list[Any]]:
+        """The peers whose Controls this step answers, the steps it takes (`ControlRounds` says how many) and the
+        requests to answer (those the loop attached)."""
+        peers, steps, requests = self.rounds.take(list(self.active))
+        self.round_taken(0.0)
+        return peers, steps, requests
 
-        The fewest any of them asked for (a Control without `steps` asks for
-        one): no controller is carried further than it asked, so one
-        controller's large `steps` never makes the others jump.
-        """
-        peers = [c.peer for c in self.active.values() if c.held_steps is not None]
-        steps = min(max(c.held_steps or 0, 1) for c in self.active.values() if c.held_steps is not None)
-        now = self.clock()
+    def round_taken(self, ago: float) -> None:
+        """A round was answered `ago` seconds ago: every lease runs from it (while its Control waited, a controller
+        was waiting for the others)."""
+        seen = self.clock() - ago
         for controller in self.active.values():
-            controller.held_steps = None
-            # Its lease runs from its answer: while its Control waited, it was waiting for the others.
-            controller.seen = now
-        return peers, steps
+            controller.seen = seen
 
     def busy_text(self) -> str:
         if self.lease is None:

@@ -5,8 +5,8 @@ In lockstep it sees the state after every Control's steps. A free run steps
 on its own clock, maybe thousands of times a wall second with nobody asking:
 the observer sees the state after a step while that keeps to
 `FREE_RUN_STATES_PER_SECOND` on average, in bursts of up to
-`FREE_RUN_STATE_BURST` (a token bucket), and the last state when the server
-stops. A run at real time with a time step of 1 ms or more shows every
+`FREE_RUN_STATE_BURST` (a token bucket, `coupler._native.FreeRunStates`,
+shared with the C++ hot path), and the last state when the server stops. A run at real time with a time step of 1 ms or more shows every
 step, the steps a server takes to catch up after a stall included; one
 running faster (`--speed`, or as fast as it can) shows at most a thousand a
 wall second: more than a view draws or a rendering samples, for a few
@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol, runtime_checkable
 
+from coupler import _native
 from coupler.wire.codec import encode
 from coupler.wire.messages import ErrorMessage
 from coupler.serve.responder import Answer, Responder
@@ -78,9 +79,8 @@ class ObservedResponder:
         self.observer = observer
         self.sim = inner.sim
         self.endpoint = inner.endpoint
-        self._free_run_tokens = FREE_RUN_STATE_BURST  # free-run states the observer may see now
-        self._free_run_filled_at = time.monotonic()  # when the tokens were last counted
-        self._free_run_unseen = False  # a free-run step the observer has not seen the state after
+        # The free-run states the observer sees (the C++ hot path takes steps by the same count).
+        self.free_run_states = _native.FreeRunStates(FREE_RUN_STATES_PER_SECOND, FREE_RUN_STATE_BURST)
 
     def receive(self, timeout: float) -> Any | None:
         return self.inner.receive(timeout)
@@ -101,17 +101,8 @@ class ObservedResponder:
 
     def step(self) -> None:
         self.inner.step()
-        now = time.monotonic()
-        tokens = min(FREE_RUN_STATE_BURST,
-                     self._free_run_tokens + (now - self._free_run_filled_at) * FREE_RUN_STATES_PER_SECOND)
-        self._free_run_filled_at = now
-        if tokens < 1.0:
-            self._free_run_tokens = tokens
-            self._free_run_unseen = True
-            return
-        self._free_run_tokens = tokens - 1.0
-        self._free_run_unseen = False
-        self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
+        if self.free_run_states.take():
+            self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
 
     def round_answer(self, steps: int) -> Answer:
         self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
@@ -126,9 +117,9 @@ class ObservedResponder:
             self.observer.on_answer(_frame(answer.reply), request.peer, time.time(), answer.simulated_time)
 
     def close(self) -> None:
-        if self._free_run_unseen:
+        if self.free_run_states.unseen:
             # The state the run ended in: a recording ends where the run did.
-            self._free_run_unseen = False
+            self.free_run_states.seen()
             self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         self.inner.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from coupler.serve.hot_path import HotPath
 from coupler.serve.responder import ClosedPeerWatch, Responder
 from coupler.serve.run_clock import RunClock
 
@@ -15,9 +16,17 @@ class FreeRunLoop:
     controllers are answered at once and an idle server sleeps. A Control
     only replaces the applied controls (it does not step); steps taken
     without a fresh Control since the previous step are counted, which
-    tells whether the controller kept up. It steps through the responder, so
-    that an observer sees the states (`coupler.serve.frame_observer` says
-    which: at most a thousand a wall second on average).
+    tells whether the controller kept up.
+
+    With `hot_path` (the default), while a controller drives, the steps and
+    the answers to its Controls and to reads are taken in C++
+    (`coupler.serve.hot_path`), which hands every other request back to be
+    served here (traced, C++ returns after each Control with its frames,
+    which are logged, and hands reads back). Published (`--publish`,
+    `--record`), C++ publishes what the observer would: each Control and its
+    answer, and the states `coupler.serve.frame_observer` says (at most a
+    thousand a wall second on average). Observed otherwise, it steps through
+    the responder.
     """
 
     def __init__(
@@ -26,6 +35,7 @@ class FreeRunLoop:
         clock: RunClock,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
+        hot_path: bool = True,
     ) -> None:
         if responder.sim.lockstep:
             raise ValueError("FreeRunLoop needs a SimulationServer with lockstep=False")
@@ -35,12 +45,28 @@ class FreeRunLoop:
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
         self._closed = ClosedPeerWatch(responder)
+        # Where the steps and a controller's Controls are served in C++; None when every step is taken here.
+        self.hot_path = HotPath.for_free_run(responder, stop_after) if hot_path else None
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error."""
         time_step = self.sim.handshake.time_step
         simulated = self.sim.simulation.sensors().simulated_time
         while not stop.is_set():
+            if self.hot_path is not None and self.sim.running and self.hot_path.ready():
+                handed_back, stepped_to = self.hot_path.serve_free(self.clock, poll_timeout)
+                if stepped_to is not None:
+                    simulated = stepped_to
+                    if self.stop_after is not None and simulated >= self.stop_after:
+                        return
+                if handed_back is None:
+                    self._closed.release()
+                    continue
+                self._closed.saw(handed_back)
+                self.responder.send(handed_back, self.responder.respond(handed_back))
+                if self.exit_on_session_end and self.sim.session_ended.is_set():
+                    return
+                continue
             was_running = self.sim.running
             wait = self.clock.due_in(simulated + time_step) if was_running else poll_timeout
             self._serve_requests(max(wait, 0.0))

@@ -1,7 +1,7 @@
-"""The lone controller's round trip without Python: Controls and reads answered in C++.
+"""The controllers' round trips without Python: Controls and reads answered in C++.
 
-In lockstep, with one controller holding the simulation, unpaced and
-unobserved, a Control from that controller is received, checked, applied,
+In lockstep, with one controller holding the simulation, a Control from
+that controller is received, checked, applied,
 stepped, read and answered by `coupler._native.HotPath`, with the GIL
 released, through the very C++ objects the Python path uses (the layouts of
 `NativeResponder`, the simulation's scatter, gather and stepper), so both
@@ -18,6 +18,16 @@ on the Python path. Python is told what happened (Controls, steps, reads,
 clamps, the time reached) and counts it. With `--trace`, C++ returns after
 each Control with its frames, which Python logs, and hands every read to
 Python, which logs it as it serves it.
+
+With several controllers (`--controllers N`), a Control of one of them for
+the robots it drives is applied and waits in `ControllerSessions.rounds`
+(with those Python held); once every controller's waits, C++ takes the
+round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
+A Control claiming a robot its controller does not drive yet, one of a
+controller whose Control still waits, and a round of more than
+`HOT_PATH_MAX_STEPS` steps go to Python. Traced, C++ returns after each
+Control it takes, which Python logs as held; published, C++ publishes each
+Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
 is due, as `LockstepLoop` does; a Control whose steps would hold it longer
@@ -85,7 +95,7 @@ class HotPathSimulation(Protocol):
 
 
 class HotPath:
-    """Serves a lone controller's Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
+    """Serves the controllers' Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
                  publisher: NativePublisher | None = None, clock: RunClock | None = None,
@@ -107,8 +117,12 @@ class HotPath:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl)
             self._path.publish_to(publisher.native, state)
-        self.controls = 0  # Controls answered in C++ so far
+        self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
+        self.controller_served = False  # the last serve() took a request of a controller
+        self._free_run_states: Any = None  # published free runs: the states the observer sees
+        # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
+        self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
 
     @classmethod
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> HotPath | None:
@@ -116,7 +130,7 @@ class HotPath:
 
         It needs the native responder itself (an observer wraps it, and must
         see every frame) or the native responder observed by a NativePublisher
-        only (C++ publishes what it would), one controller, a simulation with
+        only (C++ publishes what it would), a simulation with
         hot path parts, and with a pacing `clock` a time step short enough to
         hold one step's answer. --trace and --trace-sizes log what C++ reports.
         """
@@ -126,7 +140,7 @@ class HotPath:
         if type(responder) is not NativeResponder:
             return None
         sim = responder.sim
-        if not sim.lockstep or sim.shared:
+        if not sim.lockstep:
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
@@ -138,13 +152,38 @@ class HotPath:
         parts = sim.simulation.hot_path_parts()
         return None if parts is None else cls(responder, parts, stop_after, publisher, clock, max_steps)
 
+    @classmethod
+    def for_free_run(cls, responder: Any, stop_after: float | None) -> HotPath | None:
+        """The hot path for a free run over `responder`, or None where the loop must see every request and step.
+
+        It needs the native responder itself, or the native responder
+        observed by a NativePublisher only (C++ publishes what it would, and
+        the states its `free_run_states` shows), and a simulation with hot path parts.
+        """
+        publisher: NativePublisher | None = None
+        states = None
+        if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
+            publisher, states, responder = responder.observer, responder.free_run_states, responder.inner
+        if type(responder) is not NativeResponder:
+            return None
+        sim = responder.sim
+        if sim.lockstep or not isinstance(sim.simulation, HotPathSimulation):
+            return None
+        parts = sim.simulation.hot_path_parts()
+        if parts is None:
+            return None
+        path = cls(responder, parts, stop_after, publisher)
+        path._free_run_states = states
+        return path
+
     def ready(self) -> bool:
-        """True when the next request may go to C++: one accepted controller drives a running, settled simulation."""
+        """True when the next request may go to C++: accepted controllers (one, unless several share the
+        simulation) drive a running, settled simulation."""
         sim = self.sim
-        if not sim.running or len(sim.sessions.active) != 1:
+        active = sim.sessions.active
+        if not sim.running or not active or (len(active) != 1 and not sim.shared):
             return False
-        controller = next(iter(sim.sessions.active.values()))
-        return controller.accepted and self._simulation.settled
+        return all(c.accepted for c in active.values()) and self._simulation.settled
 
     def serve(self, return_after: float) -> tuple[Any | None, float | None]:
         """Answer the controller's Controls in C++ for up to `return_after` seconds (0.1 at most).
@@ -154,16 +193,19 @@ class HotPath:
         (None when no Control was answered).
         """
         sim = self.sim
-        controller = next(iter(sim.sessions.active.values()))
         pacing = {}
         if self._clock is not None:
             pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
                       "late_after": sim.handshake.time_step}
+        if sim.shared:
+            return self._serve_rounds(min(return_after, _RETURN_AFTER), pacing)
+        controller = next(iter(sim.sessions.active.values()))
         outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
                                  sim.stats.steps, **pacing)
         if self._clock is not None:
             self._clock.deadlines_missed += outcome.deadlines_missed
         served = outcome.controls
+        self.controller_served = outcome.simulated_time is not None
         self.controls += served
         self.reads += outcome.reads
         if outcome.reads:
@@ -189,4 +231,80 @@ class HotPath:
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             for read in outcome.unanswered_reads:
                 self.responder.send(read, self.responder.respond(read))
+        return outcome.request, outcome.simulated_time
+
+    def _serve_rounds(self, return_after: float, pacing: dict[str, float]) -> tuple[Any | None, float | None]:
+        """serve() for several controllers: their Controls wait in `sessions.rounds`, rounds taken in C++."""
+        sim = self.sim
+        sessions = sim.sessions
+        index = self._object_index
+        drives = [(c.peer, [index[robot] for robot in c.robots]) for c in sessions.active.values()]
+        outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
+                                        sim.stats.steps, **pacing)
+        if self._clock is not None:
+            self._clock.deadlines_missed += outcome.deadlines_missed
+        stats = sim.stats
+        self.controls += outcome.controls
+        self.reads += outcome.reads
+        self.controller_served = outcome.controls > 0
+        stats.requests += outcome.controls + outcome.reads
+        stats.controls += outcome.controls
+        stats.sensor_requests += outcome.reads
+        stats.steps += outcome.steps
+        if sim.trace and outcome.request_frame:
+            self.responder.log_traced(outcome.request_frame, None, held=True)
+        if outcome.rounds:
+            sessions.round_taken(outcome.since_last_round)
+            self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            if not outcome.rounds:
+                stats.requests += 1  # a Control whose values could not be applied, answered with the error
+            stats.errors_sent += outcome.error_answers
+            log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
+        for read in outcome.unanswered_reads:
+            self.responder.send(read, self.responder.respond(read))
+        return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
+
+    def serve_free(self, clock: RunClock, return_after: float) -> tuple[Any | None, float | None]:
+        """A free run's steps and answers in C++ for up to `return_after` seconds (0.1 at most), paced by `clock`.
+
+        Returns the request C++ handed back (None when none came), to be
+        served as if it had just arrived, and the time of the last step taken (None when none was).
+        """
+        sim = self.sim
+        controller = next(iter(sim.sessions.active.values()))
+        time_step = sim.handshake.time_step
+        paced = clock.speed is not None
+        outcome = self._path.run_free(
+            self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+            zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
+            time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
+            steps_before=sim.stats.steps, states=self._free_run_states)
+        clock.deadlines_missed += outcome.deadlines_missed
+        stats = sim.stats
+        self.controls += outcome.controls
+        self.reads += outcome.reads
+        stats.requests += outcome.controls + outcome.reads
+        stats.controls += outcome.controls
+        stats.sensor_requests += outcome.reads
+        stats.steps += outcome.steps
+        stats.steps_without_control += outcome.steps_without_control
+        sim.simulation_run.fresh_control = outcome.fresh_control
+        if outcome.controls:
+            self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+            if sim.trace:
+                self.responder.log_traced(outcome.request_frame, outcome.answer_frame)
+            # Its lease runs from its last Control, as on the Python path.
+            controller.seen = sim.sessions.clock() - outcome.since_last_control
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            if outcome.error_answers:
+                stats.requests += 1  # a Control whose values could not be applied, answered with the error
+                stats.errors_sent += 1
+                log.error("internal error while handling ControlMessage: %s", outcome.failure)
+            else:
+                raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")
         return outcome.request, outcome.simulated_time

@@ -6,7 +6,6 @@ import logging
 import math
 import threading
 import time
-from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.serve.controller_first import ControllerFirst
@@ -43,17 +42,18 @@ class LockstepLoop:
     simulation never runs ahead of real time; it sleeps, never spins.
 
     With several controllers (`SimulationServer.shared`), each Control is
-    applied and held until every controller's Control for the step has
-    arrived; then the simulation steps once and every held Control is
-    answered with the same state. A controller that leaves or whose lease
-    lapses no longer holds the others back.
+    applied and held (in `ControllerSessions.rounds`) until every
+    controller's Control for the step has arrived; then the simulation steps
+    once and every held Control is answered with the same state. A
+    controller that leaves or whose lease lapses no longer holds the others
+    back.
 
     A Control (or round) of more than `LONG_CONTROL_STEPS` steps is stepped
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
     state, requests to drive are refused) and a stop ends it.
 
-    With `hot_path` (the default), a lone controller's Controls are answered
+    With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
     paced too; at most `LONG_CONTROL_STEPS` steps, and when paced no more
     than C++ may hold without serving others); the answers are the same
@@ -78,7 +78,6 @@ class LockstepLoop:
         self.clock = clock
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
-        self._held: dict[bytes, Any] = {}  # peer -> its request waiting for the step
         self._stop_after_reached = False  # a long Control was cut at stop_after: the loop ends
         self._closed = ClosedPeerWatch(responder)
         self.sim.chunk_long_controls = True
@@ -267,19 +266,28 @@ class LockstepLoop:
         return stepped_to is not None and self.stop_after is not None and stepped_to >= self.stop_after
 
     def _run_shared(self, stop: threading.Event, poll_timeout: float) -> None:
+        rounds = self.sim.sessions.rounds
         try:
             while not stop.is_set():
                 # Wake for the next lease that can lapse: a lapsed controller must not hold the others back.
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
-                request = self._requests.next(wait)
+                if self.hot_path is not None and not self._requests.waiting() and self.hot_path.ready():
+                    handed_back, stepped_to = self.hot_path.serve(wait)
+                    if self._done(stepped_to):
+                        return
+                    if handed_back is not None:
+                        self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
+                    request = self._requests.take() if self._requests.waiting() else None
+                else:
+                    request = self._requests.next(wait)
                 if request is None:
                     self._closed.release()
                 else:
                     self._closed.saw(request)
                     answer = self.responder.respond(request)
                     if answer.held:
-                        self._held[request.peer] = request
+                        rounds.attach(request)  # answered with its round, here or by the hot path
                     else:
                         self.responder.send(request, answer)
                 self.sim.lapse_leases()
@@ -287,35 +295,31 @@ class LockstepLoop:
                 if self._done(stepped_to):
                     return
         finally:
-            for request in self._held.values():
+            for request in rounds.release():
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
-            self._held.clear()
 
     def _step_when_complete(self, stop: threading.Event) -> float | None:
         """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped."""
         if not self.sim.round_complete():
             return None
         starts = self.sim.starts
+        peers, steps, requests = self.sim.sessions.take_round()
         try:
-            peers, steps = self.sim.step_round()
+            steps = self.sim.simulation_run.take(steps, peers)
             if self.sim.long_control is not None:
                 answer = self._step_long_control(stop)
             else:
                 answer = self.responder.round_answer(steps)
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping the controllers' Controls")
-            self.sim.stats.errors_sent += len(self._held)
+            self.sim.stats.errors_sent += len(requests)
             failed = self.responder.error_answer(
                 ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}"))
-            for request in self._held.values():
+            for request in requests:
                 self.responder.send(request, failed)
-            self._held.clear()
             return None
         stepped_to = self._pace(answer, self.sim.starts != starts, stop)
-        for peer in peers:
-            request = self._held.pop(peer, None)
-            if request is not None:
-                self.responder.send(request, answer)
-        # Requests of controllers that left while waiting get no answer: their peers are gone.
-        self._held.clear()
+        # Requests of controllers that left while waiting were dropped: their peers are gone.
+        for request in requests:
+            self.responder.send(request, answer)
         return stepped_to

@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from coupler.serve.control_answer import ControlAnswer
 from coupler.serve.controller_admission import ControllerAdmission
@@ -160,10 +161,11 @@ class SimulationServer:
             return self.control_answer.message(message, peer)
         return self.guard.answer(type(message).__name__, lambda: self._dispatch(message, peer))
 
-    def step_round(self) -> tuple[list[bytes], int]:
-        """Take the step the waiting Controls asked for; return their peers, to answer, and the steps taken."""
-        peers, steps = self.sessions.take_round()
-        return peers, self.simulation_run.take(steps, peers)
+    def step_round(self) -> tuple[list[bytes], int, list[Any]]:
+        """Take the step the waiting Controls asked for; return their peers, the steps taken and the requests to
+        answer (those the loop attached to `sessions.rounds`)."""
+        peers, steps, requests = self.sessions.take_round()
+        return peers, self.simulation_run.take(steps, peers), requests
 
     def _dispatch(self, message: Message, peer: bytes) -> Message | Held | None:
         if isinstance(message, (HandshakeInitMessage, ResetMessage)):

@@ -1,13 +1,16 @@
 #pragma once
-// The round trip of a lone controller in lockstep, served without leaving
+// The round trip of the controllers in lockstep, served without leaving
 // C++: a Control of the controller holding the simulation is received,
 // checked, written into the simulation's controls, stepped, read back,
-// encoded and answered, over and over. SensorRequests (reads, which change
+// encoded and answered, over and over. With several controllers (given
+// their ControlRounds), each Control of a controller for robots it drives
+// is applied and waits there, and once the round is due the simulation
+// steps and every waiting Control is answered with the same state. SensorRequests (reads, which change
 // nothing) are answered here too, the controller's first: the others get
 // `reader_share` reads after each request of the controller, then wait up to
 // `reader_patience` for its next one before one more is served. Everything
 // else (another request of another peer, a Control that does not match, a
-// long one, a timer) goes back to the caller, which owns the protocol's
+// long one, one claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.
 
 #include <chrono>
@@ -20,7 +23,9 @@
 #include <vector>
 
 #include <coupler/wire/control_layout.hpp>
+#include <coupler/serve/control_rounds.hpp>
 #include <coupler/serve/control_scatter.hpp>
+#include <coupler/serve/free_run_states.hpp>
 #include <coupler/transport/frame_publisher.hpp>
 #include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/sensor_gather.hpp>
@@ -72,13 +77,48 @@ struct HotPathPacing {
   double late_after = 0.0;
 };
 
+// A controller holding the simulation, for run().
+struct HotPathController {
+  std::string peer;
+  // Several controllers: the objects (indices into the control layout's
+  // objects()) it drives. A Control carrying values of any other goes back to
+  // the caller, which claims the object for it or refuses the Control.
+  std::vector<std::size_t> objects;
+};
+
+// A free run (coupler serve --mode free) for run_free(): the simulation
+// steps on the wall clock, one step each time its time is due, and a Control
+// only replaces the controls applied.
+struct HotPathFreeRun {
+  // Seconds from the start of run_free() until simulated time 0 is due on the
+  // wall clock (negative: it was due that long ago).
+  double zero_due_in = 0.0;
+  double speed = 1.0;  // simulated seconds per wall second; 0: every step is due at once
+  double time_step = 0.0;  // seconds of simulated time a step takes
+  // A step taken more than this many seconds after its time counts as a missed deadline.
+  double late_after = 0.0;
+  // A Control was applied since the last step (before the run).
+  bool fresh_control = false;
+  // With a publisher: the steps taken before the run (they number the states published) and which states
+  // are published, shared with the caller's observer.
+  std::uint64_t steps_before = 0;
+  FreeRunStates* states = nullptr;
+};
+
 // What run() did, and the request it hands back, if any.
 struct HotPathOutcome {
   // A request run() did not serve, to be served by the caller as if it had
   // just arrived (its Control, if it is one, has not touched the simulation).
   std::optional<Request> request;
-  std::uint64_t controls = 0;  // Controls answered
+  std::uint64_t controls = 0;  // Controls answered (several controllers: Controls taken to wait for their round)
   std::uint64_t steps = 0;     // steps they took
+  std::uint64_t rounds = 0;    // several controllers: rounds taken (stepped and answered, or failed)
+  // Answers sent with InternalError because the simulation failed.
+  std::uint64_t error_answers = 0;
+  // A free run: steps taken without a Control applied since the previous one (the controller did not keep up),
+  // and whether a Control was applied since the last step when it returned.
+  std::uint64_t steps_without_control = 0;
+  bool fresh_control = false;
   std::uint64_t clamped = 0;   // values applied outside their range
   std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
   std::uint64_t deadlines_missed = 0;  // paced: Controls answered later than late_after past their time
@@ -98,6 +138,8 @@ struct HotPathOutcome {
   std::string answer_frame;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
+  // Several controllers: how long ago the last round was answered (every controller's lease runs from it).
+  std::chrono::steady_clock::duration since_last_round{};
   // Set when the simulation failed on a Control, which was answered with
   // InternalError: the simulation's state is unknown.
   std::string failure;
@@ -123,6 +165,27 @@ class HotPath {
   // time on the wall clock.
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                      std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt);
+  // The same for several `controllers` stepping together through `rounds`
+  // (Controls held by the caller wait there too, and are answered with the
+  // round that completes them). A round asking for more than max_steps is
+  // left in `rounds` to the caller. Traced, it returns after each Control
+  // taken, its frame in the outcome. With a publisher, each Control is
+  // published as it is taken, and a round's state and answers once it is
+  // answered, as the Python path publishes them.
+  HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
+                     std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
+                     std::optional<HotPathPacing> pacing = std::nullopt);
+  // A free run of `peer`'s simulation: steps each time a step is due,
+  // answers a Control of `peer` with the state after applying it (it takes
+  // no steps) and reads with the state, until a request needs the caller,
+  // `return_after` has passed, a step reached stop_after, a value was clamped
+  // for the first time or the simulation failed. Reads are answered in
+  // arrival order. Traced, it returns after each Control answered, with its
+  // frames, and hands reads back. With a publisher, each Control and its
+  // answer are published, and the state after a step when `free.states`
+  // says so; reads go back to the caller, which publishes them.
+  HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                          const HotPathFreeRun& free);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
@@ -138,9 +201,16 @@ class HotPath {
   const HotPathConfig& config() const noexcept { return config_; }
 
  private:
+  HotPathOutcome serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
+                                   ControlRounds* rounds, std::chrono::milliseconds return_after,
+                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing);
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+  // The two halves of serve(): false (and the failure in the outcome) when the simulation failed.
+  bool apply(HotPathOutcome& outcome);
+  std::string step(std::uint64_t steps, HotPathOutcome& outcome);
+  static std::string failure_frame(const HotPathOutcome& outcome);
   // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
   const std::string& state_frame();
 
@@ -159,6 +229,7 @@ class HotPath {
   // subscriber once, where a message at a time would wake them per message,
   // on the cores the controller and the server need.
   void publish(Published& exchange);  // takes the exchange's frames
+  void queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns, std::int64_t simulated_ns);
   void flush_published();
   struct Pending {
     std::string_view topic;

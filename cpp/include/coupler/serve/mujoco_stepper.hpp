@@ -51,6 +51,8 @@ class MujocoStepper final : public Stepper {
   // mj_forward, unless the state is already settled.
   void settle() override;
   void assume_settled() override { settled_ = forwarded_ = true; }
+  // The position and velocity stages do not depend on the controls: they still hold.
+  void unsettle() override { settled_ = false; }
   // Takes the state as its owner left it through another path: `settled`,
   // the readings belong to it; `forwarded`, its position and velocity stages
   // are computed (settled implies forwarded).

@@ -19,6 +19,9 @@ class Stepper {
   // Tells the stepper the state is as settle() leaves it, although the
   // stepper did not settle it itself (its owner did, through another path).
   virtual void assume_settled() {}
+  // The controls changed without a step (a controller's Control waits for
+  // the others'): the readings need settle() again.
+  virtual void unsettle() {}
   // Seconds.
   virtual double time() const = 0;
 };
