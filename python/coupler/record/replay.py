@@ -12,6 +12,7 @@ only in one world's readings and time (`world`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import deque
 from dataclasses import dataclass
@@ -21,11 +22,24 @@ from coupler.record.recording import Recording
 from coupler.record.world_recording import WorldLayout
 from coupler.transport.client import Client
 from coupler.transport.options import TransportOptions
-from coupler.wire.codec import decode
+from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error
-from coupler.wire.messages import HandshakeMessage
+from coupler.wire.messages import EXTENSION_SHARED_MEMORY, HandshakeMessage
 
 log = logging.getLogger(__name__)
+
+
+def _scene_frame(frame: bytes) -> bytes:
+    """A handshake's frame without its server's shared memory, which depends on the address and the process (a
+    recording server offers none), not on the scene; any other frame as it is."""
+    message = decode(frame)
+    if not isinstance(message, HandshakeMessage) or message.server is None:
+        return frame
+    if message.shared_memory is None and EXTENSION_SHARED_MEMORY not in message.server.extensions:
+        return frame
+    server = dataclasses.replace(message.server, extensions=[e for e in message.server.extensions
+                                                             if e != EXTENSION_SHARED_MEMORY])
+    return encode(dataclasses.replace(message, server=server, shared_memory=None))
 
 
 class ReplayError(Error):
@@ -101,8 +115,12 @@ def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOp
                     handshake = decode(message.data)
                     layout = WorldLayout(handshake) if isinstance(handshake, HandshakeMessage) else None
                 theirs = replayed.popleft()
-                difference = (first_difference(message.data, theirs) if layout is None or world is None
-                              else layout.difference(message.data, theirs, world))
+                if message.kind == "Handshake":
+                    message_data, theirs = _scene_frame(message.data), _scene_frame(theirs)
+                else:
+                    message_data = message.data
+                difference = (first_difference(message_data, theirs) if layout is None or world is None
+                              else layout.difference(message_data, theirs, world))
                 answers += 1
                 if difference is not None:
                     return ReplayResult(steps, answers, Divergence(steps, message.kind, difference, world),
