@@ -214,23 +214,30 @@ def plot(results: Results, path: Path) -> None:
     # coupler's solid and wide, Gymnasium's dashed and narrow on top: where the curves are the same both show.
     styles = {"coupler": {"color": "tab:blue", "linestyle": "-", "mean": 3.5, "thin": 1.6},
               "gymnasium": {"color": "tab:orange", "linestyle": "--", "mean": 1.8, "thin": 0.9}}
+    names = {"coupler": "served by coupler", "gymnasium": "Gymnasium's own"}
     for side, style in styles.items():
         runs = [run for run in results.runs if run.side == side]
-        seconds = np.mean([run.training_seconds for run in runs]) / 60
+        minutes = np.mean([run.training_seconds for run in runs]) / 60
         for run in runs:
             axes.plot([p.timesteps for p in run.curve], [p.mean_episode_reward for p in run.curve],
                       color=style["color"], linestyle=style["linestyle"], linewidth=style["thin"], alpha=0.45)
         steps = [p.timesteps for p in runs[0].curve]
         if all([p.timesteps for p in run.curve] == steps for run in runs):
             mean = np.mean([[p.mean_episode_reward for p in run.curve] for run in runs], axis=0)
+            seeds = f"mean of {len(runs)} seeds (thin: each)" if len(runs) > 1 else f"seed {runs[0].seed}"
             axes.plot(steps, mean, color=style["color"], linestyle=style["linestyle"], linewidth=style["mean"],
-                      label=f"{runs[0].env_id}: mean of {len(runs)} seeds (thin: each), {seconds:.1f} min a run")
+                      label=f"{runs[0].env_id} ({names[side]}): {seeds}; training {minutes:.1f} min a run")
     axes.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:.0f}k")
     axes.set_xlabel("environment steps (all environments together)")
-    axes.set_ylabel("mean episode return (1000 steps)" if results.episode_steps == 1000
-                    else f"mean episode return ({results.episode_steps} steps)")
-    axes.set_title(f"PPO (Stable-Baselines3), {results.envs} environments, seeds "
-                   f"{', '.join(map(str, results.seeds))}", fontsize="medium")
+    axes.set_ylabel(f"mean episode return (episodes of {results.episode_steps} steps)", fontsize="small")
+    if all(comparison.identical for comparison in results.comparisons):
+        finding = "the two sides' curves are identical, bit for bit, for every seed"
+    else:
+        finding = (f"largest difference between the sides: {max(c.max_abs_difference for c in results.comparisons):.3g}"
+                   + ("" if results.seed_to_seed is None else f"; between seeds: {results.seed_to_seed:.3g}"))
+    axes.set_title(f"PPO (Stable-Baselines3) on HalfCheetah-v5, {results.envs} environments, "
+                   f"seed{'s' if len(results.seeds) > 1 else ''} {', '.join(map(str, results.seeds))}\n{finding}",
+                   fontsize="medium")
     axes.grid(alpha=0.3)
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize="small", frameon=False)
     figure.tight_layout()
