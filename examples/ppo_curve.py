@@ -55,8 +55,8 @@ class CurveRecorder(BaseCallback):
         self.curve.append(point)
         self._returns = []
         left = elapsed / self.num_timesteps * max(self.total - self.num_timesteps, 0)
-        log.info("%s%7d/%d steps (%3.0f%%): mean episode reward %7.2f over %d episodes; %.0f s so far, about %.0f s left",
-                 self.label, self.num_timesteps, self.total, 100 * self.num_timesteps / self.total,
+        log.info("%s%7d/%d steps (%3.0f%%): mean episode reward %7.2f over %d episodes; %.0f s so far, "
+                 "about %.0f s left", self.label, self.num_timesteps, self.total, 100 * self.num_timesteps / self.total,
                  point.mean_episode_reward, point.episodes, elapsed, left)
 
 

@@ -1,4 +1,4 @@
-"""examples.train_half_cheetah on a tiny budget: PPO learns the same curve on coupler's HalfCheetah-v5 as on Gymnasium's.
+"""examples.train_half_cheetah on a tiny budget: PPO learns the same curve on coupler's and Gymnasium's HalfCheetah.
 
 Needs the examples venv (examples/setup); skipped without Stable-Baselines3.
 """
