@@ -158,9 +158,9 @@ def train(side: str, seed: int, timesteps: int, envs: int, episode_steps: int, t
 
 
 def difference(a: list[CurvePoint], b: list[CurvePoint]) -> float:
-    if [p.timesteps for p in a] != [p.timesteps for p in b]:
-        raise ValueError("the curves have points at different steps")
-    return max((abs(p.mean_episode_reward - q.mean_episode_reward) for p, q in zip(a, b)), default=0.0)
+    """The largest difference of two curves' mean episode returns over the steps where both have a point."""
+    returns = {p.timesteps: p.mean_episode_reward for p in b}
+    return max((abs(p.mean_episode_reward - returns[p.timesteps]) for p in a if p.timesteps in returns), default=0.0)
 
 
 def compare(runs: list[Run], seeds: list[int]) -> tuple[list[Comparison], float | None]:
