@@ -40,11 +40,14 @@ class SameStepAutoreset:
     def reset(self, seeds: list[int | None] | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, list[dict[str, Any]]]:
         observations, infos = self.envs.reset(seed=seeds, options=options)
-        return observations, self._per_env(infos)
+        return np.array(observations, order="C"), self._per_env(infos)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         observations, rewards, terminated, truncated, infos = self.envs.step(actions)
-        observations = np.array(observations)
+        # C order whatever the vector env's layout (Gymnasium's tasks served by coupler give Fortran order), as
+        # SB3's DummyVecEnv's buffer has: torch's matrix products may add in another order over another layout,
+        # which changes a policy's actions in the last bit.
+        observations = np.array(observations, order="C")
         dones = np.logical_or(terminated, truncated)
         per_env = self._per_env(infos)
         if dones.any():

@@ -25,23 +25,14 @@ import gymnasium
 import numpy as np
 import torch
 from stable_baselines3 import PPO
-from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.evaluation import evaluate_policy
-from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 import coupler.gym  # noqa: F401  (registers the coupler ids)
-from examples.sb3_vec_env import Sb3VecEnv
+from examples.ppo_curve import CurvePoint, CurveRecorder, monitored
 
 ENV_ID = "coupler/ArmReach-v0"
 log = logging.getLogger("train_arm_reach")
-
-
-@dataclass
-class CurvePoint:
-    timesteps: int
-    mean_episode_reward: float
-    episodes: int
-    seconds: float
 
 
 @dataclass
@@ -80,35 +71,6 @@ class RandomPolicy:
                 deterministic: bool = False) -> tuple[np.ndarray, None]:
         low, high = self.space.low, self.space.high
         return self.rng.uniform(low, high, size=(self.num_envs, *low.shape)), None
-
-
-class CurveRecorder(BaseCallback):
-    """Per rollout: the mean reward of the episodes that ended in it; prints progress."""
-
-    def __init__(self, total_timesteps: int) -> None:
-        super().__init__()
-        self.total = total_timesteps
-        self.curve: list[CurvePoint] = []
-        self._returns: list[float] = []
-        self._started = time.monotonic()
-
-    def _on_step(self) -> bool:
-        for info in self.locals["infos"]:
-            if "episode" in info:
-                self._returns.append(float(info["episode"]["r"]))
-        return True
-
-    def _on_rollout_end(self) -> None:
-        if not self._returns:
-            return
-        elapsed = time.monotonic() - self._started
-        point = CurvePoint(self.num_timesteps, float(np.mean(self._returns)), len(self._returns), round(elapsed, 1))
-        self.curve.append(point)
-        self._returns = []
-        left = elapsed / self.num_timesteps * max(self.total - self.num_timesteps, 0)
-        log.info("%7d/%d steps (%3.0f%%): mean episode reward %7.2f over %d episodes; %.0f s so far, about %.0f s left",
-                 self.num_timesteps, self.total, 100 * self.num_timesteps / self.total, point.mean_episode_reward,
-                 point.episodes, elapsed, left)
 
 
 def arguments() -> argparse.Namespace:
@@ -193,7 +155,7 @@ def main() -> None:
     args = arguments()
     torch.set_num_threads(args.torch_threads)
     started = time.monotonic()
-    raw = VecMonitor(Sb3VecEnv(gymnasium.make_vec(ENV_ID, num_envs=args.envs, threads=args.threads)))
+    raw, _ = monitored(gymnasium.make_vec(ENV_ID, num_envs=args.envs, threads=args.threads))
     try:
         raw.seed(args.seed)
         random = evaluate(RandomPolicy(raw, args.seed), raw, args.eval_episodes)

@@ -23,6 +23,8 @@ OTHER_PROGRAMS = {
     "scripts/fuzz": {"--smoke", "--cpp-runs", "--python-runs"},
     "scripts/wheel": {"--test-bindings"},
     "examples.train_arm_reach": {"--timesteps", "--envs", "--seed"},
+    "examples.train_half_cheetah": {"--timesteps", "--envs", "--seeds", "--jobs", "--episode-steps", "--torch-threads",
+                                    "--figure-copy", "--replot"},
     "pip install": {"--no-deps"},
     "democlient": {"--find-red"},  # the C++ demo client's own; the others it shares with demo.client
 }

@@ -130,3 +130,27 @@ def test_a_vector_env_that_autoresets_in_the_same_step_already_is_refused():
             SameStepAutoreset(envs)
     finally:
         envs.close()
+
+
+class FortranOrder(VectorWrapper):
+    """Observations in Fortran order, as Gymnasium's tasks served by coupler give them."""
+
+    def reset(self, **kwargs):
+        observations, infos = self.env.reset(**kwargs)
+        return np.asfortranarray(observations), infos
+
+    def step(self, actions):
+        observations, *rest = self.env.step(actions)
+        return np.asfortranarray(observations), *rest
+
+
+def test_observations_come_in_c_order_whatever_the_vector_envs_layout():
+    # A policy's matrix products may add in another order over another layout: the last bit of its actions differs.
+    steps = SameStepAutoreset(FortranOrder(SyncVectorEnv([lambda: gymnasium.make("CartPole-v1")
+                                                          for _ in range(2)])))
+    try:
+        first, _ = steps.reset([0, 1])
+        observations, _, _, _ = steps.step(np.array([0, 1]))
+    finally:
+        steps.close()
+    assert first.flags.c_contiguous and observations.flags.c_contiguous
