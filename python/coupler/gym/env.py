@@ -219,6 +219,8 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
 
     def _observed(self, state: np.ndarray) -> Any:
         """The observation of `state`: itself, or with cameras the Dict of it and the last answer's images."""
+        # Contiguous as Gymnasium's: a policy's arithmetic (torch's) can round differently on another layout.
+        state = np.ascontiguousarray(state)
         return observation(state, self._seen, self._cameras) if self._cameras else state
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

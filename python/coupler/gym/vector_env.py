@@ -303,6 +303,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
 
     def _observed(self, states: np.ndarray) -> Any:
         """Every world's observation: `states`, or with cameras the Dict of them and every world's images."""
+        # In C order as Gymnasium's: a policy's arithmetic (torch's) can round differently on another layout.
+        states = np.ascontiguousarray(states)
         return observation(states, self._seen, self._cameras) if self._cameras else states
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray | None:

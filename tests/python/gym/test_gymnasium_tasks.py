@@ -98,6 +98,20 @@ def test_vector_env_equals_gymnasiums_sync_vector_env(task, worlds, steps):
         theirs.close()
 
 
+@pytest.mark.parametrize("make", [lambda: gymnasium.make("coupler/HalfCheetah-v5"),
+                                  lambda: gymnasium.make_vec("coupler/HalfCheetah-v5", num_envs=2)], ids=["env", "vector"])
+def test_observations_are_laid_out_in_c_order_as_gymnasiums(make):
+    # Same numbers in another memory layout can make a policy's arithmetic round differently.
+    env = make()
+    try:
+        observation, _ = env.reset(seed=0)
+        assert observation.flags["C_CONTIGUOUS"]
+        observation = env.step(env.action_space.sample())[0]
+        assert observation.flags["C_CONTIGUOUS"]
+    finally:
+        env.close()
+
+
 def test_observation_and_action_names_label_every_index():
     ours, theirs = _make_pair("Hopper-v5")
     try:
