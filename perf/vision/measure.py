@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from collections.abc import Callable
 
 from perf.common.errors import BenchmarkError
+from perf.common.spread import Spread
 
 # The renderer alone needs its OpenGL chosen before MuJoCo is imported: the server's own choice, EGL.
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -22,7 +22,6 @@ from coupler.serve.serve_process import ServeProcess  # noqa: E402
 CAMERA = "overview"
 SIZES = ((64, 64), (320, 240), (640, 480))
 KINDS = ("rgb", "depth")
-TARGET = 1.15  # coupler's cost per image over the renderer's
 WARM_UP = 3  # images of each kind and side before timing: shaders compiled, buffers allocated
 FRAME_BYTES = 16 << 20  # both sides' frame limit: a 640x480 depth image is over the default 1 MiB
 
@@ -42,7 +41,9 @@ def _per_image(render: Callable[[], object], count: int) -> float:
 
 
 def _summary(values: list[float]) -> dict:
-    return {"median": statistics.median(values), "low": min(values), "high": max(values)}
+    spread = Spread.of(values)  # the median every perf tool reports: a value some round measured
+    assert spread is not None
+    return {"median": spread.median, "low": spread.low, "high": spread.high}
 
 
 def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]:
@@ -80,6 +81,7 @@ def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]
                     coupler_ms.append(_per_image(coupled, count))
                     ratios.append(coupler_ms[-1] / renderer_ms[-1])
                 rows.append({"size": f"{width}x{height}", "kind": kind, "renderer_ms": _summary(renderer_ms),
-                             "coupler_ms": _summary(coupler_ms), "ratio": _summary(ratios)})
+                             "coupler_ms": _summary(coupler_ms), "ratio": _summary(ratios),
+                             "rounds": {"renderer_ms": renderer_ms, "coupler_ms": coupler_ms, "ratio": ratios}})
         renderer.close()
     return rows
