@@ -1,6 +1,7 @@
 """The targets perf.vision, perf.vision.worlds and perf.floor.shm hold their figures to, judged as
 perf.common.targets judges the round trip's: ratios of figures measured in the same run, taken round by round
-where the two sides took turns, reported as the median with the lowest and highest round's. A ratio whose
+where the two sides took turns, reported as the median with the lowest and highest round's, and judged on the
+rounds the median rests on (perf.common.paired.middle). A ratio whose
 spread crosses its limit, or whose middle rounds lie more than perf.common.paired.MOST_MIDDLE_SPREAD apart, is
 "not measured: noisy"; so is coupler faster than the work it cannot avoid (the renderer alone, its bound) by
 more than a measurement error allows (perf.common.paired.LOWEST_RATIO).
@@ -8,6 +9,7 @@ more than a measurement error allows (perf.common.paired.LOWEST_RATIO).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from perf.common import paired
@@ -36,8 +38,10 @@ def _verdict(target: str, measured: str, judgement: paired.Judgement) -> Verdict
     return Verdict(target, measured, judgement is paired.Judgement.MET)
 
 
-def _by_rounds(ratios: list[float], judge: paired.Judgement) -> paired.Judgement:
-    return paired.Judgement.NOISY if paired.spread_wide(ratios) else judge
+def _by_rounds(ratios: list[float], judge: Callable[[Spread], paired.Judgement]) -> paired.Judgement:
+    """`judge` on the rounds a median rests on (paired.middle: from five rounds on, one stray round each way is
+    set aside); noisy when those spread too wide to be one measurement."""
+    return paired.Judgement.NOISY if paired.spread_wide(ratios) else judge(paired.middle(ratios))
 
 
 def render_cost(row: dict[str, Any]) -> Verdict:
@@ -51,7 +55,7 @@ def render_cost(row: dict[str, Any]) -> Verdict:
     measured = (f"{_text(ratio)} ({row['coupler_ms']['median']:.2f} ms vs {row['renderer_ms']['median']:.2f} ms, "
                 f"{len(ratios)} rounds)")
     # Below the renderer alone is as impossible as below a floor: coupler renders the same image and more.
-    return _verdict(target, measured, _by_rounds(ratios, paired.ratio_to_floor(ratio, RENDER_LIMIT)))
+    return _verdict(target, measured, _by_rounds(ratios, lambda r: paired.ratio_to_floor(r, RENDER_LIMIT)))
 
 
 def shared_speedup(row: dict[str, Any]) -> Verdict:
@@ -62,7 +66,7 @@ def shared_speedup(row: dict[str, Any]) -> Verdict:
     speedup = Spread.of(ratios)
     assert speedup is not None
     measured = f"{_text(speedup)} ({row['socket_ms']:.3f} ms vs {row['shared_ms']:.3f} ms)"
-    return _verdict(target, measured, _by_rounds(ratios, paired.at_least(speedup, SHARED_SPEEDUP)))
+    return _verdict(target, measured, _by_rounds(ratios, lambda r: paired.at_least(r, SHARED_SPEEDUP)))
 
 
 def delivery_share(row: dict[str, Any], rendered: dict[str, Any]) -> Verdict:
@@ -99,7 +103,7 @@ def evaluate_shm(result: dict[str, Any]) -> list[Verdict]:
     measured = f"{_text(ratio)} over {len(ratios)} slices; idle {idle:.3f} %"
     if idle >= SHM_IDLE_PERCENT:
         return [Verdict(target, measured, False)]
-    return [_verdict(target, measured, _by_rounds(ratios, paired.at_most(ratio, SHM_RATIO)))]
+    return [_verdict(target, measured, _by_rounds(ratios, lambda r: paired.at_most(r, SHM_RATIO)))]
 
 
 def evaluate_worlds(result: dict[str, Any]) -> list[Verdict]:
@@ -113,9 +117,10 @@ def evaluate_worlds(result: dict[str, Any]) -> list[Verdict]:
     assert ratio is not None
     measured = f"{_text(ratio)} over {len(ratios)} rounds"
     # Above its bound by more than a measurement error is as impossible as below a floor: not judged.
-    if paired.below_floor(Spread(1 / ratio.median, 1 / ratio.high, 1 / ratio.low)):
+    middle = paired.middle(ratios)
+    if paired.below_floor(Spread(1 / middle.median, 1 / middle.high, 1 / middle.low)):
         return [_verdict(target, measured, paired.Judgement.NOISY)]
-    return [_verdict(target, measured, _by_rounds(ratios, paired.at_least(ratio, WORLDS_LIMIT)))]
+    return [_verdict(target, measured, _by_rounds(ratios, lambda r: paired.at_least(r, WORLDS_LIMIT)))]
 
 
 def render(verdicts: list[Verdict]) -> str:
