@@ -62,10 +62,11 @@ def worlds_markdown(result: dict) -> str:
 
     return "\n".join([
         f"Per vector-env step of {result['worlds']} worlds, the median of {result['rounds']} rounds of "
-        f"{result['steps']} steps each (lowest and highest round in brackets); each round times mujoco.Renderer "
-        f"rendering {result['worlds']} images, the vector env stepping without images, and with every world's "
-        "image, in one process, in mirrored order (each side twice: alone, without, with, with, without, "
-        "alone).",
+        f"{result['steps']} step{'s' if result['steps'] > 1 else ''} each (lowest and highest round in brackets); "
+        f"each round times mujoco.Renderer (made before timing) rendering {result['worlds']} images of the "
+        "server's camera at its size with MuJoCo's default flags (shadows and reflections on), the vector env "
+        "stepping without images, and with every world's image, in one process, in mirrored order (each side "
+        "twice: alone, without, with, with, without, alone).",
         "",
         f"| worlds | size | render {result['worlds']} images alone ms | step without images ms "
         "| step with images ms | throughput ÷ bound |",

@@ -6,7 +6,9 @@ of one camera through `coupler/Scene-v0`'s vector env, against the bound of rend
     python -m perf.vision.worlds --quick         # 2 worlds, 2 rounds of 1 step: a few seconds, for CI
 
 The ratio is the vector env's throughput (steps per second) over the bound's, 1 / (render time of N images +
-step time of N worlds); the target: >= 0.9.
+step time of N worlds); the target: >= 0.9. The bound is like for like: one `mujoco.Renderer`, made before any
+timing and warmed up, renders the same camera at the same size with the same (MuJoCo's default) flags as the
+server, N images per step, of the scene's start state (the worlds' own start).
 """
 
 from __future__ import annotations
