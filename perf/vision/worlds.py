@@ -75,6 +75,12 @@ def measure(worlds: int, size: tuple[int, int], rounds: int, steps: int) -> dict
         observation, _ = seeing.reset(seed=0)
         if observation[f"{CAMERA}/rgb"].shape != (worlds, height, width, 3):
             raise BenchmarkError(f"the vector env's images have shape {observation[f'{CAMERA}/rgb'].shape}")
+        # Like for like: at the start, the bound's image is every world's, pixel for pixel (same camera, size,
+        # flags and state); a difference would mean the two sides render different pictures.
+        renderer.update_scene(data, CAMERA)
+        if not np.array_equal(renderer.render(), observation[f"{CAMERA}/rgb"][0]):
+            raise BenchmarkError("mujoco.Renderer's image of the start differs from the vector env's: the bound "
+                                 "would not render the same picture")
 
         def alone() -> None:
             for _ in range(worlds):
