@@ -14,6 +14,7 @@ from perf.common.spread import Spread
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
 
 from coupler import Session  # noqa: E402
 from coupler.scenes import scene_path  # noqa: E402
@@ -60,21 +61,27 @@ def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]
                            str(FRAME_BYTES)]) as server, \
                 Session(server.endpoint, timeout=60.0, max_frame_bytes=FRAME_BYTES) as session:
             for kind in KINDS:
-                def alone() -> None:
+                def alone() -> np.ndarray:
                     if kind == "depth":
                         renderer.enable_depth_rendering()
                     else:
                         renderer.disable_depth_rendering()
                     renderer.update_scene(data, CAMERA)
-                    renderer.render()
+                    return renderer.render()
 
-                def coupled() -> None:
-                    images = session.sensors(images={CAMERA: kind}).images[CAMERA]
-                    if getattr(images, kind) is None:
+                def coupled() -> np.ndarray:
+                    image = getattr(session.sensors(images={CAMERA: kind}).images[CAMERA], kind)
+                    if image is None:
                         raise BenchmarkError(f"the server sent no {kind} image")
+                    return image
 
                 _per_image(alone, WARM_UP)
                 _per_image(coupled, WARM_UP)
+                # Like for like: the server, asked only to read, shows the scene's start, as the renderer does.
+                mine, theirs = alone(), coupled()
+                if not (np.array_equal(mine, theirs) if kind == "rgb" else np.allclose(mine, theirs, rtol=1e-5)):
+                    raise BenchmarkError(f"{width}x{height} {kind}: mujoco.Renderer's image differs from the served "
+                                         "one, so the two would not render the same picture")
                 renderer_ms, coupler_ms, ratios = [], [], []
                 for _ in range(rounds):
                     renderer_ms.append(_per_image(alone, count))
