@@ -61,6 +61,10 @@ def verdicts(found: dict[str, dict[str, Any]]) -> list[targets.Verdict]:
     return targets.evaluate(found.get("rtt"), found.get("frequency"))
 
 
+# Extra results (docs_page.EXTRA_RENDERERS) the report holds too, after its own.
+REPORTED_EXTRAS = ("vision", "vision_worlds", "shm")
+
+
 def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> str:
     """The report of the results in `directory` (`found`, or read from there): the targets, then each
     result; raises BenchmarkError when there is none."""
@@ -74,6 +78,7 @@ def build(directory: Path, found: dict[str, dict[str, Any]] | None = None) -> st
             # Relative, so the report and its plots can move together.
             sections += ["", f"![{name}]({plot.name})"]
         sections.append("")
+    sections += docs_page.extra_sections(directory, _host, REPORTED_EXTRAS)
     return "\n".join(sections)
 
 

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from perf.common import provenance, results, targets
+from perf.floor.shm import markdown as shm_markdown
 from perf.gym import render as gym_render
 from perf.record import render as record_render
 from perf.view import markdown as view_markdown
+from perf.vision.render import markdown as vision_markdown, worlds_markdown
 
 # Results whose tools render them outside perf.report's own RENDERERS, in the order they appear after those.
 EXTRA_RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
@@ -23,6 +25,9 @@ EXTRA_RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "gym_ray": ("## Vector environments on Ray (perf.gym)", lambda result: _demoted(gym_render.render(result))),
     "record": ("## What recording and publishing cost (perf.record)", record_render.markdown),
     "view": ("## What watching a run costs the server (perf.view)", lambda result: _untitled(view_markdown(result))),
+    "vision": ("## What an image costs (perf.vision)", vision_markdown),
+    "vision_worlds": ("## Images of batched worlds (perf.vision.worlds)", worlds_markdown),
+    "shm": ("## A lone round trip through shared memory (perf.floor.shm)", shm_markdown),
 }
 
 HEADER = """# Benchmark results
@@ -55,12 +60,21 @@ def render(directory: Path, found: dict[str, dict[str, Any]], verdicts: list[tar
     sections = [HEADER, "", targets.render(verdicts), ""]
     for name, result in found.items():
         sections += [renderers[name](result), "", _measured_on(result, host), ""]
+    sections += extra_sections(directory, host)
+    return "\n".join(sections).rstrip("\n") + "\n"
+
+
+def extra_sections(directory: Path, host: Callable[[dict[str, Any]], str], names: tuple[str, ...] | None = None
+                   ) -> list[str]:
+    """The sections of the extra results in `directory` (those of `names`, default all), each under its heading
+    with the run it comes from."""
+    sections = []
     for name, (heading, render_extra) in EXTRA_RENDERERS.items():
         path = directory / f"{name}.json"
-        if path.exists():
+        if path.exists() and (names is None or name in names):
             result = results.read(path)
             sections += [heading, "", render_extra(result), "", _measured_on(result, host), ""]
-    return "\n".join(sections).rstrip("\n") + "\n"
+    return sections
 
 
 def _measured_on(result: dict[str, Any], host: Callable[[dict[str, Any]], str]) -> str:

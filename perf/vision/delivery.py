@@ -97,5 +97,6 @@ def measure_delivery(sizes: list[tuple[int, int]], kinds: tuple[str, ...], round
                 rows.append({"size": f"{width}x{height}", "kind": kind,
                              "shared_ms": statistics.median(shared_ms), "socket_ms": statistics.median(socket_ms),
                              "shared_range": [min(shared_ms), max(shared_ms)],
-                             "socket_range": [min(socket_ms), max(socket_ms)]})
+                             "socket_range": [min(socket_ms), max(socket_ms)],
+                             "rounds": {"shared_ms": shared_ms, "socket_ms": socket_ms}})
     return rows

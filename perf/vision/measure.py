@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from collections.abc import Callable
 
 from perf.common.errors import BenchmarkError
+from perf.common.spread import Spread
 
 # The renderer alone needs its OpenGL chosen before MuJoCo is imported: the server's own choice, EGL.
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 import mujoco  # noqa: E402
+import numpy as np  # noqa: E402
 
 from coupler import Session  # noqa: E402
 from coupler.scenes import scene_path  # noqa: E402
@@ -22,7 +23,6 @@ from coupler.serve.serve_process import ServeProcess  # noqa: E402
 CAMERA = "overview"
 SIZES = ((64, 64), (320, 240), (640, 480))
 KINDS = ("rgb", "depth")
-TARGET = 1.15  # coupler's cost per image over the renderer's
 WARM_UP = 3  # images of each kind and side before timing: shaders compiled, buffers allocated
 FRAME_BYTES = 16 << 20  # both sides' frame limit: a 640x480 depth image is over the default 1 MiB
 
@@ -42,7 +42,9 @@ def _per_image(render: Callable[[], object], count: int) -> float:
 
 
 def _summary(values: list[float]) -> dict:
-    return {"median": statistics.median(values), "low": min(values), "high": max(values)}
+    spread = Spread.of(values)  # the median every perf tool reports: a value some round measured
+    assert spread is not None
+    return {"median": spread.median, "low": spread.low, "high": spread.high}
 
 
 def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]:
@@ -59,27 +61,34 @@ def measure(sizes: list[tuple[int, int]], rounds: int, count: int) -> list[dict]
                            str(FRAME_BYTES)]) as server, \
                 Session(server.endpoint, timeout=60.0, max_frame_bytes=FRAME_BYTES) as session:
             for kind in KINDS:
-                def alone() -> None:
+                def alone() -> np.ndarray:
                     if kind == "depth":
                         renderer.enable_depth_rendering()
                     else:
                         renderer.disable_depth_rendering()
                     renderer.update_scene(data, CAMERA)
-                    renderer.render()
+                    return renderer.render()
 
-                def coupled() -> None:
-                    images = session.sensors(images={CAMERA: kind}).images[CAMERA]
-                    if getattr(images, kind) is None:
+                def coupled() -> np.ndarray:
+                    image = getattr(session.sensors(images={CAMERA: kind}).images[CAMERA], kind)
+                    if image is None:
                         raise BenchmarkError(f"the server sent no {kind} image")
+                    return image
 
                 _per_image(alone, WARM_UP)
                 _per_image(coupled, WARM_UP)
+                # Like for like: the server, asked only to read, shows the scene's start, as the renderer does.
+                mine, theirs = alone(), coupled()
+                if not (np.array_equal(mine, theirs) if kind == "rgb" else np.allclose(mine, theirs, rtol=1e-5)):
+                    raise BenchmarkError(f"{width}x{height} {kind}: mujoco.Renderer's image differs from the served "
+                                         "one, so the two would not render the same picture")
                 renderer_ms, coupler_ms, ratios = [], [], []
                 for _ in range(rounds):
                     renderer_ms.append(_per_image(alone, count))
                     coupler_ms.append(_per_image(coupled, count))
                     ratios.append(coupler_ms[-1] / renderer_ms[-1])
                 rows.append({"size": f"{width}x{height}", "kind": kind, "renderer_ms": _summary(renderer_ms),
-                             "coupler_ms": _summary(coupler_ms), "ratio": _summary(ratios)})
+                             "coupler_ms": _summary(coupler_ms), "ratio": _summary(ratios),
+                             "rounds": {"renderer_ms": renderer_ms, "coupler_ms": coupler_ms, "ratio": ratios}})
         renderer.close()
     return rows

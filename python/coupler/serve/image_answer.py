@@ -51,6 +51,7 @@ class ImageSource(Protocol):
                       timeout: float) -> dict[str, dict[str, np.ndarray]]: ...
 
 
+SHARED_ALIGNMENT = 64  # bytes: each image's pixels in a shared buffer start at a multiple of this
 IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)
 
 
@@ -70,9 +71,20 @@ class ImageAnswer:
         # The largest frame sent (0: no limit), the client's default too: a larger one would never arrive.
         self.max_frame_bytes = max_frame_bytes
         self.state_bytes = state_bytes  # what the answer's readings take besides the images, at most
+        # Pixels of this many bytes or more, up to a buffer's size, go through shared memory, not the socket
+        # (coupler.serve.shared_images; 0 and 0: no shared memory).
+        self.shared_min_bytes = 0
+        self.shared_slot_bytes = 0
 
-    def check(self, wanted: Wanted) -> None:
-        """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem of `wanted`."""
+    def largest_answer_bytes(self) -> int:
+        """The most pixel bytes one answer can carry: every camera's every kind."""
+        cameras = self.source.cameras.values() if self.source is not None else ()
+        return sum(_aligned(camera.width * camera.height * IMAGE_BYTES_PER_PIXEL[kind]) for camera in cameras
+                   for kind in camera.kinds)
+
+    def check(self, wanted: Wanted, shared: bool = False) -> None:
+        """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem of `wanted`; `shared`: asked through
+        shared memory, whose pixels do not cross the socket and so do not count against the frame limit."""
         if self.source is None:
             raise _refused(f"images asked for, but {self.unavailable}")
         cameras = self.source.cameras
@@ -94,8 +106,15 @@ class ImageAnswer:
                 raise _refused(f"camera {shown(camera)!r}: a kind of image is asked for twice")
             if every is not None and every < 1:
                 raise _refused(f"camera {shown(camera)!r}: every {every} steps; a rate is every 1 step or more")
-        size = self.state_bytes + sum(IMAGE_OVERHEAD + cameras[camera].width * cameras[camera].height *
-                                      IMAGE_BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
+        sizes = [cameras[camera].width * cameras[camera].height * IMAGE_BYTES_PER_PIXEL[kind]
+                 for camera, kinds, _ in wanted for kind in kinds]
+        pixels, in_buffer = sum(sizes), 0
+        for size in sizes:  # as encode_shared_image_fields lays them out in a buffer
+            in_buffer = _aligned(in_buffer) + size
+        if shared and self.shared_slot_bytes and pixels >= self.shared_min_bytes and \
+                in_buffer <= self.shared_slot_bytes:
+            pixels = 0  # as SharedImages.fields sends them: through the ring, the answer saying only where
+        size = self.state_bytes + pixels + sum(IMAGE_OVERHEAD for _, kinds, _ in wanted for _ in kinds)
         if self.max_frame_bytes and size > self.max_frame_bytes:
             raise _refused(f"the images asked for make an answer of about {size} bytes, over the "
                            f"{self.max_frame_bytes}-byte frame limit (coupler serve --max-frame-bytes, and the "
@@ -126,6 +145,11 @@ class ImageAnswer:
 def encoded(rendered: Rendered) -> bytes:
     """The images field of a SensorMessage holding `rendered`."""
     return _native.encode_image_fields(rendered)
+
+
+def _aligned(size: int) -> int:
+    """`size` rounded up to where the next image starts in a shared buffer (python/native/shared_ring_binding.cpp)."""
+    return (size + SHARED_ALIGNMENT - 1) // SHARED_ALIGNMENT * SHARED_ALIGNMENT
 
 
 def _due(every: int | None, step: int, steps: int) -> bool:

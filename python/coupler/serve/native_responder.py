@@ -104,7 +104,11 @@ class NativeResponder:
         # The "shm" extension: images through shared memory, for clients on this host that ask.
         self.shared_images: SharedImages | None = None
         if self.images.source is not None and offered_on(self.endpoint) and shared_memory:
-            self.shared_images = SharedImages(self.images.max_frame_bytes or limits.MAX_FRAME_BYTES or 1 << 26)
+            # A buffer holds the largest answer's images, whatever the socket's frame limit: they never cross it.
+            self.shared_images = SharedImages(max(self.images.max_frame_bytes or limits.MAX_FRAME_BYTES or 1 << 26,
+                                                  self.images.largest_answer_bytes()))
+            self.images.shared_min_bytes = self.shared_images.announced.min_bytes
+            self.images.shared_slot_bytes = self.shared_images.announced.slot_bytes
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False
         self._rendering: list[_Rendering] = []
@@ -161,7 +165,7 @@ class NativeResponder:
         wanted = request.image_requests
         try:
             if wanted:
-                self._check_images(wanted)
+                self._check_images(wanted, request.shared_memory)
             steps = self._controls.read(request)
         except ProtocolError as error:
             return Answer(encode(self.sim.refuse_control(error, request.peer)))
@@ -176,12 +180,12 @@ class NativeResponder:
             return answer  # refused: no state to show
         return self._with_images(answer, wanted, request)
 
-    def _check_images(self, wanted: Wanted) -> None:
+    def _check_images(self, wanted: Wanted, shared: bool) -> None:
         if self.sim.shared:
             raise ProtocolError("images are served with the Controls of a lone controller; this server steps "
                                 "several controllers' Controls together (SensorRequests can ask for images)",
                                 ErrorCode.CONTROL_MISMATCH)
-        self.images.check(wanted)
+        self.images.check(wanted, shared and self.shared_images is not None)
 
     def _with_images(self, answer: Answer, wanted: Wanted, request: _native.Request | None = None,
                      shared: bool = False) -> Answer:
@@ -281,7 +285,7 @@ class NativeResponder:
         stats.requests += 1
         stats.sensor_requests += 1
         try:
-            self.images.check(wanted)
+            self.images.check(wanted, request.shared_memory and self.shared_images is not None)
         except ProtocolError as error:
             stats.errors_sent += 1
             return Answer(encode(ErrorMessage(code=error.code, text=str(error))))

@@ -1,0 +1,78 @@
+"""perf.vision's and perf.vision.worlds' results as markdown: their tables, then their targets judged
+(perf.vision.targets). Imports nothing that renders, so perf.report can render results anywhere."""
+
+from __future__ import annotations
+
+from perf.vision import targets
+
+
+def delivery_markdown(result: dict) -> list[str]:
+    rendered = {(row["size"], row["kind"]): row["renderer_ms"]["median"] for row in result.get("rows", [])}
+    lines = [
+        "",
+        f"Delivery alone, per image: the median of {result['rounds']} rounds of {result['count']} SensorRequests "
+        "each (lowest and highest round in brackets) to a server process answering with one image rendered "
+        "beforehand, its image fields made per answer as `coupler serve` makes them; read as arrays by "
+        "`coupler.Session` on an ipc:// address, through shared memory and (opted out) through the socket, in "
+        "turns. Each time includes the request's round trip.",
+        "",
+        "| size | kind | shared memory ms | socket ms | socket ÷ shared | shared ÷ render alone |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for row in result["delivery"]:
+        shared, socket = row["shared_ms"], row["socket_ms"]
+        render = rendered.get((row["size"], row["kind"]))
+        share = "–" if render is None else f"{shared / render:.3f}"
+        lines.append(f"| {row['size']} | {row['kind']} "
+                     f"| {shared:.3f} ({row['shared_range'][0]:.3f}–{row['shared_range'][1]:.3f}) "
+                     f"| {socket:.3f} ({row['socket_range'][0]:.3f}–{row['socket_range'][1]:.3f}) "
+                     f"| {socket / shared:.1f} | {share} |")
+    return lines
+
+
+def markdown(result: dict) -> str:
+    lines = []
+    if "rows" in result:
+        lines += [
+            f"Per image, the median of {result['rounds']} rounds of {result['count']} images each (lowest and "
+            "highest round in brackets); each round times the renderer alone and then coupler, in turn, in one "
+            "process against one server, both with MuJoCo's default visual flags (shadows and reflections on).",
+            "",
+            "| size | kind | mujoco.Renderer alone ms | through coupler ms | coupler ÷ renderer |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for row in result["rows"]:
+            alone, coupled, ratio = row["renderer_ms"], row["coupler_ms"], row["ratio"]
+            lines.append(f"| {row['size']} | {row['kind']} "
+                         f"| {alone['median']:.2f} ({alone['low']:.2f}–{alone['high']:.2f}) "
+                         f"| {coupled['median']:.2f} ({coupled['low']:.2f}–{coupled['high']:.2f}) "
+                         f"| {ratio['median']:.2f} ({ratio['low']:.2f}–{ratio['high']:.2f}) |")
+    if "delivery" in result:
+        lines += delivery_markdown(result)[0 if lines else 1:]
+    lines += ["", targets.render(targets.evaluate_vision(result))]
+    return "\n".join(lines)
+
+
+def worlds_markdown(result: dict) -> str:
+    row = result["row"]
+    render, step, seeing, ratio = row["render_ms"], row["step_ms"], row["vector_env_ms"], row["ratio"]
+
+    def shown(value: dict) -> str:
+        return f"{value['median']:.1f} ({value['low']:.1f}–{value['high']:.1f})"
+
+    return "\n".join([
+        f"Per vector-env step of {result['worlds']} worlds, the median of {result['rounds']} rounds of "
+        f"{result['steps']} step{'s' if result['steps'] > 1 else ''} each (lowest and highest round in brackets); "
+        f"each round times mujoco.Renderer (made before timing) rendering {result['worlds']} images of the "
+        "server's camera at its size with MuJoCo's default flags (shadows and reflections on), the vector env "
+        "stepping without images, and with every world's image, in one process, in mirrored order (each side "
+        "twice: alone, without, with, with, without, alone).",
+        "",
+        f"| worlds | size | render {result['worlds']} images alone ms | step without images ms "
+        "| step with images ms | throughput ÷ bound |",
+        "|---:|---|---:|---:|---:|---:|",
+        f"| {result['worlds']} | {row['size']} rgb | {shown(render)} | {shown(step)} | {shown(seeing)} "
+        f"| {ratio['median']:.2f} ({ratio['low']:.2f}–{ratio['high']:.2f}) |",
+        "",
+        targets.render(targets.evaluate_worlds(result)),
+    ])
