@@ -1,6 +1,7 @@
 #include <coupler/serve/world_steps.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include <coupler/wire/error.hpp>
@@ -73,15 +74,29 @@ void WorldSteps::run_world(std::size_t i, const Batch& batch,
 std::vector<std::pair<std::size_t, std::size_t>> WorldSteps::run(const Batch& batch) {
   const std::size_t n = worlds_.size();
   const std::size_t shares = pool_.threads();
+  // Each thread starts on its own contiguous share (the larger first, as even as can be: the same worlds each
+  // call, whose states its cache holds), then takes the worlds still waiting in the others' shares: a thread that
+  // wakes late, or worlds that cost more, leave no thread idle while worlds wait.
+  std::vector<std::atomic<std::size_t>> next(shares);
+  std::vector<std::size_t> end(shares);
+  for (std::size_t share = 0; share < shares; ++share) {
+    next[share].store(share * (n / shares) + std::min(share, n % shares), std::memory_order_relaxed);
+    end[share] = next[share].load(std::memory_order_relaxed) + n / shares + (share < n % shares ? 1 : 0);
+  }
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> outside(shares);
   pool_.run([&](std::size_t share) {
-    // Contiguous shares, the larger first, as even as can be.
-    const std::size_t begin = share * (n / shares) + std::min(share, n % shares);
-    const std::size_t end = begin + n / shares + (share < n % shares ? 1 : 0);
-    for (std::size_t i = begin; i < end; ++i) run_world(i, batch, outside[share]);
+    for (std::size_t k = 0; k < shares; ++k) {
+      const std::size_t from = (share + k) % shares;
+      for (std::size_t i = next[from].fetch_add(1, std::memory_order_relaxed); i < end[from];
+           i = next[from].fetch_add(1, std::memory_order_relaxed)) {
+        run_world(i, batch, outside[share]);
+      }
+    }
   });
   std::vector<std::pair<std::size_t, std::size_t>> all;
   for (auto& part : outside) all.insert(all.end(), part.begin(), part.end());
+  // In world order, each world's values in the order its scatter found them (one thread scattered each world).
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return all;
 }
 

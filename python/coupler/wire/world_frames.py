@@ -28,6 +28,7 @@ from coupler.wire.peer_text import shown
 
 __all__ = ["WorldControl", "WorldImages", "carries_worlds", "encode_world_control", "encode_world_sensors",
            "read_world_answer", "read_world_answer_with_images", "read_world_control", "read_world_sensors",
+           "world_control_in",
            "world_answer_bytes", "world_control_bytes"]
 
 # Bytes of a frame besides its arrays' numbers: the kind, the time, the worlds, steps, each field's tag and length.
@@ -79,6 +80,22 @@ def carries_worlds(frame: bytes) -> bool:
         return False  # the ordinary path refuses it, naming the problem
 
 
+def world_control_in(frame: bytes) -> WorldControl | None:
+    """The arrays of a ControlMessage frame's Control for every world; None when it holds none, or is malformed
+    (the ordinary path refuses it, naming the problem): `carries_worlds` and `read_world_control` in one decoding."""
+    try:
+        read = _native.read_world_control(frame)
+    except ProtocolError:
+        return None
+    return None if read is None else _world_control(read)
+
+
+def _world_control(read: tuple) -> WorldControl:
+    worlds, controls, steps, resets, qpos, qvel, image_worlds = read
+    return WorldControl(worlds=worlds, controls=controls, steps=steps, resets=resets, qpos=qpos, qvel=qvel,
+                        image_worlds=image_worlds)
+
+
 def read_world_control(frame: bytes) -> WorldControl:
     """The arrays of a Control for every world (its other fields ignored); ProtocolError for a malformed frame."""
     read = _native.read_world_control(frame)
@@ -86,9 +103,7 @@ def read_world_control(frame: bytes) -> WorldControl:
         empty = np.zeros(0)
         return WorldControl(worlds=0, controls=empty, steps=decode(frame).steps, resets=np.zeros(0, dtype=np.int64),
                             qpos=empty, qvel=empty)
-    worlds, controls, steps, resets, qpos, qvel, image_worlds = read
-    return WorldControl(worlds=worlds, controls=controls, steps=steps, resets=resets, qpos=qpos, qvel=qvel,
-                        image_worlds=image_worlds)
+    return _world_control(read)
 
 
 def encode_world_sensors(sensors: np.ndarray, times: np.ndarray, data: np.ndarray | None = None,
