@@ -31,13 +31,15 @@ from coupler.wire.errors import Error
 from coupler.wire.messages import IMAGE_KINDS
 
 
-def stacked_images(servers: list[WorldCameraImages]) -> SimpleNamespace:
+def stacked_images(servers: list[WorldCameraImages], shared: bool = False) -> SimpleNamespace:
     """One camera's images of every world, from each server's answer: the one answer's arrays themselves (views of
-    its frame), or several answers' stacked into new ones."""
+    its frame), or several answers' stacked into new ones; copied when they lie in shared memory (`shared`), which
+    later answers overwrite."""
     kinds = {}
     for kind in IMAGE_KINDS:
         parts = [getattr(server, kind) for server in servers]
-        kinds[kind] = None if parts[0] is None else parts[0] if len(parts) == 1 else np.concatenate(parts)
+        one = (parts[0].copy() if shared else parts[0]) if parts[0] is not None else None
+        kinds[kind] = one if len(parts) == 1 else None if parts[0] is None else np.concatenate(parts)
     return SimpleNamespace(**kinds)
 
 
@@ -98,6 +100,12 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     stacked (N, H, W, 3) uint8 for rgb, (N, H, W) float32 metres for depth and
     int32 geom ids for segmentation, under "NAME/KIND"; each server renders
     its worlds' images with its answer, in the same round trip.
+
+    The servers it starts send the answers' arrays (readings, world data,
+    images) through shared memory (the "shm" extension, see
+    `coupler.controller.world_session`) rather than through the socket;
+    `shared_memory=False` sends them through the socket. Observations are
+    arrays of their own either way.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
@@ -205,7 +213,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
-                                                 max_frame_bytes=0))
+                                                 max_frame_bytes=0,
+                                                 shared_memory=transport.get("shared_memory", True)))
                             for process in self._processes]
         else:
             for address, transport in endpoints:
@@ -254,7 +263,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             start = stop
         answers = [worlds.receive() for worlds in self._worlds]
         if self._cameras:
-            self._seen = {name: stacked_images([w.images[name] for w in self._worlds]) for name, _ in self._cameras}
+            shared = any(w.session.shared_images is not None for w in self._worlds)
+            self._seen = {name: stacked_images([w.images[name] for w in self._worlds], shared)
+                          for name, _ in self._cameras}
         times = np.concatenate([a[1] for a in answers])
         if len(answers) == 1:
             # Views of the one answer's frame: the rows below are their only copy.
