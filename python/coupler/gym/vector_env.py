@@ -123,6 +123,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self.renderer: SceneRenderer | None = None
         self._shown: np.ndarray | None = None  # every world's sensor array after the last reset or step
         self._serve_flags = list(serve_flags)
+        self._shared_memory = bool(transport.get("shared_memory", True))  # for the servers it starts too
         if not isinstance(num_envs, int) or num_envs < 1:
             raise Error(f"num_envs must be a positive whole number, got {num_envs!r}")
         if max_episode_steps is not None and max_episode_steps < 1:
@@ -214,7 +215,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
                                                  max_frame_bytes=0,
-                                                 shared_memory=transport.get("shared_memory", True)))
+                                                 shared_memory=self._shared_memory))
                             for process in self._processes]
         else:
             for address, transport in endpoints:
