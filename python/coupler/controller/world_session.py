@@ -122,7 +122,10 @@ class WorldSession:
         pixels = sum(cameras[r.camera].width * cameras[r.camera].height * IMAGE_BYTES_PER_PIXEL.get(kind, 4)
                      for r in requests for kind in r.kinds)
         answer = world_answer_bytes(self.count, self.sensor_width) + worlds * pixels
-        if answer > limit:
+        ring = self.session.handshake.shared_memory if self.session.shared_images is not None else None
+        # Through shared memory the arrays do not cross the socket, when they fit a buffer (as the server checks).
+        shared = ring is not None and answer + 64 * (2 + sum(len(r.kinds) for r in requests)) <= ring.slot_bytes
+        if answer > limit and not shared:
             raise Error(f"the images asked for make an answer of about {answer} bytes, beyond this client's frame "
                         f"limit of {limit} bytes: open the Session with max_frame_bytes={answer} or more (0: no "
                         "limit), or ask for fewer worlds or images")

@@ -187,9 +187,15 @@ class BatchedResponder(NativeResponder):
         self.world_images = WorldImageAnswer(self.images, self.worlds.count)
         data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
         self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
-        # The "shm" extension for the worlds' arrays too, when the scene has no cameras to offer it for.
-        if self.shared_images is None and offered_on(self.endpoint) and server_options.get("shared_memory", True):
-            self.shared_images = SharedImages(self._answer_bytes)
+        # The "shm" extension for the worlds' arrays too, with or without cameras: a buffer holds the largest answer,
+        # every camera's every kind of image in every world, whatever the socket's frame limit.
+        if offered_on(self.endpoint) and server_options.get("shared_memory", True):
+            largest = self._answer_bytes + self.world_images.largest_bytes()
+            if self.shared_images is None or self.shared_images.announced.slot_bytes < largest:
+                self.shared_images = SharedImages(max(largest, self.shared_images.announced.slot_bytes
+                                                      if self.shared_images is not None else 0))
+                self.images.shared_min_bytes = self.shared_images.announced.min_bytes
+                self.images.shared_slot_bytes = self.shared_images.announced.slot_bytes
 
     def respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.CONTROL and carries_worlds(request.frame):
@@ -210,13 +216,15 @@ class BatchedResponder(NativeResponder):
         # readers and newcomers and looks for a stop between them.
         chunked = self.sim.chunk_long_controls and taken > LONG_CONTROL_STEPS
         wanted = request.image_requests if control is not None else ()
+        shared = request.shared_memory
         rendered: list[int] = []
 
         def run() -> None:
             if control is None:
                 raise problem
             check_world_control(control, self.worlds)
-            rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes))
+            ring = self.shared_images.announced.slot_bytes if shared and self.shared_images is not None else 0
+            rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes, ring))
             if chunked:
                 self.worlds.start(control)
             else:
@@ -225,7 +233,6 @@ class BatchedResponder(NativeResponder):
         answer = self.sim.handle_driving(request.peer, taken, run)
         if isinstance(answer, ErrorMessage):
             return Answer(encode(answer))
-        shared = request.shared_memory
         if chunked:
             self.sim.long_control = LongControl([request.peer], taken, step=self.worlds.advance,
                                                 answer=lambda: self._world_answer(taken, wanted=wanted,

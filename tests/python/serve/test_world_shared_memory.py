@@ -134,3 +134,15 @@ def test_arrays_read_after_their_buffer_was_rewritten_give_a_one_line_error(serv
             read_world_answer_with_images(stale, session.shared_images)
     assert "\n" not in str(raised.value)
     assert "overwritten" in str(raised.value)
+
+
+def test_world_images_beyond_the_frame_limit_come_through_shared_memory(server):
+    many = list(range(64))  # 64 pictures of 2304 bytes: beyond a 64 KiB frame
+    with Session(server.endpoint, timeout=30.0, max_frame_bytes=65536) as session:
+        worlds = WorldSession(session)
+        worlds.send(None, images={"eye": "rgb"}, image_worlds=many)
+        worlds.receive()
+        assert worlds.images["eye"].rgb.shape == (len(many), HEIGHT, WIDTH, 3)
+    with Session(server.endpoint, timeout=30.0, max_frame_bytes=65536, shared_memory=False) as session:
+        with pytest.raises(Error, match="frame limit"):
+            WorldSession(session).send(None, images={"eye": "rgb"}, image_worlds=many)
