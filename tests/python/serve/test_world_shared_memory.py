@@ -5,6 +5,7 @@ same numbers as through the socket."""
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from coupler.wire.errors import Error  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 
 # Enough worlds that their readings alone take more than MIN_BYTES; images of IMAGED worlds do too.
-WORLDS = 512
+WORLDS = 192
 IMAGED = list(range(8))
 WIDTH, HEIGHT = 32, 24
 SCENE = f"""
@@ -107,6 +108,21 @@ def test_a_session_that_opted_out_gets_the_arrays_in_the_frame(server):
         assert read[0].size == worlds.count * worlds.sensor_width
 
 
+def test_a_batched_server_over_tcp_sends_the_arrays_through_the_socket(tmp_path):
+    path = tmp_path / "rail.xml"
+    path.write_text(SCENE)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    with ServeProcess(["--scene", str(path), "--worlds", str(WORLDS)], address=f"tcp://127.0.0.1:{port}") as tcp:
+        with Session(tcp.endpoint, timeout=30.0) as session:
+            assert session.handshake.shared_memory is None and session.shared_images is None
+            worlds = WorldSession(session)
+            worlds.send(None)
+            sensors, _ = worlds.receive()
+            assert sensors.shape == (WORLDS, worlds.sensor_width)
+
+
 def test_world_image_stacks_through_shared_memory_equal_those_through_the_socket(server):
     with Session(server.endpoint, timeout=30.0) as session:
         worlds = WorldSession(session)
@@ -137,7 +153,7 @@ def test_arrays_read_after_their_buffer_was_rewritten_give_a_one_line_error(serv
 
 
 def test_world_images_beyond_the_frame_limit_come_through_shared_memory(server):
-    many = list(range(64))  # 64 pictures of 2304 bytes: beyond a 64 KiB frame
+    many = list(range(32))  # 32 pictures of 2304 bytes: beyond a 64 KiB frame
     with Session(server.endpoint, timeout=30.0, max_frame_bytes=65536) as session:
         worlds = WorldSession(session)
         worlds.send(None, images={"eye": "rgb"}, image_worlds=many)
