@@ -162,3 +162,22 @@ def test_world_images_beyond_the_frame_limit_come_through_shared_memory(server):
     with Session(server.endpoint, timeout=30.0, max_frame_bytes=65536, shared_memory=False) as session:
         with pytest.raises(Error, match="frame limit"):
             WorldSession(session).send(None, images={"eye": "rgb"}, image_worlds=many)
+
+
+def test_a_vector_env_observes_the_same_through_shared_memory_as_through_the_socket(server):
+    from coupler.gym.vector_env import CouplerVectorEnv
+
+    seen = {}
+    for shared in (True, False):
+        envs = CouplerVectorEnv(num_envs=WORLDS, addresses=[server.endpoint], timeout=30.0, shared_memory=shared)
+        try:
+            assert (envs._worlds[0].session.shared_images is not None) == shared
+            observations = [envs.reset(seed=0)[0]]
+            for seed in range(3):
+                actions = np.random.default_rng(seed).uniform(-1, 1, envs.action_space.shape)
+                observations.append(envs.step(actions.astype(envs.action_space.dtype))[0])
+        finally:
+            envs.close()
+        seen[shared] = observations
+    for mine, theirs in zip(seen[True], seen[False], strict=True):
+        assert mine.tobytes() == theirs.tobytes()
