@@ -101,9 +101,10 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     int32 geom ids for segmentation, under "NAME/KIND"; each server renders
     its worlds' images with its answer, in the same round trip.
 
-    The servers it starts send the answers' arrays (readings, world data,
-    images) through shared memory (the "shm" extension, see
-    `coupler.controller.world_session`) rather than through the socket;
+    The servers it starts (and those at ipc:// `addresses`) send the answers'
+    arrays (readings, world data, images) through shared memory (the "shm"
+    extension, see `coupler.controller.world_session`) rather than through
+    the socket;
     `shared_memory=False` sends them through the socket. Observations are
     arrays of their own either way.
     """
