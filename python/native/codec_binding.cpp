@@ -198,6 +198,12 @@ std::vector<Sensor> sensors(const py::handle& in) {
   return out;
 }
 
+std::optional<SharedSlice> slice_or_none(const py::handle& slice) {
+  if (slice.is_none()) return std::nullopt;
+  return SharedSlice{field<std::uint32_t>(slice, "slot"), field<std::uint64_t>(slice, "sequence"),
+                     field<std::uint64_t>(slice, "offset"), field<std::uint64_t>(slice, "length")};
+}
+
 std::vector<Image> images(const py::handle& in) {
   std::vector<Image> out;
   for (py::handle image : in) {
@@ -234,6 +240,8 @@ SensorMessage sensor_message(const py::handle& in) {
   out.images = images(in.attr("images"));
   out.world_images = images(in.attr("world_images"));
   out.image_worlds = field<std::vector<std::uint32_t>>(in, "image_worlds");
+  out.world_sensors_shared = slice_or_none(in.attr("world_sensors_shared"));
+  out.world_data_shared = slice_or_none(in.attr("world_data_shared"));
   return out;
 }
 
@@ -394,7 +402,9 @@ py::object to_python(const SensorMessage& in) {
                               py::arg("world_sensors") = in.world_sensors, py::arg("world_times") = in.world_times,
                               py::arg("world_data") = in.world_data, py::arg("images") = to_python(in.images),
                               py::arg("world_images") = to_python(in.world_images),
-                              py::arg("image_worlds") = in.image_worlds);
+                              py::arg("image_worlds") = in.image_worlds,
+                              py::arg("world_sensors_shared") = shared_slice(in.world_sensors_shared),
+                              py::arg("world_data_shared") = shared_slice(in.world_data_shared));
 }
 
 py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
@@ -454,8 +464,9 @@ py::object array(const std::vector<T>& values, const char* dtype) {
 py::bytes encode_world_control(std::uint32_t worlds, const py::buffer& controls, std::uint64_t steps,
                                const std::vector<std::uint32_t>& resets, const py::buffer& qpos, const py::buffer& qvel,
                                const std::vector<std::pair<std::string, std::vector<std::string>>>& images,
-                               const std::vector<std::uint32_t>& image_worlds) {
+                               const std::vector<std::uint32_t>& image_worlds, bool shared_memory) {
   ControlMessage message;
+  message.shared_memory = shared_memory;
   for (const auto& [camera, kinds] : images) message.images.push_back({camera, kinds, std::nullopt});
   message.image_worlds = image_worlds;
   message.worlds = worlds;
@@ -512,11 +523,14 @@ py::object read_world_sensors(const py::bytes& frame) {
   if (sensors == nullptr) return py::none();
   py::list images;
   for (const Image& image : sensors->world_images) {
-    images.append(py::make_tuple(image.camera, image.kind, image.width, image.height, py::bytes(image.data)));
+    // Pixels in shared memory: where they lie, for the client's mapping of the ring to view.
+    py::object pixels = image.shared ? shared_slice(image.shared) : py::object(py::bytes(image.data));
+    images.append(py::make_tuple(image.camera, image.kind, image.width, image.height, pixels));
   }
   std::vector<std::int64_t> image_worlds(sensors->image_worlds.begin(), sensors->image_worlds.end());
   return py::make_tuple(array(sensors->world_sensors, "float64"), array(sensors->world_times, "float64"),
-                        array(sensors->world_data, "float64"), images, array(image_worlds, "int64"));
+                        array(sensors->world_data, "float64"), images, array(image_worlds, "int64"),
+                        shared_slice(sensors->world_sensors_shared), shared_slice(sensors->world_data_shared));
 }
 
 py::bytes encode_image_fields_of(const py::list& images) { return py::bytes(encode_image_fields(images_of(images, true))); }
@@ -537,9 +551,10 @@ void bind_codec(py::module_& module) {
       py::arg("frame"), "coupler.wire.codec.decode: the frame's message, as the C++ codec reads it.");
   module.def("encode_world_control", &encode_world_control, py::arg("worlds"), py::arg("controls"), py::arg("steps"),
              py::arg("resets"), py::arg("qpos"), py::arg("qvel"), py::arg("images") = py::list(),
-             py::arg("image_worlds") = std::vector<std::uint32_t>(),
+             py::arg("image_worlds") = std::vector<std::uint32_t>(), py::arg("shared_memory") = false,
              "The ControlMessage frame of a Control for every world, from float64 arrays, asking for the images "
-             "(camera, kinds) of the worlds image_worlds lists (empty: every world).");
+             "(camera, kinds) of the worlds image_worlds lists (empty: every world), and with shared_memory for "
+             "the answer's big arrays through the ring the handshake announced.");
   module.def("read_world_control", &read_world_control, py::arg("frame"),
              "(worlds, controls, steps, resets, qpos, qvel, image_worlds) of a Control for every world, or None for "
              "an ordinary Control.");
@@ -549,8 +564,10 @@ void bind_codec(py::module_& module) {
              "(camera, kind, width, height, C-contiguous array of every world's image) of the worlds image_worlds "
              "lists.");
   module.def("read_world_sensors", &read_world_sensors, py::arg("frame"),
-             "(world sensors, world times, world data, images, image worlds) of the answer to a Control for every "
-             "world, images as (camera, kind, width, height, bytes) each; None for a message of another kind.");
+             "(world sensors, world times, world data, images, image worlds, world sensors' SharedSlice, world "
+             "data's SharedSlice) of the answer to a Control for every world, images as (camera, kind, width, "
+             "height, bytes or SharedSlice) each, the slices None unless the arrays lie in shared memory; None for "
+             "a message of another kind.");
 }
 
 }  // namespace coupler::python

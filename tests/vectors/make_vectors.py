@@ -33,7 +33,9 @@ image. `handshake_shm` adds the ring of shared memory of the "shm" extension;
 `sensor_request_shm` asks for an image through it, and `sensor_images_shm`
 answers with one lying there.
 image. `control_worlds_images` is a Control for every world asking for one
-world's images of that camera, and `sensor_worlds_images` its answer.
+world's images of that camera, and `sensor_worlds_images` its answer;
+`control_worlds_shm` asks for them through the ring of shared memory, and
+`sensor_worlds_shm` answers with the worlds' arrays and images lying there.
 
 Every Click ValueType but MULTIPLE is a sensor type in the handshake (of a
 named or an object sensor) and a Sensor reading in the sensor message;
@@ -316,6 +318,21 @@ def sensor_worlds_images() -> SensorMessage:
                          image_worlds=[1])
 
 
+def control_worlds_shm() -> ControlMessage:
+    """Both worlds stepped, asking for the answer's arrays and world 1's rgb image through shared memory."""
+    return ControlMessage(worlds=2, world_controls=[0.5, 1.0, -0.25, 0.0],
+                          images=[ImageRequest("overview", ["rgb"])], image_worlds=[1], shared_memory=True)
+
+
+def sensor_worlds_shm() -> SensorMessage:
+    """The answer: both worlds' times in the frame; their readings, world data and world 1's rgb image of 2x1
+    pixels lying in buffer 1 of the ring, written as sequence 9."""
+    return SensorMessage(simulated_time=0.01, world_times=[0.01, 0.01],
+                         world_images=[Image("overview", "rgb", 2, 1, 0.0, shared=SharedSlice(1, 9, 128, 6))],
+                         image_worlds=[1], world_sensors_shared=SharedSlice(1, 9, 0, 32),
+                         world_data_shared=SharedSlice(1, 9, 64, 16))
+
+
 def vectors() -> dict[str, Message]:
     return {
         "handshake_init": HandshakeInitMessage(),
@@ -343,6 +360,8 @@ def vectors() -> dict[str, Message]:
         "sensor_images_shm": sensor_images_shm(),
         "control_worlds_images": control_worlds_images(),
         "sensor_worlds_images": sensor_worlds_images(),
+        "control_worlds_shm": control_worlds_shm(),
+        "sensor_worlds_shm": sensor_worlds_shm(),
         "error": ErrorMessage(code=ErrorCode.CONTROL_MISMATCH, text="unknown object 'robot9'"),
     }
 

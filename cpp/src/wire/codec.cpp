@@ -174,6 +174,15 @@ std::vector<ImageRequest> read_image_requests(const Repeated& in) {
   return requests;
 }
 
+void to_proto(const SharedSlice& slice, pb::SharedSlice* out) {
+  out->set_slot(slice.slot);
+  out->set_sequence(slice.sequence);
+  out->set_offset(slice.offset);
+  out->set_length(slice.length);
+}
+
+SharedSlice from_proto(const pb::SharedSlice& in) { return {in.slot(), in.sequence(), in.offset(), in.length()}; }
+
 template <class Repeated>
 void append_images(Repeated* out, const std::vector<Image>& images) {
   for (const Image& image : images) {
@@ -184,13 +193,7 @@ void append_images(Repeated* out, const std::vector<Image>& images) {
     added->set_height(image.height);
     added->set_time(image.time);
     added->set_data(image.data);
-    if (image.shared) {
-      pb::SharedSlice* shared = added->mutable_shared();
-      shared->set_slot(image.shared->slot);
-      shared->set_sequence(image.shared->sequence);
-      shared->set_offset(image.shared->offset);
-      shared->set_length(image.shared->length);
-    }
+    if (image.shared) to_proto(*image.shared, added->mutable_shared());
   }
 }
 
@@ -200,10 +203,7 @@ std::vector<Image> read_images(const Repeated& in) {
   images.reserve(in.size());
   for (const auto& image : in) {
     images.push_back({image.camera(), image.kind(), image.width(), image.height(), image.time(), image.data()});
-    if (image.has_shared()) {
-      const pb::SharedSlice& shared = image.shared();
-      images.back().shared = SharedSlice{shared.slot(), shared.sequence(), shared.offset(), shared.length()};
-    }
+    if (image.has_shared()) images.back().shared = from_proto(image.shared());
   }
   return images;
 }
@@ -443,6 +443,8 @@ void fill(pb::SensorMessage& out, const SensorMessage& message) {
   append_images(out.mutable_images(), message.images);
   append_images(out.mutable_worldimages(), message.world_images);
   append(out.mutable_imageworlds(), message.image_worlds);
+  if (message.world_sensors_shared) to_proto(*message.world_sensors_shared, out.mutable_worldsensorsshared());
+  if (message.world_data_shared) to_proto(*message.world_data_shared, out.mutable_worlddatashared());
 }
 
 SensorMessage read(const pb::SensorMessage& in) {
@@ -455,6 +457,8 @@ SensorMessage read(const pb::SensorMessage& in) {
   message.images = read_images(in.images());
   message.world_images = read_images(in.worldimages());
   message.image_worlds.assign(in.imageworlds().begin(), in.imageworlds().end());
+  if (in.has_worldsensorsshared()) message.world_sensors_shared = from_proto(in.worldsensorsshared());
+  if (in.has_worlddatashared()) message.world_data_shared = from_proto(in.worlddatashared());
   return message;
 }
 

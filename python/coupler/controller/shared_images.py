@@ -20,9 +20,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+import numpy as np
+
 from coupler import _native
 from coupler.wire.errors import Error
-from coupler.wire.messages import EXTENSION_SHARED_MEMORY, HandshakeMessage, Image
+from coupler.wire.messages import EXTENSION_SHARED_MEMORY, HandshakeMessage, Image, SharedSlice
 from coupler.wire.peer_text import shown
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,11 @@ class SharedImages:
         for image in images:
             if image.shared is not None:
                 image.data = self._reader.view(image.shared)
+
+    def view(self, slice: SharedSlice) -> np.ndarray:
+        """The bytes `slice` names, a read-only uint8 array of the mapped memory (no copy); coupler.Error, in one
+        line, for a buffer outside the ring or one overwritten before it was read."""
+        return self._reader.view(slice)
 
     def still_valid(self, image: Image) -> bool:
         """Whether the pixels of `image` are still those the server sent (always, for one not in shared memory)."""

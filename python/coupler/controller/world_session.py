@@ -37,7 +37,7 @@ __all__ = ["WorldCameraImages", "WorldSession"]
 class WorldCameraImages:
     """One camera's images of several worlds, stacked in the order of `worlds`; a kind not asked for is None.
 
-    The arrays are read-only views of the received frame.
+    The arrays are read-only views of the received frame, or of shared memory (see `WorldSession.receive`).
     """
 
     worlds: np.ndarray  # the worlds they show, ascending
@@ -102,7 +102,8 @@ class WorldSession:
                                              (server.name if server is not None else "") or "the server")
         self._check_images(requests, image_worlds)
         frame = encode_world_control(self.count, np.zeros(0) if controls is None else controls, steps, resets, qpos,
-                                     qvel, [(r.camera, r.kinds) for r in requests], image_worlds)
+                                     qvel, [(r.camera, r.kinds) for r in requests], image_worlds,
+                                     shared_memory=self.session.shared_images is not None)
         self.session.client.send_frame(frame)
         self._waiting = True
 
@@ -121,7 +122,10 @@ class WorldSession:
         pixels = sum(cameras[r.camera].width * cameras[r.camera].height * IMAGE_BYTES_PER_PIXEL.get(kind, 4)
                      for r in requests for kind in r.kinds)
         answer = world_answer_bytes(self.count, self.sensor_width) + worlds * pixels
-        if answer > limit:
+        ring = self.session.handshake.shared_memory if self.session.shared_images is not None else None
+        # Through shared memory the arrays do not cross the socket, when they fit a buffer (as the server checks).
+        shared = ring is not None and answer + 64 * (2 + sum(len(r.kinds) for r in requests)) <= ring.slot_bytes
+        if answer > limit and not shared:
             raise Error(f"the images asked for make an answer of about {answer} bytes, beyond this client's frame "
                         f"limit of {limit} bytes: open the Session with max_frame_bytes={answer} or more (0: no "
                         "limit), or ask for fewer worlds or images")
@@ -129,15 +133,21 @@ class WorldSession:
     def receive(self) -> tuple[np.ndarray, np.ndarray]:
         """The answer to `send`: every world's readings (count x sensor_width) and simulated time (count).
 
-        The arrays are read-only views of the frame; `data` then holds its world
-        data. coupler.TimeoutError past
-        the session's timeout; RemoteError when the server refused the Control.
+        The arrays are read-only; `data` then holds its world data. coupler.TimeoutError past the session's
+        timeout; RemoteError when the server refused the Control.
+
+        Through shared memory (a session that mapped its server's ring, see
+        coupler.controller.shared_images) the readings, world data and images
+        are views of the mapped memory, no copy: they hold what was sent until
+        `slots - 1` more answers through the ring (3 with the server's default
+        of 4 buffers); copy them (`np.array(sensors)`) to keep them longer. The
+        times always come in the frame.
         """
         if not self._waiting:
             raise Error("no Control for every world was sent: nothing to receive")
         frame = self.session.client.receive_frame(self.session.timeout)
         self._waiting = False
-        sensors, times, data, stacks, image_worlds = read_world_answer_with_images(frame)
+        sensors, times, data, stacks, image_worlds = read_world_answer_with_images(frame, self.session.shared_images)
         if (sensors.size != self.count * self.sensor_width or times.size != self.count
                 or data.size % self.count):
             raise Error(f"the server answered with {sensors.size} readings, {times.size} times and {data.size} "

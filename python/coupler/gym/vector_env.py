@@ -31,13 +31,15 @@ from coupler.wire.errors import Error
 from coupler.wire.messages import IMAGE_KINDS
 
 
-def stacked_images(servers: list[WorldCameraImages]) -> SimpleNamespace:
+def stacked_images(servers: list[WorldCameraImages], shared: bool = False) -> SimpleNamespace:
     """One camera's images of every world, from each server's answer: the one answer's arrays themselves (views of
-    its frame), or several answers' stacked into new ones."""
+    its frame), or several answers' stacked into new ones; copied when they lie in shared memory (`shared`), which
+    later answers overwrite."""
     kinds = {}
     for kind in IMAGE_KINDS:
         parts = [getattr(server, kind) for server in servers]
-        kinds[kind] = None if parts[0] is None else parts[0] if len(parts) == 1 else np.concatenate(parts)
+        one = (parts[0].copy() if shared else parts[0]) if parts[0] is not None else None
+        kinds[kind] = one if len(parts) == 1 else None if parts[0] is None else np.concatenate(parts)
     return SimpleNamespace(**kinds)
 
 
@@ -98,6 +100,13 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     stacked (N, H, W, 3) uint8 for rgb, (N, H, W) float32 metres for depth and
     int32 geom ids for segmentation, under "NAME/KIND"; each server renders
     its worlds' images with its answer, in the same round trip.
+
+    The servers it starts (and those at ipc:// `addresses`) send the answers'
+    arrays (readings, world data, images) through shared memory (the "shm"
+    extension, see `coupler.controller.world_session`) rather than through
+    the socket;
+    `shared_memory=False` sends them through the socket. Observations are
+    arrays of their own either way.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": RENDER_MODES}
@@ -115,6 +124,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         self.renderer: SceneRenderer | None = None
         self._shown: np.ndarray | None = None  # every world's sensor array after the last reset or step
         self._serve_flags = list(serve_flags)
+        self._shared_memory = bool(transport.get("shared_memory", True))  # for the servers it starts too
         if not isinstance(num_envs, int) or num_envs < 1:
             raise Error(f"num_envs must be a positive whole number, got {num_envs!r}")
         if max_episode_steps is not None and max_episode_steps < 1:
@@ -205,7 +215,8 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
                 self._processes.append(process)
                 process.launch()  # every server loads its scene at once; each is awaited below
             self._worlds = [WorldSession(Session(process.start().endpoint, timeout=timeout,  # type: ignore[arg-type]
-                                                 max_frame_bytes=0))
+                                                 max_frame_bytes=0,
+                                                 shared_memory=self._shared_memory))
                             for process in self._processes]
         else:
             for address, transport in endpoints:
@@ -254,7 +265,9 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
             start = stop
         answers = [worlds.receive() for worlds in self._worlds]
         if self._cameras:
-            self._seen = {name: stacked_images([w.images[name] for w in self._worlds]) for name, _ in self._cameras}
+            shared = any(w.session.shared_images is not None for w in self._worlds)
+            self._seen = {name: stacked_images([w.images[name] for w in self._worlds], shared)
+                          for name, _ in self._cameras}
         times = np.concatenate([a[1] for a in answers])
         if len(answers) == 1:
             # Views of the one answer's frame: the rows below are their only copy.

@@ -37,6 +37,7 @@ from coupler.wire.messages import (
     ServerInfo,
 )
 from coupler.serve.image_answer import RENDER_TIMEOUT, Wanted
+from coupler.serve.shared_images import SharedImages, offered_on
 from coupler.serve.world_images import WorldImageAnswer
 from coupler.wire.world_frames import WorldControl, encode_world_sensors, world_answer_bytes, world_control_in
 
@@ -185,6 +186,15 @@ class BatchedResponder(NativeResponder):
         self.world_images = WorldImageAnswer(self.images, self.worlds.count)
         data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
         self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
+        # The "shm" extension for the worlds' arrays too, with or without cameras: a buffer holds the largest answer,
+        # every camera's every kind of image in every world, whatever the socket's frame limit.
+        if offered_on(self.endpoint) and server_options.get("shared_memory", True):
+            largest = self._answer_bytes + self.world_images.largest_bytes()
+            if self.shared_images is None or self.shared_images.announced.slot_bytes < largest:
+                self.shared_images = SharedImages(max(largest, self.shared_images.announced.slot_bytes
+                                                      if self.shared_images is not None else 0))
+                self.images.shared_min_bytes = self.shared_images.announced.min_bytes
+                self.images.shared_slot_bytes = self.shared_images.announced.slot_bytes
 
     def respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.CONTROL:
@@ -203,11 +213,13 @@ class BatchedResponder(NativeResponder):
         # readers and newcomers and looks for a stop between them.
         chunked = self.sim.chunk_long_controls and taken > LONG_CONTROL_STEPS
         wanted = request.image_requests
+        shared = request.shared_memory
         rendered: list[int] = []
 
         def run() -> None:
             check_world_control(control, self.worlds)
-            rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes))
+            ring = self.shared_images.announced.slot_bytes if shared and self.shared_images is not None else 0
+            rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes, ring))
             if chunked:
                 self.worlds.start(control)
             else:
@@ -219,27 +231,34 @@ class BatchedResponder(NativeResponder):
         if chunked:
             self.sim.long_control = LongControl([request.peer], taken, step=self.worlds.advance,
                                                 answer=lambda: self._world_answer(taken, wanted=wanted,
-                                                                                  image_worlds=rendered))
+                                                                                  image_worlds=rendered,
+                                                                                  shared=shared))
             return HELD_ANSWER
-        return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request)
+        return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request,
+                                  shared=shared)
 
     def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (), image_worlds: Sequence[int] = (),
-                      request: _native.Request | None = None) -> Answer:
+                      request: _native.Request | None = None, shared: bool = False) -> Answer:
         """The answer to a Control for every world that took `taken` steps, with the images `wanted` of
-        `image_worlds`; `read`: read the worlds first. With the `request` to answer, the images render while
-        others are served (when answers wait for images here): the answer returned then sends nothing."""
+        `image_worlds`; `read`: read the worlds first; `shared`: its arrays through shared memory, as the Control
+        asked. With the `request` to answer, the images render while others are served (when answers wait for
+        images here): the answer returned then sends nothing."""
         if read:
             self.worlds.advance(0, self._world_sensors, self._world_times)
         data = self.worlds.world_data
         time = float(self._world_times[0])
+        ring = self.shared_images.ring if shared and self.shared_images is not None else None
         if not wanted:
-            return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None),
-                          time, taken)
+            return Answer(encode_world_sensors(self._world_sensors, self._world_times, data if data.size else None,
+                                               ring=ring), time, taken)
         failing = "the Control was applied, but its images could not be rendered"
         sensors, times, kept = self._world_sensors.copy(), self._world_times.copy(), data.copy() if data.size else None
 
         def compose(rendered: dict[str, dict[str, np.ndarray]]) -> bytes:
-            return encode_world_sensors(sensors, times, kept, self.world_images.stacks(wanted, rendered), image_worlds)
+            # The ring as it is once rendered: a recording server gives it up meanwhile.
+            now = self.shared_images.ring if shared and self.shared_images is not None else None
+            return encode_world_sensors(sensors, times, kept, self.world_images.stacks(wanted, rendered), image_worlds,
+                                        ring=now)
 
         # The renderer reads the worlds' own states: nothing steps them meanwhile, as their one controller waits
         # for this answer.

@@ -38,9 +38,20 @@ class WorldImageAnswer:
         self.images = images
         self.count = count
 
-    def check(self, wanted: Wanted, image_worlds: np.ndarray, answer_bytes: int) -> list[int]:
+    def largest_bytes(self) -> int:
+        """The most bytes the images of one answer take, laid out in a buffer of shared memory: every camera's
+        every kind in every world (0 without cameras)."""
+        if self.images.source is None:
+            return 0
+        cameras = self.images.source.cameras.values()
+        return sum(self.count * camera.width * camera.height * IMAGE_BYTES_PER_PIXEL[kind] + 64
+                   for camera in cameras for kind in camera.kinds) + 128
+
+    def check(self, wanted: Wanted, image_worlds: np.ndarray, answer_bytes: int, shared_bytes: int = 0) -> list[int]:
         """The worlds to render `wanted` in; ProtocolError (CONTROL_MISMATCH) naming the first problem of the
-        request. `answer_bytes`: what the answer takes without images."""
+        request. `answer_bytes`: what the answer takes without images; `shared_bytes`: the size of a buffer of
+        shared memory the answer's arrays go through (0: through the socket), whose bytes do not count against
+        the frame limit when they fit it."""
         if not wanted:
             if image_worlds.size:
                 raise _refused("imageWorlds names worlds to render, but no camera is asked for")
@@ -63,7 +74,9 @@ class WorldImageAnswer:
         size = answer_bytes + sum(IMAGE_OVERHEAD + len(chosen) * cameras[camera].width * cameras[camera].height *
                                   IMAGE_BYTES_PER_PIXEL[kind] for camera, kinds, _ in wanted for kind in kinds)
         limit = self.images.max_frame_bytes
-        if limit and size > limit:
+        # As encode_shared_world_sensors lays them out: sensors, data, then each image, each on a cache line.
+        shared = shared_bytes and size + 64 * (2 + sum(len(kinds) for _, kinds, _ in wanted)) <= shared_bytes
+        if limit and size > limit and not shared:
             raise _refused(f"the images of {len(chosen)} worlds asked for make an answer of about {size} bytes, over "
                            f"the {limit}-byte frame limit (coupler serve --max-frame-bytes, and the client's "
                            "max_frame_bytes); ask for fewer worlds or smaller images, or raise both limits")

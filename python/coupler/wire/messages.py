@@ -410,6 +410,10 @@ class SensorMessage:
     # images of the worlds image_worlds lists, one after another (time unset).
     world_images: list[Image] = field(default_factory=list)
     image_worlds: list[int] = field(default_factory=list)
+    # "worlds" and "shm" together: world_sensors and world_data lie in the shared memory there instead (float64,
+    # world-major), and are then left empty.
+    world_sensors_shared: SharedSlice | None = None
+    world_data_shared: SharedSlice | None = None
 
 
 @dataclass

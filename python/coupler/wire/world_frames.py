@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
 from coupler import _native
 from coupler.wire.codec import decode
 from coupler.wire.errors import ProtocolError, RemoteError
-from coupler.wire.messages import ErrorCode, ErrorMessage
+from coupler.wire.messages import ErrorCode, ErrorMessage, SharedSlice
 from coupler.wire.peer_text import shown
 
 __all__ = ["WorldControl", "WorldImages", "carries_worlds", "encode_world_control", "encode_world_sensors",
@@ -64,12 +65,14 @@ def _flat(values: np.ndarray | None) -> np.ndarray:
 
 def encode_world_control(worlds: int, controls: np.ndarray, steps: int = 0, resets: Sequence[int] = (),
                          qpos: np.ndarray | None = None, qvel: np.ndarray | None = None,
-                         images: Sequence[tuple[str, Sequence[str]]] = (), image_worlds: Sequence[int] = ()) -> bytes:
+                         images: Sequence[tuple[str, Sequence[str]]] = (), image_worlds: Sequence[int] = (),
+                         shared_memory: bool = False) -> bytes:
     """The ControlMessage frame of a Control for all `worlds` worlds (see `WorldControl` for the arrays), asking
-    for the `images` ((camera, kinds) each) of the worlds `image_worlds` lists (empty: every world)."""
+    for the `images` ((camera, kinds) each) of the worlds `image_worlds` lists (empty: every world), and with
+    `shared_memory` for the answer's big arrays through the ring the handshake announced (the "shm" extension)."""
     return _native.encode_world_control(int(worlds), _flat(controls), int(steps), [int(w) for w in resets],
                                         _flat(qpos), _flat(qvel), [(camera, list(kinds)) for camera, kinds in images],
-                                        [int(w) for w in image_worlds])
+                                        [int(w) for w in image_worlds], bool(shared_memory))
 
 
 def carries_worlds(frame: bytes) -> bool:
@@ -107,12 +110,22 @@ def read_world_control(frame: bytes) -> WorldControl:
 
 
 def encode_world_sensors(sensors: np.ndarray, times: np.ndarray, data: np.ndarray | None = None,
-                         images: Sequence[WorldImages] = (), image_worlds: Sequence[int] = ()) -> bytes:
+                         images: Sequence[WorldImages] = (), image_worlds: Sequence[int] = (),
+                         ring: _native.SharedRingWriter | None = None) -> bytes:
     """The SensorMessage frame answering a Control for every world: world 0's time in simVars, as ever; `data`: every
-    world's `--world-data` arrays (world-major), or None; `images` of the worlds `image_worlds` lists."""
+    world's `--world-data` arrays (world-major), or None; `images` of the worlds `image_worlds` lists.
+
+    With a `ring` (the "shm" extension), the sensors, data and images are written into its next buffer and the
+    frame says where they lie, when they take the ring's `min_bytes` or more together and fit one buffer."""
     stacks = [(i.camera, i.kind, i.pixels.shape[2], i.pixels.shape[1], np.ascontiguousarray(i.pixels)) for i in images]
-    return _native.encode_world_sensors(_flat(sensors), _flat(times), _flat(data), stacks,
-                                        [int(w) for w in image_worlds])
+    flat_sensors, flat_times, flat_data = _flat(sensors), _flat(times), _flat(data)
+    if ring is not None and (flat_sensors.nbytes + flat_data.nbytes
+                             + sum(stack[4].nbytes for stack in stacks)) >= ring.min_bytes:
+        frame = _native.encode_shared_world_sensors(flat_sensors, flat_times, flat_data, stacks,
+                                                    [int(w) for w in image_worlds], ring)
+        if frame is not None:
+            return frame
+    return _native.encode_world_sensors(flat_sensors, flat_times, flat_data, stacks, [int(w) for w in image_worlds])
 
 
 def read_world_sensors(frame: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -134,20 +147,47 @@ def read_world_answer(frame: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 _PIXELS = {"rgb": (np.dtype(np.uint8), 3), "depth": (np.dtype("<f4"), 0), "segmentation": (np.dtype("<i4"), 0)}
 
 
+class SharedView(Protocol):
+    """A client's mapping of the ring its server announced: the bytes a SharedSlice names, read-only, no copy."""
+
+    def view(self, slice: SharedSlice) -> np.ndarray: ...
+
+
 def read_world_answer_with_images(
-        frame: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[WorldImages], np.ndarray]:
+        frame: bytes,
+        shared: SharedView | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[WorldImages], np.ndarray]:
     """`read_world_answer`'s arrays, then the answer's images and the worlds they show (in the order the images
     stack them). ProtocolError (MALFORMED_FRAME) for an image of an unknown kind or whose bytes do not fill its
-    worlds' pictures."""
+    worlds' pictures.
+
+    Arrays that lie in shared memory (the "shm" extension) are read-only views of the mapping `shared`;
+    ProtocolError when there is none, coupler.Error (one line) for a buffer since overwritten."""
     read = _native.read_world_sensors(frame)
     if read is not None:
-        sensors, times, data, stacks, image_worlds = read
+        sensors, times, data, stacks, image_worlds, sensors_shared, data_shared = read
+        if sensors_shared is not None or data_shared is not None or any(
+                not isinstance(stack[4], bytes) for stack in stacks):
+            if shared is None:
+                raise ProtocolError("an answer's arrays lie in shared memory this client did not map",
+                                    ErrorCode.MALFORMED_FRAME)
+            if sensors_shared is not None:
+                sensors = _doubles(shared.view(sensors_shared), "world sensors")
+            if data_shared is not None:
+                data = _doubles(shared.view(data_shared), "world data")
+            stacks = [stack if isinstance(stack[4], bytes) else (*stack[:4], shared.view(stack[4])) for stack in stacks]
         return sensors, times, data, [_stacked(stack, image_worlds.size) for stack in stacks], image_worlds
     message = decode(frame)
     if isinstance(message, ErrorMessage):
         raise RemoteError(message.code, shown(message.text))
     raise ProtocolError(f"unexpected message: a {type(message).__name__} answered a Control for every world",
                         ErrorCode.UNEXPECTED_MESSAGE)
+
+
+def _doubles(raw: np.ndarray, what: str) -> np.ndarray:
+    if raw.size % 8:
+        raise ProtocolError(f"the {what} in shared memory take {raw.size} bytes, not whole float64 numbers",
+                            ErrorCode.MALFORMED_FRAME)
+    return raw.view("<f8")
 
 
 def world_answer_bytes(worlds: int, sensor_width: int, data_width: int = 0) -> int:
@@ -162,7 +202,7 @@ def world_control_bytes(worlds: int, control_width: int) -> int:
     return 8 * worlds * control_width + 5 * worlds + _FRAME_OVERHEAD
 
 
-def _stacked(stack: tuple[str, str, int, int, bytes], worlds: int) -> WorldImages:
+def _stacked(stack: tuple[str, str, int, int, bytes | np.ndarray], worlds: int) -> WorldImages:
     camera, kind, width, height, data = stack
     if kind not in _PIXELS:
         raise ProtocolError(f"an image of camera {shown(camera)!r} is of unknown kind {shown(kind)!r}",
@@ -170,7 +210,7 @@ def _stacked(stack: tuple[str, str, int, int, bytes], worlds: int) -> WorldImage
     dtype, channels = _PIXELS[kind]
     shape = (worlds, height, width, channels) if channels else (worlds, height, width)
     expected = int(np.prod(shape)) * dtype.itemsize
-    if len(data) != expected:
+    if len(data) != expected:  # a view of shared memory is a flat uint8 array: its length is its bytes too
         raise ProtocolError(f"the {kind} images of camera {shown(camera)!r} have {len(data)} bytes; {worlds} of "
                             f"{width}x{height} take {expected}", ErrorCode.MALFORMED_FRAME)
     return WorldImages(camera, kind, np.frombuffer(data, dtype).reshape(shape))

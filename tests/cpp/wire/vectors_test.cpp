@@ -248,6 +248,23 @@ SensorMessage sensor_worlds_images() {
   return m;
 }
 
+ControlMessage control_worlds_shm() {
+  ControlMessage m = control_worlds_images();
+  m.shared_memory = true;
+  return m;
+}
+
+SensorMessage sensor_worlds_shm() {
+  SensorMessage m;
+  m.simulated_time = 0.01;
+  m.world_times = {0.01, 0.01};
+  m.world_images = {{"overview", "rgb", 2, 1, 0.0, "", SharedSlice{1, 9, 128, 6}}};
+  m.image_worlds = {1};
+  m.world_sensors_shared = SharedSlice{1, 9, 0, 32};
+  m.world_data_shared = SharedSlice{1, 9, 64, 16};
+  return m;
+}
+
 std::map<std::string, Message> vectors() {
   return {
       {"handshake_init", HandshakeInitMessage{}},
@@ -282,6 +299,8 @@ std::map<std::string, Message> vectors() {
       {"sensor_images_shm", sensor_images_shm()},
       {"control_worlds_images", control_worlds_images()},
       {"sensor_worlds_images", sensor_worlds_images()},
+      {"control_worlds_shm", control_worlds_shm()},
+      {"sensor_worlds_shm", sensor_worlds_shm()},
       {"error", ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "unknown object 'robot9'"}},
   };
 }

@@ -260,6 +260,10 @@ struct SensorMessage {
   // images of the worlds image_worlds lists, one after another (time unset).
   std::vector<Image> world_images;
   std::vector<std::uint32_t> image_worlds;
+  // "worlds" and "shm" together: world_sensors and world_data lie in the shared memory there instead (float64,
+  // world-major), and are then left empty.
+  std::optional<SharedSlice> world_sensors_shared;
+  std::optional<SharedSlice> world_data_shared;
 
   // Throws coupler::Error naming the object when the message has no such object.
   const ObjectSensors& object(const std::string& name) const;
