@@ -288,8 +288,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (offered.request) {
       const bool of_controller = rounds ? controller_of(offered.request->peer()).has_value()
                                         : offered.request->peer() == peer;
-      if (!reads_to_caller && !of_controller &&
-          offered.request->type() == MessageType::SensorRequest) {
+      // A read asking for images is the caller's too: queued here, it would be answered without them.
+      if (!reads_to_caller && !of_controller && is_sensor_request(offered.request->frame())) {
         if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
         readers.push_back(std::move(*offered.request));
         return true;

@@ -45,7 +45,8 @@ def image_requests(images: Mapping[str, Asked]) -> list[ImageRequest]:
     return requests
 
 
-_DTYPES = {"rgb": np.uint8, "depth": np.dtype("<f4"), "segmentation": np.dtype("<i4")}
+_DTYPES = {"rgb": np.dtype(np.uint8), "depth": np.dtype("<f4"), "segmentation": np.dtype("<i4")}
+_CHANNELS = {"rgb": 3, "depth": 1, "segmentation": 1}
 
 
 @dataclass
@@ -59,15 +60,17 @@ class CameraImages:
 
 
 def _array(image: Image) -> np.ndarray:
-    if image.kind not in _DTYPES:
+    # Read with every answer that carries images: plain arithmetic, no NumPy calls but the view itself.
+    dtype = _DTYPES.get(image.kind)
+    if dtype is None:
         raise Error(f"an image of camera '{image.camera}' is of unknown kind '{image.kind}'; the kinds are "
                     f"{', '.join(IMAGE_KINDS)}")
-    shape: tuple[int, ...] = (image.height, image.width, 3) if image.kind == "rgb" else (image.height, image.width)
-    dtype = np.dtype(_DTYPES[image.kind])
-    expected = int(np.prod(shape)) * dtype.itemsize
+    channels = _CHANNELS[image.kind]
+    expected = image.height * image.width * channels * dtype.itemsize
     if len(image.data) != expected:
         raise Error(f"the {image.kind} image of camera '{image.camera}' has {len(image.data)} bytes; "
                     f"{image.width}x{image.height} takes {expected}")
+    shape = (image.height, image.width, channels) if channels > 1 else (image.height, image.width)
     return np.frombuffer(image.data, dtype).reshape(shape)
 
 
@@ -75,6 +78,8 @@ def camera_images(images: Sequence[Image]) -> dict[str, CameraImages]:
     """The images of a SensorMessage by camera; coupler.Error for an image whose size does not match its data."""
     out: dict[str, CameraImages] = {}
     for image in images:
-        pictures = out.setdefault(image.camera, CameraImages(time=image.time))
+        pictures = out.get(image.camera)
+        if pictures is None:
+            pictures = out[image.camera] = CameraImages(time=image.time)
         setattr(pictures, image.kind, _array(image))
     return out

@@ -70,7 +70,8 @@ class OffscreenCameras:
                 self._thread = threading.Thread(target=self._serve, name="coupler-cameras", daemon=True)
                 self._thread.start()
             state = self._spare.pop() if self._spare else mujoco.MjData(self.model)
-        mujoco.mj_copyData(state, self.model, self.source)
+        # What the picture depends on, not the whole arena: this runs between the request and its render.
+        _copy_state(self.model, self.source, state)
         done: Future[list[Rendered]] = Future()
         self._jobs.put(_Job(wanted, state, done))
         return done
@@ -131,12 +132,19 @@ class OffscreenCameras:
                     except Exception as error:  # reported to the one who asked; the thread goes on
                         job.done.set_exception(error)
                     continue
+                failure: Exception | None = None
                 try:
-                    job.done.set_result(renderer.render(job.state, job.wanted))
+                    rendered = renderer.render(job.state, job.wanted)
                 except Exception as error:  # reported to the one who asked; the thread goes on
-                    job.done.set_exception(error)
+                    failure, rendered = error, []
+                # The images are apart from the state: it is spare before they are handed over, so that this
+                # thread waits (without the GIL) as soon as the serving thread wakes to send them.
                 with self._lock:
                     self._spare.append(job.state)
+                if failure is not None:
+                    job.done.set_exception(failure)
+                else:
+                    job.done.set_result(rendered)
         finally:
             renderer.close()
 

@@ -133,6 +133,9 @@ class NativeResponder:
         return self.server.take_closed_peers()
 
     def receive(self, timeout: float) -> _native.Request | None:
+        if timeout <= 0:
+            # A poll (the loop's, between looks at images being rendered): no timeout raised and caught.
+            return self.server.try_receive()
         try:
             return self.server.receive(timeout)
         except TimeoutError:

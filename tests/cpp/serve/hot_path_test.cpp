@@ -196,6 +196,16 @@ TEST_CASE("the hot path answers another peer's SensorRequest with the state, rea
   CHECK_FALSE(outcome.request);
 }
 
+TEST_CASE("the hot path hands back another peer's SensorRequest asking for images", "[hot_path]") {
+  Rig rig;
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  reader.send(SensorRequestMessage{{ImageRequest{"eye", {"depth"}}}});
+  const HotPathOutcome outcome = rig.run(2000ms);  // returns as soon as it hands the read back
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::SensorRequest);
+  CHECK(outcome.reads == 0);
+}
+
 TEST_CASE("the hot path answers one read of others per request of the controller while it drives", "[hot_path]") {
   HotPathConfig config;
   config.reader_patience = 10s;  // longer than the run: only the controller's request lets the second read through

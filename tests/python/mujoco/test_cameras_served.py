@@ -17,8 +17,15 @@ from coupler import CameraRequest, ExtensionNotSupportedError, RemoteError, Sess
 from coupler.mujoco.camera_size import parse_camera_size  # noqa: E402
 from coupler.mujoco.cameras import camera_descriptions  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
+from coupler.transport.client import Client  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
-from coupler.wire.messages import EXTENSION_IMAGES, ServerInfo  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    EXTENSION_IMAGES,
+    ImageRequest,
+    SensorMessage,
+    SensorRequestMessage,
+    ServerInfo,
+)
 
 WIDTH, HEIGHT = 96, 72  # --camera's size, not the MJCF's
 # A hinge to have something to step; a red box the camera sees obliquely; a green ball at the top of the picture.
@@ -152,6 +159,15 @@ def test_segmentation_names_the_geom_seen_and_row_0_is_the_top_of_the_picture(se
     u, v = _projected(session, world, data.xpos[model.body("ball").id])
     assert v < HEIGHT / 2  # farther along +y, so higher in the picture
     assert np.hypot(*np.subtract((u, v), _centroid(seen))) < 1.5
+
+
+def test_a_reader_asking_for_images_while_a_controller_drives_gets_them(session):
+    session.step(session.controls())  # the controller drives: its Controls are served in C++ meanwhile
+    with Client(session.client.address, timeout=30.0) as reader:
+        reader.send(SensorRequestMessage(images=[ImageRequest("eye", ["depth"])]))
+        answer = reader.receive()
+    assert isinstance(answer, SensorMessage)
+    assert [(image.camera, image.kind) for image in answer.images] == [("eye", "depth")]
 
 
 def test_a_camera_given_a_rate_is_rendered_only_on_its_steps(session):

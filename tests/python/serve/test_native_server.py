@@ -164,6 +164,20 @@ def test_the_native_path_needs_a_simulation_with_arrays(make_address):
         NativeResponder(make_address("ipc"), SimulationServer(MessagesOnly()))
 
 
+def test_a_responder_polled_without_waiting_gives_the_request_that_waits_or_none(make_address):
+    with NativeResponder(make_address("ipc"), SimulationServer(StaticScene())) as responder, \
+            Client(responder.endpoint, timeout=2.0) as client:
+        assert responder.receive(0.0) is None
+        client.send(SensorRequestMessage())
+        deadline = time.monotonic() + 2.0
+        request = None
+        while request is None and time.monotonic() < deadline:
+            request = responder.receive(0.0)
+            time.sleep(0.001)  # the frame crosses the socket on ZeroMQ's own thread
+        assert request is not None and request.type == MessageType.SENSOR_REQUEST
+        assert responder.receive(0.0) is None
+
+
 def start_demo_server(address: str, *flags: str) -> subprocess.Popen:
     process = subprocess.Popen(
         server_command(address, *flags),
