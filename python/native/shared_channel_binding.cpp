@@ -1,0 +1,26 @@
+// The server's side of a shared channel (coupler/transport/shared_channel.hpp),
+// for `coupler serve` to lease to a lone controller on its host; its hot path
+// answers through it.
+
+#include <pybind11/pybind11.h>
+
+#include <coupler/transport/shared_channel.hpp>
+
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+
+void bind_shared_channel(py::module_& module) {
+  py::class_<SharedChannelServer>(module, "SharedChannelServer",
+                                  "The server's side of a shared channel: one request and one answer frame of at most "
+                                  "`capacity` bytes at a time in a memfd of mode 0600, with futex wake-ups.")
+      .def(py::init<std::size_t>(), py::arg("capacity"))
+      .def_property_readonly("path", &SharedChannelServer::path, "What a client opens: /proc/PID/fd/N.")
+      .def_property_readonly("capacity", &SharedChannelServer::capacity)
+      .def("forget", &SharedChannelServer::forget,
+           "Drop a request not answered yet (its client left): the next client starts afresh.");
+}
+
+}  // namespace coupler::python
