@@ -204,7 +204,7 @@ class HotPath {
   // A request through the channel the hot path would hand back is answered
   // there with an error: only plain Controls and reads go through it.
   void serve_channel(SharedChannelServer* channel) noexcept { channel_ = channel; }
-  static constexpr std::chrono::milliseconds kSocketEvery{5};
+  static constexpr std::chrono::milliseconds kSocketEvery{10};
 
   ~HotPath();
   HotPath(const HotPath&) = delete;
