@@ -329,13 +329,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
           ++outcome.reads;
           frame = state_frame();
         }
-        if (!frame) {
-          // Anything the caller would serve goes through the socket; the channel's client sends it there.
-          frame = encode(ErrorMessage{static_cast<int>(ErrorCode::UnexpectedMessage),
-                                      "only plain Controls and reads go through the shared channel: send this "
-                                      "request through the socket"});
-        }
-        channel_->reply(*frame);
+        // Anything the caller would serve (a Control it refuses, chunks or warns about, a read of images)
+        // is answered with an empty frame, which no message encodes to: nothing was applied, and the client
+        // sends it again through the socket, where the caller serves it as ever.
+        channel_->reply(frame ? *frame : std::string());
         Offered answered;
         answered.answered = true;
         return answered;

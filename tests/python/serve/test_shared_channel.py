@@ -23,6 +23,7 @@ from coupler.wire.messages import (
     ErrorMessage,
     HandshakeInitMessage,
     HandshakeMessage,
+    ImageRequest,
     ResetMessage,
     SensorMessage,
     SensorRequestMessage,
@@ -105,6 +106,18 @@ def test_a_reader_is_served_while_a_controller_holds_the_channel(address: str) -
         assert read == stepped  # the state the controller's last Control left
         assert waited < 0.5
         assert isinstance(decode(through.exchange(_controls(handshake, 2), TIMEOUT)), SensorMessage)
+        _goodbye(controller)
+
+
+def test_a_request_only_the_socket_path_serves_is_handed_back_empty_through_the_channel(address: str) -> None:
+    with Client(address, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        controller.send_frame(_controls(handshake, 0))
+        controller.receive_frame()
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        with_images = encode(SensorRequestMessage(images=[ImageRequest(camera="overview", kinds=["rgb"])]))
+        assert through.exchange(with_images, TIMEOUT) == b""
+        assert isinstance(decode(through.exchange(_controls(handshake, 1), TIMEOUT)), SensorMessage)
         _goodbye(controller)
 
 

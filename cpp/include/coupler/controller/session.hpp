@@ -40,7 +40,8 @@ struct SessionOptions {
   // handshake: then plain Controls (no images) and reads go through shared
   // memory with futex wake-ups instead of the socket, from the second step
   // after the handshake or a reset on (the first one starts the simulation
-  // through the socket); everything else still goes through the socket.
+  // through the socket); everything else still goes through the socket, and
+  // so does a request the server's channel hands back (an empty answer).
   // Another controller holding the channel makes the handshake throw
   // RemoteError; a server that offers none leaves everything on the socket.
   bool shared_channel = false;

@@ -202,7 +202,8 @@ class HotPath {
   // waiting, at least every kSocketEvery, so readers, newcomers and the
   // caller's requests still get through (asleep in between: no spinning).
   // A request through the channel the hot path would hand back is answered
-  // there with an error: only plain Controls and reads go through it.
+  // there with an empty frame (nothing applied): its client sends it again
+  // through the socket (SessionOptions::shared_channel).
   void serve_channel(SharedChannelServer* channel) noexcept { channel_ = channel; }
   static constexpr std::chrono::milliseconds kSocketEvery{10};
 
