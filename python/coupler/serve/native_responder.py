@@ -332,6 +332,8 @@ class NativeResponder:
         lease = self.shared_channel
         if lease is not None and isinstance(message, (HandshakeInitMessage, ErrorMessage)):
             if isinstance(message, HandshakeInitMessage) and message.shared_channel:
+                if lease.holder is not None and lease.holder not in self.sim.sessions.active:
+                    lease.release(lease.holder)  # its session lapsed (--lease) or ended: the channel is free
                 refusal = lease.refusal(request.peer)
                 if refusal is not None:
                     return Answer(encode(refusal))  # refused before the handshake admits it: it takes no place
