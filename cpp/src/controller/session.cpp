@@ -203,6 +203,7 @@ std::string Session::exchange_plain(const std::string& request) {
   std::string answer(channel_->exchange(request, options_.client.timeout));
   // Empty: the server's hot path left it to the socket path (nothing was applied), which serves it as ever.
   if (answer.empty()) return exchange_frame(request);
+  stats_.add_blocked(Clock::now() - sent);  // asleep in the futex until the answer came
   stats_.add_round_trip(Clock::now() - sent);
   return answer;
 }
