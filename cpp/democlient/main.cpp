@@ -66,6 +66,7 @@ int run(const Options& options) {
     session_options.client.curve_key_pair = coupler::load_curve_key_pair(options.curve_key);
   }
   session_options.polling = !options.blocking_receive;
+  session_options.shared_channel = options.shared_channel;
   if (options.trace) {
     session_options.trace = [](std::string_view direction, const coupler::Message& message) {
       std::cout << direction << ": " << coupler::describe(message) << '\n';

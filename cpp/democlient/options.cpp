@@ -28,6 +28,10 @@ options:
   --blocking-receive  wait for each reply in a blocking receive (default:
                       non-blocking polling that sleeps in zmq_poll between
                       attempts instead of spinning)
+  --shared-channel    at an ipc:// or inproc:// address, lease the server's
+                      shared channel: Controls and reads after the first
+                      step go through shared memory with futex wake-ups
+                      instead of the socket (default: through the socket)
   --trace             print every message sent and received
   --find-red CAMERA   instead of driving the scene, ask CAMERA (the "images"
                       extension) for a colour and a depth image and print
@@ -125,6 +129,8 @@ Options parse_options(int argc, char** argv) {
       options.timings_file = value();
     } else if (arg == "--blocking-receive") {
       options.blocking_receive = true;
+    } else if (arg == "--shared-channel") {
+      options.shared_channel = true;
     } else if (arg == "--find-red") {
       options.find_red = value();
     } else if (arg == "--trace") {

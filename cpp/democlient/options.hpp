@@ -12,6 +12,7 @@ struct Options {
   bool timings = false;
   std::string timings_file;  // empty: no per-round-trip dump
   bool blocking_receive = false;
+  bool shared_channel = false;
   bool trace = false;
   std::chrono::milliseconds timeout = coupler::limits::kRequestTimeout;
   std::string curve_server_key;  // path of the server's NAME.key; empty: no CURVE

@@ -9,6 +9,9 @@ against), and shm_round_trip: coupler's C++ client side (the hold-still Control 
 answer read through the handshake's SensorLayout) against a server answering the recorded frames through
 coupler's SharedChannel (a memfd, futex wake-ups, no spinning). The ratio of medians (p50) is taken slice by
 slice; the shared-memory server's CPU is read from /proc over a stretch in which nobody sends it anything.
+Then the same against `coupler serve --scene static` itself (perf.floor.shm_serve): the democlient through
+its socket and through the shared channel it leases, in turn with the floor, with CPU per round trip and the
+server's idle CPU while a controller holds the channel.
 Target: p50 <= 0.5 x the floor's, with the server idle under 1 % of a core.
 """
 
@@ -27,6 +30,7 @@ from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess, run_client
 from perf.common.results import DEFAULT_DIR
+from perf.floor import shm_serve
 from perf.rtt.recording import record
 from perf.vision import targets
 
@@ -75,9 +79,40 @@ def measure(slices: int, count: int, idle_seconds: float) -> dict:
                 shared_p50.append(_p50(timings))
                 ratios.append(shared_p50[-1] / floor_p50[-1])
             server.stop()
+        serve = shm_serve.measure(workdir, slices, count, idle_seconds, recording.control_bytes,
+                                  recording.sensor_bytes)
     return {"control_bytes": recording.control_bytes, "sensor_bytes": recording.sensor_bytes,
             "shared_p50_us": shared_p50, "floor_p50_us": floor_p50, "ratios": ratios,
-            "server_idle_cpu_percent": idle}
+            "server_idle_cpu_percent": idle, "serve": serve}
+
+
+def _spread(values: list[float], digits: int = 1) -> str:
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f})"
+
+
+def _serve_markdown(result: dict) -> list[str]:
+    """The rows of `coupler serve`'s channel (perf.floor.shm_serve); none in a result from before it."""
+    serve = result.get("serve")
+    if serve is None:
+        return []
+    p50, client, server = serve["p50_us"], serve["client_cpu_us"], serve["server_cpu_us"]
+    ratios = serve["ratios"]
+    return [
+        "",
+        "`coupler serve --scene static` with the democlient, the same slices in turn: through the server's socket "
+        "(blocking receive) and through the shared channel it leases (`--shared-channel`).",
+        "",
+        "| round trip | p50 µs | client CPU µs per round trip | server CPU µs per round trip |",
+        "|---|---:|---:|---:|",
+        f"| coupler serve, shared channel | {_spread(p50['channel'])} | {_spread(client['channel'])} | "
+        f"{_spread(server['channel'])} |",
+        f"| coupler serve, ZeroMQ ipc | {_spread(p50['socket'])} | {_spread(client['socket'])} | "
+        f"{_spread(server['socket'])} |",
+        f"| ZeroMQ ipc floor (zmq_pingpong) | {_spread(p50['floor'])} | | |",
+        "",
+        f"channel ÷ floor, slice by slice: {_spread(ratios, 2)}; the server idle while a controller holds its "
+        f"channel: {serve['server_idle_cpu_percent']:.3f} % of a core.",
+    ]
 
 
 def markdown(result: dict) -> str:
@@ -98,6 +133,7 @@ def markdown(result: dict) -> str:
         "",
         f"shared ÷ floor, slice by slice: {ratio:.2f} ({min(ratios):.2f}–{max(ratios):.2f}); the shared-memory "
         f"server idle: {idle:.3f} % of a core.",
+        *_serve_markdown(result),
         "",
         targets.render(targets.evaluate_shm(result)),
     ])

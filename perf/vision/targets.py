@@ -102,8 +102,26 @@ def evaluate_shm(result: dict[str, Any]) -> list[Verdict]:
     assert ratio is not None
     measured = f"{_text(ratio)} over {len(ratios)} slices; idle {idle:.3f} %"
     if idle >= SHM_IDLE_PERCENT:
-        return [Verdict(target, measured, False)]
-    return [_verdict(target, measured, _by_rounds(ratios, lambda r: paired.at_most(r, SHM_RATIO)))]
+        verdicts = [Verdict(target, measured, False)]
+    else:
+        verdicts = [_verdict(target, measured, _by_rounds(ratios, lambda r: paired.at_most(r, SHM_RATIO)))]
+    serve = result.get("serve")
+    if serve is not None:
+        verdicts.append(_serve_verdict(serve))
+    return verdicts
+
+
+def _serve_verdict(serve: dict[str, Any]) -> Verdict:
+    """`coupler serve`'s own lone round trip through its shared channel against the floor (perf.floor.shm_serve)."""
+    target = (f"coupler serve --scene static, C++ client through the shared channel: p50 ≤ {SHM_RATIO:g} × the "
+              f"ZeroMQ ipc floor's, the server idle with the channel leased < {SHM_IDLE_PERCENT:g} % of a core")
+    ratios, idle = serve["ratios"], serve["server_idle_cpu_percent"]
+    ratio = Spread.of(ratios)
+    assert ratio is not None
+    measured = f"{_text(ratio)} over {len(ratios)} slices; idle {idle:.3f} %"
+    if idle >= SHM_IDLE_PERCENT:
+        return Verdict(target, measured, False)
+    return _verdict(target, measured, _by_rounds(ratios, lambda r: paired.at_most(r, SHM_RATIO)))
 
 
 def evaluate_worlds(result: dict[str, Any]) -> list[Verdict]:

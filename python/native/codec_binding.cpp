@@ -156,6 +156,7 @@ HandshakeMessage handshake(const py::handle& in) {
                                          field<std::uint64_t>(ring, "data_offset"),
                                          field<std::uint64_t>(ring, "min_bytes")};
   }
+  out.shared_channel = field<std::string>(in, "shared_channel");
   return out;
 }
 
@@ -250,7 +251,7 @@ Message message(const py::handle& in) {
   if (py::isinstance(in, known.control)) return control(in);
   if (py::isinstance(in, known.sensor_message)) return sensor_message(in);
   if (py::isinstance(in, known.handshake)) return handshake(in);
-  if (py::isinstance(in, known.handshake_init)) return HandshakeInitMessage{field<int>(in, "version")};
+  if (py::isinstance(in, known.handshake_init)) return HandshakeInitMessage{field<int>(in, "version"), field<bool>(in, "shared_channel")};
   if (py::isinstance(in, known.sensor_request)) {
     return SensorRequestMessage{image_requests(in), field<bool>(in, "shared_memory")};
   }
@@ -343,7 +344,8 @@ py::object to_python(const HandshakeMessage& in) {
                          py::arg("keyframes") = in.keyframes, py::arg("cameras") = cameras,
                          py::arg("max_image_width") = in.max_image_width,
                          py::arg("max_image_height") = in.max_image_height,
-                         py::arg("shared_memory") = shared_memory_ring(in.shared_memory));
+                         py::arg("shared_memory") = shared_memory_ring(in.shared_memory),
+                         py::arg("shared_channel") = in.shared_channel);
 }
 
 py::object to_python(const ControlMessage& in) {
@@ -407,7 +409,9 @@ py::object to_python(const SensorMessage& in) {
                               py::arg("world_data_shared") = shared_slice(in.world_data_shared));
 }
 
-py::object to_python(const HandshakeInitMessage& in) { return vocabulary().handshake_init(py::arg("version") = in.version); }
+py::object to_python(const HandshakeInitMessage& in) {
+  return vocabulary().handshake_init(py::arg("version") = in.version, py::arg("shared_channel") = in.shared_channel);
+}
 py::object to_python(const SensorRequestMessage& in) {
   return vocabulary().sensor_request(py::arg("images") = to_python(in.images),
                                      py::arg("shared_memory") = in.shared_memory);

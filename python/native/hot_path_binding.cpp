@@ -81,11 +81,13 @@ class HotPathOf {
   }
 
   HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before,
-                     std::optional<double> zero_due_in, double speed, double late_after) {
+                     std::optional<double> zero_due_in, double speed, double late_after,
+                     SharedChannelServer* channel) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     const std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
     Server& bound = server.get();
+    path_->serve_channel(channel);
     py::gil_scoped_release released;
     return path_->run(bound, identity, wait, steps_before, pacing);
   }
@@ -273,8 +275,9 @@ void bind_hot_path(py::module_& module) {
            "and the answer, as coupler.record.publisher does on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
-           py::arg("late_after") = 0.0,
-           "Answer the Controls of `peer` (bytes) that `server` receives, without the GIL, until a request needs the "
+           py::arg("late_after") = 0.0, py::arg("channel") = nullptr,
+           "Answer the Controls of `peer` (bytes) that `server` receives (and, with a SharedChannelServer `channel` "
+           "leased to `peer`, its plain Controls and reads through that channel), without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
            "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
            "Returns a HotPathOutcome.")

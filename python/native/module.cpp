@@ -22,5 +22,6 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_rate_limited_log(module);
   coupler::python::bind_version(module);
   coupler::python::bind_shared_ring(module);
+  coupler::python::bind_shared_channel(module);
   coupler::python::add_testing_submodule(module);
 }

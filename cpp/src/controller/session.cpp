@@ -36,15 +36,18 @@ bool changes_nothing(MessageType type) {
 
 Session::Session(const std::string& address, SessionOptions options)
     : options_(std::move(options)), client_(address, options_.client) {
-  use_handshake(expect_handshake(exchange_once(HandshakeInitMessage{})));
+  use_handshake(expect_handshake(exchange_once(handshake_init())));
 }
 
 namespace {
 
+bool on_this_host(const std::string& address) {
+  return address.rfind("ipc://", 0) == 0 || address.rfind("inproc://", 0) == 0;
+}
+
 // The ring `handshake` announces, mapped, when the server at `address` is on this host for certain.
 std::shared_ptr<const SharedRingReader> mapped_ring(const std::string& address, const HandshakeMessage& handshake) {
-  const bool on_this_host = address.rfind("ipc://", 0) == 0 || address.rfind("inproc://", 0) == 0;
-  if (!on_this_host || !handshake.shared_memory || !handshake.supports(kExtensionSharedMemory)) return nullptr;
+  if (!on_this_host(address) || !handshake.shared_memory || !handshake.supports(kExtensionSharedMemory)) return nullptr;
   try {
     return std::make_shared<const SharedRingReader>(*handshake.shared_memory);
   } catch (const Error&) {
@@ -54,9 +57,24 @@ std::shared_ptr<const SharedRingReader> mapped_ring(const std::string& address, 
 
 }  // namespace
 
+HandshakeInitMessage Session::handshake_init() const {
+  HandshakeInitMessage init;
+  init.shared_channel = options_.shared_channel && on_this_host(client_.address());
+  return init;
+}
+
 void Session::use_handshake(HandshakeMessage handshake) {
   handshake_ = std::move(handshake);
   shared_ = options_.shared_memory ? mapped_ring(client_.address(), handshake_) : nullptr;
+  channel_.reset();
+  channel_ready_ = false;
+  if (handshake_init().shared_channel && !handshake_.shared_channel.empty()) {
+    try {
+      channel_ = std::make_unique<SharedChannelClient>(handshake_.shared_channel);
+    } catch (const Error&) {
+      // Another user or container: everything goes through the socket.
+    }
+  }
   try {
     layout_ = std::make_shared<SensorLayout>(handshake_);
   } catch (const Error&) {
@@ -71,6 +89,8 @@ Session::Session(Session&& other) noexcept
       handshake_(std::move(other.handshake_)),
       layout_(std::move(other.layout_)),
       shared_(std::move(other.shared_)),
+      channel_(std::move(other.channel_)),
+      channel_ready_(other.channel_ready_),
       open_(other.open_) {
   other.open_ = false;
 }
@@ -88,6 +108,8 @@ Session& Session::operator=(Session&& other) noexcept {
     handshake_ = std::move(other.handshake_);
     layout_ = std::move(other.layout_);
     shared_ = std::move(other.shared_);
+    channel_ = std::move(other.channel_);
+    channel_ready_ = other.channel_ready_;
     open_ = other.open_;
     other.open_ = false;
   }
@@ -137,10 +159,13 @@ void Session::reestablish(const TimeoutError& cause) {
 
 void Session::reconnect(bool accept_scene_change) {
   client_.reconnect();
-  HandshakeMessage handshake = expect_handshake(exchange_once(HandshakeInitMessage{}));
-  // A restarted server offers a ring of its own: the same scene all the same.
+  channel_.reset();
+  channel_ready_ = false;
+  HandshakeMessage handshake = expect_handshake(exchange_once(handshake_init()));
+  // A restarted server offers a ring and a channel of its own: the same scene all the same.
   HandshakeMessage unshared = handshake;
   unshared.shared_memory = handshake_.shared_memory;
+  unshared.shared_channel = handshake_.shared_channel;
   if (!accept_scene_change && encode(Message(unshared)) != encode(Message(handshake_))) {
     throw SceneChangedError("the server at " + client_.address() +
                             " now describes a different scene than this session was using; reconnect(true) accepts "
@@ -167,6 +192,18 @@ std::string Session::exchange_frame(const std::string& request) {
     stats_.add_blocked(Clock::now() - sent);
     return received;
   }();
+  stats_.add_round_trip(Clock::now() - sent);
+  return answer;
+}
+
+std::string Session::exchange_plain(const std::string& request) {
+  if (!channel_ || !channel_ready_ || request.size() > channel_->capacity()) return exchange_frame(request);
+  using Clock = std::chrono::steady_clock;
+  const auto sent = Clock::now();
+  std::string answer(channel_->exchange(request, options_.client.timeout));
+  // Empty: the server's hot path left it to the socket path (nothing was applied), which serves it as ever.
+  if (answer.empty()) return exchange_frame(request);
+  stats_.add_blocked(Clock::now() - sent);  // asleep in the futex until the answer came
   stats_.add_round_trip(Clock::now() - sent);
   return answer;
 }
@@ -218,19 +255,24 @@ SensorReadings Session::step(const Controls& controls) {
   // frame of another shape) is decoded as before.
   std::string answer;
   try {
-    answer = exchange_frame(encode(controls.message()));
+    answer = exchange_plain(encode(controls.message()));
   } catch (const TimeoutError& timeout) {
     recover(timeout, MessageType::Control);
     throw;  // not reached: a Control is never sent again
   }
   std::vector<double> values(layout_->size());
   if (const auto time = layout_->read(answer, values.data())) {
+    // Stepped: the server now serves this controller's plain requests through its channel too.
+    channel_ready_ = channel_ != nullptr;
     return SensorReadings(handshake_, layout_, std::move(values), *time);
   }
   return sensors_from(decode(answer));
 }
 
-SensorReadings Session::sensors() { return expect_sensors(SensorRequestMessage{}); }
+SensorReadings Session::sensors() {
+  if (!channel_ready_ || options_.trace) return expect_sensors(SensorRequestMessage{});
+  return sensors_from(decode(exchange_plain(encode(SensorRequestMessage{}))));
+}
 
 void Session::check_images(const std::vector<ImageRequest>& images) const {
   if (images.empty() || handshake_.supports(kExtensionImages)) return;
@@ -339,6 +381,7 @@ void Session::reset_with(const ResetMessage& request, const std::string& keyfram
                                                  : std::string("this Click server");
     throw ExtensionNotSupportedError(kExtensionKeyframes, "a Reset to keyframe " + keyframe, server);
   }
+  channel_ready_ = false;  // the reset simulation waits for a step through the socket
   const Message answer = exchange(request);
   if (!std::holds_alternative<ResetMessage>(answer)) unexpected(answer, "Reset");
 }

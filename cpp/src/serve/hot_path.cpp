@@ -307,6 +307,39 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     readers.pop_front();
     ++outcome.reads;
   };
+  // A lone controller's channel: its requests answered there, the socket looked at in between.
+  const bool through_channel = channel_ != nullptr && rounds == nullptr;
+  Clock::time_point socket_due{};
+  const auto receive_either = [&](std::chrono::milliseconds wait) -> Offered {
+    const auto until = Clock::now() + wait;
+    for (;;) {
+      auto now = Clock::now();
+      if (now >= socket_due) {
+        socket_due = now + kSocketEvery;
+        Offered offered = server.receive_offering(std::chrono::milliseconds(0), answer);
+        if (offered.answered || offered.request) return offered;
+      }
+      const auto slice = std::max(std::chrono::ceil<std::chrono::milliseconds>(std::min(until, socket_due) - now),
+                                  std::chrono::milliseconds(0));
+      const std::optional<std::string_view> request = channel_->receive(slice);
+      if (request) {
+        std::optional<std::string> frame = answer(peer, *request);
+        if (!frame && is_sensor_request(*request)) {
+          // A read the caller would publish or log: through the channel, it is answered here all the same.
+          ++outcome.reads;
+          frame = state_frame();
+        }
+        // Anything the caller would serve (a Control it refuses, chunks or warns about, a read of images)
+        // is answered with an empty frame, which no message encodes to: nothing was applied, and the client
+        // sends it again through the socket, where the caller serves it as ever.
+        channel_->reply(frame ? *frame : std::string());
+        Offered answered;
+        answered.answered = true;
+        return answered;
+      }
+      if (Clock::now() >= until) return {};
+    }
+  };
   for (;;) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
@@ -326,7 +359,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     auto until = readers.empty() ? deadline : std::min(deadline, reader_due);
     if (!pending_.empty()) until = std::min(until, publish_due_);
     const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
-    Offered offered = server.receive_offering(left, answer);
+    Offered offered = through_channel ? receive_either(left) : server.receive_offering(left, answer);
     // Nothing came: the time is up, or the next read is due (both seen above).
     if (!offered.answered && !offered.request) continue;
     if (!take(std::move(offered))) break;

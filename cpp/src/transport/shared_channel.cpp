@@ -109,6 +109,10 @@ void SharedChannelServer::reply(std::string_view frame) {
   bump_and_wake(word(base_, kAnswerCounterAt));
 }
 
+void SharedChannelServer::forget() noexcept {
+  requests_seen_ = __atomic_load_n(word(base_, kRequestCounterAt), __ATOMIC_ACQUIRE);
+}
+
 SharedChannelClient::SharedChannelClient(const std::string& path) {
   const std::string shown = shown_peer_text(path);
   const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);

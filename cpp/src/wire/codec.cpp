@@ -234,6 +234,7 @@ void fill(pb::HandshakeMessage& out, const HandshakeMessage& message) {
     ring->set_dataoffset(message.shared_memory->data_offset);
     ring->set_minbytes(message.shared_memory->min_bytes);
   }
+  out.set_sharedchannel(message.shared_channel);
 }
 
 HandshakeMessage read(const pb::HandshakeMessage& in) {
@@ -256,6 +257,7 @@ HandshakeMessage read(const pb::HandshakeMessage& in) {
     message.shared_memory = SharedMemoryRing{ring.path(), ring.slots(), ring.slotbytes(), ring.dataoffset(),
                                              ring.minbytes()};
   }
+  message.shared_channel = in.sharedchannel();
   return message;
 }
 
@@ -467,8 +469,9 @@ SensorMessage read(const pb::SensorMessage& in) {
 void fill(pb::HandshakeInitMessage& out, const HandshakeInitMessage& message) {
   out.set_messagetype(pb::HandshakeInitMessageType);
   out.set_version(static_cast<pb::Version>(message.version));
+  out.set_sharedchannel(message.shared_channel);
 }
-HandshakeInitMessage read(const pb::HandshakeInitMessage& in) { return {in.version()}; }
+HandshakeInitMessage read(const pb::HandshakeInitMessage& in) { return {in.version(), in.sharedchannel()}; }
 
 void fill(pb::SensorRequestMessage& out, const SensorRequestMessage& message) {
   out.set_messagetype(pb::SensorRequestMessageType);

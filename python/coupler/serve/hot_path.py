@@ -200,8 +200,10 @@ class HotPath:
         if sim.shared:
             return self._serve_rounds(min(return_after, _RETURN_AFTER), pacing)
         controller = next(iter(sim.sessions.active.values()))
+        lease = self.responder.shared_channel
+        channel = None if lease is None else lease.channel_of(controller.peer)
         outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
-                                 sim.stats.steps, **pacing)
+                                 sim.stats.steps, channel=channel, **pacing)
         if self._clock is not None:
             self._clock.deadlines_missed += outcome.deadlines_missed
         served = outcome.controls

@@ -86,6 +86,9 @@ class LockstepLoop:
         self.chunked = ChunkedSteps(self.sim.step_long_control)
         # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
         self.hot_path = HotPath.for_loop(responder, clock, stop_after) if hot_path else None
+        inner = getattr(responder, "inner", responder)
+        if (self.hot_path is None or self.sim.shared) and getattr(inner, "shared_channel", None) is not None:
+            inner.shared_channel = None  # only the hot path of a lone controller answers through the channel
         # A responder that renders images ("images" extension) does so while others are served, when one
         # controller drives: its answers are sent once their images are done.
         self._renders = getattr(responder, "inner", responder)

@@ -23,7 +23,7 @@ from typing import Any
 from coupler import _native, limits
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ProtocolError, TimeoutError
-from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeMessage, MessageType
+from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeInitMessage, HandshakeMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
@@ -31,6 +31,7 @@ from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.held import Held
 from coupler.serve.image_answer import RENDER_TIMEOUT, ImageAnswer, Rendered, Wanted, encoded
+from coupler.serve.shared_channel import SharedChannelLease
 from coupler.serve.shared_images import SharedImages, offered_on
 from coupler.serve.simulation_server import SimulationServer
 
@@ -109,6 +110,10 @@ class NativeResponder:
                                                   self.images.largest_answer_bytes()))
             self.images.shared_min_bytes = self.shared_images.announced.min_bytes
             self.images.shared_slot_bytes = self.shared_images.announced.slot_bytes
+        # The "shm" extension's channel: a lone controller's round trips through shared memory, leased on request.
+        self.shared_channel: SharedChannelLease | None = None
+        if offered_on(self.endpoint) and shared_memory and sim.lockstep:
+            self.shared_channel = SharedChannelLease(len(self._sensors.encode(0.0)))
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False
         self._rendering: list[_Rendering] = []
@@ -130,7 +135,11 @@ class NativeResponder:
         log.warning("%s", refusal)  # the C++ ZAP handler already logs a refused client at most once a minute
 
     def take_closed_peers(self) -> list[bytes]:
-        return self.server.take_closed_peers()
+        closed = self.server.take_closed_peers()
+        if self.shared_channel is not None:
+            for peer in closed:
+                self.shared_channel.release(peer)
+        return closed
 
     def receive(self, timeout: float) -> _native.Request | None:
         if timeout <= 0:
@@ -323,10 +332,23 @@ class NativeResponder:
 
     def _through_messages(self, request: _native.Request) -> Answer:
         message = request.message  # as the C++ server decoded it: the one codec, no second parse
+        lease = self.shared_channel
+        if lease is not None and isinstance(message, (HandshakeInitMessage, ErrorMessage)):
+            if isinstance(message, HandshakeInitMessage) and message.shared_channel:
+                if lease.holder is not None and lease.holder not in self.sim.sessions.active:
+                    lease.release(lease.holder)  # its session lapsed (--lease) or ended: the channel is free
+                refusal = lease.refusal(request.peer)
+                if refusal is not None:
+                    return Answer(encode(refusal))  # refused before the handshake admits it: it takes no place
+            else:
+                lease.release(request.peer)  # a goodbye, or a handshake without the channel
         # Not a Control (those are read above): never held, never stepped.
         answer = self.sim.handle(message, request.peer)
         if isinstance(answer, HandshakeMessage) and self.shared_images is not None:
             answer = self.shared_images.handshake(answer)
+        if (isinstance(answer, HandshakeMessage) and lease is not None and isinstance(message, HandshakeInitMessage)
+                and message.shared_channel):
+            answer = lease.handshake(answer, request.peer)
         return Answer(None if answer is None or isinstance(answer, Held) else encode(answer))
 
     def step(self) -> None:

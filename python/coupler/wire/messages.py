@@ -262,6 +262,8 @@ class Image:
 @dataclass
 class HandshakeInitMessage:
     version: int = PROTOCOL_VERSION
+    # coupler extension "shm": lease the server's shared channel (plain Controls and reads through shared memory).
+    shared_channel: bool = False
 
 
 @dataclass
@@ -334,6 +336,8 @@ class HandshakeMessage:
     max_image_height: int = 0
     # coupler extension "shm": the ring a client on the same host may map (None: none offered).
     shared_memory: SharedMemoryRing | None = None
+    # coupler extension "shm": the shared channel leased to the client that asked for it ("": none).
+    shared_channel: str = ""
 
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""

@@ -72,3 +72,18 @@ def test_the_report_and_the_results_page_hold_the_vector_env_s_images_under_thei
 def test_one_stray_slice_of_five_does_not_make_a_round_trip_target_unjudged():
     result = {"ratios": [0.13, 0.13, 0.74, 0.13, 0.14], "server_idle_cpu_percent": 0.0}
     assert targets.evaluate_shm(result)[0].met is True
+
+
+def _served(ratios: list[float], idle: float) -> dict:
+    return {"ratios": [0.13, 0.13, 0.13], "server_idle_cpu_percent": 0.0,
+            "serve": {"ratios": ratios, "server_idle_cpu_percent": idle}}
+
+
+def test_coupler_serve_s_channel_is_judged_on_its_own_slices_beside_the_channel_s_floor():
+    verdicts = targets.evaluate_shm(_served([0.17, 0.18, 0.18], 0.2))
+    assert [v.met for v in verdicts] == [True, True]
+    assert verdicts[1].target.startswith("coupler serve --scene static")
+
+
+def test_coupler_serve_busy_while_a_controller_holds_its_channel_misses_its_target():
+    assert targets.evaluate_shm(_served([0.17, 0.18, 0.18], 1.5))[1].met is False

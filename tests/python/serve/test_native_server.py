@@ -231,7 +231,7 @@ def test_with_trace_every_request_and_answer_is_logged_and_a_control_is_served_t
                 answers.append(client.receive())
     assert answers[:2] == answers[2:]
     logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
-    assert logged[0] == "received HandshakeInitMessage(version=1)"
+    assert logged[0] == "received HandshakeInitMessage(version=1, shared_channel=False)"
     assert logged[1].startswith("answered HandshakeMessage(")
     assert logged[2] == f"received {control!r}"
     assert logged[3] == f"answered {answers[-1]!r}"

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <coupler/transport/client.hpp>
+#include <coupler/transport/shared_channel.hpp>
 #include <coupler/transport/shared_ring.hpp>
 #include <coupler/controller/controls.hpp>
 #include <coupler/wire/error.hpp>
@@ -34,6 +35,16 @@ struct SessionOptions {
   // that mapping (see camera_images.hpp for how long they hold). False: through
   // the socket, as over tcp. A ring that cannot be mapped is left alone.
   bool shared_memory = true;
+  // At an ipc:// or inproc:// address, lease the server's shared channel
+  // (the "shm" extension; coupler/transport/shared_channel.hpp) in the
+  // handshake: then plain Controls (no images) and reads go through shared
+  // memory with futex wake-ups instead of the socket, from the second step
+  // after the handshake or a reset on (the first one starts the simulation
+  // through the socket); everything else still goes through the socket, and
+  // so does a request the server's channel hands back (an empty answer).
+  // Another controller holding the channel makes the handshake throw
+  // RemoteError; a server that offers none leaves everything on the socket.
+  bool shared_channel = false;
 };
 
 // Every call waits at most the client's timeout (ClientOptions, default 5 s)
@@ -99,12 +110,17 @@ class Session {
   RoundTripStats& stats() noexcept { return stats_; }
   // The server's ring of shared memory, mapped; null when images come through the socket.
   const SharedRingReader* shared_memory() const noexcept { return shared_.get(); }
+  // True when the server leased this session its shared channel (SessionOptions::shared_channel).
+  bool shared_channel() const noexcept { return channel_ != nullptr; }
   Client& client() noexcept { return client_; }
 
  private:
   Message exchange(const Message& request);
   Message exchange_once(const Message& request);
   std::string exchange_frame(const std::string& request);
+  // exchange_frame() for a plain Control or read: through the shared channel once it serves them.
+  std::string exchange_plain(const std::string& request);
+  HandshakeInitMessage handshake_init() const;
   // Called while handling a request's timeout: rethrows it unless
   // reconnect_attempts asks to reconnect; after reconnecting, throws
   // ReconnectedError for a request the server may have applied, and returns
@@ -128,6 +144,9 @@ class Session {
   std::shared_ptr<SensorLayout> layout_;
   // The "shm" extension's ring, mapped; readings with images keep it alive.
   std::shared_ptr<const SharedRingReader> shared_;
+  // The "shm" extension's channel leased to this session, and whether the server takes requests through it yet.
+  std::unique_ptr<SharedChannelClient> channel_;
+  bool channel_ready_ = false;
   bool open_ = true;
 };
 

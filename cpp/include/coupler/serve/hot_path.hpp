@@ -31,6 +31,7 @@
 #include <coupler/serve/sensor_gather.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 #include <coupler/transport/server.hpp>
+#include <coupler/transport/shared_channel.hpp>
 #include <coupler/serve/stepper.hpp>
 
 namespace coupler {
@@ -194,6 +195,18 @@ class HotPath {
   // `publisher` (and the arrays) must outlive the HotPath.
   void publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state);
 
+  // From now on (until called with nullptr), run() for a lone controller
+  // also takes that controller's plain Controls and reads through `channel`
+  // (leased to it), answering them there. A futex cannot be polled with a
+  // socket: run() sleeps on the channel and looks at the socket, without
+  // waiting, at least every kSocketEvery, so readers, newcomers and the
+  // caller's requests still get through (asleep in between: no spinning).
+  // A request through the channel the hot path would hand back is answered
+  // there with an empty frame (nothing applied): its client sends it again
+  // through the socket (SessionOptions::shared_channel).
+  void serve_channel(SharedChannelServer* channel) noexcept { channel_ = channel; }
+  static constexpr std::chrono::milliseconds kSocketEvery{10};
+
   ~HotPath();
   HotPath(const HotPath&) = delete;
   HotPath& operator=(const HotPath&) = delete;
@@ -256,6 +269,7 @@ class HotPath {
   std::string mujoco_state_bytes_;  // reused: no allocation per state once it has grown
   std::vector<Pending> pending_;
   std::chrono::steady_clock::time_point publish_due_{};
+  SharedChannelServer* channel_ = nullptr;
 };
 
 }  // namespace coupler

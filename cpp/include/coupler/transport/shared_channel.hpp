@@ -34,6 +34,8 @@ class SharedChannelServer {
   std::optional<std::string_view> receive(std::chrono::milliseconds timeout);
   // Answers the request received last. Throws coupler::Error, one line, for a frame over the capacity.
   void reply(std::string_view frame);
+  // Drops a request not answered yet (its client left): the next client starts afresh.
+  void forget() noexcept;
 
  private:
   std::string path_;
@@ -55,6 +57,8 @@ class SharedChannelClient {
   // Sends `request` and waits (asleep) for the answer, valid until the next exchange. Throws
   // coupler::TimeoutError past `timeout`, coupler::Error for a frame over the capacity.
   std::string_view exchange(std::string_view request, std::chrono::milliseconds timeout);
+  // The largest frame each way, in bytes.
+  std::size_t capacity() const noexcept { return capacity_; }
 
  private:
   std::size_t capacity_ = 0;

@@ -18,6 +18,8 @@ namespace coupler {
 
 struct HandshakeInitMessage {
   int version = kProtocolVersion;
+  // coupler extension "shm": lease the server's shared channel (coupler/transport/shared_channel.hpp).
+  bool shared_channel = false;
 };
 
 // The coupler extensions a server announces by name in its handshake
@@ -157,6 +159,8 @@ struct HandshakeMessage {
   std::uint32_t max_image_height = 0;
   // coupler extension "shm": the ring a client on the same host may map (nullopt: none offered).
   std::optional<SharedMemoryRing> shared_memory;
+  // coupler extension "shm": the shared channel leased to the client that asked for it ("": none).
+  std::string shared_channel;
 
   // Whether the server announced this coupler extension (never, for a Click server).
   bool supports(const std::string& extension) const;

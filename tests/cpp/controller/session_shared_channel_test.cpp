@@ -1,0 +1,129 @@
+// Session and the server's shared channel (the "shm" extension): leased in the handshake when asked for at a
+// same-host address, plain Controls and reads then go through it after the first step; a server that offers
+// none, or a session that does not ask, keeps everything on the socket.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <coupler/controller/session.hpp>
+#include <coupler/transport/server.hpp>
+#include <coupler/transport/shared_channel.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/error.hpp>
+
+#include "test_endpoints.hpp"
+
+using namespace coupler;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A server of one hinge whose answers count the requests that reached it: through the socket (angle 1, 2, ...)
+// or through its channel (angle 101, 102, ...), which it names in the handshake of a client that asks for it
+// when `offers` is set. It hands reads through the channel back (an empty answer).
+class ChannelServer {
+ public:
+  explicit ChannelServer(bool offers)
+      : offers_(offers), server_(fresh_address("inproc")), channel_(4096), thread_([this] { run(); }) {}
+  ~ChannelServer() { stop(); }
+  std::string endpoint() const { return server_.endpoint(); }
+  bool asked() const { return asked_; }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  SensorMessage state(double angle) const {
+    SensorMessage state;
+    state.objects["pendulum"].angles = {angle};
+    state.simulated_time = 0.002;
+    return state;
+  }
+
+  void run() {
+    HandshakeMessage handshake;
+    handshake.time_step = 0.002;
+    ObjectDescription& pendulum = handshake.objects["pendulum"];
+    pendulum.controls = {"hinge"};
+    pendulum.control_types = {ValueType::Torque1D};
+    pendulum.joint_sensors = {"hinge"};
+    pendulum.joint_sensor_types = {ValueType::Angle};
+    handshake.server = ServerInfo{"coupler", "test", {kExtensionSharedMemory, kExtensionGoodbye}};
+    int through_socket = 0;
+    int through_channel = 0;
+    while (!stop_) {
+      if (const std::optional<std::string_view> request = channel_.receive(1ms)) {
+        // Reads are handed back to the socket, as coupler serve's hot path hands back what it does not serve.
+        const bool read = std::holds_alternative<SensorRequestMessage>(decode(*request));
+        channel_.reply(read ? std::string() : encode(Message(state(101 + through_channel++))));
+      }
+      const std::optional<Request> request = server_.try_receive();
+      if (!request) continue;
+      if (const auto* init = std::get_if<HandshakeInitMessage>(&request->message())) {
+        asked_ = init->shared_channel;
+        HandshakeMessage answer = handshake;
+        if (offers_ && init->shared_channel) answer.shared_channel = channel_.path();
+        server_.reply(*request, answer);
+      } else if (std::holds_alternative<ResetMessage>(request->message())) {
+        server_.reply(*request, ResetMessage{});
+      } else if (!std::holds_alternative<ErrorMessage>(request->message())) {
+        server_.reply(*request, state(1 + through_socket++));
+      }
+    }
+  }
+
+  bool offers_;
+  Server server_;
+  SharedChannelServer channel_;
+  std::atomic<bool> asked_{false};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+double angle(const SensorReadings& readings) { return readings.message().objects.at("pendulum").angles.at(0); }
+
+}  // namespace
+
+TEST_CASE("a session that leases the channel steps through it after its first step, and resends what it hands back") {
+  ChannelServer server(true);
+  SessionOptions options{ClientOptions{2000ms}};
+  options.shared_channel = true;
+  Session session(server.endpoint(), options);
+  CHECK(server.asked());
+  REQUIRE(session.shared_channel());
+  Controls controls = session.controls();
+  CHECK(angle(session.step(controls)) == 1.0);
+  CHECK(angle(session.step(controls)) == 101.0);
+  CHECK(angle(session.step(controls)) == 102.0);
+  CHECK(angle(session.sensors()) == 2.0);  // handed back, then sent through the socket
+  session.reset();  // through the socket, and the next step too
+  CHECK(angle(session.step(controls)) == 3.0);
+  CHECK(angle(session.step(controls)) == 103.0);
+}
+
+TEST_CASE("a session whose server offers no channel steps through the socket") {
+  ChannelServer server(false);
+  SessionOptions options{ClientOptions{2000ms}};
+  options.shared_channel = true;
+  Session session(server.endpoint(), options);
+  CHECK_FALSE(session.shared_channel());
+  Controls controls = session.controls();
+  CHECK(angle(session.step(controls)) == 1.0);
+  CHECK(angle(session.step(controls)) == 2.0);
+}
+
+TEST_CASE("a session that does not ask for the channel does not lease it") {
+  ChannelServer server(true);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  CHECK_FALSE(server.asked());
+  CHECK_FALSE(session.shared_channel());
+  Controls controls = session.controls();
+  session.step(controls);
+  CHECK(angle(session.step(controls)) == 2.0);
+}

@@ -1,0 +1,151 @@
+"""A lone controller's round trips through the server's shared channel (the "shm" extension's channel).
+
+One `coupler serve --scene static` on an ipc:// address serves every test of
+the module, each test leaving it free for the next controller.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from coupler import _native
+from coupler.controller.controls import Controls
+from coupler.transport.client import Client
+from coupler.wire.codec import decode, encode
+from coupler.wire.messages import (
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    HandshakeMessage,
+    ImageRequest,
+    ResetMessage,
+    SensorMessage,
+    SensorRequestMessage,
+)
+from peers import coupler_server, democlient, run
+
+STEPS = 20
+TIMEOUT = 5.0
+
+
+@pytest.fixture(scope="module")
+def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    address = f"ipc://{tmp_path_factory.mktemp('channel') / 'coupler.sock'}"
+    with coupler_server(address, "--scene", "static"):
+        yield address
+
+
+def _goodbye(client: Client) -> None:
+    client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="done"))
+
+
+def _controls(handshake: HandshakeMessage, k: int) -> bytes:
+    controls = Controls(handshake)
+    for name in handshake.objects:
+        try:
+            values = controls[name]
+        except Exception:
+            continue  # an object without controls
+        values[:] = 0.1 * np.sin(0.3 * k + np.arange(len(values)))
+    return controls.frame()
+
+
+def _answers(address: str, channel: bool) -> list[bytes]:
+    """The answers to a Reset then STEPS Controls (the first through the socket, the rest through the channel when
+    `channel`), and a read."""
+    with Client(address, timeout=TIMEOUT) as client:
+        handshake = client.request(HandshakeInitMessage(shared_channel=channel))
+        assert isinstance(handshake, HandshakeMessage)
+        assert bool(handshake.shared_channel) == channel
+        assert isinstance(client.request(ResetMessage()), ResetMessage)
+        client.send_frame(_controls(handshake, 0))
+        answers = [client.receive_frame()]
+        through = _native.SharedChannelClient(handshake.shared_channel) if channel else None
+        for k in range(1, STEPS):
+            frame = _controls(handshake, k)
+            if through is not None:
+                answers.append(through.exchange(frame, TIMEOUT))
+            else:
+                client.send_frame(frame)
+                answers.append(client.receive_frame())
+        read = encode(SensorRequestMessage())
+        if through is not None:
+            answers.append(through.exchange(read, TIMEOUT))
+        else:
+            client.send_frame(read)
+            answers.append(client.receive_frame())
+        _goodbye(client)
+    return answers
+
+
+def test_answers_through_the_channel_are_the_socket_answers_byte_for_byte(address: str) -> None:
+    through_channel = _answers(address, channel=True)
+    through_socket = _answers(address, channel=False)
+    assert all(isinstance(decode(a), SensorMessage) for a in through_channel)
+    assert through_channel == through_socket
+
+
+def test_a_reader_is_served_while_a_controller_holds_the_channel(address: str) -> None:
+    with Client(address, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        controller.send_frame(_controls(handshake, 0))
+        controller.receive_frame()
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        stepped = through.exchange(_controls(handshake, 1), TIMEOUT)
+        with Client(address, timeout=TIMEOUT) as reader:
+            started = time.monotonic()
+            reader.send_frame(encode(SensorRequestMessage()))
+            read = reader.receive_frame()
+            waited = time.monotonic() - started
+        assert read == stepped  # the state the controller's last Control left
+        assert waited < 0.5
+        assert isinstance(decode(through.exchange(_controls(handshake, 2), TIMEOUT)), SensorMessage)
+        _goodbye(controller)
+
+
+def test_a_request_only_the_socket_path_serves_is_handed_back_empty_through_the_channel(address: str) -> None:
+    with Client(address, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        controller.send_frame(_controls(handshake, 0))
+        controller.receive_frame()
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        with_images = encode(SensorRequestMessage(images=[ImageRequest(camera="overview", kinds=["rgb"])]))
+        assert through.exchange(with_images, TIMEOUT) == b""
+        assert isinstance(decode(through.exchange(_controls(handshake, 1), TIMEOUT)), SensorMessage)
+        _goodbye(controller)
+
+
+def test_a_second_controller_cannot_lease_a_leased_channel(address: str) -> None:
+    with Client(address, timeout=TIMEOUT) as first, Client(address, timeout=TIMEOUT) as second:
+        assert first.request(HandshakeInitMessage(shared_channel=True)).shared_channel
+        refused = second.request(HandshakeInitMessage(shared_channel=True))
+        assert isinstance(refused, ErrorMessage)
+        assert "shared channel is leased to another controller" in refused.text
+        _goodbye(first)
+
+
+def test_the_lease_ends_when_its_democlient_is_killed(address: str, tmp_path: Path) -> None:
+    holder = subprocess.Popen([str(democlient()), "--addr", address, "--shared-channel", "--range", "100000000"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    try:
+        time.sleep(0.5)
+        refused = run([str(democlient()), "--addr", address, "--shared-channel", "--range", "5"], timeout=30)
+        assert refused.returncode != 0 and "leased to another controller" in refused.stdout
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    deadline = time.monotonic() + 5.0
+    while True:
+        after = run([str(democlient()), "--addr", address, "--shared-channel", "--range", "200", "--timings"],
+                    timeout=30)
+        if after.returncode == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert after.returncode == 0, after.stdout
+    assert "controls sent: 201" in after.stdout
