@@ -27,6 +27,13 @@ def write(directory: Path, name: str, result: dict[str, Any], markdown: str) -> 
     return [json_path, markdown_path]
 
 
+def publish(directory: Path, result: dict[str, Any], markdown: str) -> None:
+    """Print a benchmark's table, write its result files (named after `result["benchmark"]`) and say where."""
+    print(markdown)
+    for path in write(directory, result["benchmark"], result, markdown):
+        print(f"wrote {path}")
+
+
 def read(path: Path) -> dict[str, Any]:
     try:
         result = json.loads(path.read_text())

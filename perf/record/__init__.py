@@ -65,9 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     text = "\n\n".join(part for part in (markdown(result) if not args.long else "",
                                          long_markdown(result["long"]) if "long" in result else "") if part)
-    print(text)
-    for path in results.write(args.out, result["benchmark"], result, text):
-        print(f"wrote {path}")
+    results.publish(args.out, result, text)
     if "long" in result and not result["long"]["identical"]:
         print(f"perf.record: the long recording did not replay identically: {result['long']['replay']}",
               file=sys.stderr)

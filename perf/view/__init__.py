@@ -93,7 +93,5 @@ def main(argv: list[str] | None = None) -> int:
     assert share is not None
     result["share"] = {"median": share.median, "low": share.low, "high": share.high}
     text = markdown(result)
-    print(text)
-    for path in results.write(args.out, "view", result, text):
-        print(f"wrote {path}")
+    results.publish(args.out, result, text)
     return 0

@@ -45,9 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"perf.vision: {error}", file=sys.stderr)
         return 1
     text = markdown(result)
-    print(text)
-    for path in results.write(args.out, result["benchmark"], result, text):
-        print(f"wrote {path}")
+    results.publish(args.out, result, text)
     return 0
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 from types import SimpleNamespace
@@ -48,10 +47,6 @@ def _shares(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
 
 
-
-def _scene_of(handshake: Any) -> Any:
-    """A handshake without what differs between servers of one scene (each server's own shared memory)."""
-    return dataclasses.replace(handshake, shared_memory=None)
 
 class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     """`num_envs` copies of a scene as one vector environment: every step is one Control and one Sensor per server.
@@ -225,7 +220,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
         if total != self.num_envs:
             raise Error(f"the servers hold {total} worlds in all; num_envs is {self.num_envs}")
         shapes = {(w.control_width, w.sensor_width) for w in self._worlds}
-        if len(shapes) > 1 or any(_scene_of(w.session.handshake) != _scene_of(self._worlds[0].session.handshake)
+        if len(shapes) > 1 or any(w.session.handshake.scene() != self._worlds[0].session.handshake.scene()
                                   for w in self._worlds[1:]):
             raise Error("the servers serve different scenes")
 

@@ -12,7 +12,6 @@ only in one world's readings and time (`world`).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections import deque
 from dataclasses import dataclass
@@ -24,22 +23,16 @@ from coupler.transport.client import Client
 from coupler.transport.options import TransportOptions
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error
-from coupler.wire.messages import EXTENSION_SHARED_MEMORY, HandshakeMessage
+from coupler.wire.messages import HandshakeMessage
 
 log = logging.getLogger(__name__)
 
 
 def _scene_frame(frame: bytes) -> bytes:
-    """A handshake's frame without its server's shared memory, which depends on the address and the process (a
-    recording server offers none), not on the scene; any other frame as it is."""
+    """A handshake's frame of its scene alone (`HandshakeMessage.scene`: a recording server offers no shared
+    memory, a replaying one may); any other frame as it is."""
     message = decode(frame)
-    if not isinstance(message, HandshakeMessage) or message.server is None:
-        return frame
-    if message.shared_memory is None and EXTENSION_SHARED_MEMORY not in message.server.extensions:
-        return frame
-    server = dataclasses.replace(message.server, extensions=[e for e in message.server.extensions
-                                                             if e != EXTENSION_SHARED_MEMORY])
-    return encode(dataclasses.replace(message, server=server, shared_memory=None))
+    return encode(message.scene()) if isinstance(message, HandshakeMessage) else frame
 
 
 class ReplayError(Error):

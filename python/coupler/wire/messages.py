@@ -9,6 +9,7 @@ so a reader of one language can read the other.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Union
@@ -342,6 +343,15 @@ class HandshakeMessage:
     def supports(self, extension: str) -> bool:
         """Whether the server announced this coupler extension (never, for a Click server)."""
         return self.server is not None and extension in self.server.extensions
+
+    def scene(self) -> HandshakeMessage:
+        """This handshake without what belongs to the serving process rather than to its scene: the shared memory
+        it offers (ring, channel and the "shm" extension), which depends on the address and the process."""
+        server = self.server
+        if server is not None and EXTENSION_SHARED_MEMORY in server.extensions:
+            server = dataclasses.replace(server, extensions=[e for e in server.extensions
+                                                             if e != EXTENSION_SHARED_MEMORY])
+        return dataclasses.replace(self, server=server, shared_memory=None, shared_channel="")
 
 
 @dataclass
