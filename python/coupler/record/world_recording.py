@@ -87,8 +87,8 @@ class WorldLayout:
             read = _native.read_world_sensors(frame)
         except ProtocolError as error:
             raise RecordingError(f"a recorded answer is not one a server sends: {error}") from None
-        if read is None:
-            return None
+        if read is None or not read[1].size:
+            return None  # every SensorMessage reads so; only an answer for every world has the worlds' times
         sensors, times = read[0], read[1]  # the world data some tasks ask for, and images, are no readings
         width = self.flat.sensors.values.size
         if sensors.size != times.size * width or world >= times.size:
