@@ -46,6 +46,8 @@ _WORLD_IMAGES_TAG = b"\xfa\x06"
 # Per kind: the RawImage encoding, and its bytes per pixel.
 _ENCODINGS = {"rgb": ("rgb8", 3), "depth": ("32FC1", 4), "segmentation": ("32SC1", 4)}
 
+_LATEST_SECONDS = 9.2e9  # below 2**63 ns: an MCAP publish time and a protobuf Timestamp hold it
+
 RAW_IMAGE = (RawImage_pb2.RawImage.DESCRIPTOR.full_name, RawImage_pb2.DESCRIPTOR)
 CALIBRATION = (CameraCalibration_pb2.CameraCalibration.DESCRIPTOR.full_name, CameraCalibration_pb2.DESCRIPTOR)
 
@@ -65,6 +67,13 @@ def camera_topic(camera: str, kind: str, world: int | None = None) -> str:
     server's answers for every world (None: of ordinary answers)."""
     prefix = CAMERA_TOPIC if world is None else f"{WORLD_TOPIC}{world}/camera/"
     return prefix + camera + ("" if kind == "rgb" else "/" + kind)
+
+
+def _nanoseconds(seconds: float) -> int | None:
+    """`seconds` of simulated time in ns, None for a time no timestamp holds (negative, not finite, past 2**63 ns)."""
+    if not 0.0 <= seconds < _LATEST_SECONDS:  # NaN fails too
+        return None
+    return round(seconds * 1e9)
 
 
 def _stamp(stamp: object, nanoseconds: int) -> None:
@@ -111,7 +120,8 @@ class RecordedImages:
                     self._unfilled(stack.camera)
                     continue
                 for k, world in enumerate(worlds):
-                    shows = round(times[world] * 1e9) if world < len(times) and times[world] >= 0 else log_time
+                    shows = _nanoseconds(times[world]) if world < len(times) else None
+                    shows = log_time if shows is None else shows
                     out += self._image(stack.camera, stack.kind, stack.width, stack.height,
                                        stack.data[k * size:(k + 1) * size], world, shows)
         return out
