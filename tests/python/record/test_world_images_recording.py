@@ -24,6 +24,7 @@ from coupler.record.recorded_images import RecordedImages  # noqa: E402
 from coupler.record.recording import Recording  # noqa: E402
 from coupler.record.world_recording import WorldRecording  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
+from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 
 # A pendulum driven differently in each world, so that each world's picture is its own.
 SCENE = """
@@ -64,12 +65,15 @@ def _topic(world: int, kind: str) -> str:
     return f"/coupler/world/{world}/camera/eye{TOPIC_KINDS[kind]}"
 
 
+TORQUES = np.linspace(-2.0, 2.0, WORLDS).reshape(WORLDS, 1)
+ALL_KINDS = ("rgb", "depth", "segmentation")
+
+
 def _drive(worlds: WorldSession, run: Recorded, kinds: tuple[str, ...], image_worlds: list[int] = (),
            resets: list[int] = ()) -> np.ndarray:
     """One Control for every world asking for `kinds` of `image_worlds` (every world: empty); what its answer
     carried, per topic, into `run.expected`; the worlds' times."""
-    torques = np.linspace(-2.0, 2.0, WORLDS).reshape(WORLDS, 1)
-    worlds.send(torques, steps=3, resets=resets, images={"eye": kinds}, image_worlds=image_worlds)
+    worlds.send(TORQUES, steps=3, resets=resets, images={"eye": kinds}, image_worlds=image_worlds)
     _, times = worlds.receive()
     pictures = worlds.images["eye"]
     for kind in kinds:
@@ -77,6 +81,17 @@ def _drive(worlds: WorldSession, run: Recorded, kinds: tuple[str, ...], image_wo
             run.expected[_topic(world, kind)].append((getattr(pictures, kind)[stack_index].tobytes(),
                                                       float(times[world])))
     return times
+
+
+def _drive_asking_for_shared_memory(session: Session, run: Recorded) -> None:
+    """A Control for every world whose answer's arrays are asked through the ring, mapped or not; what its answer
+    carried into `run.expected` (read without a mapping: ProtocolError had any array come through a ring)."""
+    session.client.send_frame(encode_world_control(WORLDS, TORQUES, 3, images=[("eye", ALL_KINDS)],
+                                                   shared_memory=True))
+    _, times, _, stacks, worlds = read_world_answer_with_images(session.client.receive_frame(30.0))
+    for stack in stacks:
+        for index, world in enumerate(worlds.tolist()):
+            run.expected[_topic(world, stack.kind)].append((stack.pixels[index].tobytes(), float(times[world])))
 
 
 @pytest.fixture(scope="module")
@@ -93,13 +108,14 @@ def recorded(tmp_path_factory) -> Recorded:
             worlds = WorldSession(session)
             eye = session.handshake.cameras["eye"]
             run.intrinsics = [eye.fx, 0.0, eye.cx, 0.0, eye.fy, eye.cy, 0.0, 0.0, 1.0]
-            _drive(worlds, run, ("rgb", "depth", "segmentation"))
+            _drive(worlds, run, ALL_KINDS)
             run.reset_times = _drive(worlds, run, ("rgb",), resets=[1])
             _drive(worlds, run, ("depth",), image_worlds=[0, 2])
             run.ordinary = session.step(session.controls(), images={"eye": "rgb"}).images["eye"].rgb.tobytes()
         with Session(server.endpoint, timeout=30.0) as session:
             run.ring_offered = session.handshake.shared_memory is not None or session.shared_images is not None
-            _drive(WorldSession(session), run, ("rgb", "depth", "segmentation"))
+            _drive(WorldSession(session), run, ALL_KINDS)
+            _drive_asking_for_shared_memory(session, run)
     for message in Recording(run.path):
         run.messages[message.topic].append(message)
     return run
@@ -159,8 +175,8 @@ def test_an_ordinary_answers_image_stays_on_the_camera_topic(recorded):
 def test_a_recording_server_offers_no_ring_so_a_same_host_clients_images_all_reach_the_recording(recorded):
     # The recorder reads the published frames: pixels in a ring would not be in them.
     assert not recorded.ring_offered
-    for topic, expected in recorded.expected.items():  # its answer, the last, asked for every kind of every world
-        assert _images(recorded, topic)[-1].data == expected[-1][0], topic
+    for topic, expected in recorded.expected.items():  # its answers, the last two, asked for every kind and world
+        assert [image.data for image in _images(recorded, topic)[-2:]] == [pixels for pixels, _ in expected[-2:]]
 
 
 def test_a_chosen_world_of_the_recording_holds_its_images_as_a_lone_servers_recording_does(recorded):
