@@ -10,8 +10,8 @@ stay on `/coupler/answers/Sensor` as they came.
 An answer to a Control for every world (`coupler serve --worlds N`) carries
 one stack per camera and kind, of the worlds it names: each world K's picture
 is written on topics of its own, `/coupler/world/K/camera/NAME` (and
-`.../depth`, `.../segmentation`, `.../calibration` once per world and
-camera), stamped with world K's simulated time, which after a reset is not
+`.../depth`, `.../segmentation`, and `.../calibration` with the camera's
+first image of that world), stamped with world K's simulated time, which after a reset is not
 the other worlds'. A topic per world rather than one stacked image: Foxglove
 shows one picture per Image panel, and a world's topics sit together under
 its prefix, so choosing a world is choosing a folder. Ordinary answers keep
