@@ -262,9 +262,10 @@ class StreamRecorder:
         elif message.topic == ANSWERS + "Handshake":
             self._images.saw_handshake(message.payload)
         elif message.topic == ANSWERS + "Sensor":
-            for topic, (schema, file), data in self._images.messages(message.payload, log_time):
-                self._guarded(self._log.add_channel, topic, schema, file)
-                self._guarded(self._log.message, topic, data, log_time, publish_time)
+            for image in self._images.messages(message.payload, log_time):
+                self._guarded(self._log.add_channel, image.topic, *image.schema)
+                self._guarded(self._log.message, image.topic, image.data, log_time,
+                              publish_time if image.publish_time is None else image.publish_time)
 
     def _write_transforms(self, state: bytes, log_time: int, publish_time: int) -> None:
         """Every body's pose in `state`; a state that does not decode or fit the model is recorded as it came,

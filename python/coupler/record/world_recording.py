@@ -7,8 +7,10 @@ world's readings, and a MuJoCo state per world after each step (its `world`
 field). `WorldRecording` yields, in their place, world K's own: the Control
 its row of the Control for every world makes (none when the world was reset
 instead of stepped), the SensorMessage its row of readings makes, and its
-states only. Ordinary Controls and reads, which a batched server serves on
-world 0, stay for world 0 and are left out for the others. A recording of one
+states only, and its camera images (`/coupler/world/K/camera/...`) on the topics
+a server of one world writes them on (`/coupler/camera/...`). Ordinary
+Controls and reads, which a batched server serves on world 0, and their
+images, stay for world 0 and are left out for the others. A recording of one
 server of one world is its world 0.
 """
 
@@ -22,6 +24,7 @@ from google.protobuf.message import DecodeError
 from coupler import _native
 from coupler._proto.coupler_record_pb2 import MujocoState
 from coupler.record.divergence import Difference, first_difference
+from coupler.record.recorded_images import CAMERA_TOPIC, WORLD_TOPIC
 from coupler.record.recording import Recorded, Recording, RecordingError
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error, ProtocolError
@@ -84,8 +87,8 @@ class WorldLayout:
             read = _native.read_world_sensors(frame)
         except ProtocolError as error:
             raise RecordingError(f"a recorded answer is not one a server sends: {error}") from None
-        if read is None:
-            return None
+        if read is None or not read[1].size:
+            return None  # every SensorMessage reads so; only an answer for every world has the worlds' times
         sensors, times = read[0], read[1]  # the world data some tasks ask for, and images, are no readings
         width = self.flat.sensors.values.size
         if sensors.size != times.size * width or world >= times.size:
@@ -130,6 +133,8 @@ class WorldRecording(Recording):
                 yield from self._control(message, layout)
             elif message.answer and message.kind == "Sensor":
                 yield from self._sensors(message, layout)
+            elif message.topic.startswith((CAMERA_TOPIC, WORLD_TOPIC)):
+                yield from self._image(message)
             else:
                 yield message
 
@@ -147,6 +152,15 @@ class WorldRecording(Recording):
         row = layout.control(message.data, self.world)
         if row is not None:
             yield Recorded(message.topic, row, message.log_time, message.publish_time)
+
+    def _image(self, message: Recorded) -> Iterator[Recorded]:
+        if message.topic.startswith(CAMERA_TOPIC):
+            if self.world == 0:
+                yield message  # an image of an ordinary answer: world 0's
+            return
+        world, _, rest = message.topic[len(WORLD_TOPIC):].partition("/")
+        if world == str(self.world) and rest.startswith("camera/"):
+            yield Recorded(CAMERA_TOPIC + rest[len("camera/"):], message.data, message.log_time, message.publish_time)
 
     def _sensors(self, message: Recorded, layout: WorldLayout) -> Iterator[Recorded]:
         row = layout.sensors(message.data, self.world)
