@@ -11,10 +11,12 @@ An answer to a Control for every world (`coupler serve --worlds N`) carries
 one stack per camera and kind, of the worlds it names: each world K's picture
 is written on topics of its own, `/coupler/world/K/camera/NAME` (and
 `.../depth`, `.../segmentation`, and `.../calibration` with the camera's
-first image of that world), stamped with world K's simulated time, which after a reset is not
-the other worlds'. A topic per world rather than one stacked image: Foxglove
+first image of that world). A topic per world rather than one stacked image: Foxglove
 shows one picture per Image panel, and a world's topics sit together under
-its prefix, so choosing a world is choosing a folder. Ordinary answers keep
+its prefix, so choosing a world is choosing a folder. Like every message of
+the answer, a world's image is stamped with the log time; its publish time
+is world K's own simulated time, which after a reset is not the other
+worlds'. Ordinary answers keep
 `/coupler/camera/NAME`, world 0's on a batched server, as before.
 
 A recording server offers no shared memory, so its answers hold their
@@ -107,7 +109,7 @@ class RecordedImages:
             return []
         out: list[FoxgloveMessage] = []
         for image in answer.images:
-            out += self._image(image.camera, image.kind, image.width, image.height, image.data, None, log_time)
+            out += self._image(image.camera, image.kind, image.width, image.height, image.data, None, log_time, None)
         if answer.worldImages:
             times = answer.worldTimes
             worlds = list(answer.imageWorlds) or list(range(len(times)))
@@ -123,19 +125,20 @@ class RecordedImages:
                     shows = _nanoseconds(times[world]) if world < len(times) else None
                     shows = log_time if shows is None else shows
                     out += self._image(stack.camera, stack.kind, stack.width, stack.height,
-                                       stack.data[k * size:(k + 1) * size], world, shows)
+                                       stack.data[k * size:(k + 1) * size], world, log_time, shows)
         return out
 
     def _image(self, camera: str, kind: str, width: int, height: int, data: bytes, world: int | None,
-               stamp: int) -> list[FoxgloveMessage]:
-        """The RawImage of one picture (and the calibration with a camera's first), stamped `stamp` (ns)."""
+               stamp: int, publish: int | None) -> list[FoxgloveMessage]:
+        """The RawImage of one picture (and the calibration with a camera's first), stamped `stamp` (ns, the log
+        time, as the body poses are, so that a 3D panel finds the poses of an image's time) and published at
+        `publish` (ns of simulated time; None: the answer's)."""
         encoding = _ENCODINGS.get(kind)
         if encoding is None:
             return []
         if len(data) != width * height * encoding[1]:
             self._unfilled(camera)
             return []
-        publish = None if world is None else stamp
         raw = RawImage_pb2.RawImage(frame_id=camera, width=width, height=height, encoding=encoding[0],
                                     step=width * encoding[1], data=data)
         _stamp(raw.timestamp, stamp)
