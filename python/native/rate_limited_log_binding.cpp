@@ -20,7 +20,8 @@ void bind_rate_limited_log(py::module_& module) {
       .def(py::init([](std::size_t burst, double interval) { return RateLimitedLog(burst, Seconds(interval)); }),
            py::arg("burst") = RateLimitedLog::kDefaultBurst,
            py::arg("interval") = Seconds(RateLimitedLog::kDefaultInterval).count())
-      .def_readonly_static("DEFAULT_BURST", &RateLimitedLog::kDefaultBurst, "Lines of a kind written per interval, by default.")
+      .def_readonly_static("DEFAULT_BURST", &RateLimitedLog::kDefaultBurst,
+                           "Lines of a kind written per interval, by default.")
       .def_property_readonly_static(
           "DEFAULT_INTERVAL", [](const py::object&) { return Seconds(RateLimitedLog::kDefaultInterval).count(); },
           "Seconds of an interval, by default.")
