@@ -102,7 +102,7 @@ void bind_frame_publisher(py::module_& module) {
              }
              return PublisherHolder(new FramePublisher(std::move(parts), milliseconds(linger), std::move(limits)));
            }),
-           py::arg("scene"), py::arg("linger") = 1.0,
+           py::arg("scene"), py::arg("linger") = seconds(FramePublisher::kDefaultLinger),
            py::arg("max_connections") = PublisherLimits::kDefaultMaxConnections,
            py::arg("max_topics") = PublisherLimits::kDefaultMaxTopics, py::arg("on_refusal") = py::none())
       .def("bind", &bind, py::arg("address"), py::arg("hwm") = PublisherBinding::kDefaultHwm,
@@ -156,6 +156,11 @@ void bind_frame_publisher(py::module_& module) {
       .def_property_readonly("closed", &FramePublisher::closed)
       .def_property_readonly("sent", &FramePublisher::sent, "Frame messages sent.")
       .def_property_readonly("subscriptions", &FramePublisher::subscriptions, "Subscriptions seen in all.")
+      .def_readonly_static("DEFAULT_HWM", &PublisherBinding::kDefaultHwm,
+                           "Messages queued per subscriber before it loses messages (ZeroMQ's own default).")
+      .def_property_readonly_static(
+          "DEFAULT_LINGER", [](const py::object&) { return seconds(FramePublisher::kDefaultLinger); },
+          "Seconds close() gives queued messages to leave.")
       .def_readonly_static("DEFAULT_MAX_CONNECTIONS", &PublisherLimits::kDefaultMaxConnections)
       .def_readonly_static("DEFAULT_MAX_TOPICS", &PublisherLimits::kDefaultMaxTopics)
       .def_readonly_static("MAX_PEER_MESSAGE_BYTES", &PublisherLimits::kMaxSubscriptionBytes)

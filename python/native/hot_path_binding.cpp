@@ -59,8 +59,7 @@ std::vector<py::bytes> as_bytes(const std::vector<std::string>& peers) {
 class HotPathOf {
  public:
   HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
-            std::uint64_t max_steps, double largest_value, double stop_after, std::uint64_t reader_share,
-            double reader_patience, bool trace)
+            std::uint64_t max_steps, double largest_value, double stop_after, bool trace)
       : controls_(std::move(controls)),
         sensors_(std::move(sensors)),
         scatter_(std::move(scatter)),
@@ -72,9 +71,6 @@ class HotPathOf {
     config.max_steps = max_steps;
     config.largest_value = largest_value;
     config.stop_after = stop_after;
-    if (!(reader_patience >= 0.0 && reader_patience <= 1.0)) throw Error("reader_patience must be from 0 to 1 second");
-    config.reader_share = reader_share;
-    config.reader_patience = std::chrono::microseconds(static_cast<std::int64_t>(reader_patience * 1e6));
     config.trace = trace;
     path_.emplace(c.layout, c.targets, s.layout, s.data, scatter_.cast<ScatterInto&>().scatter,
                   gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
@@ -255,20 +251,21 @@ void bind_hot_path(py::module_& module) {
 
   py::class_<HotPathOf>(module, "HotPath",
                         "coupler::HotPath: answers a lone controller's Controls (and everyone's SensorRequests, the "
-                        "controller's first, `reader_share` of the others' after each of its requests, one more "
-                        "after `reader_patience` seconds without one) in C++, from the arrays of "
+                        "controller's first, as ReaderShare's defaults say) in C++, from the arrays of "
                         "`controls` (a ControlLayout) through `scatter`, `stepper` and `gather` to those of `sensors` "
                         "(a SensorLayout). A Control of more than `max_steps` steps, or leaving a value beyond "
                         "`largest_value`, is handed back; run() returns after a Control that stepped to `stop_after` "
                         "(seconds) or later. With `trace`, run() returns after each Control answered, its frames in "
                         "the outcome, and hands back every other request, for the caller to log.")
       .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double,
-                    std::uint64_t, double, bool>(),
+                    bool>(),
            py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
            py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
            py::arg("largest_value") = std::numeric_limits<double>::infinity(),
-           py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("reader_share") = 1,
-           py::arg("reader_patience") = 0.002, py::arg("trace") = false)
+           py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("trace") = false)
+      .def_property_readonly_static(
+          "DEFAULT_MAX_STEPS", [](const py::object&) { return HotPathConfig::kDefaultMaxSteps; },
+          "Controls asking for more steps than this go back to the caller (coupler.serve.long_control chunks them).")
       .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
            "after its step read from `state` (mjData's qpos, qvel, act and ctrl arrays, read in place; None: no state) "

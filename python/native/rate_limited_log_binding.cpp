@@ -18,7 +18,13 @@ void bind_rate_limited_log(py::module_& module) {
                              "Counts peer-triggered log lines per kind: at most `burst` of a kind are written per "
                              "`interval` seconds (coupler/transport/rate_limited_log.hpp).")
       .def(py::init([](std::size_t burst, double interval) { return RateLimitedLog(burst, Seconds(interval)); }),
-           py::arg("burst"), py::arg("interval"))
+           py::arg("burst") = RateLimitedLog::kDefaultBurst,
+           py::arg("interval") = Seconds(RateLimitedLog::kDefaultInterval).count())
+      .def_readonly_static("DEFAULT_BURST", &RateLimitedLog::kDefaultBurst,
+                           "Lines of a kind written per interval, by default.")
+      .def_property_readonly_static(
+          "DEFAULT_INTERVAL", [](const py::object&) { return Seconds(RateLimitedLog::kDefaultInterval).count(); },
+          "Seconds of an interval, by default.")
       .def(
           "admit",
           [](RateLimitedLog& limit, const std::string& kind, double now) {

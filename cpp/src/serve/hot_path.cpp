@@ -158,29 +158,26 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const std::string& peer = peers.front();  // a lone controller
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
-  // Reads of other peers waiting for their share, in arrival order; `credit`
-  // of them may be answered before the controller's next request, and once
-  // it is used, one more when `reader_due` passes without that request.
+  // Reads of other peers waiting for their turn, in arrival order, which `share` gives them.
   std::deque<Request> readers;
-  std::uint64_t credit = config_.reader_share;
-  Clock::time_point reader_due{};
+  ReaderShare share(config_.reader_share, config_.reader_patience);
   // Reads the caller answers: it publishes them (with a publisher) or logs them (traced) as every other request.
   const bool reads_to_caller = publisher_ != nullptr || config_.trace;
-  const auto controller_served = [&] { credit = config_.reader_share; };
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
     if (rounds ? !controller : from != peer) {
       // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
-      if (reads_to_caller || !readers.empty() || credit == 0 || !is_sensor_request(payload)) return std::nullopt;
-      --credit;
-      reader_due = Clock::now() + config_.reader_patience;
+      if (reads_to_caller || !readers.empty() || !share.has_share() || !is_sensor_request(payload)) {
+        return std::nullopt;
+      }
+      share.served(Clock::now());
       ++outcome.reads;
       return state_frame();
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
       if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
-      controller_served();
+      share.controller_served();
       ++outcome.reads;
       return state_frame();
     }
@@ -228,7 +225,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       exchange.step = steps_before + outcome.steps;
       exchange.time = outcome.simulated_time.value_or(0.0);
     }
-    controller_served();
+    share.controller_served();
     return frame;
   };
   // Several controllers: steps the round once every controller's Control waits, and answers them all; false when
@@ -281,7 +278,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       rounds->attach(std::move(*offered.request));
       holding.reset();
       ++outcome.controls;
-      controller_served();
+      share.controller_served();
       if (!step_round()) return false;
       return outcome.first_clamped.empty() && !config_.trace;
     }
@@ -290,7 +287,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
                                         : offered.request->peer() == peer;
       // A read asking for images is the caller's too: queued here, it would be answered without them.
       if (!reads_to_caller && !of_controller && is_sensor_request(offered.request->frame())) {
-        if (readers.empty() && credit == 0) reader_due = Clock::now() + config_.reader_patience;
+        if (readers.empty()) share.first_waits(Clock::now());
         readers.push_back(std::move(*offered.request));
         return true;
       }
@@ -344,19 +341,18 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
     if (now >= deadline) break;
-    if (!readers.empty() && (credit > 0 || now >= reader_due)) {
+    if (!readers.empty() && share.may_serve(now)) {
       // The controller's request, if one came meanwhile, goes first.
       Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
       if (waiting.answered || waiting.request) {
         if (!take(std::move(waiting))) break;
         continue;
       }
-      if (credit > 0) --credit;
-      reader_due = now + config_.reader_patience;
+      share.served(now);
       answer_reader();
       continue;
     }
-    auto until = readers.empty() ? deadline : std::min(deadline, reader_due);
+    auto until = readers.empty() ? deadline : std::min(deadline, share.due());
     if (!pending_.empty()) until = std::min(until, publish_due_);
     const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = through_channel ? receive_either(left) : server.receive_offering(left, answer);

@@ -41,9 +41,9 @@ from coupler.transport.options import TransportOptions
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HWM = 1000  # messages queued per subscriber before it loses messages (ZeroMQ's default)
-LINGER = 1.0  # seconds close() gives queued messages to leave
-# Defined in C++ (coupler::PublisherLimits):
+# Defined in C++ (coupler::PublisherBinding, FramePublisher, PublisherLimits):
+DEFAULT_HWM: int = _native.FramePublisher.DEFAULT_HWM  # messages queued per subscriber before it loses messages
+LINGER: float = _native.FramePublisher.DEFAULT_LINGER  # seconds close() gives queued messages to leave
 MAX_CONNECTIONS: int = _native.FramePublisher.DEFAULT_MAX_CONNECTIONS  # subscribers at once; newer ones closed
 MAX_TOPICS: int = _native.FramePublisher.DEFAULT_MAX_TOPICS  # distinct topics subscribed over all subscribers
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from coupler import limits
+from coupler import _native, limits
 from coupler.serve.controller_sessions import DEFAULT_LEASE
 from coupler.serve.frame_observer import FrameObserver, observed
 from coupler.serve.free_run_loop import FreeRunLoop
@@ -29,7 +29,7 @@ from coupler.wire.peer_text import shown
 
 DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
 DEFAULT_SCENE = "arm"
-DEFAULT_PUBLISH_HWM = 1000  # ZeroMQ's own default
+DEFAULT_PUBLISH_HWM: int = _native.FramePublisher.DEFAULT_HWM  # ZeroMQ's own default, as C++ defines it
 
 log = logging.getLogger("coupler.serve")
 

@@ -1,20 +1,12 @@
 """Controllers first: the order a lockstep loop serves waiting requests in.
 
-ZeroMQ hands requests over in arrival order, so a controller's Control would
-wait behind every reader's SensorRequest that came before it: thirty readers
-polling the state took a controller from 4,000 to 300 steps/s. Instead,
-whatever waits is taken from the socket at each turn, and a request of a
-controller holding the simulation is served before anyone else's.
-
-The others (readers, newcomers) get a share: while a controller drives, at
-most `SHARE` of their requests are served after each of its requests; with
-that share used, the loop waits up to `PATIENCE` for the controller's next
-request before serving one more of theirs, so a controller that thinks
-between steps never stalls them. A reader's request waits behind at most one
-request of each controller and the others' before it; thirty readers then
-cost a controller stepping as fast as it can about as much server time as
-its own requests take, and their clients spend the rest waiting, not
-competing with it for the processor.
+Whose turn it is, a driving controller's or everyone else's (readers,
+newcomers), is the C++ `coupler._native.ReaderShare`'s rule, the one the
+native hot path follows (coupler/serve/reader_share.hpp says why): a
+controller's request goes first; the others get `SHARE` of theirs after each
+of its requests, then one more each `PATIENCE` without its next one. This
+module queues the requests the Python loop takes from the socket and asks
+that rule which to serve.
 """
 
 from __future__ import annotations
@@ -24,23 +16,24 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from coupler import _native
 from coupler.serve.responder import Responder
 
 # Requests of peers that do not drive, taken from the socket and waiting their turn; beyond this many, the
 # rest wait in ZeroMQ's queue (a peer that floods with requests without waiting for answers only waits longer).
 MAX_WAITING = 4096
 # Requests of others served after each request of a driving controller, before waiting for its next one.
-SHARE = 1
-# Seconds to wait for a driving controller's next request once the others' share is used: longer than a
-# controller's own round trip (~0.1-0.3 ms), far shorter than the 0.5 s a reader may wait.
-PATIENCE = 0.002
+SHARE: int = _native.ReaderShare.SHARE
+# Seconds the others wait for a driving controller's next request once their share is used.
+PATIENCE: float = _native.ReaderShare.PATIENCE
 
 
 class ControllerFirst:
-    """Hands out `responder`'s requests, those whose peer `drives` first, the others in arrival order.
+    """Hands out `responder`'s requests, those whose peer `drives` first, the others as `ReaderShare` lets them.
 
     `driving()` tells whether any controller holds the simulation: without
-    one, the others are served as fast as they come.
+    one, the others are served as fast as they come. Raises coupler.Error
+    unless `patience` is from 0 to 3600 seconds.
     """
 
     def __init__(self, responder: Responder, drives: Callable[[bytes], bool], driving: Callable[[], bool],
@@ -49,13 +42,11 @@ class ControllerFirst:
         self.responder = responder
         self.drives = drives
         self.driving = driving
-        self.share = share
-        self.patience = patience
         self.max_waiting = max_waiting
         self.clock = clock
+        self._share = _native.ReaderShare(share, patience)
         self._controllers: deque[Any] = deque()
         self._others: deque[Any] = deque()
-        self._credit = share  # of the others, until a controller's next request
 
     def next(self, timeout: float) -> Any | None:
         """The request to serve now, waiting up to `timeout` seconds for one; None when none came."""
@@ -64,9 +55,9 @@ class ControllerFirst:
             if request is None:
                 return None
             if self.drives(request.peer):
-                self._credit = self.share  # a lone controller's round trip pays one lookup
+                self._share.controller_served()  # a lone controller's round trip pays one lookup
                 return request
-            self._others.append(request)
+            self._wait(request)
         request = self.take()
         if request is not None:
             return request
@@ -83,18 +74,25 @@ class ControllerFirst:
         last one handed out here, which renews the others' share.
         """
         if after_controller:
-            self._credit = self.share
-        (self._controllers if self.drives(request.peer) else self._others).appendleft(request)
+            self._share.controller_served()
+        if self.drives(request.peer):
+            self._controllers.appendleft(request)
+            return
+        if not self._others:
+            self._share.first_waits(self.clock())
+        self._others.appendleft(request)
 
     def take(self) -> Any | None:
-        """A controller's request, or one of the others' while their share lasts; None otherwise. Never blocks."""
+        """A controller's request, or one of the others' if their turn has come; None otherwise. Never blocks."""
         self._gather()
         if self._controllers:
-            self._credit = self.share
+            self._share.controller_served()
             return self._controllers.popleft()
-        if self._others and (self._credit > 0 or not self.driving()):
-            self._credit -= 1
-            return self._others.popleft()
+        if self._others:
+            now = self.clock()
+            if not self.driving() or self._share.may_serve(now):
+                self._share.served(now)
+                return self._others.popleft()
         return None
 
     def take_any(self) -> Any | None:
@@ -105,24 +103,33 @@ class ControllerFirst:
         return self._others.popleft() if self._others else None
 
     def _wait_for_controller(self) -> Any:
-        """With the others' share used: the controller's next request if it comes within `patience`, else theirs."""
-        deadline = self.clock() + self.patience
+        """With the others' share used: the controller's next request if it comes before theirs is due, else theirs."""
         while len(self._others) < self.max_waiting:
-            left = deadline - self.clock()
+            left = self._share.due - self.clock()
             if left <= 0:
                 break
             request = self.responder.receive(left)
             if request is None:
                 break
             if self.drives(request.peer):
-                self._credit = self.share
+                self._share.controller_served()
                 return request
             self._others.append(request)
+        self._share.served(self.clock())
         return self._others.popleft()
+
+    def _wait(self, request: Any) -> None:
+        """Queue one of the others' requests behind those already waiting."""
+        if not self._others:
+            self._share.first_waits(self.clock())
+        self._others.append(request)
 
     def _gather(self) -> None:
         while len(self._others) < self.max_waiting:
             request = self.responder.try_receive()
             if request is None:
                 return
-            (self._controllers if self.drives(request.peer) else self._others).append(request)
+            if self.drives(request.peer):
+                self._controllers.append(request)
+            else:
+                self._wait(request)

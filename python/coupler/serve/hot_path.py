@@ -6,9 +6,10 @@ stepped, read and answered by `coupler._native.HotPath`, with the GIL
 released, through the very C++ objects the Python path uses (the layouts of
 `NativeResponder`, the simulation's scatter, gather and stepper), so both
 send the same bytes. SensorRequests, the controller's and everyone else's,
-are answered there too, in the order `coupler.serve.controller_first` gives
-(the controller's first, `SHARE` of the others' after each of its requests,
-one more after `PATIENCE` without one): thirty readers must not send every
+are answered there too, in the order the C++ `ReaderShare` gives, as for
+`coupler.serve.controller_first` (the controller's first, `SHARE` of the
+others' after each of its requests, one more after `PATIENCE` without one):
+thirty readers must not send every
 step back through Python. Everything else comes back to Python, which keeps
 the control plane: another peer's request to drive, another kind of request,
 a Control that does not match the handshake or asks for more than
@@ -48,7 +49,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
-from coupler.serve.controller_first import PATIENCE, SHARE
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
@@ -112,7 +112,7 @@ class HotPath:
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             max_steps=max_steps, largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
-            reader_share=SHARE, reader_patience=PATIENCE, trace=self.sim.trace)
+            trace=self.sim.trace)
         if publisher is not None:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl)

@@ -22,10 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coupler import _native
 from coupler.wire.messages import ErrorCode, ErrorMessage
 
-# A Control asking for more steps than this is stepped in chunks, serving others between them.
-LONG_CONTROL_STEPS = 100
+# A Control asking for more steps than this is stepped in chunks, serving others between them (and is not the
+# native hot path's: its limit, coupler::HotPathConfig::kDefaultMaxSteps).
+LONG_CONTROL_STEPS: int = _native.HotPath.DEFAULT_MAX_STEPS
 
 # Seconds of stepping per chunk: how long a reader, a newcomer or a stop waits at most behind a long Control.
 CHUNK_SECONDS = 0.02

@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 from coupler import _native
 
-DEFAULT_BURST = 10
-DEFAULT_INTERVAL = 60.0
+DEFAULT_BURST: int = _native.RateLimitedLog.DEFAULT_BURST
+DEFAULT_INTERVAL: float = _native.RateLimitedLog.DEFAULT_INTERVAL  # seconds
 
 
 class RateLimitedLog:

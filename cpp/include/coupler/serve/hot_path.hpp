@@ -6,9 +6,10 @@
 // their ControlRounds), each Control of a controller for robots it drives
 // is applied and waits there, and once the round is due the simulation
 // steps and every waiting Control is answered with the same state. SensorRequests (reads, which change
-// nothing) are answered here too, the controller's first: the others get
-// `reader_share` reads after each request of the controller, then wait up to
-// `reader_patience` for its next one before one more is served. Everything
+// nothing) are answered here too, the controller's first, as ReaderShare
+// says (reader_share.hpp): the others get `reader_share` reads after each
+// request of the controller, then wait up to `reader_patience` for its next
+// one before one more is served. Everything
 // else (another request of another peer, a Control that does not match, a
 // long one, one claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.
@@ -28,6 +29,7 @@
 #include <coupler/serve/free_run_states.hpp>
 #include <coupler/transport/frame_publisher.hpp>
 #include <coupler/serve/mujoco_state.hpp>
+#include <coupler/serve/reader_share.hpp>
 #include <coupler/serve/sensor_gather.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 #include <coupler/transport/server.hpp>
@@ -42,7 +44,8 @@ class ControlFrameReader;
 
 struct HotPathConfig {
   // Controls asking for more steps than this go back to the caller, which
-  // may split a long Control (coupler.serve passes its own limit in).
+  // may split a long Control (coupler.serve.long_control's LONG_CONTROL_STEPS
+  // reads this; coupler.serve passes a smaller limit when paced).
   static constexpr std::uint64_t kDefaultMaxSteps = 100;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
@@ -53,11 +56,11 @@ struct HotPathConfig {
   // Return after answering a Control that stepped the simulation to this
   // time (seconds) or later.
   double stop_after = std::numeric_limits<double>::infinity();
-  // Reads of other peers answered after each request of the controller (coupler.serve.controller_first.SHARE).
-  std::uint64_t reader_share = 1;
+  // Reads of other peers answered after each request of the controller.
+  std::uint64_t reader_share = ReaderShare::kShare;
   // How long reads of others wait for the controller's next request once their share is used, before one more
-  // is answered (coupler.serve.controller_first.PATIENCE).
-  std::chrono::microseconds reader_patience{2000};
+  // is answered.
+  std::chrono::microseconds reader_patience = ReaderShare::kPatience;
   // Every exchange is to be logged (coupler serve --trace): run() returns
   // after each Control it answers, with its frames in the outcome, and hands
   // every other request back, so that the caller logs each as it serves it.

@@ -88,12 +88,14 @@ class FramePublisher {
   static constexpr std::string_view kEndTopic = "/coupler/end";
   // How often what peers send is read, at the least.
   static constexpr std::chrono::milliseconds kPeersReadEvery{10};
+  // How long close() gives queued messages to leave, by default.
+  static constexpr std::chrono::milliseconds kDefaultLinger{1000};
 
   // `scene`: the parts of the scene message after its topic (JSON metadata,
   // then name, media type and data of each attachment). `linger`: how long
   // close() gives queued messages to leave.
   explicit FramePublisher(std::vector<std::string> scene,
-                          std::chrono::milliseconds linger = std::chrono::milliseconds(1000),
+                          std::chrono::milliseconds linger = kDefaultLinger,
                           PublisherLimits limits = {});
   ~FramePublisher();
   FramePublisher(const FramePublisher&) = delete;

@@ -21,8 +21,11 @@ class RateLimitedLog {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
 
+  static constexpr std::size_t kDefaultBurst = 10;
+  static constexpr std::chrono::seconds kDefaultInterval{60};
+
   // Throws coupler::Error unless burst >= 1 and interval > 0.
-  explicit RateLimitedLog(std::size_t burst = 10, Seconds interval = std::chrono::seconds(60));
+  explicit RateLimitedLog(std::size_t burst = kDefaultBurst, Seconds interval = kDefaultInterval);
 
   // Whether a line of `kind` is written at `now`, counting it either way: nothing when it is left
   // out, else how many lines of its kind were left out before it (when more than 0, write
