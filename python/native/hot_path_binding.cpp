@@ -168,8 +168,16 @@ void bind_hot_path(py::module_& module) {
       .def(py::init<py::object, py::object, const py::dict&, bool, Counters, std::size_t, std::size_t, bool>(),
            py::arg("model"), py::arg("data"), py::arg("functions"), py::arg("split_step"), py::arg("warnings"),
            py::arg("bad_qpos"), py::arg("bad_qvel"), py::arg("resume_rk4") = false)
-      .def("step", [](MujocoStepperOf& s, std::uint64_t steps) { s.get().step(steps); }, py::arg("steps"))
-      .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, "mj_forward, unless the state is settled.")
+      .def("step", [](MujocoStepperOf& s, std::uint64_t steps) { s.get().step(steps); }, py::arg("steps"),
+           py::call_guard<py::gil_scoped_release>(),
+           "Take `steps` steps (after an mj_forward of this state the first runs only mj_step2, or the rest of an "
+           "RK4 step), bit for bit as mj_step would.")
+      .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, py::call_guard<py::gil_scoped_release>(),
+           "mj_forward, unless the state is settled.")
+      .def("assume", [](MujocoStepperOf& s, bool settled, bool forwarded) { s.get().assume(settled, forwarded); },
+           py::arg("settled"), py::arg("forwarded"),
+           "The state is as its owner left it: `settled`, the readings belong to it; `forwarded`, its position and "
+           "velocity stages are computed (settled implies forwarded).")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
 
   py::class_<FreeRunStates>(module, "FreeRunStates",

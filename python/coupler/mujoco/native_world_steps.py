@@ -1,8 +1,8 @@
 """The worlds of a batch stepped in C++ (`_native.WorldSteps`): one call per Control, on persistent threads.
 
-Each world is stepped through the parts its `MujocoSimulation` gives the
-native hot path (its control scatter, sensor gather and MuJoCo stepper), so
-a world steps exactly as it does alone; the threads run without the GIL.
+Each world is stepped through its `MujocoSimulation`'s own C++ parts (its
+control scatter, sensor gather and MuJoCo stepper), so a world steps exactly
+as it does alone; the threads run without the GIL.
 After its steps a world runs only the stages of mj_forward its readings
 need (`coupler.mujoco.readings_stages`): all of the position and velocity
 stages where its next step can start past them.
@@ -20,18 +20,14 @@ from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
 
 
-def native_world_steps(worlds: list[MujocoSimulation], data: list[WorldData],
-                       threads: int) -> _native.WorldSteps | None:
-    """`worlds` (and their `data`, one per world or none) stepped on `threads` threads; None when a world cannot be
-    stepped in C++ (a mocap body, or MuJoCo's library out of reach)."""
-    parts = [world.hot_path_parts() for world in worlds]
+def native_world_steps(worlds: list[MujocoSimulation], data: list[WorldData], threads: int) -> _native.WorldSteps:
+    """`worlds` (and their `data`, one per world or none) stepped on `threads` threads."""
+    parts = [world.native_parts() for world in worlds]
     functions = mujoco_functions()
-    if functions is None or any(p is None for p in parts):
-        return None
     after_step = functions["mj_rnePostConstraint"] if data and data[0].post_constraint else 0
     stages, forward = settling(worlds[0])
-    return _native.WorldSteps([p.stepper for p in parts], [p.scatter for p in parts],  # type: ignore[union-attr]
-                              [p.gather for p in parts], [d.gather for d in data],  # type: ignore[union-attr]
+    return _native.WorldSteps([p.stepper for p in parts], [p.scatter for p in parts],
+                              [p.gather for p in parts], [d.gather for d in data],
                               len(worlds[0].flat.controls.objects), data[0].width if data else 0, threads, after_step,
                               None if stages is None else [functions[name] for name in stages], forward)
 

@@ -13,14 +13,16 @@ import ctypes
 import logging
 
 from coupler.mujoco.native_stepper import mujoco_library
+from coupler.wire.errors import Error
 
 log = logging.getLogger(__name__)
 
 
 def _timer_callback() -> ctypes.c_void_p | None:
-    library = mujoco_library()
-    if library is None:
-        return None
+    try:
+        library = mujoco_library()
+    except Error:
+        return None  # then no MuJoCo scene is served, and none is timed
     try:
         return ctypes.c_void_p.in_dll(library, "mjcb_time")
     except ValueError:

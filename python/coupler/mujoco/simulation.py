@@ -15,6 +15,11 @@ never changes a trajectory. What it computes for the state does serve the
 next step, though: a step after it runs only `mj_step2` (the stages that the
 controls act on, and the integration), bit for bit what `mj_step` computes,
 so reading the state after each step costs almost nothing extra.
+
+The scene is stepped and settled only through its C++ stepper
+(`coupler.mujoco.native_stepper`), the very object the native hot path and
+batched worlds step it with, told each time how far this simulation has
+computed the state.
 """
 
 from __future__ import annotations
@@ -70,9 +75,6 @@ def _compile(path: Path) -> mujoco.MjModel:
 # MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
 _MAX_CONTROL = float(mujoco.mjMAXVAL)
 
-_BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
-_BAD_QVEL = int(mujoco.mjtWarning.mjWARN_BADQVEL)
-
 
 class MujocoSimulation(MessagesFromArrays):
     """Serves a MuJoCo model: the scene of an MJCF file, or a compiled `mujoco.MjModel`.
@@ -124,9 +126,7 @@ class MujocoSimulation(MessagesFromArrays):
         # Kept a little below the smallest limit, which is itself rounded.
         limits = self._ranges.value_limits()
         self._safe_value = float(limits.min()) * (1.0 - 1e-9) if limits.size else np.inf
-        # mj_step2 integrates as mj_step does for every integrator but RK4.
-        self._split_step = self.model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
-        self._warnings = self.data.warning.number  # a view: MuJoCo counts each kind of warning there
+        self._stepper = mujoco_stepper(self.model, self.data)
         self.clamped_values = 0
         self._warned_clamped: set[int] = set()
         self._fresh = False
@@ -192,29 +192,24 @@ class MujocoSimulation(MessagesFromArrays):
                             control, obj, low, high)
 
     def step(self, steps: int = 1) -> None:
-        m, d = self.model, self.data
-        if self._forwarded and self._split_step:
-            # mj_forward has computed the position and velocity stages of this state, and a change of
-            # controls does not touch them: mj_step2 takes it from there, bit for bit as mj_step would.
-            # Unless the checks mj_step starts with reset a bad state: then mj_step redoes it all.
-            w = self._warnings
-            bad = w[_BAD_QPOS] + w[_BAD_QVEL]
-            mujoco.mj_checkPos(m, d)
-            mujoco.mj_checkVel(m, d)
-            if w[_BAD_QPOS] + w[_BAD_QVEL] == bad:
-                mujoco.mj_step2(m, d)
-                steps -= 1
-        if steps > 0:
-            mujoco.mj_step(m, d, nstep=steps)
+        # A state mj_forward computed the position and velocity stages of (a change of controls does not touch
+        # them) is stepped on from there, bit for bit as mj_step would.
+        self._stepper.assume(False, self._forwarded)
+        self._stepper.step(steps)
         self._fresh = False
         self._forwarded = False
+
+    def _settle(self) -> None:
+        """mj_forward of the current state, through the stepper (it reads none of what it wrote before)."""
+        self._stepper.assume(False, False)
+        self._stepper.settle()
+        self._fresh = True
+        self._forwarded = True
 
     def reset(self, keyframe: int | None = None) -> None:
         """Restore `keyframe` (an index the model has), or without one the start keyframe or state."""
         self._restore(keyframe)
-        mujoco.mj_forward(self.model, self.data)
-        self._fresh = True
-        self._forwarded = True
+        self._settle()
 
     def _restore(self, keyframe: int | None) -> None:
         """`reset`'s state, before the mj_forward that settles it."""
@@ -249,18 +244,13 @@ class MujocoSimulation(MessagesFromArrays):
             self.data.qpos[:] = qpos
         if qvel:
             self.data.qvel[:] = qvel
-        mujoco.mj_forward(m, self.data)
-        self._fresh = True
-        self._forwarded = True
+        self._settle()
 
     def sensor_values(self, out: np.ndarray) -> float:
-        d = self.data
         if not self._fresh:
-            mujoco.mj_forward(self.model, d)
-            self._fresh = True
-            self._forwarded = True
+            self._settle()
         self._gather.gather(out)
-        return float(d.time)
+        return float(self.data.time)
 
     # The native hot path (coupler.serve.hot_path) steps this simulation in C++, on the same mjData.
     @property
@@ -270,10 +260,12 @@ class MujocoSimulation(MessagesFromArrays):
     def hot_path_parts(self) -> HotPathParts | None:
         if self.mocap:
             return None  # the C++ scatter writes mjData.ctrl only: a mocap body's pose is written here
-        stepper = mujoco_stepper(self.model, self.data, self._split_step)
-        if stepper is None:
-            return None
-        return HotPathParts(self._scatter, self._gather, stepper, self._safe_value)
+        return self.native_parts()
+
+    def native_parts(self) -> HotPathParts:
+        """The C++ scatter, gather and stepper of this scene (the scatter takes the values of `mjData.ctrl` only:
+        with a mocap body, those its ranges list as `scattered`)."""
+        return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value)
 
     @property
     def forwarded(self) -> bool:

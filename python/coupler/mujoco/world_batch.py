@@ -6,8 +6,8 @@ does: N worlds given the same controls follow the trajectories of N single
 servers, bit for bit. The worlds of a Control are scattered, stepped and read
 in C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
 persistent threads (one contiguous share each) without the GIL; resets stay
-in Python. Where C++ cannot step them (a mocap body, MuJoCo's library out of
-reach), Python threads call MuJoCo per world.
+in Python, and so does writing the poses of mocap bodies, which the C++
+scatter does not write.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import mujoco
 import numpy as np
@@ -68,19 +67,16 @@ class WorldBatch:
         self._limits = self._ranges.value_limits()
         self._every_object = np.ones(len(controls.objects), dtype=bool)
         self._every_event = np.ones(controls.events_on.size, dtype=bool)
-        share = math.ceil(count / threads)
-        self._shares = [range(start, min(start + share, count)) for start in range(0, count, share)]
-        self._native = native_world_steps(self.worlds, self._data, len(self._shares))
+        # As many threads as contiguous shares of at most ceil(count / threads) worlds.
+        self._native = native_world_steps(self.worlds, self._data, math.ceil(count / math.ceil(count / threads)))
         # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
         # readings need: the next step starts afresh).
         _, self._forwarded = settling(first)
         # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0 and the
         # worlds reset since.
         self._left_by_native = False
-        self._pool = (ThreadPoolExecutor(len(self._shares), thread_name_prefix="worlds")
-                      if len(self._shares) > 1 and self._native is None else None)
         # The last start's rows, which the native steps scatter (zeros for a Control that steps no world).
-        self._values = np.zeros((count, self._value_count))
+        self._values = self._scattered(np.zeros((count, self._value_count)))
         self._events = np.zeros((count, controls.events_on.size), dtype=np.uint8)
         self._sensors = np.zeros((count, self.sensor_width))
         self._times = np.zeros(count)
@@ -111,7 +107,7 @@ class WorldBatch:
     @property
     def threads(self) -> int:
         """How many threads step the worlds (at most one per world)."""
-        return self._native.threads if self._native is not None else len(self._shares)
+        return self._native.threads
 
     @property
     def clamped_values(self) -> int:
@@ -155,18 +151,31 @@ class WorldBatch:
                 for i in range(self.count):
                     if i not in resets:
                         mocap.check(values[i], self._every_object, f" in world {i}")
-        if stepping and self._native is not None:
-            self._values = np.ascontiguousarray(values, dtype=np.float64)
-            self._events = np.ascontiguousarray(events, dtype=np.uint8)
+        if stepping:
             self._clamps_counted = False
-        elif stepping:
-            for i, world in enumerate(self.worlds):
-                if i not in resets:
-                    world.apply_values(values[i], self._every_object, self._every_event, events[i])
+            if mocap:
+                self._apply_with_mocap(values, events, resets)
+            self._values = np.ascontiguousarray(self._scattered(values), dtype=np.float64)
+            self._events = np.ascontiguousarray(events, dtype=np.uint8)
         self._resets = resets  # reset by the next advance
         self._reset_worlds = frozenset(resets)  # not stepped by this Control
         self._stepped = stepping
         return max(control.steps, 1) if stepping else 0
+
+    def _scattered(self, values: np.ndarray) -> np.ndarray:
+        """The columns of `values` the C++ scatter takes: all but the mocap bodies' poses."""
+        scattered = self._ranges.scattered
+        return values if scattered is None else values[:, scattered]
+
+    def _apply_with_mocap(self, values: np.ndarray, events: np.ndarray,
+                          resets: dict[int, tuple[list[float], list[float]]]) -> None:
+        """Apply every stepped world's values as a single scene does, mocap poses included (which the C++ scatter
+        does not write; it writes the same controls again, whose clamps are counted here)."""
+        for i, world in enumerate(self.worlds):
+            if i not in resets:
+                world.apply_values(values[i], self._every_object, self._every_event, events[i])
+        self._clamps_counted = True
+        self._left_by_native = False  # a moved mocap body's position stage is to be computed again: read each world
 
     def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
         """Reset the worlds the last `start` resets (the first call after it), step the others `steps` times, and
@@ -176,37 +185,8 @@ class WorldBatch:
         in the state one call would have left, bit for bit.
         """
         resets, self._resets = self._resets, {}
-        reset_worlds = self._reset_worlds
         stepping = self._stepped and steps > 0
-        if self._native is not None:
-            self._advance_native(resets, stepping, steps, sensors_out, times_out)
-            return
-
-        def run_share(share: range) -> None:
-            for i in share:
-                world = self.worlds[i]
-                state = resets.get(i)
-                if state is not None:
-                    world.reset_to(*state)
-                    if self._data:
-                        self._data[i].read(self.world_data[i])
-                elif stepping and i not in reset_worlds:
-                    world.step(steps)
-                    if self._data:
-                        self._data[i].after_step()
-                        self._data[i].read(self.world_data[i])
-                if sensors_out is not None and times_out is not None:
-                    times_out[i] = world.sensor_values(sensors_out[i])
-
-        if self._pool is None:
-            run_share(self._shares[0])
-        else:
-            for done in [self._pool.submit(run_share, share) for share in self._shares]:
-                done.result()
-
-    def _advance_native(self, resets: dict[int, tuple[list[float], list[float]]], stepping: bool, steps: int,
-                        sensors_out: np.ndarray | None, times_out: np.ndarray | None) -> None:
-        """`advance` in C++: the resets here, then one call that steps every other world and reads them all."""
+        # The resets here, then one call in C++ that steps every other world and reads them all.
         for i, state in resets.items():
             self.worlds[i].reset_to(*state)
             if self._data:
@@ -224,8 +204,8 @@ class WorldBatch:
         times = times_out if times_out is not None else self._times
         self._left_by_native = False
         try:
-            outside = self._native.run(self._values, self._events, step, settled, forwarded,  # type: ignore[union-attr]
-                                       steps, sensors, times, self.world_data)
+            outside = self._native.run(self._values, self._events, step, settled, forwarded, steps, sensors, times,
+                                       self.world_data)
         except BaseException:
             for world in self.worlds:
                 world.hot_path_served(0, [], True)
@@ -247,10 +227,6 @@ class WorldBatch:
         return [self.worlds[k].data for k in worlds]
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
-        if self._native is not None:
-            # Its threads are joined as it goes; the worlds step on this thread from now on.
-            self._native = None
-            self._shares = [range(self.count)]
+        """Stop the stepping threads: the worlds step on the calling thread from now on."""
+        if self._native.threads > 1:
+            self._native = native_world_steps(self.worlds, self._data, 1)  # the old one joins its threads as it goes

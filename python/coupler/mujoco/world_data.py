@@ -44,12 +44,8 @@ class WorldData:
         for array in arrays:
             self.gather.add_copies(array, list(range(place, place + array.size)), list(range(array.size)))
             place += array.size
+        # mj_step leaves these uncomputed: the batch runs mj_rnePostConstraint after the step (as Gymnasium does).
         self.post_constraint = bool(POST_CONSTRAINT & set(names))
-
-    def after_step(self) -> None:
-        """Compute what mj_step leaves uncomputed and the arrays need (as Gymnasium's environments do)."""
-        if self.post_constraint:
-            mujoco.mj_rnePostConstraint(self.model, self.data)
 
     def read(self, out: np.ndarray) -> None:
         """Copy the arrays into `out` (`width` numbers)."""

@@ -85,7 +85,7 @@ class HotPathSimulation(Protocol):
         ...
 
     def hot_path_parts(self) -> HotPathParts | None:
-        """None when this simulation cannot be stepped from C++ here (its library is out of reach)."""
+        """None when C++ cannot serve this simulation's Controls (a MuJoCo scene with a mocap body)."""
         ...
 
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:

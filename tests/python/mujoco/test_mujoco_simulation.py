@@ -121,11 +121,10 @@ def test_reading_sensors_does_not_change_the_trajectory() -> None:
 
 @pytest.mark.parametrize("integrator", list(mujoco.mjtIntegrator.__members__.values()), ids=lambda i: i.name)
 def test_stepping_while_reading_sensors_matches_plain_mj_step_bit_for_bit(integrator: mujoco.mjtIntegrator) -> None:
-    sim = _scene("arm")
-    sim.model.opt.integrator = integrator
-    sim._split_step = integrator != mujoco.mjtIntegrator.mjINT_RK4  # as the constructor decides for a scene
-    sim.reset()
-    model, data = sim.model, mujoco.MjData(sim.model)
+    model = mujoco.MjModel.from_xml_path(str(SCENES_DIR / "arm.xml"))
+    model.opt.integrator = integrator
+    sim = MujocoSimulation(model)
+    data = mujoco.MjData(model)
     mujoco.mj_resetDataKeyframe(model, data, 0)
     rng = np.random.default_rng(7)
     readings = sim.flat.sensors.values
@@ -145,16 +144,15 @@ def test_a_state_reset_by_the_instability_check_is_stepped_from_scratch(
     arm: MujocoSimulation, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # MuJoCo logs the warning to a file in the working directory
-    reference = _scene("arm")
-    for sim in (arm, reference):
-        sim.sensors()
-        sim.data.qvel[0] = 1e20  # past MuJoCo's limit: the step's check resets the state
-    reference._split_step = False  # plain mj_step
+    arm.sensors()
+    arm.data.qvel[0] = 1e20  # past MuJoCo's limit: the step's check resets the state
+    reference = mujoco.MjData(arm.model)
+    mujoco.mj_copyData(reference, arm.model, arm.data)
     arm.step()
-    reference.step()
+    mujoco.mj_step(arm.model, reference)
     assert arm.data.warning[mujoco.mjtWarning.mjWARN_BADQVEL].number == 1
-    assert np.array_equal(arm.data.qpos, reference.data.qpos)
-    assert np.array_equal(arm.data.qvel, reference.data.qvel)
+    assert np.array_equal(arm.data.qpos, reference.qpos)
+    assert np.array_equal(arm.data.qvel, reference.qvel)
 
 
 def test_user_supplied_mjcf_path_is_served(tmp_path: Path) -> None:

@@ -245,3 +245,43 @@ def test_a_reading_of_an_array_no_early_stage_computes_takes_all_of_mj_forward()
     assert readings_stages(frozenset({"qpos", "xquat"})) == ("mj_fwdPosition",)
     assert readings_stages(frozenset({"qvel", "cvel", "xpos"})) == ("mj_fwdPosition", "mj_fwdVelocity")
     assert readings_stages(frozenset({"qpos", "sensordata", "xpos"})) is None
+
+
+# A mocap body pulling a pendulum through a weld, and a motor at its hinge.
+_MOCAP_PENDULUM = """
+<mujoco>
+  <worldbody>
+    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
+    <body name="pendulum" pos="0 0 0.5">
+      <joint name="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <equality><weld body1="target" body2="pendulum" solref="0.05 1"/></equality>
+  <actuator><motor name="hinge" joint="hinge"/></actuator>
+</mujoco>
+"""
+
+
+def test_worlds_with_a_mocap_body_step_as_single_scenes_from_a_first_control_that_only_resets():
+    batch = WorldBatch(MujocoSimulation.from_xml_string(_MOCAP_PENDULUM), 3, threads=2)
+    singles = [MujocoSimulation.from_xml_string(_MOCAP_PENDULUM) for _ in range(3)]
+    sensors, times = _outputs(batch)
+    every_object = np.ones(len(batch.first.flat.controls.objects), dtype=bool)
+    rng = np.random.default_rng(5)
+    try:
+        batch.run(WorldControl(worlds=3, controls=np.zeros(0), steps=0, resets=np.array([1], dtype=np.int64),
+                               qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+        for _ in range(4):
+            rows = rng.uniform(-1.0, 1.0, size=(3, batch.control_width))
+            batch.run(WorldControl(worlds=3, controls=rows.ravel(), steps=3, resets=np.zeros(0, dtype=np.int64),
+                                   qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+            for single, world, row, read in zip(singles, batch.worlds, rows, sensors):
+                single.apply_values(row, every_object, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
+                single.step(3)
+                expected = np.zeros_like(read)
+                single.sensor_values(expected)
+                np.testing.assert_array_equal(read, expected)
+                np.testing.assert_array_equal(world.data.mocap_quat, single.data.mocap_quat)
+    finally:
+        batch.close()
