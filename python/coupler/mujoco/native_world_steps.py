@@ -23,7 +23,7 @@ from coupler.mujoco.world_data import WorldData
 def native_world_steps(worlds: list[MujocoSimulation], data: list[WorldData],
                        threads: int) -> _native.WorldSteps | None:
     """`worlds` (and their `data`, one per world or none) stepped on `threads` threads; None when a world cannot be
-    stepped in C++ (a mocap body, or MuJoCo's library out of reach)."""
+    stepped in C++ (MuJoCo's library out of reach)."""
     parts = [world.hot_path_parts() for world in worlds]
     functions = mujoco_functions()
     if functions is None or any(p is None for p in parts):

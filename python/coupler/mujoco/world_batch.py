@@ -6,8 +6,8 @@ does: N worlds given the same controls follow the trajectories of N single
 servers, bit for bit. The worlds of a Control are scattered, stepped and read
 in C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
 persistent threads (one contiguous share each) without the GIL; resets stay
-in Python. Where C++ cannot step them (a mocap body, MuJoCo's library out of
-reach), Python threads call MuJoCo per world.
+in Python. Where C++ cannot step them (MuJoCo's library out of reach),
+Python threads call MuJoCo per world.
 """
 
 from __future__ import annotations
@@ -149,12 +149,11 @@ class WorldBatch:
             rows = control.controls.reshape(self.count, self.control_width)
             values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
             self._check_values(values)
-            mocap = self.first.mocap
-            if mocap:
-                # Checked for every world before any world changes, as _check_values does.
+            if self.first.moves_mocap:
+                # A zero quaternion, checked for every world before any world changes, as _check_values does.
                 for i in range(self.count):
                     if i not in resets:
-                        mocap.check(values[i], self._every_object, f" in world {i}")
+                        self.first.check_values(values[i], self._every_object, f" in world {i}")
         if stepping and self._native is not None:
             self._values = np.ascontiguousarray(values, dtype=np.float64)
             self._events = np.ascontiguousarray(events, dtype=np.uint8)
@@ -240,7 +239,7 @@ class WorldBatch:
             for world, index in outside:
                 by_world.setdefault(world, []).append(index)
             for world, indices in by_world.items():
-                self.worlds[world].hot_path_served(len(indices), indices, False)
+                self.worlds[world].count_clamped(indices, self._values[world])
 
     def states(self, worlds: Sequence[int]) -> list[mujoco.MjData]:
         """The states of `worlds` (by index) to render: their own mjData, to be read while nothing steps them."""
