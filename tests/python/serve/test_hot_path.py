@@ -127,10 +127,41 @@ EXTRAS: list[Callable[[bytes], bytes]] = [
 ]
 
 
-@pytest.mark.parametrize("scene", ["static", "arm"])
+# A two-link arm whose hand a mocap body pulls along through a weld, and a motor on the wrist.
+MOCAP_ARM = """
+<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
+    <body name="arm" pos="0 0 0.5">
+      <joint name="shoulder" axis="0 1 0" damping="0.5"/>
+      <joint name="twist" axis="1 0 0" damping="0.5"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body name="hand" pos="0.3 0 0">
+        <joint name="wrist" axis="0 1 0" damping="0.5"/>
+        <geom size="0.04"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality><weld body1="target" body2="hand" solref="0.05 1"/></equality>
+  <actuator><motor name="wrist" joint="wrist" ctrlrange="-1 1"/></actuator>
+</mujoco>
+"""
+
+
+def _mocap_control(pose: list[float], wrist: float) -> ControlMessage:
+    return ControlMessage(objects={"target": ObjectControl(pose), "arm": ObjectControl([wrist])})
+
+
+def scene_named(name: str) -> Simulation:
+    """A built-in scene, or "mocap": MOCAP_ARM."""
+    return MujocoSimulation.from_xml_string(MOCAP_ARM) if name == "mocap" else load_scene(name, None)
+
+
+@pytest.mark.parametrize("scene", ["static", "arm", "mocap"])
 def test_the_hot_path_answers_random_controls_with_the_bytes_and_counts_of_the_python_path(scene, make_address):
-    with Served(load_scene(scene, None), make_address("ipc"), hot_path=True) as hot, \
-            Served(load_scene(scene, None), make_address("ipc"), hot_path=False) as plain, \
+    with Served(scene_named(scene), make_address("ipc"), hot_path=True) as hot, \
+            Served(scene_named(scene), make_address("ipc"), hot_path=False) as plain, \
             req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
         hello = encode(HandshakeInitMessage())
         assert ask(to_hot, hello) == ask(to_plain, hello)
@@ -376,32 +407,6 @@ def test_sigterm_while_the_hot_path_serves_answers_the_control_in_hand_and_exits
     received = next(line for line in out.splitlines() if line.startswith("controls received:"))
     # Every Control the server took was answered: none was left in hand.
     assert int(received.split(":")[1]) == answered[0]
-
-
-# A two-link arm whose hand a mocap body pulls along through a weld, and a motor on the wrist.
-MOCAP_ARM = """
-<mujoco>
-  <option timestep="0.005"/>
-  <worldbody>
-    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
-    <body name="arm" pos="0 0 0.5">
-      <joint name="shoulder" axis="0 1 0" damping="0.5"/>
-      <joint name="twist" axis="1 0 0" damping="0.5"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
-      <body name="hand" pos="0.3 0 0">
-        <joint name="wrist" axis="0 1 0" damping="0.5"/>
-        <geom size="0.04"/>
-      </body>
-    </body>
-  </worldbody>
-  <equality><weld body1="target" body2="hand" solref="0.05 1"/></equality>
-  <actuator><motor name="wrist" joint="wrist" ctrlrange="-1 1"/></actuator>
-</mujoco>
-"""
-
-
-def _mocap_control(pose: list[float], wrist: float) -> ControlMessage:
-    return ControlMessage(objects={"target": ObjectControl(pose), "arm": ObjectControl([wrist])})
 
 
 def test_a_mocap_scenes_controls_are_answered_by_the_hot_path_as_mj_step_after_setting_the_pose(make_address):
