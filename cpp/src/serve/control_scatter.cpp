@@ -83,7 +83,8 @@ void ControlScatter::check(const double* values, const std::uint8_t* values_set,
     if (values_set[pose.object] && zero_quaternion(values + pose.first + kQw)) {
       throw ProtocolError(ErrorCode::ControlMismatch,
                           "control does not match the handshake: the orientation (qw, qx, qy, qz) of mocap body '" +
-                              pose.name + "'" + where + " is zero, which is no rotation; (1, 0, 0, 0) keeps the world's");
+                              pose.name + "'" + where +
+                              " is zero, which is no rotation; (1, 0, 0, 0) keeps the world's");
     }
   }
 }

@@ -459,8 +459,8 @@ class _LayoutBuilder:
             description.controls.append(name)
             description.control_types.append(value_type)
             description.control_targets.append(layout.name)
-        # Not in mjData.ctrl (-1): the scatter writes them as a pose (coupler.mujoco.flat). The quaternion's range is told in the handshake,
-        # not clamped: a quaternion of another length is normalised.
+        # Not in mjData.ctrl (-1): the scatter writes them as a pose (coupler.mujoco.flat). The quaternion's range is
+        # told in the handshake, not clamped: a quaternion of another length is normalised.
         count = len(MOCAP_CONTROLS)
         layout.ctrl_adr = np.concatenate([layout.ctrl_adr, np.full(count, -1, dtype=np.intp)])
         layout.ctrl_scale = np.concatenate([layout.ctrl_scale, np.ones(count)])
