@@ -42,23 +42,18 @@ Array checked(const py::handle& object, std::size_t size, const char* what) {
   return array;
 }
 
-// The arrays a ControlScatter writes poses to (none without poses), kept alive as long as it is.
+// The arrays a ControlScatter writes poses to (empty ones for None), kept alive as long as it is.
 struct PoseArrays {
   PoseArrays(const py::handle& position, const py::handle& quaternion)
-      : position(position.is_none() ? Doubles() : checked<Doubles>(position, kAnySize, "the pose positions")),
-        quaternion(quaternion.is_none() ? Doubles() : checked<Doubles>(quaternion, kAnySize, "the pose quaternions")) {}
+      : position(optional(position, "the pose positions")), quaternion(optional(quaternion, "the pose quaternions")) {}
+
+  static Doubles optional(const py::handle& array, const char* what) {
+    return array.is_none() ? Doubles() : checked<Doubles>(array, kAnySize, what);
+  }
 
   ControlScatter::PoseTargets targets() {
-    ControlScatter::PoseTargets t;
-    if (position) {
-      t.position = position.mutable_data();
-      t.position_size = static_cast<std::size_t>(position.size());
-    }
-    if (quaternion) {
-      t.quaternion = quaternion.mutable_data();
-      t.quaternion_size = static_cast<std::size_t>(quaternion.size());
-    }
-    return t;
+    return {position.mutable_data(), static_cast<std::size_t>(position.size()), quaternion.mutable_data(),
+            static_cast<std::size_t>(quaternion.size())};
   }
 
   Doubles position;

@@ -103,8 +103,8 @@ class ControlRanges:
     high: np.ndarray
     names: list[tuple[str, str]]  # each value's (object, control)
     objects: np.ndarray  # each value's object, as an index into the Control's objects
-    # Per mocap body, where its quaternion starts (qw) in the values: the scatter reports that index when it
-    # normalises the quaternion from another length. -> the body's name
+    # A mocap body's name by the index of its qw in the values, which the scatter reports when it normalises the
+    # body's quaternion from another length.
     quaternions: dict[int, str] = field(default_factory=dict)
 
     def controls(self, values: np.ndarray) -> np.ndarray:
