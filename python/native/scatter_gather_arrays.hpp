@@ -42,13 +42,33 @@ Array checked(const py::handle& object, std::size_t size, const char* what) {
   return array;
 }
 
-// A ControlScatter with the array it writes to, kept alive as long as it is.
+// The arrays a ControlScatter writes poses to (empty ones for None), kept alive as long as it is.
+struct PoseArrays {
+  PoseArrays(const py::handle& position, const py::handle& quaternion)
+      : position(optional(position, "the pose positions")), quaternion(optional(quaternion, "the pose quaternions")) {}
+
+  static Doubles optional(const py::handle& array, const char* what) {
+    return array.is_none() ? Doubles() : checked<Doubles>(array, kAnySize, what);
+  }
+
+  ControlScatter::PoseTargets targets() {
+    return {position.mutable_data(), static_cast<std::size_t>(position.size()), quaternion.mutable_data(),
+            static_cast<std::size_t>(quaternion.size())};
+  }
+
+  Doubles position;
+  Doubles quaternion;
+};
+
+// A ControlScatter with the arrays it writes to, kept alive as long as it is.
 struct ScatterInto {
   ScatterInto(const py::handle& target, std::size_t object_count, std::vector<ControlScatter::Value> values,
-              std::vector<ControlScatter::Event> events)
+              std::vector<ControlScatter::Event> events, const py::handle& pose_position = py::none(),
+              const py::handle& pose_quaternion = py::none(), std::vector<ControlScatter::Pose> poses = {})
       : array(checked<Doubles>(target, kAnySize, "the control array")),
+        pose_arrays(pose_position, pose_quaternion),
         scatter(array.mutable_data(), static_cast<std::size_t>(array.size()), object_count, std::move(values),
-                std::move(events)) {}
+                std::move(events), pose_arrays.targets(), std::move(poses)) {}
 
   std::vector<std::size_t> apply(const py::handle& values, const py::handle& values_set, const py::handle& events_set,
                                  const py::handle& events_on) const {
@@ -61,7 +81,14 @@ struct ScatterInto {
                          reinterpret_cast<const std::uint8_t*>(e_on.data()));
   }
 
+  void check(const py::handle& values, const py::handle& values_set, const std::string& where) const {
+    const auto v = checked<Doubles>(values, scatter.value_count(), "values");
+    const auto set = checked<Flags>(values_set, scatter.object_count(), "values_set");
+    scatter.check(v.data(), reinterpret_cast<const std::uint8_t*>(set.data()), where);
+  }
+
   Doubles array;
+  PoseArrays pose_arrays;
   ControlScatter scatter;
 };
 

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <coupler/serve/control_scatter.hpp>
+#include <coupler/serve/quaternion_length.hpp>
 #include <coupler/wire/error.hpp>
 #include <coupler/serve/sensor_gather.hpp>
 
@@ -27,14 +28,32 @@ void bind_scatter_gather(py::module_& module) {
       .def(py::init([](std::size_t place, double off, double on) { return ControlScatter::Event{place, off, on}; }),
            py::arg("place"), py::arg("off"), py::arg("on"));
 
+  py::class_<ControlScatter::Pose>(module, "ScatteredPose")
+      .def(py::init([](std::size_t object, std::size_t first, std::size_t body, std::string name) {
+             return ControlScatter::Pose{object, first, body, std::move(name)};
+           }),
+           py::arg("object"), py::arg("first"), py::arg("body"), py::arg("name"));
+
   py::class_<ScatterInto>(module, "ControlScatter",
-                          "coupler::ControlScatter writing into `target` (a float64 NumPy array it keeps alive).")
+                          "coupler::ControlScatter writing into `target` and, for `poses`, into `pose_position` and "
+                          "`pose_quaternion` (float64 NumPy arrays it keeps alive).")
       .def(py::init<const py::handle&, std::size_t, std::vector<ControlScatter::Value>,
-                    std::vector<ControlScatter::Event>>(),
-           py::arg("target"), py::arg("object_count"), py::arg("values"), py::arg("events"))
+                    std::vector<ControlScatter::Event>, const py::handle&, const py::handle&,
+                    std::vector<ControlScatter::Pose>>(),
+           py::arg("target"), py::arg("object_count"), py::arg("values"), py::arg("events"),
+           py::arg("pose_position") = py::none(), py::arg("pose_quaternion") = py::none(),
+           py::arg("poses") = std::vector<ControlScatter::Pose>{})
+      .def_property_readonly("pose_count", [](const ScatterInto& s) { return s.scatter.pose_count(); })
       .def("apply", &ScatterInto::apply, py::arg("values"), py::arg("values_set"), py::arg("events_set"),
            py::arg("events_on"),
-           "Write the Control held in a ControlLayout's arrays; return the indices of values outside their range.");
+           "Write the Control held in a ControlLayout's arrays; return the indices of what was not written as sent "
+           "(a quaternion normalised: its qw; a value outside its range). ProtocolError (CONTROL_MISMATCH), with "
+           "nothing written, for a pose with a zero quaternion.")
+      .def("check", &ScatterInto::check, py::arg("values"), py::arg("values_set"), py::arg("where") = "",
+           "ProtocolError (CONTROL_MISMATCH) naming the first pose set with a zero quaternion, its body's name "
+           "followed by `where`.");
+  module.def("quaternion_length", &quaternion_length, py::arg("w"), py::arg("x"), py::arg("y"), py::arg("z"),
+             "The length of the quaternion (w, x, y, z) as the scatter computes it (math.hypot's, bit for bit).");
 
   py::class_<GatherFrom>(module, "SensorGather",
                          "coupler::SensorGather filling arrays of `size` float64 numbers from NumPy arrays it keeps "

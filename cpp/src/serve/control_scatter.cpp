@@ -1,8 +1,10 @@
 #include <coupler/serve/control_scatter.hpp>
 
+#include <cmath>
 #include <string>
 #include <utility>
 
+#include <coupler/serve/quaternion_length.hpp>
 #include <coupler/wire/error.hpp>
 
 namespace coupler {
@@ -16,30 +18,101 @@ void check_place(std::size_t place, std::size_t target_size, const char* what) {
   }
 }
 
+void check_object(std::size_t object, std::size_t object_count, const char* what) {
+  if (object >= object_count) {
+    throw Error(std::string(what) + " belongs to object " + std::to_string(object) + " of " +
+                std::to_string(object_count));
+  }
+}
+
+// Where qw sits among a pose's seven values.
+constexpr std::size_t kQw = 3;
+
+bool zero_quaternion(const double* q) noexcept { return q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0; }
+
 }  // namespace
 
 ControlScatter::ControlScatter(double* target, std::size_t target_size, std::size_t object_count,
-                               std::vector<Value> values, std::vector<Event> events)
-    : target_(target), values_(std::move(values)), events_(std::move(events)), object_count_(object_count) {
+                               std::vector<Value> values, std::vector<Event> events, PoseTargets pose_targets,
+                               std::vector<Pose> poses)
+    : target_(target),
+      values_(std::move(values)),
+      events_(std::move(events)),
+      pose_targets_(pose_targets),
+      poses_(std::move(poses)),
+      object_count_(object_count) {
   for (const Value& value : values_) {
     check_place(value.place, target_size, "a control value");
-    if (value.object >= object_count) {
-      throw Error("a control value belongs to object " + std::to_string(value.object) + " of " +
-                  std::to_string(object_count));
-    }
+    check_object(value.object, object_count, "a control value");
   }
   for (const Event& event : events_) check_place(event.place, target_size, "a control event");
+  const std::size_t count = values_.size() + kPoseValues * poses_.size();
+  std::vector<bool> posed(count, false);
+  for (const Pose& pose : poses_) {
+    check_object(pose.object, object_count, "a pose");
+    if (pose.first + kPoseValues > count) {
+      throw Error("a pose's values start at " + std::to_string(pose.first) + " of " + std::to_string(count));
+    }
+    if (!pose_targets_.position || !pose_targets_.quaternion || 3 * pose.body + 3 > pose_targets_.position_size ||
+        4 * pose.body + 4 > pose_targets_.quaternion_size) {
+      throw Error("the pose of body " + std::to_string(pose.body) + " lies outside its position or quaternion array");
+    }
+    for (std::size_t k = pose.first; k < pose.first + kPoseValues; ++k) {
+      if (posed[k]) throw Error("two poses take value " + std::to_string(k));
+      posed[k] = true;
+    }
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    if (!posed[k]) sources_.push_back(k);
+  }
+}
+
+ControlScatter::ControlScatter(double* target, std::size_t target_size, std::size_t object_count,
+                               std::vector<Value> values, std::vector<Event> events)
+    : ControlScatter(target, target_size, object_count, std::move(values), std::move(events), PoseTargets{}, {}) {}
+
+bool ControlScatter::refuses(const double* values, const std::uint8_t* values_set) const noexcept {
+  for (const Pose& pose : poses_) {
+    if (values_set[pose.object] && zero_quaternion(values + pose.first + kQw)) return true;
+  }
+  return false;
+}
+
+void ControlScatter::check(const double* values, const std::uint8_t* values_set, const std::string& where) const {
+  for (const Pose& pose : poses_) {
+    if (values_set[pose.object] && zero_quaternion(values + pose.first + kQw)) {
+      throw ProtocolError(ErrorCode::ControlMismatch,
+                          "control does not match the handshake: the orientation (qw, qx, qy, qz) of mocap body '" +
+                              pose.name + "'" + where +
+                              " is zero, which is no rotation; (1, 0, 0, 0) keeps the world's");
+    }
+  }
 }
 
 std::vector<std::size_t> ControlScatter::apply(const double* values, const std::uint8_t* values_set,
                                                const std::uint8_t* events_set,
                                                const std::uint8_t* events_on) const {
   std::vector<std::size_t> outside;
+  if (!poses_.empty()) {
+    check(values, values_set);
+    for (const Pose& pose : poses_) {
+      if (!values_set[pose.object]) continue;
+      const double* sent = values + pose.first;
+      double* position = pose_targets_.position + 3 * pose.body;
+      for (std::size_t k = 0; k < 3; ++k) position[k] = sent[k];
+      const double* q = sent + kQw;
+      const double length = quaternion_length(q[0], q[1], q[2], q[3]);
+      double* quaternion = pose_targets_.quaternion + 4 * pose.body;
+      for (std::size_t k = 0; k < 4; ++k) quaternion[k] = q[k] / length;
+      if (std::fabs(length - 1.0) > kUnitTolerance) outside.push_back(pose.first + kQw);
+    }
+  }
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const Value& v = values_[i];
     if (!values_set[v.object]) continue;
-    const double scaled = values[i] * v.scale / v.divisor;
-    if (scaled < v.low || scaled > v.high) outside.push_back(i);
+    const std::size_t source = sources_[i];
+    const double scaled = values[source] * v.scale / v.divisor;
+    if (scaled < v.low || scaled > v.high) outside.push_back(source);
     target_[v.place] = scaled;
   }
   for (std::size_t e = 0; e < events_.size(); ++e) {

@@ -184,6 +184,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
+    // A mocap body's zero quaternion: the caller refuses the Control, naming the body.
+    if (scatter_.refuses(targets_.values, targets_.values_set)) return std::nullopt;
     last_control = Clock::now();
     if (rounds) {
       if (rounds->holds(from)) return std::nullopt;  // the caller tells it its last Control still waits
@@ -409,6 +411,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
     }
+    // A mocap body's zero quaternion: the caller refuses the Control, naming the body.
+    if (scatter_.refuses(targets_.values, targets_.values_set)) return std::nullopt;
     const std::int64_t received_ns = publisher_ ? wall_clock_nanoseconds() : 0;
     if (!apply(outcome)) {
       ++outcome.error_answers;
@@ -516,6 +520,7 @@ bool HotPath::apply(HotPathOutcome& outcome) {
   try {
     const std::vector<std::size_t> outside =
         scatter_.apply(targets_.values, targets_.values_set, targets_.events_set, targets_.events_on);
+    if (scatter_.pose_count() > 0) stepper_.repositioned();  // the next step starts afresh, from the new poses
     outcome.clamped += outside.size();
     for (const std::size_t i : outside) {
       if (!clamped_before_[i]) {

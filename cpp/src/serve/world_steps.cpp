@@ -49,6 +49,7 @@ void WorldSteps::run_world(std::size_t i, const Batch& batch,
                                           batch.events_on + i * event_count_)) {
       outside.emplace_back(i, k);
     }
+    if (w.scatter->pose_count() > 0) w.stepper->repositioned();
     w.stepper->step(batch.steps);
     if (w.data_gather) {
       if (after_step_) after_step_(w.model, w.data);

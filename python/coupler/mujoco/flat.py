@@ -8,7 +8,7 @@ one pass each in C++, whatever the scene, and nothing is looked up by name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
@@ -17,7 +17,7 @@ from coupler import _native
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import ValueType
-from coupler.mujoco.layout import SceneLayout
+from coupler.mujoco.layout import MOCAP_CONTROLS, SceneLayout
 
 # MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
 _MAX_CONTROL = float(mujoco.mjMAXVAL)
@@ -103,8 +103,9 @@ class ControlRanges:
     high: np.ndarray
     names: list[tuple[str, str]]  # each value's (object, control)
     objects: np.ndarray  # each value's object, as an index into the Control's objects
-    # The values the scatter takes, in its order, when some are not actuators' (a mocap body's pose); None: all.
-    scattered: np.ndarray | None = None
+    # A mocap body's name by the index of its qw in the values, which the scatter reports when it normalises the
+    # body's quaternion from another length.
+    quaternions: dict[int, str] = field(default_factory=dict)
 
     def controls(self, values: np.ndarray) -> np.ndarray:
         """The actuator controls `values` (one per flat value, or rows of them) become, as the scatter computes."""
@@ -125,11 +126,8 @@ class ControlRanges:
 def control_scatter(
     scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData
 ) -> tuple[_native.ControlScatter, ControlRanges]:
-    """The scatter that writes `flat.controls`' arrays to `data.ctrl`, and the ranges it checks.
-
-    With values that are no actuator's (`ranges.scattered` is then not None), the scatter takes
-    `values[ranges.scattered]` instead of the whole values array.
-    """
+    """The scatter that writes `flat.controls`' arrays to `data.ctrl` (and a mocap body's pose to `data.mocap_pos`
+    and `mocap_quat`), and the ranges it checks."""
     scale: list[float] = []
     divisor: list[float] = []
     low: list[float] = []
@@ -138,6 +136,8 @@ def control_scatter(
     objects: list[int] = []
     names: list[tuple[str, str]] = []
     events = []
+    poses = []
+    quaternions: dict[int, str] = {}
     for k, placed in enumerate(flat.controls.objects):
         target = scene.objects[placed.name]
         places += target.ctrl_adr.tolist()
@@ -150,12 +150,18 @@ def control_scatter(
         for event in placed.events:
             e = target.events[event]
             events.append(_native.ScatteredEvent(place=e.ctrl_adr, off=e.off, on=e.on))
-    # A place of -1 is no actuator's (a mocap body's pose, coupler.mujoco.mocap): the scatter leaves it out.
-    actuated = [i for i, p in enumerate(places) if p >= 0]
-    values = [_native.ScatteredValue(object=objects[i], place=places[i], scale=scale[i], low=low[i], high=high[i],
+        if target.mocap >= 0:
+            # Its object's controls end with its pose (coupler.mujoco.layout MOCAP_CONTROLS).
+            first = placed.offset + placed.size - len(MOCAP_CONTROLS)
+            poses.append(_native.ScatteredPose(object=k, first=first, body=target.mocap, name=placed.name))
+            quaternions[first + 3] = placed.name
+    # A place of -1 is no actuator's but a pose's: the scatter takes the others, in order, as its values.
+    values = [_native.ScatteredValue(object=objects[i], place=p, scale=scale[i], low=low[i], high=high[i],
                                      divisor=divisor[i])
-              for i in actuated]
+              for i, p in enumerate(places) if p >= 0]
     ranges = ControlRanges(scale=np.array(scale), divisor=np.array(divisor), low=np.array(low), high=np.array(high),
                            names=names, objects=np.array(objects, dtype=np.intp),
-                           scattered=None if len(actuated) == len(places) else np.array(actuated, dtype=np.intp))
-    return _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events), ranges
+                           quaternions=quaternions)
+    scatter = _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events, data.mocap_pos,
+                                     data.mocap_quat, poses)
+    return scatter, ranges

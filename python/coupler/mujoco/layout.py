@@ -69,9 +69,9 @@ Mocap bodies
     extension), each with the body in `controlTargets`: x, y, z of type
     MOCAP_POSITION (m, world frame, unlimited) and qw, qx, qy, qz of type
     MOCAP_QUATERNION (its world orientation, each component in [-1, 1]).
-    They set `mocap_pos` and `mocap_quat` before the step
-    (`coupler.mujoco.mocap` says how a quaternion that is not of unit
-    length is taken).
+    They set `mocap_pos` and `mocap_quat` before the step, through the
+    scatter of `coupler.mujoco.flat` (C++ `coupler::ControlScatter` says
+    how a quaternion that is not of unit length is taken).
 
 Control events
     An actuator in actuator group 5 (`EVENT_GROUP`) is an on/off control
@@ -459,8 +459,8 @@ class _LayoutBuilder:
             description.controls.append(name)
             description.control_types.append(value_type)
             description.control_targets.append(layout.name)
-        # Not in mjData.ctrl (-1): coupler.mujoco.mocap writes them. The quaternion's range is told in the handshake,
-        # not clamped: a quaternion of another length is normalised.
+        # Not in mjData.ctrl (-1): the scatter writes them as a pose (coupler.mujoco.flat). The quaternion's range is
+        # told in the handshake, not clamped: a quaternion of another length is normalised.
         count = len(MOCAP_CONTROLS)
         layout.ctrl_adr = np.concatenate([layout.ctrl_adr, np.full(count, -1, dtype=np.intp)])
         layout.ctrl_scale = np.concatenate([layout.ctrl_scale, np.ones(count)])

@@ -25,6 +25,7 @@ computed the state.
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,7 +41,6 @@ from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.keyframes import UnknownKeyframe, keyframe_by_index, keyframe_by_name, keyframe_from_flag
 from coupler.mujoco.layout import SceneLayout, scene_layout
-from coupler.mujoco.mocap import MocapTargets
 from coupler.mujoco.native_stepper import mujoco_stepper
 from coupler.mujoco.warning_log import route_mujoco_warnings
 from coupler.serve.hot_path import HotPathParts
@@ -87,7 +87,7 @@ class MujocoSimulation(MessagesFromArrays):
     that state.
     `clamped_values` counts the control values sent outside their actuator's
     ctrlrange (MuJoCo clamps them) and the mocap quaternions normalised from
-    another length (`coupler.mujoco.mocap`); `unmapped` lists what the model holds but
+    another length (`coupler.mujoco.layout`, "Mocap bodies"); `unmapped` lists what the model holds but
     the handshake cannot describe.
 
     Code that writes `data`'s positions or velocities itself must run
@@ -121,7 +121,8 @@ class MujocoSimulation(MessagesFromArrays):
         self.flat = FlatLayout(self.layout.handshake)
         self._gather = sensor_gather(self.layout, self.flat, self.data)
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
-        self.mocap = MocapTargets(self.layout, self.flat)  # the mocap bodies a Control moves
+        # A Control moves mocap bodies: their poses, which the scatter writes, are of the position stage.
+        self.moves_mocap = self._scatter.pose_count > 0
         # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
         # Kept a little below the smallest limit, which is itself rounded.
         limits = self._ranges.value_limits()
@@ -154,18 +155,11 @@ class MujocoSimulation(MessagesFromArrays):
     ) -> None:
         if values.size and float(np.abs(values).max()) > self._safe_value:
             self._refuse_unrepresentable(values, values_set)
-        scattered = self._ranges.scattered
-        if scattered is None:
-            outside = self._scatter.apply(values, values_set, events_set, events_on)
-        else:
-            self.mocap.check(values, values_set)
-            outside = [int(scattered[i]) for i in self._scatter.apply(values[scattered], values_set, events_set,
-                                                                       events_on)]
-            self.clamped_values += self.mocap.apply(values, values_set, self.data)
-            # A mocap body's pose is of the position stage that mj_forward computed: the step starts it over.
-            self._forwarded = False
+        outside = self._scatter.apply(values, values_set, events_set, events_on)
+        if self.moves_mocap:
+            self._forwarded = False  # the next step starts afresh
         if outside:
-            self._count_clamped(outside)
+            self.count_clamped(outside, values)
         self._fresh = False
 
     def _refuse_unrepresentable(self, values: np.ndarray, values_set: np.ndarray) -> None:
@@ -179,17 +173,26 @@ class MujocoSimulation(MessagesFromArrays):
                 f"control does not match the handshake: control '{control}' of object '{obj}' is {values[i]:g}, "
                 f"beyond the {limit:g} MuJoCo accepts", ErrorCode.CONTROL_MISMATCH)
 
-    def _count_clamped(self, indices: list[int]) -> None:
+    def count_clamped(self, indices: list[int], values: np.ndarray) -> None:
+        """Count what the scatter reports it did not write as sent (`indices` into `values`, the Control's values it
+        applied): a value outside its range, a mocap body's quaternion normalised; warn once for each."""
         c = self._ranges
         self.clamped_values += len(indices)
         for i in indices:
-            # Once per control: a controller that saturates keeps doing so.
-            if i not in self._warned_clamped:
-                self._warned_clamped.add(i)
-                low, high = c.value_range(i)
-                obj, control = c.names[i]
-                log.warning("control '%s' of '%s' was sent outside its range [%g, %g] and is clamped",
-                            control, obj, low, high)
+            # Once each: a controller that saturates keeps doing so.
+            if i in self._warned_clamped:
+                continue
+            self._warned_clamped.add(i)
+            body = c.quaternions.get(i)
+            if body is not None:
+                length = math.hypot(*values[i : i + 4].tolist())
+                log.warning("the orientation of mocap body '%s' was sent with length %g and is normalised",
+                            body, length)
+                continue
+            low, high = c.value_range(i)
+            obj, control = c.names[i]
+            log.warning("control '%s' of '%s' was sent outside its range [%g, %g] and is clamped",
+                        control, obj, low, high)
 
     def step(self, steps: int = 1) -> None:
         # A state mj_forward computed the position and velocity stages of (a change of controls does not touch
@@ -257,14 +260,16 @@ class MujocoSimulation(MessagesFromArrays):
     def settled(self) -> bool:
         return self._fresh and self._forwarded
 
+    def check_values(self, values: np.ndarray, values_set: np.ndarray, where: str = "") -> None:
+        """ProtocolError (CONTROL_MISMATCH) for values `apply_values` would refuse in the scatter (a mocap body's zero
+        quaternion), naming the body followed by `where` (" in world 3")."""
+        self._scatter.check(values, values_set, where)
+
     def hot_path_parts(self) -> HotPathParts | None:
-        if self.mocap:
-            return None  # the C++ scatter writes mjData.ctrl only: a mocap body's pose is written here
         return self.native_parts()
 
     def native_parts(self) -> HotPathParts:
-        """The C++ scatter, gather and stepper of this scene (the scatter takes the values of `mjData.ctrl` only:
-        with a mocap body, those its ranges list as `scattered`)."""
+        """The C++ scatter (actuator controls and mocap poses), gather and stepper of this scene."""
         return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value)
 
     @property
@@ -280,7 +285,9 @@ class MujocoSimulation(MessagesFromArrays):
 
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         if first_clamped:
-            self._count_clamped(first_clamped)  # counts them, and warns once per control
+            # Counts them, and warns once per control: the hot path returns after a first clamp, so the control
+            # arrays still hold the Control that had it.
+            self.count_clamped(first_clamped, self.flat.controls.values)
         self.clamped_values += clamped - len(first_clamped)
         if failed:
             self._fresh = self._forwarded = False

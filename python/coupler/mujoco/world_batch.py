@@ -6,8 +6,7 @@ does: N worlds given the same controls follow the trajectories of N single
 servers, bit for bit. The worlds of a Control are scattered, stepped and read
 in C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
 persistent threads (one contiguous share each) without the GIL; resets stay
-in Python, and so does writing the poses of mocap bodies, which the C++
-scatter does not write.
+in Python.
 """
 
 from __future__ import annotations
@@ -76,7 +75,7 @@ class WorldBatch:
         # worlds reset since.
         self._left_by_native = False
         # The last start's rows, which the native steps scatter (zeros for a Control that steps no world).
-        self._values = self._scattered(np.zeros((count, self._value_count)))
+        self._values = np.zeros((count, self._value_count))
         self._events = np.zeros((count, controls.events_on.size), dtype=np.uint8)
         self._sensors = np.zeros((count, self.sensor_width))
         self._times = np.zeros(count)
@@ -145,37 +144,19 @@ class WorldBatch:
             rows = control.controls.reshape(self.count, self.control_width)
             values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
             self._check_values(values)
-            mocap = self.first.mocap
-            if mocap:
-                # Checked for every world before any world changes, as _check_values does.
+            if self.first.moves_mocap:
+                # A zero quaternion, checked for every world before any world changes, as _check_values does.
                 for i in range(self.count):
                     if i not in resets:
-                        mocap.check(values[i], self._every_object, f" in world {i}")
+                        self.first.check_values(values[i], self._every_object, f" in world {i}")
         if stepping:
-            self._clamps_counted = False
-            if mocap:
-                self._apply_with_mocap(values, events, resets)
-            self._values = np.ascontiguousarray(self._scattered(values), dtype=np.float64)
+            self._values = np.ascontiguousarray(values, dtype=np.float64)
             self._events = np.ascontiguousarray(events, dtype=np.uint8)
+            self._clamps_counted = False
         self._resets = resets  # reset by the next advance
         self._reset_worlds = frozenset(resets)  # not stepped by this Control
         self._stepped = stepping
         return max(control.steps, 1) if stepping else 0
-
-    def _scattered(self, values: np.ndarray) -> np.ndarray:
-        """The columns of `values` the C++ scatter takes: all but the mocap bodies' poses."""
-        scattered = self._ranges.scattered
-        return values if scattered is None else values[:, scattered]
-
-    def _apply_with_mocap(self, values: np.ndarray, events: np.ndarray,
-                          resets: dict[int, tuple[list[float], list[float]]]) -> None:
-        """Apply every stepped world's values as a single scene does, mocap poses included (which the C++ scatter
-        does not write; it writes the same controls again, whose clamps are counted here)."""
-        for i, world in enumerate(self.worlds):
-            if i not in resets:
-                world.apply_values(values[i], self._every_object, self._every_event, events[i])
-        self._clamps_counted = True
-        self._left_by_native = False  # a moved mocap body's position stage is to be computed again: read each world
 
     def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
         """Reset the worlds the last `start` resets (the first call after it), step the others `steps` times, and
@@ -220,7 +201,7 @@ class WorldBatch:
             for world, index in outside:
                 by_world.setdefault(world, []).append(index)
             for world, indices in by_world.items():
-                self.worlds[world].hot_path_served(len(indices), indices, False)
+                self.worlds[world].count_clamped(indices, self._values[world])
 
     def states(self, worlds: Sequence[int]) -> list[mujoco.MjData]:
         """The states of `worlds` (by index) to render: their own mjData, to be read while nothing steps them."""

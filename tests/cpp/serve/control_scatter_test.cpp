@@ -1,12 +1,14 @@
-// ControlScatter: a Control's flat arrays written into a simulation's control array.
+// ControlScatter: a Control's flat arrays written into a simulation's control array and mocap bodies' poses.
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include <coupler/serve/control_scatter.hpp>
+#include <coupler/serve/quaternion_length.hpp>
 #include <coupler/wire/error.hpp>
 
 using namespace coupler;
@@ -82,4 +84,100 @@ TEST_CASE("control scatter divides by a value's divisor rather than multiplying 
   // 0.1 * (1 / 7) is one bit off 0.1 / 7: a motor's ctrl is value / gear exactly.
   REQUIRE(0.1 * (1.0 / 7.0) != 0.1 / 7.0);
   CHECK(target[0] == 0.1 / 7.0);
+}
+
+namespace {
+
+// Object 0 is a mocap body (body 1 of two): an actuator's value (to place 0,
+// limited to [-1, 1]), then its pose; object 1 has one value, to place 1. The
+// values array: [actuator, x, y, z, qw, qx, qy, qz, object 1's value].
+struct PosedScene {
+  std::vector<double> ctrl = std::vector<double>(2, 9.0);
+  std::vector<double> position = std::vector<double>(6, 9.0);
+  std::vector<double> quaternion = std::vector<double>(8, 9.0);
+  ControlScatter scatter{ctrl.data(), ctrl.size(), 2, {{0, 0, 1.0, -1.0, 1.0}, {1, 1, 1.0, -kInf, kInf}}, {},
+                         {position.data(), position.size(), quaternion.data(), quaternion.size()},
+                         {{0, 1, 1, "target"}}};
+};
+
+const std::uint8_t kBoth[] = {1, 1};
+const std::uint8_t kNoEvents[] = {0};
+
+}  // namespace
+
+TEST_CASE("control scatter writes a mocap body's position as sent and its quaternion divided by its length",
+          "[control_scatter]") {
+  PosedScene scene;
+  REQUIRE(scene.scatter.value_count() == 9);
+  const double values[] = {0.5, 0.1, -0.2, 0.3, 0.0, 3.0, 0.0, 4.0, -7.0};
+  const std::vector<std::size_t> reported = scene.scatter.apply(values, kBoth, kNoEvents, kNoEvents);
+  CHECK(scene.ctrl == std::vector<double>{0.5, -7.0});  // the values around the pose go to their places
+  CHECK(scene.position == std::vector<double>{9.0, 9.0, 9.0, 0.1, -0.2, 0.3});
+  CHECK(scene.quaternion == std::vector<double>{9.0, 9.0, 9.0, 9.0, 0.0, 0.6, 0.0, 0.8});
+  CHECK(reported == std::vector<std::size_t>{4});  // the quaternion, by its qw, was of length 5
+}
+
+TEST_CASE("control scatter reports a normalised quaternion before the values outside their range",
+          "[control_scatter]") {
+  PosedScene scene;
+  const double values[] = {2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0};
+  CHECK(scene.scatter.apply(values, kBoth, kNoEvents, kNoEvents) == std::vector<std::size_t>{4, 0});
+}
+
+TEST_CASE("control scatter reports no quaternion of unit length up to its tolerance", "[control_scatter]") {
+  PosedScene scene;
+  const double half = std::sqrt(0.5);
+  const double values[] = {0.0, 0.0, 0.0, 0.0, half, 0.0, half, 0.0, 0.0};
+  CHECK(scene.scatter.apply(values, kBoth, kNoEvents, kNoEvents).empty());
+  CHECK(scene.quaternion[4] == half / quaternion_length(half, 0.0, half, 0.0));
+}
+
+TEST_CASE("control scatter leaves a mocap body whose object the Control does not carry where it is",
+          "[control_scatter]") {
+  PosedScene scene;
+  const double values[] = {0.5, 0.1, 0.2, 0.3, 1.0, 0.0, 0.0, 0.0, -7.0};
+  const std::uint8_t second[] = {0, 1};
+  scene.scatter.apply(values, second, kNoEvents, kNoEvents);
+  CHECK(scene.position == std::vector<double>(6, 9.0));
+  CHECK(scene.quaternion == std::vector<double>(8, 9.0));
+  CHECK(scene.ctrl == std::vector<double>{9.0, -7.0});
+}
+
+TEST_CASE("control scatter refuses a zero quaternion naming its body and writes nothing of the Control",
+          "[control_scatter]") {
+  PosedScene scene;
+  const double values[] = {0.5, 0.1, 0.2, 0.3, 0.0, -0.0, 0.0, 0.0, -7.0};
+  CHECK(scene.scatter.refuses(values, kBoth));
+  try {
+    scene.scatter.apply(values, kBoth, kNoEvents, kNoEvents);
+    FAIL("a zero quaternion was applied");
+  } catch (const ProtocolError& refused) {
+    CHECK(refused.code() == ErrorCode::ControlMismatch);
+    CHECK(refused.text() ==
+          "control does not match the handshake: the orientation (qw, qx, qy, qz) of mocap body 'target' is zero, "
+          "which is no rotation; (1, 0, 0, 0) keeps the world's");
+  }
+  CHECK(scene.ctrl == std::vector<double>(2, 9.0));
+  CHECK(scene.position == std::vector<double>(6, 9.0));
+  CHECK_THROWS_WITH(scene.scatter.check(values, kBoth, " in world 3"),
+                    Catch::Contains("mocap body 'target' in world 3 is zero"));
+}
+
+TEST_CASE("control scatter refuses a pose outside its arrays or over another's values", "[control_scatter]") {
+  std::vector<double> ctrl(1), position(3), quaternion(4);
+  const ControlScatter::PoseTargets targets{position.data(), position.size(), quaternion.data(), quaternion.size()};
+  CHECK_THROWS_AS(ControlScatter(ctrl.data(), ctrl.size(), 1, {}, {}, targets, {{0, 0, 1, "far"}}), Error);
+  CHECK_THROWS_AS(ControlScatter(ctrl.data(), ctrl.size(), 1, {}, {}, targets, {{0, 0, 0, "a"}, {0, 3, 0, "b"}}),
+                  Error);
+  CHECK_THROWS_AS(ControlScatter(ctrl.data(), ctrl.size(), 1, {}, {}, {}, {{0, 0, 0, "nowhere"}}), Error);
+}
+
+TEST_CASE("quaternion length is exact where the square root is, and follows math.hypot at the edges",
+          "[control_scatter]") {
+  CHECK(quaternion_length(1.0, 2.0, -2.0, 4.0) == 5.0);
+  CHECK(quaternion_length(0.0, 0.0, 0.0, 0.0) == 0.0);
+  CHECK(quaternion_length(1e300, 1e300, 0.0, 0.0) == std::sqrt(2.0) * 1e300);
+  CHECK(quaternion_length(5e-324, 0.0, 0.0, 0.0) == 5e-324);
+  CHECK(quaternion_length(std::nan(""), kInf, 0.0, 0.0) == kInf);
+  CHECK(std::isnan(quaternion_length(std::nan(""), 1.0, 0.0, 0.0)));
 }

@@ -8,6 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from coupler import _native
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_batch import WorldBatch
 from coupler.serve.simulation_server import SimulationServer
@@ -88,6 +89,18 @@ def test_a_quaternion_off_unit_length_is_normalised_and_counted_like_a_clamped_v
     half = math.sqrt(0.5)
     sim.apply(_control([0.3, 0.0, 0.5, half, 0.0, half, 0.0]))  # unit length up to rounding: not counted
     assert sim.clamped_values == 1
+
+
+def test_the_scatter_takes_a_quaternions_length_as_math_hypot_does_bit_for_bit():
+    rng = np.random.default_rng(5)
+    unit = rng.normal(size=(2000, 4))
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    magnitudes = 10.0 ** rng.integers(-300, 300, (2000, 1))  # subnormal ones follow Python 3.11 (quaternion_length.hpp)
+    edges = [[0.0, 0.0, 0.0, 0.0], [math.inf, math.nan, 0.0, 0.0], [math.nan, 1.0, 0.0, 0.0], [1e308, 1e308, 0.0, 1.0]]
+    quaternions = np.concatenate([rng.uniform(-1.0, 1.0, (2000, 4)), unit, rng.normal(size=(2000, 4)) * magnitudes])
+    for q in quaternions.tolist() + edges:
+        length = _native.quaternion_length(*q)
+        assert length == math.hypot(*q) or (math.isnan(length) and math.isnan(math.hypot(*q))), q
 
 
 def test_a_zero_quaternion_is_refused_in_one_line_and_nothing_of_the_control_is_applied():

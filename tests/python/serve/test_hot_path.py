@@ -12,10 +12,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import mujoco
+import numpy as np
 import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from coupler.mujoco.simulation import MujocoSimulation
 from coupler.serve.frame_observer import observed
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
@@ -124,10 +127,41 @@ EXTRAS: list[Callable[[bytes], bytes]] = [
 ]
 
 
-@pytest.mark.parametrize("scene", ["static", "arm"])
+# A two-link arm whose hand a mocap body pulls along through a weld, and a motor on the wrist.
+MOCAP_ARM = """
+<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
+    <body name="arm" pos="0 0 0.5">
+      <joint name="shoulder" axis="0 1 0" damping="0.5"/>
+      <joint name="twist" axis="1 0 0" damping="0.5"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body name="hand" pos="0.3 0 0">
+        <joint name="wrist" axis="0 1 0" damping="0.5"/>
+        <geom size="0.04"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality><weld body1="target" body2="hand" solref="0.05 1"/></equality>
+  <actuator><motor name="wrist" joint="wrist" ctrlrange="-1 1"/></actuator>
+</mujoco>
+"""
+
+
+def _mocap_control(pose: list[float], wrist: float) -> ControlMessage:
+    return ControlMessage(objects={"target": ObjectControl(pose), "arm": ObjectControl([wrist])})
+
+
+def scene_named(name: str) -> Simulation:
+    """A built-in scene, or "mocap": MOCAP_ARM."""
+    return MujocoSimulation.from_xml_string(MOCAP_ARM) if name == "mocap" else load_scene(name, None)
+
+
+@pytest.mark.parametrize("scene", ["static", "arm", "mocap"])
 def test_the_hot_path_answers_random_controls_with_the_bytes_and_counts_of_the_python_path(scene, make_address):
-    with Served(load_scene(scene, None), make_address("ipc"), hot_path=True) as hot, \
-            Served(load_scene(scene, None), make_address("ipc"), hot_path=False) as plain, \
+    with Served(scene_named(scene), make_address("ipc"), hot_path=True) as hot, \
+            Served(scene_named(scene), make_address("ipc"), hot_path=False) as plain, \
             req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
         hello = encode(HandshakeInitMessage())
         assert ask(to_hot, hello) == ask(to_plain, hello)
@@ -373,3 +407,59 @@ def test_sigterm_while_the_hot_path_serves_answers_the_control_in_hand_and_exits
     received = next(line for line in out.splitlines() if line.startswith("controls received:"))
     # Every Control the server took was answered: none was left in hand.
     assert int(received.split(":")[1]) == answered[0]
+
+
+def test_a_mocap_scenes_controls_are_answered_by_the_hot_path_as_mj_step_after_setting_the_pose(make_address):
+    model = mujoco.MjModel.from_xml_string(MOCAP_ARM)
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(11)
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        for _ in range(30):
+            position = (np.array([0.3, 0.0, 0.5]) + rng.uniform(-0.1, 0.1, 3)).tolist()
+            quaternion = rng.uniform(-1.0, 1.0, 4).tolist()  # of any length: normalised
+            wrist = float(rng.uniform(-1.0, 1.0))
+            answer = client.request(_mocap_control(position + quaternion, wrist))
+            data.mocap_pos[0] = position
+            data.mocap_quat[0] = np.array(quaternion) / math.hypot(*quaternion)
+            data.ctrl[0] = wrist
+            mujoco.mj_step(model, data)
+            assert isinstance(answer, SensorMessage)
+            assert answer.simulated_time == data.time
+            assert answer.objects["arm"].angles == data.qpos.tolist()
+            assert answer.objects["arm"].angular_velocities == data.qvel.tolist()
+    served = hot.sim.simulation.data
+    np.testing.assert_array_equal(served.mocap_quat, data.mocap_quat)
+    # The first Control starts the run on the Python path, and the first normalised quaternion is warned about there.
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 28
+    assert hot.sim.simulation.clamped_values == 30
+
+
+def test_a_zero_quaternion_sent_to_the_hot_path_is_refused_in_one_line_and_the_hot_path_keeps_serving(make_address):
+    unit = [0.3, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0]
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        before = [client.request(_mocap_control(unit, 0.5)) for _ in range(5)][-1]
+        refused = client.request(_mocap_control([0.1, 0.1, 0.1, 0.0, 0.0, 0.0, 0.0], -0.5))
+        after = [client.request(_mocap_control(unit, 0.5)) for _ in range(5)]
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.CONTROL_MISMATCH
+    assert refused.text == ("control does not match the handshake: the orientation (qw, qx, qy, qz) of mocap body "
+                            "'target' is zero, which is no rotation; (1, 0, 0, 0) keeps the world's")
+    assert after[0].simulated_time == pytest.approx(before.simulated_time + 0.005)  # nothing of it was stepped
+    assert hot.loop.hot_path.controls >= 8
+    assert hot.sim.simulation.data.ctrl.tolist() == [0.5]
+
+
+def test_a_quaternion_normalised_on_the_hot_path_is_warned_once_with_its_length(make_address, caplog):
+    caplog.set_level(logging.WARNING, logger="coupler.mujoco")
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        for k in range(6):
+            client.request(_mocap_control([0.3, 0.0, 0.5, 2.0 + k, 0.0, 0.0, 0.0], 0.0))
+    warnings = [r.getMessage() for r in caplog.records if "is normalised" in r.getMessage()]
+    assert warnings == ["the orientation of mocap body 'target' was sent with length 2 and is normalised"]
+    assert hot.loop.hot_path.controls >= 4
+    assert hot.sim.simulation.clamped_values == 6

@@ -53,6 +53,8 @@ class MujocoStepper final : public Stepper {
   void assume_settled() override { settled_ = forwarded_ = true; }
   // The position and velocity stages do not depend on the controls: they still hold.
   void unsettle() override { settled_ = false; }
+  // A mocap body's pose feeds the position stage: the next step starts afresh (mj_step).
+  void repositioned() override { settled_ = forwarded_ = false; }
   // Takes the state as its owner left it through another path: `settled`,
   // the readings belong to it; `forwarded`, its position and velocity stages
   // are computed (settled implies forwarded).

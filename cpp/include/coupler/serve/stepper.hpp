@@ -22,6 +22,9 @@ class Stepper {
   // The controls changed without a step (a controller's Control waits for
   // the others'): the readings need settle() again.
   virtual void unsettle() {}
+  // A position of the state was set without a step (a mocap body's pose):
+  // what was computed from the positions must be computed again.
+  virtual void repositioned() {}
   // Seconds.
   virtual double time() const = 0;
 };
