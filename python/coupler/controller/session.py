@@ -15,7 +15,8 @@ from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.codec import decode, encode
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
-from coupler.controller.shared_images import SharedImages
+from coupler.controller.shared_channel import SharedChannel
+from coupler.controller.shared_images import SharedImages, on_this_host
 from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
 from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
@@ -97,6 +98,7 @@ class Session:
         reconnect_attempts: int = 0,
         reset: bool = False,
         shared_memory: bool = True,
+        shared_channel: bool = False,
         **transport: Any,
     ) -> None:
         """Connect and do the handshake.
@@ -123,6 +125,13 @@ class Session:
         extension, see coupler.controller.shared_images: the arrays are then
         views of it, valid for the next few answers); False: through the
         socket, as over tcp.
+
+        `shared_channel` (default False): at an ipc:// or inproc:// address,
+        lease the server's shared channel in the handshake and send plain
+        Controls and reads through it (futex wake-ups rather than the
+        socket; see coupler.controller.shared_channel). A server without one,
+        or a tcp:// address: everything goes through the socket, silently.
+        RemoteError (SERVER_BUSY) when another controller holds the channel.
         """
         self.client = Client(address, timeout=timeout, context=context, **transport)
         self.timeout = timeout
@@ -140,6 +149,9 @@ class Session:
         self._shared_memory = shared_memory
         # The server's ring, mapped, when images come through shared memory.
         self.shared_images: SharedImages | None = None
+        self._shared_channel = shared_channel
+        # The server's channel, mapped, when this session leased it.
+        self._channel: SharedChannel | None = None
         try:
             self.handshake: HandshakeMessage = self._handshake()
             if reset:
@@ -150,13 +162,21 @@ class Session:
             raise
 
     def _handshake(self) -> HandshakeMessage:
-        answer = self._exchange_once(HandshakeInitMessage())
+        self._channel = None
+        asked = self._shared_channel and on_this_host(self.client.address)
+        answer = self._exchange_once(HandshakeInitMessage(shared_channel=asked))
         if not isinstance(answer, HandshakeMessage):
             raise _unexpected(answer, "Handshake")
         if answer.version != PROTOCOL_VERSION:
             raise ProtocolError(f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED)
         self.shared_images = SharedImages.mapped(self.client.address, answer) if self._shared_memory else None
+        self._channel = SharedChannel.leased(self.client.address, answer) if asked else None
         return answer
+
+    @property
+    def shared_channel(self) -> bool:
+        """Whether the server leased this session its shared channel (and no wait through it timed out)."""
+        return self._channel is not None and self._channel.open
 
     def reconnect(self, accept_scene_change: bool = False) -> None:
         """Open a fresh connection to the same address and do the handshake again.
@@ -169,7 +189,8 @@ class Session:
         self._open = True  # a fresh connection: a closed session is open again
         handshake = self._handshake()
         # A restarted server offers a ring of its own: the same scene all the same.
-        unshared = dataclasses.replace(handshake, shared_memory=self.handshake.shared_memory)
+        unshared = dataclasses.replace(handshake, shared_memory=self.handshake.shared_memory,
+                                       shared_channel=self.handshake.shared_channel)
         if not accept_scene_change and unshared != self.handshake:
             raise SceneChangedError(
                 f"the server at {self.client.address} now describes a different scene than this session was "
@@ -212,9 +233,10 @@ class Session:
                         controls.set(name, control, pose[value_type].pop(0))
         return controls
 
-    def _exchange(self, request: Message) -> Message:
+    def _exchange(self, request: Message, plain: bool = False) -> Message:
         return self._with_reconnect(
-            lambda: self._exchange_once(request), type(request).__name__, isinstance(request, SensorRequestMessage)
+            lambda: self._exchange_once(request, plain), type(request).__name__,
+            isinstance(request, SensorRequestMessage)
         )
 
     def _with_reconnect(self, exchange: Callable[[], T], kind: str, resendable: bool) -> T:
@@ -246,11 +268,11 @@ class Session:
                 continue  # the server is not back yet; each attempt waits one timeout
         raise TimeoutError(f"{cause}; {self.reconnect_attempts} reconnect attempts found no server") from cause
 
-    def _exchange_once(self, request: Message) -> Message:
+    def _exchange_once(self, request: Message, plain: bool = False) -> Message:
         if self.trace:
             self.trace("send", request)
         sent = time.perf_counter()
-        answer = decode(self._round_trip(encode(request), sent))
+        answer = decode(self._round_trip(encode(request), sent, plain))
         self.stats.add_round_trip(time.perf_counter() - sent)
         if self.trace:
             self.trace("recv", answer)
@@ -260,15 +282,25 @@ class Session:
         """One Control sent from the arrays; the answer read into a new array when it is a
         SensorMessage of the scene's shape, decoded otherwise."""
         sent = time.perf_counter()
-        answer = self._round_trip(controls.frame(), sent)
+        answer = self._round_trip(controls.frame(), sent, plain=True)
         read = flat.sensors.read(answer)
+        if read is not None and self._channel is not None:
+            # Stepped: the server now serves this controller's plain requests through its channel too.
+            self._channel.ready = True
         result = decode(answer) if read is None else SensorReadings.from_array(self.handshake, flat, *read)
         self.stats.add_round_trip(time.perf_counter() - sent)
         return result
 
-    def _round_trip(self, frame: bytes, sent: float) -> bytes:
+    def _round_trip(self, frame: bytes, sent: float, plain: bool = False) -> bytes:
+        """The answer to `frame`; a `plain` Control or read (no images) through the shared channel when it is
+        leased and ready."""
         if not self._open:
             raise Error(f"the session with {self.client.address} is closed: open a new one")
+        if plain and self._channel is not None:
+            answer = self._channel.exchange(frame, self.timeout)
+            if answer is not None:
+                self.stats.add_blocked(time.perf_counter() - sent)  # asleep in the futex until the answer came
+                return answer
         self.client.send_frame(frame)
         if self.polling:
             return self._receive_polling(sent)
@@ -357,7 +389,7 @@ class Session:
         if images:
             return self._sensors_for(SensorRequestMessage(images=self._image_requests(images),
                                                           shared_memory=self.shared_images is not None))
-        return self._sensors_for(SensorRequestMessage())
+        return self._readings_of(self._exchange(SensorRequestMessage(), plain=not self.trace))
 
     def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:
         if not self.handshake.supports(EXTENSION_IMAGES):
@@ -384,6 +416,8 @@ class Session:
                 request.keyframe = keyframe
             else:
                 request.keyframe_index = int(keyframe)
+        if self._channel is not None:
+            self._channel.ready = False  # the reset simulation waits for a step through the socket
         answer = self._exchange(request)
         if not isinstance(answer, ResetMessage):
             raise _unexpected(answer, "Reset")
@@ -397,6 +431,7 @@ class Session:
         if not self._open:
             return
         self._open = False
+        self._channel = None
         try:
             if self.handshake.supports(EXTENSION_GOODBYE):
                 self.client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller closed the session"))
