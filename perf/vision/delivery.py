@@ -4,9 +4,8 @@ copied into its ring of shared memory, `coupler.serve.shared_images`), and a `co
 process reads them as arrays, through shared memory or having opted out, in turns.
 
 The session through shared memory also leases the server's shared channel, as `coupler serve` leases it to a
-lone controller: its requests without images go through the channel, those for images through the socket
-(`coupler serve` answers them off the hot path that serves the channel). Each session times the same
-SensorRequest with the image and without it, interleaved: what an image adds is their difference."""
+lone controller: its requests go through the channel, with the image and without it. Each session times the
+same SensorRequest with the image and without it, interleaved: what an image adds is their difference."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ import numpy as np
 
 from coupler import Session, _native
 from coupler.serve.shared_images import SharedImages
-from coupler.wire.codec import encode
+from coupler.wire.codec import decode, encode
 from coupler.wire.errors import TimeoutError
 from coupler.wire.messages import (
     EXTENSION_IMAGES,
@@ -45,14 +44,19 @@ def _pixels(width: int, height: int, kind: str) -> np.ndarray:
     return np.random.default_rng(0).integers(0, 255, shape).astype(_DTYPES[kind])
 
 
-def _answer_through(channel: _native.SharedChannelServer, state: bytes, stop) -> None:
-    """As `coupler serve`'s hot path answers through its channel: a plain read with the state, anything else
-    handed back empty (the client sends it through the socket)."""
+def _answer_through(channel: _native.SharedChannelServer, state: bytes, answer_images, stop) -> None:
+    """As `coupler serve` answers through its channel: a plain read with the state, a read asking for images
+    with them, anything else handed back empty (the client sends it through the socket)."""
     plain = encode(SensorRequestMessage())
     while not stop.is_set():
         request = channel.receive(0.1)
-        if request is not None:
-            channel.reply(state if request == plain else b"")
+        if request is None:
+            continue
+        if request == plain:
+            channel.reply(state)
+            continue
+        message = decode(request)
+        channel.reply(answer_images(message.shared_memory) if getattr(message, "images", None) else b"")
 
 
 def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> None:
@@ -66,7 +70,12 @@ def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> Non
         server=ServerInfo("perf.vision", "0", [EXTENSION_IMAGES, EXTENSION_SHARED_MEMORY])))
     leased = dataclasses.replace(handshake, shared_channel=channel.path)
     state = encode(SensorMessage(simulated_time=0.0))
-    threading.Thread(target=_answer_through, args=(channel, state, stop), daemon=True).start()
+    rendered = [(CAMERA, kind, width, height, 0.0, pixels)]
+
+    def answer_images(shared_memory: bool) -> bytes:
+        return state + shared.fields(rendered, shared_memory)
+
+    threading.Thread(target=_answer_through, args=(channel, state, answer_images, stop), daemon=True).start()
     ready.set()
     while not stop.is_set():
         try:
@@ -79,8 +88,7 @@ def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> Non
         if not getattr(request.message, "images", None):
             server.reply(request, state)  # the first Control, and reads without images
             continue
-        rendered = [(CAMERA, kind, width, height, 0.0, pixels)]
-        server.reply(request, state + shared.fields(rendered, request.shared_memory))
+        server.reply(request, answer_images(request.shared_memory))
     server.close()
 
 

@@ -46,8 +46,8 @@ def _delivery_with_channel(result: dict) -> list[str]:
         "`coupler serve` makes them; read as arrays by `coupler.Session` on an ipc:// address, through shared "
         "memory and (opted out) through the socket, in turns (lowest and highest round in brackets). Through "
         "shared memory the session also leases the server's shared channel (`shared_channel=True`), as `coupler "
-        "serve` leases it to a lone controller: the request without an image goes through the channel, the "
-        "request for the image through the socket and the image through the ring. \"with\" is the full round "
+        "serve` leases it to a lone controller: the requests go through the channel, the image through the "
+        "ring. \"with\" is the full round "
         "trip with the image; \"adds\" is what the image adds to the same request without it (with minus "
         "without, round by round), the figure the delivery target is judged on.",
         "",

@@ -127,9 +127,10 @@ class Session:
         socket, as over tcp.
 
         `shared_channel` (default False): at an ipc:// or inproc:// address,
-        lease the server's shared channel in the handshake and send plain
-        Controls and reads through it (futex wake-ups rather than the
-        socket; see coupler.controller.shared_channel). A server without one,
+        lease the server's shared channel in the handshake and send Controls
+        and reads through it (futex wake-ups rather than the socket; those
+        asking for images when they come through shared memory; see
+        coupler.controller.shared_channel). A server without one,
         or a tcp:// address: everything goes through the socket, silently.
         RemoteError (SERVER_BUSY) when another controller holds the channel.
         """
@@ -292,8 +293,8 @@ class Session:
         return result
 
     def _round_trip(self, frame: bytes, sent: float, plain: bool = False) -> bytes:
-        """The answer to `frame`; a `plain` Control or read (no images) through the shared channel when it is
-        leased and ready."""
+        """The answer to `frame`; a `plain` Control or read through the shared channel when it is leased and
+        ready."""
         if not self._open:
             raise Error(f"the session with {self.client.address} is closed: open a new one")
         if plain and self._channel is not None:
@@ -343,8 +344,13 @@ class Session:
             self.shared_images.resolve(answer.images)
         return SensorReadings(self.handshake, answer, after_reset)
 
-    def _sensors_for(self, request: Message) -> SensorReadings:
-        return self._readings_of(self._exchange(request))
+    def _sensors_for(self, request: Message, plain: bool = False) -> SensorReadings:
+        return self._readings_of(self._exchange(request, plain))
+
+    def _images_through_channel(self) -> bool:
+        """Whether requests for images go through the shared channel: their images then come through the ring,
+        so the answer fits the channel's frames."""
+        return self._channel is not None and self.shared_images is not None and not self.trace
 
     def _server_name(self) -> str:
         server = self.handshake.server
@@ -371,7 +377,7 @@ class Session:
             control = controls.message()
             control.images = self._image_requests(images)
             control.shared_memory = self.shared_images is not None
-            return self._sensors_for(control)
+            return self._sensors_for(control, self._images_through_channel())
         # A trace sees every message, so it goes through messages.
         flat = None if self.trace else self._flat_layout()
         if flat is None:
@@ -388,7 +394,8 @@ class Session:
         """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
         if images:
             return self._sensors_for(SensorRequestMessage(images=self._image_requests(images),
-                                                          shared_memory=self.shared_images is not None))
+                                                          shared_memory=self.shared_images is not None),
+                                     self._images_through_channel())
         return self._readings_of(self._exchange(SensorRequestMessage(), plain=not self.trace))
 
     def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:

@@ -6,11 +6,12 @@ for the channel in its HandshakeInit; a server that offers one (a lockstep
 session maps it (`coupler._native.SharedChannelClient`: one request and one
 answer frame at a time in a memfd of mode 0600, each side asleep in a futex
 until the other has written). After the first step through the socket, the
-session's plain Controls and reads go through it; the server answers an
-empty frame for a request only its socket path serves, which the session
-then sends through the socket. Requests for images, Resets and handshakes
-always go through the socket; images still come through the ring
-(coupler.controller.shared_images).
+session's Controls and reads go through it; the server answers an empty
+frame for a request only its socket path serves, which the session then
+sends through the socket. Requests for images go through it too when their
+images come through the ring (coupler.controller.shared_images), so that
+the answer fits the channel's frames; else through the socket. Resets and
+handshakes always go through the socket.
 
 Without a channel the session uses the socket, silently, as with
 `shared_memory`: over tcp:// (the channel is not even asked for), from a

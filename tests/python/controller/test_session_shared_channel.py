@@ -97,7 +97,7 @@ def test_a_reset_sends_the_next_step_through_the_socket(address: str) -> None:
         assert len(sent) == 2  # the Reset and the step after it
 
 
-def test_images_come_through_the_ring_while_plain_steps_go_through_the_channel(address: str) -> None:
+def test_requests_for_images_go_through_the_channel_and_their_images_through_the_ring(address: str) -> None:
     with Session(address, timeout=TIMEOUT, shared_channel=True) as session:
         controls = session.controls()
         session.step(controls)
@@ -110,7 +110,30 @@ def test_images_come_through_the_ring_while_plain_steps_go_through_the_channel(a
         assert pictured.time == readings.time
         after = session.step(controls)
         assert after.time > readings.time
-        assert len(sent) == 2  # the two requests for images
+        assert sent == []
+
+
+def test_images_through_the_channel_are_those_through_the_socket(address: str) -> None:
+    pictures = []
+    for shared_channel in (True, False):
+        with Session(address, timeout=TIMEOUT, reset=True, shared_channel=shared_channel) as session:
+            controls = session.controls()
+            session.step(controls)
+            readings = session.step(controls, images={CAMERA: "depth"})
+            pictures.append((readings.time, np.array(readings.images[CAMERA].depth)))
+    (time_a, depth_a), (time_b, depth_b) = pictures
+    assert time_a == time_b and np.array_equal(depth_a, depth_b)
+
+
+def test_without_shared_memory_requests_for_images_go_through_the_socket(address: str) -> None:
+    with Session(address, timeout=TIMEOUT, shared_channel=True, shared_memory=False) as session:
+        controls = session.controls()
+        session.step(controls)
+        sent = _counting_sends(session)
+        readings = session.sensors(images={CAMERA: "depth"})
+        assert readings.images[CAMERA].depth.shape == (64, 64)
+        session.step(controls)
+        assert len(sent) == 1  # the request for images
 
 
 def test_a_second_session_asking_for_a_leased_channel_is_refused(address: str) -> None:
