@@ -68,9 +68,34 @@ def _delivery_with_channel(result: dict) -> list[str]:
     return lines
 
 
+def _ms(figure: dict) -> str:
+    return f"{figure['median']:.2f} ({figure['low']:.2f}–{figure['high']:.2f})"
+
+
+def _rows_with_channel(result: dict) -> list[str]:
+    lines = [
+        f"Per image, the median of {result['rounds']} rounds of {result['count']} images each (lowest and highest "
+        "round in brackets); each round times the renderer alone, then coupler with a session of the defaults "
+        "(requests through the socket, images through shared memory), then coupler with a session that leases "
+        "the server's shared channel (`shared_channel=True`: requests through the channel; it stepped once "
+        "before timing, as the channel serves a controller), in turn, in one process against one server, all "
+        "with MuJoCo's default visual flags (shadows and reflections on). The target is judged on the defaults.",
+        "",
+        "| size | kind | mujoco.Renderer alone ms | through coupler ms | coupler ÷ renderer "
+        "| coupler, shared channel ms | shared channel ÷ renderer |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for row in result["rows"]:
+        lines.append(f"| {row['size']} | {row['kind']} | {_ms(row['renderer_ms'])} | {_ms(row['coupler_ms'])} "
+                     f"| {_ms(row['ratio'])} | {_ms(row['channel_ms'])} | {_ms(row['channel_ratio'])} |")
+    return lines
+
+
 def markdown(result: dict) -> str:
     lines = []
-    if "rows" in result:
+    if result.get("rows") and "channel_ms" in result["rows"][0]:
+        lines += _rows_with_channel(result)
+    elif "rows" in result:
         lines += [
             f"Per image, the median of {result['rounds']} rounds of {result['count']} images each (lowest and "
             "highest round in brackets); each round times the renderer alone and then coupler, in turn, in one "

@@ -125,3 +125,14 @@ def test_the_delivery_table_says_the_shared_column_leases_the_channel():
     page = render.markdown(result)
     assert "leases the server's shared channel" in page
     assert "| 64x64 | depth | 0.100 (0.100–0.100) | 0.070 (0.070–0.070) | 0.030 (0.030–0.030) |" in page
+
+
+def test_the_rendering_table_shows_the_shared_channel_beside_the_defaults():
+    row = _render_row([1.0, 1.0, 1.0], [1.5, 1.5, 1.5])
+    channel = [1.2, 1.2, 1.2]
+    row.update({"channel_ms": _spread(channel), "channel_ratio": _spread(channel)})
+    row["rounds"].update({"channel_ms": channel, "channel_ratio": channel})
+    page = render.markdown({"rounds": 3, "count": 20, "rows": [row]})
+    assert "| 64x64 | depth | 1.00 (1.00–1.00) | 1.50 (1.50–1.50) | 1.50 (1.50–1.50) | 1.20 (1.20–1.20) " in page
+    assert "judged on the defaults" in page
+    assert "1.50 × (1.50 ms vs 1.00 ms, 3 rounds)" in page  # the verdict is on the defaults
