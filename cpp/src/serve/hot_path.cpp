@@ -53,8 +53,6 @@ HotPath::~HotPath() = default;
 
 namespace {
 
-// Whether `payload` is a SensorRequest (asking for no image) as the server's decoder reads it. Only
-// small frames are looked at here: a larger one is decoded by the server.
 // A Control or a SensorRequest that asks for images, decoded; nullopt for any other payload.
 std::optional<Message> asking_for_images(std::string_view payload) {
   try {
@@ -71,6 +69,8 @@ std::optional<Message> asking_for_images(std::string_view payload) {
   return std::nullopt;
 }
 
+// Whether `payload` is a SensorRequest (asking for no image) as the server's decoder reads it. Only
+// small frames are looked at here: a larger one is decoded by the server.
 bool is_sensor_request(std::string_view payload) {
   constexpr std::size_t kLargestLookedAt = 64;
   if (payload.size() > kLargestLookedAt) return false;

@@ -234,9 +234,9 @@ class Session:
                         controls.set(name, control, pose[value_type].pop(0))
         return controls
 
-    def _exchange(self, request: Message, plain: bool = False) -> Message:
+    def _exchange(self, request: Message, through_channel: bool = False) -> Message:
         return self._with_reconnect(
-            lambda: self._exchange_once(request, plain), type(request).__name__,
+            lambda: self._exchange_once(request, through_channel), type(request).__name__,
             isinstance(request, SensorRequestMessage)
         )
 
@@ -269,11 +269,11 @@ class Session:
                 continue  # the server is not back yet; each attempt waits one timeout
         raise TimeoutError(f"{cause}; {self.reconnect_attempts} reconnect attempts found no server") from cause
 
-    def _exchange_once(self, request: Message, plain: bool = False) -> Message:
+    def _exchange_once(self, request: Message, through_channel: bool = False) -> Message:
         if self.trace:
             self.trace("send", request)
         sent = time.perf_counter()
-        answer = decode(self._round_trip(encode(request), sent, plain))
+        answer = decode(self._round_trip(encode(request), sent, through_channel))
         self.stats.add_round_trip(time.perf_counter() - sent)
         if self.trace:
             self.trace("recv", answer)
@@ -283,21 +283,21 @@ class Session:
         """One Control sent from the arrays; the answer read into a new array when it is a
         SensorMessage of the scene's shape, decoded otherwise."""
         sent = time.perf_counter()
-        answer = self._round_trip(controls.frame(), sent, plain=True)
+        answer = self._round_trip(controls.frame(), sent, through_channel=True)
         read = flat.sensors.read(answer)
         if read is not None and self._channel is not None:
-            # Stepped: the server now serves this controller's plain requests through its channel too.
+            # Stepped: the server now serves this controller's requests through its channel too.
             self._channel.ready = True
         result = decode(answer) if read is None else SensorReadings.from_array(self.handshake, flat, *read)
         self.stats.add_round_trip(time.perf_counter() - sent)
         return result
 
-    def _round_trip(self, frame: bytes, sent: float, plain: bool = False) -> bytes:
-        """The answer to `frame`; a `plain` Control or read through the shared channel when it is leased and
-        ready."""
+    def _round_trip(self, frame: bytes, sent: float, through_channel: bool = False) -> bytes:
+        """The answer to `frame`, `through_channel` when the shared channel is leased and ready (else, or when
+        the server hands it back, through the socket)."""
         if not self._open:
             raise Error(f"the session with {self.client.address} is closed: open a new one")
-        if plain and self._channel is not None:
+        if through_channel and self._channel is not None:
             answer = self._channel.exchange(frame, self.timeout)
             if answer is not None:
                 self.stats.add_blocked(time.perf_counter() - sent)  # asleep in the futex until the answer came
@@ -344,8 +344,8 @@ class Session:
             self.shared_images.resolve(answer.images)
         return SensorReadings(self.handshake, answer, after_reset)
 
-    def _sensors_for(self, request: Message, plain: bool = False) -> SensorReadings:
-        return self._readings_of(self._exchange(request, plain))
+    def _sensors_for(self, request: Message, through_channel: bool = False) -> SensorReadings:
+        return self._readings_of(self._exchange(request, through_channel))
 
     def _images_through_channel(self) -> bool:
         """Whether requests for images go through the shared channel: their images then come through the ring,
@@ -396,7 +396,7 @@ class Session:
             return self._sensors_for(SensorRequestMessage(images=self._image_requests(images),
                                                           shared_memory=self.shared_images is not None),
                                      self._images_through_channel())
-        return self._readings_of(self._exchange(SensorRequestMessage(), plain=not self.trace))
+        return self._readings_of(self._exchange(SensorRequestMessage(), through_channel=not self.trace))
 
     def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:
         if not self.handshake.supports(EXTENSION_IMAGES):
