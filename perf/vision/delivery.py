@@ -1,13 +1,19 @@
 """Delivery of an image apart from its rendering: a server process answers SensorRequests with one image
 rendered beforehand, its image fields made per answer as `coupler serve` makes them (through the socket, or
 copied into its ring of shared memory, `coupler.serve.shared_images`), and a `coupler.Session` in this
-process reads them as arrays, through shared memory or having opted out, in turns."""
+process reads them as arrays, through shared memory or having opted out, in turns.
+
+The session through shared memory also leases the server's shared channel, as `coupler serve` leases it to a
+lone controller: its requests go through the channel, with the image and without it. Each session times the
+same SensorRequest with the image and without it, interleaved: what an image adds is their difference."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import statistics
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -15,7 +21,7 @@ import numpy as np
 
 from coupler import Session, _native
 from coupler.serve.shared_images import SharedImages
-from coupler.wire.codec import encode
+from coupler.wire.codec import decode, encode
 from coupler.wire.errors import TimeoutError
 from coupler.wire.messages import (
     EXTENSION_IMAGES,
@@ -23,11 +29,13 @@ from coupler.wire.messages import (
     HandshakeInitMessage,
     HandshakeMessage,
     SensorMessage,
+    SensorRequestMessage,
     ServerInfo,
 )
 
 CAMERA = "overview"
 FRAME_BYTES = 16 << 20  # as measure.FRAME_BYTES: a 640x480 depth image is over the default 1 MiB
+CHANNEL_BYTES = 1 << 16  # as coupler.serve.shared_channel.MIN_CAPACITY
 _DTYPES = {"rgb": np.uint8, "depth": np.float32}
 
 
@@ -36,14 +44,38 @@ def _pixels(width: int, height: int, kind: str) -> np.ndarray:
     return np.random.default_rng(0).integers(0, 255, shape).astype(_DTYPES[kind])
 
 
+def _answer_through(channel: _native.SharedChannelServer, state: bytes, answer_images, stop) -> None:
+    """As `coupler serve` answers through its channel: a plain read with the state, a read asking for images
+    with them, anything else handed back empty (the client sends it through the socket)."""
+    plain = encode(SensorRequestMessage())
+    while not stop.is_set():
+        request = channel.receive(0.1)
+        if request is None:
+            continue
+        if request == plain:
+            channel.reply(state)
+            continue
+        message = decode(request)
+        channel.reply(answer_images(message.shared_memory) if getattr(message, "images", None) else b"")
+
+
 def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> None:
-    """A server of one image: the state frame of no object, and the image fields made for each answer."""
+    """A server of one image: the state frame of no object, and the image fields made for each answer that
+    asks for images; its shared channel leased to whoever asks (one session at a time)."""
     pixels = _pixels(width, height, kind)
     shared = SharedImages(FRAME_BYTES)
+    channel = _native.SharedChannelServer(CHANNEL_BYTES)
     server = _native.Server(address, max_frame_bytes=FRAME_BYTES)
     handshake = shared.handshake(HandshakeMessage(
         server=ServerInfo("perf.vision", "0", [EXTENSION_IMAGES, EXTENSION_SHARED_MEMORY])))
+    leased = dataclasses.replace(handshake, shared_channel=channel.path)
     state = encode(SensorMessage(simulated_time=0.0))
+    rendered = [(CAMERA, kind, width, height, 0.0, pixels)]
+
+    def answer_images(shared_memory: bool) -> bytes:
+        return state + shared.fields(rendered, shared_memory)
+
+    threading.Thread(target=_answer_through, args=(channel, state, answer_images, stop), daemon=True).start()
     ready.set()
     while not stop.is_set():
         try:
@@ -51,10 +83,12 @@ def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> Non
         except TimeoutError:
             continue
         if isinstance(request.message, HandshakeInitMessage):
-            server.reply(request, encode(handshake))
+            server.reply(request, encode(leased if request.message.shared_channel else handshake))
             continue
-        rendered = [(CAMERA, kind, width, height, 0.0, pixels)]
-        server.reply(request, state + shared.fields(rendered, request.shared_memory))
+        if not getattr(request.message, "images", None):
+            server.reply(request, state)  # the first Control, and reads without images
+            continue
+        server.reply(request, answer_images(request.shared_memory))
     server.close()
 
 
@@ -66,9 +100,30 @@ def _per_image(session: Session, kind: str, count: int) -> float:
     return (time.perf_counter() - started) / count * 1e3
 
 
+def _per_read(session: Session, count: int) -> float:
+    started = time.perf_counter()
+    for _ in range(count):
+        session.sensors()
+    return (time.perf_counter() - started) / count * 1e3
+
+
+def _with_and_without(session: Session, kind: str, count: int) -> tuple[float, float]:
+    """ms per request with the image and without it, in mirrored order (half without, with, half without)."""
+    first = _per_read(session, count // 2 or 1)
+    with_image = _per_image(session, kind, count)
+    second = _per_read(session, count - count // 2 or 1)
+    return with_image, (first + second) / 2
+
+
+def _spread(values: list[float]) -> dict:
+    ordered = sorted(values)
+    return {"median": statistics.median_low(ordered), "low": ordered[0], "high": ordered[-1]}
+
+
 def measure_delivery(sizes: list[tuple[int, int]], kinds: tuple[str, ...], rounds: int,
                      count: int) -> list[dict]:
-    """Per size and kind: ms per image delivered through shared memory and through the socket, by rounds."""
+    """Per size and kind: ms per request with the image and without it, through shared memory (with the shared
+    channel) and through the socket, by rounds, and what the image adds (their difference, round by round)."""
     rows = []
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="perf-vision-") as folder:
@@ -81,22 +136,34 @@ def measure_delivery(sizes: list[tuple[int, int]], kinds: tuple[str, ...], round
                 server.start()
                 try:
                     ready.wait(30)
-                    shared_ms, socket_ms = [], []
+                    times: dict[str, list[float]] = {"shared_ms": [], "socket_ms": [], "shared_plain_ms": [],
+                                                     "socket_plain_ms": []}
                     for _ in range(rounds):
-                        # One session at a time: this stand-in server leases nothing, but coupler serve would.
-                        for shared_memory, times in ((True, shared_ms), (False, socket_ms)):
+                        # One session at a time, as the channel is leased to one.
+                        for shared_memory, side in ((True, "shared"), (False, "socket")):
                             with Session(address, timeout=30.0, max_frame_bytes=FRAME_BYTES,
-                                         shared_memory=shared_memory) as session:
-                                if shared_memory and session.shared_images is None:
-                                    raise RuntimeError("the session did not map the server's shared memory")
-                                _per_image(session, kind, 3)
-                                times.append(_per_image(session, kind, count))
+                                         shared_memory=shared_memory, shared_channel=shared_memory) as session:
+                                if shared_memory and (session.shared_images is None or not session.shared_channel):
+                                    raise RuntimeError("the session did not map the server's shared memory and "
+                                                       "channel")
+                                session.step(session.controls())  # after it, plain reads go through the channel
+                                _with_and_without(session, kind, 3)
+                                with_image, without = _with_and_without(session, kind, count)
+                                times[f"{side}_ms"].append(with_image)
+                                times[f"{side}_plain_ms"].append(without)
                 finally:
                     stop.set()
                     server.join(10)
-                rows.append({"size": f"{width}x{height}", "kind": kind,
+                shared_ms, socket_ms = times["shared_ms"], times["socket_ms"]
+                adds = {side: [a - b for a, b in zip(times[f"{side}_ms"], times[f"{side}_plain_ms"])]
+                        for side in ("shared", "socket")}
+                rows.append({"size": f"{width}x{height}", "kind": kind, "channel": True,
                              "shared_ms": statistics.median(shared_ms), "socket_ms": statistics.median(socket_ms),
                              "shared_range": [min(shared_ms), max(shared_ms)],
                              "socket_range": [min(socket_ms), max(socket_ms)],
-                             "rounds": {"shared_ms": shared_ms, "socket_ms": socket_ms}})
+                             "shared_plain_ms": _spread(times["shared_plain_ms"]),
+                             "socket_plain_ms": _spread(times["socket_plain_ms"]),
+                             "shared_adds_ms": _spread(adds["shared"]), "socket_adds_ms": _spread(adds["socket"]),
+                             "rounds": {**times, "shared_adds_ms": adds["shared"],
+                                        "socket_adds_ms": adds["socket"]}})
     return rows

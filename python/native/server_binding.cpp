@@ -33,6 +33,9 @@ void bind_server(py::module_& module) {
       .def_property_readonly("size", [](const Request& r) { return r.frame().size(); }, "Bytes of the payload.")
       .def_property_readonly("peer", [](const Request& r) { return py::bytes(r.peer()); },
                              "Identifies the connection it came from.")
+      .def_property_readonly("through_channel", &Request::through_channel,
+                             "True for a request that came through the shared channel leased to its peer: it is "
+                             "answered there (SharedChannelServer.reply), never through the Server.")
       .def_property_readonly("decoded", &Request::decoded,
                              "False for a request of a kind the server decodes on demand (Server.complete), until then.")
       .def_property_readonly(

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <pybind11/pybind11.h>
@@ -24,6 +25,26 @@ void bind_shared_channel(py::module_& module) {
       .def(py::init<std::size_t>(), py::arg("capacity"))
       .def_property_readonly("path", &SharedChannelServer::path, "What a client opens: /proc/PID/fd/N.")
       .def_property_readonly("capacity", &SharedChannelServer::capacity)
+      .def(
+          "receive",
+          [](SharedChannelServer& self, double timeout) -> py::object {
+            std::optional<std::string> request;
+            {
+              py::gil_scoped_release released;
+              const auto received =
+                  self.receive(std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(timeout * 1000.0))));
+              if (received) request.emplace(*received);
+            }
+            if (!request) return py::none();
+            return py::bytes(*request);
+          },
+          py::arg("timeout"),
+          "The next request's bytes, or None when none came within `timeout` seconds (asleep meanwhile); "
+          "answer it with reply(). For servers written in Python: `coupler serve` answers in C++.")
+      .def(
+          "reply", [](SharedChannelServer& self, const py::bytes& frame) { self.reply(std::string(frame)); },
+          py::arg("frame"),
+          "Answer the request received last with `frame`; coupler.Error, one line, for one over the capacity.")
       .def("forget", &SharedChannelServer::forget,
            "Drop a request not answered yet (its client left): the next client starts afresh.");
 

@@ -16,11 +16,12 @@ _names = itertools.count()
 
 
 class ScriptedServer:
-    """Answers the handshake, then each request with the next of `answers`, keeping the requests."""
+    """Answers the handshake, then each request with the next of `answers`, keeping the requests; at `address`
+    (default: an inproc:// address of its own)."""
 
-    def __init__(self, answers: list[Message]) -> None:
+    def __init__(self, answers: list[Message], address: str | None = None) -> None:
         self.scene = StaticScene()
-        self.address = f"inproc://scripted-{next(_names)}"
+        self.address = address or f"inproc://scripted-{next(_names)}"
         self.requests: list[bytes] = []
         # A coupler server's handshake: the extensions are announced.
         self._answers = [encode(with_server_info(self.scene.handshake()))] + [encode(a) for a in answers]

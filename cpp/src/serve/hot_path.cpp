@@ -53,6 +53,22 @@ HotPath::~HotPath() = default;
 
 namespace {
 
+// A Control or a SensorRequest that asks for images, decoded; nullopt for any other payload.
+std::optional<Message> asking_for_images(std::string_view payload) {
+  try {
+    Message message = decode(payload);
+    if (const auto* control = std::get_if<ControlMessage>(&message); control && !control->images.empty()) {
+      return message;
+    }
+    if (const auto* read = std::get_if<SensorRequestMessage>(&message); read && !read->images.empty()) {
+      return message;
+    }
+  } catch (const ProtocolError&) {
+    // Not a request the caller renders for: handed back empty, as any other.
+  }
+  return std::nullopt;
+}
+
 // Whether `payload` is a SensorRequest (asking for no image) as the server's decoder reads it. Only
 // small frames are looked at here: a larger one is decoded by the server.
 bool is_sensor_request(std::string_view payload) {
@@ -328,7 +344,15 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
           ++outcome.reads;
           frame = state_frame();
         }
-        // Anything the caller would serve (a Control it refuses, chunks or warns about, a read of images)
+        if (!frame) {
+          if (std::optional<Message> images = asking_for_images(*request)) {
+            // The caller renders them, off this thread, and answers through the channel (its client waits there).
+            Offered handed;
+            handed.request = Request::from_channel(peer, std::move(*images), std::string(*request));
+            return handed;
+          }
+        }
+        // Anything else the caller would serve (a Control it refuses, chunks or warns about, a Reset)
         // is answered with an empty frame, which no message encodes to: nothing was applied, and the client
         // sends it again through the socket, where the caller serves it as ever.
         channel_->reply(frame ? *frame : std::string());

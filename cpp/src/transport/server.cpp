@@ -378,9 +378,23 @@ bool Server::complete(Request& request) {
   return true;
 }
 
-void Server::reply(const Request& request, const Message& message) { impl_->send(request.envelope_, encode(message)); }
+namespace {
 
-void Server::reply_frame(const Request& request, const std::string& frame) { impl_->send(request.envelope_, frame); }
+void check_through_socket(const Request& request) {
+  if (request.through_channel()) throw Error("a request that came through the shared channel is answered there");
+}
+
+}  // namespace
+
+void Server::reply(const Request& request, const Message& message) {
+  check_through_socket(request);
+  impl_->send(request.envelope_, encode(message));
+}
+
+void Server::reply_frame(const Request& request, const std::string& frame) {
+  check_through_socket(request);
+  impl_->send(request.envelope_, frame);
+}
 
 std::vector<std::string> Server::take_closed_peers() {
   impl_->drain_monitor();

@@ -15,7 +15,8 @@ from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.codec import decode, encode
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
-from coupler.controller.shared_images import SharedImages
+from coupler.controller.shared_channel import SharedChannel
+from coupler.controller.shared_images import SharedImages, on_this_host
 from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
 from coupler.wire.errors import ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
@@ -97,6 +98,7 @@ class Session:
         reconnect_attempts: int = 0,
         reset: bool = False,
         shared_memory: bool = True,
+        shared_channel: bool = False,
         **transport: Any,
     ) -> None:
         """Connect and do the handshake.
@@ -123,6 +125,14 @@ class Session:
         extension, see coupler.controller.shared_images: the arrays are then
         views of it, valid for the next few answers); False: through the
         socket, as over tcp.
+
+        `shared_channel` (default False): at an ipc:// or inproc:// address,
+        lease the server's shared channel in the handshake and send Controls
+        and reads through it (futex wake-ups rather than the socket; those
+        asking for images when they come through shared memory; see
+        coupler.controller.shared_channel). A server without one,
+        or a tcp:// address: everything goes through the socket, silently.
+        RemoteError (SERVER_BUSY) when another controller holds the channel.
         """
         self.client = Client(address, timeout=timeout, context=context, **transport)
         self.timeout = timeout
@@ -140,6 +150,9 @@ class Session:
         self._shared_memory = shared_memory
         # The server's ring, mapped, when images come through shared memory.
         self.shared_images: SharedImages | None = None
+        self._shared_channel = shared_channel
+        # The server's channel, mapped, when this session leased it.
+        self._channel: SharedChannel | None = None
         try:
             self.handshake: HandshakeMessage = self._handshake()
             if reset:
@@ -150,13 +163,21 @@ class Session:
             raise
 
     def _handshake(self) -> HandshakeMessage:
-        answer = self._exchange_once(HandshakeInitMessage())
+        self._channel = None
+        asked = self._shared_channel and on_this_host(self.client.address)
+        answer = self._exchange_once(HandshakeInitMessage(shared_channel=asked))
         if not isinstance(answer, HandshakeMessage):
             raise _unexpected(answer, "Handshake")
         if answer.version != PROTOCOL_VERSION:
             raise ProtocolError(f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED)
         self.shared_images = SharedImages.mapped(self.client.address, answer) if self._shared_memory else None
+        self._channel = SharedChannel.leased(self.client.address, answer) if asked else None
         return answer
+
+    @property
+    def shared_channel(self) -> bool:
+        """Whether the server leased this session its shared channel (and no wait through it timed out)."""
+        return self._channel is not None and self._channel.open
 
     def reconnect(self, accept_scene_change: bool = False) -> None:
         """Open a fresh connection to the same address and do the handshake again.
@@ -169,7 +190,8 @@ class Session:
         self._open = True  # a fresh connection: a closed session is open again
         handshake = self._handshake()
         # A restarted server offers a ring of its own: the same scene all the same.
-        unshared = dataclasses.replace(handshake, shared_memory=self.handshake.shared_memory)
+        unshared = dataclasses.replace(handshake, shared_memory=self.handshake.shared_memory,
+                                       shared_channel=self.handshake.shared_channel)
         if not accept_scene_change and unshared != self.handshake:
             raise SceneChangedError(
                 f"the server at {self.client.address} now describes a different scene than this session was "
@@ -212,9 +234,10 @@ class Session:
                         controls.set(name, control, pose[value_type].pop(0))
         return controls
 
-    def _exchange(self, request: Message) -> Message:
+    def _exchange(self, request: Message, through_channel: bool = False) -> Message:
         return self._with_reconnect(
-            lambda: self._exchange_once(request), type(request).__name__, isinstance(request, SensorRequestMessage)
+            lambda: self._exchange_once(request, through_channel), type(request).__name__,
+            isinstance(request, SensorRequestMessage)
         )
 
     def _with_reconnect(self, exchange: Callable[[], T], kind: str, resendable: bool) -> T:
@@ -246,11 +269,11 @@ class Session:
                 continue  # the server is not back yet; each attempt waits one timeout
         raise TimeoutError(f"{cause}; {self.reconnect_attempts} reconnect attempts found no server") from cause
 
-    def _exchange_once(self, request: Message) -> Message:
+    def _exchange_once(self, request: Message, through_channel: bool = False) -> Message:
         if self.trace:
             self.trace("send", request)
         sent = time.perf_counter()
-        answer = decode(self._round_trip(encode(request), sent))
+        answer = decode(self._round_trip(encode(request), sent, through_channel))
         self.stats.add_round_trip(time.perf_counter() - sent)
         if self.trace:
             self.trace("recv", answer)
@@ -260,15 +283,25 @@ class Session:
         """One Control sent from the arrays; the answer read into a new array when it is a
         SensorMessage of the scene's shape, decoded otherwise."""
         sent = time.perf_counter()
-        answer = self._round_trip(controls.frame(), sent)
+        answer = self._round_trip(controls.frame(), sent, through_channel=True)
         read = flat.sensors.read(answer)
+        if read is not None and self._channel is not None:
+            # Stepped: the server now serves this controller's requests through its channel too.
+            self._channel.ready = True
         result = decode(answer) if read is None else SensorReadings.from_array(self.handshake, flat, *read)
         self.stats.add_round_trip(time.perf_counter() - sent)
         return result
 
-    def _round_trip(self, frame: bytes, sent: float) -> bytes:
+    def _round_trip(self, frame: bytes, sent: float, through_channel: bool = False) -> bytes:
+        """The answer to `frame`, `through_channel` when the shared channel is leased and ready (else, or when
+        the server hands it back, through the socket)."""
         if not self._open:
             raise Error(f"the session with {self.client.address} is closed: open a new one")
+        if through_channel and self._channel is not None:
+            answer = self._channel.exchange(frame, self.timeout)
+            if answer is not None:
+                self.stats.add_blocked(time.perf_counter() - sent)  # asleep in the futex until the answer came
+                return answer
         self.client.send_frame(frame)
         if self.polling:
             return self._receive_polling(sent)
@@ -311,8 +344,13 @@ class Session:
             self.shared_images.resolve(answer.images)
         return SensorReadings(self.handshake, answer, after_reset)
 
-    def _sensors_for(self, request: Message) -> SensorReadings:
-        return self._readings_of(self._exchange(request))
+    def _sensors_for(self, request: Message, through_channel: bool = False) -> SensorReadings:
+        return self._readings_of(self._exchange(request, through_channel))
+
+    def _images_through_channel(self) -> bool:
+        """Whether requests for images go through the shared channel: their images then come through the ring,
+        so the answer fits the channel's frames."""
+        return self._channel is not None and self.shared_images is not None and not self.trace
 
     def _server_name(self) -> str:
         server = self.handshake.server
@@ -339,7 +377,7 @@ class Session:
             control = controls.message()
             control.images = self._image_requests(images)
             control.shared_memory = self.shared_images is not None
-            return self._sensors_for(control)
+            return self._sensors_for(control, self._images_through_channel())
         # A trace sees every message, so it goes through messages.
         flat = None if self.trace else self._flat_layout()
         if flat is None:
@@ -356,8 +394,9 @@ class Session:
         """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
         if images:
             return self._sensors_for(SensorRequestMessage(images=self._image_requests(images),
-                                                          shared_memory=self.shared_images is not None))
-        return self._sensors_for(SensorRequestMessage())
+                                                          shared_memory=self.shared_images is not None),
+                                     self._images_through_channel())
+        return self._readings_of(self._exchange(SensorRequestMessage(), through_channel=not self.trace))
 
     def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:
         if not self.handshake.supports(EXTENSION_IMAGES):
@@ -384,6 +423,8 @@ class Session:
                 request.keyframe = keyframe
             else:
                 request.keyframe_index = int(keyframe)
+        if self._channel is not None:
+            self._channel.ready = False  # the reset simulation waits for a step through the socket
         answer = self._exchange(request)
         if not isinstance(answer, ResetMessage):
             raise _unexpected(answer, "Reset")
@@ -397,6 +438,7 @@ class Session:
         if not self._open:
             return
         self._open = False
+        self._channel = None
         try:
             if self.handshake.supports(EXTENSION_GOODBYE):
                 self.client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller closed the session"))

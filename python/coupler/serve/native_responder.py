@@ -22,7 +22,7 @@ from typing import Any
 
 from coupler import _native, limits
 from coupler.wire.codec import decode, encode
-from coupler.wire.errors import ProtocolError, TimeoutError
+from coupler.wire.errors import Error, ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeInitMessage, HandshakeMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.coalesced_reads import CoalescedReads
@@ -369,7 +369,23 @@ class NativeResponder:
             return
         if self._trace_sizes:
             self.trace_exchange(request.size, len(answer.reply))
+        if request.through_channel:
+            self._reply_through_channel(answer.reply)
+            return
         self.server.reply(request, answer.reply)
+
+    def _reply_through_channel(self, reply: bytes) -> None:
+        """Answer the request the hot path handed back from the shared channel (one asking for images) there,
+        where its client waits."""
+        lease = self.shared_channel
+        if lease is None or lease.channel is None:
+            return  # no channel any more: its client times out, as it would without an answer
+        try:
+            lease.channel.reply(reply)
+        except Error as error:
+            # Over the channel's frames (images the client did not take through the ring): an error it can read,
+            # never an empty answer, which would have it send a Control that was applied again.
+            lease.channel.reply(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=str(error))))
 
     def trace_exchange(self, received: int, sent: int) -> None:
         """With trace_sizes, log an exchange's frame sizes when they differ from the last ones logged."""

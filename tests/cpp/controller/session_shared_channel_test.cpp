@@ -1,11 +1,13 @@
 // Session and the server's shared channel (the "shm" extension): leased in the handshake when asked for at a
-// same-host address, plain Controls and reads then go through it after the first step; a server that offers
-// none, or a session that does not ask, keeps everything on the socket.
+// same-host address, Controls and reads then go through it after the first step, those asking for images when
+// their images come through the ring; a server that offers none, or a session that does not ask, keeps
+// everything on the socket.
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <coupler/controller/session.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_channel.hpp>
+#include <coupler/transport/shared_ring.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
@@ -25,14 +28,17 @@ namespace {
 
 // A server of one hinge whose answers count the requests that reached it: through the socket (angle 1, 2, ...)
 // or through its channel (angle 101, 102, ...), which it names in the handshake of a client that asks for it
-// when `offers` is set. It hands reads through the channel back (an empty answer).
+// when `offers` is set. It hands plain reads through the channel back (an empty answer) and answers reads of
+// its 2x1 depth camera there, the image through its ring; `mute()` stops its answers through the channel.
 class ChannelServer {
  public:
   explicit ChannelServer(bool offers)
-      : offers_(offers), server_(fresh_address("inproc")), channel_(4096), thread_([this] { run(); }) {}
+      : offers_(offers), server_(fresh_address("inproc")), channel_(4096), ring_(2, 4096, 0),
+        thread_([this] { run(); }) {}
   ~ChannelServer() { stop(); }
   std::string endpoint() const { return server_.endpoint(); }
   bool asked() const { return asked_; }
+  void mute() { mute_ = true; }
   void stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -54,14 +60,24 @@ class ChannelServer {
     pendulum.control_types = {ValueType::Torque1D};
     pendulum.joint_sensors = {"hinge"};
     pendulum.joint_sensor_types = {ValueType::Angle};
-    handshake.server = ServerInfo{"coupler", "test", {kExtensionSharedMemory, kExtensionGoodbye}};
+    handshake.server = ServerInfo{"coupler", "test", {kExtensionSharedMemory, kExtensionGoodbye, kExtensionImages}};
+    handshake.cameras = {{"eye", 2, 1, {"depth"}, 1.0, 1.0, 0.5, 0.0, 0.01, 10.0, "world", {0, 0, 1}, {1, 0, 0, 0}}};
+    handshake.shared_memory = ring_.announced();
     int through_socket = 0;
     int through_channel = 0;
     while (!stop_) {
-      if (const std::optional<std::string_view> request = channel_.receive(1ms)) {
-        // Reads are handed back to the socket, as coupler serve's hot path hands back what it does not serve.
-        const bool read = std::holds_alternative<SensorRequestMessage>(decode(*request));
-        channel_.reply(read ? std::string() : encode(Message(state(101 + through_channel++))));
+      // Muted, a request is taken and left unanswered.
+      if (const std::optional<std::string_view> request = channel_.receive(1ms); request && !mute_) {
+        const Message message = decode(*request);
+        const auto* read = std::get_if<SensorRequestMessage>(&message);
+        if (read != nullptr && read->images.empty()) {
+          // Plain reads are handed back to the socket, as coupler serve's hot path hands back what it does not serve.
+          channel_.reply(std::string());
+        } else {
+          SensorMessage answer = state(101 + through_channel++);
+          if (read != nullptr) answer.images = {depth_through_ring()};
+          channel_.reply(encode(Message(answer)));
+        }
       }
       const std::optional<Request> request = server_.try_receive();
       if (!request) continue;
@@ -78,9 +94,19 @@ class ChannelServer {
     }
   }
 
+  Image depth_through_ring() {
+    const float metres[] = {1.5f, 2.5f};
+    const SharedRingWriter::Claim claim = ring_.claim();
+    std::memcpy(claim.data, metres, sizeof metres);
+    ring_.publish(claim);
+    return {"eye", "depth", 2, 1, 0.002, "", SharedSlice{claim.slot, claim.sequence, 0, sizeof metres}};
+  }
+
   bool offers_;
   Server server_;
   SharedChannelServer channel_;
+  SharedRingWriter ring_;
+  std::atomic<bool> mute_{false};
   std::atomic<bool> asked_{false};
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -125,5 +151,32 @@ TEST_CASE("a session that does not ask for the channel does not lease it") {
   CHECK_FALSE(session.shared_channel());
   Controls controls = session.controls();
   session.step(controls);
+  CHECK(angle(session.step(controls)) == 2.0);
+}
+
+TEST_CASE("a session that leases the channel asks for images through it, the images coming through the ring") {
+  ChannelServer server(true);
+  SessionOptions options{ClientOptions{2000ms}};
+  options.shared_channel = true;
+  Session session(server.endpoint(), options);
+  REQUIRE(session.shared_memory() != nullptr);
+  Controls controls = session.controls();
+  CHECK(angle(session.step(controls)) == 1.0);
+  const SensorReadings readings = session.sensors({{"eye", {"depth"}}});
+  CHECK(angle(readings) == 101.0);
+  const Span<float> depth = readings.images().at("eye").depth->pixels<float>();
+  CHECK(std::vector<float>(depth.begin(), depth.end()) == std::vector<float>{1.5f, 2.5f});
+}
+
+TEST_CASE("a session whose wait through the channel times out gives the channel up and goes on through the socket") {
+  ChannelServer server(true);
+  SessionOptions options{ClientOptions{200ms}};
+  options.shared_channel = true;
+  Session session(server.endpoint(), options);
+  Controls controls = session.controls();
+  CHECK(angle(session.step(controls)) == 1.0);
+  server.mute();
+  CHECK_THROWS_AS(session.step(controls), TimeoutError);
+  CHECK_FALSE(session.shared_channel());
   CHECK(angle(session.step(controls)) == 2.0);
 }

@@ -4,7 +4,7 @@ other benchmarks' are: met, missed, or not measured when the figures cannot tell
 import json
 
 import perf.report as report
-from perf.vision import targets
+from perf.vision import render, targets
 
 HOST = {"cpu": "cpu", "logical_cpus": 2, "os": "os", "python": "3", "libzmq": "4", "pyzmq": "27", "mujoco": "3"}
 
@@ -87,3 +87,52 @@ def test_coupler_serve_s_channel_is_judged_on_its_own_slices_beside_the_channel_
 
 def test_coupler_serve_busy_while_a_controller_holds_its_channel_misses_its_target():
     assert targets.evaluate_shm(_served([0.17, 0.18, 0.18], 1.5))[1].met is False
+
+
+def _delivery_row(with_image_ms, without_ms, size="64x64", kind="depth"):
+    adds = [a - b for a, b in zip(with_image_ms, without_ms)]
+    return {"size": size, "kind": kind, "channel": True, "shared_ms": _spread(with_image_ms)["median"],
+            "socket_ms": 1.0, "shared_range": [min(with_image_ms), max(with_image_ms)], "socket_range": [1.0, 1.0],
+            "shared_plain_ms": _spread(without_ms), "socket_plain_ms": _spread([0.5] * len(without_ms)),
+            "shared_adds_ms": _spread(adds), "socket_adds_ms": _spread([0.5] * len(adds)),
+            "rounds": {"shared_ms": with_image_ms, "shared_plain_ms": without_ms, "shared_adds_ms": adds,
+                       "socket_ms": [1.0] * len(adds), "socket_plain_ms": [0.5] * len(adds),
+                       "socket_adds_ms": [0.5] * len(adds)}}
+
+
+def test_an_image_is_judged_on_what_it_adds_to_the_same_request_without_it():
+    rendered = _render_row([1.0, 1.0, 1.0], [1.1, 1.1, 1.1])
+    # The full round trip is 10 % of the render, the image's own share 3 %.
+    verdict = targets.delivery_share(_delivery_row([0.10, 0.10, 0.10], [0.07, 0.07, 0.07]), rendered)
+    assert verdict.met is True
+
+
+def test_an_image_adding_more_than_its_share_in_every_round_is_missed():
+    rendered = _render_row([1.0, 1.0, 1.0], [1.1, 1.1, 1.1])
+    verdict = targets.delivery_share(_delivery_row([0.20, 0.21, 0.20], [0.02, 0.02, 0.02]), rendered)
+    assert verdict.met is False
+
+
+def test_an_image_that_makes_its_request_cheaper_is_not_judged():
+    rendered = _render_row([1.0, 1.0, 1.0], [1.1, 1.1, 1.1])
+    verdict = targets.delivery_share(_delivery_row([0.05, 0.05, 0.05], [0.10, 0.10, 0.10]), rendered)
+    assert verdict.met is None and verdict.noisy
+
+
+def test_the_delivery_table_says_the_shared_column_leases_the_channel():
+    result = {"rounds": 3, "count": 20, "rows": [_render_row([1.0, 1.0, 1.0], [1.1, 1.1, 1.1])],
+              "delivery": [_delivery_row([0.10, 0.10, 0.10], [0.07, 0.07, 0.07])]}
+    page = render.markdown(result)
+    assert "leases the server's shared channel" in page
+    assert "| 64x64 | depth | 0.100 (0.100–0.100) | 0.070 (0.070–0.070) | 0.030 (0.030–0.030) |" in page
+
+
+def test_the_rendering_table_shows_the_shared_channel_beside_the_defaults():
+    row = _render_row([1.0, 1.0, 1.0], [1.5, 1.5, 1.5])
+    channel = [1.2, 1.2, 1.2]
+    row.update({"channel_ms": _spread(channel), "channel_ratio": _spread(channel)})
+    row["rounds"].update({"channel_ms": channel, "channel_ratio": channel})
+    page = render.markdown({"rounds": 3, "count": 20, "rows": [row]})
+    assert "| 64x64 | depth | 1.00 (1.00–1.00) | 1.50 (1.50–1.50) | 1.50 (1.50–1.50) | 1.20 (1.20–1.20) " in page
+    assert "judged on the defaults" in page
+    assert "1.50 × (1.50 ms vs 1.00 ms, 3 rounds)" in page  # the verdict is on the defaults

@@ -115,8 +115,21 @@ def test_a_request_only_the_socket_path_serves_is_handed_back_empty_through_the_
         controller.send_frame(_controls(handshake, 0))
         controller.receive_frame()
         through = _native.SharedChannelClient(handshake.shared_channel)
+        assert through.exchange(encode(ResetMessage()), TIMEOUT) == b""
+        assert isinstance(decode(through.exchange(_controls(handshake, 1), TIMEOUT)), SensorMessage)
+        _goodbye(controller)
+
+
+def test_a_read_asking_for_images_is_answered_through_the_channel(address: str) -> None:
+    with Client(address, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        controller.send_frame(_controls(handshake, 0))
+        controller.receive_frame()
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        # The static scene serves no cameras: the answer is its one-line refusal, through the channel all the same.
         with_images = encode(SensorRequestMessage(images=[ImageRequest(camera="overview", kinds=["rgb"])]))
-        assert through.exchange(with_images, TIMEOUT) == b""
+        refused = decode(through.exchange(with_images, TIMEOUT))
+        assert isinstance(refused, ErrorMessage) and "images" in refused.text
         assert isinstance(decode(through.exchange(_controls(handshake, 1), TIMEOUT)), SensorMessage)
         _goodbye(controller)
 

@@ -37,13 +37,15 @@ struct SessionOptions {
   bool shared_memory = true;
   // At an ipc:// or inproc:// address, lease the server's shared channel
   // (the "shm" extension; coupler/transport/shared_channel.hpp) in the
-  // handshake: then plain Controls (no images) and reads go through shared
-  // memory with futex wake-ups instead of the socket, from the second step
-  // after the handshake or a reset on (the first one starts the simulation
-  // through the socket); everything else still goes through the socket, and
-  // so does a request the server's channel hands back (an empty answer).
-  // Another controller holding the channel makes the handshake throw
-  // RemoteError; a server that offers none leaves everything on the socket.
+  // handshake: then Controls and reads go through shared memory with futex
+  // wake-ups instead of the socket, from the second step after the handshake
+  // or a reset on (the first one starts the simulation through the socket);
+  // those asking for images too when their images come through the ring.
+  // Everything else still goes through the socket, and so does a request the
+  // server's channel hands back (an empty answer). A wait through the channel
+  // that times out gives the channel up (a late answer would be read as the
+  // next one's). Another controller holding the channel makes the handshake
+  // throw RemoteError; a server that offers none leaves everything on the socket.
   bool shared_channel = false;
 };
 
@@ -110,7 +112,8 @@ class Session {
   RoundTripStats& stats() noexcept { return stats_; }
   // The server's ring of shared memory, mapped; null when images come through the socket.
   const SharedRingReader* shared_memory() const noexcept { return shared_.get(); }
-  // True when the server leased this session its shared channel (SessionOptions::shared_channel).
+  // True when the server leased this session its shared channel (SessionOptions::shared_channel) and no wait
+  // through it timed out.
   bool shared_channel() const noexcept { return channel_ != nullptr; }
   Client& client() noexcept { return client_; }
 
@@ -145,6 +148,8 @@ class Session {
   // The "shm" extension's ring, mapped; readings with images keep it alive.
   std::shared_ptr<const SharedRingReader> shared_;
   // The "shm" extension's channel leased to this session, and whether the server takes requests through it yet.
+  // Whether requests for images go through the shared channel: leased, ready, and their images through the ring.
+  bool images_through_channel() const noexcept;
   std::unique_ptr<SharedChannelClient> channel_;
   bool channel_ready_ = false;
   bool open_ = true;

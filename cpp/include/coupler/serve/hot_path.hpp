@@ -204,9 +204,11 @@ class HotPath {
   // socket: run() sleeps on the channel and looks at the socket, without
   // waiting, at least every kSocketEvery, so readers, newcomers and the
   // caller's requests still get through (asleep in between: no spinning).
-  // A request through the channel the hot path would hand back is answered
-  // there with an empty frame (nothing applied): its client sends it again
-  // through the socket (SessionOptions::shared_channel).
+  // A Control or read asking for images through the channel is handed back
+  // as Request::from_channel, for the caller to answer through the channel;
+  // any other request through the channel the hot path would hand back is
+  // answered there with an empty frame (nothing applied): its client sends it
+  // again through the socket (SessionOptions::shared_channel).
   void serve_channel(SharedChannelServer* channel) noexcept { channel_ = channel; }
   static constexpr std::chrono::milliseconds kSocketEvery{10};
 

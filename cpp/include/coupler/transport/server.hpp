@@ -69,6 +69,15 @@ class Request {
   // The payload as it came off the wire, for code that logs, records or
   // decodes it with another codec.
   const std::string& frame() const noexcept { return frame_; }
+  // A request of `peer` that came through the shared channel leased to it
+  // (coupler/transport/shared_channel.hpp) rather than through the socket:
+  // its answer goes back through that channel (the Server refuses to send it).
+  static Request from_channel(std::string peer, Message message, std::string frame) {
+    Request request({std::move(peer)}, std::move(message), std::move(frame));
+    request.through_channel_ = true;
+    return request;
+  }
+  bool through_channel() const noexcept { return through_channel_; }
 
  private:
   friend class Server;
@@ -83,6 +92,7 @@ class Request {
   std::string frame_;
   MessageType type_;
   bool decoded_ = true;
+  bool through_channel_ = false;
 };
 
 // What Server::receive_offering did with the request it waited for.
