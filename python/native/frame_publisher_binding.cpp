@@ -29,10 +29,15 @@ DoubleArray view(const Doubles& values) {
   return DoubleArray{values.data(), static_cast<std::size_t>(values.size())};
 }
 
+MujocoStateArrays arrays_of(const Doubles& qpos, const Doubles& qvel, const Doubles& act, const Doubles& ctrl,
+                            const Doubles& mocap_pos, const Doubles& mocap_quat) {
+  return MujocoStateArrays{view(qpos), view(qvel), view(act), view(ctrl), view(mocap_pos), view(mocap_quat)};
+}
+
 py::bytes encode_state(double time, std::uint64_t step, const Doubles& qpos, const Doubles& qvel, const Doubles& act,
-                       const Doubles& ctrl) {
+                       const Doubles& ctrl, const Doubles& mocap_pos, const Doubles& mocap_quat, std::uint32_t world) {
   std::string out;
-  encode_mujoco_state(time, step, MujocoStateArrays{view(qpos), view(qvel), view(act), view(ctrl)}, out);
+  encode_mujoco_state(time, step, arrays_of(qpos, qvel, act, ctrl, mocap_pos, mocap_quat), out, world);
   return py::bytes(out);
 }
 
@@ -80,8 +85,10 @@ using PublisherHolder = std::unique_ptr<FramePublisher, DeleteWithoutGil>;
 
 void bind_frame_publisher(py::module_& module) {
   module.def("encode_mujoco_state", &encode_state, py::arg("time"), py::arg("step"), py::arg("qpos"),
-             py::arg("qvel"), py::arg("act"), py::arg("ctrl"),
-             "The serialized coupler.record.v1.MujocoState of a MuJoCo state (coupler::encode_mujoco_state).");
+             py::arg("qvel"), py::arg("act"), py::arg("ctrl"), py::arg("mocap_pos") = Doubles(0),
+             py::arg("mocap_quat") = Doubles(0), py::arg("world") = 0u,
+             "The serialized coupler.record.v1.MujocoState of a MuJoCo state (coupler::encode_mujoco_state); "
+             "`world`: which world of a batched server it is of.");
 
   py::class_<FramePublisher, PublisherHolder>(module, "FramePublisher",
                              "coupler::FramePublisher: publishes frame messages (topic, NUL, 32-byte header, payload) "
@@ -137,13 +144,14 @@ void bind_frame_publisher(py::module_& module) {
       .def(
           "publish_state",
           [](FramePublisher& p, std::string_view topic, double time, std::uint64_t step, const Doubles& qpos,
-             const Doubles& qvel, const Doubles& act, const Doubles& ctrl, double wall) {
+             const Doubles& qvel, const Doubles& act, const Doubles& ctrl, double wall, const Doubles& mocap_pos,
+             const Doubles& mocap_quat) {
             std::string state;
-            encode_mujoco_state(time, step, MujocoStateArrays{view(qpos), view(qvel), view(act), view(ctrl)}, state);
+            encode_mujoco_state(time, step, arrays_of(qpos, qvel, act, ctrl, mocap_pos, mocap_quat), state);
             p.publish(topic, state, header_nanoseconds(wall), header_nanoseconds(time));
           },
           py::arg("topic"), py::arg("time"), py::arg("step"), py::arg("qpos"), py::arg("qvel"), py::arg("act"),
-          py::arg("ctrl"), py::arg("wall"),
+          py::arg("ctrl"), py::arg("wall"), py::arg("mocap_pos") = Doubles(0), py::arg("mocap_quat") = Doubles(0),
           "Publish the MuJoCo state after step number `step` (as encode_mujoco_state writes it) under `topic`.")
       .def("send_end", &FramePublisher::send_end, "Send the end message (the number of frame messages sent).")
       .def(

@@ -35,9 +35,8 @@ namespace {
 DoubleArray live(const py::object& values, const char* what) {
   if (!py::isinstance<py::array_t<double>>(values)) throw Error(std::string(what) + " must be a float64 NumPy array");
   const auto array = values.cast<py::array>();
-  if (array.ndim() != 1 || !(array.flags() & py::array::c_style)) {
-    throw Error(std::string(what) + " must be a one-dimensional contiguous array");
-  }
+  // Any shape (mocap_pos is one row per body): the numbers are written in their order in memory.
+  if (!(array.flags() & py::array::c_style)) throw Error(std::string(what) + " must be a contiguous array");
   return DoubleArray{static_cast<const double*>(array.data()), static_cast<std::size_t>(array.size())};
 }
 
@@ -115,9 +114,9 @@ class HotPathOf {
     std::optional<MujocoStateArrays> arrays;
     if (!state.is_none()) {
       const auto parts = state.cast<py::tuple>();
-      if (parts.size() != 4) throw Error("the state to publish is (qpos, qvel, act, ctrl)");
-      arrays = MujocoStateArrays{live(parts[0], "qpos"), live(parts[1], "qvel"), live(parts[2], "act"),
-                                 live(parts[3], "ctrl")};
+      if (parts.size() != 6) throw Error("the state to publish is (qpos, qvel, act, ctrl, mocap_pos, mocap_quat)");
+      arrays = MujocoStateArrays{live(parts[0], "qpos"), live(parts[1], "qvel"),      live(parts[2], "act"),
+                                 live(parts[3], "ctrl"), live(parts[4], "mocap_pos"), live(parts[5], "mocap_quat")};
     }
     path_->publish_to(publisher.cast<FramePublisher&>(), arrays);
     publisher_ = std::move(publisher);
@@ -276,7 +275,8 @@ void bind_hot_path(py::module_& module) {
           "Controls asking for more steps than this go back to the caller (coupler.serve.long_control chunks them).")
       .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
-           "after its step read from `state` (mjData's qpos, qvel, act and ctrl arrays, read in place; None: no state) "
+           "after its step read from `state` (mjData's qpos, qvel, act, ctrl, mocap_pos and mocap_quat arrays, read in "
+           "place; None: no state) "
            "and the answer, as coupler.record.publisher does on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,

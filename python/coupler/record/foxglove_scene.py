@@ -19,6 +19,8 @@ from foxglove_schemas_protobuf.FrameTransforms_pb2 import FrameTransforms
 from foxglove_schemas_protobuf.SceneEntity_pb2 import SceneEntity
 from foxglove_schemas_protobuf.SceneUpdate_pb2 import SceneUpdate
 
+from coupler.record.mocap_poses import MocapPoses, place_mocap
+
 if TYPE_CHECKING:
     import mujoco
 
@@ -150,9 +152,11 @@ class BodyTransforms:
             transform.parent_frame_id = WORLD_FRAME
             transform.child_frame_id = frame
 
-    def encode(self, qpos: np.ndarray, timestamp_ns: int) -> bytes:
-        """The poses with `qpos` as the positions, stamped `timestamp_ns`."""
+    def encode(self, qpos: np.ndarray, timestamp_ns: int, mocap: MocapPoses | None = None) -> bytes:
+        """The poses with `qpos` as the positions and `mocap` as the mocap bodies' poses (None: where the model
+        puts them), stamped `timestamp_ns`."""
         self.data.qpos[:] = qpos
+        place_mocap(self.data, mocap)
         self._mujoco.mj_kinematics(self.model, self.data)
         seconds, nanos = divmod(timestamp_ns, 1_000_000_000)
         for transform, position, wxyz in zip(self._message.transforms, self.data.xpos[1:], self.data.xquat[1:]):

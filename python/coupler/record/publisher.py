@@ -115,7 +115,8 @@ class FramePublisher:
         data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData; other simulations have no state to keep
         if data is None:
             return
-        self.native.publish_state(STATE, data.time, step, data.qpos, data.qvel, data.act, data.ctrl, wall)
+        self.native.publish_state(STATE, data.time, step, data.qpos, data.qvel, data.act, data.ctrl, wall,
+                                  data.mocap_pos, data.mocap_quat)
 
     def send_end(self) -> None:
         """Tell every subscriber the server has stopped and how many frames were sent (safe to repeat: the end

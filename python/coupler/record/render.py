@@ -13,16 +13,21 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from coupler._proto.coupler_record_pb2 import MujocoState
+from coupler.record.mocap_poses import MocapMismatch, mocap_poses, place_mocap
 from coupler.record.recording import Recording, RecordingError
 from coupler.record.recorded_model import recorded_model
 from coupler.record.world_recording import WorldRecording
 from coupler.wire.errors import Error
 from coupler.wire.peer_text import shown
+
+if TYPE_CHECKING:
+    import mujoco
 
 FORMATS = (".mp4", ".gif", ".png")
 # H.264 in yuv420p needs even sizes; ffmpeg's writer scales a frame up to the next multiple of this.
@@ -57,6 +62,25 @@ def _states(recording: Recording, every: float, start: float, end: float | None)
         yield state
 
 
+def set_state(model: mujoco.MjModel, data: mujoco.MjData, state: MujocoState) -> None:
+    """Set mjData `data` to the recorded `state`, its mocap bodies' poses included when it holds them (a recording
+    made before they were kept leaves them where the model puts them); RecordingError when it does not fit `model`."""
+    sizes = (len(state.qpos), len(state.qvel), len(state.act), len(state.ctrl))
+    if sizes != (model.nq, model.nv, model.na, model.nu):
+        raise RecordingError(f"a recorded state (nq, nv, na, nu {sizes}) does not fit the recorded model "
+                             f"({(model.nq, model.nv, model.na, model.nu)})")
+    try:
+        mocap = mocap_poses(state, model)
+    except MocapMismatch as error:
+        raise RecordingError(f"{error}: it does not fit the recorded model") from None
+    data.time = state.time
+    data.qpos[:] = state.qpos
+    data.qvel[:] = state.qvel
+    data.act[:] = state.act
+    data.ctrl[:] = state.ctrl
+    place_mocap(data, mocap)
+
+
 def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], camera: str | None = None,
            fps: float = 25.0, width: int = 480, height: int = 360, start: float = 0.0, end: float | None = None,
            max_frames: int = 250, world: int = 0) -> Rendered:
@@ -85,17 +109,9 @@ def render(recording_path: str | os.PathLike[str], out: str | os.PathLike[str], 
         for state in _states(recording, 1.0 / fps, start, end):
             if len(frames) >= max_frames:
                 break
-            sizes = (len(state.qpos), len(state.qvel), len(state.act), len(state.ctrl))
-            if sizes != (model.nq, model.nv, model.na, model.nu):
-                raise RecordingError(f"a recorded state (nq, nv, na, nu {sizes}) does not fit the recorded model "
-                                     f"({(model.nq, model.nv, model.na, model.nu)})")
+            set_state(model, data, state)
             if renderer is None:
                 renderer = stack.enter_context(mujoco.Renderer(model, height, width))
-            data.time = state.time
-            data.qpos[:] = state.qpos
-            data.qvel[:] = state.qvel
-            data.act[:] = state.act
-            data.ctrl[:] = state.ctrl
             mujoco.mj_forward(model, data)
             renderer.update_scene(data, camera=camera if camera is not None else -1)
             frames.append(renderer.render().copy())

@@ -53,6 +53,7 @@ from coupler.record.frame_stream import (
 )
 from coupler.record.log_clock import WALL, LogClock
 from coupler.record.mcap_log import McapLog
+from coupler.record.mocap_poses import MocapMismatch, mocap_poses
 from coupler.record.recording_target import RecordingTarget
 from coupler.record.scene_record import MODEL_BINARY
 from coupler.record.subscriber_socket import subscriber_socket
@@ -276,15 +277,20 @@ class StreamRecorder:
             decoded = None
         if decoded is not None and decoded.world:
             return  # the 3D scene is world 0's: the worlds of a batch would draw over each other
+        model = self._transforms.model
         qpos = None if decoded is None else decoded.qpos
-        if qpos is None or len(qpos) != self._transforms.model.nq:
+        try:
+            mocap = None if decoded is None else mocap_poses(decoded, model)
+        except MocapMismatch:
+            qpos = None
+        if qpos is None or len(qpos) != model.nq:
             if not self._said_no_pose:
                 self._said_no_pose = True
                 log.warning("a state from %s does not fit the scene's model: recorded without body poses",
                             self.address[:200])
             return
-        self._guarded(self._log.message, TRANSFORMS_TOPIC, self._transforms.encode(qpos, log_time), log_time,
-                      publish_time)
+        poses = self._transforms.encode(qpos, log_time, mocap)
+        self._guarded(self._log.message, TRANSFORMS_TOPIC, poses, log_time, publish_time)
 
     def _write_scene(self, parts: list[bytes]) -> None:
         if self._scene_written:

@@ -12,26 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from coupler.record.state_frame import encode_state
-
-_WORLD_TAG = b"\x38"  # field 7 (world), varint; after ctrl (6), so the bytes stay in field order
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
+from coupler.record.state_frame import encode_data_state
 
 
 def encode_world_state(world: int, data: Any, step: int) -> bytes:
     """The serialized MujocoState of world `world`, whose mjData is `data`, after server step `step`."""
-    state = encode_state(data.time, step, data.qpos, data.qvel, data.act, data.ctrl)
-    return state + _WORLD_TAG + _varint(world) if world else state
+    return encode_data_state(data, step, world)
 
 
 def world_datas(simulation: Any) -> list[Any] | None:

@@ -115,7 +115,8 @@ class HotPath:
             trace=self.sim.trace)
         if publisher is not None:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
-            state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl)
+            state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl, data.mocap_pos,
+                                               data.mocap_quat)
             self._path.publish_to(publisher.native, state)
         self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far

@@ -25,6 +25,7 @@ from coupler._proto import coupler_record_pb2
 from coupler.record.channels import SCENE_UPDATE_TOPIC, STATE_TOPIC, TRANSFORMS_TOPIC, all_channels
 from coupler.record.foxglove_scene import BodyTransforms, scene_update
 from coupler.record.frame_stream import END_TOPIC, SCENE_TOPIC, StreamError, parse, parse_scene, topic_of
+from coupler.record.mocap_poses import MocapMismatch, MocapPoses, mocap_poses
 from coupler.record.scene_record import MODEL_BINARY
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ class FoxgloveFeed:
         self._wall_ns = wall_ns
         self._binary: bytes | None = None
         self._transforms: BodyTransforms | None = None
-        self._newest: tuple[Sequence[float], int] | None = None  # world 0's newest qpos not yet posed, its log time
+        # World 0's newest qpos and mocap poses not yet posed, its log time.
+        self._newest: tuple[Sequence[float], MocapPoses | None, int] | None = None
 
     def take(self, parts: list[bytes]) -> list[FeedMessage]:
         """What to send for one message of the stream (its parts as received)."""
@@ -78,8 +80,8 @@ class FoxgloveFeed:
         newest, self._newest = self._newest, None
         if newest is None or self._transforms is None:
             return None
-        qpos, log_time = newest
-        return FeedMessage(TRANSFORMS_TOPIC, self._transforms.encode(qpos, log_time), log_time)
+        qpos, mocap, log_time = newest
+        return FeedMessage(TRANSFORMS_TOPIC, self._transforms.encode(qpos, log_time, mocap), log_time)
 
     def _keep_newest(self, payload: bytes, log_time: int) -> None:
         if self._transforms is None:
@@ -90,7 +92,11 @@ class FoxgloveFeed:
             return
         if state.world or len(state.qpos) != self._transforms.model.nq:
             return  # the 3D scene is world 0's: the worlds of a batch would draw over each other
-        self._newest = (state.qpos, log_time)
+        try:
+            mocap = mocap_poses(state, self._transforms.model)
+        except MocapMismatch:
+            return  # another scene's state, as one of other positions is
+        self._newest = (state.qpos, mocap, log_time)
 
     def _scene(self, parts: list[bytes]) -> list[FeedMessage]:
         import mujoco

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from coupler.mujoco.passive_viewer import PassiveViewer
 from coupler.view.camera import starting_camera
 from coupler.view.draw_loop import DrawCounts, run_draw_loop
+from coupler.record.mocap_poses import place_mocap
 from coupler.view.shown_state import ShownState
 from coupler.view.view_source import ViewSource
 from coupler.wire.errors import Error
@@ -70,6 +71,7 @@ class NativeView:
             self._data.time = state.time
             self._data.qpos[:] = state.qpos
             self._data.ctrl[:] = state.ctrl
+            place_mocap(self._data, state.mocap)
             self._mujoco.mj_forward(self._model, self._data)
         self.viewer.sync()
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from coupler.record.mocap_poses import MocapPoses
 from coupler.record.recorded_model import recorded_model
 from coupler.record.recording import Recording
 from coupler.view.shown_state import ShownState, StateMismatch, decoded_state, initial_state, world_of
@@ -38,6 +39,7 @@ class RecordedRun:
         times: list[float] = []
         positions: list[np.ndarray] = []
         controls: list[np.ndarray] = []
+        mocaps: list[MocapPoses | None] = []
         steps: list[int] = []
         misfits = 0
         misfit: str | None = None
@@ -57,10 +59,12 @@ class RecordedRun:
             times.append(state.time)
             positions.append(state.qpos)
             controls.append(state.ctrl)
+            mocaps.append(state.mocap)
             steps.append(state.step)
         self.times = np.array(times)
         self._qpos = positions
         self._ctrl = controls
+        self._mocap = mocaps
         self._steps = steps
         notes = []
         if recording.ended_early is not None:
@@ -90,7 +94,8 @@ class RecordedRun:
         if not len(self.times):
             return initial_state(self.model)
         index = max(0, int(np.searchsorted(self.times, simulated, side="right")) - 1)
-        return ShownState(float(self.times[index]), self._steps[index], self._qpos[index], self._ctrl[index])
+        return ShownState(float(self.times[index]), self._steps[index], self._qpos[index], self._ctrl[index],
+                          self._mocap[index])
 
 
 class Playback:

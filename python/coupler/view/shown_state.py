@@ -1,5 +1,6 @@
-"""The part of a MuJoCo state a view shows: where every joint is (qpos) and what the controls ask (ctrl), at a
-simulated time; decoded from a `coupler.record.v1.MujocoState` and checked against the model it is drawn with."""
+"""The part of a MuJoCo state a view shows: where every joint is (qpos), where the mocap bodies are and what the
+controls ask (ctrl), at a simulated time; decoded from a `coupler.record.v1.MujocoState` and checked against the
+model it is drawn with."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from coupler._proto.coupler_record_pb2 import MujocoState
+from coupler.record.mocap_poses import MocapMismatch, MocapPoses, mocap_poses
 
 if TYPE_CHECKING:
     import mujoco
@@ -25,6 +27,7 @@ class ShownState:
     step: int
     qpos: np.ndarray
     ctrl: np.ndarray
+    mocap: MocapPoses | None = None  # None: the mocap bodies where the model puts them (a state without their poses)
 
 
 def decoded_state(payload: bytes, model: mujoco.MjModel) -> ShownState:
@@ -38,7 +41,11 @@ def decoded_state(payload: bytes, model: mujoco.MjModel) -> ShownState:
     if len(qpos) != model.nq or len(ctrl) not in (0, model.nu):
         raise StateMismatch(f"a state of {len(qpos)} positions and {len(ctrl)} controls, not of the model drawn "
                             f"({model.nq} and {model.nu}): it comes from another scene")
-    return ShownState(state.time, state.step, qpos, ctrl if len(ctrl) else np.zeros(model.nu))
+    try:
+        mocap = mocap_poses(state, model)
+    except MocapMismatch as error:
+        raise StateMismatch(f"{error}: it comes from another scene") from None
+    return ShownState(state.time, state.step, qpos, ctrl if len(ctrl) else np.zeros(model.nu), mocap)
 
 
 def world_of(payload: bytes) -> int:

@@ -29,6 +29,7 @@ from coupler.view.camera import starting_camera
 from coupler.view.draw_loop import DrawCounts, run_draw_loop
 from coupler.view.geom_meshes import geom_meshes
 from coupler.view.recorded_run import MAX_SPEED, MIN_SPEED
+from coupler.record.mocap_poses import MocapPoses, place_mocap
 from coupler.view.shown_state import ShownState, initial_state
 from coupler.view.view_source import ViewSource
 
@@ -75,8 +76,9 @@ class ModelDrawing:
         self._moving = [body for body in bodies if model.body_weldid[body] != 0]
         self.draw(initial_state(model).qpos, every_body=True)
 
-    def draw(self, qpos: np.ndarray, every_body: bool = False) -> None:
+    def draw(self, qpos: np.ndarray, every_body: bool = False, mocap: MocapPoses | None = None) -> None:
         self.data.qpos[:] = qpos
+        place_mocap(self.data, mocap)
         self._mujoco.mj_kinematics(self.model, self.data)
         bodies = [b for b in self._frames if b != 0] if every_body else self._moving
         with self._server.atomic():
@@ -211,7 +213,7 @@ class WebView:
             self._drawing = ModelDrawing(self.server, self.source.model)
             self._panel.remodel(self.server, self.source.model)
             self._aim_camera(self.source.model)
-        self._drawing.draw(state.qpos)
+        self._drawing.draw(state.qpos, mocap=state.mocap)
         self._latest = state
 
     def _each_pass(self) -> bool:

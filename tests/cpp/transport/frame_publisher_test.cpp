@@ -134,3 +134,23 @@ TEST_CASE("the state is protobuf's encoding of MujocoState: zero fields left out
   expected.append(reinterpret_cast<const char*>(ctrl), 8);
   CHECK(out == expected);
 }
+
+TEST_CASE("the state's world and mocap poses follow ctrl in field order, the poses as packed doubles") {
+  const double ctrl[] = {0.5};
+  const double mocap_pos[] = {0.1, 0.2, 0.3};
+  const double mocap_quat[] = {1.0, 0.0, 0.0, 0.0};
+  coupler::MujocoStateArrays arrays;
+  arrays.ctrl = {ctrl, 1};
+  arrays.mocap_pos = {mocap_pos, 3};
+  arrays.mocap_quat = {mocap_quat, 4};
+  std::string out;
+  coupler::encode_mujoco_state(0.0, 0, arrays, out, 2);
+  std::string expected = "\x32\x08";  // ctrl: 8 bytes
+  expected.append(reinterpret_cast<const char*>(ctrl), 8);
+  expected += "\x38\x02";  // world 2 (varint)
+  expected += "\x42\x18";  // mocap_pos: 24 bytes
+  expected.append(reinterpret_cast<const char*>(mocap_pos), 24);
+  expected += "\x4a\x20";  // mocap_quat: 32 bytes
+  expected.append(reinterpret_cast<const char*>(mocap_quat), 32);
+  CHECK(out == expected);
+}

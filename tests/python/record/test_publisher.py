@@ -25,6 +25,8 @@ class FakeData:
         self.qvel = np.zeros(3)
         self.act = np.zeros(0)
         self.ctrl = np.ones(2)
+        self.mocap_pos = np.zeros((0, 3))  # a model without mocap bodies
+        self.mocap_quat = np.zeros((0, 4))
 
 
 class FakeSimulation:
