@@ -1,13 +1,16 @@
 """A recording keeps the mocap bodies' poses: each state holds mjData's mocap_pos and mocap_quat after its step,
 served by the C++ hot path (Controls of one step) and by Python (a Control of more steps than the hot path
-takes), and every reader places the bodies there: Foxglove's body poses, `coupler render` and the recording's
-view. A recording made before the poses were kept still renders, its mocap body where the model puts it."""
+takes; a batched server's worlds, published by the Python path's publisher), and every reader places the bodies
+there: Foxglove's body poses, `coupler render` and the recording's view. A recording made before the poses were
+kept still renders, its mocap body where the model puts it."""
 
 from __future__ import annotations
 
 import math
 import signal
 import sys
+import time
+from types import SimpleNamespace
 
 import mujoco
 import numpy as np
@@ -18,6 +21,8 @@ from mcap.reader import make_reader
 from PIL import Image
 
 from coupler._proto.coupler_record_pb2 import MujocoState
+from coupler.record.frame_stream import FRAME_PREFIX, SCENE_TOPIC, parse, topic_of
+from coupler.record.publisher import FramePublisher
 from coupler.record.recording import Recording
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.serve_process import ServeProcess
@@ -136,6 +141,39 @@ def test_the_recordings_view_places_the_mocap_body_where_it_was(recording, stepp
         assert shown.step == step
         np.testing.assert_array_equal(shown.mocap.positions.ravel(), stepped[step][0])
         np.testing.assert_array_equal(shown.mocap.quaternions.ravel(), stepped[step][1])
+
+
+def test_the_python_paths_publisher_sends_the_mocap_poses_of_a_lone_world_and_of_each_batched_world(tmp_path):
+    model = mujoco.MjModel.from_xml_string(MODEL)
+    worlds = [mujoco.MjData(model) for _ in range(3)]
+    for number, data in enumerate(worlds):
+        data.mocap_pos[0] = [0.1 * number, 0.2, 0.3]
+        data.mocap_quat[0] = [0.0, 0.6, 0.8, 0.0]
+    publisher = FramePublisher({"coupler.scene": {"scene": "mocap"}}, {})
+    endpoint = publisher.bind(f"ipc://{tmp_path}/pub")
+    context = zmq.Context()
+    socket = context.socket(zmq.SUB)
+    socket.linger = 0
+    socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
+    socket.connect(endpoint)
+    try:
+        assert publisher.wait_for_subscribers(1, 10.0)
+        publisher.on_step(SimpleNamespace(data=worlds[0]), 1, time.time())
+        publisher.on_step(SimpleNamespace(worlds=SimpleNamespace(worlds=[SimpleNamespace(data=d) for d in worlds])),
+                          2, time.time())
+        states = []
+        while len(states) < 4 and socket.poll(10_000):
+            parts = socket.recv_multipart()
+            if topic_of(parts) != SCENE_TOPIC:
+                states.append(MujocoState.FromString(parse(parts).payload))
+    finally:
+        socket.close()
+        publisher.close()
+        context.term()
+    assert [(state.step, state.world) for state in states] == [(1, 0), (2, 0), (2, 1), (2, 2)]
+    for state, data in zip(states, [worlds[0], *worlds]):
+        assert list(state.mocap_pos) == data.mocap_pos.ravel().tolist()
+        assert list(state.mocap_quat) == data.mocap_quat.ravel().tolist()
 
 
 def _red_columns(recording, out) -> list[float]:
