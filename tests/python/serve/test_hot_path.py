@@ -38,6 +38,7 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
+from mocap_arm import MOCAP_ARM
 from peers import REPO, server_command, wait_until_serving
 
 import pytest
@@ -125,28 +126,6 @@ EXTRAS: list[Callable[[bytes], bytes]] = [
     lambda frame: frame + b"\xa0\x06\x03",
     lambda frame: frame + frame[2:],
 ]
-
-
-# A two-link arm whose hand a mocap body pulls along through a weld, and a motor on the wrist.
-MOCAP_ARM = """
-<mujoco>
-  <option timestep="0.005"/>
-  <worldbody>
-    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
-    <body name="arm" pos="0 0 0.5">
-      <joint name="shoulder" axis="0 1 0" damping="0.5"/>
-      <joint name="twist" axis="1 0 0" damping="0.5"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
-      <body name="hand" pos="0.3 0 0">
-        <joint name="wrist" axis="0 1 0" damping="0.5"/>
-        <geom size="0.04"/>
-      </body>
-    </body>
-  </worldbody>
-  <equality><weld body1="target" body2="hand" solref="0.05 1"/></equality>
-  <actuator><motor name="wrist" joint="wrist" ctrlrange="-1 1"/></actuator>
-</mujoco>
-"""
 
 
 def _mocap_control(pose: list[float], wrist: float) -> ControlMessage:
