@@ -25,12 +25,11 @@ from typing import Any
 from coupler import _native
 from coupler.wire.messages import ErrorCode, ErrorMessage
 
-# A Control asking for more steps than this is stepped in chunks, serving others between them (and is not the
-# native hot path's: its limit, coupler::HotPathConfig::kDefaultMaxSteps).
-LONG_CONTROL_STEPS: int = _native.HotPath.DEFAULT_MAX_STEPS
+# A Control asking for more steps than this is stepped in chunks, serving others between them (coupler::StepChunks).
+LONG_CONTROL_STEPS: int = _native.StepChunks.FIRST
 
 # Seconds of stepping per chunk: how long a reader, a newcomer or a stop waits at most behind a long Control.
-CHUNK_SECONDS = 0.02
+CHUNK_SECONDS: float = _native.StepChunks.SECONDS
 
 
 @dataclass
@@ -54,12 +53,8 @@ class LongControl:
 
 
 class ChunkedSteps:
-    """Takes many steps through `step(n)`, in chunks of about `chunk_seconds` each (timed by `clock`).
-
-    The first chunk is `LONG_CONTROL_STEPS` steps; each next one is sized
-    from the time per step the chunk before it took, so that a heavy model
-    takes fewer steps per chunk and a light one more.
-    """
+    """Takes many steps through `step(n)`, in chunks of about `chunk_seconds` each (timed by `clock`), as
+    `coupler._native.StepChunks` sizes them."""
 
     def __init__(self, step: Callable[[int], None], chunk_seconds: float = CHUNK_SECONDS,
                  clock: Callable[[], float] = time.perf_counter) -> None:
@@ -77,20 +72,16 @@ class ChunkedSteps:
         `between` serves whatever waits and returns False to stop early.
         Returns True when every step was taken (`control.taken` counts them).
         """
-        chunk = LONG_CONTROL_STEPS
+        sizes = _native.StepChunks(self.chunk_seconds)
         step = control.step or self.step
         last = control.steps if until is None else min(until, control.steps)
         while control.taken < last:
-            n = min(chunk, last - control.taken)
+            n = sizes.next(last - control.taken)
             started = self.clock()
             step(n)
-            elapsed = self.clock() - started
+            sizes.took(n, self.clock() - started)
             control.taken += n
             self.chunks += 1
-            if elapsed > 0:
-                chunk = max(1, round(n * self.chunk_seconds / elapsed))
-            else:
-                chunk = n * 2
             if control.taken < last and not between():
                 return False
         return control.taken == control.steps
