@@ -168,7 +168,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
-    if (long_ && from == peer) {
+    if (long_ && (rounds ? controller.has_value() : from == peer)) {
       // Its Control is being stepped: it may read, anything else is the caller's to refuse.
       if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
       ++outcome.reads;
@@ -249,12 +249,26 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     share.controller_served();
     return frame;
   };
+  // A Control of many steps (a round's: each of its Controls), applied: its steps are taken in chunks from here on,
+  // up to the step reaching stop_after.
+  const auto start_long = [&](std::vector<Request> requests, bool round, std::uint64_t steps) {
+    std::uint64_t last = steps;
+    if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
+      const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
+      if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
+    }
+    long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds)});
+  };
   // Several controllers: steps the round once every controller's Control waits, and answers them all; false when
   // the loop must end.
   const auto step_round = [&] {
     const std::optional<std::uint64_t> due = rounds->due(peers);
     if (!due) return true;
-    if (*due > std::min(config_.max_steps, StepChunks::kFirst)) return false;  // the caller takes it in chunks
+    if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
+    if (*due > StepChunks::kFirst) {
+      start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
+      return true;
+    }
     const ControlRounds::Round round = rounds->take(peers);
     std::string frame = step(*due, outcome);
     last_round = Clock::now();
@@ -290,16 +304,13 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       // The lone controller's Control of many steps, applied: its steps are taken in chunks from here on.
       const std::uint64_t steps = *starting_long;
       starting_long.reset();
-      std::uint64_t last = steps;
-      if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
-        const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
-        if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
-      }
       if (publisher_) {
         queue_published(kControlTopic, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
       }
       if (config_.trace) outcome.request_frame = offered.request->frame();
-      long_.emplace(LongControl{std::move(*offered.request), steps, last, 0, StepChunks(config_.chunk_seconds)});
+      std::vector<Request> requests;
+      requests.push_back(std::move(*offered.request));
+      start_long(std::move(requests), false, steps);
       ++outcome.controls;
       last_control = Clock::now();
       share.controller_served();
@@ -386,10 +397,13 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     std::string frame = step(n, outcome);
     if (!outcome.failure.empty()) {
       frame = failure_frame(outcome);
-      server.reply_frame(long_->request, frame);
-      ++outcome.error_answers;
+      for (const Request& request : long_->requests) {
+        server.reply_frame(request, frame);
+        ++outcome.error_answers;
+        if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
+      if (long_->round) ++outcome.rounds;
       outcome.long_failed = true;
-      if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
       long_.reset();
       return false;
     }
@@ -404,17 +418,25 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     }
     const double time = *outcome.simulated_time;
     if (pacing) hold_until_due(time);
-    server.reply_frame(long_->request, frame);
-    outcome.request_bytes = long_->request.frame().size();
+    for (const Request& request : long_->requests) server.reply_frame(request, frame);
+    if (long_->round) {
+      ++outcome.rounds;
+      last_round = Clock::now();
+    } else {
+      outcome.request_bytes = long_->requests.front().frame().size();
+    }
     outcome.answer_bytes = frame.size();
     if (publisher_) {
-      // As the Python path publishes it: the Control when it was taken, now the state after its steps and the answer.
+      // As the Python path publishes it: the Controls when they were taken, now the state after the steps and each
+      // answer.
       const std::int64_t wall = wall_clock_nanoseconds();
       if (mujoco_state_) {
         encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
         queue_published(kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(time));
       }
-      queue_published(kSensorTopic, std::move(frame), wall, header_nanoseconds(time));
+      for (std::size_t i = 0; i < long_->requests.size(); ++i) {
+        queue_published(kSensorTopic, frame, wall, header_nanoseconds(time));
+      }
     }
     long_.reset();
     return !config_.trace && time < config_.stop_after;
@@ -604,12 +626,12 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
 bool HotPath::end_long_control(Server& server, const std::string& text) {
   if (!long_) return false;
   const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});
-  server.reply_frame(long_->request, frame);
-  long_.reset();
-  if (publisher_) {
-    queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
-    flush_published();
+  for (const Request& request : long_->requests) {
+    server.reply_frame(request, frame);
+    if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
   }
+  long_.reset();
+  if (publisher_) flush_published();
   return true;
 }
 

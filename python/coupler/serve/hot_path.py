@@ -213,7 +213,7 @@ class HotPath:
         if sim.shared:
             return self._serve_rounds(min(return_after, _RETURN_AFTER), pacing)
         long = sim.long_control if self._long else None
-        peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))
+        peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
@@ -251,14 +251,26 @@ class HotPath:
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             for read in outcome.unanswered_reads:
                 self.responder.send(read, self.responder.respond(read))
-        # Requests to drive are refused while it is stepped, as for any long Control (coupler.serve.long_control).
+        self._mirror_long(outcome, [peer])
+        return outcome.request, outcome.simulated_time
+
+    def _mirror_long(self, outcome: Any, peers: list[bytes]) -> None:
+        """Mirror the Control of many steps C++ has in progress (of `peers`, when it started in this run) in
+        `SimulationServer.long_control`: requests to drive are refused while it is stepped, as for any long Control
+        (coupler.serve.long_control). One stopped at stop_after is ended here."""
+        sim = self.sim
+        long = sim.long_control if self._long else None
         self._long = outcome.long_steps > 0
-        if self._long or long is not None:
-            sim.long_control = LongControl([peer], outcome.long_steps, outcome.long_taken) if self._long else None
+        if self._long:
+            peers = long.peers if long is not None else peers
+            sim.long_control = LongControl(peers, outcome.long_steps, outcome.long_taken)
+            for peer in peers:
+                sim.sessions.renew(peer)  # waiting for its answer, not gone
+        elif long is not None:
+            sim.long_control = None
         if outcome.long_at_stop_after:
             self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
             self.stopped_at_stop_after = True
-        return outcome.request, outcome.simulated_time
 
     def end_long_control(self, why: str = "") -> None:
         """Answer the lone controller's Control of many steps in progress in C++, if any: the server stopped
@@ -303,6 +315,7 @@ class HotPath:
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
         for read in outcome.unanswered_reads:
             self.responder.send(read, self.responder.respond(read))
+        self._mirror_long(outcome, [peer for peer, _ in drives])
         return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
 
     def serve_free(self, clock: RunClock, return_after: float) -> tuple[Any | None, float | None]:

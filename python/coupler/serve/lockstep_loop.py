@@ -51,8 +51,8 @@ class LockstepLoop:
     A Control (or round) of more than `LONG_CONTROL_STEPS` steps is stepped
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
-    state, requests to drive are refused) and a stop ends it. A lone
-    controller's is stepped so by the hot path, the others' here.
+    state, requests to drive are refused) and a stop ends it. On the hot
+    path C++ steps them so; here, those it does not take.
 
     With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
@@ -300,6 +300,8 @@ class LockstepLoop:
                 if self._done(stepped_to):
                     return
         finally:
+            if self.hot_path is not None:
+                self.hot_path.end_long_control()
             for request in rounds.release():
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
 

@@ -51,8 +51,8 @@ LONGEST = 100_000  # the cap on steps: on the arm, seconds of stepping
 class Served:
     """An unpaced lockstep server of `simulation` on an ipc address, its loop (on the hot path) in a thread."""
 
-    def __init__(self, simulation: Simulation, tmp_path: Path) -> None:
-        self.sim = SimulationServer(simulation)
+    def __init__(self, simulation: Simulation, tmp_path: Path, **options) -> None:
+        self.sim = SimulationServer(simulation, **options)
         self.address = f"ipc://{tmp_path / 's.sock'}"
         self.responder = NativeResponder(self.address, self.sim)
         self.loop = LockstepLoop(self.responder)
@@ -116,7 +116,7 @@ def test_the_hot_path_counts_a_long_control_it_served_and_its_steps(tmp_path):
         start(driver, pendulum_control(1))
         assert isinstance(driver.request(pendulum_control(steps)), SensorMessage)
     hot = served.loop.hot_path
-    assert hot is not None and hot.controls == 1
+    assert hot is not None and hot.controls == 1 and served.loop.chunked.chunks == 0
     assert (served.sim.stats.controls, served.sim.stats.steps, served.sim.stats.errors_sent) == (2, 1 + steps, 0)
 
 
@@ -140,3 +140,23 @@ def test_a_stop_during_a_long_control_on_the_hot_path_answers_it_with_the_steps_
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
     assert answer.text == f"server stopped after {taken} of the {LONGEST} steps this Control asked for"
     assert 0 < taken < LONGEST and served.loop.hot_path.controls == 1
+
+
+def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_state_after_all_its_steps(tmp_path):
+    steps = 3 * LONG_CONTROL_STEPS
+    sides = {"left_arm": None, "right_arm": None}
+    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
+        clients = dict(zip(sides, (left, right)))
+        for client in clients.values():
+            client.request(HandshakeInitMessage())
+        for count in (1, 1, steps):  # two rounds of a step (the first starts the simulation), then a long one
+            for name, client in clients.items():
+                client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+            for name, client in clients.items():
+                sides[name] = client.receive()
+    times = {name: answer.simulated_time for name, answer in sides.items()}
+    assert times == {name: pytest.approx((2 + steps) * 0.002) for name in sides}
+    assert sides["left_arm"] == sides["right_arm"]
+    assert served.loop.hot_path.controls >= 4 and served.sim.stats.steps == 2 + steps
+    assert served.loop.chunked.chunks == 0  # stepped by the hot path: Python took no chunk

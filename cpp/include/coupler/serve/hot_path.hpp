@@ -14,8 +14,8 @@
 // claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.
 //
-// A lone controller's Control of more than StepChunks::kFirst steps is
-// taken in chunks (step_chunks.hpp); between two chunks the reads waiting are
+// A lone controller's Control (or a round) of more than StepChunks::kFirst
+// steps is taken in chunks (step_chunks.hpp); between two chunks the reads waiting are
 // answered with the state of the last chunk, and anything else goes back to
 // the caller with the Control still in progress: the next run() goes on with
 // it, and the caller refuses requests to drive meanwhile, or ends it with
@@ -162,8 +162,8 @@ struct HotPathOutcome {
   // Set when the simulation failed on a Control, which was answered with
   // InternalError: the simulation's state is unknown.
   std::string failure;
-  // A lone controller's Control of many steps in progress when run() returned (the next run() goes on with it,
-  // or end_long_control() ends it): the steps it asks for and those taken; both 0 when none is.
+  // A Control of many steps (a lone controller's, or a round) in progress when run() returned (the next run()
+  // goes on with it, or end_long_control() ends it): the steps it asks for and those taken; both 0 when none is.
   std::uint64_t long_steps = 0;
   std::uint64_t long_taken = 0;
   // It stopped at the step reaching stop_after, unanswered: the caller ends it (end_long_control()).
@@ -195,7 +195,8 @@ class HotPath {
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
-  // left in `rounds` to the caller. Traced, it returns after each Control
+  // left in `rounds` to the caller; one of more than StepChunks::kFirst is
+  // taken in chunks. Traced, it returns after each Control
   // taken, its frame in the outcome. With a publisher, each Control is
   // published as it is taken, and a round's state and answers once it is
   // answered, as the Python path publishes them.
@@ -214,8 +215,9 @@ class HotPath {
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
 
-  // Answers the lone controller's Control of many steps in progress (if one
-  // is) with SessionEnded and `text`, and publishes that answer; whether one was.
+  // Answers the Control of many steps in progress (if one is; a round's:
+  // each of its Controls) with SessionEnded and `text`, and publishes that
+  // answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
 
   // From now on, publishes what the Python path's observer publishes for
@@ -257,9 +259,10 @@ class HotPath {
   // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
   const std::string& state_frame();
 
-  // A lone controller's Control of many steps, taken in chunks across calls to run().
+  // A Control of many steps (a lone controller's, or a round's), taken in chunks across calls to run().
   struct LongControl {
-    Request request;  // answered after its last step
+    std::vector<Request> requests;  // answered after its last step
+    bool round = false;
     std::uint64_t steps = 0;  // asked for
     std::uint64_t last = 0;   // taken before it ends: `steps`, or fewer where stop_after is reached
     std::uint64_t taken = 0;
