@@ -17,7 +17,7 @@ cap, the first clamp of a value, a failure, and a
 timer (`return_after`), so that signals, closed peers and stops are seen as
 on the Python path.
 
-A Control of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
+A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
 of the last chunk. Anything else returns to Python with the Control in
 progress, mirrored in `SimulationServer.long_control` so that requests to
@@ -32,9 +32,9 @@ With several controllers (`--controllers N`), a Control of one of them for
 the robots it drives is applied and waits in `ControllerSessions.rounds`
 (with those Python held); once every controller's waits, C++ takes the
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
-A Control claiming a robot its controller does not drive yet, one of a
-controller whose Control still waits, and a round of more than
-`LONG_CONTROL_STEPS` steps go to Python. Traced, C++ returns after each
+A Control claiming a robot its controller does not drive yet and one of a
+controller whose Control still waits go to Python; a round of more than
+`LONG_CONTROL_STEPS` steps is taken in chunks, as a lone controller's. Traced, C++ returns after each
 Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 

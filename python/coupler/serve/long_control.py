@@ -1,18 +1,20 @@
 """Long Controls: a Control asking for many steps is stepped in short chunks, so that nobody waits for it.
 
 The cap on `steps` (100,000) counts steps, not time: on a heavy model one
-Control could hold the serving thread for minutes. A lockstep loop that
-sets `SimulationServer.chunk_long_controls` is handed every Control asking
-for more than `LONG_CONTROL_STEPS` steps (lone, or a round of several
-controllers) as HELD, with the steps still to take in
-`SimulationServer.long_control`; it takes them with `ChunkedSteps`, about
-`CHUNK_SECONDS` of stepping at a time, answering everyone else's requests
-and looking for a stop between chunks, and answers the Control once, at the
-end. A reader is answered with the state as of the last completed chunk.
+Control could hold the serving thread for minutes. Its steps are taken in
+chunks of about `CHUNK_SECONDS` each, sized by `coupler._native.StepChunks`
+(the one rule, coupler/serve/step_chunks.hpp), answering everyone else's
+requests and looking for a stop between chunks, and the Control is answered
+once, at the end. A reader is answered with the state as of the last
+completed chunk. While one is stepped, `SimulationServer.long_control` says
+so, and requests to drive are refused.
 
-The contract with the native hot path: it answers a Control itself only
-when its `steps` is at most `LONG_CONTROL_STEPS`; longer ones it hands to
-Python, which chunks them.
+The native hot path steps a lone controller's long Control, or a round's,
+itself (`coupler.serve.hot_path`). Those it does not take (the first Control
+of a run, a paced one, a batched worlds' one, or any when the hot path is
+off) go to a lockstep loop that sets `SimulationServer.chunk_long_controls`:
+it is handed them as HELD, with the steps still to take in
+`SimulationServer.long_control`, and takes them with `ChunkedSteps`.
 """
 
 from __future__ import annotations
