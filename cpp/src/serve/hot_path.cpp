@@ -165,6 +165,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const bool reads_to_caller = publisher_ != nullptr || config_.trace;
   // A lone controller's Control of many steps, applied, to take in chunks once the server hands its request over.
   std::optional<std::uint64_t> starting_long;
+  // The request being answered came through the shared channel, where nothing can wait for chunks.
+  bool through_channel_now = false;
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
@@ -214,6 +216,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       return std::nullopt;
     }
     if (steps > StepChunks::kFirst) {
+      if (through_channel_now) return std::nullopt;  // sent again through the socket, applied there
       if (!apply(outcome)) {
         std::string failed = failure_frame(outcome);
         if (publisher_) {
@@ -372,7 +375,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
                                   std::chrono::milliseconds(0));
       const std::optional<std::string_view> request = channel_->receive(slice);
       if (request) {
+        through_channel_now = true;
         std::optional<std::string> frame = answer(peer, *request);
+        through_channel_now = false;
         if (!frame && is_sensor_request(*request)) {
           // A read the caller would publish or log: through the channel, it is answered here all the same.
           ++outcome.reads;
