@@ -129,7 +129,7 @@ class HotPath:
         self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
-        self._long = False  # a lone controller's Control of many steps is in progress in C++
+        self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
         self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
@@ -273,8 +273,8 @@ class HotPath:
             self.stopped_at_stop_after = True
 
     def end_long_control(self, why: str = "") -> None:
-        """Answer the lone controller's Control of many steps in progress in C++, if any: the server stopped
-        after some of its steps (`why`: a reason to add)."""
+        """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
+        server stopped after some of its steps (`why`: a reason to add)."""
         long = self.sim.long_control
         if not self._long or long is None:
             return
@@ -289,6 +289,10 @@ class HotPath:
         sessions = sim.sessions
         index = self._object_index
         drives = [(c.peer, [index[robot] for robot in c.robots]) for c in sessions.active.values()]
+        long = sim.long_control if self._long else None
+        if long is not None and not drives:
+            # Every controller of the round being stepped has left: it is stepped to its end all the same.
+            drives = [(peer, []) for peer in long.peers]
         outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
                                         sim.stats.steps, **pacing)
         if self._clock is not None:

@@ -160,3 +160,22 @@ def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the
     assert sides["left_arm"] == sides["right_arm"]
     assert served.loop.hot_path.controls >= 4 and served.sim.stats.steps == 2 + steps
     assert served.loop.chunked.chunks == 0  # stepped by the hot path: Python took no chunk
+
+
+def test_a_round_of_many_steps_whose_controllers_all_left_keeps_the_server_serving(tmp_path):
+    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=0.5) as reader:
+        with Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
+            clients = {"left_arm": left, "right_arm": right}
+            for client in clients.values():
+                client.request(HandshakeInitMessage())
+            for count in (1, 1, LONGEST):
+                for name, client in clients.items():
+                    client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+                if count == 1:
+                    for client in clients.values():
+                        client.receive()
+            time.sleep(0.1)
+        time.sleep(0.3)  # both gone while their round is stepped
+        assert isinstance(reader.request(SensorRequestMessage()), SensorMessage)
+        assert served.thread.is_alive()
