@@ -446,10 +446,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     long_.reset();
     return !config_.trace && time < config_.stop_after;
   };
-  // Between two chunks: what waits is served, for at most a chunk's time; false when a request goes to the caller.
+  // Between two chunks: what waits is served, for at most a chunk's time in all (the next run goes on with it
+  // after a request handed back); false when a request goes to the caller.
   const auto serve_between_chunks = [&] {
-    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(config_.chunk_seconds));
-    while (Clock::now() < until) {
+    while (Clock::now() < long_->serve_until) {
       Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
       if (waiting.answered) continue;
       if (waiting.request) {
@@ -459,6 +459,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (readers.empty()) break;
       answer_reader();  // the controller waits for its answer, not to send: the readers need no share of its time
     }
+    long_->serve_until = Clock::time_point{};
     return true;
   };
   for (;;) {
@@ -466,8 +467,15 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (!pending_.empty() && now >= publish_due_) flush_published();
     if (now >= deadline) break;
     if (long_) {
+      if (long_->serve_until != Clock::time_point{}) {
+        if (!serve_between_chunks()) break;
+        continue;
+      }
       if (!step_chunk()) break;
-      if (long_ && !serve_between_chunks()) break;
+      if (long_) {
+        long_->serve_until =
+            Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(config_.chunk_seconds));
+      }
       continue;
     }
     if (!readers.empty() && share.may_serve(now)) {

@@ -272,6 +272,11 @@ class HotPath:
             self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
             self.stopped_at_stop_after = True
 
+    @property
+    def long_in_progress(self) -> bool:
+        """True while a Control of many steps (a lone controller's or a round's) is stepped in C++ across serve()s."""
+        return self._long
+
     def end_long_control(self, why: str = "") -> None:
         """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
         server stopped after some of its steps (`why`: a reason to add)."""

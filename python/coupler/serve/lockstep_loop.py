@@ -145,9 +145,13 @@ class LockstepLoop:
                 handed_back, stepped_to = self.hot_path.serve(poll_timeout)
                 if self._done(stepped_to):
                     return
-                if handed_back is not None:
-                    self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
-                request = self._requests.take() if self._requests.waiting() else None
+                if handed_back is not None and self.hot_path.long_in_progress:
+                    # Its controller waits for its answer, not to send: served at once, as between two chunks.
+                    request = handed_back
+                else:
+                    if handed_back is not None:
+                        self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
+                    request = self._requests.take() if self._requests.waiting() else None
             else:
                 request = self._requests.next(poll_timeout)
             if request is None:
@@ -281,9 +285,12 @@ class LockstepLoop:
                     handed_back, stepped_to = self.hot_path.serve(wait)
                     if self._done(stepped_to):
                         return
-                    if handed_back is not None:
-                        self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
-                    request = self._requests.take() if self._requests.waiting() else None
+                    if handed_back is not None and self.hot_path.long_in_progress:
+                        request = handed_back  # as for a lone controller's long Control
+                    else:
+                        if handed_back is not None:
+                            self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
+                        request = self._requests.take() if self._requests.waiting() else None
                 else:
                     request = self._requests.next(wait)
                 if request is None:

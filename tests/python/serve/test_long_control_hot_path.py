@@ -179,3 +179,16 @@ def test_a_round_of_many_steps_whose_controllers_all_left_keeps_the_server_servi
         time.sleep(0.3)  # both gone while their round is stepped
         assert isinstance(reader.request(SensorRequestMessage()), SensorMessage)
         assert served.thread.is_alive()
+
+
+def test_a_newcomer_during_a_long_control_on_the_hot_path_is_told_busy_within_half_a_second(tmp_path):
+    with Served(load_scene("arm"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=10.0) as driver, Client(served.address, timeout=0.5) as newcomer:
+        # Two controllers' places, one taken: only the long Control keeps the newcomer out.
+        start(driver, arm_control(1))
+        stepped_long(served, driver, arm_control(LONGEST))
+        for request in (HandshakeInitMessage(), arm_control(1)):
+            answer = newcomer.request(request)  # a TimeoutError after 0.5 s fails the test
+            assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SERVER_BUSY, answer
+            assert "being stepped" in answer.text
+        assert driver.wait(0) is False

@@ -267,6 +267,8 @@ class HotPath {
     std::uint64_t last = 0;   // taken before it ends: `steps`, or fewer where stop_after is reached
     std::uint64_t taken = 0;
     StepChunks chunks;
+    // Until when what waits is served before the next chunk (not at all while it is the epoch).
+    std::chrono::steady_clock::time_point serve_until{};
   };
   std::optional<LongControl> long_;
   // What one answered Control leaves to publish once its answer is sent.
