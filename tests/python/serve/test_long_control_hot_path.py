@@ -192,3 +192,26 @@ def test_a_newcomer_during_a_long_control_on_the_hot_path_is_told_busy_within_ha
             assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SERVER_BUSY, answer
             assert "being stepped" in answer.text
         assert driver.wait(0) is False
+
+
+def test_a_stop_during_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_steps_taken(tmp_path):
+    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
+        clients = {"left_arm": left, "right_arm": right}
+        for client in clients.values():
+            client.request(HandshakeInitMessage())
+        for count in (1, 1, LONGEST):
+            for name, client in clients.items():
+                client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+            if count == 1:
+                for client in clients.values():
+                    client.receive()
+        time.sleep(0.1)
+        served.stop.set()
+        answers = [client.receive(timeout=2.0) for client in clients.values()]
+    taken = served.sim.stats.steps - 2
+    assert 0 < taken < LONGEST and served.loop.chunked.chunks == 0
+    assert served.sim.stats.errors_sent == 1  # one answer, sent to each controller, as on the Python path
+    for answer in answers:
+        assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
+        assert answer.text == f"server stopped after {taken} of the {LONGEST} steps this Control asked for"
