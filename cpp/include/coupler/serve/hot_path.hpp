@@ -15,11 +15,11 @@
 // control plane, with a count of what was done meanwhile.
 //
 // A lone controller's Control (or a round) of more than StepChunks::kFirst
-// steps is taken in chunks (step_chunks.hpp); between two chunks the reads waiting are
-// answered with the state of the last chunk, and anything else goes back to
-// the caller with the Control still in progress: the next run() goes on with
-// it, and the caller refuses requests to drive meanwhile, or ends it with
-// end_long_control() (a stop).
+// steps is taken in chunks (step_chunks.hpp); between two chunks the reads
+// waiting are answered with the state of the last chunk, and anything else
+// goes back to the caller with the Control still in progress: the next run()
+// goes on with it, and the caller refuses requests to drive meanwhile, or
+// ends it with end_long_control() (a stop).
 
 #include <chrono>
 #include <cstddef>
@@ -52,10 +52,10 @@ class ControlFrameReader;
 }  // namespace detail
 
 struct HotPathConfig {
-  // Controls asking for more steps than this go back to the caller (which
-  // refuses those beyond the cap; coupler.serve passes StepChunks::kFirst or
-  // less when paced, and paces longer ones itself). A round of more than
-  // StepChunks::kFirst steps goes back too, for the caller to take in chunks.
+  // Controls (and rounds) asking for more steps than this go back to the
+  // caller, which refuses those beyond the cap; paced, coupler.serve passes
+  // StepChunks::kFirst or less and paces longer ones itself. Those of more
+  // than StepChunks::kFirst steps and at most this are taken in chunks.
   static constexpr std::uint64_t kDefaultMaxSteps = limits::kMaxStepsPerControl;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
