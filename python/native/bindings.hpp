@@ -25,6 +25,7 @@ void bind_reader_share(pybind11::module_& module);
 void bind_version(pybind11::module_& module);
 void bind_shared_ring(pybind11::module_& module);
 void bind_shared_channel(pybind11::module_& module);
+void bind_step_chunks(pybind11::module_& module);
 // coupler._native.testing in a development build (COUPLER_PYTHON_TEST_BINDINGS);
 // nothing in the shipped module.
 void add_testing_submodule(pybind11::module_& module);

@@ -58,7 +58,8 @@ std::vector<py::bytes> as_bytes(const std::vector<std::string>& peers) {
 class HotPathOf {
  public:
   HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
-            std::uint64_t max_steps, double largest_value, double stop_after, bool trace)
+            std::uint64_t max_steps, double largest_value, double stop_after, bool trace, double time_step,
+            double chunk_seconds)
       : controls_(std::move(controls)),
         sensors_(std::move(sensors)),
         scatter_(std::move(scatter)),
@@ -71,6 +72,9 @@ class HotPathOf {
     config.largest_value = largest_value;
     config.stop_after = stop_after;
     config.trace = trace;
+    config.time_step = time_step;
+    if (!(chunk_seconds > 0.0)) throw Error("chunk_seconds must be positive");
+    config.chunk_seconds = chunk_seconds;
     path_.emplace(c.layout, c.targets, s.layout, s.data, scatter_.cast<ScatterInto&>().scatter,
                   gather_.cast<GatherFrom&>().gather, stepper_of(stepper_), config);
   }
@@ -108,6 +112,10 @@ class HotPathOf {
     Server& bound = server.get();
     py::gil_scoped_release released;
     return path_->run_free(bound, identity, wait, free);
+  }
+
+  bool end_long_control(ServerHandle& server, const std::string& text) {
+    return path_->end_long_control(server.get(), text);
   }
 
   void publish_to(py::object publisher, py::object state) {
@@ -254,25 +262,40 @@ void bind_hot_path(py::module_& module) {
           [](const HotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
           "Seconds since the last Control answered arrived.")
       .def_readonly("failure", &HotPathOutcome::failure,
-                    "Set when the simulation failed on a Control (answered with INTERNAL_ERROR): what failed.");
+                    "Set when the simulation failed on a Control (answered with INTERNAL_ERROR): what failed.")
+      .def_readonly("long_steps", &HotPathOutcome::long_steps,
+                    "The steps of the lone controller's Control of many steps in progress (run() goes on with it); "
+                    "0 when none is.")
+      .def_readonly("long_taken", &HotPathOutcome::long_taken, "Of those, the steps taken so far.")
+      .def_readonly("long_at_stop_after", &HotPathOutcome::long_at_stop_after,
+                    "It stopped at the step reaching stop_after, unanswered: end it with end_long_control().")
+      .def_readonly("long_failed", &HotPathOutcome::long_failed,
+                    "The simulation failed during a Control of many steps (counted in `controls` when taken).");
 
   py::class_<HotPathOf>(module, "HotPath",
                         "coupler::HotPath: answers a lone controller's Controls (and everyone's SensorRequests, the "
                         "controller's first, as ReaderShare's defaults say) in C++, from the arrays of "
                         "`controls` (a ControlLayout) through `scatter`, `stepper` and `gather` to those of `sensors` "
-                        "(a SensorLayout). A Control of more than `max_steps` steps, or leaving a value beyond "
+                        "(a SensorLayout). A Control of more than StepChunks.FIRST steps is taken in chunks of about "
+                        "`chunk_seconds` of stepping, reads answered between them, and stops at the step reaching "
+                        "`stop_after` (given `time_step`, seconds a step takes). A Control of more than `max_steps` "
+                        "steps, or leaving a value beyond "
                         "`largest_value`, is handed back; run() returns after a Control that stepped to `stop_after` "
                         "(seconds) or later. With `trace`, run() returns after each Control answered, its frames in "
                         "the outcome, and hands back every other request, for the caller to log.")
       .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double,
-                    bool>(),
+                    bool, double, double>(),
            py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
            py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
            py::arg("largest_value") = std::numeric_limits<double>::infinity(),
-           py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("trace") = false)
+           py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("trace") = false,
+           py::arg("time_step") = 0.0, py::arg("chunk_seconds") = StepChunks::kSeconds)
       .def_property_readonly_static(
           "DEFAULT_MAX_STEPS", [](const py::object&) { return HotPathConfig::kDefaultMaxSteps; },
-          "Controls asking for more steps than this go back to the caller (coupler.serve.long_control chunks them).")
+          "Controls asking for more steps than this go back to the caller (the cap on a Control's steps).")
+      .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
+           "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
+           "answer; whether one was in progress.")
       .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
            "after its step read from `state` (mjData's qpos, qvel, act, ctrl, mocap_pos and mocap_quat arrays, read in "

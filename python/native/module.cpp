@@ -24,5 +24,6 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_version(module);
   coupler::python::bind_shared_ring(module);
   coupler::python::bind_shared_channel(module);
+  coupler::python::bind_step_chunks(module);
   coupler::python::add_testing_submodule(module);
 }

@@ -179,9 +179,19 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   ReaderShare share(config_.reader_share, config_.reader_patience);
   // Reads the caller answers: it publishes them (with a publisher) or logs them (traced) as every other request.
   const bool reads_to_caller = publisher_ != nullptr || config_.trace;
+  // A lone controller's Control of many steps, applied, to take in chunks once the server hands its request over.
+  std::optional<std::uint64_t> starting_long;
+  // The request being answered came through the shared channel, where nothing can wait for chunks.
+  bool through_channel_now = false;
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
+    if (long_ && (rounds ? controller.has_value() : from == peer)) {
+      // Its Control is being stepped: it may read, anything else is the caller's to refuse.
+      if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
+      ++outcome.reads;
+      return state_frame();
+    }
     if (rounds ? !controller : from != peer) {
       // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
       if (reads_to_caller || !readers.empty() || !share.has_share() || !is_sensor_request(payload)) {
@@ -223,6 +233,20 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       holding_peer = from;
       return std::nullopt;
     }
+    if (steps > StepChunks::kFirst) {
+      if (through_channel_now) return std::nullopt;  // sent again through the socket, applied there
+      if (!apply(outcome)) {
+        std::string failed = failure_frame(outcome);
+        if (publisher_) {
+          queue_published(kControlTopic, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        }
+        outcome.answer_bytes = failed.size();
+        return failed;
+      }
+      starting_long = steps;
+      return std::nullopt;
+    }
     if (publisher_) {
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
@@ -246,12 +270,26 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     share.controller_served();
     return frame;
   };
+  // A Control of many steps (a round's: each of its Controls), applied: its steps are taken in chunks from here on,
+  // up to the step reaching stop_after.
+  const auto start_long = [&](std::vector<Request> requests, bool round, std::uint64_t steps) {
+    std::uint64_t last = steps;
+    if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
+      const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
+      if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
+    }
+    long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds)});
+  };
   // Several controllers: steps the round once every controller's Control waits, and answers them all; false when
   // the loop must end.
   const auto step_round = [&] {
     const std::optional<std::uint64_t> due = rounds->due(peers);
     if (!due) return true;
-    if (*due > config_.max_steps) return false;  // the caller takes it in chunks
+    if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
+    if (*due > StepChunks::kFirst) {
+      start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
+      return true;
+    }
     const ControlRounds::Round round = rounds->take(peers);
     std::string frame = step(*due, outcome);
     last_round = Clock::now();
@@ -283,6 +321,23 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   };
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
+    if (starting_long && offered.request && offered.request->peer() == peer) {
+      // The lone controller's Control of many steps, applied: its steps are taken in chunks from here on.
+      const std::uint64_t steps = *starting_long;
+      starting_long.reset();
+      if (publisher_) {
+        queue_published(kControlTopic, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
+      if (config_.trace) outcome.request_frame = offered.request->frame();
+      std::vector<Request> requests;
+      requests.push_back(std::move(*offered.request));
+      start_long(std::move(requests), false, steps);
+      ++outcome.controls;
+      last_control = Clock::now();
+      share.controller_served();
+      return outcome.first_clamped.empty() && !config_.trace;
+    }
+    starting_long.reset();
     if (holding && offered.request && offered.request->peer() != holding_peer) holding.reset();
     if (holding && offered.request) {
       // A controller's Control, applied: it waits for the others'.
@@ -338,7 +393,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
                                   std::chrono::milliseconds(0));
       const std::optional<std::string_view> request = channel_->receive(slice);
       if (request) {
+        through_channel_now = true;
         std::optional<std::string> frame = answer(peer, *request);
+        through_channel_now = false;
         if (!frame && is_sensor_request(*request)) {
           // A read the caller would publish or log: through the channel, it is answered here all the same.
           ++outcome.reads;
@@ -363,10 +420,90 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (Clock::now() >= until) return {};
     }
   };
+  // Takes the next chunk of the long Control; once its last is taken, answers it: false when the loop must end.
+  const auto step_chunk = [&] {
+    const std::optional<double> answered_time = outcome.simulated_time;
+    const std::uint64_t n = long_->chunks.next(long_->last - long_->taken);
+    const auto chunk_started = Clock::now();
+    std::string frame = step(n, outcome);
+    if (!outcome.failure.empty()) {
+      frame = failure_frame(outcome);
+      for (const Request& request : long_->requests) {
+        server.reply_frame(request, frame);
+        ++outcome.error_answers;
+        if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+      }
+      if (long_->round) ++outcome.rounds;
+      outcome.long_failed = true;
+      long_.reset();
+      return false;
+    }
+    long_->chunks.took(n, Seconds(Clock::now() - chunk_started).count());
+    long_->taken += n;
+    last_control = Clock::now();  // its controller waits for its answer, it has not gone: its lease runs on
+    if (long_->taken < long_->steps) {
+      outcome.simulated_time = answered_time;  // no Control was answered
+      if (long_->taken < long_->last) return true;
+      outcome.long_at_stop_after = true;  // the caller ends it
+      return false;
+    }
+    const double time = *outcome.simulated_time;
+    if (pacing) hold_until_due(time);
+    for (const Request& request : long_->requests) server.reply_frame(request, frame);
+    if (long_->round) {
+      ++outcome.rounds;
+      last_round = Clock::now();
+    } else {
+      outcome.request_bytes = long_->requests.front().frame().size();
+    }
+    outcome.answer_bytes = frame.size();
+    if (publisher_) {
+      // As the Python path publishes it: the Controls when they were taken, now the state after the steps and each
+      // answer.
+      const std::int64_t wall = wall_clock_nanoseconds();
+      if (mujoco_state_) {
+        encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
+        queue_published(kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(time));
+      }
+      for (std::size_t i = 0; i < long_->requests.size(); ++i) {
+        queue_published(kSensorTopic, frame, wall, header_nanoseconds(time));
+      }
+    }
+    long_.reset();
+    return !config_.trace && time < config_.stop_after;
+  };
+  // Between two chunks: what waits is served, for at most a chunk's time in all (the next run goes on with it
+  // after a request handed back); false when a request goes to the caller.
+  const auto serve_between_chunks = [&] {
+    while (Clock::now() < long_->serve_until) {
+      Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
+      if (waiting.answered) continue;
+      if (waiting.request) {
+        if (!take(std::move(waiting))) return false;
+        continue;
+      }
+      if (readers.empty()) break;
+      answer_reader();  // the controller waits for its answer, not to send: the readers need no share of its time
+    }
+    long_->serve_until = Clock::time_point{};
+    return true;
+  };
   for (;;) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
     if (now >= deadline) break;
+    if (long_) {
+      if (long_->serve_until != Clock::time_point{}) {
+        if (!serve_between_chunks()) break;
+        continue;
+      }
+      if (!step_chunk()) break;
+      if (long_) {
+        long_->serve_until =
+            Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(config_.chunk_seconds));
+      }
+      continue;
+    }
     if (!readers.empty() && share.may_serve(now)) {
       // The controller's request, if one came meanwhile, goes first.
       Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
@@ -401,7 +538,11 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.failure = e.what();
     }
   }
-  if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
+  if (long_) {
+    outcome.long_steps = long_->steps;
+    outcome.long_taken = long_->taken;
+  }
+  if (last_control != Clock::time_point{}) outcome.since_last_control = Clock::now() - last_control;
   if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
   return outcome;
 }
@@ -521,6 +662,18 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   outcome.fresh_control = fresh;
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
+}
+
+bool HotPath::end_long_control(Server& server, const std::string& text) {
+  if (!long_) return false;
+  const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});
+  for (const Request& request : long_->requests) {
+    server.reply_frame(request, frame);
+    if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+  }
+  long_.reset();
+  if (publisher_) flush_published();
+  return true;
 }
 
 const std::string& HotPath::state_frame() {

@@ -12,10 +12,18 @@ others' after each of its requests, one more after `PATIENCE` without one):
 thirty readers must not send every
 step back through Python. Everything else comes back to Python, which keeps
 the control plane: another peer's request to drive, another kind of request,
-a Control that does not match the handshake or asks for more than
-`HOT_PATH_MAX_STEPS` steps, the first clamp of a value, a failure, and a
+a Control that does not match the handshake or asks for more steps than the
+cap, the first clamp of a value, a failure, and a
 timer (`return_after`), so that signals, closed peers and stops are seen as
-on the Python path. Python is told what happened (Controls, steps, reads,
+on the Python path.
+
+A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
+(`coupler._native.StepChunks`), reads answered between them with the state
+of the last chunk. Anything else returns to Python with the Control in
+progress, mirrored in `SimulationServer.long_control` so that requests to
+drive are refused as while any long Control is stepped; the next serve()
+goes on with it, and a stop ends it (`end_long_control`), as does reaching
+`stop_after`. Python is told what happened (Controls, steps, reads,
 clamps, the time reached) and counts it. With `--trace`, C++ returns after
 each Control with its frames, which Python logs, and hands every read to
 Python, which logs it as it serves it.
@@ -24,15 +32,16 @@ With several controllers (`--controllers N`), a Control of one of them for
 the robots it drives is applied and waits in `ControllerSessions.rounds`
 (with those Python held); once every controller's waits, C++ takes the
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
-A Control claiming a robot its controller does not drive yet, one of a
-controller whose Control still waits, and a round of more than
-`HOT_PATH_MAX_STEPS` steps go to Python. Traced, C++ returns after each
+A Control claiming a robot its controller does not drive yet and one of a
+controller whose Control still waits go to Python; a round of more than
+`LONG_CONTROL_STEPS` steps is taken in chunks, as a lone controller's. Traced, C++ returns after each
 Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
 is due, as `LockstepLoop` does; a Control whose steps would hold it longer
-than `LONGEST_HOLD` goes to Python, which serves the others while it waits.
+than `LONGEST_HOLD`, or of more than `LONG_CONTROL_STEPS` steps, goes to
+Python, which serves the others while it waits.
 
 An observer must see every frame, so it turns the hot path off, unless it
 is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
@@ -50,14 +59,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.long_control import LONG_CONTROL_STEPS
+from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
-
-# Controls asking for more steps than this take the Python path, which splits them into chunks.
-HOT_PATH_MAX_STEPS = LONG_CONTROL_STEPS
 
 # The C++ loop returns to Python at least this often (seconds), busy or idle: how soon a signal (SIGTERM) or a
 # stop is acted on while a controller keeps it busy.
@@ -99,7 +105,7 @@ class HotPath:
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
                  publisher: NativePublisher | None = None, clock: RunClock | None = None,
-                 max_steps: int = HOT_PATH_MAX_STEPS) -> None:
+                 max_steps: int = _native.HotPath.DEFAULT_MAX_STEPS) -> None:
         self.responder = responder
         self._clock = clock if clock is not None and clock.speed is not None else None
         self.sim = responder.sim
@@ -112,7 +118,10 @@ class HotPath:
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             max_steps=max_steps, largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
-            trace=self.sim.trace)
+            trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
+        self._stop_after = stop_after
+        # A Control of many steps reached stop_after and was ended: the loop ends.
+        self.stopped_at_stop_after = False
         if publisher is not None:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl, data.mocap_pos,
@@ -121,6 +130,7 @@ class HotPath:
         self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
+        self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
         self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
@@ -145,9 +155,10 @@ class HotPath:
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
-        max_steps = HOT_PATH_MAX_STEPS
+        max_steps = _native.HotPath.DEFAULT_MAX_STEPS
         if clock is not None and clock.speed is not None:
-            max_steps = min(max_steps, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
+            # Paced, C++ holds an answer without serving others: longer holds, and long Controls, are Python's.
+            max_steps = min(LONG_CONTROL_STEPS, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
             if max_steps < 1:
                 return None
         parts = sim.simulation.hot_path_parts()
@@ -181,6 +192,8 @@ class HotPath:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
         simulation) drive a running, settled simulation."""
         sim = self.sim
+        if self._long:
+            return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if not sim.running or not active or (len(active) != 1 and not sim.shared):
             return False
@@ -200,10 +213,12 @@ class HotPath:
                       "late_after": sim.handshake.time_step}
         if sim.shared:
             return self._serve_rounds(min(return_after, _RETURN_AFTER), pacing)
-        controller = next(iter(sim.sessions.active.values()))
+        long = sim.long_control if self._long else None
+        peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
+        controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
-        channel = None if lease is None else lease.channel_of(controller.peer)
-        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+        channel = None if lease is None else lease.channel_of(peer)
+        outcome = self._path.run(self.responder.server, peer, min(return_after, _RETURN_AFTER),
                                  sim.stats.steps, channel=channel, **pacing)
         if self._clock is not None:
             self._clock.deadlines_missed += outcome.deadlines_missed
@@ -215,26 +230,64 @@ class HotPath:
             # Reads renew no lease (README, "Reliability and security"): they are only counted.
             sim.stats.requests += outcome.reads
             sim.stats.sensor_requests += outcome.reads
-        if served or outcome.failure:
-            stats = sim.stats
-            stats.requests += served
-            stats.controls += served
-            stats.steps += outcome.steps
-            if served:
+        stats = sim.stats
+        stats.requests += served
+        stats.controls += served
+        stats.steps += outcome.steps
+        if served or outcome.failure or long is not None or outcome.long_steps:
+            if outcome.answer_bytes and not outcome.failure:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
-                if sim.trace:
-                    self.responder.log_traced(outcome.request_frame, outcome.answer_frame)
-                # Its lease runs from its last Control, as on the Python path.
+            if sim.trace and outcome.request_frame:
+                answered = outcome.answer_frame or None
+                self.responder.log_traced(outcome.request_frame, answered, held=answered is None)
+            if controller is not None and (served or long is not None or outcome.long_steps):
+                # Its lease runs from its last Control, or the last chunk of its long one, as on the Python path.
                 controller.seen = sim.sessions.clock() - outcome.since_last_control
             if outcome.clamped or outcome.failure:
                 self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
             if outcome.failure:
-                stats.requests += 1
+                if not outcome.long_failed:
+                    stats.requests += 1  # a Control whose values could not be applied, answered with the error
                 stats.errors_sent += 1
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             for read in outcome.unanswered_reads:
                 self.responder.send(read, self.responder.respond(read))
+        self._mirror_long(outcome, [peer])
         return outcome.request, outcome.simulated_time
+
+    def _mirror_long(self, outcome: Any, peers: list[bytes]) -> None:
+        """Mirror the Control of many steps C++ has in progress (of `peers`, when it started in this run) in
+        `SimulationServer.long_control`: requests to drive are refused while it is stepped, as for any long Control
+        (coupler.serve.long_control). One stopped at stop_after is ended here."""
+        sim = self.sim
+        long = sim.long_control if self._long else None
+        self._long = outcome.long_steps > 0
+        if self._long:
+            peers = long.peers if long is not None else peers
+            sim.long_control = LongControl(peers, outcome.long_steps, outcome.long_taken)
+            for peer in peers:
+                sim.sessions.renew(peer)  # waiting for its answer, not gone
+        elif long is not None:
+            sim.long_control = None
+        if outcome.long_at_stop_after:
+            self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
+            self.stopped_at_stop_after = True
+
+    @property
+    def long_in_progress(self) -> bool:
+        """True while a Control of many steps (a lone controller's or a round's) is stepped in C++ across serve()s."""
+        return self._long
+
+    def end_long_control(self, why: str = "") -> None:
+        """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
+        server stopped after some of its steps (`why`: a reason to add)."""
+        long = self.sim.long_control
+        if not self._long or long is None:
+            return
+        self._path.end_long_control(self.responder.server, long.stopped(why).text)
+        self._long = False
+        self.sim.stats.errors_sent += 1
+        self.sim.long_control = None
 
     def _serve_rounds(self, return_after: float, pacing: dict[str, float]) -> tuple[Any | None, float | None]:
         """serve() for several controllers: their Controls wait in `sessions.rounds`, rounds taken in C++."""
@@ -242,6 +295,10 @@ class HotPath:
         sessions = sim.sessions
         index = self._object_index
         drives = [(c.peer, [index[robot] for robot in c.robots]) for c in sessions.active.values()]
+        long = sim.long_control if self._long else None
+        if long is not None and not drives:
+            # Every controller of the round being stepped has left: it is stepped to its end all the same.
+            drives = [(peer, []) for peer in long.peers]
         outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
                                         sim.stats.steps, **pacing)
         if self._clock is not None:
@@ -268,6 +325,7 @@ class HotPath:
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
         for read in outcome.unanswered_reads:
             self.responder.send(read, self.responder.respond(read))
+        self._mirror_long(outcome, [peer for peer, _ in drives])
         return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
 
     def serve_free(self, clock: RunClock, return_after: float) -> tuple[Any | None, float | None]:

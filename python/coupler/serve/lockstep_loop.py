@@ -51,13 +51,13 @@ class LockstepLoop:
     A Control (or round) of more than `LONG_CONTROL_STEPS` steps is stepped
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
-    state, requests to drive are refused) and a stop ends it.
+    state, requests to drive are refused) and a stop ends it. On the hot
+    path C++ steps them so; here, those it does not take.
 
     With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
-    paced too; at most `LONG_CONTROL_STEPS` steps, and when paced no more
-    than C++ may hold without serving others); the answers are the same
-    bytes either way. The C++ loop hands back any other request, which then waits its turn
+    paced too; when paced, no more than C++ may hold without serving
+    others); the answers are the same bytes either way. The C++ loop hands back any other request, which then waits its turn
     as the controllers-first order says.
 
     Answers that carry camera images (the "images" extension) are sent once
@@ -107,6 +107,8 @@ class LockstepLoop:
         try:
             self._run_lone(stop, poll_timeout)
         finally:
+            if self.hot_path is not None:
+                self.hot_path.end_long_control()
             self._send_rendered(until=time.monotonic() + _RENDERING_AT_STOP)
 
     def _send_rendered(self, until: float | None = None) -> bool:
@@ -143,9 +145,13 @@ class LockstepLoop:
                 handed_back, stepped_to = self.hot_path.serve(poll_timeout)
                 if self._done(stepped_to):
                     return
-                if handed_back is not None:
-                    self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
-                request = self._requests.take() if self._requests.waiting() else None
+                if handed_back is not None and self.hot_path.long_in_progress:
+                    # Its controller waits for its answer, not to send: served at once, as between two chunks.
+                    request = handed_back
+                else:
+                    if handed_back is not None:
+                        self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
+                    request = self._requests.take() if self._requests.waiting() else None
             else:
                 request = self._requests.next(poll_timeout)
             if request is None:
@@ -262,7 +268,7 @@ class LockstepLoop:
         return max(1, math.ceil((self.stop_after - now) / time_step - 1e-9))
 
     def _done(self, stepped_to: float | None) -> bool:
-        if self._stop_after_reached:
+        if self._stop_after_reached or (self.hot_path is not None and self.hot_path.stopped_at_stop_after):
             return True
         if self.exit_on_session_end and self.sim.session_ended.is_set():
             return True
@@ -279,9 +285,12 @@ class LockstepLoop:
                     handed_back, stepped_to = self.hot_path.serve(wait)
                     if self._done(stepped_to):
                         return
-                    if handed_back is not None:
-                        self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
-                    request = self._requests.take() if self._requests.waiting() else None
+                    if handed_back is not None and self.hot_path.long_in_progress:
+                        request = handed_back  # as for a lone controller's long Control
+                    else:
+                        if handed_back is not None:
+                            self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
+                        request = self._requests.take() if self._requests.waiting() else None
                 else:
                     request = self._requests.next(wait)
                 if request is None:
@@ -298,6 +307,8 @@ class LockstepLoop:
                 if self._done(stepped_to):
                     return
         finally:
+            if self.hot_path is not None:
+                self.hot_path.end_long_control()
             for request in rounds.release():
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
 

@@ -1,18 +1,20 @@
 """Long Controls: a Control asking for many steps is stepped in short chunks, so that nobody waits for it.
 
 The cap on `steps` (100,000) counts steps, not time: on a heavy model one
-Control could hold the serving thread for minutes. A lockstep loop that
-sets `SimulationServer.chunk_long_controls` is handed every Control asking
-for more than `LONG_CONTROL_STEPS` steps (lone, or a round of several
-controllers) as HELD, with the steps still to take in
-`SimulationServer.long_control`; it takes them with `ChunkedSteps`, about
-`CHUNK_SECONDS` of stepping at a time, answering everyone else's requests
-and looking for a stop between chunks, and answers the Control once, at the
-end. A reader is answered with the state as of the last completed chunk.
+Control could hold the serving thread for minutes. Its steps are taken in
+chunks of about `CHUNK_SECONDS` each, sized by `coupler._native.StepChunks`
+(the one rule, coupler/serve/step_chunks.hpp), answering everyone else's
+requests and looking for a stop between chunks, and the Control is answered
+once, at the end. A reader is answered with the state as of the last
+completed chunk. While one is stepped, `SimulationServer.long_control` says
+so, and requests to drive are refused.
 
-The contract with the native hot path: it answers a Control itself only
-when its `steps` is at most `LONG_CONTROL_STEPS`; longer ones it hands to
-Python, which chunks them.
+The native hot path steps a lone controller's long Control, or a round's,
+itself (`coupler.serve.hot_path`). Those it does not take (the first Control
+of a run, a paced one, a batched worlds' one, or any when the hot path is
+off) go to a lockstep loop that sets `SimulationServer.chunk_long_controls`:
+it is handed them as HELD, with the steps still to take in
+`SimulationServer.long_control`, and takes them with `ChunkedSteps`.
 """
 
 from __future__ import annotations
@@ -25,12 +27,11 @@ from typing import Any
 from coupler import _native
 from coupler.wire.messages import ErrorCode, ErrorMessage
 
-# A Control asking for more steps than this is stepped in chunks, serving others between them (and is not the
-# native hot path's: its limit, coupler::HotPathConfig::kDefaultMaxSteps).
-LONG_CONTROL_STEPS: int = _native.HotPath.DEFAULT_MAX_STEPS
+# A Control asking for more steps than this is stepped in chunks, serving others between them (coupler::StepChunks).
+LONG_CONTROL_STEPS: int = _native.StepChunks.FIRST
 
 # Seconds of stepping per chunk: how long a reader, a newcomer or a stop waits at most behind a long Control.
-CHUNK_SECONDS = 0.02
+CHUNK_SECONDS: float = _native.StepChunks.SECONDS
 
 
 @dataclass
@@ -54,12 +55,8 @@ class LongControl:
 
 
 class ChunkedSteps:
-    """Takes many steps through `step(n)`, in chunks of about `chunk_seconds` each (timed by `clock`).
-
-    The first chunk is `LONG_CONTROL_STEPS` steps; each next one is sized
-    from the time per step the chunk before it took, so that a heavy model
-    takes fewer steps per chunk and a light one more.
-    """
+    """Takes many steps through `step(n)`, in chunks of about `chunk_seconds` each (timed by `clock`), as
+    `coupler._native.StepChunks` sizes them."""
 
     def __init__(self, step: Callable[[int], None], chunk_seconds: float = CHUNK_SECONDS,
                  clock: Callable[[], float] = time.perf_counter) -> None:
@@ -77,20 +74,16 @@ class ChunkedSteps:
         `between` serves whatever waits and returns False to stop early.
         Returns True when every step was taken (`control.taken` counts them).
         """
-        chunk = LONG_CONTROL_STEPS
+        sizes = _native.StepChunks(self.chunk_seconds)
         step = control.step or self.step
         last = control.steps if until is None else min(until, control.steps)
         while control.taken < last:
-            n = min(chunk, last - control.taken)
+            n = sizes.next(last - control.taken)
             started = self.clock()
             step(n)
-            elapsed = self.clock() - started
+            sizes.took(n, self.clock() - started)
             control.taken += n
             self.chunks += 1
-            if elapsed > 0:
-                chunk = max(1, round(n * self.chunk_seconds / elapsed))
-            else:
-                chunk = n * 2
             if control.taken < last and not between():
                 return False
         return control.taken == control.steps

@@ -471,3 +471,55 @@ TEST_CASE("the hot path hands what it publishes to the publisher while it waits,
   CHECK(received);
   CHECK(still_serving);
 }
+
+TEST_CASE("the hot path takes a Control of many steps in chunks and answers it once with the state after them all",
+          "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 250));
+  const HotPathOutcome outcome = rig.run(2000ms);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(rig.controller.receive_frame(2000ms) == rig.sensors.encode(expected, 2.5));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 250);
+  CHECK(outcome.long_steps == 0);
+}
+
+TEST_CASE("the hot path hands back a request it cannot serve between two chunks and goes on with the Control next run",
+          "[hot_path]") {
+  Rig rig;
+  Client other(rig.server.endpoint(), ClientOptions{2000ms});
+  rig.controller.send(arm_control(0.5, 0.0, 100000));
+  std::this_thread::sleep_for(20ms);
+  other.send(arm_control(0.5, 0.5));
+  std::this_thread::sleep_for(20ms);
+  const HotPathOutcome first = rig.run(2000ms);
+  REQUIRE(first.request);
+  CHECK(first.request->peer() != rig.peer);
+  CHECK(first.long_steps == 100000);
+  CHECK(first.long_taken == StepChunks::kFirst);
+  CHECK(rig.clock.steps() == StepChunks::kFirst);
+
+  const HotPathOutcome next = rig.run(2000ms);
+  CHECK(next.long_steps == 0);
+  CHECK(rig.clock.steps() == 100000);
+  const Message answer = rig.controller.receive(2000ms);
+  REQUIRE(std::holds_alternative<SensorMessage>(answer));
+  CHECK(std::get<SensorMessage>(answer).simulated_time == Approx(1000.0));
+}
+
+TEST_CASE("a Control of many steps ended between two chunks is answered SessionEnded with the caller's text",
+          "[hot_path]") {
+  Rig rig;
+  Client other(rig.server.endpoint(), ClientOptions{2000ms});
+  rig.controller.send(arm_control(0.5, 0.0, 100000));
+  std::this_thread::sleep_for(20ms);
+  other.send(arm_control(0.5, 0.5));
+  std::this_thread::sleep_for(20ms);
+  REQUIRE(rig.run(2000ms).long_steps == 100000);
+  CHECK(rig.path->end_long_control(rig.server, "server stopped"));
+  const Message answer = rig.controller.receive(2000ms);
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).code == static_cast<int>(ErrorCode::SessionEnded));
+  CHECK(std::get<ErrorMessage>(answer).text == "server stopped");
+  CHECK_FALSE(rig.path->end_long_control(rig.server, "server stopped"));
+}

@@ -143,6 +143,15 @@ def test_reads_between_controls_are_published_on_the_hot_path_as_on_the_python_p
     assert hot == plain
 
 
+def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_as_on_the_python_path(make_address):
+    # Controls of many steps between plain ones: each stepped in chunks, its state and answer published once.
+    frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 101, 1, 350, 1)]
+    hot, served = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
+    plain, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
+    assert served == len(frames) - 1  # all but the first, which starts the simulation
+    assert hot == plain
+
+
 def test_a_recording_made_on_the_hot_path_replays_identical(make_address, tmp_path):
     server = PublishedServer("arm", make_address("ipc"), hot_path=True)
     recording = RecordingProcess(tmp_path / "run.mcap", server.publisher)

@@ -19,11 +19,13 @@ from coupler.controller.controls import Controls
 from coupler.transport.client import Client
 from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
+    ControlMessage,
     ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
     HandshakeMessage,
     ImageRequest,
+    ObjectControl,
     ResetMessage,
     SensorMessage,
     SensorRequestMessage,
@@ -131,6 +133,23 @@ def test_a_read_asking_for_images_is_answered_through_the_channel(address: str) 
         refused = decode(through.exchange(with_images, TIMEOUT))
         assert isinstance(refused, ErrorMessage) and "images" in refused.text
         assert isinstance(decode(through.exchange(_controls(handshake, 1), TIMEOUT)), SensorMessage)
+        _goodbye(controller)
+
+
+def test_a_control_of_many_steps_is_handed_back_empty_through_the_channel_and_taken_through_the_socket(
+        address: str) -> None:
+    with Client(address, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        controller.send_frame(_controls(handshake, 0))
+        first = decode(controller.receive_frame())
+        started = first.simulated_time
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        long = encode(ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}, steps=300))
+        assert through.exchange(long, TIMEOUT) == b""  # nothing applied or stepped: sent again through the socket
+        assert controller.request(SensorRequestMessage()) == first
+        controller.send_frame(long)
+        answer = decode(controller.receive_frame())
+        assert answer.simulated_time == pytest.approx(started + 300 * handshake.time_step)
         _goodbye(controller)
 
 

@@ -10,9 +10,16 @@
 // says (reader_share.hpp): the others get `reader_share` reads after each
 // request of the controller, then wait up to `reader_patience` for its next
 // one before one more is served. Everything
-// else (another request of another peer, a Control that does not match, a
-// long one, one claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
+// else (another request of another peer, a Control that does not match, one
+// claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.
+//
+// A lone controller's Control (or a round) of more than StepChunks::kFirst
+// steps is taken in chunks (step_chunks.hpp); between two chunks the reads
+// waiting are answered with the state of the last chunk, and anything else
+// goes back to the caller with the Control still in progress: the next run()
+// goes on with it, and the caller refuses requests to drive meanwhile, or
+// ends it with end_long_control() (a stop).
 
 #include <chrono>
 #include <cstddef>
@@ -31,6 +38,8 @@
 #include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/reader_share.hpp>
 #include <coupler/serve/sensor_gather.hpp>
+#include <coupler/serve/step_chunks.hpp>
+#include <coupler/wire/limits.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_channel.hpp>
@@ -43,10 +52,11 @@ class ControlFrameReader;
 }  // namespace detail
 
 struct HotPathConfig {
-  // Controls asking for more steps than this go back to the caller, which
-  // may split a long Control (coupler.serve.long_control's LONG_CONTROL_STEPS
-  // reads this; coupler.serve passes a smaller limit when paced).
-  static constexpr std::uint64_t kDefaultMaxSteps = 100;
+  // Controls (and rounds) asking for more steps than this go back to the
+  // caller, which refuses those beyond the cap; paced, coupler.serve passes
+  // StepChunks::kFirst or less and paces longer ones itself. Those of more
+  // than StepChunks::kFirst steps and at most this are taken in chunks.
+  static constexpr std::uint64_t kDefaultMaxSteps = limits::kMaxStepsPerControl;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
   // A Control leaving any value of the control arrays larger than this in
@@ -56,6 +66,11 @@ struct HotPathConfig {
   // Return after answering a Control that stepped the simulation to this
   // time (seconds) or later.
   double stop_after = std::numeric_limits<double>::infinity();
+  // Seconds of simulated time a step takes: a Control of many steps stops at
+  // the step reaching stop_after, for the caller to end (0: it takes them all).
+  double time_step = 0.0;
+  // Seconds of stepping per chunk of a Control of many steps.
+  double chunk_seconds = StepChunks::kSeconds;
   // Reads of other peers answered after each request of the controller.
   std::uint64_t reader_share = ReaderShare::kShare;
   // How long reads of others wait for the controller's next request once their share is used, before one more
@@ -147,6 +162,14 @@ struct HotPathOutcome {
   // Set when the simulation failed on a Control, which was answered with
   // InternalError: the simulation's state is unknown.
   std::string failure;
+  // A Control of many steps (a lone controller's, or a round) in progress when run() returned (the next run()
+  // goes on with it, or end_long_control() ends it): the steps it asks for and those taken; both 0 when none is.
+  std::uint64_t long_steps = 0;
+  std::uint64_t long_taken = 0;
+  // It stopped at the step reaching stop_after, unanswered: the caller ends it (end_long_control()).
+  bool long_at_stop_after = false;
+  // The simulation failed during a Control of many steps (counted in `controls` when it was taken).
+  bool long_failed = false;
 };
 
 class HotPath {
@@ -172,7 +195,8 @@ class HotPath {
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
-  // left in `rounds` to the caller. Traced, it returns after each Control
+  // left in `rounds` to the caller; one of more than StepChunks::kFirst is
+  // taken in chunks. Traced, it returns after each Control
   // taken, its frame in the outcome. With a publisher, each Control is
   // published as it is taken, and a round's state and answers once it is
   // answered, as the Python path publishes them.
@@ -190,6 +214,11 @@ class HotPath {
   // says so; reads go back to the caller, which publishes them.
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
+
+  // Answers the Control of many steps in progress (if one is; a round's:
+  // each of its Controls) with SessionEnded and `text`, and publishes that
+  // answer; whether one was.
+  bool end_long_control(Server& server, const std::string& text);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
@@ -232,6 +261,18 @@ class HotPath {
   // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
   const std::string& state_frame();
 
+  // A Control of many steps (a lone controller's, or a round's), taken in chunks across calls to run().
+  struct LongControl {
+    std::vector<Request> requests;  // answered after its last step
+    bool round = false;
+    std::uint64_t steps = 0;  // asked for
+    std::uint64_t last = 0;   // taken before it ends: `steps`, or fewer where stop_after is reached
+    std::uint64_t taken = 0;
+    StepChunks chunks;
+    // Until when what waits is served before the next chunk (not at all while it is the epoch).
+    std::chrono::steady_clock::time_point serve_until{};
+  };
+  std::optional<LongControl> long_;
   // What one answered Control leaves to publish once its answer is sent.
   struct Published {
     std::string request;

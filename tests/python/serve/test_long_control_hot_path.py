@@ -1,0 +1,217 @@
+"""A lone controller's Control of many steps is taken by the C++ hot path, in chunks: answered once, with the state
+MuJoCo reaches after every step, readers answered meanwhile and a stop answered as on the Python path."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.scenes import load_scene  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
+from coupler.serve.native_responder import NativeResponder  # noqa: E402
+from coupler.serve.simulation import Simulation  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.transport.client import Client  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    ObjectControl,
+    SensorMessage,
+    SensorRequestMessage,
+)
+
+# A damped pendulum driven by a motor: a Control's torque moves it, so a step left out or taken twice shows.
+PENDULUM = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="pendulum">
+      <joint name="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0 0 0.5" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="twist" joint="hinge"/>
+  </actuator>
+</mujoco>
+"""
+TORQUE = 0.3
+LONGEST = 100_000  # the cap on steps: on the arm, seconds of stepping
+
+
+class Served:
+    """An unpaced lockstep server of `simulation` on an ipc address, its loop (on the hot path) in a thread."""
+
+    def __init__(self, simulation: Simulation, tmp_path: Path, **options) -> None:
+        self.sim = SimulationServer(simulation, **options)
+        self.address = f"ipc://{tmp_path / 's.sock'}"
+        self.responder = NativeResponder(self.address, self.sim)
+        self.loop = LockstepLoop(self.responder)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+        self.responder.close()
+        assert not self.thread.is_alive()
+
+
+def pendulum_control(steps: int) -> ControlMessage:
+    return ControlMessage(objects={"pendulum": ObjectControl([TORQUE])}, steps=steps)
+
+
+def arm_control(steps: int) -> ControlMessage:
+    return ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}, steps=steps)
+
+
+def start(client: Client, control: ControlMessage) -> None:
+    """The handshake and a first Control of one step: the simulation runs, the controller drives from C++."""
+    client.request(HandshakeInitMessage())
+    assert isinstance(client.request(control), SensorMessage)
+
+
+def stepped_long(served: Served, client: Client, control: ControlMessage) -> None:
+    """Send `control` and return once the hot path has taken a chunk of it (a read sees time pass)."""
+    client.send(control)
+    with Client(served.address, timeout=5.0) as reader:
+        deadline = time.monotonic() + 5.0
+        while reader.request(SensorRequestMessage()).simulated_time < 0.003:
+            assert time.monotonic() < deadline, "the long Control took no step"
+
+
+def test_a_long_control_on_the_hot_path_is_answered_once_with_the_state_mujoco_reaches_after_every_step(tmp_path):
+    steps = 7 * LONG_CONTROL_STEPS + 3
+    model = mujoco.MjModel.from_xml_string(PENDULUM)
+    data = mujoco.MjData(model)
+    data.ctrl[:] = TORQUE
+    for _ in range(1 + steps):
+        mujoco.mj_step(model, data)
+    with Served(MujocoSimulation.from_xml_string(PENDULUM), tmp_path) as served, \
+            Client(served.address, timeout=10.0) as driver:
+        start(driver, pendulum_control(1))
+        answer = driver.request(pendulum_control(steps))
+    assert isinstance(answer, SensorMessage), answer
+    pendulum = answer.objects["pendulum"]
+    assert (pendulum.angles, pendulum.angular_velocities, answer.simulated_time) == ([data.qpos[0]], [data.qvel[0]], data.time)
+
+
+def test_the_hot_path_counts_a_long_control_it_served_and_its_steps(tmp_path):
+    steps = 3 * LONG_CONTROL_STEPS
+    with Served(MujocoSimulation.from_xml_string(PENDULUM), tmp_path) as served, \
+            Client(served.address, timeout=10.0) as driver:
+        start(driver, pendulum_control(1))
+        assert isinstance(driver.request(pendulum_control(steps)), SensorMessage)
+    hot = served.loop.hot_path
+    assert hot is not None and hot.controls == 1 and served.loop.chunked.chunks == 0
+    assert (served.sim.stats.controls, served.sim.stats.steps, served.sim.stats.errors_sent) == (2, 1 + steps, 0)
+
+
+def test_a_reader_during_a_long_control_on_the_hot_path_is_answered_before_it_ends(tmp_path):
+    with Served(load_scene("arm"), tmp_path) as served, Client(served.address, timeout=30.0) as driver, \
+            Client(served.address, timeout=0.5) as reader:
+        start(driver, arm_control(1))
+        driver.send(arm_control(LONGEST))
+        read = reader.request(SensorRequestMessage())  # a TimeoutError after 0.5 s fails the test
+        assert driver.wait(0) is False, "the long Control ended before the read was answered"
+        assert read.simulated_time < LONGEST * 0.002
+
+
+def test_a_stop_during_a_long_control_on_the_hot_path_answers_it_with_the_steps_taken(tmp_path):
+    with Served(load_scene("arm"), tmp_path) as served, Client(served.address, timeout=10.0) as driver:
+        start(driver, arm_control(1))
+        stepped_long(served, driver, arm_control(LONGEST))
+        served.stop.set()
+        answer = driver.receive(timeout=2.0)
+    taken = served.sim.stats.steps - 1
+    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
+    assert answer.text == f"server stopped after {taken} of the {LONGEST} steps this Control asked for"
+    assert 0 < taken < LONGEST and served.loop.hot_path.controls == 1
+
+
+def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_state_after_all_its_steps(tmp_path):
+    steps = 3 * LONG_CONTROL_STEPS
+    sides = {"left_arm": None, "right_arm": None}
+    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
+        clients = dict(zip(sides, (left, right)))
+        for client in clients.values():
+            client.request(HandshakeInitMessage())
+        for count in (1, 1, steps):  # two rounds of a step (the first starts the simulation), then a long one
+            for name, client in clients.items():
+                client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+            for name, client in clients.items():
+                sides[name] = client.receive()
+    times = {name: answer.simulated_time for name, answer in sides.items()}
+    assert times == {name: pytest.approx((2 + steps) * 0.002) for name in sides}
+    assert sides["left_arm"] == sides["right_arm"]
+    assert served.loop.hot_path.controls >= 4 and served.sim.stats.steps == 2 + steps
+    assert served.loop.chunked.chunks == 0  # stepped by the hot path: Python took no chunk
+
+
+def test_a_round_of_many_steps_whose_controllers_all_left_keeps_the_server_serving(tmp_path):
+    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=0.5) as reader:
+        with Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
+            clients = {"left_arm": left, "right_arm": right}
+            for client in clients.values():
+                client.request(HandshakeInitMessage())
+            for count in (1, 1, LONGEST):
+                for name, client in clients.items():
+                    client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+                if count == 1:
+                    for client in clients.values():
+                        client.receive()
+            time.sleep(0.1)
+        time.sleep(0.3)  # both gone while their round is stepped
+        assert isinstance(reader.request(SensorRequestMessage()), SensorMessage)
+        assert served.thread.is_alive()
+
+
+def test_a_newcomer_during_a_long_control_on_the_hot_path_is_told_busy_within_half_a_second(tmp_path):
+    with Served(load_scene("arm"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=10.0) as driver, Client(served.address, timeout=0.5) as newcomer:
+        # Two controllers' places, one taken: only the long Control keeps the newcomer out.
+        start(driver, arm_control(1))
+        stepped_long(served, driver, arm_control(LONGEST))
+        for request in (HandshakeInitMessage(), arm_control(1)):
+            answer = newcomer.request(request)  # a TimeoutError after 0.5 s fails the test
+            assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SERVER_BUSY, answer
+            assert "being stepped" in answer.text
+        assert driver.wait(0) is False
+
+
+def test_a_stop_during_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_steps_taken(tmp_path):
+    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+            Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
+        clients = {"left_arm": left, "right_arm": right}
+        for client in clients.values():
+            client.request(HandshakeInitMessage())
+        for count in (1, 1, LONGEST):
+            for name, client in clients.items():
+                client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+            if count == 1:
+                for client in clients.values():
+                    client.receive()
+        time.sleep(0.1)
+        served.stop.set()
+        answers = [client.receive(timeout=2.0) for client in clients.values()]
+    taken = served.sim.stats.steps - 2
+    assert 0 < taken < LONGEST and served.loop.chunked.chunks == 0
+    assert served.sim.stats.errors_sent == 1  # one answer, sent to each controller, as on the Python path
+    for answer in answers:
+        assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
+        assert answer.text == f"server stopped after {taken} of the {LONGEST} steps this Control asked for"
