@@ -61,7 +61,7 @@ HOT_PATH_MAX_STEPS = LONG_CONTROL_STEPS
 
 # The C++ loop returns to Python at least this often (seconds), busy or idle: how soon a signal (SIGTERM) or a
 # stop is acted on while a controller keeps it busy.
-_RETURN_AFTER = 0.1
+RETURN_AFTER = 0.1
 
 
 @dataclass(frozen=True)
@@ -198,11 +198,11 @@ class HotPath:
             pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
                       "late_after": sim.handshake.time_step}
         if sim.shared:
-            return self._serve_rounds(min(return_after, _RETURN_AFTER), pacing)
+            return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
         controller = next(iter(sim.sessions.active.values()))
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(controller.peer)
-        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+        outcome = self._path.run(self.responder.server, controller.peer, min(return_after, RETURN_AFTER),
                                  sim.stats.steps, channel=channel, **pacing)
         if self._clock is not None:
             self._clock.deadlines_missed += outcome.deadlines_missed
@@ -280,7 +280,7 @@ class HotPath:
         time_step = sim.handshake.time_step
         paced = clock.speed is not None
         outcome = self._path.run_free(
-            self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+            self.responder.server, controller.peer, min(return_after, RETURN_AFTER),
             zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
             time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)

@@ -20,13 +20,10 @@ import math
 from typing import Any
 
 from coupler.serve.batched_worlds import BatchedResponder
-from coupler.serve.hot_path import HOT_PATH_MAX_STEPS
+from coupler.serve.hot_path import HOT_PATH_MAX_STEPS, RETURN_AFTER
 from coupler.serve.run_clock import RunClock
 
 log = logging.getLogger(__name__)
-
-# The C++ loop returns to Python at least this often (seconds): how soon a signal or a stop is acted on.
-_RETURN_AFTER = 0.1
 
 
 class WorldHotPath:
@@ -46,7 +43,7 @@ class WorldHotPath:
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
         it needs the batched responder itself (no observer), in lockstep, one controller, untraced and unpaced,
-        worlds with a native hot path."""
+        worlds with a native hot path (a `hot_path` method, as `coupler.mujoco.world_batch.WorldBatch` has)."""
         if type(responder) is not BatchedResponder:
             return None
         sim = responder.sim
@@ -75,7 +72,7 @@ class WorldHotPath:
         controller = next(iter(sim.sessions.active.values()))
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
-        outcome = self._path.run(responder.server, controller.peer, min(return_after, _RETURN_AFTER), ring)
+        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring)
         served = outcome.controls
         self.controller_served = served > 0
         self.controls += served

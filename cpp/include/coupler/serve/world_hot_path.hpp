@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <coupler/serve/hot_path.hpp>
 #include <coupler/serve/world_steps.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_ring.hpp>
@@ -28,7 +29,7 @@ namespace coupler {
 
 struct WorldHotPathConfig {
   // Controls asking for more steps than this go back to the caller, which steps a long Control in chunks.
-  std::uint64_t max_steps = 100;
+  std::uint64_t max_steps = HotPathConfig::kDefaultMaxSteps;
   // A Control holding a value larger than this in magnitude (or one that is not finite) goes back to the
   // caller, whose check names the value it refuses, or serves it.
   double largest_value = std::numeric_limits<double>::infinity();
