@@ -39,11 +39,12 @@ WORLDS = 4
 
 
 class ServedWorlds:
-    """A batched arm scene served by a lockstep loop in a thread, through the hot path or not; its answers'
-    arrays go through shared memory when they take 64 bytes or more and a Control asks."""
+    """A batched arm scene served by a lockstep loop in a thread, through the hot path or not, with every world's
+    qpos and qvel in its answers; their arrays go through shared memory when they take 64 bytes or more and a
+    Control asks."""
 
     def __init__(self, address: str, hot_path: bool, **options) -> None:
-        self.worlds = WorldBatch(load_scene("arm", None), WORLDS, threads=2)
+        self.worlds = WorldBatch(load_scene("arm", None), WORLDS, threads=2, data_names=("qpos", "qvel"))
         self.sim = SimulationServer(WorldsSimulation(self.worlds), **options)
         self.responder = BatchedResponder(address, self.sim)
         self.responder.shared_images = SharedImages(1 << 16, min_bytes=64)
@@ -142,6 +143,7 @@ def test_random_controls_for_every_world_get_the_bytes_and_counts_of_the_python_
     assert hot.counts() == plain.counts()
     assert hot.worlds.clamped_values > 0
     assert through_ring > 0
+    assert hot.worlds.world_data.size > 0
 
 
 @pytest.fixture(scope="module")
