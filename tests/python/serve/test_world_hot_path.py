@@ -18,6 +18,7 @@ pytest.importorskip("mujoco")
 
 from coupler.controller.shared_images import SharedImages as MappedRing  # noqa: E402
 from coupler import _native  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
 from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
@@ -43,8 +44,9 @@ class ServedWorlds:
     qpos and qvel in its answers; their arrays go through shared memory when they take 64 bytes or more and a
     Control asks."""
 
-    def __init__(self, address: str, hot_path: bool, **options) -> None:
-        self.worlds = WorldBatch(load_scene("arm", None), WORLDS, threads=2, data_names=("qpos", "qvel"))
+    def __init__(self, address: str, hot_path: bool, scene: MujocoSimulation | None = None, **options) -> None:
+        first = load_scene("arm", None) if scene is None else scene
+        self.worlds = WorldBatch(first, WORLDS, threads=2, data_names=("qpos", "qvel"))
         self.sim = SimulationServer(WorldsSimulation(self.worlds), **options)
         self.responder = BatchedResponder(address, self.sim)
         self.responder.shared_images = SharedImages(1 << 16, min_bytes=64)
@@ -167,7 +169,9 @@ def test_reads_and_newcomers_are_served_while_the_controller_steps_the_worlds_in
             if k % 10 == 5:
                 reads.append(decode(ask(reader, encode(SensorRequestMessage()))))
                 refusals.append(decode(ask(newcomer, step)))
-    assert served.loop.hot_path.controls - before >= 25
+        reads.append(decode(ask(reader, encode(SensorRequestMessage()))))  # handed back: C++ reports its counts
+        stepped = served.loop.hot_path.controls - before
+    assert stepped >= 25
     assert all(isinstance(read, SensorMessage) for read in reads)
     assert all(isinstance(r, ErrorMessage) and r.code == ErrorCode.SERVER_BUSY for r in refusals)
 
@@ -207,3 +211,37 @@ def test_a_control_the_hot_path_hands_back_is_refused_by_python_naming_its_probl
         ask(driver, encode(HandshakeInitMessage()))
         answer = decode(ask(driver, encode_world_control(WORLDS, controls)))
     assert isinstance(answer, ErrorMessage) and "number 1 of world 2 is nan" in answer.text
+
+
+# A pendulum whose tip a mocap body pulls along through a weld.
+MOCAP_PENDULUM = """
+<mujoco>
+  <worldbody>
+    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
+    <body name="pendulum" pos="0 0 0.5">
+      <joint name="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <equality><weld body1="target" body2="pendulum" solref="0.05 1"/></equality>
+  <actuator><motor name="hinge" joint="hinge"/></actuator>
+</mujoco>
+"""
+
+
+def test_a_mocap_body_moved_in_cpp_and_its_zero_quaternion_refused_by_python_naming_it(make_address):
+    with ServedWorlds(make_address("ipc"), hot_path=True,
+                      scene=MujocoSimulation.from_xml_string(MOCAP_PENDULUM)) as hot, \
+            req_socket(hot.responder.endpoint) as driver:
+        target = next(o for o in hot.worlds.first.flat.controls.objects if o.name == "target")
+        controls = np.zeros((WORLDS, hot.worlds.control_width))
+        controls[:, target.offset : target.offset + 7] = [0.3, 0.0, 0.6, 1.0, 0.0, 0.0, 0.0]
+        ask(driver, encode(HandshakeInitMessage()))
+        for _ in range(5):
+            assert isinstance(decode(ask(driver, encode_world_control(WORLDS, controls))), SensorMessage)
+        controls[3, target.offset + 3] = 0.0  # world 3's quaternion: all zero
+        refused = decode(ask(driver, encode_world_control(WORLDS, controls)))
+        served = hot.loop.hot_path.controls  # counted once C++ hands the refused one back
+    assert served >= 4
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.CONTROL_MISMATCH
+    assert "mocap body 'target' in world 3" in refused.text
