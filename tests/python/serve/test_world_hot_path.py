@@ -198,7 +198,7 @@ def test_a_server_whose_controller_keeps_stepping_the_worlds_in_cpp_stops_prompt
         started = time.monotonic()
         hot.stop.set()
         hot.thread.join(timeout=5)
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 1.0  # it returns to Python at least every 0.1 s
         assert hot.loop.hot_path.controls > 0
         thread.join(timeout=5)
 
