@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <string_view>
 #include <variant>
 
 #include <coupler/transport/world_answer.hpp>
@@ -19,6 +20,7 @@ WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::s
       forwarded_after_(forwarded_after),
       config_(config),
       step_(worlds.count(), 1),
+      taken_(worlds.count() * worlds.value_count()),
       clamped_before_(worlds.count() * worlds.value_count(), false) {
   if (!arrays.values || !arrays.events_on || !arrays.settled || !arrays.forwarded || !arrays.sensors ||
       !arrays.times || (data_width > 0 && !arrays.data)) {
@@ -57,11 +59,10 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
     }
   }
   // Checked before any world changes: the arrays hold the last Control served until this one is taken.
-  std::vector<double> taken(n * values);
   row = control.world_controls.data();
-  for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken.begin() + i * values);
-  if (worlds_.refuses(taken.data())) return std::nullopt;  // the caller names the mocap body
-  std::copy(taken.begin(), taken.end(), arrays_.values);
+  for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken_.begin() + i * values);
+  if (worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
+  std::copy(taken_.begin(), taken_.end(), arrays_.values);
   row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) {
     for (std::size_t k = 0; k < events; ++k) arrays_.events_on[i * events + k] = row[values + k] != 0.0 ? 1 : 0;

@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,7 @@ class WorldHotPath {
   bool forwarded_after_ = false;
   WorldHotPathConfig config_;
   std::vector<std::uint8_t> step_;            // every world steps
+  std::vector<double> taken_;                 // a Control's values, checked before they replace the arrays'
   std::vector<bool> clamped_before_;          // count x value_count
 };
 
