@@ -509,18 +509,6 @@ std::vector<Image> images_of(const py::list& images, bool timed) {
   return out;
 }
 
-py::bytes encode_world_sensors(const py::buffer& sensors, const py::buffer& times, const py::buffer& data,
-                               const py::list& images, const std::vector<std::uint32_t>& image_worlds) {
-  SensorMessage message;
-  message.world_images = images_of(images, false);
-  message.image_worlds = image_worlds;
-  message.world_sensors = doubles(sensors);
-  message.world_times = doubles(times);
-  message.world_data = doubles(data);
-  if (!message.world_times.empty()) message.simulated_time = message.world_times.front();
-  return py::bytes(encode(message));
-}
-
 py::object read_world_sensors(const py::bytes& frame) {
   const Message message = decode(std::string_view(frame));
   const auto* sensors = std::get_if<SensorMessage>(&message);
@@ -562,11 +550,6 @@ void bind_codec(py::module_& module) {
   module.def("read_world_control", &read_world_control, py::arg("frame"),
              "(worlds, controls, steps, resets, qpos, qvel, image_worlds) of a Control for every world, or None for "
              "an ordinary Control.");
-  module.def("encode_world_sensors", &encode_world_sensors, py::arg("sensors"), py::arg("times"), py::arg("data"),
-             py::arg("images") = py::list(), py::arg("image_worlds") = std::vector<std::uint32_t>(),
-             "The SensorMessage frame answering a Control for every world, from float64 arrays, and the images "
-             "(camera, kind, width, height, C-contiguous array of every world's image) of the worlds image_worlds "
-             "lists.");
   module.def("read_world_sensors", &read_world_sensors, py::arg("frame"),
              "(world sensors, world times, world data, images, image worlds, world sensors' SharedSlice, world "
              "data's SharedSlice) of the answer to a Control for every world, images as (camera, kind, width, "

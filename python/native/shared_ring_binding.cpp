@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <coupler/transport/shared_ring.hpp>
+#include <coupler/transport/world_answer.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
@@ -62,53 +63,43 @@ py::object encode_shared_image_fields(const py::list& images, SharedRingWriter& 
   return py::bytes(encode_image_fields(out));
 }
 
-// The SensorMessage frame answering a Control for every world whose arrays (float64 sensors and data, the image
-// stacks as (camera, kind, width, height, C-contiguous array) each) lie in one buffer of `ring`; the times stay in
-// the frame. None when they do not fit one buffer.
-py::object encode_shared_world_sensors(const py::buffer& sensors, const py::buffer& times, const py::buffer& data,
-                                       const py::list& images, const std::vector<std::uint32_t>& image_worlds,
-                                       SharedRingWriter& ring) {
-  std::vector<py::buffer_info> payloads;
-  payloads.reserve(2 + images.size());
-  payloads.push_back(sensors.request());
-  payloads.push_back(data.request());
-  for (py::handle image : images) payloads.push_back(image.cast<py::tuple>()[4].cast<py::buffer>().request());
-  std::size_t total = 0;
-  for (const py::buffer_info& payload : payloads) {
-    total = aligned(total) + static_cast<std::size_t>(payload.size * payload.itemsize);
-  }
-  if (total > ring.announced().slot_bytes) return py::none();
-  const py::buffer_info time_info = times.request();
-  const auto* first_time = static_cast<const double*>(time_info.ptr);
-  SensorMessage message;
-  message.world_times.assign(first_time, first_time + time_info.size);
-  if (!message.world_times.empty()) message.simulated_time = message.world_times.front();
-  message.image_worlds = image_worlds;
-  std::vector<SharedSlice> slices;
-  slices.reserve(payloads.size());
-  {
-    const SharedRingWriter::Claim claim = ring.claim();
-    py::gil_scoped_release released;  // the arrays are the caller's, held by it meanwhile
-    std::size_t offset = 0;
-    for (const py::buffer_info& payload : payloads) {
-      const auto length = static_cast<std::size_t>(payload.size * payload.itemsize);
-      offset = aligned(offset);
-      if (length) std::memcpy(claim.data + offset, payload.ptr, length);
-      slices.push_back(SharedSlice{claim.slot, claim.sequence, offset, length});
-      offset += length;
+// The SensorMessage answering a Control for every world, by the one encoder every serving path uses.
+py::bytes encode_world_answer_of(const py::buffer& sensors, const py::buffer& times, const py::buffer& data,
+                                 const py::list& images, const std::vector<std::uint32_t>& image_worlds,
+                                 SharedRingWriter* ring) {
+  const auto doubles = [](const py::buffer_info& info) {
+    if (info.itemsize != sizeof(double) || info.format != py::format_descriptor<double>::format()) {
+      throw py::type_error("expected a contiguous array of float64");
     }
-    ring.publish(claim);
+    return static_cast<const double*>(info.ptr);
+  };
+  const py::buffer_info sensor_info = sensors.request();
+  const py::buffer_info time_info = times.request();
+  const py::buffer_info data_info = data.request();
+  WorldAnswerArrays arrays;
+  arrays.sensors = doubles(sensor_info);
+  arrays.sensor_count = static_cast<std::size_t>(sensor_info.size);
+  arrays.times = doubles(time_info);
+  arrays.world_count = static_cast<std::size_t>(time_info.size);
+  arrays.data = doubles(data_info);
+  arrays.data_count = static_cast<std::size_t>(data_info.size);
+  std::vector<py::buffer_info> pixels;
+  std::vector<WorldImageStack> stacks;
+  pixels.reserve(images.size());
+  stacks.reserve(images.size());
+  for (py::handle image : images) {
+    const py::tuple t = image.cast<py::tuple>();
+    pixels.push_back(t[4].cast<py::buffer>().request());
+    stacks.push_back({t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::uint32_t>(),
+                      t[3].cast<std::uint32_t>(), pixels.back().ptr,
+                      static_cast<std::size_t>(pixels.back().size * pixels.back().itemsize)});
   }
-  if (slices[0].length) message.world_sensors_shared = slices[0];
-  if (slices[1].length) message.world_data_shared = slices[1];
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    const py::tuple t = images[i].cast<py::tuple>();
-    Image image{t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<std::uint32_t>(),
-                t[3].cast<std::uint32_t>(), 0.0, std::string()};
-    image.shared = slices[2 + i];
-    message.world_images.push_back(std::move(image));
+  std::string frame;
+  {
+    py::gil_scoped_release released;  // the arrays are the caller's, held by it meanwhile
+    frame = encode_world_answer(arrays, stacks, image_worlds, ring);
   }
-  return py::bytes(encode(Message{std::move(message)}));
+  return py::bytes(frame);
 }
 
 SharedMemoryRing announced_ring(const py::handle& ring) {
@@ -163,11 +154,12 @@ void bind_shared_ring(py::module_& module) {
   module.def("encode_shared_image_fields", &encode_shared_image_fields, py::arg("images"), py::arg("ring"),
              "As encode_image_fields, with the pixels written into one buffer of `ring` (a SharedRingWriter) and "
              "the images saying where; None when they do not fit one buffer.");
-  module.def("encode_shared_world_sensors", &encode_shared_world_sensors, py::arg("sensors"), py::arg("times"),
-             py::arg("data"), py::arg("images"), py::arg("image_worlds"), py::arg("ring"),
-             "As encode_world_sensors, with the float64 sensors and data and the image stacks written into one "
-             "buffer of `ring` (a SharedRingWriter) and the frame saying where; None when they do not fit one "
-             "buffer.");
+  module.def("encode_world_answer", &encode_world_answer_of, py::arg("sensors"), py::arg("times"),
+             py::arg("data"), py::arg("images"), py::arg("image_worlds"), py::arg("ring") = nullptr,
+             "The SensorMessage frame answering a Control for every world, from float64 arrays and the image stacks "
+             "((camera, kind, width, height, C-contiguous array of every world's image) each) of the worlds "
+             "image_worlds lists. With a SharedRingWriter `ring`, the arrays and images go into one buffer of it and "
+             "the frame says where, when together they take its min_bytes or more and fit one buffer.");
 }
 
 }  // namespace coupler::python

@@ -2,7 +2,9 @@
 // on persistent threads, one call per Control, the GIL released meanwhile
 // (coupler.mujoco.native_world_steps builds it from the worlds' parts).
 
+#include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,12 +14,16 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <coupler/serve/world_hot_path.hpp>
 #include <coupler/serve/world_steps.hpp>
+#include <coupler/transport/shared_ring.hpp>
 #include <coupler/wire/error.hpp>
 
 #include "bindings.hpp"
+#include "conversions.hpp"
 #include "mujoco_stepper_of.hpp"
 #include "scatter_gather_arrays.hpp"
+#include "server_handle.hpp"
 
 namespace py = pybind11;
 
@@ -97,6 +103,8 @@ class WorldStepsOf {
   }
 
   std::size_t threads() const { return steps_->threads(); }
+  WorldSteps& get() { return *steps_; }
+  std::size_t data_width() const { return data_width_; }
 
  private:
   py::list steppers_;
@@ -108,6 +116,47 @@ class WorldStepsOf {
   std::size_t sensor_width_ = 0;
   std::size_t data_width_ = 0;
   std::unique_ptr<WorldSteps> steps_;
+};
+
+// A WorldHotPath with the Python objects holding the memory it works on, kept alive as long as it is.
+class WorldHotPathOf {
+ public:
+  WorldHotPathOf(py::object worlds, py::array values, py::array events_on, py::array settled, py::array forwarded,
+                 py::array sensors, py::array times, py::array data, bool forwarded_after, std::uint64_t max_steps,
+                 double largest_value, double stop_after)
+      : worlds_(std::move(worlds)),
+        arrays_{std::move(values), std::move(events_on), std::move(settled), std::move(forwarded), std::move(sensors),
+                std::move(times), std::move(data)} {
+    auto& steps = worlds_.cast<WorldStepsOf&>();
+    WorldSteps& batch = steps.get();
+    const std::size_t n = batch.count();
+    WorldHotPathArrays arrays;
+    arrays.values = in_place<double>(arrays_[0], n * batch.value_count(), "values");
+    arrays.events_on = in_place<std::uint8_t>(arrays_[1], n * batch.event_count(), "events_on");
+    arrays.settled = in_place<std::uint8_t>(arrays_[2], n, "settled");
+    arrays.forwarded = in_place<std::uint8_t>(arrays_[3], n, "forwarded");
+    arrays.sensors = in_place<double>(arrays_[4], n * batch.sensor_width(), "sensors");
+    arrays.times = in_place<double>(arrays_[5], n, "times");
+    arrays.data = in_place<double>(arrays_[6], n * steps.data_width(), "data");
+    WorldHotPathConfig config;
+    config.max_steps = max_steps;
+    config.largest_value = largest_value;
+    config.stop_after = stop_after;
+    path_.emplace(batch, arrays, steps.data_width(), forwarded_after, config);
+  }
+
+  WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring) {
+    const std::string identity(peer);
+    const auto wait = milliseconds(return_after);
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->run(bound, identity, wait, ring);
+  }
+
+ private:
+  py::object worlds_;
+  py::array arrays_[7];
+  std::optional<WorldHotPath> path_;
 };
 
 }  // namespace
@@ -129,6 +178,49 @@ void bind_world_steps(py::module_& module) {
            "Scatter, step (worlds marked in `step`), read the data and gather every world; the (world, value) "
            "pairs written outside their range.")
       .def_property_readonly("threads", &WorldStepsOf::threads);
+
+  py::class_<WorldHotPathOutcome>(module, "WorldHotPathOutcome", "What WorldHotPath.run did, and the request it "
+                                                                 "hands back.")
+      .def_property_readonly(
+          "request", [](const WorldHotPathOutcome& o) { return o.request; },
+          "A Request (or None) WorldHotPath did not serve: serve it as if it had just arrived.")
+      .def_readonly("controls", &WorldHotPathOutcome::controls, "Controls for every world answered.")
+      .def_readonly("steps", &WorldHotPathOutcome::steps, "Steps they took (each world).")
+      .def_readonly("clamped", &WorldHotPathOutcome::clamped, "Values clamped by the Controls before the last.")
+      .def_readonly("last_clamped", &WorldHotPathOutcome::last_clamped,
+                    "(world, value index) of each value the last Control clamped, when it clamped one for the first "
+                    "time (its values are still in the arrays); empty otherwise.")
+      .def_readonly("simulated_time", &WorldHotPathOutcome::simulated_time,
+                    "World 0's time after the last Control answered; None when none was.")
+      .def_readonly("request_bytes", &WorldHotPathOutcome::request_bytes, "Bytes of the last Control answered.")
+      .def_readonly("answer_bytes", &WorldHotPathOutcome::answer_bytes, "Bytes of its answer.")
+      .def_property_readonly(
+          "since_last_control",
+          [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
+          "Seconds since the last Control answered arrived.")
+      .def_readonly("failure", &WorldHotPathOutcome::failure,
+                    "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.");
+
+  py::class_<WorldHotPathOf>(module, "WorldHotPath",
+                             "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
+                             "without the GIL, through `worlds` (a WorldSteps) and the caller's arrays, written in "
+                             "place: `values` and `events_on` (the last Control's rows), `settled` and `forwarded` "
+                             "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
+                             "with resets or images, of more than `max_steps` steps or with a value beyond "
+                             "`largest_value` (or not finite) are handed back; run() returns after a Control that "
+                             "stepped world 0 to `stop_after` (seconds) or later. `forwarded_after`: what the "
+                             "worlds' steps leave in each world they read.")
+      .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, py::array, py::array, bool,
+                    std::uint64_t, double, double>(),
+           py::arg("worlds"), py::arg("values"), py::arg("events_on"), py::arg("settled"), py::arg("forwarded"),
+           py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
+           py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity())
+      .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
+           py::arg("ring") = nullptr,
+           "Answer the Controls for every world of `peer` (bytes) that `server` receives, their answers through "
+           "`ring` (a SharedRingWriter, or None) when they ask, until a request needs the caller, `return_after` "
+           "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. The "
+           "caller guarantees that `peer` alone drives the worlds. Returns a WorldHotPathOutcome.");
 }
 
 }  // namespace coupler::python

@@ -40,6 +40,13 @@ WorldSteps::WorldSteps(std::vector<World> worlds, std::size_t object_count, std:
   }
 }
 
+bool WorldSteps::refuses(const double* values) const noexcept {
+  for (std::size_t i = 0; i < worlds_.size(); ++i) {
+    if (worlds_[i].scatter->refuses(values + i * value_count_, every_object_.data())) return true;
+  }
+  return false;
+}
+
 void WorldSteps::run_world(std::size_t i, const Batch& batch,
                            std::vector<std::pair<std::size_t, std::size_t>>& outside) const {
   const World& w = worlds_[i];

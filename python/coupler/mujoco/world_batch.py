@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import mujoco
 import numpy as np
 
+from coupler import _native
 from coupler.mujoco.flat import control_scatter
 from coupler.mujoco.native_world_steps import native_world_steps, settling
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
+from coupler.mujoco.worlds_hot_path import WorldsHotPath
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
 from coupler.serve.memory_trim import resident_bytes
 from coupler.wire.errors import Error, ProtocolError
@@ -150,8 +152,9 @@ class WorldBatch:
                     if i not in resets:
                         self.first.check_values(values[i], self._every_object, f" in world {i}")
         if stepping:
-            self._values = np.ascontiguousarray(values, dtype=np.float64)
-            self._events = np.ascontiguousarray(events, dtype=np.uint8)
+            # Written in place: the native hot path reads and writes these very arrays.
+            self._values[...] = values
+            self._events[...] = events
             self._clamps_counted = False
         self._resets = resets  # reset by the next advance
         self._reset_worlds = frozenset(resets)  # not stepped by this Control
@@ -174,13 +177,8 @@ class WorldBatch:
                 self._data[i].read(self.world_data[i])
         step = np.full(self.count, stepping, dtype=np.uint8)
         step[list(self._reset_worlds)] = 0
-        # The copies change only through this batch: after a native call, every world is as it left them but world
-        # 0 (which ordinary requests drive too) and the worlds reset since, whose states are read one by one.
-        touched = sorted({0, *resets}) if self._left_by_native else range(self.count)
-        settled = np.ones(self.count, dtype=np.uint8)
-        forwarded = np.full(self.count, self._forwarded, dtype=np.uint8)
-        for i in touched:
-            settled[i], forwarded[i] = self.worlds[i].settled, self.worlds[i].forwarded
+        touched = self._touched(resets)
+        settled, forwarded = self._left_as(touched)
         sensors = sensors_out if sensors_out is not None else self._sensors
         times = times_out if times_out is not None else self._times
         self._left_by_native = False
@@ -202,6 +200,69 @@ class WorldBatch:
                 by_world.setdefault(world, []).append(index)
             for world, indices in by_world.items():
                 self.worlds[world].count_clamped(indices, self._values[world])
+
+    def _touched(self, resets: Iterable[int] = ()) -> Sequence[int]:
+        """The worlds whose states must be read one by one before a native call: the copies change only through
+        this batch, so after a native call every world is as it left them but world 0 (which ordinary requests drive
+        too) and the worlds reset since."""
+        return sorted({0, *resets}) if self._left_by_native else range(self.count)
+
+    def _left_as(self, touched: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(settled, forwarded) of every world, for a native call."""
+        settled = np.ones(self.count, dtype=np.uint8)
+        forwarded = np.full(self.count, self._forwarded, dtype=np.uint8)
+        for i in touched:
+            settled[i], forwarded[i] = self.worlds[i].settled, self.worlds[i].forwarded
+        return settled, forwarded
+
+    @property
+    def stepper(self) -> _native.WorldSteps:
+        """The native steps of every world."""
+        return self._native
+
+    @property
+    def values(self) -> np.ndarray:
+        """The last Control's values (count x values), which the native steps scatter."""
+        return self._values
+
+    @property
+    def events(self) -> np.ndarray:
+        """The last Control's events (count x events, 1: on)."""
+        return self._events
+
+    @property
+    def forwarded_after(self) -> bool:
+        """What a native call leaves in every world it reads: its position and velocity stages computed."""
+        return self._forwarded
+
+    def native_flags_into(self, settled: np.ndarray, forwarded: np.ndarray) -> None:
+        """How every world is left now (see `_left_as`), for a native call of the hot path that resets no world."""
+        settled[...], forwarded[...] = self._left_as(self._touched())
+
+    def native_served(self, clamped: int, last_clamped: list[tuple[int, int]], failed: bool) -> None:
+        """The hot path stepped every world (with `failed`, failed on a Control: the states are unknown): count
+        `clamped` values and the (world, index) pairs `last_clamped` of the last Control, still in `values`."""
+        self.first.clamped_values += clamped
+        if failed:
+            for world in self.worlds:
+                world.hot_path_served(0, [], True)
+            self._left_by_native = False
+            return
+        for i in self._touched():
+            self.worlds[i].settled_elsewhere(self._forwarded)
+        self._left_by_native = True
+        self._resets, self._reset_worlds, self._stepped, self._clamps_counted = {}, frozenset(), True, True
+        by_world: dict[int, list[int]] = {}
+        for world, index in last_clamped:
+            by_world.setdefault(world, []).append(index)
+        for world, indices in by_world.items():
+            self.worlds[world].count_clamped(indices, self._values[world])
+
+    def hot_path(self, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
+                 stop_after: float = math.inf) -> WorldsHotPath:
+        """The native hot path of this batch (`_native.WorldHotPath`), answering with `sensors_out` and `times_out`
+        (written in place), for Controls of at most `max_steps` steps."""
+        return WorldsHotPath(self, sensors_out, times_out, max_steps, stop_after)
 
     def states(self, worlds: Sequence[int]) -> list[mujoco.MjData]:
         """The states of `worlds` (by index) to render: their own mjData, to be read while nothing steps them."""

@@ -196,6 +196,16 @@ class BatchedResponder(NativeResponder):
                 self.images.shared_min_bytes = self.shared_images.announced.min_bytes
                 self.images.shared_slot_bytes = self.shared_images.announced.slot_bytes
 
+    @property
+    def world_sensors(self) -> np.ndarray:
+        """Every world's readings (count x sensor width) the answers are written from, by either path."""
+        return self._world_sensors
+
+    @property
+    def world_times(self) -> np.ndarray:
+        """Every world's time the answers are written from."""
+        return self._world_times
+
     def respond(self, request: _native.Request) -> Answer:
         if request.type == MessageType.CONTROL:
             control = world_control_in(request.frame)  # decoded once: it is most of what a batch's Python costs

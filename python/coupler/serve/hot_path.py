@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 
 # The C++ loop returns to Python at least this often (seconds), busy or idle: how soon a signal (SIGTERM) or a
 # stop is acted on while a controller keeps it busy.
-_RETURN_AFTER = 0.1
+RETURN_AFTER = 0.1
 
 
 @dataclass(frozen=True)
@@ -212,13 +212,13 @@ class HotPath:
             pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
                       "late_after": sim.handshake.time_step}
         if sim.shared:
-            return self._serve_rounds(min(return_after, _RETURN_AFTER), pacing)
+            return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
         long = sim.long_control if self._long else None
         peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
-        outcome = self._path.run(self.responder.server, peer, min(return_after, _RETURN_AFTER),
+        outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
                                  sim.stats.steps, channel=channel, **pacing)
         if self._clock is not None:
             self._clock.deadlines_missed += outcome.deadlines_missed
@@ -339,7 +339,7 @@ class HotPath:
         time_step = sim.handshake.time_step
         paced = clock.speed is not None
         outcome = self._path.run_free(
-            self.responder.server, controller.peer, min(return_after, _RETURN_AFTER),
+            self.responder.server, controller.peer, min(return_after, RETURN_AFTER),
             zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
             time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)

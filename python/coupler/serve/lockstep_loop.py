@@ -10,6 +10,7 @@ import time
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
+from coupler.serve.world_hot_path import WorldHotPath
 from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
@@ -85,9 +86,12 @@ class LockstepLoop:
         self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
         self.chunked = ChunkedSteps(self.sim.step_long_control)
         # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
-        self.hot_path = HotPath.for_loop(responder, clock, stop_after) if hot_path else None
+        self.hot_path: HotPath | WorldHotPath | None = None
+        if hot_path:
+            self.hot_path = HotPath.for_loop(responder, clock, stop_after) or WorldHotPath.for_loop(responder, clock,
+                                                                                                   stop_after)
         inner = getattr(responder, "inner", responder)
-        if (self.hot_path is None or self.sim.shared) and getattr(inner, "shared_channel", None) is not None:
+        if (not isinstance(self.hot_path, HotPath) or self.sim.shared) and getattr(inner, "shared_channel", None) is not None:
             inner.shared_channel = None  # only the hot path of a lone controller answers through the channel
         # A responder that renders images ("images" extension) does so while others are served, when one
         # controller drives: its answers are sent once their images are done.

@@ -118,14 +118,8 @@ def encode_world_sensors(sensors: np.ndarray, times: np.ndarray, data: np.ndarra
     With a `ring` (the "shm" extension), the sensors, data and images are written into its next buffer and the
     frame says where they lie, when they take the ring's `min_bytes` or more together and fit one buffer."""
     stacks = [(i.camera, i.kind, i.pixels.shape[2], i.pixels.shape[1], np.ascontiguousarray(i.pixels)) for i in images]
-    flat_sensors, flat_times, flat_data = _flat(sensors), _flat(times), _flat(data)
-    if ring is not None and (flat_sensors.nbytes + flat_data.nbytes
-                             + sum(stack[4].nbytes for stack in stacks)) >= ring.min_bytes:
-        frame = _native.encode_shared_world_sensors(flat_sensors, flat_times, flat_data, stacks,
-                                                    [int(w) for w in image_worlds], ring)
-        if frame is not None:
-            return frame
-    return _native.encode_world_sensors(flat_sensors, flat_times, flat_data, stacks, [int(w) for w in image_worlds])
+    return _native.encode_world_answer(_flat(sensors), _flat(times), _flat(data), stacks,
+                                       [int(w) for w in image_worlds], ring)
 
 
 def read_world_sensors(frame: bytes) -> tuple[np.ndarray, np.ndarray]:

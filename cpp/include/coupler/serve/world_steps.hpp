@@ -47,6 +47,12 @@ class WorldSteps {
 
   std::size_t count() const noexcept { return worlds_.size(); }
   std::size_t threads() const noexcept { return pool_.threads(); }
+  std::size_t value_count() const noexcept { return value_count_; }
+  std::size_t event_count() const noexcept { return event_count_; }
+  std::size_t sensor_width() const noexcept { return sensor_width_; }
+
+  // Whether a world's scatter refuses its row of `values` (count x value_count): a mocap body's zero quaternion.
+  bool refuses(const double* values) const noexcept;
 
   // What one call does. Per world i: when step[i], values[i] and events_on[i]
   // are scattered and it takes `steps` steps, after which its data row is

@@ -1,0 +1,108 @@
+#pragma once
+// The round trip of a lone controller driving every world of a batched
+// server (the "worlds" extension), served without leaving C++: its Control
+// for every world is received, checked, scattered into the worlds, stepped
+// and read by WorldSteps, encoded by encode_world_answer (through the
+// shared-memory ring when it asked) and answered, over and over. Only the
+// common case is served here: a Control that steps every world, resets none,
+// asks for no image and no more than max_steps steps, with values that are
+// finite and no larger than largest_value. Everything else (a reset, images,
+// any other request, a Control that does not match, a value the caller must
+// look at, a mocap body's zero quaternion) goes back to the caller, which
+// owns the control plane and every refusal's text, untouched.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <coupler/serve/hot_path.hpp>
+#include <coupler/serve/world_steps.hpp>
+#include <coupler/transport/server.hpp>
+#include <coupler/transport/shared_ring.hpp>
+
+namespace coupler {
+
+struct WorldHotPathConfig {
+  // Controls asking for more steps than this go back to the caller, which steps a long Control in chunks.
+  std::uint64_t max_steps = HotPathConfig::kDefaultMaxSteps;
+  // A Control holding a value larger than this in magnitude (or one that is not finite) goes back to the
+  // caller, whose check names the value it refuses, or serves it.
+  double largest_value = std::numeric_limits<double>::infinity();
+  // Return after answering a Control that stepped world 0 to this time (seconds) or later.
+  double stop_after = std::numeric_limits<double>::infinity();
+};
+
+// The caller's arrays, which the worlds are served from and into, written in place (they must outlive the
+// WorldHotPath). `settled` and `forwarded` say how the caller left each world before a run (see
+// MujocoStepper::assume); after a Control they hold what WorldSteps leaves.
+struct WorldHotPathArrays {
+  double* values = nullptr;             // count x value_count: the last Control's values
+  std::uint8_t* events_on = nullptr;    // count x event_count: its events
+  std::uint8_t* settled = nullptr;      // count
+  std::uint8_t* forwarded = nullptr;    // count
+  double* sensors = nullptr;            // count x sensor_width: the last answer's readings
+  double* times = nullptr;              // count
+  double* data = nullptr;               // count x data_width (may be null when data_width is 0)
+};
+
+// What run() did, and the request it hands back, if any.
+struct WorldHotPathOutcome {
+  // A request run() did not serve, to be served by the caller as if it had just arrived (nothing of it was
+  // applied).
+  std::optional<Request> request;
+  std::uint64_t controls = 0;  // Controls answered
+  std::uint64_t steps = 0;     // steps they took (each world)
+  // Values clamped by the Controls before the last one answered.
+  std::uint64_t clamped = 0;
+  // The (world, value index) pairs the last Control answered clamped, when one of them was clamped for the first
+  // time since this WorldHotPath was made (run() returned after it: its values are still in the arrays); those
+  // of a Control that clamped nothing new are counted in `clamped`.
+  std::vector<std::pair<std::size_t, std::size_t>> last_clamped;
+  // World 0's time after the last Control answered.
+  std::optional<double> simulated_time;
+  // The sizes of the last Control answered and of its answer, in bytes.
+  std::size_t request_bytes = 0;
+  std::size_t answer_bytes = 0;
+  // How long ago the last Control answered arrived.
+  std::chrono::steady_clock::duration since_last_control{};
+  // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
+  std::string failure;
+};
+
+class WorldHotPath {
+ public:
+  // `worlds` steps the batch; `forwarded_after` is what WorldSteps leaves in every world it reads (its position
+  // and velocity stages computed). Every argument must outlive the WorldHotPath.
+  WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::size_t data_width, bool forwarded_after,
+               WorldHotPathConfig config = {});
+
+  // Answers the Controls for every world of `peer` that `server` receives until a request needs the caller
+  // (handed back), `return_after` has passed, a Control stepped world 0 to stop_after, a value was clamped for
+  // the first time or the worlds failed. Answers go through `ring` (may be null) when a Control asks for it.
+  // The caller guarantees that `peer` alone drives the worlds.
+  WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                          SharedRingWriter* ring = nullptr);
+
+  const WorldHotPathConfig& config() const noexcept { return config_; }
+
+ private:
+  // The answer to `payload` when it is a Control this path serves; nullopt to hand it back.
+  std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
+
+  WorldSteps& worlds_;
+  WorldHotPathArrays arrays_;
+  std::size_t data_width_ = 0;
+  bool forwarded_after_ = false;
+  WorldHotPathConfig config_;
+  std::vector<std::uint8_t> step_;            // every world steps
+  std::vector<double> taken_;                 // a Control's values, checked before they replace the arrays'
+  std::vector<bool> clamped_before_;          // count x value_count
+};
+
+}  // namespace coupler

@@ -1,0 +1,154 @@
+#include <coupler/serve/world_hot_path.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <string_view>
+#include <variant>
+
+#include <coupler/transport/world_answer.hpp>
+#include <coupler/wire/codec.hpp>
+#include <coupler/wire/error.hpp>
+
+namespace coupler {
+
+WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::size_t data_width,
+                           bool forwarded_after, WorldHotPathConfig config)
+    : worlds_(worlds),
+      arrays_(arrays),
+      data_width_(data_width),
+      forwarded_after_(forwarded_after),
+      config_(config),
+      step_(worlds.count(), 1),
+      taken_(worlds.count() * worlds.value_count()),
+      clamped_before_(worlds.count() * worlds.value_count(), false) {
+  if (!arrays.values || !arrays.events_on || !arrays.settled || !arrays.forwarded || !arrays.sensors ||
+      !arrays.times || (data_width > 0 && !arrays.data)) {
+    throw Error("the hot path of a batch needs its arrays");
+  }
+}
+
+std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedRingWriter* ring,
+                                               WorldHotPathOutcome& outcome) {
+  ControlMessage control;
+  try {
+    Message message = decode(payload);
+    auto* decoded = std::get_if<ControlMessage>(&message);
+    if (decoded == nullptr) return std::nullopt;
+    control = std::move(*decoded);
+  } catch (const ProtocolError&) {
+    return std::nullopt;  // the caller answers it, naming the problem
+  }
+  const std::size_t n = worlds_.count();
+  const std::size_t values = worlds_.value_count();
+  const std::size_t events = worlds_.event_count();
+  const std::size_t width = values + events;
+  // Resets, images, a Control that steps no world or does not match: the caller's.
+  if (control.worlds != n || control.world_controls.size() != n * width || control.steps > config_.max_steps ||
+      !control.reset_worlds.empty() || !control.reset_qpos.empty() || !control.reset_qvel.empty() ||
+      !control.images.empty() || !control.image_worlds.empty()) {
+    return std::nullopt;
+  }
+  const double* row = control.world_controls.data();
+  for (std::size_t i = 0; i < n; ++i, row += width) {
+    for (std::size_t k = 0; k < values; ++k) {
+      if (!(std::fabs(row[k]) <= config_.largest_value)) return std::nullopt;  // not finite too
+    }
+    for (std::size_t k = values; k < width; ++k) {
+      if (!std::isfinite(row[k])) return std::nullopt;
+    }
+  }
+  // Checked before any world changes: the arrays hold the last Control served until this one is taken.
+  row = control.world_controls.data();
+  for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken_.begin() + i * values);
+  if (worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
+  std::copy(taken_.begin(), taken_.end(), arrays_.values);
+  row = control.world_controls.data();
+  for (std::size_t i = 0; i < n; ++i, row += width) {
+    for (std::size_t k = 0; k < events; ++k) arrays_.events_on[i * events + k] = row[values + k] != 0.0 ? 1 : 0;
+  }
+  const std::uint64_t steps = control.steps == 0 ? 1 : control.steps;
+  WorldSteps::Batch batch;
+  batch.values = arrays_.values;
+  batch.events_on = arrays_.events_on;
+  batch.step = step_.data();
+  batch.settled = arrays_.settled;
+  batch.forwarded = arrays_.forwarded;
+  batch.steps = steps;
+  batch.sensors = arrays_.sensors;
+  batch.times = arrays_.times;
+  batch.data = arrays_.data;
+  std::vector<std::pair<std::size_t, std::size_t>> outside;
+  try {
+    outside = worlds_.run(batch);
+  } catch (const std::exception& e) {
+    outcome.failure = e.what();
+  } catch (...) {
+    outcome.failure = "unknown exception";
+  }
+  if (!outcome.failure.empty()) {
+    return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
+  }
+  // Every world is as WorldSteps leaves it: the next Control's worlds start from there.
+  std::fill(arrays_.settled, arrays_.settled + n, 1);
+  std::fill(arrays_.forwarded, arrays_.forwarded + n, forwarded_after_ ? 1 : 0);
+  bool first = false;
+  for (const auto& [world, index] : outside) {
+    if (!clamped_before_[world * values + index]) {
+      clamped_before_[world * values + index] = true;
+      first = true;
+    }
+  }
+  if (first) {
+    outcome.last_clamped = std::move(outside);  // the caller counts and warns about them
+  } else {
+    outcome.clamped += outside.size();
+  }
+  ++outcome.controls;
+  outcome.steps += steps;
+  outcome.simulated_time = arrays_.times[0];
+  WorldAnswerArrays answer;
+  answer.sensors = arrays_.sensors;
+  answer.sensor_count = n * worlds_.sensor_width();
+  answer.times = arrays_.times;
+  answer.world_count = n;
+  answer.data = arrays_.data;
+  answer.data_count = n * data_width_;
+  std::string frame = encode_world_answer(answer, {}, {}, control.shared_memory ? ring : nullptr);
+  outcome.request_bytes = payload.size();
+  outcome.answer_bytes = frame.size();
+  return frame;
+}
+
+WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
+                                      SharedRingWriter* ring) {
+  using Clock = std::chrono::steady_clock;
+  WorldHotPathOutcome outcome;
+  const auto deadline = Clock::now() + return_after;
+  Clock::time_point last_control{};
+  const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
+    if (from != peer) return std::nullopt;
+    const auto arrived = Clock::now();
+    std::optional<std::string> frame = serve(payload, ring, outcome);
+    if (frame) last_control = arrived;
+    return frame;
+  };
+  for (;;) {
+    const auto now = Clock::now();
+    if (now >= deadline) break;
+    const auto left =
+        std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    if (offered.request) {
+      outcome.request = std::move(offered.request);
+      break;
+    }
+    if (!offered.answered) continue;
+    if (!outcome.failure.empty() || !outcome.last_clamped.empty()) break;
+    if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
+  }
+  if (outcome.controls > 0 || !outcome.failure.empty()) outcome.since_last_control = Clock::now() - last_control;
+  return outcome;
+}
+
+}  // namespace coupler

@@ -1,0 +1,44 @@
+"""A batch's worlds served by the native hot path (`_native.WorldHotPath`), and what it leaves told to the batch.
+
+C++ reads and writes the batch's own arrays (the last Control's values and
+events, how each world is left, the answer's readings and times, the world
+data), so that whatever the batch does next, on the Python path or in
+C++, starts from the same state.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from coupler import _native
+
+if TYPE_CHECKING:
+    from coupler.mujoco.world_batch import WorldBatch
+
+
+class WorldsHotPath:
+    """The native hot path of `batch`, answering from `sensors_out` and `times_out` (written in place)."""
+
+    def __init__(self, batch: WorldBatch, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
+                 stop_after: float = math.inf) -> None:
+        self.batch = batch
+        count = batch.count
+        self._settled = np.ones(count, dtype=np.uint8)
+        self._forwarded = np.ones(count, dtype=np.uint8)
+        # A value up to this size is within what MuJoCo takes, whatever its scale; larger ones go to the one check,
+        # WorldBatch._check_values.
+        largest = batch.first.native_parts().largest_value
+        self._path = _native.WorldHotPath(batch.stepper, batch.values, batch.events, self._settled, self._forwarded,
+                                          sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
+                                          largest, stop_after)
+
+    def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None) -> Any:
+        """`_native.WorldHotPath.run` from the state the batch is in; the batch is told what it did."""
+        self.batch.native_flags_into(self._settled, self._forwarded)
+        outcome = self._path.run(server, peer, return_after, ring)
+        if outcome.controls or outcome.failure:
+            self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
+        return outcome

@@ -1,0 +1,92 @@
+"""A lone controller's Controls for every world answered in C++ (`_native.WorldHotPath`), for a `LockstepLoop`.
+
+The batched server's counterpart of `coupler.serve.hot_path`: a Control for
+every world that steps every world with values the physics takes, resets
+none and asks for no image is received, checked, scattered, stepped, read,
+encoded (through the shared-memory ring when it asks) and answered in C++
+with the GIL released, by the very objects `BatchedResponder` uses, so both
+send the same bytes. Everything else comes back to Python, which keeps the
+control plane and every refusal's text: a Control with resets or images,
+one of more than `HOT_PATH_MAX_STEPS` steps, a value that is not finite or
+large enough to need `WorldBatch`'s check, any other request, the first
+clamp of a value (Python warns about it), a failure, and a timer. Python is
+told what happened and counts it as its own path does.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from coupler.serve.batched_worlds import BatchedResponder
+from coupler.serve.hot_path import HOT_PATH_MAX_STEPS, RETURN_AFTER
+from coupler.serve.run_clock import RunClock
+
+log = logging.getLogger(__name__)
+
+
+class WorldHotPath:
+    """Serves a lone controller's Controls for every world of `responder`'s batch in C++."""
+
+    def __init__(self, responder: BatchedResponder, stop_after: float | None = None) -> None:
+        self.responder = responder
+        self.sim = responder.sim
+        self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
+            responder.world_sensors, responder.world_times, HOT_PATH_MAX_STEPS,
+            math.inf if stop_after is None else stop_after)
+        self.controls = 0  # Controls for every world answered in C++ so far
+        self.reads = 0  # none: reads go to Python
+        self.controller_served = False  # the last serve() answered a Control
+
+    @classmethod
+    def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
+        """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
+        it needs the batched responder itself (no observer), in lockstep, one controller, untraced and unpaced,
+        worlds with a native hot path (a `hot_path` method, as `coupler.mujoco.world_batch.WorldBatch` has)."""
+        if type(responder) is not BatchedResponder:
+            return None
+        sim = responder.sim
+        if not sim.lockstep or sim.shared or sim.trace or (clock is not None and clock.speed is not None):
+            return None
+        if not hasattr(responder.worlds, "hot_path"):
+            return None
+        return cls(responder, stop_after)
+
+    def ready(self) -> bool:
+        """True when the next request may go to C++: an accepted lone controller drives a running simulation."""
+        sim = self.sim
+        active = sim.sessions.active
+        if not sim.running or len(active) != 1 or sim.long_control is not None:
+            return False
+        return all(c.accepted for c in active.values())
+
+    def serve(self, return_after: float) -> tuple[Any | None, float | None]:
+        """Answer the controller's Controls for every world in C++ for up to `return_after` seconds (0.1 at most).
+
+        Returns the request C++ handed back (None when none came), to be served
+        as if it had just arrived, and world 0's time after the last Control
+        answered (None when none was)."""
+        sim = self.sim
+        responder = self.responder
+        controller = next(iter(sim.sessions.active.values()))
+        shared = responder.shared_images
+        ring = shared.ring if shared is not None else None
+        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring)
+        served = outcome.controls
+        self.controller_served = served > 0
+        self.controls += served
+        stats = sim.stats
+        stats.requests += served
+        stats.controls += served
+        stats.steps += outcome.steps
+        if served or outcome.failure:
+            # Its lease runs from its last Control, as on the Python path.
+            controller.seen = sim.sessions.clock() - outcome.since_last_control
+        if served:
+            responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+        if outcome.failure:
+            stats.requests += 1
+            stats.errors_sent += 1
+            log.error("internal error while handling ControlMessage: %s", outcome.failure)
+        return outcome.request, outcome.simulated_time

@@ -1,0 +1,247 @@
+"""A lone controller's Controls for every world answered in C++ (`coupler.serve.world_hot_path`): the same bytes
+(through the socket and through shared memory) and counts as the Python path, everything else handed back to
+Python, and a server that still serves others and stops."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import threading
+import time
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import zmq
+
+pytest.importorskip("mujoco")
+
+from coupler.controller.shared_images import SharedImages as MappedRing  # noqa: E402
+from coupler import _native  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
+from coupler.scenes import load_scene  # noqa: E402
+from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.shared_images import SharedImages  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
+from coupler.wire.codec import decode, encode  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    SensorMessage,
+    SensorRequestMessage,
+)
+from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
+
+WORLDS = 4
+
+
+class ServedWorlds:
+    """A batched arm scene served by a lockstep loop in a thread, through the hot path or not, with every world's
+    qpos and qvel in its answers; their arrays go through shared memory when they take 64 bytes or more and a
+    Control asks."""
+
+    def __init__(self, address: str, hot_path: bool, scene: MujocoSimulation | None = None, **options) -> None:
+        first = load_scene("arm", None) if scene is None else scene
+        self.worlds = WorldBatch(first, WORLDS, threads=2, data_names=("qpos", "qvel"))
+        self.sim = SimulationServer(WorldsSimulation(self.worlds), **options)
+        self.responder = BatchedResponder(address, self.sim)
+        self.responder.shared_images = SharedImages(1 << 16, min_bytes=64)
+        self.loop = LockstepLoop(self.responder, hot_path=hot_path)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
+
+    def __enter__(self) -> ServedWorlds:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+        self.responder.close()
+        self.worlds.close()
+        assert not self.thread.is_alive()
+
+    def counts(self) -> tuple[dict[str, int], int]:
+        return {k: v for k, v in vars(self.sim.stats).items() if k != "peers_left"}, self.worlds.clamped_values
+
+
+@contextlib.contextmanager
+def req_socket(address: str) -> Iterator[zmq.Socket]:
+    socket = zmq.Context.instance().socket(zmq.REQ)
+    socket.linger = 0
+    socket.rcvtimeo = 5000
+    socket.connect(address)
+    try:
+        yield socket
+    finally:
+        socket.close()
+
+
+def ask(socket: zmq.Socket, frame: bytes) -> bytes:
+    socket.send(frame)
+    return socket.recv()
+
+
+def random_controls(width: int, count: int, seed: int) -> list[bytes]:
+    """Mostly plain Controls for every world (some clamped, some through shared memory), with resets, values
+    Python must check or refuse, a wrong size and long ones among them."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for _ in range(count):
+        controls = rng.uniform(-3.0, 3.0, (WORLDS, width))
+        steps = int(rng.choice([0, 1, 3, 100]))
+        shared = bool(rng.integers(2))
+        kind = rng.integers(12)
+        resets: list[int] = []
+        if kind == 0:
+            resets = sorted(rng.choice(WORLDS, 2, replace=False).tolist())
+        elif kind == 1:
+            controls[rng.integers(WORLDS), rng.integers(width)] = rng.choice([math.nan, math.inf, 1e11, 1e300])
+        elif kind == 2:
+            steps = 101  # stepped in chunks by Python
+        elif kind == 3:
+            frames.append(encode_world_control(WORLDS, np.zeros(width + 1)))
+            continue
+        frames.append(encode_world_control(WORLDS, controls, steps, resets, shared_memory=shared))
+    return frames
+
+
+def arrays_of(frame: bytes, ring: MappedRing) -> list[np.ndarray] | bytes:
+    """The numbers of an answer, read through the ring where they lie there; an error's frame as it is."""
+    if isinstance(decode(frame), ErrorMessage):
+        return frame
+    sensors, times, data, _, _ = read_world_answer_with_images(frame, ring)
+    return [np.array(sensors), np.array(times), np.array(data)]
+
+
+def test_random_controls_for_every_world_get_the_bytes_and_counts_of_the_python_path(make_address):
+    with ServedWorlds(make_address("ipc"), hot_path=True) as hot, \
+            ServedWorlds(make_address("ipc"), hot_path=False) as plain, \
+            req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
+        hello = encode(HandshakeInitMessage())
+        greeted = [decode(ask(to_hot, hello)), decode(ask(to_plain, hello))]
+        rings = [MappedRing.mapped(s.responder.endpoint, g) for s, g in zip((hot, plain), greeted)]
+        assert rings[0] is not None and rings[1] is not None
+        width = hot.worlds.control_width
+        frames = random_controls(width, 150, seed=7)
+        through_ring = 0
+        for frame in frames:
+            answers = [ask(to_hot, frame), ask(to_plain, frame)]
+            assert answers[0] == answers[1]
+            read = _native.read_world_sensors(answers[0])
+            through_ring += read is not None and read[5] is not None
+            got = [arrays_of(answer, ring) for answer, ring in zip(answers, rings)]
+            if isinstance(got[0], bytes):
+                assert got[0] == got[1]
+            else:
+                for ours, theirs in zip(got[0], got[1]):
+                    np.testing.assert_array_equal(ours, theirs)
+    assert isinstance(hot.loop.hot_path, WorldHotPath) and plain.loop.hot_path is None
+    assert hot.loop.hot_path.controls > len(frames) // 2  # most of them never reached Python
+    assert hot.counts() == plain.counts()
+    assert hot.worlds.clamped_values > 0
+    assert through_ring > 0
+    assert hot.worlds.world_data.size > 0
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[ServedWorlds]:
+    address = f"ipc://{tmp_path_factory.mktemp('hotworlds') / 'server.sock'}"
+    with ServedWorlds(address, hot_path=True, session_timeout=60.0) as served:
+        yield served
+
+
+def test_reads_and_newcomers_are_served_while_the_controller_steps_the_worlds_in_cpp(served):
+    width = served.worlds.control_width
+    step = encode_world_control(WORLDS, np.zeros((WORLDS, width)))
+    with req_socket(served.responder.endpoint) as driver, req_socket(served.responder.endpoint) as reader, \
+            req_socket(served.responder.endpoint) as newcomer:
+        ask(driver, encode(HandshakeInitMessage()))
+        ask(driver, step)  # starts the run, on the Python path
+        before = served.loop.hot_path.controls
+        reads, refusals = [], []
+        for k in range(30):
+            ask(driver, step)
+            if k % 10 == 5:
+                reads.append(decode(ask(reader, encode(SensorRequestMessage()))))
+                refusals.append(decode(ask(newcomer, step)))
+        reads.append(decode(ask(reader, encode(SensorRequestMessage()))))  # handed back: C++ reports its counts
+        stepped = served.loop.hot_path.controls - before
+    assert stepped >= 25
+    assert all(isinstance(read, SensorMessage) for read in reads)
+    assert all(isinstance(r, ErrorMessage) and r.code == ErrorCode.SERVER_BUSY for r in refusals)
+
+
+def test_a_server_whose_controller_keeps_stepping_the_worlds_in_cpp_stops_promptly(make_address):
+    hot = ServedWorlds(make_address("ipc"), hot_path=True)
+    with hot, req_socket(hot.responder.endpoint) as driver:
+        width = hot.worlds.control_width
+        step = encode_world_control(WORLDS, np.zeros((WORLDS, width)))
+        ask(driver, encode(HandshakeInitMessage()))
+        driving = threading.Event()
+
+        def drive() -> None:
+            driver.rcvtimeo = 1000
+            with contextlib.suppress(zmq.ZMQError):
+                while True:
+                    ask(driver, step)
+                    driving.set()
+
+        thread = threading.Thread(target=drive, daemon=True)
+        thread.start()
+        assert driving.wait(5.0)
+        time.sleep(0.2)
+        started = time.monotonic()
+        hot.stop.set()
+        hot.thread.join(timeout=5)
+        assert time.monotonic() - started < 1.0  # it returns to Python at least every 0.1 s
+        assert hot.loop.hot_path.controls > 0
+        thread.join(timeout=5)
+
+
+def test_a_control_the_hot_path_hands_back_is_refused_by_python_naming_its_problem(served):
+    width = served.worlds.control_width
+    controls = np.zeros((WORLDS, width))
+    controls[2, 1] = math.nan
+    with req_socket(served.responder.endpoint) as driver:
+        ask(driver, encode(HandshakeInitMessage()))
+        answer = decode(ask(driver, encode_world_control(WORLDS, controls)))
+    assert isinstance(answer, ErrorMessage) and "number 1 of world 2 is nan" in answer.text
+
+
+# A pendulum whose tip a mocap body pulls along through a weld.
+MOCAP_PENDULUM = """
+<mujoco>
+  <worldbody>
+    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
+    <body name="pendulum" pos="0 0 0.5">
+      <joint name="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <equality><weld body1="target" body2="pendulum" solref="0.05 1"/></equality>
+  <actuator><motor name="hinge" joint="hinge"/></actuator>
+</mujoco>
+"""
+
+
+def test_a_mocap_body_moved_in_cpp_and_its_zero_quaternion_refused_by_python_naming_it(make_address):
+    with ServedWorlds(make_address("ipc"), hot_path=True,
+                      scene=MujocoSimulation.from_xml_string(MOCAP_PENDULUM)) as hot, \
+            req_socket(hot.responder.endpoint) as driver:
+        target = next(o for o in hot.worlds.first.flat.controls.objects if o.name == "target")
+        controls = np.zeros((WORLDS, hot.worlds.control_width))
+        controls[:, target.offset : target.offset + 7] = [0.3, 0.0, 0.6, 1.0, 0.0, 0.0, 0.0]
+        ask(driver, encode(HandshakeInitMessage()))
+        for _ in range(5):
+            assert isinstance(decode(ask(driver, encode_world_control(WORLDS, controls))), SensorMessage)
+        controls[3, target.offset + 3] = 0.0  # world 3's quaternion: all zero
+        refused = decode(ask(driver, encode_world_control(WORLDS, controls)))
+        served = hot.loop.hot_path.controls  # counted once C++ hands the refused one back
+    assert served >= 4
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.CONTROL_MISMATCH
+    assert "mocap body 'target' in world 3" in refused.text
