@@ -201,7 +201,7 @@ WorldAnswer world_answer(const SensorMessage& answer, std::size_t worlds, std::s
 }
 
 WorldSession::WorldSession(const std::string& address, SessionOptions options)
-    : session_(address, std::move(options)) {
+    : trace_(options.trace), session_(address, std::move(options)) {
   const HandshakeMessage& handshake = session_.handshake();
   if (!handshake.supports(kExtensionWorlds) || handshake.worlds == 0) {
     throw ExtensionNotSupportedError(kExtensionWorlds, "a Control for every world", server_of(handshake));
@@ -251,15 +251,23 @@ void WorldSession::send(Span<double> controls, const WorldStep& step) {
       world_control(session_.handshake(), control_width_, controls, step, session_.shared_memory() != nullptr);
   check_frame_limit(step);
   answer_ = WorldAnswer{};  // the views of the last answer end here
-  session_.client().send_frame(encode(Message(control)));
+  const Message request(control);
+  if (trace_) trace_("send", request);
+  sent_ = std::chrono::steady_clock::now();
+  session_.client().send_frame(encode(request));
   waiting_ = true;
 }
 
 const WorldAnswer& WorldSession::receive() {
   if (!waiting_) throw Error("no Control for every world was sent: nothing to receive");
+  const auto start = std::chrono::steady_clock::now();
   std::string frame = session_.client().receive_frame(session_.client().options().timeout);
   waiting_ = false;
+  const auto received = std::chrono::steady_clock::now();
+  session_.stats().add_blocked(received - start);
+  session_.stats().add_round_trip(received - sent_);
   Message message = decode(frame);
+  if (trace_) trace_("recv", message);
   if (const auto* error = std::get_if<ErrorMessage>(&message)) {
     throw RemoteError(error->code, shown_peer_text(error->text));
   }

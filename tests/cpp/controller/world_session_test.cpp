@@ -314,3 +314,19 @@ TEST_CASE("a second Control before the answer to the first is refused") {
   CHECK(error_of([&] { worlds.send(kControls); }) ==
         "the answer to the previous Control for every world was not received yet");
 }
+
+TEST_CASE("each round trip counts in the session's stats, and the trace sees both messages") {
+  WorldServer server;
+  std::vector<std::string> traced;
+  SessionOptions options{ClientOptions{2000ms}};
+  options.trace = [&](std::string_view direction, const Message& message) {
+    traced.push_back(std::string(direction) + " " + std::string(to_string(type_of(message))));
+  };
+  WorldSession worlds(server.endpoint(), options);
+  worlds.session().stats().clear();
+  traced.clear();
+  CHECK_THROWS_AS(worlds.step(kControls), RemoteError);
+  worlds.step(kControls);
+  CHECK(worlds.session().stats().count() == 2);
+  CHECK(traced == std::vector<std::string>{"send Control", "recv Error", "send Control", "recv Sensor"});
+}

@@ -19,10 +19,13 @@
 // you keep longer.
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <coupler/controller/camera_images.hpp>
@@ -100,7 +103,9 @@ WorldAnswer world_answer(const SensorMessage& answer, std::size_t worlds, std::s
 // A Session whose server announced "worlds". Per world a Control carries control_width() numbers: the control
 // values in the ControlLayout's order, then one per control event (nonzero: on); the answer holds sensor_width()
 // readings per world, in the SensorLayout's order. Every wait is bounded by the session's timeout
-// (ClientOptions::timeout); a RemoteError (a Control the server refused) leaves the session usable.
+// (ClientOptions::timeout) and blocks (SessionOptions::polling does not apply); each round trip counts in
+// session().stats(), and SessionOptions::trace sees both messages. A RemoteError (a Control the server refused)
+// leaves the session usable.
 class WorldSession {
  public:
   // Connects and does the handshake. Throws ExtensionNotSupportedError for a server without "worlds", and
@@ -136,7 +141,9 @@ class WorldSession {
  private:
   void check_frame_limit(const WorldStep& step);
 
+  std::function<void(std::string_view direction, const Message&)> trace_;
   Session session_;
+  std::chrono::steady_clock::time_point sent_;
   std::uint32_t worlds_ = 0;
   std::size_t control_width_ = 0;
   std::size_t sensor_width_ = 0;
