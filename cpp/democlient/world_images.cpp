@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <coupler/controller/world_session.hpp>
+#include <coupler/wire/error.hpp>
 
 namespace {
 
@@ -34,8 +35,11 @@ std::string world_images(const std::string& address, const coupler::SessionOptio
   }
   // No controls: no world steps, so the pictures show the state the worlds are in.
   const coupler::WorldAnswer& answer = worlds.step(std::vector<double>{}, step);
-  const coupler::WorldCameraImages& images = answer.images.at(camera);
-  const coupler::WorldImageStack& first = images.rgb ? *images.rgb : images.depth ? *images.depth : *images.segmentation;
+  const auto found = answer.images.find(camera);
+  if (found == answer.images.end()) throw coupler::Error("the answer carries no images of camera '" + camera + "'");
+  const coupler::WorldCameraImages& images = found->second;
+  const coupler::WorldImageStack& first =
+      images.rgb ? *images.rgb : images.depth ? *images.depth : *images.segmentation;
   std::ostringstream out;
   out << "through shared memory: " << (answer.shared_memory ? "yes" : "no");
   for (std::size_t i = 0; i < first.worlds.size; ++i) {

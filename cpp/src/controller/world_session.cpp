@@ -65,7 +65,7 @@ void check_images(const HandshakeMessage& handshake, const WorldStep& step) {
     if (!step.image_worlds.empty()) throw Error("image_worlds names worlds to render, but no camera is asked for");
     return;
   }
-  if (!handshake.supports(kExtensionImages) || handshake.cameras.empty()) {
+  if (!handshake.supports(kExtensionImages)) {
     throw ExtensionNotSupportedError(kExtensionImages, "images of " + shown_peer_text(step.images.front().camera),
                                      server_of(handshake));
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <thread>
+#include <utility>
 
 #include <coupler/controller/world_session.hpp>
 #include <coupler/transport/server.hpp>
@@ -234,12 +235,12 @@ TEST_CASE("arrays in shared memory are views of the mapped ring") {
 
 namespace {
 
-// A server of three_worlds() (or of one world, without the extension): it refuses the first Control for every
-// world, and answers every other with each world's time.
+// A server of `handshake`: it refuses the first Control for every world, and answers every other with each
+// world's time.
 class WorldServer {
  public:
-  explicit WorldServer(bool worlds = true)
-      : server_(fresh_address("inproc")), worlds_(worlds), thread_([this] { run(); }) {}
+  explicit WorldServer(HandshakeMessage handshake = three_worlds())
+      : server_(fresh_address("inproc")), handshake_(std::move(handshake)), thread_([this] { run(); }) {}
   ~WorldServer() {
     stop_ = true;
     thread_.join();
@@ -248,11 +249,6 @@ class WorldServer {
 
  private:
   void run() {
-    HandshakeMessage handshake = three_worlds();
-    if (!worlds_) {
-      handshake.worlds = 0;
-      handshake.server->extensions = {kExtensionImages};
-    }
     int controls = 0;
     while (!stop_) {
       std::optional<Request> request;
@@ -262,7 +258,7 @@ class WorldServer {
         continue;
       }
       if (std::holds_alternative<HandshakeInitMessage>(request->message())) {
-        server_.reply(*request, handshake);
+        server_.reply(*request, handshake_);
       } else if (std::holds_alternative<ControlMessage>(request->message()) && controls++ == 0) {
         server_.reply(*request, ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "refused"});
       } else if (std::holds_alternative<ControlMessage>(request->message())) {
@@ -275,7 +271,7 @@ class WorldServer {
   }
 
   Server server_;
-  bool worlds_;
+  HandshakeMessage handshake_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
@@ -283,7 +279,10 @@ class WorldServer {
 }  // namespace
 
 TEST_CASE("a server without the worlds extension is refused in one line naming it") {
-  WorldServer server(false);
+  HandshakeMessage one_world = three_worlds();
+  one_world.worlds = 0;
+  one_world.server->extensions = {kExtensionImages};
+  WorldServer server(one_world);
   CHECK(error_of([&] { WorldSession worlds(server.endpoint(), SessionOptions{ClientOptions{2000ms}}); }) ==
         "a Control for every world needs the coupler extension 'worlds', which the server 'coupler' test did not "
         "announce");
@@ -329,4 +328,22 @@ TEST_CASE("each round trip counts in the session's stats, and the trace sees bot
   worlds.step(kControls);
   CHECK(worlds.session().stats().count() == 2);
   CHECK(traced == std::vector<std::string>{"send Control", "recv Error", "send Control", "recv Sensor"});
+}
+
+TEST_CASE("images whose answer would exceed the client's frame limit are refused before sending") {
+  HandshakeMessage handshake = three_worlds();
+  handshake.cameras.at(0).width = 100;
+  handshake.cameras.at(0).height = 100;
+  WorldServer server(handshake);
+  ClientOptions client{2000ms};
+  client.max_frame_bytes = 4096;
+  WorldSession worlds(server.endpoint(), SessionOptions{client});
+  WorldStep step;
+  step.images = {{"eye", {"rgb"}}};
+  CHECK(error_of([&] { worlds.send(kControls, step); }) ==
+        "the images asked for make an answer of about 90176 bytes, beyond this client's frame limit of 4096 bytes: "
+        "set ClientOptions::max_frame_bytes to that or more (0: no limit), or ask for fewer worlds or images");
+  step.image_worlds = {1};  // one world's picture: 30000 bytes, still too many
+  CHECK_THROWS_AS(worlds.send(kControls, step), Error);
+  worlds.send(kControls);  // nothing was sent: the session goes on
 }

@@ -57,19 +57,21 @@ def scene_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module", params=["tcp", "ipc"])
-def served(request: pytest.FixtureRequest, scene_path: Path) -> Iterator[tuple[str, str, dict[int, list[str]]]]:
-    """(transport, address, the Python client's "kind size hash" of each world's pictures), with every world's
-    cart placed apart."""
+def served(request: pytest.FixtureRequest, scene_path: Path) -> Iterator[tuple[str, str, list[list[str]]]]:
+    """(transport, address, the Python client's line for each world as democlient prints it: "world K time T", then
+    "KIND WxH HASH" per kind), with every world's cart placed apart."""
     address = free_tcp_address() if request.param == "tcp" else None
     flags = ["--scene", str(scene_path), "--worlds", str(WORLDS), "--camera", f"eye={WIDTH}x{HEIGHT}"]
     with ServeProcess(flags, address=address) as server:
         with Session(server.endpoint, timeout=30.0) as session:
             worlds = WorldSession(session)
             worlds.send(resets=range(WORLDS), qpos=POSITIONS, images={"eye": KINDS})
-            worlds.receive()
+            _, times = worlds.receive()
             pictures = worlds.images["eye"]
-            expected = {k: [f"{kind} {WIDTH}x{HEIGHT} {_fnv1a(getattr(pictures, kind)[k].tobytes())}" for kind in KINDS]
-                        for k in range(WORLDS)}
+            expected = [["world", str(k), "time", f"{times[k]:g}"] +
+                        [word for kind in KINDS
+                         for word in (kind, f"{WIDTH}x{HEIGHT}", _fnv1a(getattr(pictures, kind)[k].tobytes()))]
+                        for k in range(WORLDS)]
         # Closed: the C++ client is the controller now.
         yield request.param, server.endpoint, expected
 
@@ -83,17 +85,17 @@ def test_world_ks_pictures_in_the_cpp_client_equal_the_python_clients(served):
     result = run([str(democlient()), "--addr", endpoint, "--worlds-images", "eye", "--timeout", "30"], timeout=60)
     assert result.returncode == 0, result.stdout
     lines = result.stdout.splitlines()
-    shared = "yes" if transport == "ipc" else "no"
-    assert f"through shared memory: {shared}" in lines
-    worlds = [line.split() for line in lines if line.startswith("world ")]
-    assert [int(words[1]) for words in worlds] == list(range(WORLDS))
-    for words in worlds:
-        described = " ".join(words[4:]).split(" ")
-        assert [" ".join(described[i:i + 3]) for i in range(0, len(described), 3)] == expected[int(words[1])]
+    assert f"through shared memory: {'yes' if transport == 'ipc' else 'no'}" in lines
+    assert [line.split() for line in lines if line.startswith("world ")] == expected
+
+
+def test_the_worlds_pictures_differ_as_their_carts_do(served):
+    _, _, expected = served
+    assert len({" ".join(words[4:]) for words in expected}) == WORLDS
 
 
 def test_an_unknown_camera_is_refused_in_one_line_naming_the_cameras(served):
     _, endpoint, _ = served
     result = run([str(democlient()), "--addr", endpoint, "--worlds-images", "nose", "--timeout", "30"], timeout=60)
     assert result.returncode == 1
-    assert result.stdout.splitlines()[-1] == ("democlient: the server offers no camera named 'nose'; it offers eye")
+    assert result.stdout.splitlines()[-1] == "democlient: the server offers no camera named 'nose'; it offers eye"
