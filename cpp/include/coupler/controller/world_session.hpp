@@ -18,8 +18,8 @@
 // client: 3 with its default of 4 buffers; see camera_images.hpp). Copy what
 // you keep longer.
 
-#include <cstddef>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
