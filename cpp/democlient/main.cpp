@@ -15,6 +15,7 @@
 #include "find_red.hpp"
 #include "options.hpp"
 #include "pick_approach.hpp"
+#include "world_images.hpp"
 
 namespace {
 
@@ -82,6 +83,10 @@ int run(const Options& options) {
   }
 
   std::cout << "connecting to " << options.address << '\n';
+  if (!options.worlds_images.empty()) {
+    std::cout << world_images(options.address, session_options, options.worlds_images) << '\n';
+    return 0;
+  }
   coupler::Session session(options.address, session_options);
   const coupler::HandshakeMessage& handshake = session.handshake();
   check_handshake(handshake);

@@ -39,6 +39,12 @@ options:
                       there, and that point back-projected with the
                       handshake's intrinsics into the world (a camera mounted
                       on the world body) (default: drive the scene)
+  --worlds-images CAMERA
+                      instead of driving the scene, ask a batched server
+                      (coupler serve --worlds N) for every kind of image
+                      CAMERA renders, in every world, stepping none, and
+                      print per world its time and each picture's size and
+                      FNV-1a 64 hash (default: drive the scene)
   --timeout SECONDS   give up when the server does not answer within this
                       many seconds, from 0.001 to 86400 (default )" +
                              std::to_string(coupler::limits::kRequestTimeout.count() / 1000) + R"()
@@ -133,6 +139,8 @@ Options parse_options(int argc, char** argv) {
       options.shared_channel = true;
     } else if (arg == "--find-red") {
       options.find_red = value();
+    } else if (arg == "--worlds-images") {
+      options.worlds_images = value();
     } else if (arg == "--trace") {
       options.trace = true;
     } else if (arg == "--timeout") {

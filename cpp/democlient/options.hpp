@@ -20,6 +20,7 @@ struct Options {
   double heartbeat = std::chrono::duration<double>(coupler::limits::kHeartbeatInterval).count();  // seconds; 0: off
   std::int64_t max_frame_bytes = coupler::limits::kMaxFrameBytes;
   std::string find_red;  // a camera: print where it sees red, and do nothing else; empty: drive the scene
+  std::string worlds_images;  // a camera: print a digest of its images of every world, and do nothing else
 };
 
 // Parses the command line; prints help or an error and exits on bad input.

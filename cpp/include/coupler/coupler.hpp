@@ -15,5 +15,6 @@
 #include <coupler/transport/shared_channel.hpp>
 #include <coupler/transport/shared_ring.hpp>
 #include <coupler/controller/session.hpp>
+#include <coupler/controller/world_session.hpp>
 #include <coupler/wire/types.hpp>
 #include <coupler/wire/version.hpp>

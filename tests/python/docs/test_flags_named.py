@@ -26,7 +26,7 @@ OTHER_PROGRAMS = {
     "examples.train_half_cheetah": {"--timesteps", "--envs", "--seeds", "--jobs", "--episode-steps", "--torch-threads",
                                     "--figure-copy", "--replot"},
     "pip install": {"--no-deps"},
-    "democlient": {"--find-red", "--shared-channel"},  # the C++ demo client's own; the others it shares with demo.client
+    "democlient": {"--find-red", "--shared-channel", "--worlds-images"},  # the C++ demo client's own; the others it shares with demo.client
 }
 
 # Generated pages hold their programs' own help; the changelog names flags as they were.
