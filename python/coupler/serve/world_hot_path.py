@@ -7,7 +7,7 @@ encoded (through the shared-memory ring when it asks) and answered in C++
 with the GIL released, by the very objects `BatchedResponder` uses, so both
 send the same bytes. Everything else comes back to Python, which keeps the
 control plane and every refusal's text: a Control with resets or images,
-one of more than `HOT_PATH_MAX_STEPS` steps, a value that is not finite or
+one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
 large enough to need `WorldBatch`'s check, any other request, the first
 clamp of a value (Python warns about it), a failure, and a timer. Python is
 told what happened and counts it as its own path does.
@@ -20,7 +20,8 @@ import math
 from typing import Any
 
 from coupler.serve.batched_worlds import BatchedResponder
-from coupler.serve.hot_path import HOT_PATH_MAX_STEPS, RETURN_AFTER
+from coupler.serve.hot_path import RETURN_AFTER
+from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.run_clock import RunClock
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ class WorldHotPath:
         self.responder = responder
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
-            responder.world_sensors, responder.world_times, HOT_PATH_MAX_STEPS,
+            responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
             math.inf if stop_after is None else stop_after)
         self.controls = 0  # Controls for every world answered in C++ so far
         self.reads = 0  # none: reads go to Python
@@ -52,6 +53,13 @@ class WorldHotPath:
         if not hasattr(responder.worlds, "hot_path"):
             return None
         return cls(responder, stop_after)
+
+    # Controls of many steps are Python's to take in chunks: none is ever in progress here, nor cut at a stop.
+    long_in_progress = False
+    stopped_at_stop_after = False
+
+    def end_long_control(self, why: str = "") -> None:
+        """Nothing to answer: no Control of many steps is ever in progress here."""
 
     def ready(self) -> bool:
         """True when the next request may go to C++: an accepted lone controller drives a running simulation."""
