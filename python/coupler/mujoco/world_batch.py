@@ -23,7 +23,7 @@ from coupler.mujoco.flat import control_scatter
 from coupler.mujoco.native_world_steps import native_world_steps, settling
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
-from coupler.mujoco.worlds_hot_path import WorldsHotPath
+from coupler.mujoco.batch_hot_path import BatchHotPath
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
 from coupler.serve.memory_trim import resident_bytes
 from coupler.wire.errors import Error, ProtocolError
@@ -259,10 +259,10 @@ class WorldBatch:
             self.worlds[world].count_clamped(indices, self._values[world])
 
     def hot_path(self, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
-                 stop_after: float = math.inf) -> WorldsHotPath:
+                 stop_after: float = math.inf) -> BatchHotPath:
         """The native hot path of this batch (`_native.WorldHotPath`), answering with `sensors_out` and `times_out`
         (written in place), for Controls of at most `max_steps` steps."""
-        return WorldsHotPath(self, sensors_out, times_out, max_steps, stop_after)
+        return BatchHotPath(self, sensors_out, times_out, max_steps, stop_after)
 
     def states(self, worlds: Sequence[int]) -> list[mujoco.MjData]:
         """The states of `worlds` (by index) to render: their own mjData, to be read while nothing steps them."""

@@ -1,4 +1,4 @@
-"""A batch's worlds served by the native hot path (`_native.WorldHotPath`), and what it leaves told to the batch.
+"""The batch's side of the native hot path of batched worlds: what `_native.WorldHotPath` leaves told to the batch.
 
 C++ reads and writes the batch's own arrays (the last Control's values and
 events, how each world is left, the answer's readings and times, the world
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from coupler.mujoco.world_batch import WorldBatch
 
 
-class WorldsHotPath:
+class BatchHotPath:
     """The native hot path of `batch`, answering from `sensors_out` and `times_out` (written in place)."""
 
     def __init__(self, batch: WorldBatch, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
