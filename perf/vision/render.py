@@ -11,32 +11,6 @@ def _shown(figure: dict) -> str:
 
 
 def delivery_markdown(result: dict) -> list[str]:
-    if result["delivery"] and "shared_adds_ms" in result["delivery"][0]:
-        return _delivery_with_channel(result)
-    rendered = {(row["size"], row["kind"]): row["renderer_ms"]["median"] for row in result.get("rows", [])}
-    lines = [
-        "",
-        f"Delivery alone, per image: the median of {result['rounds']} rounds of {result['count']} SensorRequests "
-        "each (lowest and highest round in brackets) to a server process answering with one image rendered "
-        "beforehand, its image fields made per answer as `coupler serve` makes them; read as arrays by "
-        "`coupler.Session` on an ipc:// address, through shared memory and (opted out) through the socket, in "
-        "turns. Each time includes the request's round trip.",
-        "",
-        "| size | kind | shared memory ms | socket ms | socket ÷ shared | shared ÷ render alone |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for row in result["delivery"]:
-        shared, socket = row["shared_ms"], row["socket_ms"]
-        render = rendered.get((row["size"], row["kind"]))
-        share = "–" if render is None else f"{shared / render:.3f}"
-        lines.append(f"| {row['size']} | {row['kind']} "
-                     f"| {shared:.3f} ({row['shared_range'][0]:.3f}–{row['shared_range'][1]:.3f}) "
-                     f"| {socket:.3f} ({row['socket_range'][0]:.3f}–{row['socket_range'][1]:.3f}) "
-                     f"| {socket / shared:.1f} | {share} |")
-    return lines
-
-
-def _delivery_with_channel(result: dict) -> list[str]:
     rendered = {(row["size"], row["kind"]): row["renderer_ms"]["median"] for row in result.get("rows", [])}
     lines = [
         "",
@@ -93,23 +67,8 @@ def _rows_with_channel(result: dict) -> list[str]:
 
 def markdown(result: dict) -> str:
     lines = []
-    if result.get("rows") and "channel_ms" in result["rows"][0]:
+    if result.get("rows"):
         lines += _rows_with_channel(result)
-    elif "rows" in result:
-        lines += [
-            f"Per image, the median of {result['rounds']} rounds of {result['count']} images each (lowest and "
-            "highest round in brackets); each round times the renderer alone and then coupler, in turn, in one "
-            "process against one server, both with MuJoCo's default visual flags (shadows and reflections on).",
-            "",
-            "| size | kind | mujoco.Renderer alone ms | through coupler ms | coupler ÷ renderer |",
-            "|---|---|---:|---:|---:|",
-        ]
-        for row in result["rows"]:
-            alone, coupled, ratio = row["renderer_ms"], row["coupler_ms"], row["ratio"]
-            lines.append(f"| {row['size']} | {row['kind']} "
-                         f"| {alone['median']:.2f} ({alone['low']:.2f}–{alone['high']:.2f}) "
-                         f"| {coupled['median']:.2f} ({coupled['low']:.2f}–{coupled['high']:.2f}) "
-                         f"| {ratio['median']:.2f} ({ratio['low']:.2f}–{ratio['high']:.2f}) |")
     if "delivery" in result:
         lines += delivery_markdown(result)[0 if lines else 1:]
     lines += ["", targets.render(targets.evaluate_vision(result))]

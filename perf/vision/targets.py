@@ -70,22 +70,6 @@ def shared_speedup(row: dict[str, Any]) -> Verdict:
 
 
 def delivery_share(row: dict[str, Any], rendered: dict[str, Any]) -> Verdict:
-    """A delivery row's time through shared memory over the same size and kind's render time alone: measured
-    apart, so the ratio of medians with the widest spread the two allow. A row that timed the same request
-    without the image too is judged on what the image adds (image_share)."""
-    if "shared_adds_ms" in row.get("rounds", {}):
-        return image_share(row, rendered)
-    target = (f"{row['size']} {row['kind']}: delivery through shared memory ≤ {DELIVERY_SHARE:g} × the render "
-              "time alone")
-    shared = Spread.of(row["rounds"]["shared_ms"])
-    share = paired.bounds_of_ratio(shared, Spread.from_json(rendered["renderer_ms"]))
-    assert share is not None and shared is not None
-    measured = (f"{share.median:.3f} ({share.low:.3f}–{share.high:.3f}; {shared.median:.3f} ms vs "
-                f"{rendered['renderer_ms']['median']:.2f} ms)")
-    return _verdict(target, measured, paired.at_most(share, DELIVERY_SHARE))
-
-
-def image_share(row: dict[str, Any], rendered: dict[str, Any]) -> Verdict:
     """What an image adds through shared memory (the request with it minus the same request without it, round by
     round) over the same size and kind's render time alone, measured apart: the ratio of medians with the widest
     spread the two allow. An image that makes a request cheaper by more than the rounds spread is noise."""

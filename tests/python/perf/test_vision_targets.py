@@ -14,11 +14,14 @@ def _spread(values):
     return {"median": ordered[(len(ordered) - 1) // 2], "low": ordered[0], "high": ordered[-1]}
 
 
-def _render_row(renderer_ms, coupler_ms, size="64x64", kind="depth"):
+def _render_row(renderer_ms, coupler_ms, size="64x64", kind="depth", channel_ms=None):
     ratios = [c / r for c, r in zip(coupler_ms, renderer_ms)]
+    channel_ms = channel_ms or coupler_ms
+    channel_ratios = [c / r for c, r in zip(channel_ms, renderer_ms)]
     return {"size": size, "kind": kind, "renderer_ms": _spread(renderer_ms), "coupler_ms": _spread(coupler_ms),
-            "ratio": _spread(ratios),
-            "rounds": {"renderer_ms": renderer_ms, "coupler_ms": coupler_ms, "ratio": ratios}}
+            "ratio": _spread(ratios), "channel_ms": _spread(channel_ms), "channel_ratio": _spread(channel_ratios),
+            "rounds": {"renderer_ms": renderer_ms, "coupler_ms": coupler_ms, "ratio": ratios,
+                       "channel_ms": channel_ms, "channel_ratio": channel_ratios}}
 
 
 def _worlds(ratios):
@@ -128,10 +131,7 @@ def test_the_delivery_table_says_the_shared_column_leases_the_channel():
 
 
 def test_the_rendering_table_shows_the_shared_channel_beside_the_defaults():
-    row = _render_row([1.0, 1.0, 1.0], [1.5, 1.5, 1.5])
-    channel = [1.2, 1.2, 1.2]
-    row.update({"channel_ms": _spread(channel), "channel_ratio": _spread(channel)})
-    row["rounds"].update({"channel_ms": channel, "channel_ratio": channel})
+    row = _render_row([1.0, 1.0, 1.0], [1.5, 1.5, 1.5], channel_ms=[1.2, 1.2, 1.2])
     page = render.markdown({"rounds": 3, "count": 20, "rows": [row]})
     assert "| 64x64 | depth | 1.00 (1.00–1.00) | 1.50 (1.50–1.50) | 1.50 (1.50–1.50) | 1.20 (1.20–1.20) " in page
     assert "judged on the defaults" in page
