@@ -172,7 +172,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   std::optional<std::uint64_t> holding;
   std::string holding_peer;
   const std::string& peer = peers.front();  // a lone controller
-  stepper_.assume_settled();
+  // The caller settles the state before each run, except while a Control of many steps goes on: the stepper then
+  // knows best (its pose applied and not yet stepped makes the next step start afresh).
+  if (!long_) stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   // Reads of other peers waiting for their turn, in arrival order, which `share` gives them.
   std::deque<Request> readers;

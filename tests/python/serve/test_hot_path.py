@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.serve.frame_observer import observed
 from coupler.serve.lockstep_loop import LockstepLoop
+from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation import Simulation
@@ -413,6 +414,32 @@ def test_a_mocap_scenes_controls_are_answered_by_the_hot_path_as_mj_step_after_s
     # The first Control starts the run on the Python path, and the first normalised quaternion is warned about there.
     assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 28
     assert hot.sim.simulation.clamped_values == 30
+
+
+def test_a_long_control_whose_pose_is_warned_about_first_steps_from_that_pose_as_mj_step(make_address):
+    # Its first normalised quaternion sends the hot path back to Python, to warn, between applying the pose and
+    # the Control's first chunk: the chunks must still start afresh from the new pose.
+    model = mujoco.MjModel.from_xml_string(MOCAP_ARM)
+    data = mujoco.MjData(model)
+    unit = [0.3, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0]
+    pose = [0.25, 0.05, 0.45, 2.0, 0.5, -0.5, 1.0]
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        for _ in range(3):
+            client.request(_mocap_control(unit, 0.5))
+        long = ControlMessage(objects=_mocap_control(pose, -0.5).objects, steps=LONG_CONTROL_STEPS + 1)
+        answer = client.request(long)
+    data.mocap_pos[0], data.mocap_quat[0], data.ctrl[0] = unit[:3], unit[3:], 0.5
+    mujoco.mj_step(model, data, nstep=3)
+    data.mocap_pos[0] = pose[:3]
+    data.mocap_quat[0] = np.array(pose[3:]) / math.hypot(*pose[3:])
+    data.ctrl[0] = -0.5
+    mujoco.mj_step(model, data, nstep=LONG_CONTROL_STEPS + 1)
+    assert isinstance(answer, SensorMessage)
+    assert answer.objects["arm"].angles == data.qpos.tolist()
+    assert answer.objects["arm"].angular_velocities == data.qvel.tolist()
+    assert hot.loop.hot_path.controls >= 3  # the long Control among them
 
 
 def test_a_zero_quaternion_sent_to_the_hot_path_is_refused_in_one_line_and_the_hot_path_keeps_serving(make_address):
