@@ -25,11 +25,16 @@ from perf.common import placement
 from perf.common.placement import CLIENT, SERVER, pinned
 from perf.common.process_stats import exact_cpu_seconds
 from perf.common.processes import ServerProcess, run_client
-from perf.common.program_output import figure, frame_sizes
+from perf.common.program_output import figure, frame_sizes, wait_for_frame_sizes
 from perf.rtt.measure import (COUPLER, IDLE_SECONDS, IDLE_SETTLE_SECONDS, PCLICK, RECORDED,
                               CurveKeys, FloorSpec, RowSpec, Run, client_budget, client_command, floor_command,
                               server_command)
 from perf.rtt.recording import Recording
+
+
+# How long a row server's log may take to show the frame sizes of a slice's Controls once its client has
+# finished: the log lags the server's output by however long the reader copying it waits for a CPU.
+FRAME_SIZES_TIMEOUT_SECONDS = 10.0
 
 
 @dataclass
@@ -147,25 +152,44 @@ class RowSeries(_Series):
         return measured
 
     def frame_bytes(self) -> tuple[int, int]:
-        """(request, reply) bytes of the round trips measured so far: the recording's, or the last pair the
-        server traced (it logs sizes as they change, unbuffered)."""
+        """(request, reply) bytes of the Controls measured so far, while the server runs: the recording's, or
+        those the server traced. Its log is copied from its output as it comes, so the line of a slice's
+        Controls can still be on its way when the slice's client has finished: waited for
+        (wait_for_frame_sizes), the server running meanwhile in case suspend() stopped it before it logged."""
         if self.spec.peer == RECORDED:
-            assert self.recording is not None
-            return self.recording.control_bytes, self.recording.sensor_bytes
-        assert self.server.log_path is not None
-        return frame_sizes(self.server.log_path.read_text(errors="replace"))
+            return self._recorded_frames()
+        log_path = self.server.log_path
+        assert log_path is not None
+
+        def read_log() -> str:
+            self.server.check_running()
+            return log_path.read_text(errors="replace")
+
+        suspended = self.suspended
+        self.resume()
+        try:
+            return wait_for_frame_sizes(read_log, FRAME_SIZES_TIMEOUT_SECONDS)
+        finally:
+            if suspended:
+                self.suspend()
+
+    def _recorded_frames(self) -> tuple[int, int]:
+        assert self.recording is not None
+        return self.recording.control_bytes, self.recording.sensor_bytes
 
     def finish(self) -> list[Run]:
         """Stop the server and return a Run per slice, its CPU time per request the server answered."""
-        request_bytes, reply_bytes = self.frame_bytes()
         self.resume()
+        # The frames from the whole output of the stopped server: the sizes the last slice's Controls traced.
         if self.click:
-            self.server.end()
-            return self._runs(request_bytes, reply_bytes, None, self.idle_cpu)
+            log = self.server.end()
+            return self._runs(*frame_sizes(log), None, self.idle_cpu)
         log = self.server.stop()
         if self.spec.peer == RECORDED:
+            request_bytes, reply_bytes = self._recorded_frames()
             answered = int(figure(log, "requests answered")) - 1  # the readiness probe's is not a client's
         else:
+            request_bytes, reply_bytes = frame_sizes(log)
             answered = int(figure(log, "controls received"))  # the pick approach's Controls included
         # Every slice's client sends the same requests, so each slice answered an equal share.
         return self._runs(request_bytes, reply_bytes, answered / len(self.slices), self.idle_cpu)
