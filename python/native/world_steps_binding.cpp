@@ -228,6 +228,7 @@ void bind_world_steps(py::module_& module) {
           "A Request (or None) WorldHotPath did not serve: serve it as if it had just arrived.")
       .def_readonly("controls", &WorldHotPathOutcome::controls, "Controls for every world answered.")
       .def_readonly("steps", &WorldHotPathOutcome::steps, "Steps they took (each world).")
+      .def_readonly("resets", &WorldHotPathOutcome::resets, "Worlds they reset.")
       .def_readonly("clamped", &WorldHotPathOutcome::clamped, "Values clamped by the Controls before the last.")
       .def_readonly("last_clamped", &WorldHotPathOutcome::last_clamped,
                     "(world, value index) of each value the last Control clamped, when it clamped one for the first "

@@ -144,6 +144,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   }
   ++outcome.controls;
   outcome.steps += steps;
+  outcome.resets += control.reset_worlds.size();
   outcome.simulated_time = arrays_.times[0];
   WorldAnswerArrays answer;
   answer.sensors = arrays_.sensors;

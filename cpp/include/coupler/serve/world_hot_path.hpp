@@ -61,6 +61,7 @@ struct WorldHotPathOutcome {
   std::optional<Request> request;
   std::uint64_t controls = 0;  // Controls answered
   std::uint64_t steps = 0;     // steps they took (each world)
+  std::uint64_t resets = 0;    // worlds they reset
   // Values clamped by the Controls before the last one answered.
   std::uint64_t clamped = 0;
   // The (world, value index) pairs the last Control answered clamped, when one of them was clamped for the first
