@@ -47,6 +47,7 @@ from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
 
 if TYPE_CHECKING:
+    from coupler import _native
     from coupler.mujoco.offscreen_cameras import OffscreenCameras
 
 log = logging.getLogger(__name__)
