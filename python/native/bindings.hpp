@@ -13,6 +13,7 @@ void bind_layouts(pybind11::module_& module);
 void bind_scatter_gather(pybind11::module_& module);
 void bind_curve_keys(pybind11::module_& module);
 void bind_hot_path(pybind11::module_& module);
+void bind_mujoco_reset(pybind11::module_& module);
 void bind_world_steps(pybind11::module_& module);
 void bind_frame_publisher(pybind11::module_& module);
 void bind_limits(pybind11::module_& module);

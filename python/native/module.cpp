@@ -14,6 +14,7 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_curve_keys(module);
   coupler::python::bind_frame_publisher(module);
   coupler::python::bind_hot_path(module);
+  coupler::python::bind_mujoco_reset(module);
   coupler::python::bind_world_steps(module);
   coupler::python::bind_codec(module);
   coupler::python::bind_round_trip_stats(module);

@@ -21,6 +21,7 @@
 
 #include "bindings.hpp"
 #include "conversions.hpp"
+#include "mujoco_reset_of.hpp"
 #include "mujoco_stepper_of.hpp"
 #include "scatter_gather_arrays.hpp"
 #include "server_handle.hpp"
@@ -32,11 +33,11 @@ namespace {
 
 // A C-contiguous array of `size` numbers of type T, read (or written) where it lies.
 template <typename T>
-T* in_place(const py::array& array, std::size_t size, const char* what) {
+T* in_place(const py::array& array, std::size_t size, const char* what, bool written = true) {
   if (!array.dtype().is(py::dtype::of<T>()) || !(array.flags() & py::array::c_style) ||
-      static_cast<std::size_t>(array.size()) != size || !array.writeable()) {
-    throw Error(std::string(what) + " must be a writeable contiguous " + std::string(py::str(py::dtype::of<T>())) +
-                " array of " + std::to_string(size) + " numbers");
+      static_cast<std::size_t>(array.size()) != size || (written && !array.writeable())) {
+    throw Error(std::string(what) + " must be a " + (written ? "writeable " : "") + "contiguous " +
+                std::string(py::str(py::dtype::of<T>())) + " array of " + std::to_string(size) + " numbers");
   }
   return static_cast<T*>(const_cast<void*>(array.data()));
 }
@@ -45,14 +46,18 @@ class WorldStepsOf {
  public:
   WorldStepsOf(py::list steppers, py::list scatters, py::list gathers, py::list data_gathers, std::size_t object_count,
                std::size_t data_width, std::size_t threads, std::uintptr_t after_step,
-               const std::optional<std::vector<std::uintptr_t>>& readings_stages, bool stages_forward)
+               const std::optional<std::vector<std::uintptr_t>>& readings_stages, bool stages_forward,
+               py::list resets)
       : steppers_(std::move(steppers)),
         scatters_(std::move(scatters)),
         gathers_(std::move(gathers)),
-        data_gathers_(std::move(data_gathers)) {
+        data_gathers_(std::move(data_gathers)),
+        resets_(std::move(resets)) {
     const std::size_t n = steppers_.size();
-    if (scatters_.size() != n || gathers_.size() != n || (data_gathers_.size() != n && data_gathers_.size() != 0)) {
-      throw Error("a batch of worlds needs one stepper, scatter and gather per world (and data gather, if any)");
+    if (scatters_.size() != n || gathers_.size() != n || (data_gathers_.size() != n && data_gathers_.size() != 0) ||
+        (resets_.size() != n && resets_.size() != 0)) {
+      throw Error("a batch of worlds needs one stepper, scatter and gather per world (and data gather and reset, "
+                  "if any)");
     }
     std::vector<WorldSteps::World> worlds(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -63,6 +68,12 @@ class WorldStepsOf {
       worlds[i].scatter = &scatters_[i].cast<ScatterInto&>().scatter;
       worlds[i].gather = &gathers_[i].cast<GatherFrom&>().gather;
       if (data_gathers_.size() != 0) worlds[i].data_gather = &data_gathers_[i].cast<GatherFrom&>().gather;
+      if (resets_.size() != 0) {
+        worlds[i].reset = &resets_[i].cast<MujocoResetOf&>().get();
+        if (&worlds[i].reset->stepper() != worlds[i].stepper) {
+          throw Error("world " + std::to_string(i) + "'s reset is of another stepper");
+        }
+      }
     }
     value_count_ = worlds.front().scatter->value_count();
     event_count_ = worlds.front().scatter->event_count();
@@ -80,7 +91,8 @@ class WorldStepsOf {
 
   py::list run(const py::array& values, const py::array& events_on, const py::array& step, const py::array& settled,
                const py::array& forwarded, std::uint64_t steps, const py::array& sensors, const py::array& times,
-               const py::array& data) {
+               const py::array& data, const py::array& resets, const py::array& reset_qpos,
+               const py::array& reset_qvel) {
     const std::size_t n = steps_->count();
     WorldSteps::Batch batch;
     batch.values = in_place<double>(values, n * value_count_, "values");
@@ -92,6 +104,31 @@ class WorldStepsOf {
     batch.sensors = in_place<double>(sensors, n * sensor_width_, "sensors");
     batch.times = in_place<double>(times, n, "times");
     batch.data = in_place<double>(data, n * data_width_, "data");
+    // The worlds `resets` lists (ascending, each once), reset to their rows of reset_qpos and reset_qvel (when
+    // those are not empty).
+    const std::size_t r = static_cast<std::size_t>(resets.size());
+    const std::size_t nq = steps_->nq();
+    const std::size_t nv = steps_->nv();
+    std::vector<std::uint8_t> reset(n, 0);
+    std::vector<const double*> qpos(n, nullptr);
+    std::vector<const double*> qvel(n, nullptr);
+    if (r > 0) {
+      const auto* worlds = in_place<std::int64_t>(resets, r, "resets", false);
+      const double* p = reset_qpos.size() ? in_place<double>(reset_qpos, r * nq, "reset_qpos", false) : nullptr;
+      const double* v = reset_qvel.size() ? in_place<double>(reset_qvel, r * nv, "reset_qvel", false) : nullptr;
+      for (std::size_t k = 0; k < r; ++k) {
+        const auto world = worlds[k];
+        if (world < 0 || static_cast<std::size_t>(world) >= n || reset[world]) {
+          throw Error("resets must list worlds below " + std::to_string(n) + ", each once");
+        }
+        reset[world] = 1;
+        if (p) qpos[world] = p + k * nq;
+        if (v) qvel[world] = v + k * nv;
+      }
+      batch.reset = reset.data();
+      batch.reset_qpos = qpos.data();
+      batch.reset_qvel = qvel.data();
+    }
     std::vector<std::pair<std::size_t, std::size_t>> outside;
     {
       py::gil_scoped_release release;
@@ -111,6 +148,7 @@ class WorldStepsOf {
   py::list scatters_;
   py::list gathers_;
   py::list data_gathers_;
+  py::list resets_;
   std::size_t value_count_ = 0;
   std::size_t event_count_ = 0;
   std::size_t sensor_width_ = 0;
@@ -166,17 +204,21 @@ void bind_world_steps(py::module_& module) {
                            "coupler::WorldSteps: the worlds of a batched server stepped in C++ on `threads` "
                            "persistent threads, the GIL released.")
       .def(py::init<py::list, py::list, py::list, py::list, std::size_t, std::size_t, std::size_t, std::uintptr_t,
-                    const std::optional<std::vector<std::uintptr_t>>&, bool>(),
+                    const std::optional<std::vector<std::uintptr_t>>&, bool, py::list>(),
            py::arg("steppers"), py::arg("scatters"), py::arg("gathers"), py::arg("data_gathers"),
            py::arg("object_count"), py::arg("data_width"), py::arg("threads"), py::arg("after_step"),
-           py::arg("readings_stages") = py::none(), py::arg("stages_forward") = false,
+           py::arg("readings_stages") = py::none(), py::arg("stages_forward") = false, py::arg("resets") = py::list(),
            "`readings_stages`: the addresses of the stages of mj_forward that settle every reading the gathers "
            "read (None: mj_forward itself; empty: the readings need none); `stages_forward`: they are all of "
-           "the position and velocity stages, from which a world's next step may start.")
+           "the position and velocity stages, from which a world's next step may start; `resets`: each world's "
+           "MujocoReset, of its stepper (empty: no world is reset here).")
       .def("run", &WorldStepsOf::run, py::arg("values"), py::arg("events_on"), py::arg("step"), py::arg("settled"),
            py::arg("forwarded"), py::arg("steps"), py::arg("sensors"), py::arg("times"), py::arg("data"),
-           "Scatter, step (worlds marked in `step`), read the data and gather every world; the (world, value) "
-           "pairs written outside their range.")
+           py::arg("resets") = py::array_t<std::int64_t>(0), py::arg("reset_qpos") = py::array_t<double>(0),
+           py::arg("reset_qvel") = py::array_t<double>(0),
+           "Reset the worlds `resets` lists (int64, to their rows of `reset_qpos` and `reset_qvel` when those are "
+           "not empty) and read their data; scatter, step (the other worlds marked in `step`) and read the data of "
+           "the others; gather every world. The (world, value) pairs written outside their range.")
       .def_property_readonly("threads", &WorldStepsOf::threads);
 
   py::class_<WorldHotPathOutcome>(module, "WorldHotPathOutcome", "What WorldHotPath.run did, and the request it "
@@ -186,6 +228,7 @@ void bind_world_steps(py::module_& module) {
           "A Request (or None) WorldHotPath did not serve: serve it as if it had just arrived.")
       .def_readonly("controls", &WorldHotPathOutcome::controls, "Controls for every world answered.")
       .def_readonly("steps", &WorldHotPathOutcome::steps, "Steps they took (each world).")
+      .def_readonly("resets", &WorldHotPathOutcome::resets, "Worlds they reset.")
       .def_readonly("clamped", &WorldHotPathOutcome::clamped, "Values clamped by the Controls before the last.")
       .def_readonly("last_clamped", &WorldHotPathOutcome::last_clamped,
                     "(world, value index) of each value the last Control clamped, when it clamped one for the first "
@@ -206,9 +249,9 @@ void bind_world_steps(py::module_& module) {
                              "without the GIL, through `worlds` (a WorldSteps) and the caller's arrays, written in "
                              "place: `values` and `events_on` (the last Control's rows), `settled` and `forwarded` "
                              "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
-                             "with resets or images, of more than `max_steps` steps or with a value beyond "
-                             "`largest_value` (or not finite) are handed back; run() returns after a Control that "
-                             "stepped world 0 to `stop_after` (seconds) or later. `forwarded_after`: what the "
+                             "with images, with resets the worlds cannot take here, of more than `max_steps` steps "
+                             "or with a value beyond `largest_value` (or not finite) are handed back; run() returns "
+                             "after a Control that stepped world 0 to `stop_after` (seconds) or later. `forwarded_after`: what the "
                              "worlds' steps leave in each world they read.")
       .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, py::array, py::array, bool,
                     std::uint64_t, double, double>(),

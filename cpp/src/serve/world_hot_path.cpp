@@ -20,12 +20,31 @@ WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::s
       forwarded_after_(forwarded_after),
       config_(config),
       step_(worlds.count(), 1),
+      reset_(worlds.count(), 0),
+      reset_qpos_(worlds.count(), nullptr),
+      reset_qvel_(worlds.count(), nullptr),
       taken_(worlds.count() * worlds.value_count()),
       clamped_before_(worlds.count() * worlds.value_count(), false) {
   if (!arrays.values || !arrays.events_on || !arrays.settled || !arrays.forwarded || !arrays.sensors ||
       !arrays.times || (data_width > 0 && !arrays.data)) {
     throw Error("the hot path of a batch needs its arrays");
   }
+}
+
+bool WorldHotPath::takes_resets(const ControlMessage& control) const {
+  const auto& resets = control.reset_worlds;
+  if (resets.empty()) return control.reset_qpos.empty() && control.reset_qvel.empty();
+  if (!worlds_.resets()) return false;
+  const std::size_t n = worlds_.count();
+  // Ascending, each once, below the count; one state per reset world or none; finite: else the caller names it.
+  for (std::size_t k = 0; k < resets.size(); ++k) {
+    if (resets[k] >= n || (k > 0 && resets[k] <= resets[k - 1])) return false;
+  }
+  const auto fits = [&](const std::vector<double>& state, std::size_t size) {
+    return (state.empty() || state.size() == resets.size() * size) &&
+           std::all_of(state.begin(), state.end(), [](double x) { return std::isfinite(x); });
+  };
+  return fits(control.reset_qpos, worlds_.nq()) && fits(control.reset_qvel, worlds_.nv());
 }
 
 std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedRingWriter* ring,
@@ -43,10 +62,10 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   const std::size_t values = worlds_.value_count();
   const std::size_t events = worlds_.event_count();
   const std::size_t width = values + events;
-  // Resets, images, a Control that steps no world or does not match: the caller's.
+  // Images, a Control that steps no world or does not match, resets where the worlds cannot be reset here: the
+  // caller's.
   if (control.worlds != n || control.world_controls.size() != n * width || control.steps > config_.max_steps ||
-      !control.reset_worlds.empty() || !control.reset_qpos.empty() || !control.reset_qvel.empty() ||
-      !control.images.empty() || !control.image_worlds.empty()) {
+      !control.images.empty() || !control.image_worlds.empty() || !takes_resets(control)) {
     return std::nullopt;
   }
   const double* row = control.world_controls.data();
@@ -62,6 +81,20 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken_.begin() + i * values);
   if (worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
+  // The reset worlds are reset instead of stepped, to the states given (or the scene's start state).
+  const std::size_t nq = worlds_.nq();
+  const std::size_t nv = worlds_.nv();
+  std::fill(step_.begin(), step_.end(), 1);
+  std::fill(reset_.begin(), reset_.end(), 0);
+  std::fill(reset_qpos_.begin(), reset_qpos_.end(), nullptr);
+  std::fill(reset_qvel_.begin(), reset_qvel_.end(), nullptr);
+  for (std::size_t k = 0; k < control.reset_worlds.size(); ++k) {
+    const std::size_t world = control.reset_worlds[k];
+    step_[world] = 0;
+    reset_[world] = 1;
+    if (!control.reset_qpos.empty()) reset_qpos_[world] = control.reset_qpos.data() + k * nq;
+    if (!control.reset_qvel.empty()) reset_qvel_[world] = control.reset_qvel.data() + k * nv;
+  }
   std::copy(taken_.begin(), taken_.end(), arrays_.values);
   row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) {
@@ -78,6 +111,11 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   batch.sensors = arrays_.sensors;
   batch.times = arrays_.times;
   batch.data = arrays_.data;
+  if (!control.reset_worlds.empty()) {
+    batch.reset = reset_.data();
+    batch.reset_qpos = reset_qpos_.data();
+    batch.reset_qvel = reset_qvel_.data();
+  }
   std::vector<std::pair<std::size_t, std::size_t>> outside;
   try {
     outside = worlds_.run(batch);
@@ -106,6 +144,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   }
   ++outcome.controls;
   outcome.steps += steps;
+  outcome.resets += control.reset_worlds.size();
   outcome.simulated_time = arrays_.times[0];
   WorldAnswerArrays answer;
   answer.sensors = arrays_.sensors;

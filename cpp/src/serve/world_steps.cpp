@@ -51,7 +51,12 @@ void WorldSteps::run_world(std::size_t i, const Batch& batch,
                            std::vector<std::pair<std::size_t, std::size_t>>& outside) const {
   const World& w = worlds_[i];
   w.stepper->assume(batch.settled[i] != 0, batch.forwarded[i] != 0);
-  if (batch.step[i] && batch.steps > 0) {
+  if (batch.reset && batch.reset[i]) {
+    w.reset->reset(MujocoReset::kStart, batch.reset_qpos ? batch.reset_qpos[i] : nullptr,
+                   batch.reset_qvel ? batch.reset_qvel[i] : nullptr);
+    // Read as the reset leaves it, as a step's are read right after it.
+    if (w.data_gather) w.data_gather->gather(batch.data + i * data_width_);
+  } else if (batch.step[i] && batch.steps > 0) {
     for (std::size_t k : w.scatter->apply(batch.values + i * value_count_, every_object_.data(), every_event_.data(),
                                           batch.events_on + i * event_count_)) {
       outside.emplace_back(i, k);
@@ -79,8 +84,17 @@ void WorldSteps::run_world(std::size_t i, const Batch& batch,
   batch.times[i] = w.stepper->time();
 }
 
+bool WorldSteps::resets() const noexcept {
+  return std::all_of(worlds_.begin(), worlds_.end(), [](const World& w) { return w.reset != nullptr; });
+}
+
 std::vector<std::pair<std::size_t, std::size_t>> WorldSteps::run(const Batch& batch) {
   const std::size_t n = worlds_.size();
+  if (batch.reset) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (batch.reset[i] && !worlds_[i].reset) throw Error("world " + std::to_string(i) + " cannot be reset here");
+    }
+  }
   const std::size_t shares = pool_.threads();
   // Each thread starts on its own contiguous share (the larger first, as even as can be: the same worlds each
   // call, whose states its cache holds), then takes the worlds still waiting in the others' shares: a thread that

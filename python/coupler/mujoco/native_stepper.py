@@ -1,4 +1,4 @@
-"""MuJoCo's stepping, in C++: the one stepper of every served MuJoCo scene.
+"""MuJoCo's stepping and resets, in C++: the one stepper and reset of every served MuJoCo scene.
 
 coupler builds without MuJoCo: `coupler._native.MujocoStepper` calls MuJoCo's
 C functions through addresses found here, in the very libmujoco that the
@@ -22,7 +22,7 @@ from coupler.wire.errors import Error
 
 _FUNCTIONS = ("mj_step", "mj_step2", "mj_forward", "mj_checkPos", "mj_checkVel", "mj_getState", "mj_rnePostConstraint",
               "mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation", "mj_sensorPos", "mj_sensorVel", "mj_energyPos",
-              "mj_energyVel", "mj_forwardSkip", "mj_checkAcc", "mj_RungeKutta")
+              "mj_energyVel", "mj_forwardSkip", "mj_checkAcc", "mj_RungeKutta", "mj_resetData", "mj_resetDataKeyframe")
 _LIBRARY_NAMES = {"linux": "libmujoco.so*", "darwin": "libmujoco*.dylib", "win32": "mujoco.dll"}
 
 _BAD_QPOS = int(mujoco.mjtWarning.mjWARN_BADQPOS)
@@ -72,3 +72,11 @@ def mujoco_stepper(model: mujoco.MjModel, data: mujoco.MjData) -> _native.Mujoco
     split_step = model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
     return _native.MujocoStepper(model, data, mujoco_functions(), split_step, data.warning.number, _BAD_QPOS,
                                  _BAD_QVEL, resume_rk4=not split_step and resumes_rk4(model))
+
+
+def mujoco_reset(data: mujoco.MjData, stepper: _native.MujocoStepper,
+                 start_keyframe: int | None) -> _native.MujocoReset:
+    """The C++ reset of `data`, settled through `stepper` (its stepper), to keyframe `start_keyframe` (an index the
+    model has; None: the model's reference configuration); Error when MuJoCo's functions cannot be reached."""
+    return _native.MujocoReset(stepper, data.qpos, data.qvel, mujoco_functions(),
+                               -1 if start_keyframe is None else start_keyframe)

@@ -29,7 +29,8 @@ def native_world_steps(worlds: list[MujocoSimulation], data: list[WorldData], th
     return _native.WorldSteps([p.stepper for p in parts], [p.scatter for p in parts],
                               [p.gather for p in parts], [d.gather for d in data],
                               len(worlds[0].flat.controls.objects), data[0].width if data else 0, threads, after_step,
-                              None if stages is None else [functions[name] for name in stages], forward)
+                              None if stages is None else [functions[name] for name in stages], forward,
+                              [world.native_reset for world in worlds])
 
 
 def settling_stages(world: MujocoSimulation) -> tuple[str, ...] | None:

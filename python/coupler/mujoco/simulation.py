@@ -41,12 +41,13 @@ from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.keyframes import UnknownKeyframe, keyframe_by_index, keyframe_by_name, keyframe_from_flag
 from coupler.mujoco.layout import SceneLayout, scene_layout
-from coupler.mujoco.native_stepper import mujoco_stepper
+from coupler.mujoco.native_stepper import mujoco_reset, mujoco_stepper
 from coupler.mujoco.warning_log import route_mujoco_warnings
 from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
 
 if TYPE_CHECKING:
+    from coupler import _native
     from coupler.mujoco.offscreen_cameras import OffscreenCameras
 
 log = logging.getLogger(__name__)
@@ -128,6 +129,8 @@ class MujocoSimulation(MessagesFromArrays):
         limits = self._ranges.value_limits()
         self._safe_value = float(limits.min()) * (1.0 - 1e-9) if limits.size else np.inf
         self._stepper = mujoco_stepper(self.model, self.data)
+        # The one reset of a world, in C++ (a batch resets its worlds through it too).
+        self._reset = mujoco_reset(self.data, self._stepper, self.start_keyframe)
         self.clamped_values = 0
         self._warned_clamped: set[int] = set()
         self._fresh = False
@@ -211,17 +214,15 @@ class MujocoSimulation(MessagesFromArrays):
 
     def reset(self, keyframe: int | None = None) -> None:
         """Restore `keyframe` (an index the model has), or without one the start keyframe or state."""
-        self._restore(keyframe)
-        self._settle()
-
-    def _restore(self, keyframe: int | None) -> None:
-        """`reset`'s state, before the mj_forward that settles it."""
-        if keyframe is None:
-            keyframe = self.start_keyframe
         if keyframe is not None:
-            mujoco.mj_resetDataKeyframe(self.model, self.data, keyframe)
-        else:
-            mujoco.mj_resetData(self.model, self.data)
+            keyframe = keyframe_by_index(self.layout.handshake.keyframes, keyframe)
+        self._reset_native(keyframe, None, None)
+
+    def _reset_native(self, keyframe: int | None, qpos: list[float] | None, qvel: list[float] | None) -> None:
+        """The C++ reset (`coupler.mujoco.native_stepper.mujoco_reset`): settled by mj_forward."""
+        self._reset.reset(-1 if keyframe is None else keyframe, qpos, qvel)
+        self._fresh = True
+        self._forwarded = True
 
     def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
         m = self.model
@@ -242,12 +243,7 @@ class MujocoSimulation(MessagesFromArrays):
             except UnknownKeyframe as unknown:
                 raise ProtocolError(f"Reset: {unknown}", ErrorCode.CONTROL_MISMATCH) from None
         # One mj_forward, of the state as given: mj_forward reads none of what it wrote before (as Gymnasium resets).
-        self._restore(index)
-        if qpos:
-            self.data.qpos[:] = qpos
-        if qvel:
-            self.data.qvel[:] = qvel
-        self._settle()
+        self._reset_native(index, qpos or None, qvel or None)
 
     def sensor_values(self, out: np.ndarray) -> float:
         if not self._fresh:
@@ -271,6 +267,11 @@ class MujocoSimulation(MessagesFromArrays):
     def native_parts(self) -> HotPathParts:
         """The C++ scatter (actuator controls and mocap poses), gather and stepper of this scene."""
         return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value)
+
+    @property
+    def native_reset(self) -> _native.MujocoReset:
+        """The C++ reset of this scene, which `reset` and `reset_to` run (a batch runs its worlds' without the GIL)."""
+        return self._reset
 
     @property
     def forwarded(self) -> bool:

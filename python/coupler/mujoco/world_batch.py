@@ -3,10 +3,10 @@
 Every world is a `MujocoSimulation` of the same `MjModel` with its own
 `mjData`, so each steps, resets and reads exactly as a single served scene
 does: N worlds given the same controls follow the trajectories of N single
-servers, bit for bit. The worlds of a Control are scattered, stepped and read
-in C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
-persistent threads (one contiguous share each) without the GIL; resets stay
-in Python.
+servers, bit for bit. The worlds of a Control are reset (by each world's own
+C++ reset, `MujocoSimulation.native_reset`), scattered, stepped and read in
+C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
+persistent threads (one contiguous share each) without the GIL.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
 
 _MAX_CONTROL = float(mujoco.mjMAXVAL)
+# No world to reset: the worlds, and their qpos and qvel rows, `_native.WorldSteps.run` resets.
+_NO_RESETS = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
 
 
 def copy_of(first: MujocoSimulation) -> MujocoSimulation:
@@ -83,7 +85,7 @@ class WorldBatch:
         self._times = np.zeros(count)
         self._clamps_counted = True
         # What the last `start` asked of `advance`.
-        self._resets: dict[int, tuple[list[float], list[float]]] = {}
+        self._resets = _NO_RESETS
         self._reset_worlds: frozenset[int] = frozenset()
         self._stepped = False
 
@@ -136,12 +138,7 @@ class WorldBatch:
         for values the physics cannot take, before any world changes.
         """
         stepping = control.controls.size > 0
-        nq, nv = self.state_sizes
-        resets: dict[int, tuple[list[float], list[float]]] = {}
-        for k, world in enumerate(control.resets.tolist()):
-            qpos = control.qpos[k * nq : (k + 1) * nq].tolist() if control.qpos.size else []
-            qvel = control.qvel[k * nv : (k + 1) * nv].tolist() if control.qvel.size else []
-            resets[world] = (qpos, qvel)
+        resets = frozenset(control.resets.tolist())
         if stepping:
             rows = control.controls.reshape(self.count, self.control_width)
             values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
@@ -156,8 +153,11 @@ class WorldBatch:
             self._values[...] = values
             self._events[...] = events
             self._clamps_counted = False
-        self._resets = resets  # reset by the next advance
-        self._reset_worlds = frozenset(resets)  # not stepped by this Control
+        # Reset by the next advance, to one row of each state per reset world (or the start state when empty).
+        self._resets = (np.ascontiguousarray(control.resets, dtype=np.int64),
+                        np.ascontiguousarray(control.qpos, dtype=np.float64),
+                        np.ascontiguousarray(control.qvel, dtype=np.float64)) if resets else _NO_RESETS
+        self._reset_worlds = resets  # not stepped by this Control
         self._stepped = stepping
         return max(control.steps, 1) if stepping else 0
 
@@ -168,23 +168,19 @@ class WorldBatch:
         A Control's steps may be taken in several calls (chunks): the worlds end
         in the state one call would have left, bit for bit.
         """
-        resets, self._resets = self._resets, {}
+        resets, self._resets = self._resets, _NO_RESETS
         stepping = self._stepped and steps > 0
-        # The resets here, then one call in C++ that steps every other world and reads them all.
-        for i, state in resets.items():
-            self.worlds[i].reset_to(*state)
-            if self._data:
-                self._data[i].read(self.world_data[i])
+        # One call in C++ that resets the worlds to reset, steps every other world and reads them all.
         step = np.full(self.count, stepping, dtype=np.uint8)
         step[list(self._reset_worlds)] = 0
-        touched = self._touched(resets)
+        touched = self._touched(resets[0].tolist())
         settled, forwarded = self._left_as(touched)
         sensors = sensors_out if sensors_out is not None else self._sensors
         times = times_out if times_out is not None else self._times
         self._left_by_native = False
         try:
             outside = self._native.run(self._values, self._events, step, settled, forwarded, steps, sensors, times,
-                                       self.world_data)
+                                       self.world_data, *resets)
         except BaseException:
             for world in self.worlds:
                 world.hot_path_served(0, [], True)
@@ -251,7 +247,7 @@ class WorldBatch:
         for i in self._touched():
             self.worlds[i].settled_elsewhere(self._forwarded)
         self._left_by_native = True
-        self._resets, self._reset_worlds, self._stepped, self._clamps_counted = {}, frozenset(), True, True
+        self._resets, self._reset_worlds, self._stepped, self._clamps_counted = _NO_RESETS, frozenset(), True, True
         by_world: dict[int, list[int]] = {}
         for world, index in last_clamped:
             by_world.setdefault(world, []).append(index)

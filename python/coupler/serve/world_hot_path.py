@@ -1,13 +1,14 @@
 """A lone controller's Controls for every world answered in C++ (`_native.WorldHotPath`), for a `LockstepLoop`.
 
 The batched server's counterpart of `coupler.serve.hot_path`: a Control for
-every world that steps every world with values the physics takes, resets
-none and asks for no image is received, checked, scattered, stepped, read,
-encoded (through the shared-memory ring when it asks) and answered in C++
-with the GIL released, by the very objects `BatchedResponder` uses, so both
-send the same bytes. Everything else comes back to Python, which keeps the
-control plane and every refusal's text: a Control with resets or images,
-one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
+every world with values the physics takes for each, asking for no image, is
+received, checked, its worlds reset (those it lists, by each world's
+`MujocoSimulation.native_reset`) or scattered and stepped, read, encoded
+(through the shared-memory ring when it asks) and answered in C++ with the
+GIL released, by the very objects `BatchedResponder` uses, so both send the
+same bytes. Everything else comes back to Python, which keeps the control
+plane and every refusal's text: a Control with images or resets that do not
+match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
 large enough to need `WorldBatch`'s check, any other request, the first
 clamp of a value (Python warns about it), a failure, and a timer. Python is
 told what happened and counts it as its own path does.
@@ -37,6 +38,7 @@ class WorldHotPath:
             responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
             math.inf if stop_after is None else stop_after)
         self.controls = 0  # Controls for every world answered in C++ so far
+        self.resets = 0  # worlds they reset
         self.reads = 0  # none: reads go to Python
         self.controller_served = False  # the last serve() answered a Control
 
@@ -84,6 +86,7 @@ class WorldHotPath:
         served = outcome.controls
         self.controller_served = served > 0
         self.controls += served
+        self.resets += outcome.resets
         stats = sim.stats
         stats.requests += served
         stats.controls += served

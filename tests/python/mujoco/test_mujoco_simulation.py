@@ -94,6 +94,45 @@ def test_reset_restores_the_initial_state_bit_for_bit(arm: MujocoSimulation) -> 
         assert np.array_equal(value, initial[key]), key
 
 
+# What a reset leaves that mj_forward computes, beside the state itself.
+_FORWARDED = ("qpos", "qvel", "act", "ctrl", "qacc", "xpos", "xquat", "qfrc_constraint", "actuator_force", "sensordata")
+
+# A pendulum without keyframes: a reset starts from the model's reference configuration.
+_PENDULUM = """
+<mujoco>
+  <worldbody>
+    <body name="pendulum" pos="0 0 0.5">
+      <joint name="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator><motor name="hinge" joint="hinge"/></actuator>
+  <sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("scene", ["arm", "pendulum"])
+def test_a_reset_to_a_state_leaves_what_mujocos_own_reset_leaves_bit_for_bit(scene: str) -> None:
+    sim = _scene("arm") if scene == "arm" else MujocoSimulation.from_xml_string(_PENDULUM)
+    model = sim.model
+    rng = np.random.default_rng(3)
+    qpos, qvel = rng.uniform(-0.5, 0.5, model.nq).tolist(), rng.uniform(-1, 1, model.nv).tolist()
+    sim.data.ctrl[:] = 0.3
+    sim.step(50)
+    sim.reset_to(qpos, qvel)
+    data = mujoco.MjData(model)
+    if model.nkey:
+        mujoco.mj_resetDataKeyframe(model, data, 0)  # the start keyframe
+    else:
+        mujoco.mj_resetData(model, data)
+    data.qpos[:], data.qvel[:] = qpos, qvel
+    mujoco.mj_forward(model, data)
+    assert sim.data.time == data.time
+    for name in _FORWARDED:
+        assert np.array_equal(getattr(sim.data, name), getattr(data, name)), name
+
+
 def test_reset_reproduces_the_trajectory_bit_for_bit(arm: MujocoSimulation) -> None:
     control = _control("arm", [0.4, 0.2, -0.3, -1.8, 0.5, 2.0, 0.1], gripper=True)
     arm.apply(control)

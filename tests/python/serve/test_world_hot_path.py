@@ -86,17 +86,20 @@ def ask(socket: zmq.Socket, frame: bytes) -> bytes:
     return socket.recv()
 
 
-def random_controls(width: int, count: int, seed: int) -> list[bytes]:
-    """Mostly plain Controls for every world (some clamped, some through shared memory), with resets, values
-    Python must check or refuse, a wrong size and long ones among them."""
+def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -> tuple[list[bytes], int]:
+    """Mostly plain Controls for every world (some clamped, some through shared memory), with resets (to the start
+    state or to states given, of qpos and qvel `sizes`), values Python must check or refuse, a wrong size, resets
+    Python must refuse and long ones among them; and how many worlds the Controls C++ serves reset."""
     rng = np.random.default_rng(seed)
     frames = []
+    reset_in_cpp = 0
     for _ in range(count):
         controls = rng.uniform(-3.0, 3.0, (WORLDS, width))
         steps = int(rng.choice([0, 1, 3, 100]))
         shared = bool(rng.integers(2))
-        kind = rng.integers(12)
+        kind = rng.integers(14)
         resets: list[int] = []
+        states: dict[str, np.ndarray] = {}
         if kind == 0:
             resets = sorted(rng.choice(WORLDS, 2, replace=False).tolist())
         elif kind == 1:
@@ -106,8 +109,17 @@ def random_controls(width: int, count: int, seed: int) -> list[bytes]:
         elif kind == 3:
             frames.append(encode_world_control(WORLDS, np.zeros(width + 1)))
             continue
-        frames.append(encode_world_control(WORLDS, controls, steps, resets, shared_memory=shared))
-    return frames
+        elif kind == 4:
+            resets = sorted(rng.choice(WORLDS, int(rng.integers(1, WORLDS + 1)), replace=False).tolist())
+            states = {"qpos": rng.uniform(-0.5, 0.5, len(resets) * sizes[0])}
+            if rng.integers(2):
+                states["qvel"] = rng.uniform(-1.0, 1.0, len(resets) * sizes[1])
+        elif kind == 5:
+            resets = [3, 1] if rng.integers(2) else [1]
+            states = {} if len(resets) == 2 else {"qpos": np.zeros(sizes[0] + 1)}  # refused by Python either way
+        frames.append(encode_world_control(WORLDS, controls, steps, resets, shared_memory=shared, **states))
+        reset_in_cpp += len(resets) if kind in (0, 4) else 0
+    return frames, reset_in_cpp
 
 
 def arrays_of(frame: bytes, ring: MappedRing) -> list[np.ndarray] | bytes:
@@ -127,7 +139,7 @@ def test_random_controls_for_every_world_get_the_bytes_and_counts_of_the_python_
         rings = [MappedRing.mapped(s.responder.endpoint, g) for s, g in zip((hot, plain), greeted)]
         assert rings[0] is not None and rings[1] is not None
         width = hot.worlds.control_width
-        frames = random_controls(width, 150, seed=7)
+        frames, reset_in_cpp = random_controls(width, hot.worlds.state_sizes, 150, seed=7)
         through_ring = 0
         for frame in frames:
             answers = [ask(to_hot, frame), ask(to_plain, frame)]
@@ -142,6 +154,7 @@ def test_random_controls_for_every_world_get_the_bytes_and_counts_of_the_python_
                     np.testing.assert_array_equal(ours, theirs)
     assert isinstance(hot.loop.hot_path, WorldHotPath) and plain.loop.hot_path is None
     assert hot.loop.hot_path.controls > len(frames) // 2  # most of them never reached Python
+    assert hot.loop.hot_path.resets == reset_in_cpp > 0  # nor did their resets
     assert hot.counts() == plain.counts()
     assert hot.worlds.clamped_values > 0
     assert through_ring > 0

@@ -2,14 +2,16 @@
 // The round trip of a lone controller driving every world of a batched
 // server (the "worlds" extension), served without leaving C++: its Control
 // for every world is received, checked, scattered into the worlds, stepped
-// and read by WorldSteps, encoded by encode_world_answer (through the
-// shared-memory ring when it asked) and answered, over and over. Only the
-// common case is served here: a Control that steps every world, resets none,
-// asks for no image and no more than max_steps steps, with values that are
-// finite and no larger than largest_value. Everything else (a reset, images,
-// any other request, a Control that does not match, a value the caller must
-// look at, a mocap body's zero quaternion) goes back to the caller, which
-// owns the control plane and every refusal's text, untouched.
+// and read by WorldSteps (which resets the worlds it lists instead), encoded
+// by encode_world_answer (through the shared-memory ring when it asked) and
+// answered, over and over. Only the common case is served here: a Control
+// with values for every world, asking for no image and no more than
+// max_steps steps, with values that are finite and no larger than
+// largest_value, and resets (when the worlds can be reset here) that match.
+// Everything else (images, any other request, a Control that does not
+// match, a value the caller must look at, a mocap body's zero quaternion)
+// goes back to the caller, which owns the control plane and every refusal's
+// text, untouched.
 
 #include <chrono>
 #include <cstddef>
@@ -25,6 +27,7 @@
 #include <coupler/serve/world_steps.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_ring.hpp>
+#include <coupler/wire/messages.hpp>
 
 namespace coupler {
 
@@ -58,6 +61,7 @@ struct WorldHotPathOutcome {
   std::optional<Request> request;
   std::uint64_t controls = 0;  // Controls answered
   std::uint64_t steps = 0;     // steps they took (each world)
+  std::uint64_t resets = 0;    // worlds they reset
   // Values clamped by the Controls before the last one answered.
   std::uint64_t clamped = 0;
   // The (world, value index) pairs the last Control answered clamped, when one of them was clamped for the first
@@ -94,13 +98,18 @@ class WorldHotPath {
  private:
   // The answer to `payload` when it is a Control this path serves; nullopt to hand it back.
   std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
+  // Whether `control`'s resets (none, or worlds the batch can reset here with states that fit) are served here.
+  bool takes_resets(const ControlMessage& control) const;
 
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;
   std::size_t data_width_ = 0;
   bool forwarded_after_ = false;
   WorldHotPathConfig config_;
-  std::vector<std::uint8_t> step_;            // every world steps
+  std::vector<std::uint8_t> step_;            // the worlds a Control steps: all but those it resets
+  std::vector<std::uint8_t> reset_;           // the worlds it resets
+  std::vector<const double*> reset_qpos_;     // their states given, into the Control (null: the start state's)
+  std::vector<const double*> reset_qvel_;
   std::vector<double> taken_;                 // a Control's values, checked before they replace the arrays'
   std::vector<bool> clamped_before_;          // count x value_count
 };

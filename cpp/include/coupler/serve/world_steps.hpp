@@ -1,7 +1,8 @@
 #pragma once
 // The worlds of a batched server stepped in C++ on a WorkerPool, one call
-// per Control: per world its controls scattered, its steps taken, the arrays
-// read right after them (`coupler serve --world-data`), its readings gathered.
+// per Control: per world reset, or its controls scattered, its steps taken, the
+// arrays read right after them (`coupler serve --world-data`); then its
+// readings gathered.
 
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include <coupler/serve/control_scatter.hpp>
+#include <coupler/serve/mujoco_reset.hpp>
 #include <coupler/serve/mujoco_stepper.hpp>
 #include <coupler/serve/sensor_gather.hpp>
 #include <coupler/serve/worker_pool.hpp>
@@ -19,10 +21,12 @@ namespace coupler {
 class WorldSteps {
  public:
   // One world's parts, which must outlive this object. `data_gather` may be
-  // null (no arrays read after the step); `model` and `data` are its mjModel
-  // and mjData, for `after_step`.
+  // null (no arrays read after the step); `reset` may be null (the world is
+  // never reset here); `model` and `data` are its mjModel and mjData, for
+  // `after_step`.
   struct World {
     MujocoStepper* stepper = nullptr;
+    MujocoReset* reset = nullptr;
     const ControlScatter* scatter = nullptr;
     const SensorGather* gather = nullptr;
     const SensorGather* data_gather = nullptr;
@@ -51,12 +55,20 @@ class WorldSteps {
   std::size_t event_count() const noexcept { return event_count_; }
   std::size_t sensor_width() const noexcept { return sensor_width_; }
 
+  // Whether every world can be reset here (has its MujocoReset).
+  bool resets() const noexcept;
+  // The numbers of a world's qpos and qvel (0, 0 when it cannot be reset here).
+  std::size_t nq() const noexcept { return worlds_.front().reset ? worlds_.front().reset->nq() : 0; }
+  std::size_t nv() const noexcept { return worlds_.front().reset ? worlds_.front().reset->nv() : 0; }
+
   // Whether a world's scatter refuses its row of `values` (count x value_count): a mocap body's zero quaternion.
   bool refuses(const double* values) const noexcept;
 
-  // What one call does. Per world i: when step[i], values[i] and events_on[i]
-  // are scattered and it takes `steps` steps, after which its data row is
-  // read; every world is then settled and read into sensors[i] and times[i].
+  // What one call does. Per world i: when reset[i], it is reset (MujocoReset,
+  // to reset_qpos[i] and reset_qvel[i] where given) and its data row read;
+  // else when step[i], values[i] and events_on[i] are scattered and it takes
+  // `steps` steps, after which its data row is read; every world is then
+  // settled and read into sensors[i] and times[i].
   // settled[i] and forwarded[i] say how its owner left its state (see
   // MujocoStepper::assume).
   struct Batch {
@@ -69,9 +81,13 @@ class WorldSteps {
     double* sensors = nullptr;  // count x sensor_width
     double* times = nullptr;    // count
     double* data = nullptr;     // count x data_width (may be null when data_width is 0)
+    const std::uint8_t* reset = nullptr;        // count (null: no world is reset)
+    const double* const* reset_qpos = nullptr;  // count: a reset world's qpos, or null (null: none is given)
+    const double* const* reset_qvel = nullptr;  // count: its qvel, likewise
   };
 
-  // The (world, value index) of every value written outside its range, in order.
+  // The (world, value index) of every value written outside its range, in order. Throws coupler::Error, before
+  // any world changes, when a world to reset has no MujocoReset.
   std::vector<std::pair<std::size_t, std::size_t>> run(const Batch& batch);
 
  private:
