@@ -22,7 +22,7 @@ from coupler.wire.messages import (
     ValueType,
 )
 from coupler.wire.world_frames import WorldControl
-from mocap_arm import MOCAP_ARM as ARM
+from mocap_scenes import MOCAP_ARM as ARM
 
 POSE = ["x", "y", "z", "qw", "qx", "qy", "qz"]
 

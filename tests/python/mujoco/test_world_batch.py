@@ -11,6 +11,7 @@ from coupler.scenes import SCENES_DIR
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
+from mocap_scenes import MOCAP_PENDULUM
 
 WORLDS = 4
 
@@ -247,25 +248,9 @@ def test_a_reading_of_an_array_no_early_stage_computes_takes_all_of_mj_forward()
     assert readings_stages(frozenset({"qpos", "sensordata", "xpos"})) is None
 
 
-# A mocap body pulling a pendulum through a weld, and a motor at its hinge.
-_MOCAP_PENDULUM = """
-<mujoco>
-  <worldbody>
-    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
-    <body name="pendulum" pos="0 0 0.5">
-      <joint name="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <equality><weld body1="target" body2="pendulum" solref="0.05 1"/></equality>
-  <actuator><motor name="hinge" joint="hinge"/></actuator>
-</mujoco>
-"""
-
-
 def test_worlds_with_a_mocap_body_step_as_single_scenes_from_a_first_control_that_only_resets():
-    batch = WorldBatch(MujocoSimulation.from_xml_string(_MOCAP_PENDULUM), 3, threads=2)
-    singles = [MujocoSimulation.from_xml_string(_MOCAP_PENDULUM) for _ in range(3)]
+    batch = WorldBatch(MujocoSimulation.from_xml_string(MOCAP_PENDULUM), 3, threads=2)
+    singles = [MujocoSimulation.from_xml_string(MOCAP_PENDULUM) for _ in range(3)]
     sensors, times = _outputs(batch)
     every_object = np.ones(len(batch.first.flat.controls.objects), dtype=bool)
     rng = np.random.default_rng(5)

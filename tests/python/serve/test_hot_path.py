@@ -19,16 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coupler.mujoco.simulation import MujocoSimulation
-from coupler.serve.frame_observer import observed
-from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.long_control import LONG_CONTROL_STEPS
-from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation import Simulation
-from coupler.serve.simulation_server import SimulationServer
 from coupler.scenes import load_scene
 from coupler.transport.client import Client
-from coupler.wire.codec import decode, encode
+from coupler.wire.codec import encode
 from coupler.wire.messages import (
     ControlMessage,
     ErrorCode,
@@ -39,51 +35,11 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from mocap_arm import MOCAP_ARM
+from mocap_scenes import MOCAP_ARM
+from served_loop import Served, ask, req_socket
 from peers import REPO, server_command, wait_until_serving
 
 import pytest
-
-
-class Served:
-    """A lockstep server on `address` run in a thread, through the hot path or not."""
-
-    def __init__(self, simulation: Simulation, address: str, hot_path: bool, observer=None, trace_sizes: bool = False,
-                 trace: bool = False, clock: RunClock | None = None, **options) -> None:
-        self.sim = SimulationServer(simulation, **options)
-        self.sim.trace = trace
-        self.responder = NativeResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(observed(self.responder, observer), clock, hot_path=hot_path)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=10)
-        self.responder.close()
-        assert not self.thread.is_alive()
-
-
-@contextlib.contextmanager
-def req_socket(address: str) -> Iterator[zmq.Socket]:
-    context = zmq.Context.instance()
-    socket = context.socket(zmq.REQ)
-    socket.linger = 0
-    socket.rcvtimeo = 5000
-    socket.connect(address)
-    try:
-        yield socket
-    finally:
-        socket.close()
-
-
-def ask(socket: zmq.Socket, frame: bytes) -> bytes:
-    socket.send(frame)
-    return socket.recv()
 
 
 def values(width: int) -> st.SearchStrategy[list[float]]:

@@ -3,9 +3,7 @@ MuJoCo reaches after every step, readers answered meanwhile and a stop answered 
 
 from __future__ import annotations
 
-import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -13,11 +11,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
-from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
-from coupler.serve.native_responder import NativeResponder  # noqa: E402
-from coupler.serve.simulation import Simulation  # noqa: E402
-from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.transport.client import Client  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
@@ -28,6 +22,7 @@ from coupler.wire.messages import (  # noqa: E402
     SensorMessage,
     SensorRequestMessage,
 )
+from served_loop import Served  # noqa: E402
 
 # A damped pendulum driven by a motor: a Control's torque moves it, so a step left out or taken twice shows.
 PENDULUM = """
@@ -46,28 +41,6 @@ PENDULUM = """
 """
 TORQUE = 0.3
 LONGEST = 100_000  # the cap on steps: on the arm, seconds of stepping
-
-
-class Served:
-    """An unpaced lockstep server of `simulation` on an ipc address, its loop (on the hot path) in a thread."""
-
-    def __init__(self, simulation: Simulation, tmp_path: Path, **options) -> None:
-        self.sim = SimulationServer(simulation, **options)
-        self.address = f"ipc://{tmp_path / 's.sock'}"
-        self.responder = NativeResponder(self.address, self.sim)
-        self.loop = LockstepLoop(self.responder)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=10)
-        self.responder.close()
-        assert not self.thread.is_alive()
 
 
 def pendulum_control(steps: int) -> ControlMessage:
@@ -100,7 +73,7 @@ def test_a_long_control_on_the_hot_path_is_answered_once_with_the_state_mujoco_r
     data.ctrl[:] = TORQUE
     for _ in range(1 + steps):
         mujoco.mj_step(model, data)
-    with Served(MujocoSimulation.from_xml_string(PENDULUM), tmp_path) as served, \
+    with Served(MujocoSimulation.from_xml_string(PENDULUM), f"ipc://{tmp_path / 's.sock'}") as served, \
             Client(served.address, timeout=10.0) as driver:
         start(driver, pendulum_control(1))
         answer = driver.request(pendulum_control(steps))
@@ -111,7 +84,7 @@ def test_a_long_control_on_the_hot_path_is_answered_once_with_the_state_mujoco_r
 
 def test_the_hot_path_counts_a_long_control_it_served_and_its_steps(tmp_path):
     steps = 3 * LONG_CONTROL_STEPS
-    with Served(MujocoSimulation.from_xml_string(PENDULUM), tmp_path) as served, \
+    with Served(MujocoSimulation.from_xml_string(PENDULUM), f"ipc://{tmp_path / 's.sock'}") as served, \
             Client(served.address, timeout=10.0) as driver:
         start(driver, pendulum_control(1))
         assert isinstance(driver.request(pendulum_control(steps)), SensorMessage)
@@ -121,7 +94,7 @@ def test_the_hot_path_counts_a_long_control_it_served_and_its_steps(tmp_path):
 
 
 def test_a_reader_during_a_long_control_on_the_hot_path_is_answered_before_it_ends(tmp_path):
-    with Served(load_scene("arm"), tmp_path) as served, Client(served.address, timeout=30.0) as driver, \
+    with Served(load_scene("arm"), f"ipc://{tmp_path / 's.sock'}") as served, Client(served.address, timeout=30.0) as driver, \
             Client(served.address, timeout=0.5) as reader:
         start(driver, arm_control(1))
         driver.send(arm_control(LONGEST))
@@ -131,7 +104,7 @@ def test_a_reader_during_a_long_control_on_the_hot_path_is_answered_before_it_en
 
 
 def test_a_stop_during_a_long_control_on_the_hot_path_answers_it_with_the_steps_taken(tmp_path):
-    with Served(load_scene("arm"), tmp_path) as served, Client(served.address, timeout=10.0) as driver:
+    with Served(load_scene("arm"), f"ipc://{tmp_path / 's.sock'}") as served, Client(served.address, timeout=10.0) as driver:
         start(driver, arm_control(1))
         stepped_long(served, driver, arm_control(LONGEST))
         served.stop.set()
@@ -145,7 +118,7 @@ def test_a_stop_during_a_long_control_on_the_hot_path_answers_it_with_the_steps_
 def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_state_after_all_its_steps(tmp_path):
     steps = 3 * LONG_CONTROL_STEPS
     sides = {"left_arm": None, "right_arm": None}
-    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+    with Served(load_scene("two_arms"), f"ipc://{tmp_path / 's.sock'}", controllers=2) as served, \
             Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
         clients = dict(zip(sides, (left, right)))
         for client in clients.values():
@@ -163,7 +136,7 @@ def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the
 
 
 def test_a_round_of_many_steps_whose_controllers_all_left_keeps_the_server_serving(tmp_path):
-    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+    with Served(load_scene("two_arms"), f"ipc://{tmp_path / 's.sock'}", controllers=2) as served, \
             Client(served.address, timeout=0.5) as reader:
         with Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
             clients = {"left_arm": left, "right_arm": right}
@@ -182,7 +155,7 @@ def test_a_round_of_many_steps_whose_controllers_all_left_keeps_the_server_servi
 
 
 def test_a_newcomer_during_a_long_control_on_the_hot_path_is_told_busy_within_half_a_second(tmp_path):
-    with Served(load_scene("arm"), tmp_path, controllers=2) as served, \
+    with Served(load_scene("arm"), f"ipc://{tmp_path / 's.sock'}", controllers=2) as served, \
             Client(served.address, timeout=10.0) as driver, Client(served.address, timeout=0.5) as newcomer:
         # Two controllers' places, one taken: only the long Control keeps the newcomer out.
         start(driver, arm_control(1))
@@ -195,7 +168,7 @@ def test_a_newcomer_during_a_long_control_on_the_hot_path_is_told_busy_within_ha
 
 
 def test_a_stop_during_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_steps_taken(tmp_path):
-    with Served(load_scene("two_arms"), tmp_path, controllers=2) as served, \
+    with Served(load_scene("two_arms"), f"ipc://{tmp_path / 's.sock'}", controllers=2) as served, \
             Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
         clients = {"left_arm": left, "right_arm": right}
         for client in clients.values():

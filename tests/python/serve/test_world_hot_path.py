@@ -35,6 +35,8 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
+from mocap_scenes import MOCAP_PENDULUM  # noqa: E402
+from served_loop import ask, req_socket  # noqa: E402
 
 WORLDS = 4
 
@@ -67,23 +69,6 @@ class ServedWorlds:
 
     def counts(self) -> tuple[dict[str, int], int]:
         return {k: v for k, v in vars(self.sim.stats).items() if k != "peers_left"}, self.worlds.clamped_values
-
-
-@contextlib.contextmanager
-def req_socket(address: str) -> Iterator[zmq.Socket]:
-    socket = zmq.Context.instance().socket(zmq.REQ)
-    socket.linger = 0
-    socket.rcvtimeo = 5000
-    socket.connect(address)
-    try:
-        yield socket
-    finally:
-        socket.close()
-
-
-def ask(socket: zmq.Socket, frame: bytes) -> bytes:
-    socket.send(frame)
-    return socket.recv()
 
 
 def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -> tuple[list[bytes], int]:
@@ -224,22 +209,6 @@ def test_a_control_the_hot_path_hands_back_is_refused_by_python_naming_its_probl
         ask(driver, encode(HandshakeInitMessage()))
         answer = decode(ask(driver, encode_world_control(WORLDS, controls)))
     assert isinstance(answer, ErrorMessage) and "number 1 of world 2 is nan" in answer.text
-
-
-# A pendulum whose tip a mocap body pulls along through a weld.
-MOCAP_PENDULUM = """
-<mujoco>
-  <worldbody>
-    <body name="target" mocap="true" pos="0.3 0 0.5"><geom size="0.01" contype="0" conaffinity="0"/></body>
-    <body name="pendulum" pos="0 0 0.5">
-      <joint name="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <equality><weld body1="target" body2="pendulum" solref="0.05 1"/></equality>
-  <actuator><motor name="hinge" joint="hinge"/></actuator>
-</mujoco>
-"""
 
 
 def test_a_mocap_body_moved_in_cpp_and_its_zero_quaternion_refused_by_python_naming_it(make_address):
