@@ -94,7 +94,8 @@ def test_the_hot_path_counts_a_long_control_it_served_and_its_steps(tmp_path):
 
 
 def test_a_reader_during_a_long_control_on_the_hot_path_is_answered_before_it_ends(tmp_path):
-    with Served(load_scene("arm"), f"ipc://{tmp_path / 's.sock'}") as served, Client(served.address, timeout=30.0) as driver, \
+    with Served(load_scene("arm"), f"ipc://{tmp_path / 's.sock'}") as served, \
+            Client(served.address, timeout=30.0) as driver, \
             Client(served.address, timeout=0.5) as reader:
         start(driver, arm_control(1))
         driver.send(arm_control(LONGEST))
@@ -135,19 +136,25 @@ def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the
     assert served.loop.chunked.chunks == 0  # stepped by the hot path: Python took no chunk
 
 
+def send_long_round(clients: dict[str, Client]) -> None:
+    """Handshakes, two rounds of one step each (the first starts the run, through Python), then a round of LONGEST steps for
+    every controller (by the arm it drives), sent and not waited for."""
+    for client in clients.values():
+        client.request(HandshakeInitMessage())
+    for count in (1, 1, LONGEST):
+        for name, client in clients.items():
+            client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
+        if count == 1:
+            for client in clients.values():
+                client.receive()
+
+
 def test_a_round_of_many_steps_whose_controllers_all_left_keeps_the_server_serving(tmp_path):
     with Served(load_scene("two_arms"), f"ipc://{tmp_path / 's.sock'}", controllers=2) as served, \
             Client(served.address, timeout=0.5) as reader:
         with Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
             clients = {"left_arm": left, "right_arm": right}
-            for client in clients.values():
-                client.request(HandshakeInitMessage())
-            for count in (1, 1, LONGEST):
-                for name, client in clients.items():
-                    client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
-                if count == 1:
-                    for client in clients.values():
-                        client.receive()
+            send_long_round(clients)
             time.sleep(0.1)
         time.sleep(0.3)  # both gone while their round is stepped
         assert isinstance(reader.request(SensorRequestMessage()), SensorMessage)
@@ -171,14 +178,7 @@ def test_a_stop_during_a_round_of_many_steps_on_the_hot_path_answers_every_contr
     with Served(load_scene("two_arms"), f"ipc://{tmp_path / 's.sock'}", controllers=2) as served, \
             Client(served.address, timeout=10.0) as left, Client(served.address, timeout=10.0) as right:
         clients = {"left_arm": left, "right_arm": right}
-        for client in clients.values():
-            client.request(HandshakeInitMessage())
-        for count in (1, 1, LONGEST):
-            for name, client in clients.items():
-                client.send(ControlMessage(objects={name: ObjectControl([0.0] * 7)}, steps=count))
-            if count == 1:
-                for client in clients.values():
-                    client.receive()
+        send_long_round(clients)
         time.sleep(0.1)
         served.stop.set()
         answers = [client.receive(timeout=2.0) for client in clients.values()]
