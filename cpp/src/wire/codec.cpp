@@ -356,7 +356,9 @@ void to_proto(pb::SensorMessage_Sensor* out, const Sensor& sensor) {
     case ValueType::Velocity3D: set_vec3(out->mutable_velocity3d(), v); return;
     case ValueType::AngularVelocity3D: set_vec3(out->mutable_angularvelocity3d(), v); return;
     case ValueType::Multiple:
-    case ValueType::ActuatorInput: break;
+    case ValueType::ActuatorInput:
+    case ValueType::MocapPosition:
+    case ValueType::MocapQuaternion: break;
   }
   const std::string_view name = to_string(sensor.type);
   throw Error("sensor type " + (name.empty() ? std::to_string(static_cast<int>(sensor.type)) : std::string(name)) +

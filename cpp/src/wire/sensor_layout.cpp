@@ -55,7 +55,9 @@ void shape(pb::SensorMessage_Sensor& sensor, ValueType type) {
     case ValueType::Velocity3D: vec3(sensor.mutable_velocity3d()); return;
     case ValueType::AngularVelocity3D: vec3(sensor.mutable_angularvelocity3d()); return;
     case ValueType::Multiple:
-    case ValueType::ActuatorInput: break;
+    case ValueType::ActuatorInput:
+    case ValueType::MocapPosition:
+    case ValueType::MocapQuaternion: break;
   }
   throw Error("sensor type " + std::to_string(static_cast<int>(type)) + " cannot be sent");
 }
