@@ -300,7 +300,8 @@ void bind_hot_path(py::module_& module) {
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
            "after its step read from `state` (mjData's qpos, qvel, act, ctrl, mocap_pos and mocap_quat arrays, read in "
            "place; None: no state) "
-           "and the answer, as coupler.record.publisher does on the Python path. Keeps them alive.")
+           "and the answer; and each read answered (unless traced), then its answer, as coupler.record.publisher does "
+           "on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
            py::arg("late_after") = 0.0, py::arg("channel") = nullptr,
@@ -325,9 +326,9 @@ void bind_hot_path(py::module_& module) {
            "answered with the state after applying it, reads with the state, until a request needs the caller, "
            "`return_after` seconds pass, a step reaches stop_after, a value is clamped for the first time or the "
            "simulation fails. `fresh_control`: a Control was applied since the last step. Traced, returns after each "
-           "Control answered with its frames, and hands reads back. Published, publishes each Control and its answer, "
-           "and the state after a step (numbered from `steps_before`) when `states` (a FreeRunStates) says so; reads "
-           "go back to the caller. "
+           "Control answered with its frames, and hands reads back. Published, publishes each Control and each read "
+           "with its answer, and the state after a step (numbered from `steps_before`) when `states` (a "
+           "FreeRunStates) says so. "
            "Returns a HotPathOutcome.");
 }
 

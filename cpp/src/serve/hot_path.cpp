@@ -20,6 +20,7 @@ namespace {
 
 // The recording's channels (coupler.record.channels) of what the hot path answers.
 constexpr std::string_view kControlTopic = "/coupler/requests/Control";
+constexpr std::string_view kReadTopic = "/coupler/requests/SensorRequest";
 constexpr std::string_view kSensorTopic = "/coupler/answers/Sensor";
 constexpr std::string_view kErrorTopic = "/coupler/answers/Error";
 constexpr std::string_view kStateTopic = "/coupler/mujoco_state";
@@ -103,6 +104,14 @@ void HotPath::publish(Published& exchange) {
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
 
+void HotPath::publish_read(std::string_view request, const std::string& answer) {
+  // As the Python path's observer publishes a read: the request, then its answer, which carries no simulated time
+  // (it reports a state, it took no step).
+  const std::int64_t wall = wall_clock_nanoseconds();
+  queue_published(kReadTopic, std::string(request), wall, FramePublisher::kNoTime);
+  queue_published(kSensorTopic, answer, wall, FramePublisher::kNoTime);
+}
+
 void HotPath::queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns,
                               std::int64_t simulated_ns) {
   if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
@@ -179,8 +188,16 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   // Reads of other peers waiting for their turn, in arrival order, which `share` gives them.
   std::deque<Request> readers;
   ReaderShare share(config_.reader_share, config_.reader_patience);
-  // Reads the caller answers: it publishes them (with a publisher) or logs them (traced) as every other request.
-  const bool reads_to_caller = publisher_ != nullptr || config_.trace;
+  // Traced, reads go to the caller, which logs them as every other request; published, they are published here.
+  const bool reads_to_caller = config_.trace;
+  // A Control answered, whose exchange `take` publishes once its answer is sent.
+  bool control_answered = false;
+  const auto answer_read = [&](std::string_view request) -> const std::string& {
+    ++outcome.reads;
+    const std::string& frame = state_frame();
+    if (publisher_) publish_read(request, frame);
+    return frame;
+  };
   // A lone controller's Control of many steps, applied, to take in chunks once the server hands its request over.
   std::optional<std::uint64_t> starting_long;
   // The request being answered came through the shared channel, where nothing can wait for chunks.
@@ -191,23 +208,19 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (long_ && (rounds ? controller.has_value() : from == peer)) {
       // Its Control is being stepped: it may read, anything else is the caller's to refuse.
       if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
-      ++outcome.reads;
-      return state_frame();
+      return answer_read(payload);
     }
     if (rounds ? !controller : from != peer) {
-      // With a publisher, reads go to Python, which publishes them as every other request (and logs them, traced).
       if (reads_to_caller || !readers.empty() || !share.has_share() || !is_sensor_request(payload)) {
         return std::nullopt;
       }
       share.served(Clock::now());
-      ++outcome.reads;
-      return state_frame();
+      return answer_read(payload);
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
       if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
       share.controller_served();
-      ++outcome.reads;
-      return state_frame();
+      return answer_read(payload);
     }
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
@@ -268,6 +281,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       exchange.stepped = outcome.failure.empty();
       exchange.step = steps_before + outcome.steps;
       exchange.time = outcome.simulated_time.value_or(0.0);
+      control_answered = true;
     }
     share.controller_served();
     return frame;
@@ -369,15 +383,18 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.request = std::move(offered.request);
       return false;
     }
-    // Answered: with a publisher that is only ever a Control (reads go to Python, which publishes them).
-    if (publisher_ && !rounds) publish(exchange);
+    // Answered: a read (published as it was answered), a Control refused there, or a Control to publish now.
+    if (control_answered) {
+      control_answered = false;
+      publish(exchange);
+    }
     if (config_.trace || !outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };
   const auto answer_reader = [&] {
-    server.reply_frame(readers.front(), state_frame());
+    const Request& reader = readers.front();
+    server.reply_frame(reader, answer_read(reader.frame()));
     readers.pop_front();
-    ++outcome.reads;
   };
   // A lone controller's channel: its requests answered there, the socket looked at in between.
   const bool through_channel = channel_ != nullptr && rounds == nullptr;
@@ -399,9 +416,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
         std::optional<std::string> frame = answer(peer, *request);
         through_channel_now = false;
         if (!frame && is_sensor_request(*request)) {
-          // A read the caller would publish or log: through the channel, it is answered here all the same.
-          ++outcome.reads;
-          frame = state_frame();
+          // A read the caller would log: through the channel, it is answered here all the same.
+          frame = answer_read(*request);
         }
         if (!frame) {
           if (std::optional<Message> images = asking_for_images(*request)) {
@@ -570,10 +586,12 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
-      // Traced or published, reads go to the caller, which logs or publishes them as it serves them.
-      if (config_.trace || publisher_ || !is_sensor_request(payload)) return std::nullopt;
+      // Traced, reads go to the caller, which logs them as it serves them.
+      if (config_.trace || !is_sensor_request(payload)) return std::nullopt;
       ++outcome.reads;
-      return state_frame();
+      const std::string& frame = state_frame();
+      if (publisher_) publish_read(payload, frame);
+      return frame;
     }
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;

@@ -19,8 +19,8 @@ closes the newest connections while peers hold more than `max_topics` topics.
 
 Because it is C++, the lockstep hot path publishes through the same object
 without coming back to Python (`native`, see `coupler.serve.hot_path`): the
-Control, the state after its step and the answer, exactly as this observer
-does on the Python path.
+Control, the state after its step and the answer, and each read with its
+answer, exactly as this observer does on the Python path.
 
 One publisher may be bound to several addresses, each with its own queue
 limit and security: `--publish` (CURVE as the serving socket, with the same

@@ -23,10 +23,10 @@ class FreeRunLoop:
     (`coupler.serve.hot_path`), which hands every other request back to be
     served here (traced, C++ returns after each Control with its frames,
     which are logged, and hands reads back). Published (`--publish`,
-    `--record`), C++ publishes what the observer would: each Control and its
-    answer, and the states `coupler.serve.frame_observer` says (at most a
-    thousand a wall second on average). Observed otherwise, it steps through
-    the responder.
+    `--record`), C++ publishes what the observer would: each Control and each
+    read with its answer, and the states `coupler.serve.frame_observer` says
+    (at most a thousand a wall second on average). Observed otherwise, it
+    steps through the responder.
     """
 
     def __init__(

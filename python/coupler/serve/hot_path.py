@@ -45,9 +45,11 @@ Python, which serves the others while it waits.
 
 An observer must see every frame, so it turns the hot path off, unless it
 is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
-`coupler._native.FramePublisher` what it would publish on the Python path
-(the Control, the MuJoCo state after the step, the answer), byte for byte;
-reads then go to Python, which publishes them as on its own path.
+`coupler._native.FramePublisher` what it would publish on the Python path,
+byte for byte: a Control, the MuJoCo state after its step and its answer; a
+read and its answer (no state: a read takes no step). Reads are answered in
+C++ then too, in the same order as without a publisher; traced, they go to
+Python, which logs them.
 """
 
 from __future__ import annotations
@@ -107,6 +109,9 @@ class HotPath:
                  publisher: NativePublisher | None = None, clock: RunClock | None = None,
                  max_steps: int = _native.HotPath.DEFAULT_MAX_STEPS) -> None:
         self.responder = responder
+        # What answers the reads C++ could not (the simulation failed): the responder as the loop sees it, so that a
+        # publisher sees them as every read.
+        self._reads_responder: Any = responder
         self._clock = clock if clock is not None and clock.speed is not None else None
         self.sim = responder.sim
         simulation = self.sim.simulation
@@ -146,6 +151,7 @@ class HotPath:
         hold one step's answer. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
+        observed_responder = responder
         if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
             publisher, responder = responder.observer, responder.inner
         if type(responder) is not NativeResponder:
@@ -162,7 +168,11 @@ class HotPath:
             if max_steps < 1:
                 return None
         parts = sim.simulation.hot_path_parts()
-        return None if parts is None else cls(responder, parts, stop_after, publisher, clock, max_steps)
+        if parts is None:
+            return None
+        path = cls(responder, parts, stop_after, publisher, clock, max_steps)
+        path._reads_responder = observed_responder
+        return path
 
     @classmethod
     def for_free_run(cls, responder: Any, stop_after: float | None) -> HotPath | None:
@@ -250,10 +260,15 @@ class HotPath:
                     stats.requests += 1  # a Control whose values could not be applied, answered with the error
                 stats.errors_sent += 1
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
-            for read in outcome.unanswered_reads:
-                self.responder.send(read, self.responder.respond(read))
+            self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
         return outcome.request, outcome.simulated_time
+
+    def _answer_unanswered(self, reads: list[Any]) -> None:
+        """Answer the reads C++ took and could not answer (the simulation failed), as the loop answers any request."""
+        responder = self._reads_responder
+        for read in reads:
+            responder.send(read, responder.respond(read))
 
     def _mirror_long(self, outcome: Any, peers: list[bytes]) -> None:
         """Mirror the Control of many steps C++ has in progress (of `peers`, when it started in this run) in
@@ -323,8 +338,7 @@ class HotPath:
                 stats.requests += 1  # a Control whose values could not be applied, answered with the error
             stats.errors_sent += outcome.error_answers
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
-        for read in outcome.unanswered_reads:
-            self.responder.send(read, self.responder.respond(read))
+        self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer for peer, _ in drives])
         return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -430,22 +431,43 @@ TEST_CASE("traced, the hot path returns after each Control with its frames and h
   CHECK(outcome.reads == 0);
 }
 
-TEST_CASE("with a publisher the hot path hands reads back, for the caller to answer and publish", "[hot_path]") {
+TEST_CASE("with a publisher the hot path answers reads and publishes each, then its answer without a simulated time",
+          "[hot_path]") {
   Rig rig;
   FramePublisher publisher({"{}"});
+  zmq::context_t context;
+  zmq::socket_t subscriber = subscribed(context, publisher, "/coupler/", 5000);
+  REQUIRE(publisher.wait_for_subscribers(1, 10s));
   rig.path->publish_to(publisher, std::nullopt);
   Client reader(rig.server.endpoint(), ClientOptions{2000ms});
-  reader.send(SensorRequestMessage{});
-  HotPathOutcome outcome = rig.run(1000ms);
-  REQUIRE(outcome.request);
-  CHECK(outcome.request->type() == MessageType::SensorRequest);
-  CHECK(outcome.reads == 0);
+  const std::string read = encode(SensorRequestMessage{});
 
-  rig.controller.send(SensorRequestMessage{});
-  outcome = rig.run(1000ms);
-  REQUIRE(outcome.request);
-  CHECK(outcome.request->type() == MessageType::SensorRequest);
-  CHECK(outcome.request->peer() == rig.peer);
+  reader.send_frame(read);
+  HotPathOutcome outcome = rig.run();
+  CHECK_FALSE(outcome.request);
+  const std::string answer = reader.receive_frame(2000ms);
+  rig.controller.send_frame(read);  // the controller's own read
+  outcome = rig.run();
+  CHECK_FALSE(outcome.request);
+  CHECK(outcome.reads == 1);
+  CHECK(rig.controller.receive_frame(2000ms) == answer);
+
+  zmq::message_t message;
+  do {  // the scene, sent as it subscribed
+    REQUIRE(subscriber.recv(message));
+  } while (message.more());
+  for (int i = 0; i < 2; ++i) {
+    for (const auto& [topic, payload] : {std::pair<std::string, std::string>{"/coupler/requests/SensorRequest", read},
+                                         std::pair<std::string, std::string>{"/coupler/answers/Sensor", answer}}) {
+      REQUIRE(subscriber.recv(message));
+      const std::string text = message.to_string();
+      REQUIRE(text.substr(0, text.find('\0')) == topic);
+      std::int64_t simulated = 0;
+      std::memcpy(&simulated, text.data() + topic.size() + 1 + 24, sizeof simulated);
+      CHECK(simulated == FramePublisher::kNoTime);
+      CHECK(text.substr(topic.size() + 1 + FramePublisher::kHeaderBytes) == payload);
+    }
+  }
 }
 
 TEST_CASE("the hot path hands what it publishes to the publisher while it waits, not only when it returns",

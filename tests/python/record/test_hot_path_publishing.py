@@ -66,16 +66,24 @@ def random_controls(handshake: HandshakeMessage, count: int, seed: int) -> list[
     return frames
 
 
-def drive(address: str, frames: list[bytes]) -> None:
-    """A controller: the handshake, then each frame, waiting for each answer."""
+READ = encode(SensorRequestMessage())
+
+
+def drive(address: str, frames: list[bytes], reads: int = 0) -> None:
+    """A controller: the handshake, then each frame, waiting for each answer; after each of its answers, a reader
+    (a peer of its own, which never shakes hands) reads `reads` times."""
     context = zmq.Context.instance()
-    with context.socket(zmq.REQ) as socket:
-        socket.linger = 0
-        socket.rcvtimeo = 10_000
-        socket.connect(address)
+    with context.socket(zmq.REQ) as socket, context.socket(zmq.REQ) as reader:
+        for peer in (socket, reader):
+            peer.linger = 0
+            peer.rcvtimeo = 10_000
+            peer.connect(address)
         for frame in [encode(HandshakeInitMessage()), *frames]:
             socket.send(frame)
             socket.recv()
+            for _ in range(reads):
+                reader.send(READ)
+                reader.recv()
 
 
 def follow(endpoint: str) -> tuple[zmq.Socket, list[list[bytes]]]:
@@ -98,15 +106,16 @@ def until_end(socket: zmq.Socket, received: list[list[bytes]], timeout: float = 
     raise AssertionError("no end message")
 
 
-def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes]) -> tuple[list, int]:
-    """Every frame message a subscriber receives from a run of `frames`, all header fields but the wall clock;
-    and the Controls the hot path answered."""
+def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes],
+              reads: int = 0) -> tuple[list, int, int]:
+    """Every frame message a subscriber receives from a run of `frames` (and `reads` of another peer after each),
+    all header fields but the wall clock; and the Controls and the reads the hot path answered."""
     server = PublishedServer(scene, address, hot_path)
     socket, received = follow(server.publisher.bind(publish_on))
     try:
         assert server.publisher.wait_for_subscribers(1, 10.0)
         server.start()
-        drive(server.responder.endpoint, frames)
+        drive(server.responder.endpoint, frames, reads)
         server.stop()
         server.publisher.send_end()
         until_end(socket, received)
@@ -114,8 +123,9 @@ def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames:
         server.publisher.close()
         socket.close()
     streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
-    served = 0 if server.loop.hot_path is None else server.loop.hot_path.controls
-    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], served
+    path = server.loop.hot_path
+    served, read = (0, 0) if path is None else (path.controls, path.reads)
+    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], served, read
 
 
 @pytest.mark.parametrize("scene", ["arm", "static"])
@@ -123,8 +133,8 @@ def test_a_publisher_on_the_hot_path_streams_what_the_python_path_streams_for_th
         scene, make_address):
     handshake = SimulationServer(load_scene(scene, None)).handshake
     frames = random_controls(handshake, 200, seed=14)
-    hot, served = stream_of(scene, make_address("ipc"), make_address("ipc"), True, frames)
-    plain, not_served = stream_of(scene, make_address("ipc"), make_address("ipc"), False, frames)
+    hot, served, _ = stream_of(scene, make_address("ipc"), make_address("ipc"), True, frames)
+    plain, not_served, _ = stream_of(scene, make_address("ipc"), make_address("ipc"), False, frames)
     assert served > 100 and not_served == 0  # the first clamp of each value takes the Python path
     assert len(hot) == len(plain) and len(hot) >= 2 * (len(frames) + 1)
     assert hot == plain
@@ -132,22 +142,32 @@ def test_a_publisher_on_the_hot_path_streams_what_the_python_path_streams_for_th
         assert sum(1 for message in hot if message[0] == "/coupler/mujoco_state") == len(frames)
 
 
-def test_reads_between_controls_are_published_on_the_hot_path_as_on_the_python_path(make_address):
+def test_reads_of_the_controller_and_of_another_peer_are_published_on_the_hot_path_as_on_the_python_path(
+        make_address):
     handshake = SimulationServer(load_scene("arm", None)).handshake
-    read = encode(SensorRequestMessage())
-    frames = [frame for control in random_controls(handshake, 60, seed=3) for frame in (control, read)]
-    hot, served = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
-    plain, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
+    frames = [frame for control in random_controls(handshake, 60, seed=3) for frame in (control, READ)]
+    hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, reads=1)
+    plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames, reads=1)
     assert served > 0
-    assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == 60
+    assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == 60 + len(frames) + 1
     assert hot == plain
+
+
+def test_a_published_server_answers_the_reads_of_the_controller_and_of_another_peer_in_cpp(make_address):
+    frames = [frame for _ in range(20) for frame in (encode(ControlMessage({"arm": ObjectControl([0.2] * 7)})), READ)]
+    hot, served, read = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, reads=1)
+    reads = 20 + len(frames) + 1  # the controller's, and the other peer's after each answer of the controller
+    # The first Control starts the simulation on the Python path; every read from then on is answered in C++.
+    assert served == 19
+    assert read == reads - 1
+    assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == reads
 
 
 def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_as_on_the_python_path(make_address):
     # Controls of many steps between plain ones: each stepped in chunks, its state and answer published once.
     frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 101, 1, 350, 1)]
-    hot, served = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
-    plain, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
+    hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
+    plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
     assert served == len(frames) - 1  # all but the first, which starts the simulation
     assert hot == plain
 

@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <coupler/wire/control_layout.hpp>
@@ -198,8 +199,8 @@ class HotPath {
   // left in `rounds` to the caller; one of more than StepChunks::kFirst is
   // taken in chunks. Traced, it returns after each Control
   // taken, its frame in the outcome. With a publisher, each Control is
-  // published as it is taken, and a round's state and answers once it is
-  // answered, as the Python path publishes them.
+  // published as it is taken, a round's state and answers once it is
+  // answered, and each read with its answer, as the Python path publishes them.
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
                      std::optional<HotPathPacing> pacing = std::nullopt);
@@ -209,9 +210,9 @@ class HotPath {
   // `return_after` has passed, a step reached stop_after, a value was clamped
   // for the first time or the simulation failed. Reads are answered in
   // arrival order. Traced, it returns after each Control answered, with its
-  // frames, and hands reads back. With a publisher, each Control and its
-  // answer are published, and the state after a step when `free.states`
-  // says so; reads go back to the caller, which publishes them.
+  // frames, and hands reads back. With a publisher, each Control and each
+  // read are published with their answers, and the state after a step when
+  // `free.states` says so.
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
 
@@ -223,7 +224,9 @@ class HotPath {
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
   // step (when `state` names the simulation's arrays; a simulation without
-  // them has none), then the answer, each after the answer has been sent.
+  // them has none), then the answer, each after the answer has been sent;
+  // and for each read (unless traced, when the caller serves reads): the
+  // request, then the answer, without a simulated time.
   // `publisher` (and the arrays) must outlive the HotPath.
   void publish_to(FramePublisher& publisher, std::optional<MujocoStateArrays> state);
 
@@ -288,6 +291,7 @@ class HotPath {
   // subscriber once, where a message at a time would wake them per message,
   // on the cores the controller and the server need.
   void publish(Published& exchange);  // takes the exchange's frames
+  void publish_read(std::string_view request, const std::string& answer);
   void queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns, std::int64_t simulated_ns);
   void flush_published();
   struct Pending {
