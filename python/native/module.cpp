@@ -2,13 +2,14 @@
 
 PYBIND11_MODULE(_native, module) {
   module.doc() =
-      "coupler's codec, C++ Server, flat control and sensor layouts, MuJoCo scatter and gather, CURVE key files, "
+      "coupler's codec, C++ Server and Client, flat control and sensor layouts, MuJoCo scatter and gather, CURVE key files, "
       "round-trip statistics, peer-text escaping, the rate-limited log and the version, "
       "used by coupler.wire.codec, coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
       "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
   coupler::python::bind_limits(module);
   coupler::python::bind_server(module);
+  coupler::python::bind_client(module);
   coupler::python::bind_layouts(module);
   coupler::python::bind_scatter_gather(module);
   coupler::python::bind_curve_keys(module);
@@ -26,5 +27,4 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_shared_ring(module);
   coupler::python::bind_shared_channel(module);
   coupler::python::bind_step_chunks(module);
-  coupler::python::add_testing_submodule(module);
 }

@@ -187,4 +187,10 @@ std::string Client::mechanism() const {
 const std::string& Client::address() const noexcept { return impl_->address; }
 const ClientOptions& Client::options() const noexcept { return impl_->options; }
 
+void Client::set_timeout(std::chrono::milliseconds timeout) {
+  on_socket("setting the send timeout for ", impl_->address,
+            [&] { impl_->socket.set(zmq::sockopt::sndtimeo, static_cast<int>(timeout.count())); return 0; });
+  impl_->options.timeout = timeout;
+}
+
 }  // namespace coupler

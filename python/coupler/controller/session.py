@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-import zmq
-
 from coupler.transport.client import Client
 from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.codec import decode, encode
@@ -94,7 +92,6 @@ class Session:
         timeout: float = DEFAULT_TIMEOUT,
         polling: bool = False,
         trace: Trace | None = None,
-        context: zmq.Context | None = None,
         reconnect_attempts: int = 0,
         reset: bool = False,
         shared_memory: bool = True,
@@ -134,7 +131,7 @@ class Session:
         or a tcp:// address: everything goes through the socket, silently.
         RemoteError (SERVER_BUSY) when another controller holds the channel.
         """
-        self.client = Client(address, timeout=timeout, context=context, **transport)
+        self.client = Client(address, timeout=timeout, **transport)
         self.timeout = timeout
         self.reconnect_attempts = reconnect_attempts
         self.polling = polling

@@ -10,12 +10,14 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from coupler.controller.session import Session
+from coupler.transport.client import Client
 from coupler.wire.codec import decode
 from coupler.wire.errors import RemoteError, TimeoutError
 from coupler.wire.messages import ErrorCode, HandshakeInitMessage, SensorMessage
@@ -34,17 +36,26 @@ def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield address
 
 
+class _CountingClient:
+    """The session's client, keeping the frames sent through it."""
+
+    def __init__(self, client: Client) -> None:
+        self.sent: list[bytes] = []
+        self._client = client
+
+    def send_frame(self, frame: bytes) -> None:
+        self.sent.append(frame)
+        self._client.send_frame(frame)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
 def _counting_sends(session: Session) -> list[bytes]:
     """The frames `session` sends through its socket from now on."""
-    sent: list[bytes] = []
-    send_frame = session.client.send_frame
-
-    def counted(frame: bytes) -> None:
-        sent.append(frame)
-        send_frame(frame)
-
-    session.client.send_frame = counted  # type: ignore[method-assign]
-    return sent
+    counting = _CountingClient(session.client)
+    session.client = counting  # type: ignore[assignment]
+    return counting.sent
 
 
 def _trajectory(address: str, shared_channel: bool) -> list[SensorMessage]:

@@ -81,6 +81,8 @@ class Client {
 
   const std::string& address() const noexcept;
   const ClientOptions& options() const noexcept;
+  // Changes options().timeout: how long later sends and receive() wait.
+  void set_timeout(std::chrono::milliseconds timeout);
 
  private:
   struct Impl;
