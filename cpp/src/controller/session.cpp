@@ -383,17 +383,26 @@ Controls Session::controls() {
   return controls;
 }
 
-void Session::reset() { reset_with(ResetMessage{}); }
+void Session::reset(std::vector<double> qpos, std::vector<double> qvel) {
+  ResetMessage request;
+  request.qpos = std::move(qpos);
+  request.qvel = std::move(qvel);
+  reset_with(request);
+}
 
-void Session::reset_to_keyframe(const std::string& name) {
+void Session::reset_to_keyframe(const std::string& name, std::vector<double> qpos, std::vector<double> qvel) {
   ResetMessage request;
   request.keyframe = name;
+  request.qpos = std::move(qpos);
+  request.qvel = std::move(qvel);
   reset_with(request, "'" + name + "'");
 }
 
-void Session::reset_to_keyframe(std::uint32_t index) {
+void Session::reset_to_keyframe(std::uint32_t index, std::vector<double> qpos, std::vector<double> qvel) {
   ResetMessage request;
   request.keyframe_index = index;
+  request.qpos = std::move(qpos);
+  request.qvel = std::move(qvel);
   reset_with(request, std::to_string(index));
 }
 

@@ -353,6 +353,25 @@ TEST_CASE("a reset to a keyframe asks by name or by index a server that announce
   CHECK(std::get<ResetMessage>(received[2]).keyframe_index == std::optional<std::uint32_t>(0));
 }
 
+TEST_CASE("a reset to a given state sends its qpos and qvel, alone or with a keyframe") {
+  ServerInfo info = coupler_server();
+  info.extensions.push_back(kExtensionKeyframes);
+  EchoServer server(-1, false, info);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  session.reset({0.1, 0.2}, {0.3, 0.4});
+  session.reset_to_keyframe("home", {0.5, 0.6});
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  const auto& state = std::get<ResetMessage>(received[1]);
+  CHECK(state.qpos == std::vector<double>{0.1, 0.2});
+  CHECK(state.qvel == std::vector<double>{0.3, 0.4});
+  CHECK(state.keyframe.empty());
+  const auto& keyframe = std::get<ResetMessage>(received[2]);
+  CHECK(keyframe.keyframe == "home");
+  CHECK(keyframe.qpos == std::vector<double>{0.5, 0.6});
+  CHECK(keyframe.qvel.empty());
+}
+
 TEST_CASE("a reset to a keyframe on a server without the keyframes extension throws and sends nothing") {
   EchoServer server;
   Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});

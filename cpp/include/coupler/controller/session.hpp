@@ -91,13 +91,17 @@ class Session {
   // sensors(), with camera images of that state, as step() asks for them.
   SensorReadings sensors(const std::vector<ImageRequest>& images);
   // Restores the initial state; the simulation waits for the next step().
-  void reset();
+  // `qpos`, `qvel` (the "reset-state" extension of MuJoCo scenes): then
+  // starts from these generalised positions and velocities, all of the
+  // model's, in its order; RemoteError when the server cannot.
+  void reset(std::vector<double> qpos = {}, std::vector<double> qvel = {});
   // Restores a keyframe of handshake().keyframes instead, by name or index
-  // (the "keyframes" extension). Throws ExtensionNotSupportedError, sending
-  // nothing, when the server did not announce it, and RemoteError naming
-  // the valid keyframes for one the model does not have.
-  void reset_to_keyframe(const std::string& name);
-  void reset_to_keyframe(std::uint32_t index);
+  // (the "keyframes" extension), `qpos` and `qvel` as reset() takes them.
+  // Throws ExtensionNotSupportedError, sending nothing, when the server did
+  // not announce it, and RemoteError naming the valid keyframes for one the
+  // model does not have.
+  void reset_to_keyframe(const std::string& name, std::vector<double> qpos = {}, std::vector<double> qvel = {});
+  void reset_to_keyframe(std::uint32_t index, std::vector<double> qpos = {}, std::vector<double> qvel = {});
   // Opens a fresh connection to the same address and does the handshake
   // again. Throws SceneChangedError, keeping the old handshake, when the
   // server now describes a different scene, unless accept_scene_change.
