@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -141,13 +142,15 @@ void bind_client(py::module_& module) {
            "Send a request. Raises TimeoutError when it cannot be queued within the client's timeout.")
       .def(
           "send_frame",
-          [](ClientHandle& c, const py::bytes& frame) {
-            const std::string bytes(frame);
+          [](ClientHandle& c, const py::buffer& frame) {
+            const py::buffer_info contents = frame.request();
+            const std::string bytes(static_cast<const char*>(contents.ptr),
+                                    static_cast<std::size_t>(contents.size * contents.itemsize));
             Client& client = c.get();
             py::gil_scoped_release released;
             client.send_frame(bytes);
           },
-          py::arg("frame"), "Send a raw frame, for tools that replay captured traffic.")
+          py::arg("frame"), "Send a raw frame (bytes, or any contiguous buffer), for tools that replay captured traffic.")
       .def("receive", &receive, py::arg("timeout") = py::none(),
            "Block up to `timeout` seconds (default: the client's) for the answer. Raises TimeoutError when nothing "
            "came, ProtocolError when the answer is not a valid message.")
