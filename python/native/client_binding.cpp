@@ -12,73 +12,37 @@
 
 #include "bindings.hpp"
 #include "conversions.hpp"
+#include "client_handle.hpp"
 #include "message_objects.hpp"
 
 namespace py = pybind11;
 
 namespace coupler::python {
+
+ClientOptions client_options(double timeout, double linger, double heartbeat, double heartbeat_timeout,
+                             std::int64_t max_frame_bytes, std::optional<std::string> curve_server_key,
+                             std::optional<std::pair<std::string, std::string>> curve_key_pair) {
+  ClientOptions options;
+  options.timeout = milliseconds(timeout);
+  options.linger = milliseconds(linger);
+  if (heartbeat < 0 || heartbeat_timeout < 0) throw Error("heartbeat and heartbeat_timeout must not be negative");
+  options.heartbeat_interval = milliseconds(heartbeat);
+  options.heartbeat_timeout = milliseconds(heartbeat_timeout);
+  options.max_frame_bytes = max_frame_bytes;
+  if (curve_server_key) options.curve_server_key = *curve_server_key;
+  if (curve_key_pair) options.curve_key_pair = CurveKeyPair{curve_key_pair->first, curve_key_pair->second};
+  return options;
+}
+
 namespace {
 
-// Owns the C++ Client so that close() can end the connection before Python
-// drops the object, and reconnect() can open it again afterwards.
-class ClientHandle {
- public:
-  ClientHandle(const std::string& address, double timeout, double linger, double heartbeat, double heartbeat_timeout,
-               std::int64_t max_frame_bytes, std::optional<std::string> curve_server_key,
-               std::optional<std::pair<std::string, std::string>> curve_key_pair)
-      : address_(address) {
-    options_.timeout = milliseconds(timeout);
-    options_.linger = milliseconds(linger);
-    if (heartbeat < 0 || heartbeat_timeout < 0) throw Error("heartbeat and heartbeat_timeout must not be negative");
-    options_.heartbeat_interval = milliseconds(heartbeat);
-    options_.heartbeat_timeout = milliseconds(heartbeat_timeout);
-    options_.max_frame_bytes = max_frame_bytes;
-    if (curve_server_key) options_.curve_server_key = *curve_server_key;
-    if (curve_key_pair) options_.curve_key_pair = CurveKeyPair{curve_key_pair->first, curve_key_pair->second};
-    client_.emplace(address_, options_);
-  }
-
-  ~ClientHandle() { close(); }
-
-  Client& get() {
-    if (!client_) throw Error("the client of " + address_ + " is closed: open a new one");
-    return *client_;
-  }
-
-  std::chrono::milliseconds timeout_or_default(const std::optional<double>& timeout) const {
-    return timeout ? milliseconds(*timeout) : options_.timeout;
-  }
-
-  double timeout() const { return seconds(options_.timeout); }
-
-  void set_timeout(double timeout) {
-    options_.timeout = milliseconds(timeout);
-    if (client_) client_->set_timeout(options_.timeout);
-  }
-
-  void reconnect() {
-    py::gil_scoped_release released;
-    if (client_) {
-      client_->reconnect();
-    } else {
-      client_.emplace(address_, options_);
-    }
-  }
-
-  void close() {
-    // Closing waits up to the linger for queued messages (a goodbye).
-    py::gil_scoped_release released;
-    client_.reset();
-  }
-
-  const std::string& address() const { return address_; }
-  const ClientOptions& options() const { return options_; }
-
- private:
-  std::string address_;
-  ClientOptions options_;
-  std::optional<Client> client_;
-};
+ClientHandle make_client(const std::string& address, double timeout, double linger, double heartbeat,
+                         double heartbeat_timeout, std::int64_t max_frame_bytes,
+                         std::optional<std::string> curve_server_key,
+                         std::optional<std::pair<std::string, std::string>> curve_key_pair) {
+  return ClientHandle(address, client_options(timeout, linger, heartbeat, heartbeat_timeout, max_frame_bytes,
+                                              std::move(curve_server_key), std::move(curve_key_pair)));
+}
 
 py::bytes receive_frame(ClientHandle& c, std::optional<double> timeout) {
   const auto wait = c.timeout_or_default(timeout);
@@ -123,8 +87,7 @@ void bind_client(py::module_& module) {
       "methods take and give encoded frames. Blocking calls release the GIL.\n\n"
       "    with Client(\"tcp://127.0.0.1:5555\") as client:\n"
       "        answer = client.request(HandshakeInitMessage())")
-      .def(py::init<const std::string&, double, double, double, double, std::int64_t, std::optional<std::string>,
-                    std::optional<std::pair<std::string, std::string>>>(),
+      .def(py::init(&make_client),
            py::arg("address"), py::arg("timeout") = seconds(defaults.timeout), py::arg("linger") = seconds(defaults.linger),
            py::arg("heartbeat") = seconds(defaults.heartbeat_interval),
            py::arg("heartbeat_timeout") = seconds(defaults.heartbeat_timeout),
@@ -192,20 +155,37 @@ void bind_client(py::module_& module) {
           },
           py::arg("message"), py::arg("timeout") = py::none(),
           "send() then receive(timeout): the answer, an ErrorMessage included.")
-      .def("reconnect", &ClientHandle::reconnect,
+      .def(
+          "reconnect",
+          [](ClientHandle& c) {
+            py::gil_scoped_release released;
+            c.get().reconnect();
+          },
            "Close the socket, dropping whatever was queued or under way, and open a fresh one to the same address "
            "with the same options: after a server restart, to abandon a request for good, or to reopen a closed "
            "client.")
-      .def_property("timeout", &ClientHandle::timeout, &ClientHandle::set_timeout,
+      .def_property(
+          "timeout", [](const ClientHandle& c) { return seconds(c.get().options().timeout); },
+          [](ClientHandle& c, double timeout) { c.get().set_timeout(milliseconds(timeout)); },
                     "Seconds a send, and a receive not given a timeout of its own, wait at most.")
       .def_property_readonly("mechanism", [](ClientHandle& c) { return c.get().mechanism(); },
                              "The socket's security mechanism: \"CURVE\" or \"NULL\".")
-      .def_property_readonly("address", &ClientHandle::address)
-      .def_property_readonly("max_frame_bytes", [](const ClientHandle& c) { return c.options().max_frame_bytes; },
+      .def_property_readonly("address", [](const ClientHandle& c) { return c.get().address(); })
+      .def_property_readonly("max_frame_bytes",
+                             [](const ClientHandle& c) { return c.get().options().max_frame_bytes; },
                              "The largest frame this client reads (0: no limit); a larger one drops the connection.")
-      .def("close", &ClientHandle::close, "Disconnect, waiting at most `linger` for queued messages. Safe to call twice.")
+      .def(
+          "close",
+          [](ClientHandle& c) {
+            py::gil_scoped_release released;
+            c.get().close();
+          },
+          "Disconnect, waiting at most `linger` for queued messages. Safe to call twice.")
       .def("__enter__", [](ClientHandle& c) -> ClientHandle& { return c; }, py::return_value_policy::reference)
-      .def("__exit__", [](ClientHandle& c, const py::args&) { c.close(); });
+      .def("__exit__", [](ClientHandle& c, const py::args&) {
+        py::gil_scoped_release released;
+        c.get().close();
+      });
 }
 
 }  // namespace coupler::python

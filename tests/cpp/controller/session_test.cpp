@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/controller/session.hpp>
@@ -207,6 +208,27 @@ TEST_CASE("step sends the controls and returns readings addressed by name") {
   CHECK(readings.object_sensor("box", ValueType::Position)[0] == 0.5);
   CHECK_THROWS_WITH(readings.angle("arm", "wrist"), Catch::Contains("no joint sensor named 'wrist'"));
   CHECK_THROWS_WITH(readings.object_sensor("box", ValueType::RPY), Catch::Contains("no RPY reading"));
+}
+
+TEST_CASE("a step from an encoded Control reads the answer as step does, and through the layout") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "shoulder", 0.25);
+  const SensorReadings readings = session.step_frame(encode(Message(controls.message())), 0);
+  CHECK(readings.angle("arm", "shoulder") == 0.25);
+  CHECK(readings.values().size() > 0);
+  CHECK(readings.time() == Approx(0.002));
+}
+
+TEST_CASE("a closed session refuses every request until it reconnects") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  session.close();
+  CHECK_THROWS_WITH(session.sensors(), Catch::Contains("is closed"));
+  CHECK_THROWS_WITH(session.client().send(SensorRequestMessage{}), Catch::Contains("is closed"));
+  session.reconnect();
+  CHECK(session.sensors().angle("arm", "shoulder") == 0.0);
 }
 
 TEST_CASE("step readings hold every number of the server's answer") {

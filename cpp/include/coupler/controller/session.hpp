@@ -86,6 +86,11 @@ class Session {
   // camera or kind (the Control is then not applied), and ExtensionNotSupportedError, sending nothing,
   // when the server did not announce "images".
   SensorReadings step(const Controls& controls, const std::vector<ImageRequest>& images);
+  // step(), for a Control already encoded (a ControlLayout's frame, holding
+  // `steps` steps), with `images` as the overload above takes them: the same
+  // exchange without building the Control's message.
+  SensorReadings step_frame(const std::string& control, std::uint64_t steps,
+                            const std::vector<ImageRequest>& images = {});
   // The current state, without stepping.
   SensorReadings sensors();
   // sensors(), with camera images of that state, as step() asks for them.
@@ -108,7 +113,9 @@ class Session {
   void reconnect(bool accept_scene_change = false);
   // Tells the server this controller is leaving, when it announced the
   // "goodbye" extension (a Click server cannot take a message it does not
-  // answer). Called by the destructor.
+  // answer), then disconnects (waiting at most the client's linger for the
+  // goodbye). A closed session throws Error for every request; reconnect()
+  // opens it again. Called by the destructor.
   void close();
 
   // Timing of every exchange so far (the handshake included); clear() it to
@@ -136,6 +143,11 @@ class Session {
   void reestablish(const TimeoutError& cause);
   std::string receive_polling(std::chrono::steady_clock::time_point sent);
   SensorReadings expect_sensors(const Message& request);
+  // Throws ExtensionNotSupportedError for steps above 1 from a server without the "steps" extension.
+  void check_steps(std::uint64_t steps) const;
+  // A plain Control's frame exchanged, its answer read through the layout when it can be.
+  SensorReadings step_plain(const std::string& control);
+  SensorReadings step_with_images(ControlMessage control, const std::vector<ImageRequest>& images);
   void check_images(const std::vector<ImageRequest>& images) const;
   SensorReadings sensors_from(Message answer);
   // `keyframe` names the keyframe asked for, for the message when the server cannot; "" for none.
