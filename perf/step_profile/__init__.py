@@ -1,6 +1,6 @@
 """Where Session.step's own time goes: each part of a step timed on its own,
 against the minimal ROUTER server answering recorded static-scene frames,
-beside plain pyzmq send/recv of the same frames on the same socket.
+beside plain pyzmq send/recv of the same frames on a REQ socket of its own.
 
     python -m perf.step_profile                # 20,000 steps a part, 3 repetitions
     python -m perf.step_profile --quick
@@ -22,9 +22,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+import zmq
 
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.session import Session
+from coupler.wire.errors import Error
+from coupler.wire.flat_layout import FlatLayout
 from perf.common import programs
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
@@ -38,13 +41,16 @@ PARTS = ("Controls.frame", "send", "receive", "SensorLayout.read", "SensorReadin
 WARM_UP = 500
 
 
-def _one_repetition(session: Session, count: int) -> dict[str, float]:
-    """µs per round trip of each part, the whole step, and plain send + recv, in one repetition."""
+def _one_repetition(session: Session, socket: zmq.Socket, count: int) -> dict[str, float]:
+    """µs per round trip of each part, the whole step, and plain send + recv on `socket`, in one repetition."""
     controls = session.controls()
-    flat = session._flat_layout()
+    try:
+        flat = FlatLayout(session.handshake)
+    except Error:
+        flat = None
     if flat is None:
         raise BenchmarkError("the static scene has no flat layout: Session.step goes through messages")
-    client, socket, clock = session.client, session.client._socket, time.perf_counter
+    client, clock = session.client, time.perf_counter
     frame = controls.frame()
     started = clock()
     for _ in range(count):
@@ -83,12 +89,15 @@ def measure(count: int, repetitions: int, workdir: Path) -> dict[str, list[float
     command = [str(programs.recorded_server()), "--addr", address, *recording.flags()]
     figures: dict[str, list[float]] = {}
     with ServerProcess(command, workdir / "recorded.log", handshake_address=address):
-        with Session(address) as session:
+        with Session(address) as session, zmq.Context.instance().socket(zmq.REQ) as socket:
+            socket.connect(address)
             controls = session.controls()
             for _ in range(WARM_UP):
                 session.step(controls)
+                socket.send(controls.frame())
+                socket.recv()
             for repetition in range(1, repetitions + 1):
-                for name, value in _one_repetition(session, count).items():
+                for name, value in _one_repetition(session, socket, count).items():
                     figures.setdefault(name, []).append(value)
                 log.info("[rep %d/%d] whole step %.1f us, plain send + recv %.1f us", repetition, repetitions,
                          figures["whole step"][-1], figures["plain send + recv"][-1])

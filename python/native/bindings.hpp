@@ -1,6 +1,5 @@
 #pragma once
 // The parts of coupler._native, each adding its classes to the module.
-// (tests/native adds the test-only parts in a development build.)
 
 #include <pybind11/pybind11.h>
 
@@ -9,6 +8,8 @@ namespace coupler::python {
 // C++ exceptions become the coupler.errors classes of the same name.
 void register_errors();
 void bind_server(pybind11::module_& module);
+void bind_client(pybind11::module_& module);
+void bind_session(pybind11::module_& module);
 void bind_layouts(pybind11::module_& module);
 void bind_scatter_gather(pybind11::module_& module);
 void bind_curve_keys(pybind11::module_& module);
@@ -27,8 +28,5 @@ void bind_version(pybind11::module_& module);
 void bind_shared_ring(pybind11::module_& module);
 void bind_shared_channel(pybind11::module_& module);
 void bind_step_chunks(pybind11::module_& module);
-// coupler._native.testing in a development build (COUPLER_PYTHON_TEST_BINDINGS);
-// nothing in the shipped module.
-void add_testing_submodule(pybind11::module_& module);
 
 }  // namespace coupler::python

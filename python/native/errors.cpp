@@ -29,6 +29,13 @@ void register_errors() {
     } catch (const ProtocolError& e) {
       py::object code = py::module_::import("coupler.wire.messages").attr("ErrorCode")(static_cast<int>(e.code()));
       raise("ProtocolError", py::make_tuple(e.text(), code));
+    } catch (const ExtensionNotSupportedError& e) {
+      // The Python class is built from its parts; the C++ one keeps the whole text and the extension.
+      py::object type = py::module_::import("coupler.wire.errors").attr("ExtensionNotSupportedError");
+      py::object error = type.attr("__new__")(type);
+      py::module_::import("builtins").attr("Exception").attr("__init__")(error, e.what());
+      error.attr("extension") = e.extension();
+      PyErr_SetObject(type.ptr(), error.ptr());
     } catch (const RemoteError& e) {
       raise("RemoteError", py::make_tuple(e.code(), e.text()));
     } catch (const Error& e) {

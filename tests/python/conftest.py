@@ -25,8 +25,8 @@ def make_address(tmp_path: Path) -> Callable[[str], str]:
     """A factory: make_address("inproc" | "ipc" | "tcp") gives a fresh address of that transport.
 
     tcp:// is 127.0.0.1 with a port that was free a moment ago.
-    inproc:// addresses reach only sockets of the same zmq.Context, which
-    Client and Server share by default (the process-wide one).
+    inproc:// addresses reach only sockets of the same ZeroMQ context: the C++
+    Client and Server share one, pyzmq sockets have their own.
     """
     ipc_names = itertools.count()
 

@@ -159,6 +159,7 @@ void Session::reestablish(const TimeoutError& cause) {
 
 void Session::reconnect(bool accept_scene_change) {
   client_.reconnect();
+  open_ = true;  // a fresh connection: a closed session is open again
   channel_.reset();
   channel_ready_ = false;
   HandshakeMessage handshake = expect_handshake(exchange_once(handshake_init()));
@@ -172,7 +173,6 @@ void Session::reconnect(bool accept_scene_change) {
                             "it");
   }
   use_handshake(std::move(handshake));
-  open_ = true;
 }
 
 Message Session::exchange_once(const Message& request) {
@@ -183,6 +183,7 @@ Message Session::exchange_once(const Message& request) {
 }
 
 std::string Session::exchange_frame(const std::string& request) {
+  if (!open_) throw Error("the session with " + client_.address() + " is closed: open a new one");
   using Clock = std::chrono::steady_clock;
   const auto sent = Clock::now();
   client_.send_frame(request);
@@ -197,7 +198,7 @@ std::string Session::exchange_frame(const std::string& request) {
 }
 
 std::string Session::exchange_plain(const std::string& request) {
-  if (!channel_ || !channel_ready_ || request.size() > channel_->capacity()) return exchange_frame(request);
+  if (!open_ || !channel_ || !channel_ready_ || request.size() > channel_->capacity()) return exchange_frame(request);
   using Clock = std::chrono::steady_clock;
   const auto sent = Clock::now();
   std::string answer;
@@ -249,21 +250,41 @@ SensorReadings Session::sensors_from(Message answer) {
   return SensorReadings(handshake_, std::move(*sensors), after_reset, shared_);
 }
 
-SensorReadings Session::step(const Controls& controls) {
-  const std::uint64_t steps = controls.message().steps;
+void Session::check_steps(std::uint64_t steps) const {
   if (steps > 1 && !handshake_.supports(kExtensionSteps)) {
     const std::string server = handshake_.server ? "the server '" + handshake_.server->name + "' " +
                                                        handshake_.server->version
                                                  : std::string("this Click server");
     throw ExtensionNotSupportedError(kExtensionSteps, std::to_string(steps) + " steps per Control", server);
   }
+}
+
+SensorReadings Session::step(const Controls& controls) {
+  check_steps(controls.message().steps);
   if (options_.trace || !layout_) return expect_sensors(controls.message());
+  return step_plain(encode(controls.message()));
+}
+
+SensorReadings Session::step_frame(const std::string& control, std::uint64_t steps,
+                                   const std::vector<ImageRequest>& images) {
+  if (!images.empty()) {
+    auto message = decode(control);
+    auto* decoded = std::get_if<ControlMessage>(&message);
+    if (!decoded) throw Error("step_frame: the frame is a " + std::string(to_string(type_of(message))) + ", not a Control");
+    return step_with_images(std::move(*decoded), images);
+  }
+  check_steps(steps);
+  if (options_.trace || !layout_) return expect_sensors(decode(control));
+  return step_plain(control);
+}
+
+SensorReadings Session::step_plain(const std::string& control) {
   // The common case without a message either way: the Sensor frame read
   // straight into the layout's numbers. Anything else (a Reset, an error, a
   // frame of another shape) is decoded as before.
   std::string answer;
   try {
-    answer = exchange_plain(encode(controls.message()));
+    answer = exchange_plain(control);
   } catch (const TimeoutError& timeout) {
     recover(timeout, MessageType::Control);
     throw;  // not reached: a Control is never sent again
@@ -292,10 +313,12 @@ void Session::check_images(const std::vector<ImageRequest>& images) const {
 
 SensorReadings Session::step(const Controls& controls, const std::vector<ImageRequest>& images) {
   if (images.empty()) return step(controls);
+  return step_with_images(controls.message(), images);
+}
+
+SensorReadings Session::step_with_images(ControlMessage control, const std::vector<ImageRequest>& images) {
   check_images(images);
-  const std::uint64_t steps = controls.message().steps;
-  if (steps > 1 && !handshake_.supports(kExtensionSteps)) return step(controls);  // refused there, in its words
-  ControlMessage control = controls.message();
+  check_steps(control.steps);
   control.images = images;
   control.shared_memory = shared_ != nullptr;
   if (!images_through_channel()) return expect_sensors(control);
@@ -383,17 +406,26 @@ Controls Session::controls() {
   return controls;
 }
 
-void Session::reset() { reset_with(ResetMessage{}); }
+void Session::reset(std::vector<double> qpos, std::vector<double> qvel) {
+  ResetMessage request;
+  request.qpos = std::move(qpos);
+  request.qvel = std::move(qvel);
+  reset_with(request);
+}
 
-void Session::reset_to_keyframe(const std::string& name) {
+void Session::reset_to_keyframe(const std::string& name, std::vector<double> qpos, std::vector<double> qvel) {
   ResetMessage request;
   request.keyframe = name;
+  request.qpos = std::move(qpos);
+  request.qvel = std::move(qvel);
   reset_with(request, "'" + name + "'");
 }
 
-void Session::reset_to_keyframe(std::uint32_t index) {
+void Session::reset_to_keyframe(std::uint32_t index, std::vector<double> qpos, std::vector<double> qvel) {
   ResetMessage request;
   request.keyframe_index = index;
+  request.qpos = std::move(qpos);
+  request.qvel = std::move(qvel);
   reset_with(request, std::to_string(index));
 }
 
@@ -412,9 +444,18 @@ void Session::reset_with(const ResetMessage& request, const std::string& keyfram
 void Session::close() {
   if (!open_) return;
   open_ = false;
+  channel_.reset();
+  channel_ready_ = false;
   // An ErrorMessage from a controller means "leaving"; the server sends no answer.
-  if (!handshake_.supports(kExtensionGoodbye)) return;
-  client_.send(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), "controller closed the session"});
+  try {
+    if (handshake_.supports(kExtensionGoodbye)) {
+      client_.send(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), "controller closed the session"});
+    }
+  } catch (...) {
+    client_.close();
+    throw;
+  }
+  client_.close();
 }
 
 }  // namespace coupler

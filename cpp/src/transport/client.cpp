@@ -61,13 +61,20 @@ struct Client::Impl {
   // does not set it again.
   int receive_timeout_ms = -1;
 
+  // The socket, when the client has not been closed.
+  zmq::socket_t& live() {
+    if (!socket) throw Error("the client of " + address + " is closed: open a new one");
+    return socket;
+  }
+
   // Reads one whole answer if there is one; the REQ socket has already
   // removed the envelope. Never blocks: poll also wakes for a late answer to
   // an abandoned request, which the socket then drops, leaving nothing.
   std::optional<std::string> read_answer() {
     zmq::message_t frame;
+    zmq::socket_t& s = live();
     const auto received =
-        on_socket("receiving from ", address, [&] { return socket.recv(frame, zmq::recv_flags::dontwait); });
+        on_socket("receiving from ", address, [&] { return s.recv(frame, zmq::recv_flags::dontwait); });
     if (!received) return std::nullopt;
     return only_frame(frame);
   }
@@ -79,6 +86,7 @@ struct Client::Impl {
   // and waits on. nullopt when the time passed or a signal interrupted it.
   std::optional<std::string> await_answer(std::chrono::milliseconds timeout) {
     const int ms = static_cast<int>(std::min<std::chrono::milliseconds::rep>(timeout.count(), INT_MAX));
+    live();
     if (ms != receive_timeout_ms) {
       on_socket("setting the receive timeout for ", address, [&] { socket.set(zmq::sockopt::rcvtimeo, ms); return 0; });
       receive_timeout_ms = ms;
@@ -124,8 +132,9 @@ Client& Client::operator=(Client&&) noexcept = default;
 void Client::send(const Message& message) { send_frame(encode(message)); }
 
 void Client::send_frame(const std::string& frame) {
+  zmq::socket_t& socket = impl_->live();
   auto sent = on_socket("sending to ", impl_->address,
-                        [&] { return impl_->socket.send(zmq::buffer(frame), zmq::send_flags::none); });
+                        [&] { return socket.send(zmq::buffer(frame), zmq::send_flags::none); });
   if (!sent) {
     throw TimeoutError("could not send to " + impl_->address + " within " +
                        std::to_string(impl_->options.timeout.count()) + " ms");
@@ -158,7 +167,7 @@ std::optional<Message> Client::try_receive() {
 
 std::optional<std::string> Client::try_receive_frame() { return impl_->read_answer(); }
 
-bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_readable(impl_->socket, timeout); }
+bool Client::wait(std::chrono::milliseconds timeout) { return detail::wait_readable(impl_->live(), timeout); }
 
 Message Client::request(const Message& message) {
   send(message);
@@ -168,13 +177,17 @@ Message Client::request(const Message& message) {
 void Client::reconnect() {
   // Nothing queued on the old socket may reach a restarted server later: a
   // Control the caller gave up on must not be applied behind its back.
-  impl_->socket.set(zmq::sockopt::linger, 0);
-  impl_->socket.close();
+  if (impl_->socket) {
+    impl_->socket.set(zmq::sockopt::linger, 0);
+    impl_->socket.close();
+  }
   impl_->open();
 }
 
+void Client::close() { impl_->socket.close(); }
+
 std::string Client::mechanism() const {
-  switch (impl_->socket.get(zmq::sockopt::mechanism)) {
+  switch (impl_->live().get(zmq::sockopt::mechanism)) {
     case ZMQ_CURVE:
       return "CURVE";
     case ZMQ_NULL:
@@ -186,5 +199,13 @@ std::string Client::mechanism() const {
 
 const std::string& Client::address() const noexcept { return impl_->address; }
 const ClientOptions& Client::options() const noexcept { return impl_->options; }
+
+void Client::set_timeout(std::chrono::milliseconds timeout) {
+  if (impl_->socket) {
+    on_socket("setting the send timeout for ", impl_->address,
+              [&] { impl_->socket.set(zmq::sockopt::sndtimeo, static_cast<int>(timeout.count())); return 0; });
+  }
+  impl_->options.timeout = timeout;
+}
 
 }  // namespace coupler

@@ -1,73 +1,30 @@
-"""What a controller author uses: connect and handshake once, then step."""
+"""What a controller author uses: connect and handshake once, then step.
+
+The session is the C++ `coupler::Session`, bound: the handshake, timeouts and
+reconnecting, the shared channel, polling and the round-trip statistics are
+the C++ library's. This module gives it the Python Controls and SensorReadings.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
-import zmq
+import numpy as np
 
-from coupler.transport.client import Client
-from coupler.transport.options import DEFAULT_TIMEOUT
-from coupler.wire.codec import decode, encode
+from coupler import _native
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
-from coupler.controller.shared_channel import SharedChannel
-from coupler.controller.shared_images import SharedImages, on_this_host
-from coupler.wire.errors import Error, ProtocolError, ReconnectedError, RemoteError, SceneChangedError
-from coupler.wire.errors import ExtensionNotSupportedError
-from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import (
-    EXTENSION_IMAGES,
-    EXTENSION_KEYFRAMES,
-    EXTENSION_GOODBYE,
-    EXTENSION_STEPS,
-    PROTOCOL_VERSION,
-    ErrorCode,
-    ErrorMessage,
-    HandshakeInitMessage,
-    HandshakeMessage,
-    ImageRequest,
-    Message,
-    ResetMessage,
-    SensorMessage,
-    SensorRequestMessage,
-    ValueType,
-)
-from coupler.wire.errors import TimeoutError
 from coupler.controller.round_trip_stats import RoundTripStats
 from coupler.controller.sensor_readings import SensorReadings
+from coupler.controller.shared_images import SharedImages
+from coupler.transport.client import Client
+from coupler.transport.options import DEFAULT_TIMEOUT
+from coupler.wire.errors import Error, ExtensionNotSupportedError, ProtocolError
+from coupler.wire.flat_layout import FlatLayout
+from coupler.wire.messages import EXTENSION_IMAGES, ErrorCode, HandshakeMessage, Message, SensorMessage
 
 Trace = Callable[[str, Message], None]
-T = TypeVar("T")
-
-
-def _flat_layout_of(handshake: HandshakeMessage) -> FlatLayout | None:
-    try:
-        return FlatLayout(handshake)
-    except Error:
-        return None  # a sensor type no reading can carry: such a scene goes through messages
-
-
-def _unexpected(answer: Message, expected: str) -> Exception:
-    if isinstance(answer, ErrorMessage):
-        return RemoteError(answer.code, answer.text)
-    return ProtocolError(f"expected {expected}, got {type(answer).__name__}", ErrorCode.UNEXPECTED_MESSAGE)
-
-
-_MOCAP_TYPES = (ValueType.MOCAP_POSITION, ValueType.MOCAP_QUATERNION)
-
-
-def _quaternion(roll: float, pitch: float, yaw: float) -> list[float]:
-    """(w, x, y, z) of roll, pitch and yaw: the inverse of the server's quaternion-to-RPY (z-y-x), within rounding."""
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    return [cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
-            cr * cp * sy - sr * sp * cy]
 
 
 class Session:
@@ -94,7 +51,6 @@ class Session:
         timeout: float = DEFAULT_TIMEOUT,
         polling: bool = False,
         trace: Trace | None = None,
-        context: zmq.Context | None = None,
         reconnect_attempts: int = 0,
         reset: bool = False,
         shared_memory: bool = True,
@@ -110,8 +66,9 @@ class Session:
         `polling` waits for answers by polling without blocking, sleeping in
         zmq_poll between polls, as a controller with other work would
         (default: blocking receive). `trace` is called with "send" or "recv"
-        and each message. `transport` options (heartbeat, heartbeat_timeout,
-        max_frame_bytes, curve_server_key, curve_key_pair) go to the Client.
+        and each message. `transport` options (linger, heartbeat,
+        heartbeat_timeout, max_frame_bytes, curve_server_key, curve_key_pair)
+        go to the Client.
 
         `reconnect_attempts` (default 0: never): when a request times out,
         reconnect and handshake again up to this many times, each waiting up
@@ -130,54 +87,46 @@ class Session:
         lease the server's shared channel in the handshake and send Controls
         and reads through it (futex wake-ups rather than the socket; those
         asking for images when they come through shared memory; see
-        coupler.controller.shared_channel). A server without one,
+        coupler/transport/shared_channel.hpp). A server without one,
         or a tcp:// address: everything goes through the socket, silently.
         RemoteError (SERVER_BUSY) when another controller holds the channel.
         """
-        self.client = Client(address, timeout=timeout, context=context, **transport)
+        self._native = _native.Session(address, timeout=timeout, polling=polling, trace=trace,
+                                       reconnect_attempts=reconnect_attempts, shared_memory=shared_memory,
+                                       shared_channel=shared_channel, **transport)
+        self.client: Client = self._native.client
         self.timeout = timeout
         self.reconnect_attempts = reconnect_attempts
         self.polling = polling
         self.trace = trace
-        # Timing of every exchange so far (the handshake included); clear() it
-        # to time a phase of its own.
-        self.stats = RoundTripStats()
-        self._open = True
-        # The flat layout of the handshake it was made for: steps are sent
-        # and read through it rather than through messages.
-        self._flat: FlatLayout | None = None
-        self._flat_handshake: HandshakeMessage | None = None
         self._shared_memory = shared_memory
-        # The server's ring, mapped, when images come through shared memory.
-        self.shared_images: SharedImages | None = None
-        self._shared_channel = shared_channel
-        # The server's channel, mapped, when this session leased it.
-        self._channel: SharedChannel | None = None
-        try:
-            self.handshake: HandshakeMessage = self._handshake()
-            if reset:
+        self._use_handshake()
+        if reset:
+            try:
                 self.reset()
-        except BaseException:
-            self._open = False
-            self.client.close()
-            raise
+            except BaseException:
+                self._native.close()
+                raise
 
-    def _handshake(self) -> HandshakeMessage:
-        self._channel = None
-        asked = self._shared_channel and on_this_host(self.client.address)
-        answer = self._exchange_once(HandshakeInitMessage(shared_channel=asked))
-        if not isinstance(answer, HandshakeMessage):
-            raise _unexpected(answer, "Handshake")
-        if answer.version != PROTOCOL_VERSION:
-            raise ProtocolError(f"server speaks protocol version {answer.version}", ErrorCode.VERSION_NOT_SUPPORTED)
-        self.shared_images = SharedImages.mapped(self.client.address, answer) if self._shared_memory else None
-        self._channel = SharedChannel.leased(self.client.address, answer) if asked else None
-        return answer
+    def _use_handshake(self) -> None:
+        self.handshake: HandshakeMessage = self._native.handshake
+        # The server's ring, mapped, when images come through shared memory.
+        self.shared_images = (SharedImages.mapped(self.client.address, self.handshake)
+                              if self._shared_memory else None)
+        try:
+            self._flat: FlatLayout | None = FlatLayout(self.handshake)
+        except Error:
+            self._flat = None  # a sensor type no reading can carry: such a scene goes through messages
+
+    @property
+    def stats(self) -> RoundTripStats:
+        """Timing of every exchange so far (the handshake included); clear() it to time a phase of its own."""
+        return self._native.stats
 
     @property
     def shared_channel(self) -> bool:
         """Whether the server leased this session its shared channel (and no wait through it timed out)."""
-        return self._channel is not None and self._channel.open
+        return self._native.shared_channel
 
     def reconnect(self, accept_scene_change: bool = False) -> None:
         """Open a fresh connection to the same address and do the handshake again.
@@ -186,18 +135,8 @@ class Session:
         now describes a different scene, unless `accept_scene_change`.
         TimeoutError when the server does not answer within the timeout.
         """
-        self.client.reconnect()
-        self._open = True  # a fresh connection: a closed session is open again
-        handshake = self._handshake()
-        # A restarted server offers a ring of its own: the same scene all the same.
-        unshared = dataclasses.replace(handshake, shared_memory=self.handshake.shared_memory,
-                                       shared_channel=self.handshake.shared_channel)
-        if not accept_scene_change and unshared != self.handshake:
-            raise SceneChangedError(
-                f"the server at {self.client.address} now describes a different scene than this session was "
-                "using; reconnect(accept_scene_change=True) accepts it"
-            )
-        self.handshake = handshake
+        self._native.reconnect(accept_scene_change)
+        self._use_handshake()
 
     def controls(self) -> Controls:
         """A fresh Controls for this scene that holds its current state, events off.
@@ -211,150 +150,31 @@ class Session:
         (no torque, no speed). Without such controls nothing is asked of the server.
         """
         controls = Controls(self.handshake)
-        mocap = [name for name, described in self.handshake.objects.items()
-                 if any(t in _MOCAP_TYPES for t in described.control_types)]
-        holding = [
-            (name, control, target)
-            for name, described in self.handshake.objects.items()
-            for control, value_type, target in zip(described.controls, described.control_types,
-                                                   described.control_targets)
-            if value_type in (ValueType.ANGLE, ValueType.LINEAR_POSITION) and target in described.joint_sensors
-        ]
-        if holding or mocap:
-            readings = self.sensors()
-            for name, control, target in holding:
-                controls.set(name, control, readings.angle(name, target))
-            for name in mocap:
-                # The pose in control order: x, y, z, then w, x, y, z.
-                pose = {ValueType.MOCAP_POSITION: readings.object_sensor(name, ValueType.POSITION).tolist(),
-                        ValueType.MOCAP_QUATERNION: _quaternion(*readings.object_sensor(name, ValueType.RPY).tolist())}
-                described = self.handshake.objects[name]
-                for control, value_type in zip(described.controls, described.control_types):
-                    if value_type in pose:
-                        controls.set(name, control, pose[value_type].pop(0))
+        for name, values in self._native.control_values().items():
+            if values:
+                controls[name] = values
         return controls
 
-    def _exchange(self, request: Message, through_channel: bool = False) -> Message:
-        return self._with_reconnect(
-            lambda: self._exchange_once(request, through_channel), type(request).__name__,
-            isinstance(request, SensorRequestMessage)
-        )
-
-    def _with_reconnect(self, exchange: Callable[[], T], kind: str, resendable: bool) -> T:
-        try:
-            return exchange()
-        except TimeoutError as timeout:
-            self._reconnect_after(timeout, kind, resendable)
-        return exchange()
-
-    def _reconnect_after(self, timeout: TimeoutError, kind: str, resendable: bool) -> None:
-        """After a request timed out: reconnect, or raise the timeout when the session does not; then raise
-        ReconnectedError unless the request may be sent again."""
-        if self.reconnect_attempts <= 0:
-            raise timeout
-        self._reestablish(timeout)
-        if not resendable:
-            raise ReconnectedError(
-                f"no answer to a {kind} from {self.client.address}; the session reconnected "
-                "with a new handshake (the server may have restarted), and the request was not sent again since "
-                "it may have been applied"
-            )
-
-    def _reestablish(self, cause: TimeoutError) -> None:
-        for _ in range(self.reconnect_attempts):
-            try:
-                self.reconnect()
-                return
-            except TimeoutError:
-                continue  # the server is not back yet; each attempt waits one timeout
-        raise TimeoutError(f"{cause}; {self.reconnect_attempts} reconnect attempts found no server") from cause
-
-    def _exchange_once(self, request: Message, through_channel: bool = False) -> Message:
-        if self.trace:
-            self.trace("send", request)
-        sent = time.perf_counter()
-        answer = decode(self._round_trip(encode(request), sent, through_channel))
-        self.stats.add_round_trip(time.perf_counter() - sent)
-        if self.trace:
-            self.trace("recv", answer)
-        return answer
-
-    def _step_once(self, controls: Controls, flat: FlatLayout) -> SensorReadings | Message:
-        """One Control sent from the arrays; the answer read into a new array when it is a
-        SensorMessage of the scene's shape, decoded otherwise."""
-        sent = time.perf_counter()
-        answer = self._round_trip(controls.frame(), sent, through_channel=True)
-        read = flat.sensors.read(answer)
-        if read is not None and self._channel is not None:
-            # Stepped: the server now serves this controller's requests through its channel too.
-            self._channel.ready = True
-        result = decode(answer) if read is None else SensorReadings.from_array(self.handshake, flat, *read)
-        self.stats.add_round_trip(time.perf_counter() - sent)
-        return result
-
-    def _round_trip(self, frame: bytes, sent: float, through_channel: bool = False) -> bytes:
-        """The answer to `frame`, `through_channel` when the shared channel is leased and ready (else, or when
-        the server hands it back, through the socket)."""
-        if not self._open:
-            raise Error(f"the session with {self.client.address} is closed: open a new one")
-        if through_channel and self._channel is not None:
-            answer = self._channel.exchange(frame, self.timeout)
-            if answer is not None:
-                self.stats.add_blocked(time.perf_counter() - sent)  # asleep in the futex until the answer came
-                return answer
-        self.client.send_frame(frame)
-        if self.polling:
-            return self._receive_polling(sent)
-        answer = self.client.receive_frame()
-        self.stats.add_blocked(time.perf_counter() - sent)
-        return answer
-
-    def _receive_polling(self, sent: float) -> bytes:
-        deadline = sent + self.timeout
-        while True:
-            start = time.perf_counter()
-            answer = self.client.try_receive_frame()
-            polled = time.perf_counter()
-            self.stats.add_blocked(polled - start)
-            if answer is not None:
-                return answer
-            if polled >= deadline:
-                raise TimeoutError(f"no answer from {self.client.address} within {self.timeout} s")
-            # Sleeps until the answer arrives or 1 ms passes: no spinning, no added latency.
-            self.client.wait(0.001)
-            self.stats.add_idle(time.perf_counter() - polled)
-
-    def _flat_layout(self) -> FlatLayout | None:
-        if self._flat_handshake is not self.handshake:
-            self._flat = _flat_layout_of(self.handshake)
-            self._flat_handshake = self.handshake
-        return self._flat
-
-    def _readings_of(self, answer: Message) -> SensorReadings:
-        after_reset = isinstance(answer, ResetMessage)
-        if after_reset:
-            # The simulation was reset from its side; fetch the state it now has.
-            answer = self._exchange(SensorRequestMessage())
-        if not isinstance(answer, SensorMessage):
-            raise _unexpected(answer, "Sensor")
-        if any(image.shared is not None for image in answer.images):
+    def _readings(self, values: np.ndarray | None, time: float, message: SensorMessage | None,
+                  after_reset: bool) -> SensorReadings:
+        if values is not None and self._flat is not None:
+            return SensorReadings.from_array(self.handshake, self._flat, values, time)
+        assert message is not None
+        if any(image.shared is not None for image in message.images):
             if self.shared_images is None:
                 raise ProtocolError("an answer's images lie in shared memory this session did not map",
                                     ErrorCode.MALFORMED_FRAME)
-            self.shared_images.resolve(answer.images)
-        return SensorReadings(self.handshake, answer, after_reset)
+            self.shared_images.resolve(message.images)
+        return SensorReadings(self.handshake, message, after_reset)
 
-    def _sensors_for(self, request: Message, through_channel: bool = False) -> SensorReadings:
-        return self._readings_of(self._exchange(request, through_channel))
-
-    def _images_through_channel(self) -> bool:
-        """Whether requests for images go through the shared channel: their images then come through the ring,
-        so the answer fits the channel's frames."""
-        return self._channel is not None and self.shared_images is not None and not self.trace
-
-    def _server_name(self) -> str:
-        server = self.handshake.server
-        return "this Click server" if server is None else f"the server '{server.name}' {server.version}"
+    def _image_requests(self, images: Mapping[str, Asked] | None) -> list | None:
+        if not images:
+            return None
+        if not self.handshake.supports(EXTENSION_IMAGES):
+            server = self.handshake.server
+            name = "this Click server" if server is None else f"the server '{server.name}' {server.version}"
+            raise ExtensionNotSupportedError(EXTENSION_IMAGES, f"images of {', '.join(images)}", name)
+        return image_requests(images)
 
     def step(self, controls: Controls, images: Mapping[str, Asked] | None = None) -> SensorReadings:
         """Send the controls, let the simulation step, return the new state.
@@ -369,39 +189,12 @@ class Session:
         above 1 when the server did not announce the "steps" extension, and for
         images from a server without "images".
         """
-        if isinstance(controls.steps, int) and controls.steps > 1 and not self.handshake.supports(EXTENSION_STEPS):
-            raise ExtensionNotSupportedError(
-                EXTENSION_STEPS, f"{controls.steps} steps per Control", self._server_name()
-            )
-        if images:
-            control = controls.message()
-            control.images = self._image_requests(images)
-            control.shared_memory = self.shared_images is not None
-            return self._sensors_for(control, self._images_through_channel())
-        # A trace sees every message, so it goes through messages.
-        flat = None if self.trace else self._flat_layout()
-        if flat is None:
-            return self._sensors_for(controls.message())
-        # Called straight rather than through _with_reconnect: no closure to make on every step.
-        try:
-            answer = self._step_once(controls, flat)
-        except TimeoutError as timeout:
-            self._reconnect_after(timeout, "ControlMessage", resendable=False)
-            raise  # not reached: _reconnect_after raises for a Control
-        return answer if isinstance(answer, SensorReadings) else self._readings_of(answer)
+        requests = self._image_requests(images)
+        return self._readings(*self._native.step(controls.frame(), controls.steps, requests))
 
     def sensors(self, images: Mapping[str, Asked] | None = None) -> SensorReadings:
         """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
-        if images:
-            return self._sensors_for(SensorRequestMessage(images=self._image_requests(images),
-                                                          shared_memory=self.shared_images is not None),
-                                     self._images_through_channel())
-        return self._readings_of(self._exchange(SensorRequestMessage(), through_channel=not self.trace))
-
-    def _image_requests(self, images: Mapping[str, Asked]) -> list[ImageRequest]:
-        if not self.handshake.supports(EXTENSION_IMAGES):
-            raise ExtensionNotSupportedError(EXTENSION_IMAGES, f"images of {', '.join(images)}", self._server_name())
-        return image_requests(images)
+        return self._readings(*self._native.sensors(self._image_requests(images)))
 
     def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = (), keyframe: str | int | None = None) -> None:
         """Restore the initial state; the simulation waits for the next step.
@@ -414,20 +207,8 @@ class Session:
         scenes): then start from these generalised positions and velocities,
         all of the model's, in its order; RemoteError when the server cannot.
         """
-        request = ResetMessage(qpos=[float(v) for v in qpos], qvel=[float(v) for v in qvel])
-        if keyframe is not None:
-            if not self.handshake.supports(EXTENSION_KEYFRAMES):
-                raise ExtensionNotSupportedError(EXTENSION_KEYFRAMES, f"a Reset to keyframe {keyframe!r}",
-                                                 self._server_name())
-            if isinstance(keyframe, str):
-                request.keyframe = keyframe
-            else:
-                request.keyframe_index = int(keyframe)
-        if self._channel is not None:
-            self._channel.ready = False  # the reset simulation waits for a step through the socket
-        answer = self._exchange(request)
-        if not isinstance(answer, ResetMessage):
-            raise _unexpected(answer, "Reset")
+        self._native.reset([float(v) for v in qpos], [float(v) for v in qvel],
+                           keyframe if keyframe is None or isinstance(keyframe, str) else int(keyframe))
 
     def close(self) -> None:
         """Tell the server this controller is leaving (no answer follows), then disconnect.
@@ -435,15 +216,7 @@ class Session:
         The goodbye goes only to a server that announced the "goodbye"
         extension: a Click server cannot take a message it does not answer.
         """
-        if not self._open:
-            return
-        self._open = False
-        self._channel = None
-        try:
-            if self.handshake.supports(EXTENSION_GOODBYE):
-                self.client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="controller closed the session"))
-        finally:
-            self.client.close()
+        self._native.close()
 
     def __enter__(self) -> Session:
         return self

@@ -40,7 +40,7 @@ class Request:
 
 
 class Server:
-    """Binds a ROUTER socket on tcp://, ipc:// or inproc:// (inproc reaches only this server's own context).
+    """Binds a ROUTER socket on tcp://, ipc:// or inproc:// (inproc reaches the C++ clients of this process, `Client`).
 
     REQ peers (Click controllers among them) connect as to a REP server. A
     bad frame never reaches the caller and never stops the server: it is

@@ -180,3 +180,16 @@ TEST_CASE("a session whose wait through the channel times out gives the channel 
   CHECK_FALSE(session.shared_channel());
   CHECK(angle(session.step(controls)) == 2.0);
 }
+
+TEST_CASE("a session that leases the channel but takes no shared memory asks for images through the socket") {
+  ChannelServer server(true);
+  SessionOptions options{ClientOptions{2000ms}};
+  options.shared_channel = true;
+  options.shared_memory = false;
+  Session session(server.endpoint(), options);
+  REQUIRE(session.shared_channel());
+  Controls controls = session.controls();
+  CHECK(angle(session.step(controls)) == 1.0);
+  CHECK(angle(session.sensors({{"eye", {"depth"}}})) == 2.0);
+  CHECK(angle(session.step(controls)) == 101.0);
+}

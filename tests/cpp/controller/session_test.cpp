@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/controller/session.hpp>
@@ -209,6 +210,27 @@ TEST_CASE("step sends the controls and returns readings addressed by name") {
   CHECK_THROWS_WITH(readings.object_sensor("box", ValueType::RPY), Catch::Contains("no RPY reading"));
 }
 
+TEST_CASE("a step from an encoded Control reads the answer as step does, and through the layout") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  Controls controls = session.controls();
+  controls.set("arm", "shoulder", 0.25);
+  const SensorReadings readings = session.step_frame(encode(Message(controls.message())), 0);
+  CHECK(readings.angle("arm", "shoulder") == 0.25);
+  CHECK(readings.values().size() > 0);
+  CHECK(readings.time() == Approx(0.002));
+}
+
+TEST_CASE("a closed session refuses every request until it reconnects") {
+  EchoServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  session.close();
+  CHECK_THROWS_WITH(session.sensors(), Catch::Contains("is closed"));
+  CHECK_THROWS_WITH(session.client().send(SensorRequestMessage{}), Catch::Contains("is closed"));
+  session.reconnect();
+  CHECK(session.sensors().angle("arm", "shoulder") == 0.0);
+}
+
 TEST_CASE("step readings hold every number of the server's answer") {
   EchoServer server;
   Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
@@ -351,6 +373,25 @@ TEST_CASE("a reset to a keyframe asks by name or by index a server that announce
   CHECK(std::get<ResetMessage>(received[1]).keyframe == "home");
   CHECK_FALSE(std::get<ResetMessage>(received[1]).keyframe_index);
   CHECK(std::get<ResetMessage>(received[2]).keyframe_index == std::optional<std::uint32_t>(0));
+}
+
+TEST_CASE("a reset to a given state sends its qpos and qvel, alone or with a keyframe") {
+  ServerInfo info = coupler_server();
+  info.extensions.push_back(kExtensionKeyframes);
+  EchoServer server(-1, false, info);
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  session.reset({0.1, 0.2}, {0.3, 0.4});
+  session.reset_to_keyframe("home", {0.5, 0.6});
+  const std::vector<Message> received = server.stop();
+  REQUIRE(received.size() == 3);
+  const auto& state = std::get<ResetMessage>(received[1]);
+  CHECK(state.qpos == std::vector<double>{0.1, 0.2});
+  CHECK(state.qvel == std::vector<double>{0.3, 0.4});
+  CHECK(state.keyframe.empty());
+  const auto& keyframe = std::get<ResetMessage>(received[2]);
+  CHECK(keyframe.keyframe == "home");
+  CHECK(keyframe.qpos == std::vector<double>{0.5, 0.6});
+  CHECK(keyframe.qvel.empty());
 }
 
 TEST_CASE("a reset to a keyframe on a server without the keyframes extension throws and sends nothing") {

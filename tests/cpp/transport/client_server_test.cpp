@@ -63,6 +63,17 @@ TEST_CASE("receive throws TimeoutError within its timeout when the server never 
   CHECK(waited < 1500ms);
 }
 
+TEST_CASE("a timeout set after connecting is the one receive waits by default") {
+  Server server(fresh_address("inproc"));
+  Client client(server.endpoint(), ClientOptions{5000ms});
+  client.set_timeout(50ms);
+  CHECK(client.options().timeout == 50ms);
+  client.send(SensorRequestMessage{});
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(client.receive(), TimeoutError);
+  CHECK(std::chrono::steady_clock::now() - start < 1500ms);
+}
+
 TEST_CASE("a client whose request timed out can send again and gets the new answer, not the stale one") {
   Server server(fresh_address("inproc"));
   Client client(server.endpoint());

@@ -9,12 +9,12 @@ import time
 from collections.abc import Iterator
 
 import pytest
-import zmq
 
+from coupler import _native
 from coupler.controller.session import Session
 from coupler.scenes.static import StaticScene
-from coupler.wire.codec import decode, encode
-from coupler.wire.errors import ExtensionNotSupportedError
+from coupler.wire.codec import encode
+from coupler.wire.errors import ExtensionNotSupportedError, TimeoutError
 from coupler.wire.messages import (
     ControlMessage,
     ErrorCode,
@@ -35,34 +35,32 @@ class RecordingServer:
     def __init__(self, info: ServerInfo | None) -> None:
         self.scene = StaticScene()
         self.handshake = dataclasses.replace(self.scene.handshake(), server=info)
-        self.address = f"inproc://session-extensions-{next(_names)}"
         self.requests: list[Message] = []
         self._stop = threading.Event()
-        self._socket = zmq.Context.instance().socket(zmq.ROUTER)
-        self._socket.linger = 0
-        self._socket.bind(self.address)
+        self._server = _native.Server(f"inproc://session-extensions-{next(_names)}")
+        self.address: str = self._server.endpoint
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
     def _serve(self) -> None:
         deadline = time.monotonic() + 30.0
         while not self._stop.is_set() and time.monotonic() < deadline:
-            if not self._socket.poll(20):
+            try:
+                received = self._server.receive(0.02)
+            except TimeoutError:
                 continue
-            # The routing envelope (peer, request id, delimiter) goes back unchanged before the answer.
-            *envelope, frame = self._socket.recv_multipart()
-            request = decode(frame)
+            request = received.message
             self.requests.append(request)
             if isinstance(request, HandshakeInitMessage):
-                self._socket.send_multipart([*envelope, encode(self.handshake)])
+                self._server.reply(received, encode(self.handshake))
             elif isinstance(request, ControlMessage):
-                self._socket.send_multipart([*envelope, encode(self.scene.sensors())])
+                self._server.reply(received, encode(self.scene.sensors()))
 
     def stop(self) -> list[Message]:
         time.sleep(0.1)  # a goodbye has no answer to wait for
         self._stop.set()
         self._thread.join(timeout=10)
-        self._socket.close()
+        self._server.close()
         return self.requests
 
 

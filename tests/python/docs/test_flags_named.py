@@ -21,7 +21,6 @@ OTHER_PROGRAMS = {
     "ray start": {"--head", "--block", "--address"},
     "pclick.demo.client": {"--controlmessage", "--sensorrequest", "--resetmessage", "--range"},
     "scripts/fuzz": {"--smoke", "--cpp-runs", "--python-runs"},
-    "scripts/wheel": {"--test-bindings"},
     "examples.train_arm_reach": {"--timesteps", "--envs", "--seed"},
     "examples.train_half_cheetah": {"--timesteps", "--envs", "--seeds", "--jobs", "--episode-steps", "--torch-threads",
                                     "--figure-copy", "--replot"},

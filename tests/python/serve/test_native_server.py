@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 import zmq
 
-from coupler._native import testing as _native_testing
 from coupler import _native
 from coupler.transport.client import Client
 from coupler.wire.codec import decode, encode
@@ -110,20 +109,6 @@ def test_binding_an_address_in_use_raises_coupler_error(make_address):
     with _native.Server(make_address("tcp")) as first:
         with pytest.raises(Error, match="binding"):
             _native.Server(first.endpoint)
-
-
-def test_the_native_client_talks_to_the_native_server(server):
-    def serve_one() -> None:
-        request = server.receive(2.0)
-        server.reply(request, request.frame)  # an echo
-
-    serving = threading.Thread(target=serve_one)
-    serving.start()
-    with _native_testing.Client(server.endpoint, timeout=2.0) as client:
-        assert client.request(encode(SensorRequestMessage())) == encode(SensorRequestMessage())
-        with pytest.raises(TimeoutError):
-            client.request(encode(ResetMessage()), timeout=0.05)
-    serving.join()
 
 
 def test_reading_a_request_that_holds_no_control_is_refused(server):

@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from coupler._native import testing as _native_testing
 from coupler.transport.client import Client
-from coupler.wire.codec import decode, encode
 from coupler.transport.curve_keys import create_key_pair, load_key_pair, load_public_key
 from coupler.wire.errors import Error, TimeoutError
-from coupler.wire.messages import HandshakeInitMessage, HandshakeMessage
+from coupler.wire.messages import HandshakeInitMessage
 from coupler.controller.session import Session
 from coupler.cli import serve as serve_cli
 from peers import coupler_server, democlient, free_tcp_address, run
@@ -81,15 +79,6 @@ def test_an_allowed_client_completes_the_handshake_over_curve(curve_server, keys
         assert session.client.mechanism == "CURVE"
         assert "cart" in session.handshake.objects
         session.step(session.controls())
-
-
-def test_the_native_client_completes_the_handshake_over_curve(curve_server, keys: Keys) -> None:
-    address, _ = curve_server
-    server_key = keys.client["curve_server_key"]
-    with _native_testing.Client(address, timeout=5.0, curve_server_key=server_key,
-                        curve_key_pair=keys.client["curve_key_pair"]) as client:
-        assert client.mechanism == "CURVE"
-        assert isinstance(decode(client.request(encode(HandshakeInitMessage()))), HandshakeMessage)
 
 
 @pytest.mark.parametrize("client", ["democlient", "demo.client"])

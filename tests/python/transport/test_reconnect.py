@@ -11,10 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from coupler._native import testing as _native_testing
-from coupler.wire.codec import decode, encode
 from coupler.wire.errors import ReconnectedError, SceneChangedError, TimeoutError
-from coupler.wire.messages import HandshakeInitMessage, HandshakeMessage
 from coupler.controller.session import Session
 from peers import coupler_server, free_tcp_address
 
@@ -139,14 +136,3 @@ def test_with_reconnect_attempts_and_no_server_the_session_gives_up_in_bounded_t
         with pytest.raises(TimeoutError, match="2 reconnect attempts"):
             session.sensors()
         assert time.monotonic() - started < 3 * TIMEOUT + MARGIN
-
-
-def test_the_native_client_reconnects_after_the_server_restarted(server: RestartableServer) -> None:
-    with _native_testing.Client(server.address, timeout=TIMEOUT) as client:
-        assert isinstance(decode(client.request(encode(HandshakeInitMessage()))), HandshakeMessage)
-        server.kill()
-        with pytest.raises(TimeoutError):
-            client.request(encode(HandshakeInitMessage()))
-        server.start()
-        client.reconnect()
-        assert isinstance(decode(client.request(encode(HandshakeInitMessage()))), HandshakeMessage)

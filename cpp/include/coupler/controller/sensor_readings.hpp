@@ -57,6 +57,9 @@ class SensorReadings {
   std::map<std::string, CameraImages> images() const;
 
   const SensorMessage& message() const;
+  // The numbers of readings taken as a SensorLayout's flat array, in the
+  // layout's order; empty for readings of a message.
+  const std::vector<double>& values() const noexcept { return values_; }
 
  private:
   double joint_value(const std::vector<double>& values, const std::string& object, const std::string& joint,

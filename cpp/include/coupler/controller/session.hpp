@@ -86,25 +86,36 @@ class Session {
   // camera or kind (the Control is then not applied), and ExtensionNotSupportedError, sending nothing,
   // when the server did not announce "images".
   SensorReadings step(const Controls& controls, const std::vector<ImageRequest>& images);
+  // step(), for a Control already encoded (a ControlLayout's frame, holding
+  // `steps` steps), with `images` as the overload above takes them: the same
+  // exchange without building the Control's message.
+  SensorReadings step_frame(const std::string& control, std::uint64_t steps,
+                            const std::vector<ImageRequest>& images = {});
   // The current state, without stepping.
   SensorReadings sensors();
   // sensors(), with camera images of that state, as step() asks for them.
   SensorReadings sensors(const std::vector<ImageRequest>& images);
   // Restores the initial state; the simulation waits for the next step().
-  void reset();
+  // `qpos`, `qvel` (the "reset-state" extension of MuJoCo scenes): then
+  // starts from these generalised positions and velocities, all of the
+  // model's, in its order; RemoteError when the server cannot.
+  void reset(std::vector<double> qpos = {}, std::vector<double> qvel = {});
   // Restores a keyframe of handshake().keyframes instead, by name or index
-  // (the "keyframes" extension). Throws ExtensionNotSupportedError, sending
-  // nothing, when the server did not announce it, and RemoteError naming
-  // the valid keyframes for one the model does not have.
-  void reset_to_keyframe(const std::string& name);
-  void reset_to_keyframe(std::uint32_t index);
+  // (the "keyframes" extension), `qpos` and `qvel` as reset() takes them.
+  // Throws ExtensionNotSupportedError, sending nothing, when the server did
+  // not announce it, and RemoteError naming the valid keyframes for one the
+  // model does not have.
+  void reset_to_keyframe(const std::string& name, std::vector<double> qpos = {}, std::vector<double> qvel = {});
+  void reset_to_keyframe(std::uint32_t index, std::vector<double> qpos = {}, std::vector<double> qvel = {});
   // Opens a fresh connection to the same address and does the handshake
   // again. Throws SceneChangedError, keeping the old handshake, when the
   // server now describes a different scene, unless accept_scene_change.
   void reconnect(bool accept_scene_change = false);
   // Tells the server this controller is leaving, when it announced the
   // "goodbye" extension (a Click server cannot take a message it does not
-  // answer). Called by the destructor.
+  // answer), then disconnects (waiting at most the client's linger for the
+  // goodbye). A closed session throws Error for every request; reconnect()
+  // opens it again. Called by the destructor.
   void close();
 
   // Timing of every exchange so far (the handshake included); clear() it to
@@ -132,6 +143,11 @@ class Session {
   void reestablish(const TimeoutError& cause);
   std::string receive_polling(std::chrono::steady_clock::time_point sent);
   SensorReadings expect_sensors(const Message& request);
+  // Throws ExtensionNotSupportedError for steps above 1 from a server without the "steps" extension.
+  void check_steps(std::uint64_t steps) const;
+  // A plain Control's frame exchanged, its answer read through the layout when it can be.
+  SensorReadings step_plain(const std::string& control);
+  SensorReadings step_with_images(ControlMessage control, const std::vector<ImageRequest>& images);
   void check_images(const std::vector<ImageRequest>& images) const;
   SensorReadings sensors_from(Message answer);
   // `keyframe` names the keyframe asked for, for the message when the server cannot; "" for none.

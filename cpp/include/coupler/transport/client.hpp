@@ -74,13 +74,18 @@ class Client {
 
   // Closes the socket, dropping whatever was queued or under way, and opens
   // a fresh one to the same address with the same options: after a server
-  // restart, or to abandon a request for good.
+  // restart, to abandon a request for good, or to open a closed client again.
   void reconnect();
+  // Disconnects, waiting at most the linger to deliver what is queued (a
+  // goodbye). Every later call but reconnect() throws Error. Safe to call twice.
+  void close();
   // The security mechanism the socket uses: "CURVE" or "NULL".
   std::string mechanism() const;
 
   const std::string& address() const noexcept;
   const ClientOptions& options() const noexcept;
+  // Changes options().timeout: how long later sends and receive() wait.
+  void set_timeout(std::chrono::milliseconds timeout);
 
  private:
   struct Impl;

@@ -1,0 +1,178 @@
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <coupler/controller/session.hpp>
+#include <coupler/wire/error.hpp>
+
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "client_handle.hpp"
+#include "conversions.hpp"
+#include "message_objects.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+// A Python trace callable that C++ may call, copy and drop without the GIL:
+// it takes the GIL for each, and an exception it raises goes on to the caller.
+class Trace {
+ public:
+  explicit Trace(py::object callable) : callable_(new py::object(std::move(callable)), release) {}
+
+  void operator()(std::string_view direction, const Message& message) const {
+    py::gil_scoped_acquire gil;
+    (*callable_)(std::string(direction), to_python(message));
+  }
+
+ private:
+  static void release(py::object* callable) {
+    py::gil_scoped_acquire gil;
+    delete callable;
+  }
+
+  std::shared_ptr<py::object> callable_;
+};
+
+// Readings as coupler.controller.Session builds its SensorReadings from them:
+// (values, time, None, False) for readings read through the layout (a new
+// float64 array in slot order), (None, time, message, after_reset) otherwise.
+py::tuple readings_of(const SensorReadings& readings) {
+  const std::vector<double>& values = readings.values();
+  if (!values.empty()) {
+    py::object array = zeros(values.size(), "float64");
+    std::memcpy(data_of<double>(array), values.data(), values.size() * sizeof(double));
+    return py::make_tuple(array, readings.time(), py::none(), false);
+  }
+  return py::make_tuple(py::none(), readings.time(), to_python(Message(readings.message())), readings.after_reset());
+}
+
+// ImageRequest values (coupler.wire.messages) as C++ ones, through the codec's conversion of a SensorRequest.
+std::vector<ImageRequest> image_requests_of(const py::object& images) {
+  if (images.is_none()) return {};
+  py::object request = py::module_::import("coupler.wire.messages").attr("SensorRequestMessage")(py::arg("images") = images);
+  return std::get<SensorRequestMessage>(to_message(request)).images;
+}
+
+std::unique_ptr<Session> make_session(const std::string& address, double timeout, bool polling, py::object trace,
+                                      int reconnect_attempts, bool shared_memory, bool shared_channel, double linger,
+                                      double heartbeat, double heartbeat_timeout, std::int64_t max_frame_bytes,
+                                      std::optional<std::string> curve_server_key,
+                                      std::optional<std::pair<std::string, std::string>> curve_key_pair) {
+  SessionOptions options;
+  options.client = client_options(timeout, linger, heartbeat, heartbeat_timeout, max_frame_bytes,
+                                  std::move(curve_server_key), std::move(curve_key_pair));
+  options.polling = polling;
+  if (!trace.is_none()) options.trace = Trace(std::move(trace));
+  options.reconnect_attempts = reconnect_attempts;
+  options.shared_memory = shared_memory;
+  options.shared_channel = shared_channel;
+  py::gil_scoped_release released;  // the handshake blocks; a trace takes the GIL back
+  return std::make_unique<Session>(address, std::move(options));
+}
+
+}  // namespace
+
+void bind_session(py::module_& module) {
+  const SessionOptions defaults;
+  py::class_<Session>(module, "Session",
+                      "coupler::Session, for coupler.controller.Session, which builds its Controls and "
+                      "SensorReadings around it. Blocking calls release the GIL; a trace takes it back for each call.")
+      .def(py::init(&make_session), py::arg("address"), py::arg("timeout") = seconds(defaults.client.timeout),
+           py::arg("polling") = defaults.polling, py::arg("trace") = py::none(),
+           py::arg("reconnect_attempts") = defaults.reconnect_attempts,
+           py::arg("shared_memory") = defaults.shared_memory, py::arg("shared_channel") = defaults.shared_channel,
+           py::arg("linger") = seconds(defaults.client.linger),
+           py::arg("heartbeat") = seconds(defaults.client.heartbeat_interval),
+           py::arg("heartbeat_timeout") = seconds(defaults.client.heartbeat_timeout),
+           py::arg("max_frame_bytes") = defaults.client.max_frame_bytes, py::arg("curve_server_key") = py::none(),
+           py::arg("curve_key_pair") = py::none(),
+           "coupler::SessionOptions as keywords (the client's as coupler._native.Client takes them); connects and "
+           "does the handshake.")
+      .def_property_readonly("handshake", [](const Session& s) { return to_python(Message(s.handshake())); })
+      .def(
+          "control_values",
+          [](Session& s) {
+            std::optional<Controls> controls;
+            {
+              py::gil_scoped_release released;
+              controls.emplace(s.controls());
+            }
+            py::dict values;
+            for (const auto& [name, object] : controls->message().objects) values[py::str(name)] = object.values;
+            return values;
+          },
+          "The values of coupler::Session::controls() by object: every control at its current state.")
+      .def(
+          "step",
+          [](Session& s, const py::bytes& frame, std::uint64_t steps, const py::object& images) {
+            const std::vector<ImageRequest> requests = image_requests_of(images);
+            const std::string control(frame);
+            std::optional<SensorReadings> readings;
+            {
+              py::gil_scoped_release released;
+              readings.emplace(s.step_frame(control, steps, requests));
+            }
+            return readings_of(*readings);
+          },
+          py::arg("frame"), py::arg("steps"), py::arg("images") = py::none(),
+          "Session::step_frame: the encoded Control (holding `steps` steps), with `images` (ImageRequest values); "
+          "the readings as (values or None, time, message or None, after_reset).")
+      .def(
+          "sensors",
+          [](Session& s, const py::object& images) {
+            const std::vector<ImageRequest> requests = image_requests_of(images);
+            std::optional<SensorReadings> readings;
+            {
+              py::gil_scoped_release released;
+              readings.emplace(requests.empty() ? s.sensors() : s.sensors(requests));
+            }
+            return readings_of(*readings);
+          },
+          py::arg("images") = py::none(), "Session::sensors, the readings as step gives them.")
+      .def(
+          "reset",
+          [](Session& s, std::vector<double> qpos, std::vector<double> qvel,
+             std::optional<std::variant<std::uint32_t, std::string>> keyframe) {
+            py::gil_scoped_release released;
+            if (!keyframe) {
+              s.reset(std::move(qpos), std::move(qvel));
+            } else if (const auto* index = std::get_if<std::uint32_t>(&*keyframe)) {
+              s.reset_to_keyframe(*index, std::move(qpos), std::move(qvel));
+            } else {
+              s.reset_to_keyframe(std::get<std::string>(*keyframe), std::move(qpos), std::move(qvel));
+            }
+          },
+          py::arg("qpos"), py::arg("qvel"), py::arg("keyframe") = py::none(),
+          "Session::reset, or reset_to_keyframe by index (int) or name (str).")
+      .def(
+          "reconnect",
+          [](Session& s, bool accept_scene_change) {
+            py::gil_scoped_release released;
+            s.reconnect(accept_scene_change);
+          },
+          py::arg("accept_scene_change") = false)
+      .def(
+          "close",
+          [](Session& s) {
+            py::gil_scoped_release released;
+            s.close();
+          },
+          "Session::close: the goodbye, then disconnect. Safe to call twice.")
+      .def_property_readonly("stats", &Session::stats, py::return_value_policy::reference_internal)
+      .def_property_readonly("shared_channel", &Session::shared_channel)
+      .def_property_readonly(
+          "client", [](Session& s) { return ClientHandle(s.client()); }, py::keep_alive<0, 1>(),
+          "The session's connection, as coupler._native.Client (kept alive by it).");
+}
+
+}  // namespace coupler::python
