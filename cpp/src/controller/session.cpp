@@ -169,8 +169,8 @@ void Session::reconnect(bool accept_scene_change) {
   unshared.shared_channel = handshake_.shared_channel;
   if (!accept_scene_change && encode(Message(unshared)) != encode(Message(handshake_))) {
     throw SceneChangedError("the server at " + client_.address() +
-                            " now describes a different scene than this session was using; reconnect(true) accepts "
-                            "it");
+                            " now describes a different scene than this session was using; reconnecting with "
+                            "accept_scene_change accepts it");
   }
   use_handshake(std::move(handshake));
 }
