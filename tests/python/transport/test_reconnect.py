@@ -133,12 +133,13 @@ def test_with_reconnect_attempts_a_control_is_not_sent_again_and_the_session_goe
 def test_with_reconnect_attempts_and_no_server_the_session_gives_up_in_bounded_time(
     server: RestartableServer,
 ) -> None:
-    with Session(server.address, timeout=TIMEOUT, reconnect_attempts=2) as session:
+    timeout = TIMEOUT / 2  # waited out three times over: the bound is what is checked, not its size
+    with Session(server.address, timeout=timeout, reconnect_attempts=2) as session:
         server.kill()
         started = time.monotonic()
         with pytest.raises(TimeoutError, match="2 reconnect attempts"):
             session.sensors()
-        assert time.monotonic() - started < 3 * TIMEOUT + MARGIN
+        assert time.monotonic() - started < 3 * timeout + MARGIN
 
 
 def test_the_native_client_reconnects_after_the_server_restarted(server: RestartableServer) -> None:
