@@ -50,14 +50,15 @@ def reachable(program: str, environment: dict[str, str]) -> str | None:
 
 def compiler_cache(checkout: Path) -> dict[str, str]:
     """What makes CMake's builds of `checkout` compile through ccache, when it is installed, with paths taken
-    relative to the checkout (as scripts/setup's builds take them relative to the repository): a file
+    relative to the checkout and the compiler called by CMake's default name, c++ (where a pip build would
+    take Python's, often g++), as scripts/setup's builds do (ccache keys an object on both): a file
     scripts/setup compiled is found in the cache instead of being compiled again. ccache hands back the
     compiler's own output for the same input, so what a build makes is unchanged; only minutes are saved."""
     ccache = shutil.which("ccache")
     if ccache is None:
         return {}
     return {"CMAKE_C_COMPILER_LAUNCHER": ccache, "CMAKE_CXX_COMPILER_LAUNCHER": ccache,
-            "CCACHE_BASEDIR": str(checkout)}
+            "CCACHE_BASEDIR": str(checkout), "CXX": os.environ.get("CXX", "c++")}
 
 
 def run(command: list[str], cwd: Path, timeout: float, bin_dir: Path | None = None,
