@@ -4,7 +4,7 @@ and publisher's throughput for payloads from 100 B to 1 MB, and, with --long, a 
 replayed.
 
     python -m perf.record                      # 5 rounds of 2000 round trips per variant, payloads 100 B .. 1 MB
-    python -m perf.record --quick              # 2 rounds of 300, and a long recording of 20,000 steps, for CI
+    python -m perf.record --quick              # 2 rounds of 300, and a long recording of 5,000 steps, for CI
     python -m perf.record --long               # only the long recording: 1,000,000 steps
 """
 
@@ -23,7 +23,7 @@ from perf.record.long_run import long_recording
 from perf.record.measure import PAYLOADS, VARIANTS, publisher_throughput, recorder_throughput, round_trips
 from perf.record.render import long_markdown, markdown
 
-LONG_STEPS, QUICK_LONG_STEPS = 1_000_000, 20_000
+LONG_STEPS, QUICK_LONG_STEPS = 1_000_000, 5_000
 
 
 def main(argv: list[str] | None = None) -> int:

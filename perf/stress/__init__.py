@@ -86,7 +86,7 @@ class Settings:
     quick: bool = False
 
 
-QUICK = dict(connections=3_000, garbage_connections=6_000, reader_windows=3, window_seconds=1.5, phase_seconds=3.0,
+QUICK = dict(connections=3_000, garbage_connections=6_000, reader_windows=3, window_seconds=1.0, phase_seconds=2.0,
              names=30_000, recorder_steps=1_000, worlds_steps=5_000)
 
 

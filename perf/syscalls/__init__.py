@@ -3,7 +3,7 @@ server: counts, which a loaded machine does not change, where timings move
 with every other process on it.
 
     python -m perf.syscalls            # 20,000 round trips a client
-    python -m perf.syscalls --quick    # 2,000
+    python -m perf.syscalls --quick    # 1,000
 
 Each client runs under `strace -f -c` (all its threads, ZeroMQ's I/O thread
 included) against a fresh recorded_server answering frames recorded from the
@@ -143,14 +143,14 @@ def main(argv: list[str] | None = None) -> int:
         "in C++ and pyzmq, the C++ democlient and Python's demo.client. Writes syscalls.json and syscalls.md; "
         "exits 1 when a process fails, never because of a figure.")
     parser.add_argument("--count", type=int, default=None,
-                        help="round trips a client (default 20000, or 2000 with --quick)")
+                        help="round trips a client (default 20000, or 1000 with --quick)")
     parser.add_argument("--clients", default=",".join(CLIENTS),
                         help="comma-separated clients to count, from: %(default)s (default: all)")
-    parser.add_argument("--quick", action="store_true", help="CI run: 2000 round trips a client")
+    parser.add_argument("--quick", action="store_true", help="CI run: 1000 round trips a client")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
                         help="directory for syscalls.json and syscalls.md (default: perf/results)")
     args = parser.parse_args(argv)
-    count = args.count or (2000 if args.quick else 20000)
+    count = args.count or (1000 if args.quick else 20000)
     if count < 1:
         parser.error("--count must be at least 1")
     clients = tuple(name.strip() for name in args.clients.split(",") if name.strip())

@@ -156,7 +156,7 @@ def test_realtime_lockstep_never_runs_ahead_of_the_wall_clock(tmp_path):
 def test_free_mode_counts_the_steps_a_slow_controller_did_not_control(tmp_path):
     address = address_for("ipc", tmp_path)
     process = start_server(address, "--scene", "arm", "--mode", "free", "--stop-after", "0.4")
-    with Session(address) as session:
+    with Session(address, timeout=1.0) as session:  # unanswered after the stop: ends the loop
         controls = session.controls()
         try:
             while True:

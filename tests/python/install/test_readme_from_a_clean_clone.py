@@ -17,8 +17,9 @@ clone: the test follows what a clone gets). There:
 The README's address, `coupler serve`'s default tcp://127.0.0.1:5555, may be taken on a shared machine: the
 server is given a free port with `--addr`, and the command and controllers that connect to it get that
 address in place of the shown one, the only change made to them. The clone, the C++ build and the venv are
-made once per session; the C++ library is compiled twice (for the prefix and for the package), minutes on a
-busy machine: deselect with `-m "not install"`.
+made once per session; the C++ library is built twice (for the prefix and for the package), minutes on a
+busy machine when every file is compiled (through ccache, when it is installed, the files scripts/setup compiled
+are found in its cache): deselect with `-m "not install"`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import pytest
 
 from doc_pages import DOCS, README, SHELL_LANGUAGES, SHOWN_ADDRESS, Block, block_after, blocks, shell_commands, \
     shown_controllers
-from fresh_venvs import BUILD_TIMEOUT, fresh_venv, run, serving
+from fresh_venvs import BUILD_TIMEOUT, compiler_cache, fresh_venv, run, serving
 from peers import REPO, free_tcp_address
 
 pytestmark = pytest.mark.install
@@ -111,7 +112,7 @@ def cpp_prefix(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
             assert _with_prefix(words, prefix) != words, f"install.md's {shlex.join(words)!r} names no {SHOWN_PREFIX}"
     assert any("--install" in words for words in followed), "install.md's C++ install has no cmake --install"
     for words in followed:
-        result = run(_with_prefix(words, prefix), clone, BUILD_TIMEOUT)
+        result = run(_with_prefix(words, prefix), clone, BUILD_TIMEOUT, extra=compiler_cache(clone))
         assert result.returncode == 0, f"{shlex.join(words)}\n{result.stdout[-4000:]}"
     return prefix
 
@@ -146,7 +147,8 @@ def quick_start(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     bin_dir = fresh_venv(tmp_path_factory.mktemp("quick-start"))
     for _, command in shell_commands(block_after(README, "**Python**", "bash")):
         words = _words(command, {"pip"})
-        result = run([str(bin_dir / words[0]), *words[1:]], clone, BUILD_TIMEOUT, bin_dir)
+        result = run([str(bin_dir / words[0]), *words[1:]], clone, BUILD_TIMEOUT, bin_dir,
+                     extra=compiler_cache(clone))
         assert result.returncode == 0, f"{command}\n{result.stdout[-4000:]}"
     return bin_dir
 

@@ -130,9 +130,10 @@ def test_with_reconnect_attempts_a_control_is_not_sent_again_and_the_session_goe
 def test_with_reconnect_attempts_and_no_server_the_session_gives_up_in_bounded_time(
     server: RestartableServer,
 ) -> None:
-    with Session(server.address, timeout=TIMEOUT, reconnect_attempts=2) as session:
+    timeout = TIMEOUT / 2  # waited out three times over: the bound is what is checked, not its size
+    with Session(server.address, timeout=timeout, reconnect_attempts=2) as session:
         server.kill()
         started = time.monotonic()
         with pytest.raises(TimeoutError, match="2 reconnect attempts"):
             session.sensors()
-        assert time.monotonic() - started < 3 * TIMEOUT + MARGIN
+        assert time.monotonic() - started < 3 * timeout + MARGIN
