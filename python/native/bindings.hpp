@@ -10,6 +10,7 @@ void register_errors();
 void bind_server(pybind11::module_& module);
 void bind_client(pybind11::module_& module);
 void bind_session(pybind11::module_& module);
+void bind_world_session(pybind11::module_& module);
 void bind_layouts(pybind11::module_& module);
 void bind_scatter_gather(pybind11::module_& module);
 void bind_curve_keys(pybind11::module_& module);

@@ -16,11 +16,19 @@
 #include "bindings.hpp"
 #include "client_handle.hpp"
 #include "conversions.hpp"
+#include "image_requests_of.hpp"
 #include "message_objects.hpp"
 
 namespace py = pybind11;
 
 namespace coupler::python {
+
+std::vector<ImageRequest> image_requests_of(const py::object& images) {
+  if (images.is_none()) return {};
+  py::object request = py::module_::import("coupler.wire.messages").attr("SensorRequestMessage")(py::arg("images") = images);
+  return std::get<SensorRequestMessage>(to_message(request)).images;
+}
+
 namespace {
 
 // A Python trace callable that C++ may call, copy and drop without the GIL:
@@ -54,13 +62,6 @@ py::tuple readings_of(const SensorReadings& readings) {
     return py::make_tuple(array, readings.time(), py::none(), false);
   }
   return py::make_tuple(py::none(), readings.time(), to_python(Message(readings.message())), readings.after_reset());
-}
-
-// ImageRequest values (coupler.wire.messages) as C++ ones, through the codec's conversion of a SensorRequest.
-std::vector<ImageRequest> image_requests_of(const py::object& images) {
-  if (images.is_none()) return {};
-  py::object request = py::module_::import("coupler.wire.messages").attr("SensorRequestMessage")(py::arg("images") = images);
-  return std::get<SensorRequestMessage>(to_message(request)).images;
 }
 
 std::unique_ptr<Session> make_session(const std::string& address, double timeout, bool polling, py::object trace,

@@ -84,7 +84,7 @@ py::bytes encode_world_answer_of(const py::buffer& sensors, const py::buffer& ti
   arrays.data = doubles(data_info);
   arrays.data_count = static_cast<std::size_t>(data_info.size);
   std::vector<py::buffer_info> pixels;
-  std::vector<WorldImageStack> stacks;
+  std::vector<WorldImagesToSend> stacks;
   pixels.reserve(images.size());
   stacks.reserve(images.size());
   for (py::handle image : images) {

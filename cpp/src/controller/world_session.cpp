@@ -201,8 +201,14 @@ WorldAnswer world_answer(const SensorMessage& answer, std::size_t worlds, std::s
 }
 
 WorldSession::WorldSession(const std::string& address, SessionOptions options)
-    : trace_(options.trace), session_(address, std::move(options)) {
-  const HandshakeMessage& handshake = session_.handshake();
+    : owned_(std::make_unique<Session>(address, std::move(options))), session_(owned_.get()) {
+  use_session();
+}
+
+WorldSession::WorldSession(Session& session) : session_(&session) { use_session(); }
+
+void WorldSession::use_session() {
+  const HandshakeMessage& handshake = session_->handshake();
   if (!handshake.supports(kExtensionWorlds) || handshake.worlds == 0) {
     throw ExtensionNotSupportedError(kExtensionWorlds, "a Control for every world", server_of(handshake));
   }
@@ -212,18 +218,19 @@ WorldSession::WorldSession(const std::string& address, SessionOptions options)
   sensor_width_ = SensorLayout(handshake).size();
   // A larger answer would be dropped unread by ZeroMQ: the client would see only a timeout.
   const std::size_t answer = sizeof(double) * worlds_ * (sensor_width_ + 1) + kFrameOverhead;
-  const std::int64_t limit = session_.client().options().max_frame_bytes;
+  const std::int64_t limit = session_->client().options().max_frame_bytes;
   if (limit > 0 && answer > static_cast<std::size_t>(limit)) {
     throw Error("an answer for this server's " + std::to_string(worlds_) + " worlds takes up to " +
                 std::to_string(answer) + " bytes, beyond this client's frame limit of " + std::to_string(limit) +
-                " bytes: set ClientOptions::max_frame_bytes to " + std::to_string(answer) + " or more (0: no limit)");
+                " bytes: open the Session with max_frame_bytes=" + std::to_string(answer) +
+                " or more (0: no limit)");
   }
 }
 
 void WorldSession::check_frame_limit(const WorldStep& step) {
-  const std::int64_t limit = session_.client().options().max_frame_bytes;
+  const std::int64_t limit = session_->client().options().max_frame_bytes;
   if (limit <= 0 || step.images.empty()) return;
-  const HandshakeMessage& handshake = session_.handshake();
+  const HandshakeMessage& handshake = session_->handshake();
   const std::size_t worlds = step.image_worlds.empty() ? worlds_ : step.image_worlds.size();
   std::size_t answer = sizeof(double) * worlds_ * (sensor_width_ + 1) + kFrameOverhead;
   std::size_t kinds = 0;
@@ -235,7 +242,7 @@ void WorldSession::check_frame_limit(const WorldStep& step) {
     }
   }
   // Through shared memory the arrays do not cross the socket, when they fit a buffer (as the server checks).
-  const SharedRingReader* ring = session_.shared_memory();
+  const SharedRingReader* ring = session_->shared_memory();
   const bool shared = ring != nullptr && answer + 64 * (2 + kinds) <= ring->announced().slot_bytes;
   if (answer > static_cast<std::size_t>(limit) && !shared) {
     throw Error("the images asked for make an answer of about " + std::to_string(answer) +
@@ -248,26 +255,26 @@ void WorldSession::check_frame_limit(const WorldStep& step) {
 void WorldSession::send(Span<double> controls, const WorldStep& step) {
   if (waiting_) throw Error("the answer to the previous Control for every world was not received yet");
   const ControlMessage control =
-      world_control(session_.handshake(), control_width_, controls, step, session_.shared_memory() != nullptr);
+      world_control(session_->handshake(), control_width_, controls, step, session_->shared_memory() != nullptr);
   check_frame_limit(step);
   answer_ = WorldAnswer{};  // the views of the last answer end here
   const Message request(control);
-  if (trace_) trace_("send", request);
+  if (session_->options().trace) session_->options().trace("send", request);
   sent_ = std::chrono::steady_clock::now();
-  session_.client().send_frame(encode(request));
+  session_->client().send_frame(encode(request));
   waiting_ = true;
 }
 
 const WorldAnswer& WorldSession::receive() {
   if (!waiting_) throw Error("no Control for every world was sent: nothing to receive");
   const auto start = std::chrono::steady_clock::now();
-  std::string frame = session_.client().receive_frame(session_.client().options().timeout);
+  std::string frame = session_->client().receive_frame(session_->client().options().timeout);
   waiting_ = false;
   const auto received = std::chrono::steady_clock::now();
-  session_.stats().add_blocked(received - start);
-  session_.stats().add_round_trip(received - sent_);
+  session_->stats().add_blocked(received - start);
+  session_->stats().add_round_trip(received - sent_);
   Message message = decode(frame);
-  if (trace_) trace_("recv", message);
+  if (session_->options().trace) session_->options().trace("recv", message);
   if (const auto* error = std::get_if<ErrorMessage>(&message)) {
     throw RemoteError(error->code, shown_peer_text(error->text));
   }
@@ -276,8 +283,11 @@ const WorldAnswer& WorldSession::receive() {
     throw ProtocolError(ErrorCode::UnexpectedMessage, "expected Sensor for a Control for every world, got " +
                                                           std::string(to_string(type_of(message))));
   }
-  message_ = std::move(*sensors);
-  answer_ = world_answer(message_, worlds_, sensor_width_, session_.shared_memory());
+  auto answer = std::make_shared<const SensorMessage>(std::move(*sensors));
+  answer_ = world_answer(*answer, worlds_, sensor_width_, session_->shared_memory());
+  answer_.holds = std::make_shared<std::pair<std::shared_ptr<const SensorMessage>,
+                                             std::shared_ptr<const SharedRingReader>>>(
+      std::move(answer), session_->shared_memory_held());
   return answer_;
 }
 

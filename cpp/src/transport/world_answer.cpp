@@ -21,7 +21,7 @@ struct Payload {
 
 }  // namespace
 
-std::string encode_world_answer(const WorldAnswerArrays& arrays, const std::vector<WorldImageStack>& images,
+std::string encode_world_answer(const WorldAnswerArrays& arrays, const std::vector<WorldImagesToSend>& images,
                                 const std::vector<std::uint32_t>& image_worlds, SharedRingWriter* ring) {
   SensorMessage message;
   message.world_times.assign(arrays.times, arrays.times + arrays.world_count);
@@ -33,7 +33,7 @@ std::string encode_world_answer(const WorldAnswerArrays& arrays, const std::vect
   payloads.push_back({arrays.data, arrays.data_count * sizeof(double)});
   std::size_t sum = 0;
   std::size_t laid_out = 0;  // as the buffer lays them out: each on a cache line
-  for (const WorldImageStack& image : images) payloads.push_back({image.pixels, image.bytes});
+  for (const WorldImagesToSend& image : images) payloads.push_back({image.pixels, image.bytes});
   for (const Payload& payload : payloads) {
     sum += payload.bytes;
     laid_out = aligned(laid_out) + payload.bytes;
@@ -59,7 +59,7 @@ std::string encode_world_answer(const WorldAnswerArrays& arrays, const std::vect
     }
     return encode(Message{std::move(message)});
   }
-  for (const WorldImageStack& image : images) {
+  for (const WorldImagesToSend& image : images) {
     message.world_images.push_back({image.camera, image.kind, image.width, image.height, 0.0,
                                     std::string(static_cast<const char*>(image.pixels), image.bytes)});
   }

@@ -14,6 +14,10 @@ every world, or in the worlds named, with the answer:
         worlds.send(controls, images={"overview": "rgb"}, image_worlds=[0, 3])
         sensors, times = worlds.receive()
         worlds.images["overview"].rgb   # (2, H, W, 3) uint8: world 0's picture, then world 3's
+
+The session is the C++ `coupler::WorldSession`, bound over the Session's own
+C++ session: it checks and encodes the Control, waits (releasing the GIL) and
+reads the answer; this module gives it NumPy's shapes.
 """
 
 from __future__ import annotations
@@ -23,12 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from coupler import _native
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.session import Session
-from coupler.wire.errors import Error, ExtensionNotSupportedError
+from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import EXTENSION_IMAGES, EXTENSION_WORLDS, IMAGE_BYTES_PER_PIXEL, ImageRequest
-from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images, world_answer_bytes
 
 __all__ = ["WorldCameraImages", "WorldSession"]
 
@@ -37,7 +40,7 @@ __all__ = ["WorldCameraImages", "WorldSession"]
 class WorldCameraImages:
     """One camera's images of several worlds, stacked in the order of `worlds`; a kind not asked for is None.
 
-    The arrays are read-only views of the received frame, or of shared memory (see `WorldSession.receive`).
+    The arrays are read-only views of the received answer, or of shared memory (see `WorldSession.receive`).
     """
 
     worlds: np.ndarray  # the worlds they show, ascending
@@ -53,32 +56,21 @@ class WorldSession:
     in the control layout's order (`session.controls()`' order), then one per
     control event (nonzero: on); the answer holds `sensor_width` readings per
     world, in the sensor layout's order. ExtensionNotSupportedError for a
-    server without the extension. The session's timeout bounds every wait.
+    server without the extension; Error when an answer for its worlds could
+    exceed the client's max_frame_bytes. The session's timeout bounds every wait.
     """
 
     def __init__(self, session: Session) -> None:
-        handshake = session.handshake
-        if not handshake.supports(EXTENSION_WORLDS):
-            server = handshake.server.name if handshake.server is not None else "a Click server"
-            raise ExtensionNotSupportedError(EXTENSION_WORLDS, "a Control for every world", server or "the server")
+        self._native = _native.WorldSession(session._native)
         self.session = session
-        self.count = handshake.worlds
-        flat = FlatLayout(handshake)
-        self.flat = flat
-        self.control_width = flat.controls.values.size + flat.controls.events_on.size
-        self.sensor_width = flat.sensors.values.size
-        self._waiting = False
+        self.count: int = self._native.worlds
+        self.flat = FlatLayout(session.handshake)
+        self.control_width: int = self._native.control_width
+        self.sensor_width: int = self._native.sensor_width
         self.images: dict[str, WorldCameraImages] = {}
         """The last answer's images by camera (empty when it asked for none)."""
         self.data = np.zeros((self.count, 0))
         """Per world, the arrays of the last answer's world data (`coupler serve --world-data`; width 0: none)."""
-        # A larger answer would be dropped unread by ZeroMQ: the client would see only a timeout.
-        answer = world_answer_bytes(self.count, self.sensor_width)
-        limit = session.client.max_frame_bytes
-        if limit and answer > limit:
-            raise Error(f"an answer for this server's {self.count} worlds takes up to {answer} bytes, beyond this "
-                        f"client's frame limit of {limit} bytes: open the Session with max_frame_bytes={answer} or "
-                        f"more (--max-frame-bytes on the command line; 0: no limit)")
 
     def send(self, controls: np.ndarray | None = None, steps: int = 0, resets: Sequence[int] = (),
              qpos: np.ndarray | None = None, qvel: np.ndarray | None = None,
@@ -89,52 +81,20 @@ class WorldSession:
 
         `images` (camera name -> a kind or kinds, as `Session.step` takes them, without a rate) asks for those
         images of every world's state after the step, or of the worlds `image_worlds` lists (ascending);
-        ExtensionNotSupportedError for a server without cameras."""
-        if self._waiting:
-            raise Error("the answer to the previous Control for every world was not received yet")
+        ExtensionNotSupportedError for a server without cameras. Error, before anything is sent, for a world,
+        camera or kind the server does not have, or images whose answer would exceed the frame limit."""
         if controls is not None and np.shape(controls) != (self.count, self.control_width):
             raise Error(f"controls of shape {np.shape(controls)}; this server's {self.count} worlds take "
                         f"({self.count}, {self.control_width})")
-        requests = image_requests(images) if images else []
-        if requests and not self.session.handshake.supports(EXTENSION_IMAGES):
-            server = self.session.handshake.server
-            raise ExtensionNotSupportedError(EXTENSION_IMAGES, f"images of {requests[0].camera}",
-                                             (server.name if server is not None else "") or "the server")
-        self._check_images(requests, image_worlds)
-        frame = encode_world_control(self.count, np.zeros(0) if controls is None else controls, steps, resets, qpos,
-                                     qvel, [(r.camera, r.kinds) for r in requests], image_worlds,
-                                     shared_memory=self.session.shared_images is not None)
-        self.session.client.send_frame(frame)
-        self._waiting = True
-
-    def _check_images(self, requests: list[ImageRequest], image_worlds: Sequence[int]) -> None:
-        """Error for a rate, or for images whose answer would exceed this client's frame limit (ZeroMQ would drop
-        it unread: the client would see only a timeout); the server checks the rest."""
-        for request in requests:
-            if request.every is not None:
-                raise Error(f"camera '{request.camera}' asked for every {request.every} steps: a Control for every "
-                            "world renders its images with each answer (give no rate)")
-        limit = self.session.client.max_frame_bytes
-        cameras = self.session.handshake.cameras
-        if not requests or not limit or any(r.camera not in cameras for r in requests):
-            return
-        worlds = len(image_worlds) or self.count
-        pixels = sum(cameras[r.camera].width * cameras[r.camera].height * IMAGE_BYTES_PER_PIXEL.get(kind, 4)
-                     for r in requests for kind in r.kinds)
-        answer = world_answer_bytes(self.count, self.sensor_width) + worlds * pixels
-        ring = self.session.handshake.shared_memory if self.session.shared_images is not None else None
-        # Through shared memory the arrays do not cross the socket, when they fit a buffer (as the server checks).
-        shared = ring is not None and answer + 64 * (2 + sum(len(r.kinds) for r in requests)) <= ring.slot_bytes
-        if answer > limit and not shared:
-            raise Error(f"the images asked for make an answer of about {answer} bytes, beyond this client's frame "
-                        f"limit of {limit} bytes: open the Session with max_frame_bytes={answer} or more (0: no "
-                        "limit), or ask for fewer worlds or images")
+        self._native.send(controls, steps, resets, _numbers(qpos), _numbers(qvel),
+                          image_requests(images) if images else None, image_worlds)
 
     def receive(self) -> tuple[np.ndarray, np.ndarray]:
         """The answer to `send`: every world's readings (count x sensor_width) and simulated time (count).
 
         The arrays are read-only; `data` then holds its world data. coupler.TimeoutError past the session's
-        timeout; RemoteError when the server refused the Control.
+        timeout (the answer is still awaited: `receive()` again waits for it); RemoteError when the server
+        refused the Control.
 
         Through shared memory (a session that mapped its server's ring, see
         coupler.controller.shared_images) the readings, world data and images
@@ -143,18 +103,13 @@ class WorldSession:
         of 4 buffers); copy them (`np.array(sensors)`) to keep them longer. The
         times always come in the frame.
         """
-        if not self._waiting:
-            raise Error("no Control for every world was sent: nothing to receive")
-        frame = self.session.client.receive_frame(self.session.timeout)
-        self._waiting = False
-        sensors, times, data, stacks, image_worlds = read_world_answer_with_images(frame, self.session.shared_images)
-        if (sensors.size != self.count * self.sensor_width or times.size != self.count
-                or data.size % self.count):
-            raise Error(f"the server answered with {sensors.size} readings, {times.size} times and {data.size} "
-                        f"numbers of world data for {self.count} worlds of {self.sensor_width} readings")
-        self.data = data.reshape(self.count, -1)
+        sensors, times, self.data, stacks, image_worlds = self._native.receive()
         self.images = {}
-        for stack in stacks:
-            pictures = self.images.setdefault(stack.camera, WorldCameraImages(worlds=image_worlds))
-            setattr(pictures, stack.kind, stack.pixels)
-        return sensors.reshape(self.count, self.sensor_width), times
+        for camera, kind, pixels in stacks:
+            setattr(self.images.setdefault(camera, WorldCameraImages(worlds=image_worlds)), kind, pixels)
+        return sensors, times
+
+
+def _numbers(values: np.ndarray | None) -> np.ndarray:
+    """Reset rows as one run of float64 numbers, world after world (none: the scene's initial state)."""
+    return np.zeros(0) if values is None else np.ascontiguousarray(values, dtype=np.float64).reshape(-1)

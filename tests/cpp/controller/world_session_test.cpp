@@ -347,3 +347,28 @@ TEST_CASE("images whose answer would exceed the client's frame limit are refused
   CHECK_THROWS_AS(worlds.send(kControls, step), Error);
   worlds.send(kControls);  // nothing was sent: the session goes on
 }
+
+TEST_CASE("a WorldSession drives a session opened elsewhere, which goes on after it") {
+  WorldServer server;
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  {
+    WorldSession worlds(session);
+    CHECK(&worlds.session() == &session);
+    CHECK(worlds.worlds() == 3);
+    CHECK_THROWS_AS(worlds.step(kControls), RemoteError);
+    CHECK(worlds.step(kControls).times[0] == 0.002);
+  }
+  WorldSession again(session);
+  CHECK(again.step(kControls).times.size == 3);
+}
+
+TEST_CASE("an answer's views stay valid past the next answer while its holds is kept") {
+  WorldServer server;
+  WorldSession worlds(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  CHECK_THROWS_AS(worlds.step(kControls), RemoteError);
+  const WorldAnswer first = worlds.step(kControls);
+  worlds.step(kControls);
+  REQUIRE(first.holds);
+  CHECK(first.times.size == 3);
+  CHECK(first.times[1] == 0.002);
+}

@@ -105,9 +105,10 @@ def test_a_control_for_another_number_of_worlds_is_refused(worlds):
 
 
 def test_a_reset_of_a_world_the_server_does_not_have_is_refused(worlds):
-    worlds.send(resets=[WORLDS])
+    client = worlds.session.client  # past the WorldSession, which refuses it before sending
+    client.send_frame(encode_world_control(WORLDS, np.zeros(0), resets=[WORLDS]))
     with pytest.raises(RemoteError, match=f"worlds below {WORLDS}"):
-        worlds.receive()
+        read_world_sensors(client.receive_frame())
 
 
 def test_a_click_client_drives_world_0_of_a_batched_server(tmp_path):

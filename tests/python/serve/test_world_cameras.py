@@ -131,16 +131,18 @@ def test_a_control_asking_for_no_images_is_answered_without_them(worlds):
 
 
 @pytest.mark.parametrize(("images", "image_worlds", "named"), [
-    ({"nose": "rgb"}, (), "no camera named 'nose'"),
-    ({"eye": "rgb"}, (WORLDS,), f"no world {WORLDS} to render"),
-    ({"eye": "infrared"}, (), "renders no 'infrared' images"),
+    ([("nose", ["rgb"])], (), "no camera named 'nose'"),
+    ([("eye", ["rgb"])], (WORLDS,), f"no world {WORLDS} to render"),
+    ([("eye", ["infrared"])], (), "renders no 'infrared' images"),
 ])
 def test_a_bad_request_is_refused_naming_it_and_no_world_steps(worlds, images, image_worlds, named):
     worlds.send(resets=range(WORLDS))
     _, before = worlds.receive()
-    worlds.send(np.zeros((WORLDS, worlds.control_width)), images=images, image_worlds=image_worlds)
+    client = worlds.session.client  # past the WorldSession, which refuses these before sending
+    client.send_frame(encode_world_control(WORLDS, np.zeros((WORLDS, worlds.control_width)), images=images,
+                                           image_worlds=image_worlds))
     with pytest.raises(RemoteError, match=named):
-        worlds.receive()
+        read_world_answer_with_images(client.receive_frame())
     worlds.send()  # steps no world: reads them
     _, after = worlds.receive()
     np.testing.assert_array_equal(after, before)
@@ -151,6 +153,13 @@ def test_a_rate_is_refused_before_sending(worlds):
 
     with pytest.raises(Error, match="every 2 steps"):
         worlds.send(images={"eye": CameraRequest(("rgb",), every=2)})
+
+
+def test_a_camera_the_server_does_not_offer_is_refused_before_sending(worlds):
+    with pytest.raises(Error, match="the server offers no camera named 'nose'; it offers eye"):
+        worlds.send(images={"nose": "rgb"})
+    worlds.send()  # nothing was sent: the session goes on
+    worlds.receive()
 
 
 def test_world_zeros_camera_answers_ordinary_requests_too(worlds):

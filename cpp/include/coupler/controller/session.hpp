@@ -123,6 +123,9 @@ class Session {
   RoundTripStats& stats() noexcept { return stats_; }
   // The server's ring of shared memory, mapped; null when images come through the socket.
   const SharedRingReader* shared_memory() const noexcept { return shared_.get(); }
+  // The same ring, shared: views of it held past a reconnect() (which maps the new server's) stay mapped.
+  std::shared_ptr<const SharedRingReader> shared_memory_held() const noexcept { return shared_; }
+  const SessionOptions& options() const noexcept { return options_; }
   // True when the server leased this session its shared channel (SessionOptions::shared_channel) and no wait
   // through it timed out.
   bool shared_channel() const noexcept { return channel_ != nullptr; }

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,9 @@ struct WorldAnswer {
   Span<double> data;             // worlds x data_width, world-major
   std::map<std::string, WorldCameraImages> images;
   bool shared_memory = false;    // whether any of these arrays lie in the ring rather than in the frame
+  // What the views point into (the decoded answer, the mapped ring): held, they point into memory that stays,
+  // past the next send() (a ring buffer's contents still change as the top of this file says).
+  std::shared_ptr<const void> holds;
 
   // World `world`'s readings, and its world data. Throw coupler::Error for a world out of range.
   Span<double> sensors_of(std::size_t world) const;
@@ -111,6 +115,8 @@ class WorldSession {
   // Connects and does the handshake. Throws ExtensionNotSupportedError for a server without "worlds", and
   // coupler::Error when an answer for its worlds could exceed the client's max_frame_bytes.
   explicit WorldSession(const std::string& address, SessionOptions options = {});
+  // Drives `session`, already connected, which must outlive this object; throws as the constructor above.
+  explicit WorldSession(Session& session);
   // Neither copied nor moved: the answer's views point into this object.
   WorldSession(const WorldSession&) = delete;
   WorldSession& operator=(const WorldSession&) = delete;
@@ -118,8 +124,8 @@ class WorldSession {
   std::uint32_t worlds() const noexcept { return worlds_; }
   std::size_t control_width() const noexcept { return control_width_; }
   std::size_t sensor_width() const noexcept { return sensor_width_; }
-  const HandshakeMessage& handshake() const noexcept { return session_.handshake(); }
-  Session& session() noexcept { return session_; }
+  const HandshakeMessage& handshake() const noexcept { return session_->handshake(); }
+  Session& session() noexcept { return *session_; }
 
   // Sends the Control for every world (world_control() checks it first); receive() answers it. Apart, so that a
   // controller of several servers sends to all before it waits for any. Throws coupler::Error while an answer is
@@ -140,16 +146,16 @@ class WorldSession {
 
  private:
   void check_frame_limit(const WorldStep& step);
+  void use_session();
 
-  std::function<void(std::string_view direction, const Message&)> trace_;
-  Session session_;
+  std::unique_ptr<Session> owned_;  // null when driving a session owned elsewhere
+  Session* session_;
   std::chrono::steady_clock::time_point sent_;
   std::uint32_t worlds_ = 0;
   std::size_t control_width_ = 0;
   std::size_t sensor_width_ = 0;
   bool waiting_ = false;
-  SensorMessage message_;  // the last answer, which answer_ views
-  WorldAnswer answer_;
+  WorldAnswer answer_;  // views of the last answer, which answer_.holds
 };
 
 }  // namespace coupler

@@ -14,7 +14,7 @@
 namespace coupler {
 
 // One kind of image of one camera, of several worlds: `bytes` of pixels stacked world by world.
-struct WorldImageStack {
+struct WorldImagesToSend {
   std::string camera;
   std::string kind;
   std::uint32_t width = 0;
@@ -37,7 +37,7 @@ struct WorldAnswerArrays {
 // sensors, data and images are written into its next buffer and the frame
 // says where they lie, when together they take the ring's min_bytes or more
 // and fit one buffer; the frame carries them otherwise.
-std::string encode_world_answer(const WorldAnswerArrays& arrays, const std::vector<WorldImageStack>& images = {},
+std::string encode_world_answer(const WorldAnswerArrays& arrays, const std::vector<WorldImagesToSend>& images = {},
                                 const std::vector<std::uint32_t>& image_worlds = {}, SharedRingWriter* ring = nullptr);
 
 }  // namespace coupler
