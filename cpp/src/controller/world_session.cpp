@@ -247,8 +247,8 @@ void WorldSession::check_frame_limit(const WorldStep& step) {
   if (answer > static_cast<std::size_t>(limit) && !shared) {
     throw Error("the images asked for make an answer of about " + std::to_string(answer) +
                 " bytes, beyond this client's frame limit of " + std::to_string(limit) +
-                " bytes: set ClientOptions::max_frame_bytes to that or more (0: no limit), or ask for fewer worlds "
-                "or images");
+                " bytes: open the Session with max_frame_bytes=" + std::to_string(answer) +
+                " or more (0: no limit), or ask for fewer worlds or images");
   }
 }
 
