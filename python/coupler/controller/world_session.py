@@ -86,8 +86,16 @@ class WorldSession:
         if controls is not None and np.shape(controls) != (self.count, self.control_width):
             raise Error(f"controls of shape {np.shape(controls)}; this server's {self.count} worlds take "
                         f"({self.count}, {self.control_width})")
-        self._native.send(controls, steps, resets, _numbers(qpos), _numbers(qvel),
-                          image_requests(images) if images else None, image_worlds)
+        self._native.send(controls, steps, self._worlds(resets, "reset"), _numbers(qpos), _numbers(qvel),
+                          image_requests(images) if images else None, self._worlds(image_worlds, "image"))
+
+    def _worlds(self, worlds: Sequence[int], what: str) -> list[int]:
+        """World indices as the C++ session takes them; a negative one is named here, as C++ names one too large."""
+        indices = [int(world) for world in worlds]
+        for world in indices:
+            if world < 0:
+                raise Error(f"{what} world {world} is not one of this server's worlds 0..{self.count - 1}")
+        return indices
 
     def receive(self) -> tuple[np.ndarray, np.ndarray]:
         """The answer to `send`: every world's readings (count x sensor_width) and simulated time (count).

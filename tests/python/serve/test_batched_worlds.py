@@ -12,7 +12,7 @@ pytest.importorskip("mujoco")
 from coupler.controller.session import Session  # noqa: E402
 from coupler.controller.world_session import WorldSession  # noqa: E402
 from coupler.wire.codec import encode  # noqa: E402
-from coupler.wire.errors import ExtensionNotSupportedError, RemoteError  # noqa: E402
+from coupler.wire.errors import Error, ExtensionNotSupportedError, RemoteError  # noqa: E402
 from coupler.wire.messages import EXTENSION_WORLDS, ErrorCode  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_sensors  # noqa: E402
 from peers import coupler_server, pclick_python, run  # noqa: E402
@@ -109,6 +109,17 @@ def test_a_reset_of_a_world_the_server_does_not_have_is_refused(worlds):
     client.send_frame(encode_world_control(WORLDS, np.zeros(0), resets=[WORLDS]))
     with pytest.raises(RemoteError, match=f"worlds below {WORLDS}"):
         read_world_sensors(client.receive_frame())
+
+
+@pytest.mark.parametrize("world", [WORLDS, -1])
+def test_a_world_session_names_a_reset_world_the_server_does_not_have_before_sending(worlds, world):
+    with pytest.raises(Error, match=f"{world}") as refused:
+        worlds.send(resets=[world])
+    assert not isinstance(refused.value, RemoteError)
+    assert "\n" not in str(refused.value)
+    worlds.send()
+    _, times = worlds.receive()  # nothing was sent: the session goes on
+    assert len(times) == WORLDS
 
 
 def test_a_click_client_drives_world_0_of_a_batched_server(tmp_path):
