@@ -36,16 +36,17 @@ from coupler.wire.messages import (  # noqa: E402
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from mocap_scenes import MOCAP_PENDULUM  # noqa: E402
-from served_loop import ask, req_socket  # noqa: E402
+from served_loop import Served, ask, req_socket  # noqa: E402
 
 WORLDS = 4
 
 
-class ServedWorlds:
+class ServedWorlds(Served):
     """A batched arm scene served by a lockstep loop in a thread, through the hot path or not, with every world's
     qpos and qvel in its answers; their arrays go through shared memory when they take 64 bytes or more and a
     Control asks."""
 
+    # Served's start and stop, around a batched responder of its own rather than Served's NativeResponder.
     def __init__(self, address: str, hot_path: bool, scene: MujocoSimulation | None = None, **options) -> None:
         first = load_scene("arm", None) if scene is None else scene
         self.worlds = WorldBatch(first, WORLDS, threads=2, data_names=("qpos", "qvel"))
@@ -56,16 +57,9 @@ class ServedWorlds:
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
-    def __enter__(self) -> ServedWorlds:
-        self.thread.start()
-        return self
-
     def __exit__(self, *exc_info: object) -> None:
-        self.stop.set()
-        self.thread.join(timeout=10)
-        self.responder.close()
+        super().__exit__(*exc_info)
         self.worlds.close()
-        assert not self.thread.is_alive()
 
     def counts(self) -> tuple[dict[str, int], int]:
         return {k: v for k, v in vars(self.sim.stats).items() if k != "peers_left"}, self.worlds.clamped_values
