@@ -7,6 +7,7 @@ PYBIND11_MODULE(_native, module) {
       "used by coupler.wire.codec, coupler.wire.flat_layout, coupler.serve.native_responder, coupler.transport and coupler.mujoco. "
       "Errors are the coupler.wire.errors classes.";
   coupler::python::register_errors();
+  coupler::python::bind_protocol(module);
   coupler::python::bind_limits(module);
   coupler::python::bind_server(module);
   coupler::python::bind_client(module);

@@ -6,7 +6,8 @@ other. `coupler._native` and `coupler._proto` (generated and compiled code),
 and `coupler.limits` (which reads only `coupler._native`),
 sit below everything; the package's own `__init__` (the public facade) above
 every layer, so no layer imports it either. The binding imports two leaves at
-run time, the message and error classes (`BINDING_LEAVES`). Every import counts, those inside
+run time, the message and error classes (`BINDING_LEAVES`), which import nothing of the package but each
+other and the binding (the protocol's constants). Every import counts, those inside
 functions included: a lazy import is still an edge.
 """
 
@@ -185,7 +186,7 @@ def test_the_binding_imports_only_the_declared_leaves():
 def test_each_module_the_binding_imports_is_a_leaf(leaf):
     path = PACKAGE.parent.joinpath(*leaf.split(".")).with_suffix(".py")
     tree = ast.parse(path.read_text(), filename=str(path))
-    assert set(_imported(tree, leaf, False)) <= BINDING_LEAVES
+    assert set(_imported(tree, leaf, False)) <= BINDING_LEAVES | {"coupler._native"}
 
 
 def test_the_binding_check_finds_a_runtime_import_of_a_layer(tmp_path):

@@ -1,14 +1,14 @@
 #include <coupler/controller/camera_images.hpp>
 
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/image_kinds.hpp>
 #include <coupler/wire/peer_text.hpp>
 
 namespace coupler {
 namespace {
 
 std::size_t bytes_per_pixel(const Image& image) {
-  if (image.kind == "rgb") return 3;
-  if (image.kind == "depth" || image.kind == "segmentation") return 4;
+  if (const std::size_t bytes = image_bytes_per_pixel(image.kind)) return bytes;
   throw Error("an image of camera '" + shown_peer_text(image.camera) + "' is of unknown kind '" +
               shown_peer_text(image.kind) + "'; the kinds are rgb, depth, segmentation");
 }

@@ -7,6 +7,7 @@
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/control_layout.hpp>
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/image_kinds.hpp>
 #include <coupler/wire/peer_text.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 
@@ -22,13 +23,6 @@ std::string server_of(const HandshakeMessage& handshake) {
   return handshake.server ? "the server '" + shown_peer_text(handshake.server->name) + "' " +
                                 shown_peer_text(handshake.server->version)
                           : std::string("this Click server");
-}
-
-// 0 for a kind no image has.
-std::size_t bytes_per_pixel(const std::string& kind) {
-  if (kind == "rgb") return 3;
-  if (kind == "depth" || kind == "segmentation") return 4;
-  return 0;
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -177,7 +171,7 @@ WorldAnswer world_answer(const SensorMessage& answer, std::size_t worlds, std::s
   out.shared_memory = answer.world_sensors_shared || answer.world_data_shared;
   const Span<std::uint32_t> image_worlds{answer.image_worlds.data(), answer.image_worlds.size()};
   for (const Image& image : answer.world_images) {
-    const std::size_t pixel = bytes_per_pixel(image.kind);
+    const std::size_t pixel = image_bytes_per_pixel(image.kind);
     if (pixel == 0) {
       throw ProtocolError("an image of camera '" + shown_peer_text(image.camera) + "' is of unknown kind '" +
                           shown_peer_text(image.kind) + "'; the kinds are rgb, depth, segmentation");
@@ -237,7 +231,7 @@ void WorldSession::check_frame_limit(const WorldStep& step) {
   for (const ImageRequest& request : step.images) {
     const CameraDescription& camera = camera_of(handshake, request.camera);
     for (const std::string& kind : request.kinds) {
-      answer += kImageOverhead + worlds * camera.width * camera.height * bytes_per_pixel(kind);
+      answer += kImageOverhead + worlds * camera.width * camera.height * image_bytes_per_pixel(kind);
       ++kinds;
     }
   }

@@ -18,6 +18,36 @@ int width(ValueType type) noexcept {
   }
 }
 
+std::string_view unit(ValueType type) noexcept {
+  switch (type) {
+    case ValueType::Angle:
+    case ValueType::RPY:
+      return "rad";
+    case ValueType::AngularVelocity1D:
+    case ValueType::AngularVelocity3D:
+      return "rad/s";
+    case ValueType::AngularAcceleration3D:
+      return "rad/s^2";
+    case ValueType::Torque1D:
+    case ValueType::Torque3D:
+      return "N m";
+    case ValueType::Force1D:
+    case ValueType::Force3D:
+      return "N";
+    case ValueType::Position:
+    case ValueType::LinearPosition:
+    case ValueType::MocapPosition:
+      return "m";
+    case ValueType::Velocity3D:
+    case ValueType::LinearVelocity:
+      return "m/s";
+    case ValueType::Acceleration3D:
+      return "m/s^2";
+    default:
+      return "";
+  }
+}
+
 bool is_known(ValueType type) noexcept { return !to_string(type).empty(); }
 
 std::string_view to_string(ValueType type) noexcept {
@@ -55,6 +85,20 @@ std::string_view to_string(MessageType type) noexcept {
     case MessageType::Reset: return "Reset";
     case MessageType::Error: return "Error";
     case MessageType::SensorRequest: return "SensorRequest";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(ErrorCode code) noexcept {
+  switch (code) {
+    case ErrorCode::VersionNotSupported: return "VersionNotSupported";
+    case ErrorCode::MalformedFrame: return "MalformedFrame";
+    case ErrorCode::UnexpectedMessage: return "UnexpectedMessage";
+    case ErrorCode::ControlMismatch: return "ControlMismatch";
+    case ErrorCode::ServerBusy: return "ServerBusy";
+    case ErrorCode::FrameTooLarge: return "FrameTooLarge";
+    case ErrorCode::InternalError: return "InternalError";
+    case ErrorCode::SessionEnded: return "SessionEnded";
   }
   return "unknown";
 }

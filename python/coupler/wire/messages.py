@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Union
 
+from coupler import _native
+
 __all__ = [
     "MESSAGE_TYPES",
     "PROTOCOL_VERSION",
@@ -54,95 +56,30 @@ __all__ = [
 ]
 
 
-class MessageType(IntEnum):
-    HANDSHAKE_INIT = 0
-    HANDSHAKE = 1
-    CONTROL = 2
-    SENSOR = 3
-    RESET = 4
-    ERROR = 5
-    SENSOR_REQUEST = 6
+_protocol = _native.protocol
+
+MessageType = IntEnum("MessageType", _protocol.message_types, module=__name__)
+ErrorCode = IntEnum("ErrorCode", _protocol.error_codes, module=__name__)
 
 
-class ValueType(IntEnum):
-    """What a control or sensor value means; the unit is fixed per type."""
-
-    ANGLE = 0  # rad
-    ANGULAR_VELOCITY_1D = 1  # rad/s
-    TORQUE_1D = 2  # Nm
-    POSITION = 3  # m, vec3
-    RPY = 4  # rad, vec3
-    ACTIVATED = 5  # bool
-    ACCELERATION_3D = 6  # m/s2, vec3
-    FORCE_3D = 7  # N, vec3
-    TORQUE_3D = 8  # Nm, vec3
-    ANGULAR_ACCELERATION_3D = 9  # rad/s2, vec3
-    VELOCITY_3D = 10  # m/s, vec3
-    ANGULAR_VELOCITY_3D = 11  # rad/s, vec3
-    FORCE_1D = 12  # N
-    MULTIPLE = 15  # only as the scene-wide control type
-    # coupler extension "value-types": see EXTENSION_VALUE_TYPES.
-    LINEAR_POSITION = 100  # m
-    LINEAR_VELOCITY = 101  # m/s
-    ACTUATOR_INPUT = 102  # the MuJoCo actuator's own ctrl units (a control only)
-    NUMBER = 103  # one number of a sensor Click has no type for, in that sensor's unit
-    # coupler extension "mocap" (controls only): see EXTENSION_MOCAP.
-    MOCAP_POSITION = 104  # m, one world-frame coordinate (x, y or z) of a mocap body's position
-    MOCAP_QUATERNION = 105  # one component (w, x, y or z) of a mocap body's world-frame orientation
+class _ValueTypeUnits(IntEnum):
+    """What a control or sensor value means; the unit is fixed per type (coupler/wire/types.hpp lists them)."""
 
     @property
     def width(self) -> int:
         """How many numbers one value of this type has (1 or 3)."""
-        return 3 if self in _VECTOR_TYPES else 1
+        return _protocol.value_type_widths[self]
 
     @property
     def unit(self) -> str:
-        """The SI unit every value of this type carries ("" for on/off and the scene-wide MULTIPLE)."""
-        return _UNITS.get(self, "")
+        """The SI unit every value of this type carries ("" for on/off, the scene-wide MULTIPLE, an actuator's
+        own input, a NUMBER, whose unit its sensor names, and a quaternion component)."""
+        return _protocol.value_type_units[self]
 
 
-_VECTOR_TYPES = frozenset(
-    {
-        ValueType.POSITION,
-        ValueType.RPY,
-        ValueType.ACCELERATION_3D,
-        ValueType.FORCE_3D,
-        ValueType.TORQUE_3D,
-        ValueType.ANGULAR_ACCELERATION_3D,
-        ValueType.VELOCITY_3D,
-        ValueType.ANGULAR_VELOCITY_3D,
-    }
-)
-
-
-_UNITS = {
-    ValueType.ANGLE: "rad",
-    ValueType.ANGULAR_VELOCITY_1D: "rad/s",
-    ValueType.TORQUE_1D: "N m",
-    ValueType.POSITION: "m",
-    ValueType.RPY: "rad",
-    ValueType.ACCELERATION_3D: "m/s^2",
-    ValueType.FORCE_3D: "N",
-    ValueType.TORQUE_3D: "N m",
-    ValueType.ANGULAR_ACCELERATION_3D: "rad/s^2",
-    ValueType.VELOCITY_3D: "m/s",
-    ValueType.ANGULAR_VELOCITY_3D: "rad/s",
-    ValueType.FORCE_1D: "N",
-    ValueType.LINEAR_POSITION: "m",
-    ValueType.LINEAR_VELOCITY: "m/s",
-    ValueType.MOCAP_POSITION: "m",
-}
-
-
-class ErrorCode(IntEnum):
-    VERSION_NOT_SUPPORTED = 0
-    MALFORMED_FRAME = 100
-    UNEXPECTED_MESSAGE = 101
-    CONTROL_MISMATCH = 102
-    SERVER_BUSY = 103
-    FRAME_TOO_LARGE = 104
-    INTERNAL_ERROR = 105
-    SESSION_ENDED = 106
+# ANGLE, ANGULAR_VELOCITY_1D, ..., MULTIPLE (only as the scene-wide control type); from 100 the coupler
+# extensions "value-types" (LINEAR_POSITION ... NUMBER) and "mocap" (MOCAP_POSITION, MOCAP_QUATERNION).
+ValueType = _ValueTypeUnits("ValueType", _protocol.value_types, module=__name__, qualname="ValueType")
 
 
 class ControlField(Enum):
@@ -158,34 +95,23 @@ class ControlField(Enum):
     TORQUES = "torques"
 
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION: int = _protocol.version
 
-# The coupler extensions a server announces by name in its handshake
-# (ServerInfo.extensions); a client uses one only when it is announced.
-EXTENSION_STEPS = "steps"  # ControlMessage.steps: several steps per Control
-EXTENSION_GOODBYE = "goodbye"  # a leaving controller's SessionEnded Error, taken without answer
-EXTENSION_RANGES = "ranges"  # HandshakeMessage.Object controlRanges and jointLimits
-# Value types from 100 (LINEAR_POSITION ... NUMBER) in handshakes and sensor
-# readings. A Click peer keeps such a type as an unknown enum number and such a
-# reading as a Sensor with no value, so it still reads every value of a Click type.
-EXTENSION_VALUE_TYPES = "value-types"
-
-EXTENSION_WORLDS = "worlds"  # HandshakeMessage.worlds; one Control and one Sensor for every world at once
-# Mocap bodies as controls: per mocap body, MOCAP_POSITION x, y, z and MOCAP_QUATERNION qw, qx, qy, qz,
-# which set its mocap_pos and mocap_quat before the step.
-EXTENSION_MOCAP = "mocap"
-EXTENSION_KEYFRAMES = "keyframes"  # HandshakeMessage.keyframes; a Reset to one of them (ResetMessage.keyframe)
-# HandshakeMessage.cameras; images asked for by ControlMessage.images and SensorRequestMessage.images, carried
-# in SensorMessage.images.
-EXTENSION_IMAGES = "images"
-# What a camera can render: "rgb" 3 uint8 per pixel, "depth" float32 metres along the optical axis,
-# "segmentation" int32 geom ids (-1 where no geom is seen).
-IMAGE_KINDS = ("rgb", "depth", "segmentation")
-# HandshakeMessage.shared_memory, a ring of buffers in shared memory offered on an ipc or inproc address;
-# a Control or SensorRequest with shared_memory gets its answer's images there (Image.shared).
-EXTENSION_SHARED_MEMORY = "shm"
-# The bytes of one pixel of each kind: rgb 3, a float32 depth or an int32 geom id 4.
-IMAGE_BYTES_PER_PIXEL = {"rgb": 3, "depth": 4, "segmentation": 4}
+# The coupler extensions a server announces by name in its handshake (ServerInfo.extensions); a client uses one
+# only when it is announced. What each adds: coupler/wire/messages.hpp and docs/protocol.md.
+_extensions = _protocol.extensions
+EXTENSION_STEPS: str = _extensions["STEPS"]
+EXTENSION_GOODBYE: str = _extensions["GOODBYE"]
+EXTENSION_RANGES: str = _extensions["RANGES"]
+EXTENSION_VALUE_TYPES: str = _extensions["VALUE_TYPES"]
+EXTENSION_WORLDS: str = _extensions["WORLDS"]
+EXTENSION_MOCAP: str = _extensions["MOCAP"]
+EXTENSION_KEYFRAMES: str = _extensions["KEYFRAMES"]
+EXTENSION_IMAGES: str = _extensions["IMAGES"]
+EXTENSION_SHARED_MEMORY: str = _extensions["SHARED_MEMORY"]
+# What a camera can render, and the bytes of one pixel of each kind (coupler/wire/image_kinds.hpp).
+IMAGE_KINDS: tuple[str, ...] = _protocol.image_kinds
+IMAGE_BYTES_PER_PIXEL: dict[str, int] = _protocol.image_bytes_per_pixel
 
 
 @dataclass

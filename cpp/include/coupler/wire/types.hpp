@@ -1,6 +1,7 @@
 #pragma once
 // Protocol enums, with the wire values of Click protocol v1.
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -55,13 +56,36 @@ enum class ErrorCode : int {
   SessionEnded = 106,
 };
 
+// Every value of each enum, in wire order: what a binding exports and a test iterates.
+inline constexpr std::array<MessageType, 7> kMessageTypes = {
+    MessageType::HandshakeInit, MessageType::Handshake, MessageType::Control, MessageType::Sensor,
+    MessageType::Reset,         MessageType::Error,     MessageType::SensorRequest};
+inline constexpr std::array<ValueType, 20> kValueTypes = {
+    ValueType::Angle,          ValueType::AngularVelocity1D, ValueType::Torque1D,
+    ValueType::Position,       ValueType::RPY,               ValueType::Activated,
+    ValueType::Acceleration3D, ValueType::Force3D,           ValueType::Torque3D,
+    ValueType::AngularAcceleration3D, ValueType::Velocity3D, ValueType::AngularVelocity3D,
+    ValueType::Force1D,        ValueType::Multiple,          ValueType::LinearPosition,
+    ValueType::LinearVelocity, ValueType::ActuatorInput,     ValueType::Number,
+    ValueType::MocapPosition,  ValueType::MocapQuaternion};
+inline constexpr std::array<ErrorCode, 8> kErrorCodes = {
+    ErrorCode::VersionNotSupported, ErrorCode::MalformedFrame, ErrorCode::UnexpectedMessage,
+    ErrorCode::ControlMismatch,     ErrorCode::ServerBusy,     ErrorCode::FrameTooLarge,
+    ErrorCode::InternalError,       ErrorCode::SessionEnded};
+
 // Numbers in one value of this type: 3 for vector types, 1 otherwise.
 int width(ValueType type) noexcept;
+
+// The SI unit of every value of this type ("N m", "rad/s^2"); "" where the type fixes none: on/off
+// (Activated), the scene-wide Multiple, an actuator's own input, a Number (its sensor's unit is in the
+// handshake) and a quaternion component.
+std::string_view unit(ValueType type) noexcept;
 
 // True for the values a peer may legally send (Multiple included).
 bool is_known(ValueType type) noexcept;
 
 std::string_view to_string(ValueType type) noexcept;
 std::string_view to_string(MessageType type) noexcept;
+std::string_view to_string(ErrorCode code) noexcept;
 
 }  // namespace coupler
