@@ -30,5 +30,6 @@ void bind_shared_ring(pybind11::module_& module);
 void bind_shared_channel(pybind11::module_& module);
 void bind_step_chunks(pybind11::module_& module);
 void bind_protocol(pybind11::module_& module);
+void bind_world_control_check(pybind11::module_& module);
 
 }  // namespace coupler::python

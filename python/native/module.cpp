@@ -21,6 +21,7 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_hot_path(module);
   coupler::python::bind_mujoco_reset(module);
   coupler::python::bind_world_steps(module);
+  coupler::python::bind_world_control_check(module);
   coupler::python::bind_codec(module);
   coupler::python::bind_peer_text(module);
   coupler::python::bind_name_list(module);

@@ -31,22 +31,6 @@ WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::s
   }
 }
 
-bool WorldHotPath::takes_resets(const ControlMessage& control) const {
-  const auto& resets = control.reset_worlds;
-  if (resets.empty()) return control.reset_qpos.empty() && control.reset_qvel.empty();
-  if (!worlds_.resets()) return false;
-  const std::size_t n = worlds_.count();
-  // Ascending, each once, below the count; one state per reset world or none; finite: else the caller names it.
-  for (std::size_t k = 0; k < resets.size(); ++k) {
-    if (resets[k] >= n || (k > 0 && resets[k] <= resets[k - 1])) return false;
-  }
-  const auto fits = [&](const std::vector<double>& state, std::size_t size) {
-    return (state.empty() || state.size() == resets.size() * size) &&
-           std::all_of(state.begin(), state.end(), [](double x) { return std::isfinite(x); });
-  };
-  return fits(control.reset_qpos, worlds_.nq()) && fits(control.reset_qvel, worlds_.nv());
-}
-
 std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedRingWriter* ring,
                                                WorldHotPathOutcome& outcome) {
   ControlMessage control;
@@ -62,19 +46,17 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   const std::size_t values = worlds_.value_count();
   const std::size_t events = worlds_.event_count();
   const std::size_t width = values + events;
-  // Images, a Control that steps no world or does not match, resets where the worlds cannot be reset here: the
-  // caller's.
-  if (control.worlds != n || control.world_controls.size() != n * width || control.steps > config_.max_steps ||
-      !control.images.empty() || !control.image_worlds.empty() || !takes_resets(control)) {
+  // Images, a Control that steps no world or does not match (the caller names its problem), resets where the
+  // worlds cannot be reset here: the caller's.
+  if (control.world_controls.size() != n * width || control.steps > config_.max_steps || !control.images.empty() ||
+      !control.image_worlds.empty() || (!control.reset_worlds.empty() && !worlds_.resets()) ||
+      world_control_problem(control, {n, width, worlds_.nq(), worlds_.nv()})) {
     return std::nullopt;
   }
   const double* row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) {
     for (std::size_t k = 0; k < values; ++k) {
-      if (!(std::fabs(row[k]) <= config_.largest_value)) return std::nullopt;  // not finite too
-    }
-    for (std::size_t k = values; k < width; ++k) {
-      if (!std::isfinite(row[k])) return std::nullopt;
+      if (!(std::fabs(row[k]) <= config_.largest_value)) return std::nullopt;
     }
   }
   // Checked before any world changes: the arrays hold the last Control served until this one is taken.

@@ -96,30 +96,14 @@ def _mismatch(text: str) -> ProtocolError:
 
 
 def check_world_control(control: WorldControl, worlds: Worlds) -> None:
-    """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem of a Control for every world."""
-    n, width = worlds.count, worlds.control_width
-    if control.worlds != n:
-        raise _mismatch(f"a Control for {control.worlds} worlds; this server has {n}")
-    most = _native.ControlLayout.MAX_STEPS  # the limit of every Control, in the one control check
-    if control.steps > most:
-        raise _mismatch(f"steps {control.steps} exceeds the maximum of {most}")
-    if control.controls.size not in (0, n * width):
-        raise _mismatch(f"worldControls has {control.controls.size} numbers; {n} worlds of {width} (controls, then "
-                        f"events) take {n * width}, or none to step no world")
-    if control.controls.size and not np.isfinite(control.controls).all():
-        first = int(np.flatnonzero(~np.isfinite(control.controls))[0])
-        raise _mismatch(f"number {first % width} of world {first // width} is {control.controls[first]}")
-    resets = control.resets
-    if resets.size and (int(resets.max()) >= n or (resets.size > 1 and not (np.diff(resets) > 0).all())):
-        raise _mismatch(f"resetWorlds must list worlds below {n} in ascending order, each once; got "
-                        f"{resets[:10].tolist()}{' ...' if resets.size > 10 else ''}")
-    for name, state, size in (("resetQpos", control.qpos, worlds.state_sizes[0]),
-                              ("resetQvel", control.qvel, worlds.state_sizes[1])):
-        if state.size not in (0, resets.size * size):
-            raise _mismatch(f"{name} has {state.size} numbers; {resets.size} reset worlds of {size} take "
-                            f"{resets.size * size}, or none for the scene's initial state")
-        if state.size and not np.isfinite(state).all():
-            raise _mismatch(f"{name} holds a number that is not finite")
+    """Raise ProtocolError (CONTROL_MISMATCH) naming the first problem of a Control for every world (the one
+    check, coupler::world_control_problem, which the native hot path passes Controls through too)."""
+    shape = _native.WorldControlShape(worlds=worlds.count, control_width=worlds.control_width,
+                                      nq=worlds.state_sizes[0], nv=worlds.state_sizes[1])
+    problem = _native.world_control_problem(control.worlds, control.steps, control.controls, control.resets,
+                                            control.qpos, control.qvel, shape)
+    if problem is not None:
+        raise _mismatch(problem)
 
 
 class WorldsSimulation(MessagesFromArrays):

@@ -7,7 +7,8 @@
 // answered, over and over. Only the common case is served here: a Control
 // with values for every world, asking for no image and no more than
 // max_steps steps, with values that are finite and no larger than
-// largest_value, and resets (when the worlds can be reset here) that match.
+// largest_value, and resets when the worlds can be reset here; one that
+// world_control_problem finds wrong is never served here.
 // Everything else (images, any other request, a Control that does not
 // match, a value the caller must look at, a mocap body's zero quaternion)
 // goes back to the caller, which owns the control plane and every refusal's
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include <coupler/serve/hot_path.hpp>
+#include <coupler/serve/world_control_check.hpp>
 #include <coupler/serve/world_steps.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_ring.hpp>
@@ -98,8 +100,6 @@ class WorldHotPath {
  private:
   // The answer to `payload` when it is a Control this path serves; nullopt to hand it back.
   std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
-  // Whether `control`'s resets (none, or worlds the batch can reset here with states that fit) are served here.
-  bool takes_resets(const ControlMessage& control) const;
 
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;
