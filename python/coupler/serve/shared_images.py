@@ -29,7 +29,7 @@ MIN_BYTES = 16384  # an answer's images taking fewer bytes go through the socket
 
 def offered_on(endpoint: str) -> bool:
     """Whether a server at `endpoint` offers shared memory: only where every client is on its host."""
-    return endpoint.startswith(("ipc://", "inproc://"))
+    return _native.on_this_host(endpoint)
 
 
 class SharedImages:

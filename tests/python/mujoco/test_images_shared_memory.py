@@ -17,7 +17,6 @@ import pytest
 pytest.importorskip("mujoco")
 
 from coupler import Session  # noqa: E402
-from coupler.controller.shared_images import SharedImages  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
 from coupler.serve.shared_images import SLOTS, offered_on  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
@@ -116,13 +115,21 @@ def test_the_ring_can_be_opened_by_its_owner_only(session):
 
 def test_an_unknown_buffer_is_refused_in_one_line(session):
     image = session.sensors(images={"eye": "rgb"}).message.images[0]
-    image.shared = SharedSlice(slot=99, sequence=image.shared.sequence, offset=0, length=image.shared.length)
+    unknown = SharedSlice(slot=99, sequence=image.shared.sequence, offset=0, length=image.shared.length)
     with pytest.raises(Error, match=f"^an answer names shared buffer 99; the ring has buffers 0 to {SLOTS - 1}$"):
-        session.shared_images.resolve([image])
+        session.shared_images.view(unknown)
 
 
-def test_a_session_over_tcp_does_not_map_the_ring_even_when_announced(session):
-    assert SharedImages.mapped("tcp://127.0.0.1:5555", session.handshake) is None
+def _ring_mappings() -> int:
+    return sum("/memfd:coupler-shm" in line for line in Path("/proc/self/maps").read_text().splitlines())
+
+
+def test_a_session_maps_the_ring_once_for_its_images_and_their_validity(server):
+    before = _ring_mappings()
+    with Session(server.endpoint, timeout=30.0) as session:
+        image = session.sensors(images={"eye": "rgb"}).message.images[0]
+        assert session.shared_images.still_valid(image) and not image.data.flags.writeable
+        assert _ring_mappings() == before + 1
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:5555", "tcp://192.0.2.1:5555", "ws://127.0.0.1:5555"])
