@@ -30,16 +30,20 @@ constexpr std::size_t kAlignment = 64;
 std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
 // The images field of a SensorMessage whose images' pixels lie in one buffer of `ring`, from (camera, kind,
-// width, height, time, C-contiguous array) each; None when they do not fit one buffer.
+// width, height, time, C-contiguous array) each; None when they take less than the ring's min_bytes (a copy is
+// cheaper than a mapping) or do not fit one buffer, as for encode_world_answer.
 py::object encode_shared_image_fields(const py::list& images, SharedRingWriter& ring) {
   std::vector<py::buffer_info> pixels;
   pixels.reserve(images.size());
+  std::size_t sum = 0;
   std::size_t total = 0;
   for (py::handle image : images) {
     pixels.push_back(image.cast<py::tuple>()[5].cast<py::buffer>().request());
-    total = aligned(total) + static_cast<std::size_t>(pixels.back().size * pixels.back().itemsize);
+    const auto length = static_cast<std::size_t>(pixels.back().size * pixels.back().itemsize);
+    sum += length;
+    total = aligned(total) + length;
   }
-  if (total > ring.announced().slot_bytes) return py::none();
+  if (sum < ring.announced().min_bytes || total > ring.announced().slot_bytes) return py::none();
   std::vector<Image> out;
   out.reserve(images.size());
   {
@@ -171,7 +175,8 @@ void bind_shared_ring(py::module_& module) {
              "only, never tcp://), where shared memory is offered and mapped.");
   module.def("encode_shared_image_fields", &encode_shared_image_fields, py::arg("images"), py::arg("ring"),
              "As encode_image_fields, with the pixels written into one buffer of `ring` (a SharedRingWriter) and "
-             "the images saying where; None when they do not fit one buffer.");
+             "the images saying where; None when together they take less than its min_bytes or do not fit one "
+             "buffer.");
   module.def("encode_world_answer", &encode_world_answer_of, py::arg("sensors"), py::arg("times"),
              py::arg("data"), py::arg("images"), py::arg("image_worlds"), py::arg("ring") = nullptr,
              "The SensorMessage frame answering a Control for every world, from float64 arrays and the image stacks "

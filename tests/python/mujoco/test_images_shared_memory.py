@@ -22,7 +22,8 @@ from coupler.serve.shared_images import SLOTS, offered_on  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 from coupler.wire.messages import EXTENSION_SHARED_MEMORY, SharedSlice  # noqa: E402
 
-# A hinge to step, a box and a ball to see; 96x72 rgb takes 20736 bytes: enough for shared memory.
+# A hinge to step, a box and a ball to see; 96x72 rgb takes 20736 bytes: enough for shared memory; 16x12 rgb, 576
+# bytes, is not.
 SCENE = """
 <mujoco model="seen">
   <worldbody>
@@ -36,6 +37,7 @@ SCENE = """
       <geom name="box" type="box" size="0.06 0.06 0.06" rgba="0.9 0.1 0.1 1"/>
     </body>
     <camera name="eye" pos="0.05 -0.5 0.9" xyaxes="1 0 0 0 0.8 0.6" fovy="60" resolution="96 72"/>
+    <camera name="tiny" pos="0.05 -0.5 0.9" xyaxes="1 0 0 0 0.8 0.6" fovy="60" resolution="16 12"/>
   </worldbody>
   <actuator><motor name="hinge" joint="hinge"/></actuator>
 </mujoco>
@@ -106,6 +108,11 @@ def test_a_view_stays_valid_until_the_ring_has_come_round(session):
     assert session.shared_images.still_valid(first)
     session.sensors(images={"eye": "rgb"})
     assert not session.shared_images.still_valid(first)
+
+
+def test_images_smaller_than_the_ring_takes_come_through_the_socket(session):
+    (image,) = session.sensors(images={"tiny": "rgb"}).message.images
+    assert image.shared is None and len(image.data) == 16 * 12 * 3
 
 
 def test_the_ring_can_be_opened_by_its_owner_only(session):
