@@ -18,6 +18,7 @@
 #include "conversions.hpp"
 #include "image_requests_of.hpp"
 #include "message_objects.hpp"
+#include "shared_view.hpp"
 
 namespace py = pybind11;
 
@@ -53,15 +54,31 @@ class Trace {
 
 // Readings as coupler.controller.Session builds its SensorReadings from them:
 // (values, time, None, False) for readings read through the layout (a new
-// float64 array in slot order), (None, time, message, after_reset) otherwise.
-py::tuple readings_of(const SensorReadings& readings) {
+// float64 array in slot order), (None, time, message, after_reset) otherwise,
+// the data of the message's images that lie in `ring` read-only views of it.
+py::tuple readings_of(const SensorReadings& readings, const std::shared_ptr<const SharedRingReader>& ring) {
   const std::vector<double>& values = readings.values();
   if (!values.empty()) {
     py::object array = zeros(values.size(), "float64");
     std::memcpy(data_of<double>(array), values.data(), values.size() * sizeof(double));
     return py::make_tuple(array, readings.time(), py::none(), false);
   }
-  return py::make_tuple(py::none(), readings.time(), to_python(Message(readings.message())), readings.after_reset());
+  py::object message = to_python(Message(readings.message()));
+  for (py::handle image : message.attr("images")) {
+    const py::object slice = image.attr("shared");
+    if (slice.is_none()) continue;
+    if (!ring) {
+      throw ProtocolError(ErrorCode::MalformedFrame, "an answer's images lie in shared memory this session did not map");
+    }
+    image.attr("data") = shared_view(ring, slice);
+  }
+  return py::make_tuple(py::none(), readings.time(), message, readings.after_reset());
+}
+
+// One line of the session's (SessionOptions::log) to the Python logger coupler.controller.session, at INFO.
+void log_to_python(const std::string& line) {
+  py::gil_scoped_acquire gil;
+  py::module_::import("logging").attr("getLogger")("coupler.controller.session").attr("info")("%s", line);
 }
 
 std::unique_ptr<Session> make_session(const std::string& address, double timeout, bool polling, py::object trace,
@@ -77,6 +94,7 @@ std::unique_ptr<Session> make_session(const std::string& address, double timeout
   options.reconnect_attempts = reconnect_attempts;
   options.shared_memory = shared_memory;
   options.shared_channel = shared_channel;
+  options.log = log_to_python;
   py::gil_scoped_release released;  // the handshake blocks; a trace takes the GIL back
   return std::make_unique<Session>(address, std::move(options));
 }
@@ -123,7 +141,7 @@ void bind_session(py::module_& module) {
               py::gil_scoped_release released;
               readings.emplace(s.step_frame(control, steps, requests));
             }
-            return readings_of(*readings);
+            return readings_of(*readings, s.shared_memory_held());
           },
           py::arg("frame"), py::arg("steps"), py::arg("images") = py::none(),
           "Session::step_frame: the encoded Control (holding `steps` steps), with `images` (ImageRequest values); "
@@ -137,7 +155,7 @@ void bind_session(py::module_& module) {
               py::gil_scoped_release released;
               readings.emplace(requests.empty() ? s.sensors() : s.sensors(requests));
             }
-            return readings_of(*readings);
+            return readings_of(*readings, s.shared_memory_held());
           },
           py::arg("images") = py::none(), "Session::sensors, the readings as step gives them.")
       .def(
@@ -171,6 +189,11 @@ void bind_session(py::module_& module) {
           "Session::close: the goodbye, then disconnect. Safe to call twice.")
       .def_property_readonly("stats", &Session::stats, py::return_value_policy::reference_internal)
       .def_property_readonly("shared_channel", &Session::shared_channel)
+      .def_property_readonly(
+          "shared_memory",
+          [](const Session& s) { return std::const_pointer_cast<SharedRingReader>(s.shared_memory_held()); },
+          "The session's mapping of its server's ring (a SharedRingReader, the one the readings' images are views "
+          "of), or None when images come through the socket.")
       .def_property_readonly(
           "client", [](Session& s) { return ClientHandle(s.client()); }, py::keep_alive<0, 1>(),
           "The session's connection, as coupler._native.Client (kept alive by it).");

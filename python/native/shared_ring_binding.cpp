@@ -17,6 +17,7 @@
 #include <coupler/wire/error.hpp>
 
 #include "bindings.hpp"
+#include "shared_view.hpp"
 
 namespace py = pybind11;
 
@@ -29,16 +30,20 @@ constexpr std::size_t kAlignment = 64;
 std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
 // The images field of a SensorMessage whose images' pixels lie in one buffer of `ring`, from (camera, kind,
-// width, height, time, C-contiguous array) each; None when they do not fit one buffer.
+// width, height, time, C-contiguous array) each; None when they take less than the ring's min_bytes (a copy is
+// cheaper than a mapping) or do not fit one buffer, as for encode_world_answer.
 py::object encode_shared_image_fields(const py::list& images, SharedRingWriter& ring) {
   std::vector<py::buffer_info> pixels;
   pixels.reserve(images.size());
+  std::size_t sum = 0;
   std::size_t total = 0;
   for (py::handle image : images) {
     pixels.push_back(image.cast<py::tuple>()[5].cast<py::buffer>().request());
-    total = aligned(total) + static_cast<std::size_t>(pixels.back().size * pixels.back().itemsize);
+    const auto length = static_cast<std::size_t>(pixels.back().size * pixels.back().itemsize);
+    sum += length;
+    total = aligned(total) + length;
   }
-  if (total > ring.announced().slot_bytes) return py::none();
+  if (sum < ring.announced().min_bytes || total > ring.announced().slot_bytes) return py::none();
   std::vector<Image> out;
   out.reserve(images.size());
   {
@@ -115,6 +120,16 @@ SharedSlice slice_of(const py::handle& slice) {
 
 }  // namespace
 
+py::array_t<std::uint8_t> shared_view(const std::shared_ptr<const SharedRingReader>& ring, const py::handle& slice) {
+  const SharedSlice where = slice_of(slice);
+  const std::uint8_t* bytes = ring->view(where);
+  // The array keeps the mapping alive; it is read-only, as the mapping is.
+  py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(where.length)}, {1}, bytes,
+                                py::cast(std::const_pointer_cast<SharedRingReader>(ring)));
+  py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return out;
+}
+
 void bind_shared_ring(py::module_& module) {
   py::class_<SharedRingWriter>(module, "SharedRingWriter",
                                "The server's side of the \"shm\" extension's ring: `slots` buffers of `slot_bytes` "
@@ -130,30 +145,38 @@ void bind_shared_ring(py::module_& module) {
   py::class_<SharedRingReader, std::shared_ptr<SharedRingReader>>(
       module, "SharedRingReader",
       "A client's mapping of the ring a handshake announced (a coupler.wire.messages.SharedMemoryRing); "
-      "coupler.Error in one line when it cannot be mapped.")
+      "coupler.Error in one line when it cannot be mapped. A Session's is its `shared_images`.")
       .def(py::init([](const py::handle& ring) { return std::make_shared<SharedRingReader>(announced_ring(ring)); }),
            py::arg("ring"))
       .def(
           "view",
           [](const std::shared_ptr<SharedRingReader>& self, const py::handle& slice) {
-            const SharedSlice where = slice_of(slice);
-            const std::uint8_t* bytes = self->view(where);
-            // The array keeps the mapping alive; it is read-only, as the mapping is.
-            py::array_t<std::uint8_t> out({static_cast<py::ssize_t>(where.length)}, {1}, bytes, py::cast(self));
-            py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
-            return out;
+            return shared_view(self, slice);
           },
           py::arg("slice"),
           "The bytes of a coupler.wire.messages.SharedSlice as a read-only uint8 array of the mapped memory "
-          "(no copy); coupler.Error in one line for a buffer or range outside the ring, or a buffer since "
-          "overwritten.")
+          "(no copy), which keeps the mapping alive; coupler.Error in one line for a buffer or range outside the "
+          "ring, or a buffer since overwritten.")
       .def(
           "current", [](const SharedRingReader& self, const py::handle& slice) { return self.current(slice_of(slice)); },
-          py::arg("slice"), "Whether the slice's buffer still holds what it held when the slice was sent.");
+          py::arg("slice"), "Whether the slice's buffer still holds what it held when the slice was sent.")
+      .def(
+          "still_valid",
+          [](const SharedRingReader& self, const py::handle& image) {
+            const py::object shared = image.attr("shared");
+            return shared.is_none() || self.current(slice_of(shared));
+          },
+          py::arg("image"),
+          "Whether the pixels of a coupler.wire.messages.Image are still those the server sent (always, for one "
+          "not in shared memory).");
 
+  module.def("on_this_host", &on_this_host, py::arg("address"),
+             "coupler::on_this_host: whether a peer at `address` is on this host for certain (ipc:// and inproc:// "
+             "only, never tcp://), where shared memory is offered and mapped.");
   module.def("encode_shared_image_fields", &encode_shared_image_fields, py::arg("images"), py::arg("ring"),
              "As encode_image_fields, with the pixels written into one buffer of `ring` (a SharedRingWriter) and "
-             "the images saying where; None when they do not fit one buffer.");
+             "the images saying where; None when together they take less than its min_bytes or do not fit one "
+             "buffer.");
   module.def("encode_world_answer", &encode_world_answer_of, py::arg("sensors"), py::arg("times"),
              py::arg("data"), py::arg("images"), py::arg("image_worlds"), py::arg("ring") = nullptr,
              "The SensorMessage frame answering a Control for every world, from float64 arrays and the image stacks "

@@ -41,17 +41,17 @@ Session::Session(const std::string& address, SessionOptions options)
 
 namespace {
 
-bool on_this_host(const std::string& address) {
-  return address.rfind("ipc://", 0) == 0 || address.rfind("inproc://", 0) == 0;
-}
-
-// The ring `handshake` announces, mapped, when the server at `address` is on this host for certain.
-std::shared_ptr<const SharedRingReader> mapped_ring(const std::string& address, const HandshakeMessage& handshake) {
+// The ring `handshake` announces, mapped, when the server at `address` is on this host for certain; `log` told
+// why not when it cannot be mapped.
+std::shared_ptr<const SharedRingReader> mapped_ring(const std::string& address, const HandshakeMessage& handshake,
+                                                    const std::function<void(const std::string&)>& log) {
   if (!on_this_host(address) || !handshake.shared_memory || !handshake.supports(kExtensionSharedMemory)) return nullptr;
   try {
     return std::make_shared<const SharedRingReader>(*handshake.shared_memory);
-  } catch (const Error&) {
-    return nullptr;  // another user or container: images come through the socket
+  } catch (const Error& error) {
+    // Another user or container: images come through the socket.
+    if (log) log(std::string("images come through the socket: ") + error.what());
+    return nullptr;
   }
 }
 
@@ -65,7 +65,7 @@ HandshakeInitMessage Session::handshake_init() const {
 
 void Session::use_handshake(HandshakeMessage handshake) {
   handshake_ = std::move(handshake);
-  shared_ = options_.shared_memory ? mapped_ring(client_.address(), handshake_) : nullptr;
+  shared_ = options_.shared_memory ? mapped_ring(client_.address(), handshake_, options_.log) : nullptr;
   channel_.reset();
   channel_ready_ = false;
   if (handshake_init().shared_channel && !handshake_.shared_channel.empty()) {

@@ -86,6 +86,10 @@ void SharedRingWriter::publish(const Claim& claim) {
   __atomic_store_n(sequence_of(base_, claim.slot), claim.sequence, __ATOMIC_RELEASE);
 }
 
+bool on_this_host(const std::string& address) {
+  return address.rfind("ipc://", 0) == 0 || address.rfind("inproc://", 0) == 0;
+}
+
 SharedRingReader::SharedRingReader(const SharedMemoryRing& announced) : announced_(announced) {
   const std::string shown = shown_peer_text(announced.path);
   if (announced.slots == 0 || announced.slots > kMaxSlots || announced.slot_bytes == 0 ||

@@ -1,8 +1,22 @@
 """What a controller author uses: connect and handshake once, then step.
 
 The session is the C++ `coupler::Session`, bound: the handshake, timeouts and
-reconnecting, the shared channel, polling and the round-trip statistics are
-the C++ library's. This module gives it the Python Controls and SensorReadings.
+reconnecting, the shared memory and channel, polling and the round-trip
+statistics are the C++ library's. This module gives it the Python Controls and
+SensorReadings.
+
+Images through shared memory (the "shm" extension): a session at an ipc:// or
+inproc:// address whose server announces a ring maps it (read-only, once) and
+asks for every answer's images through it; `Session(..., shared_memory=False)`
+opts out, and a ring that cannot be mapped (another user, another container)
+is left alone, logged at INFO: images then come through the socket, as over
+tcp. Such an image is a read-only NumPy array of the mapped memory, no copy.
+The array keeps the mapping alive, but the server writes the ring's buffers in
+turn: its pixels stay as they were sent until `slots - 1` more answers with
+shared images have been received (3 with the server's default of 4 buffers),
+by this or any other client of the server. `np.array(picture.rgb)` keeps a copy
+for longer; `session.shared_images.still_valid(image)` says whether a buffer
+was rewritten since.
 """
 
 from __future__ import annotations
@@ -17,12 +31,11 @@ from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
 from coupler.controller.round_trip_stats import RoundTripStats
 from coupler.controller.sensor_readings import SensorReadings
-from coupler.controller.shared_images import SharedImages
 from coupler.transport.client import Client
 from coupler.transport.options import DEFAULT_TIMEOUT
-from coupler.wire.errors import Error, ExtensionNotSupportedError, ProtocolError
+from coupler.wire.errors import Error, ExtensionNotSupportedError
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import EXTENSION_IMAGES, ErrorCode, HandshakeMessage, Message, SensorMessage
+from coupler.wire.messages import EXTENSION_IMAGES, HandshakeMessage, Message, SensorMessage
 
 Trace = Callable[[str, Message], None]
 
@@ -79,9 +92,9 @@ class Session:
 
         `shared_memory` (default True): at an ipc:// or inproc:// address,
         take images through the shared memory the server announces (the "shm"
-        extension, see coupler.controller.shared_images: the arrays are then
-        views of it, valid for the next few answers); False: through the
-        socket, as over tcp.
+        extension, see this module's docstring: the arrays are then views of
+        it, valid for the next few answers; `shared_images` is the mapping);
+        False: through the socket, as over tcp.
 
         `shared_channel` (default False): at an ipc:// or inproc:// address,
         lease the server's shared channel in the handshake and send Controls
@@ -99,7 +112,6 @@ class Session:
         self.reconnect_attempts = reconnect_attempts
         self.polling = polling
         self.trace = trace
-        self._shared_memory = shared_memory
         self._use_handshake()
         if reset:
             try:
@@ -110,9 +122,8 @@ class Session:
 
     def _use_handshake(self) -> None:
         self.handshake: HandshakeMessage = self._native.handshake
-        # The server's ring, mapped, when images come through shared memory.
-        self.shared_images = (SharedImages.mapped(self.client.address, self.handshake)
-                              if self._shared_memory else None)
+        # The C++ session's mapping of the server's ring (view, current, still_valid); None: images by socket.
+        self.shared_images: _native.SharedRingReader | None = self._native.shared_memory
         try:
             self._flat: FlatLayout | None = FlatLayout(self.handshake)
         except Error:
@@ -160,11 +171,6 @@ class Session:
         if values is not None and self._flat is not None:
             return SensorReadings.from_array(self.handshake, self._flat, values, time)
         assert message is not None
-        if any(image.shared is not None for image in message.images):
-            if self.shared_images is None:
-                raise ProtocolError("an answer's images lie in shared memory this session did not map",
-                                    ErrorCode.MALFORMED_FRAME)
-            self.shared_images.resolve(message.images)
         return SensorReadings(self.handshake, message, after_reset)
 
     def _image_requests(self, images: Mapping[str, Asked] | None) -> list | None:

@@ -105,7 +105,7 @@ class WorldSession:
         refused the Control.
 
         Through shared memory (a session that mapped its server's ring, see
-        coupler.controller.shared_images) the readings, world data and images
+        coupler.controller.session) the readings, world data and images
         are views of the mapped memory, no copy: they hold what was sent until
         `slots - 1` more answers through the ring (3 with the server's default
         of 4 buffers); copy them (`np.array(sensors)`) to keep them longer. The

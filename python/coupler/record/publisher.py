@@ -1,5 +1,6 @@
-"""Publishing a server's traffic: a `FrameObserver` that sends every frame and every MuJoCo state on a
-ZeroMQ XPUB socket, to any number of subscribers (`coupler record`, a plotter, a dashboard).
+"""Publishing a server's traffic: the server's observer (a `coupler.serve.frame_observer.NativePublisher`)
+that sends every frame and every MuJoCo state on a ZeroMQ XPUB socket, to any number of subscribers
+(`coupler record`, a plotter, a dashboard).
 
 The publishing is `coupler._native.FramePublisher` (C++, the one
 implementation of the message format of `coupler.record.frame_stream`): the

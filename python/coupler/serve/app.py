@@ -14,7 +14,7 @@ from typing import Literal
 
 from coupler import _native, limits
 from coupler.serve.controller_sessions import DEFAULT_LEASE
-from coupler.serve.frame_observer import FrameObserver, observed
+from coupler.serve.frame_observer import NativePublisher, observed
 from coupler.serve.free_run_loop import FreeRunLoop
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.memory_trim import memory_given_back
@@ -100,12 +100,12 @@ def serve(
     options: ServeOptions,
     scene_name: str = "",
     responder_type: type[Responder] = NativeResponder,  # type: ignore[assignment]
-    observer: FrameObserver | None = None,
+    observer: NativePublisher | None = None,
     on_serving: Callable[[], None] | None = None,
 ) -> int:
     """Serve `simulation` until SIGINT, SIGTERM, `stop_after` or (with `exit_on_error`) a goodbye; print the summary.
 
-    `observer` (a recorder, a publisher) sees every request, answer and step (a free run's at most a
+    `observer` (the publisher --record and --publish share) sees every request, answer and step (a free run's at most a
     thousand a wall second, `coupler.serve.frame_observer`); `on_serving` is called
     once the address is bound and the serving line printed (a recording is put in place then).
     Raises coupler.Error when the address cannot be bound. Returns the exit status.

@@ -1,5 +1,6 @@
-"""Watching a server's traffic without slowing it: a `FrameObserver` sees every
-request frame, every answer frame and the simulation after every step.
+"""Watching a server's traffic without slowing it: the observer (the publisher
+`coupler serve --record` and `--publish` share, a `NativePublisher`) sees
+every request frame, every answer frame and the simulation after every step.
 
 In lockstep it sees the state after every Control's steps. A free run steps
 on its own clock, maybe thousands of times a wall second with nobody asking:
@@ -13,16 +14,18 @@ wall second: more than a view draws or a rendering samples, for a few
 milliseconds of the serving thread's time a second.
 
 A serving loop knows nothing of observers. `observed(responder, observer)`
-wraps a Responder so that each request, answer and step is reported; without
-an observer nothing is wrapped, so the hot path stays as it is. Observers must
-return quickly (hand the work to a thread of their own): they run on the
-serving thread.
+wraps a Responder so that each request, answer and step it serves in Python
+is reported; the C++ hot path serves under the wrapper, publishing on the
+observer's `native` publisher itself what the wrapper would report (see
+`coupler.serve.hot_path`). Without an observer nothing is wrapped. The
+reports run on the serving thread: the publisher only hands each message to
+ZeroMQ.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from coupler import _native
 from coupler.wire.codec import encode
@@ -35,7 +38,13 @@ FREE_RUN_STATES_PER_SECOND = 1000.0
 FREE_RUN_STATE_BURST = 250.0
 
 
-class FrameObserver(Protocol):
+class NativePublisher(Protocol):
+    """The observer: every report is a message on `native`, a `coupler._native.FramePublisher`, on which the
+    C++ hot path, which never comes back to Python for a Control it answers, publishes itself exactly what this
+    observer would (`coupler.record.publisher.FramePublisher`)."""
+
+    native: Any
+
     def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
         """A valid request frame from `peer`, received at `wall` (time.time(), seconds)."""
         ...
@@ -48,15 +57,6 @@ class FrameObserver(Protocol):
         """The simulation has just stepped to step number `step` (every step in lockstep, a free run's at the pace
         of `FREE_RUN_STATES_PER_SECOND`); read what is needed now: it changes with the next step."""
         ...
-
-
-@runtime_checkable
-class NativePublisher(FrameObserver, Protocol):
-    """An observer whose every report is a message on `native`, a `coupler._native.FramePublisher`: the
-    lockstep hot path, which never comes back to Python for a Control it answers, publishes there itself
-    exactly what this observer would."""
-
-    native: Any
 
 
 def _frame(item: Any) -> bytes:
@@ -72,9 +72,9 @@ def _frame(item: Any) -> bytes:
 
 
 class ObservedResponder:
-    """A Responder that reports to `observer` what `inner` receives, answers and steps."""
+    """A Responder that reports to `observer` what `inner` receives, answers and steps in Python."""
 
-    def __init__(self, inner: Responder, observer: FrameObserver) -> None:
+    def __init__(self, inner: Responder, observer: NativePublisher) -> None:
         self.inner = inner
         self.observer = observer
         self.sim = inner.sim
@@ -130,7 +130,7 @@ class ObservedResponder:
         self.close()
 
 
-def observed(responder: Responder, observer: FrameObserver | None) -> Responder:
+def observed(responder: Responder, observer: NativePublisher | None) -> Responder:
     """`responder` itself without an observer, else it wrapped so that `observer` sees its traffic.
 
     An observer records or publishes the frames themselves, so their images must be in them: a responder

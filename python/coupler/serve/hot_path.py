@@ -43,9 +43,8 @@ is due, as `LockstepLoop` does; a Control whose steps would hold it longer
 than `LONGEST_HOLD`, or of more than `LONG_CONTROL_STEPS` steps, goes to
 Python, which serves the others while it waits.
 
-An observer must see every frame, so it turns the hot path off, unless it
-is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
-`coupler._native.FramePublisher` what it would publish on the Python path,
+Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
+publishes on its `coupler._native.FramePublisher` what the Python path would,
 byte for byte: a Control, the MuJoCo state after its step and its answer; a
 read and its answer (no state: a read takes no step). Reads are answered in
 C++ then too, in the same order as without a publisher; traced, they go to
@@ -144,15 +143,14 @@ class HotPath:
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> HotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where the loop must see every request.
 
-        It needs the native responder itself (an observer wraps it, and must
-        see every frame) or the native responder observed by a NativePublisher
-        only (C++ publishes what it would), a simulation with
+        It needs the native responder, observed or not (observed, C++
+        publishes what the observer would), a simulation with
         hot path parts, and with a pacing `clock` a time step short enough to
         hold one step's answer. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
         observed_responder = responder
-        if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
+        if isinstance(responder, ObservedResponder):
             publisher, responder = responder.observer, responder.inner
         if type(responder) is not NativeResponder:
             return None
@@ -178,13 +176,13 @@ class HotPath:
     def for_free_run(cls, responder: Any, stop_after: float | None) -> HotPath | None:
         """The hot path for a free run over `responder`, or None where the loop must see every request and step.
 
-        It needs the native responder itself, or the native responder
-        observed by a NativePublisher only (C++ publishes what it would, and
-        the states its `free_run_states` shows), and a simulation with hot path parts.
+        It needs the native responder, observed or not (observed, C++
+        publishes what the observer would, and the states its `free_run_states`
+        shows), and a simulation with hot path parts.
         """
         publisher: NativePublisher | None = None
         states = None
-        if isinstance(responder, ObservedResponder) and isinstance(responder.observer, NativePublisher):
+        if isinstance(responder, ObservedResponder):
             publisher, states, responder = responder.observer, responder.free_run_states, responder.inner
         if type(responder) is not NativeResponder:
             return None

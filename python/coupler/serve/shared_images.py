@@ -29,7 +29,7 @@ MIN_BYTES = 16384  # an answer's images taking fewer bytes go through the socket
 
 def offered_on(endpoint: str) -> bool:
     """Whether a server at `endpoint` offers shared memory: only where every client is on its host."""
-    return endpoint.startswith(("ipc://", "inproc://"))
+    return _native.on_this_host(endpoint)
 
 
 class SharedImages:
@@ -51,7 +51,7 @@ class SharedImages:
     def fields(self, rendered: Rendered, shared: bool) -> bytes:
         """The images field of an answer holding `rendered`: through the ring when the request asked (`shared`)
         and they are big enough and fit one buffer, else through the socket."""
-        if shared and sum(pixels.nbytes for *_, pixels in rendered) >= self.announced.min_bytes:
+        if shared:
             fields = _native.encode_shared_image_fields(rendered, self.ring)
             if fields is not None:
                 return fields

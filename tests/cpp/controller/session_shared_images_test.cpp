@@ -6,6 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include <coupler/controller/session.hpp>
@@ -24,7 +27,13 @@ namespace {
 // for shared memory gets them through the ring, any other through the socket.
 class SharedCameraServer {
  public:
-  SharedCameraServer() : server_(fresh_address("inproc")), ring_(2, 4096, 0), thread_([this] { run(); }) {}
+  // `transport`: where it serves; `announced`: the ring its handshake names (default: its own).
+  explicit SharedCameraServer(const std::string& transport = "inproc",
+                              std::optional<SharedMemoryRing> announced = std::nullopt)
+      : server_(fresh_address(transport)),
+        ring_(2, 4096, 0),
+        announced_(announced ? *announced : ring_.announced()),
+        thread_([this] { run(); }) {}
   ~SharedCameraServer() { stop(); }
   std::string endpoint() const { return server_.endpoint(); }
   std::vector<Message> stop() {
@@ -44,7 +53,7 @@ class SharedCameraServer {
     pendulum.joint_sensor_types = {ValueType::Angle};
     handshake.server = ServerInfo{"coupler", "test", {kExtensionImages, kExtensionSharedMemory}};
     handshake.cameras = {{"eye", 2, 1, {"depth"}, 1.0, 1.0, 0.5, 0.0, 0.01, 10.0, "world", {0, 0, 1}, {1, 0, 0, 0}}};
-    handshake.shared_memory = ring_.announced();
+    handshake.shared_memory = announced_;
     const float metres[] = {1.5f, 2.5f};
     while (!stop_) {
       std::optional<Request> request;
@@ -76,6 +85,7 @@ class SharedCameraServer {
 
   Server server_;
   SharedRingWriter ring_;
+  SharedMemoryRing announced_;
   std::vector<Message> received_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -109,6 +119,34 @@ TEST_CASE("a session that opts out of shared memory gets its images through the 
   CHECK(session.shared_memory() == nullptr);
   const SensorReadings readings = session.sensors({{"eye", {"depth"}}});
   const Span<float> depth = readings.images().at("eye").depth->pixels<float>();
+  CHECK(std::vector<float>(depth.begin(), depth.end()) == std::vector<float>{1.5f, 2.5f});
+  session.close();
+  CHECK_FALSE(asked_for_shared_memory(server.stop()));
+}
+
+TEST_CASE("a session at a tcp address leaves the announced ring unmapped and takes images through the socket") {
+  SharedCameraServer server("tcp");
+  Session session(server.endpoint(), SessionOptions{ClientOptions{2000ms}});
+  CHECK(session.shared_memory() == nullptr);
+  const Span<float> depth = session.sensors({{"eye", {"depth"}}}).images().at("eye").depth->pixels<float>();
+  CHECK(std::vector<float>(depth.begin(), depth.end()) == std::vector<float>{1.5f, 2.5f});
+  session.close();
+  CHECK_FALSE(asked_for_shared_memory(server.stop()));
+}
+
+TEST_CASE("a session that cannot map the announced ring logs why in one line and takes images through the socket") {
+  SharedMemoryRing elsewhere = SharedRingWriter(2, 4096, 0).announced();
+  elsewhere.path = "/nonexistent/coupler-ring";
+  SharedCameraServer server("inproc", elsewhere);
+  std::vector<std::string> lines;
+  SessionOptions options{ClientOptions{2000ms}};
+  options.log = [&lines](const std::string& line) { lines.push_back(line); };
+  Session session(server.endpoint(), options);
+  CHECK(session.shared_memory() == nullptr);
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Catch::StartsWith("images come through the socket: cannot open the shared memory"));
+  CHECK(lines[0].find('\n') == std::string::npos);
+  const Span<float> depth = session.sensors({{"eye", {"depth"}}}).images().at("eye").depth->pixels<float>();
   CHECK(std::vector<float>(depth.begin(), depth.end()) == std::vector<float>{1.5f, 2.5f});
   session.close();
   CHECK_FALSE(asked_for_shared_memory(server.stop()));

@@ -77,3 +77,11 @@ TEST_CASE("a path that is not a ring cannot be mapped", "[shared_ring]") {
   coupler::SharedMemoryRing announced{"/proc/self/fd/999999", 2, 4096, 4096, 0};
   CHECK_THROWS_WITH(SharedRingReader(announced), Catch::StartsWith("cannot open the shared memory"));
 }
+
+TEST_CASE("only ipc and inproc addresses are on this host for certain") {
+  CHECK(coupler::on_this_host("ipc:///tmp/coupler.sock"));
+  CHECK(coupler::on_this_host("inproc://coupler"));
+  CHECK_FALSE(coupler::on_this_host("tcp://127.0.0.1:5555"));
+  CHECK_FALSE(coupler::on_this_host("ws://127.0.0.1:5555"));
+  CHECK_FALSE(coupler::on_this_host("ipc"));
+}

@@ -17,13 +17,13 @@ import pytest
 pytest.importorskip("mujoco")
 
 from coupler import Session  # noqa: E402
-from coupler.controller.shared_images import SharedImages  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
 from coupler.serve.shared_images import SLOTS, offered_on  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 from coupler.wire.messages import EXTENSION_SHARED_MEMORY, SharedSlice  # noqa: E402
 
-# A hinge to step, a box and a ball to see; 96x72 rgb takes 20736 bytes: enough for shared memory.
+# A hinge to step, a box and a ball to see; 96x72 rgb takes 20736 bytes: enough for shared memory; 16x12 rgb, 576
+# bytes, is not.
 SCENE = """
 <mujoco model="seen">
   <worldbody>
@@ -37,6 +37,7 @@ SCENE = """
       <geom name="box" type="box" size="0.06 0.06 0.06" rgba="0.9 0.1 0.1 1"/>
     </body>
     <camera name="eye" pos="0.05 -0.5 0.9" xyaxes="1 0 0 0 0.8 0.6" fovy="60" resolution="96 72"/>
+    <camera name="tiny" pos="0.05 -0.5 0.9" xyaxes="1 0 0 0 0.8 0.6" fovy="60" resolution="16 12"/>
   </worldbody>
   <actuator><motor name="hinge" joint="hinge"/></actuator>
 </mujoco>
@@ -109,6 +110,11 @@ def test_a_view_stays_valid_until_the_ring_has_come_round(session):
     assert not session.shared_images.still_valid(first)
 
 
+def test_images_smaller_than_the_ring_takes_come_through_the_socket(session):
+    (image,) = session.sensors(images={"tiny": "rgb"}).message.images
+    assert image.shared is None and len(image.data) == 16 * 12 * 3
+
+
 def test_the_ring_can_be_opened_by_its_owner_only(session):
     mode = os.stat(session.handshake.shared_memory.path).st_mode
     assert stat.S_IMODE(mode) == 0o600
@@ -116,13 +122,21 @@ def test_the_ring_can_be_opened_by_its_owner_only(session):
 
 def test_an_unknown_buffer_is_refused_in_one_line(session):
     image = session.sensors(images={"eye": "rgb"}).message.images[0]
-    image.shared = SharedSlice(slot=99, sequence=image.shared.sequence, offset=0, length=image.shared.length)
+    unknown = SharedSlice(slot=99, sequence=image.shared.sequence, offset=0, length=image.shared.length)
     with pytest.raises(Error, match=f"^an answer names shared buffer 99; the ring has buffers 0 to {SLOTS - 1}$"):
-        session.shared_images.resolve([image])
+        session.shared_images.view(unknown)
 
 
-def test_a_session_over_tcp_does_not_map_the_ring_even_when_announced(session):
-    assert SharedImages.mapped("tcp://127.0.0.1:5555", session.handshake) is None
+def _ring_mappings() -> int:
+    return sum("/memfd:coupler-shm" in line for line in Path("/proc/self/maps").read_text().splitlines())
+
+
+def test_a_session_maps_the_ring_once_for_its_images_and_their_validity(server):
+    before = _ring_mappings()
+    with Session(server.endpoint, timeout=30.0) as session:
+        image = session.sensors(images={"eye": "rgb"}).message.images[0]
+        assert session.shared_images.still_valid(image) and not image.data.flags.writeable
+        assert _ring_mappings() == before + 1
 
 
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:5555", "tcp://192.0.2.1:5555", "ws://127.0.0.1:5555"])

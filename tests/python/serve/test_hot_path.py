@@ -275,31 +275,6 @@ def test_a_newcomer_takes_over_at_once_from_a_hot_path_controller_that_disconnec
     assert left == 1
 
 
-class CountingObserver:
-    def __init__(self) -> None:
-        self.answers = 0
-
-    def on_request(self, frame: bytes, peer: bytes, wall: float) -> None:
-        pass
-
-    def on_answer(self, frame: bytes, peer: bytes, wall: float, simulated_time: float | None) -> None:
-        self.answers += 1
-
-    def on_step(self, simulation: Simulation, step: int, wall: float) -> None:
-        pass
-
-
-def test_an_observer_sees_every_answer_because_an_observed_server_takes_the_python_path(make_address):
-    observer = CountingObserver()
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, observer=observer) as hot, \
-            Client(hot.responder.endpoint, timeout=5.0) as client:
-        client.request(HandshakeInitMessage())
-        for _ in range(20):
-            client.request(ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}))
-    assert hot.loop.hot_path is None
-    assert observer.answers == 21
-
-
 def _control_loop(address: str, answered: list[int], stop: threading.Event) -> None:
     """Step as fast as answers come, counting the Controls answered, until no answer comes within 2 s, or
     `stop`, set once the server has exited: an answer it sent before is here within moments, and no other

@@ -16,7 +16,6 @@ import zmq
 
 pytest.importorskip("mujoco")
 
-from coupler.controller.shared_images import SharedImages as MappedRing  # noqa: E402
 from coupler import _native  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
@@ -101,7 +100,7 @@ def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -
     return frames, reset_in_cpp
 
 
-def arrays_of(frame: bytes, ring: MappedRing) -> list[np.ndarray] | bytes:
+def arrays_of(frame: bytes, ring: _native.SharedRingReader) -> list[np.ndarray] | bytes:
     """The numbers of an answer, read through the ring where they lie there; an error's frame as it is."""
     if isinstance(decode(frame), ErrorMessage):
         return frame
@@ -115,8 +114,7 @@ def test_random_controls_for_every_world_get_the_bytes_and_counts_of_the_python_
             req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
         hello = encode(HandshakeInitMessage())
         greeted = [decode(ask(to_hot, hello)), decode(ask(to_plain, hello))]
-        rings = [MappedRing.mapped(s.responder.endpoint, g) for s, g in zip((hot, plain), greeted)]
-        assert rings[0] is not None and rings[1] is not None
+        rings = [_native.SharedRingReader(g.shared_memory) for g in greeted]
         width = hot.worlds.control_width
         frames, reset_in_cpp = random_controls(width, hot.worlds.state_sizes, 150, seed=7)
         through_ring = 0

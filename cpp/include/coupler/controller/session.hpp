@@ -33,8 +33,12 @@ struct SessionOptions {
   // At an ipc:// or inproc:// address, take images through the shared memory
   // the server announces (the "shm" extension): ImageViews then point into
   // that mapping (see camera_images.hpp for how long they hold). False: through
-  // the socket, as over tcp. A ring that cannot be mapped is left alone.
+  // the socket, as over tcp. A ring that cannot be mapped (another user, another
+  // container) is left alone, and `log` told why.
   bool shared_memory = true;
+  // Told, in one line, when the session falls back on the socket for what the
+  // server offered through shared memory: a ring that cannot be mapped. Default: nothing.
+  std::function<void(const std::string& line)> log;
   // At an ipc:// or inproc:// address, lease the server's shared channel
   // (the "shm" extension; coupler/transport/shared_channel.hpp) in the
   // handshake: then Controls and reads go through shared memory with futex

@@ -21,6 +21,10 @@
 
 namespace coupler {
 
+// Whether a peer at `address` is on this host for certain: ipc:// and inproc:// only, never tcp://. Only there does
+// a server offer shared memory (a ring, a channel), and a client map it.
+bool on_this_host(const std::string& address);
+
 class SharedRingWriter {
  public:
   // A ring of `slots` buffers of `slot_bytes` each (rounded up to whole pages); payloads that reach `min_bytes`
