@@ -260,9 +260,9 @@ void Session::check_steps(std::uint64_t steps) const {
 }
 
 SensorReadings Session::step(const Controls& controls) {
-  check_steps(controls.message().steps);
+  check_steps(controls.steps());
   if (options_.trace || !layout_) return expect_sensors(controls.message());
-  return step_plain(encode(controls.message()));
+  return step_plain(controls.frame());
 }
 
 SensorReadings Session::step_frame(const std::string& control, std::uint64_t steps,
