@@ -101,18 +101,12 @@ void bind_session(py::module_& module) {
            "does the handshake.")
       .def_property_readonly("handshake", [](const Session& s) { return to_python(Message(s.handshake())); })
       .def(
-          "control_values",
+          "controls",
           [](Session& s) {
-            std::optional<Controls> controls;
-            {
-              py::gil_scoped_release released;
-              controls.emplace(s.controls());
-            }
-            py::dict values;
-            for (const auto& [name, object] : controls->message().objects) values[py::str(name)] = object.values;
-            return values;
+            py::gil_scoped_release released;
+            return s.controls();
           },
-          "The values of coupler::Session::controls() by object: every control at its current state.")
+          "coupler::Session::controls(): a coupler._native.Controls holding every control at its current state.")
       .def(
           "step",
           [](Session& s, const py::bytes& frame, std::uint64_t steps, const py::object& images) {

@@ -149,11 +149,7 @@ class Session:
         its RPY reading, to within rounding); every other control starts at 0
         (no torque, no speed). Without such controls nothing is asked of the server.
         """
-        controls = Controls(self.handshake)
-        for name, values in self._native.control_values().items():
-            if values:
-                controls[name] = values
-        return controls
+        return Controls.of(self._native.controls())
 
     def _readings(self, values: np.ndarray | None, time: float, message: SensorMessage | None,
                   after_reset: bool) -> SensorReadings:
