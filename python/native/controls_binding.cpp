@@ -1,5 +1,6 @@
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,8 +71,13 @@ void bind_controls(py::module_& module) {
                     py::overload_cast<std::uint64_t>(&Controls::steps))
       .def("message", [](const Controls& c) { return to_python(Message(c.message())); },
            "The ControlMessage (coupler.wire.messages) the arrays hold.")
-      .def("frame", [](const Controls& c) { return py::bytes(c.frame()); },
-           "The Control's frame, encoded straight from the arrays.");
+      .def(
+          "frame",
+          [](Controls& c, std::optional<std::uint64_t> steps) {
+            if (steps) c.steps(*steps);
+            return py::bytes(c.frame());
+          },
+          py::arg("steps") = py::none(), "The Control's frame, encoded straight from the arrays (with `steps`, set first).");
 }
 
 }  // namespace coupler::python

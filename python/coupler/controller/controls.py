@@ -66,6 +66,5 @@ class Controls:
         """
         steps = self.steps
         if type(steps) is int and 0 <= steps <= _MAX_STEPS:
-            self._native.steps = steps
-            return self._native.frame()
+            return self._native.frame(steps)
         return encode(self.message())
