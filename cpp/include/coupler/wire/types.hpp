@@ -2,6 +2,7 @@
 // Protocol enums, with the wire values of Click protocol v1.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace coupler {
@@ -62,6 +63,8 @@ int width(ValueType type) noexcept;
 bool is_known(ValueType type) noexcept;
 
 std::string_view to_string(ValueType type) noexcept;
+// The name the Python package gives the type (ValueType.name there): "ANGULAR_VELOCITY_1D".
+std::string python_name(ValueType type);
 std::string_view to_string(MessageType type) noexcept;
 
 }  // namespace coupler
