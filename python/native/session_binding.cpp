@@ -1,5 +1,4 @@
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,19 +49,6 @@ class Trace {
 
   std::shared_ptr<py::object> callable_;
 };
-
-// Readings as coupler.controller.Session builds its SensorReadings from them:
-// (values, time, None, False) for readings read through the layout (a new
-// float64 array in slot order), (None, time, message, after_reset) otherwise.
-py::tuple readings_of(const SensorReadings& readings) {
-  const std::vector<double>& values = readings.values();
-  if (!values.empty()) {
-    py::object array = zeros(values.size(), "float64");
-    std::memcpy(data_of<double>(array), values.data(), values.size() * sizeof(double));
-    return py::make_tuple(array, readings.time(), py::none(), false);
-  }
-  return py::make_tuple(py::none(), readings.time(), to_python(Message(readings.message())), readings.after_reset());
-}
 
 std::unique_ptr<Session> make_session(const std::string& address, double timeout, bool polling, py::object trace,
                                       int reconnect_attempts, bool shared_memory, bool shared_channel, double linger,
@@ -117,11 +103,11 @@ void bind_session(py::module_& module) {
               py::gil_scoped_release released;
               readings.emplace(s.step_frame(control, steps, requests));
             }
-            return readings_of(*readings);
+            return std::move(*readings);
           },
-          py::arg("frame"), py::arg("steps"), py::arg("images") = py::none(),
+          py::arg("frame"), py::arg("steps"), py::arg("images") = py::none(), py::keep_alive<0, 1>(),
           "Session::step_frame: the encoded Control (holding `steps` steps), with `images` (ImageRequest values); "
-          "the readings as (values or None, time, message or None, after_reset).")
+          "a coupler._native.SensorReadings, which keeps the session (whose handshake it reads through) alive.")
       .def(
           "sensors",
           [](Session& s, const py::object& images) {
@@ -131,9 +117,9 @@ void bind_session(py::module_& module) {
               py::gil_scoped_release released;
               readings.emplace(requests.empty() ? s.sensors() : s.sensors(requests));
             }
-            return readings_of(*readings);
+            return std::move(*readings);
           },
-          py::arg("images") = py::none(), "Session::sensors, the readings as step gives them.")
+          py::arg("images") = py::none(), py::keep_alive<0, 1>(), "Session::sensors, the readings as step gives them.")
       .def(
           "reset",
           [](Session& s, std::vector<double> qpos, std::vector<double> qvel,

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from coupler import _native
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
@@ -20,9 +18,8 @@ from coupler.controller.sensor_readings import SensorReadings
 from coupler.controller.shared_images import SharedImages
 from coupler.transport.client import Client
 from coupler.transport.options import DEFAULT_TIMEOUT
-from coupler.wire.errors import Error, ExtensionNotSupportedError, ProtocolError
-from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import EXTENSION_IMAGES, ErrorCode, HandshakeMessage, Message, SensorMessage
+from coupler.wire.errors import ExtensionNotSupportedError, ProtocolError
+from coupler.wire.messages import EXTENSION_IMAGES, ErrorCode, HandshakeMessage, Message
 
 Trace = Callable[[str, Message], None]
 
@@ -113,10 +110,6 @@ class Session:
         # The server's ring, mapped, when images come through shared memory.
         self.shared_images = (SharedImages.mapped(self.client.address, self.handshake)
                               if self._shared_memory else None)
-        try:
-            self._flat: FlatLayout | None = FlatLayout(self.handshake)
-        except Error:
-            self._flat = None  # a sensor type no reading can carry: such a scene goes through messages
 
     @property
     def stats(self) -> RoundTripStats:
@@ -151,17 +144,16 @@ class Session:
         """
         return Controls.of(self._native.controls())
 
-    def _readings(self, values: np.ndarray | None, time: float, message: SensorMessage | None,
-                  after_reset: bool) -> SensorReadings:
-        if values is not None and self._flat is not None:
-            return SensorReadings.from_array(self.handshake, self._flat, values, time)
-        assert message is not None
+    def _readings(self, native: _native.SensorReadings) -> SensorReadings:
+        if native.values is not None:
+            return SensorReadings.of(self.handshake, native)
+        message = native.message()
         if any(image.shared is not None for image in message.images):
             if self.shared_images is None:
                 raise ProtocolError("an answer's images lie in shared memory this session did not map",
                                     ErrorCode.MALFORMED_FRAME)
             self.shared_images.resolve(message.images)
-        return SensorReadings(self.handshake, message, after_reset)
+        return SensorReadings.of(self.handshake, native, message)
 
     def _image_requests(self, images: Mapping[str, Asked] | None) -> list | None:
         if not images:
@@ -186,11 +178,11 @@ class Session:
         images from a server without "images".
         """
         requests = self._image_requests(images)
-        return self._readings(*self._native.step(controls.frame(), controls.steps, requests))
+        return self._readings(self._native.step(controls.frame(), controls.steps, requests))
 
     def sensors(self, images: Mapping[str, Asked] | None = None) -> SensorReadings:
         """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
-        return self._readings(*self._native.sensors(self._image_requests(images)))
+        return self._readings(self._native.sensors(self._image_requests(images)))
 
     def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = (), keyframe: str | int | None = None) -> None:
         """Restore the initial state; the simulation waits for the next step.

@@ -65,6 +65,8 @@ class SensorReadings {
   // The numbers of readings taken as a SensorLayout's flat array, in the
   // layout's order; empty for readings of a message.
   const std::vector<double>& values() const noexcept { return values_; }
+  // True for readings taken as a SensorLayout's flat array.
+  bool of_array() const noexcept { return layout_ != nullptr; }
 
  private:
   // Which per-joint vector a lookup reads.
