@@ -1,4 +1,6 @@
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,6 +30,21 @@ py::object array_of(const std::vector<double>& numbers) {
 }
 
 ValueType type_of(int type) { return static_cast<ValueType>(type); }
+
+// A read-only NumPy view of an image's pixels, keeping `holds` (the readings, and so the bytes) alive:
+// rgb (H, W, 3) uint8, depth (H, W) float32, segmentation (H, W) int32.
+py::array pixels_of(const ImageView& image, const py::object& holds) {
+  const auto height = static_cast<py::ssize_t>(image.height), width = static_cast<py::ssize_t>(image.width);
+  static const std::uint8_t nothing[4] = {};
+  const void* data = image.bytes.data != nullptr ? image.bytes.data : nothing;
+  py::array array = image.kind == "rgb"
+                        ? py::array(py::dtype::of<std::uint8_t>(), {height, width, py::ssize_t{3}},
+                                    {width * 3, py::ssize_t{3}, py::ssize_t{1}}, data, holds)
+                        : py::array(image.kind == "depth" ? py::dtype("<f4") : py::dtype("<i4"), {height, width},
+                                    {width * 4, py::ssize_t{4}}, data, holds);
+  py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return array;
+}
 
 }  // namespace
 
@@ -67,6 +84,20 @@ void bind_sensor_readings(py::module_& module) {
           "Readings of an array: its numbers in slot order (a read-only view); None for readings of a message.")
       .def("message", [](const SensorReadings& r) { return to_python(Message(r.message())); },
            "The SensorMessage (coupler.wire.messages), built from the array for readings of one.")
+      .def(
+          "images",
+          [](py::object self) {
+            py::dict cameras;
+            for (const auto& [camera, images] : self.cast<const SensorReadings&>().images()) {
+              py::dict kinds;
+              for (const std::optional<ImageView>* view : {&images.rgb, &images.depth, &images.segmentation}) {
+                if (*view) kinds[py::str((*view)->kind)] = pixels_of(**view, self);
+              }
+              cameras[py::str(camera)] = py::make_tuple(images.time, kinds);
+            }
+            return cameras;
+          },
+          "SensorReadings::images(): camera -> (time, kind -> read-only array viewing the pixels).")
       .def("angles", [](const SensorReadings& r, const std::string& o) { return array_of(r.angles(o)); })
       .def("angular_velocities",
            [](const SensorReadings& r, const std::string& o) { return array_of(r.angular_velocities(o)); })

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from coupler import _native
-from coupler.controller.camera_images import CameraImages, camera_images
+from coupler.controller.camera_images import CameraImages
 from coupler.wire.codec import encode
 from coupler.wire.messages import HandshakeMessage, Sensor, SensorMessage, ValueType
 
@@ -65,7 +65,7 @@ class SensorReadings:
     def images(self) -> dict[str, CameraImages]:
         """The images asked for (the "images" extension) by camera name: `images["overview"].rgb` and so on."""
         if self._images is None:
-            self._images = camera_images(self.message.images) if self._native.values is None else {}
+            self._images = {camera: CameraImages(time, **pixels) for camera, (time, pixels) in self._native.images().items()}
         return self._images
 
     @property
