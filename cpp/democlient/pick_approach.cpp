@@ -65,7 +65,7 @@ void PickApproach::track(coupler::Controls& controls, const std::vector<double>&
   std::size_t samples = 0;
   for (std::size_t k = 1; k <= move; ++k) {
     const double s = min_jerk(static_cast<double>(k) / static_cast<double>(move));
-    std::vector<double>& reference = controls.values(arm_);
+    const coupler::Values reference = controls.values(arm_);
     for (std::size_t j = 0; j < reference.size(); ++j) reference[j] = start[j] + (target[j] - start[j]) * s;
     const std::vector<double> actual = measured(session_.step(controls));
     for (std::size_t j = 0; j < actual.size(); ++j) {

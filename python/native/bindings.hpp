@@ -12,6 +12,8 @@ void bind_client(pybind11::module_& module);
 void bind_session(pybind11::module_& module);
 void bind_world_session(pybind11::module_& module);
 void bind_layouts(pybind11::module_& module);
+void bind_controls(pybind11::module_& module);
+void bind_sensor_readings(pybind11::module_& module);
 void bind_scatter_gather(pybind11::module_& module);
 void bind_curve_keys(pybind11::module_& module);
 void bind_hot_path(pybind11::module_& module);

@@ -3,6 +3,7 @@
 // the bindings that read and encode through them (coupler._native.HotPath).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,10 +25,17 @@ namespace py = pybind11;
 
 inline HandshakeMessage handshake_from(const py::bytes& frame) { return decode_as<HandshakeMessage>(std::string(frame)); }
 
-// A SensorLayout with the array it encodes from.
+// A SensorLayout with the array it encodes from, and the handshake it lays out (shared with the
+// SensorReadings taken as its arrays).
 struct SensorArrays {
-  explicit SensorArrays(const py::bytes& handshake)
-      : layout(handshake_from(handshake)), values(zeros(layout.size(), "float64")), data(data_of<double>(values)) {}
+  explicit SensorArrays(const py::bytes& frame)
+      : handshake(std::make_shared<const HandshakeMessage>(handshake_from(frame))),
+        shared(std::make_shared<SensorLayout>(*handshake)),
+        layout(*shared),
+        values(zeros(layout.size(), "float64")),
+        data(data_of<double>(values)) {}
+  SensorArrays(const SensorArrays&) = delete;
+  SensorArrays& operator=(const SensorArrays&) = delete;
 
   // A new array each time, so readings handed out earlier keep their numbers.
   py::object read(const py::bytes& frame) {
@@ -37,7 +45,9 @@ struct SensorArrays {
     return py::make_tuple(numbers, *time);
   }
 
-  SensorLayout layout;
+  std::shared_ptr<const HandshakeMessage> handshake;
+  std::shared_ptr<SensorLayout> shared;
+  SensorLayout& layout;
   py::object values;
   double* data;
   py::object empty = py::module_::import("numpy").attr("empty");

@@ -12,6 +12,8 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_server(module);
   coupler::python::bind_client(module);
   coupler::python::bind_round_trip_stats(module);
+  coupler::python::bind_controls(module);
+  coupler::python::bind_sensor_readings(module);
   coupler::python::bind_session(module);
   coupler::python::bind_world_session(module);
   coupler::python::bind_layouts(module);

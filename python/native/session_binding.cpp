@@ -1,5 +1,4 @@
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +17,6 @@
 #include "conversions.hpp"
 #include "image_requests_of.hpp"
 #include "message_objects.hpp"
-#include "shared_view.hpp"
 
 namespace py = pybind11;
 
@@ -51,29 +49,6 @@ class Trace {
 
   std::shared_ptr<py::object> callable_;
 };
-
-// Readings as coupler.controller.Session builds its SensorReadings from them:
-// (values, time, None, False) for readings read through the layout (a new
-// float64 array in slot order), (None, time, message, after_reset) otherwise,
-// the data of the message's images that lie in `ring` read-only views of it.
-py::tuple readings_of(const SensorReadings& readings, const std::shared_ptr<const SharedRingReader>& ring) {
-  const std::vector<double>& values = readings.values();
-  if (!values.empty()) {
-    py::object array = zeros(values.size(), "float64");
-    std::memcpy(data_of<double>(array), values.data(), values.size() * sizeof(double));
-    return py::make_tuple(array, readings.time(), py::none(), false);
-  }
-  py::object message = to_python(Message(readings.message()));
-  for (py::handle image : message.attr("images")) {
-    const py::object slice = image.attr("shared");
-    if (slice.is_none()) continue;
-    if (!ring) {
-      throw ProtocolError(ErrorCode::MalformedFrame, "an answer's images lie in shared memory this session did not map");
-    }
-    image.attr("data") = shared_view(ring, slice);
-  }
-  return py::make_tuple(py::none(), readings.time(), message, readings.after_reset());
-}
 
 // One line of the session's (SessionOptions::log) to the Python logger coupler.controller.session, at INFO.
 void log_to_python(const std::string& line) {
@@ -119,18 +94,12 @@ void bind_session(py::module_& module) {
            "does the handshake.")
       .def_property_readonly("handshake", [](const Session& s) { return to_python(Message(s.handshake())); })
       .def(
-          "control_values",
+          "controls",
           [](Session& s) {
-            std::optional<Controls> controls;
-            {
-              py::gil_scoped_release released;
-              controls.emplace(s.controls());
-            }
-            py::dict values;
-            for (const auto& [name, object] : controls->message().objects) values[py::str(name)] = object.values;
-            return values;
+            py::gil_scoped_release released;
+            return s.controls();
           },
-          "The values of coupler::Session::controls() by object: every control at its current state.")
+          "coupler::Session::controls(): a coupler._native.Controls holding every control at its current state.")
       .def(
           "step",
           [](Session& s, const py::bytes& frame, std::uint64_t steps, const py::object& images) {
@@ -141,11 +110,11 @@ void bind_session(py::module_& module) {
               py::gil_scoped_release released;
               readings.emplace(s.step_frame(control, steps, requests));
             }
-            return readings_of(*readings, s.shared_memory_held());
+            return std::move(*readings);
           },
-          py::arg("frame"), py::arg("steps"), py::arg("images") = py::none(),
+          py::arg("frame"), py::arg("steps"), py::arg("images") = py::none(), py::keep_alive<0, 1>(),
           "Session::step_frame: the encoded Control (holding `steps` steps), with `images` (ImageRequest values); "
-          "the readings as (values or None, time, message or None, after_reset).")
+          "a coupler._native.SensorReadings, which keeps the session (whose handshake it reads through) alive.")
       .def(
           "sensors",
           [](Session& s, const py::object& images) {
@@ -155,9 +124,9 @@ void bind_session(py::module_& module) {
               py::gil_scoped_release released;
               readings.emplace(requests.empty() ? s.sensors() : s.sensors(requests));
             }
-            return readings_of(*readings, s.shared_memory_held());
+            return std::move(*readings);
           },
-          py::arg("images") = py::none(), "Session::sensors, the readings as step gives them.")
+          py::arg("images") = py::none(), py::keep_alive<0, 1>(), "Session::sensors, the readings as step gives them.")
       .def(
           "reset",
           [](Session& s, std::vector<double> qpos, std::vector<double> qvel,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -159,6 +160,7 @@ struct SensorLayout::Impl {
   };
 
   std::vector<SensorSlot> slots;
+  std::map<std::string, SensorPlaces> places;
   std::size_t size = 0;
   // Every object and named sensor, with no readings: what message() fills.
   SensorMessage skeleton;
@@ -362,6 +364,21 @@ SensorLayout::SensorLayout(const HandshakeMessage& handshake) : impl_(std::make_
   impl_->lay_out(handshake);
   impl_->build_frame(handshake);
   impl_->find_numbers();
+  for (const auto& [name, object] : handshake.objects) {
+    SensorPlaces& places = impl_->places[name];
+    for (const auto& [sensor, types] : object.sensors) places.sensors[sensor];
+  }
+  for (const SensorSlot& slot : impl_->slots) {
+    SensorPlaces& places = impl_->places[slot.object];
+    switch (slot.part) {
+      case SensorSlot::Part::Angles: places.angles = &slot; break;
+      case SensorSlot::Part::AngularVelocities: places.angular_velocities = &slot; break;
+      case SensorSlot::Part::Torques: places.torques = &slot; break;
+      case SensorSlot::Part::Forces: break;
+      case SensorSlot::Part::ObjectSensor: places.object_sensors.push_back(&slot); break;
+      case SensorSlot::Part::NamedSensor: places.sensors[slot.sensor].push_back(&slot); break;
+    }
+  }
   impl_->activated.assign(impl_->size, false);
   for (const SensorSlot& slot : impl_->slots) {
     if (slot.type != ValueType::Activated) continue;
@@ -375,6 +392,7 @@ SensorLayout& SensorLayout::operator=(SensorLayout&&) noexcept = default;
 
 std::size_t SensorLayout::size() const noexcept { return impl_->size; }
 const std::vector<SensorSlot>& SensorLayout::slots() const noexcept { return impl_->slots; }
+const std::map<std::string, SensorPlaces>& SensorLayout::places() const noexcept { return impl_->places; }
 
 std::string SensorLayout::encode(const double* values, double simulated_time) {
   Impl& impl = *impl_;

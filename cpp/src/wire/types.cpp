@@ -1,5 +1,7 @@
 #include <coupler/wire/types.hpp>
 
+#include <string>
+
 namespace coupler {
 
 int width(ValueType type) noexcept {
@@ -49,6 +51,32 @@ std::string_view unit(ValueType type) noexcept {
 }
 
 bool is_known(ValueType type) noexcept { return !to_string(type).empty(); }
+
+std::string python_name(ValueType type) {
+  switch (type) {
+    case ValueType::Angle: return "ANGLE";
+    case ValueType::AngularVelocity1D: return "ANGULAR_VELOCITY_1D";
+    case ValueType::Torque1D: return "TORQUE_1D";
+    case ValueType::Position: return "POSITION";
+    case ValueType::RPY: return "RPY";
+    case ValueType::Activated: return "ACTIVATED";
+    case ValueType::Acceleration3D: return "ACCELERATION_3D";
+    case ValueType::Force3D: return "FORCE_3D";
+    case ValueType::Torque3D: return "TORQUE_3D";
+    case ValueType::AngularAcceleration3D: return "ANGULAR_ACCELERATION_3D";
+    case ValueType::Velocity3D: return "VELOCITY_3D";
+    case ValueType::AngularVelocity3D: return "ANGULAR_VELOCITY_3D";
+    case ValueType::Force1D: return "FORCE_1D";
+    case ValueType::Multiple: return "MULTIPLE";
+    case ValueType::LinearPosition: return "LINEAR_POSITION";
+    case ValueType::LinearVelocity: return "LINEAR_VELOCITY";
+    case ValueType::ActuatorInput: return "ACTUATOR_INPUT";
+    case ValueType::Number: return "NUMBER";
+    case ValueType::MocapPosition: return "MOCAP_POSITION";
+    case ValueType::MocapQuaternion: return "MOCAP_QUATERNION";
+  }
+  return std::to_string(static_cast<int>(type));
+}
 
 std::string_view to_string(ValueType type) noexcept {
   switch (type) {

@@ -6,8 +6,9 @@
     picture.depth    # (H, W) float32, metres along the optical axis
     picture.time     # the simulated time it shows
 
-The arrays are views of the received frame's bytes, not copies; they are
-read-only.
+The arrays are views of the received frame's bytes (or of the shared memory
+they came through), not copies; they are read-only. The C++
+`coupler::camera_images` reads them, through `coupler::SensorReadings`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from coupler.wire.errors import Error
-from coupler.wire.messages import IMAGE_KINDS, Image, ImageRequest
+from coupler.wire.messages import ImageRequest
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,6 @@ def image_requests(images: Mapping[str, Asked]) -> list[ImageRequest]:
     return requests
 
 
-_DTYPES = {"rgb": np.dtype(np.uint8), "depth": np.dtype("<f4"), "segmentation": np.dtype("<i4")}
-_CHANNELS = {"rgb": 3, "depth": 1, "segmentation": 1}
-
-
 @dataclass
 class CameraImages:
     """One camera's images of one state; a kind not asked for (or not due at its rate) is None."""
@@ -58,28 +54,3 @@ class CameraImages:
     depth: np.ndarray | None = None  # (H, W) float32, m along the optical axis
     segmentation: np.ndarray | None = None  # (H, W) int32 geom ids, -1 where no geom is seen
 
-
-def _array(image: Image) -> np.ndarray:
-    # Read with every answer that carries images: plain arithmetic, no NumPy calls but the view itself.
-    dtype = _DTYPES.get(image.kind)
-    if dtype is None:
-        raise Error(f"an image of camera '{image.camera}' is of unknown kind '{image.kind}'; the kinds are "
-                    f"{', '.join(IMAGE_KINDS)}")
-    channels = _CHANNELS[image.kind]
-    expected = image.height * image.width * channels * dtype.itemsize
-    if len(image.data) != expected:
-        raise Error(f"the {image.kind} image of camera '{image.camera}' has {len(image.data)} bytes; "
-                    f"{image.width}x{image.height} takes {expected}")
-    shape = (image.height, image.width, channels) if channels > 1 else (image.height, image.width)
-    return np.frombuffer(image.data, dtype).reshape(shape)
-
-
-def camera_images(images: Sequence[Image]) -> dict[str, CameraImages]:
-    """The images of a SensorMessage by camera; coupler.Error for an image whose size does not match its data."""
-    out: dict[str, CameraImages] = {}
-    for image in images:
-        pictures = out.get(image.camera)
-        if pictures is None:
-            pictures = out[image.camera] = CameraImages(time=image.time)
-        setattr(pictures, image.kind, _array(image))
-    return out

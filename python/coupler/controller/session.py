@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from coupler import _native
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
@@ -33,9 +31,8 @@ from coupler.controller.round_trip_stats import RoundTripStats
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.transport.client import Client
 from coupler.transport.options import DEFAULT_TIMEOUT
-from coupler.wire.errors import Error, ExtensionNotSupportedError
-from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import EXTENSION_IMAGES, HandshakeMessage, Message, SensorMessage
+from coupler.wire.errors import ExtensionNotSupportedError, ProtocolError
+from coupler.wire.messages import EXTENSION_IMAGES, ErrorCode, HandshakeMessage, Message
 
 Trace = Callable[[str, Message], None]
 
@@ -124,10 +121,6 @@ class Session:
         self.handshake: HandshakeMessage = self._native.handshake
         # The C++ session's mapping of the server's ring (view, current, still_valid); None: images by socket.
         self.shared_images: _native.SharedRingReader | None = self._native.shared_memory
-        try:
-            self._flat: FlatLayout | None = FlatLayout(self.handshake)
-        except Error:
-            self._flat = None  # a sensor type no reading can carry: such a scene goes through messages
 
     @property
     def stats(self) -> RoundTripStats:
@@ -160,18 +153,20 @@ class Session:
         its RPY reading, to within rounding); every other control starts at 0
         (no torque, no speed). Without such controls nothing is asked of the server.
         """
-        controls = Controls(self.handshake)
-        for name, values in self._native.control_values().items():
-            if values:
-                controls[name] = values
-        return controls
+        return Controls.of(self._native.controls())
 
-    def _readings(self, values: np.ndarray | None, time: float, message: SensorMessage | None,
-                  after_reset: bool) -> SensorReadings:
-        if values is not None and self._flat is not None:
-            return SensorReadings.from_array(self.handshake, self._flat, values, time)
-        assert message is not None
-        return SensorReadings(self.handshake, message, after_reset)
+    def _readings(self, native: _native.SensorReadings) -> SensorReadings:
+        if native.values is not None:
+            return SensorReadings.of(self.handshake, native)
+        message = native.message()
+        for image in message.images:
+            if image.shared is None:
+                continue
+            if self.shared_images is None:
+                raise ProtocolError("an answer's images lie in shared memory this session did not map",
+                                    ErrorCode.MALFORMED_FRAME)
+            image.data = self.shared_images.view(image.shared)
+        return SensorReadings.of(self.handshake, native, message)
 
     def _image_requests(self, images: Mapping[str, Asked] | None) -> list | None:
         if not images:
@@ -196,11 +191,11 @@ class Session:
         images from a server without "images".
         """
         requests = self._image_requests(images)
-        return self._readings(*self._native.step(controls.frame(), controls.steps, requests))
+        return self._readings(self._native.step(controls.frame(), controls.steps, requests))
 
     def sensors(self, images: Mapping[str, Asked] | None = None) -> SensorReadings:
         """The current state, without stepping; with `images`, camera images of it, as `step` takes them."""
-        return self._readings(*self._native.sensors(self._image_requests(images)))
+        return self._readings(self._native.sensors(self._image_requests(images)))
 
     def reset(self, qpos: Sequence[float] = (), qvel: Sequence[float] = (), keyframe: str | int | None = None) -> None:
         """Restore the initial state; the simulation waits for the next step.

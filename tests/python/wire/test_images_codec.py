@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from coupler import _native
-from coupler.controller.camera_images import CameraRequest, camera_images, image_requests
+from coupler.controller.camera_images import CameraImages, CameraRequest, image_requests
+from coupler.controller.sensor_readings import SensorReadings
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error
 from coupler.wire.messages import (
@@ -45,9 +46,14 @@ def test_a_trace_shows_an_image_without_its_bytes():
     assert "data" not in repr(Image("overview", "rgb", 1, 1, 0.0, b"\x01\x02\x03"))
 
 
+def images_of(images: list[Image]) -> dict[str, CameraImages]:
+    """The images as a controller's readings of a Sensor answer carrying them give them."""
+    return SensorReadings(HandshakeMessage(), SensorMessage(simulated_time=0.5, images=images)).images
+
+
 def test_images_are_read_as_arrays_of_their_kind_viewing_the_frame_bytes():
     data = np.arange(6, dtype=np.float32).tobytes()
-    read = camera_images([Image("overview", "depth", 3, 2, 0.5, data)])["overview"]
+    read = images_of([Image("overview", "depth", 3, 2, 0.5, data)])["overview"]
     assert read.depth.shape == (2, 3) and read.depth.dtype == np.float32 and read.depth[1, 0] == 3.0
     assert read.rgb is None and read.time == 0.5
     assert not read.depth.flags.writeable  # a view of the received bytes, not a copy
@@ -55,7 +61,7 @@ def test_images_are_read_as_arrays_of_their_kind_viewing_the_frame_bytes():
 
 def test_an_image_whose_data_does_not_fill_its_size_is_refused_naming_both():
     with pytest.raises(Error, match=r"the depth image of camera 'overview' has 8 bytes; 3x2 takes 24"):
-        camera_images([Image("overview", "depth", 3, 2, 0.0, b"\0" * 8)])
+        images_of([Image("overview", "depth", 3, 2, 0.0, b"\0" * 8)])
 
 
 def test_what_to_ask_for_is_a_kind_several_kinds_or_a_request_with_a_rate():

@@ -6,6 +6,7 @@
 // answer straight into such an array.
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,18 @@ struct SensorSlot {
   ValueType type = ValueType::Angle;  // the reading's type; for the per-joint parts, the jointSensors type
   std::size_t offset = 0;       // first number in the flat array
   std::size_t size = 0;         // numbers: one per joint (three for Forces), or the type's width
+};
+
+// Where one object's numbers sit, for lookups by name: its per-joint parts
+// (null when jointSensors does not declare them), its object sensors' slots
+// in order, and every named sensor the handshake gives it, in name order, with
+// its readings' slots in order (none for a sensor without readings).
+struct SensorPlaces {
+  const SensorSlot* angles = nullptr;
+  const SensorSlot* angular_velocities = nullptr;
+  const SensorSlot* torques = nullptr;
+  std::vector<const SensorSlot*> object_sensors;
+  std::map<std::string, std::vector<const SensorSlot*>> sensors;
 };
 
 // The flat order, fixed by the handshake: objects in name order; per object
@@ -53,6 +66,8 @@ class SensorLayout {
   std::size_t size() const noexcept;
   // In array order.
   const std::vector<SensorSlot>& slots() const noexcept;
+  // Every object of the handshake, by name.
+  const std::map<std::string, SensorPlaces>& places() const noexcept;
 
   // The frame of message(values, simulated_time), byte for byte as
   // coupler::encode() writes it. `values` holds size() numbers.

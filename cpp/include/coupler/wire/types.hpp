@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace coupler {
@@ -85,6 +86,8 @@ std::string_view unit(ValueType type) noexcept;
 bool is_known(ValueType type) noexcept;
 
 std::string_view to_string(ValueType type) noexcept;
+// The name the Python package gives the type (ValueType.name there): "ANGULAR_VELOCITY_1D".
+std::string python_name(ValueType type);
 std::string_view to_string(MessageType type) noexcept;
 std::string_view to_string(ErrorCode code) noexcept;
 
