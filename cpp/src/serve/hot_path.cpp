@@ -126,20 +126,22 @@ void HotPath::flush_published() {
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
-  return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing);
+                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting) {
+  return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing,
+                           starting);
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                             std::chrono::milliseconds return_after, std::uint64_t steps_before,
-                            std::optional<HotPathPacing> pacing) {
+                            std::optional<HotPathPacing> pacing, bool starting) {
   if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
-  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing);
+  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing, starting);
 }
 
 HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
                                           ControlRounds* rounds, std::chrono::milliseconds return_after,
-                                          std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
+                                          std::uint64_t steps_before, std::optional<HotPathPacing> pacing,
+                                          bool starting) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
@@ -156,6 +158,17 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     } else if (Seconds(now - due).count() > pacing->late_after) {
       ++outcome.deadlines_missed;
     }
+  };
+  // The first Control (or round) taken while the run waits for one starts it, stepping from `stepped_from` (the
+  // simulated time before its steps); paced, its clock runs from now: the answer is held for that Control's own steps.
+  Clock::time_point start_wall{};
+  const auto start = [&](double stepped_from) {
+    if (!starting) return;
+    starting = false;
+    start_wall = Clock::now();
+    outcome.started = true;
+    outcome.start_time = stepped_from;
+    if (pacing) pacing->zero_due_in = Seconds(start_wall - started).count() - stepped_from / pacing->speed;
   };
   Clock::time_point last_control{};
   Clock::time_point last_round{};
@@ -266,7 +279,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
     }
+    const double stepped_from = stepper_.time();
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
+    start(stepped_from);
     if (pacing && outcome.failure.empty()) hold_until_due(*outcome.simulated_time);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
@@ -302,12 +317,15 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const std::optional<std::uint64_t> due = rounds->due(peers);
     if (!due) return true;
     if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
+    const double stepped_from = stepper_.time();
     if (*due > StepChunks::kFirst) {
+      start(stepped_from);
       start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
       return true;
     }
     const ControlRounds::Round round = rounds->take(peers);
     std::string frame = step(*due, outcome);
+    start(stepped_from);
     last_round = Clock::now();
     ++outcome.rounds;
     if (!outcome.failure.empty()) {
@@ -347,6 +365,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (config_.trace) outcome.request_frame = offered.request->frame();
       std::vector<Request> requests;
       requests.push_back(std::move(*offered.request));
+      start(stepper_.time());
       start_long(std::move(requests), false, steps);
       ++outcome.controls;
       last_control = Clock::now();
@@ -560,6 +579,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     outcome.long_steps = long_->steps;
     outcome.long_taken = long_->taken;
   }
+  if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (last_control != Clock::time_point{}) outcome.since_last_control = Clock::now() - last_control;
   if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
   return outcome;

@@ -10,8 +10,14 @@ are answered there too, in the order the C++ `ReaderShare` gives, as for
 `coupler.serve.controller_first` (the controller's first, `SHARE` of the
 others' after each of its requests, one more after `PATIENCE` without one):
 thirty readers must not send every
-step back through Python. Everything else comes back to Python, which keeps
-the control plane: another peer's request to drive, another kind of request,
+step back through Python. The first Control after a handshake (a new
+driver's too) or a reset is taken there like any other: it starts the run,
+which C++ reports (`HotPathOutcome.started`) and Python marks
+(`SimulationRun.start`), and paced, C++ anchors its clock at the simulated
+time that Control steps from, which Python's clock then follows. Everything
+else comes back to Python, which keeps
+the control plane: another peer's request to drive (a newcomer's Control,
+which admits it and so is served there), another kind of request,
 a Control that does not match the handshake or asks for more steps than the
 cap, the first clamp of a value, a failure, and a
 timer (`return_after`), so that signals, closed peers and stops are seen as
@@ -39,7 +45,8 @@ Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
-is due, as `LockstepLoop` does; a Control whose steps would hold it longer
+is due, as `LockstepLoop` does, the first Control's for its own steps; a
+Control whose steps would hold it longer
 than `LONGEST_HOLD`, or of more than `LONG_CONTROL_STEPS` steps, goes to
 Python, which serves the others while it waits.
 
@@ -200,12 +207,12 @@ class HotPath:
 
     def ready(self) -> bool:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
-        simulation) drive a running, settled simulation."""
+        simulation) drive a settled simulation, running or waiting for the Control that starts it."""
         sim = self.sim
         if self._long:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
-        if not sim.running or not active or (len(active) != 1 and not sim.shared):
+        if not active or (len(active) != 1 and not sim.shared):
             return False
         return all(c.accepted for c in active.values()) and self._simulation.settled
 
@@ -229,9 +236,8 @@ class HotPath:
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
         outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
-                                 sim.stats.steps, channel=channel, **pacing)
-        if self._clock is not None:
-            self._clock.deadlines_missed += outcome.deadlines_missed
+                                 sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
+        self._started(outcome)
         served = outcome.controls
         self.controller_served = outcome.simulated_time is not None
         self.controls += served
@@ -263,6 +269,16 @@ class HotPath:
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
         return outcome.request, outcome.simulated_time
+
+    def _started(self, outcome: Any) -> None:
+        """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++
+        that started it makes it run, and paced, C++ anchored its clock there, which this clock follows."""
+        if outcome.started:
+            self.sim.simulation_run.start()
+        if self._clock is not None:
+            if outcome.started:
+                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
+            self._clock.deadlines_missed += outcome.deadlines_missed
 
     def _answer_unanswered(self, reads: list[Any]) -> None:
         """Answer the reads C++ took and could not answer (the simulation failed), as the loop answers any request."""
@@ -315,9 +331,8 @@ class HotPath:
             # Every controller of the round being stepped has left: it is stepped to its end all the same.
             drives = [(peer, []) for peer in long.peers]
         outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
-                                        sim.stats.steps, **pacing)
-        if self._clock is not None:
-            self._clock.deadlines_missed += outcome.deadlines_missed
+                                        sim.stats.steps, starting=not sim.running, **pacing)
+        self._started(outcome)
         stats = sim.stats
         self.controls += outcome.controls
         self.reads += outcome.reads

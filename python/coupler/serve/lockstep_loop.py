@@ -185,7 +185,7 @@ class LockstepLoop:
         if stepped_to is not None and self.clock is not None:
             time_step = self.sim.handshake.time_step
             if started:
-                # The first Control after a handshake, a reset or a new controller starts the clock.
+                # A Control that started the run here (a newcomer's, or one the hot path handed back) starts the clock.
                 self.clock.anchor(stepped_to - answer.steps * time_step)
             delay = self.clock.delay_until(stepped_to, late_after=time_step)
             if delay >= _SERVE_WHILE_PACING_POLL and holder is None:

@@ -410,6 +410,33 @@ TEST_CASE("paced, the hot path counts a Control answered past its slot as a miss
   CHECK(outcome.deadlines_missed == 1);
 }
 
+TEST_CASE("paced and starting, the hot path anchors the clock at its first Control, holding it for its own steps",
+          "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  const auto started = std::chrono::steady_clock::now();
+  // The caller's clock is stale (simulated time 0 due a second ago): the Control that starts the run restarts it.
+  const HotPathOutcome outcome =
+      rig.path->run(rig.server, rig.peer, 100ms, 0, HotPathPacing{-1.0, 1.0, 0.01}, /*starting=*/true);
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
+  CHECK(outcome.started);
+  CHECK(outcome.start_time == 0.0);
+  CHECK(outcome.deadlines_missed == 0);
+}
+
+TEST_CASE("the hot path reports a run started by a Control only when the run waited for one", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25));
+  CHECK_FALSE(rig.path->run(rig.server, rig.peer, 50ms).started);
+  (void)rig.controller.receive_frame(2000ms);
+  rig.controller.send(arm_control(0.5, -0.25));
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, std::nullopt, /*starting=*/true);
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(outcome.started);
+  CHECK(outcome.start_time == Approx(0.01));
+}
+
 TEST_CASE("traced, the hot path returns after each Control with its frames and hands reads back", "[hot_path]") {
   HotPathConfig config;
   config.trace = true;

@@ -157,9 +157,9 @@ def test_a_published_server_answers_the_reads_of_the_controller_and_of_another_p
     frames = [frame for _ in range(20) for frame in (encode(ControlMessage({"arm": ObjectControl([0.2] * 7)})), READ)]
     hot, served, read = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, reads=1)
     reads = 20 + len(frames) + 1  # the controller's, and the other peer's after each answer of the controller
-    # The first Control starts the simulation on the Python path; every read from then on is answered in C++.
-    assert served == 19
-    assert read == reads - 1
+    # Every Control, the first (which starts the simulation) too, and every read are answered in C++.
+    assert served == 20
+    assert read == reads
     assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == reads
 
 
@@ -168,7 +168,7 @@ def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_as_on_the_p
     frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 101, 1, 350, 1)]
     hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
     plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
-    assert served == len(frames) - 1  # all but the first, which starts the simulation
+    assert served == len(frames)  # the first, which starts the simulation, too
     assert hot == plain
 
 

@@ -31,6 +31,7 @@ from coupler.wire.messages import (
     HandshakeInitMessage,
     HandshakeMessage,
     ObjectControl,
+    ResetMessage,
     SensorMessage,
     SensorRequestMessage,
 )
@@ -172,13 +173,35 @@ def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall
         # Timed from before the first Control, which starts the run's clock: a late first answer cannot then
         # shorten the wait measured for the others.
         started = time.monotonic()
-        first = client.request(ten_steps)  # starts the run and its clock, on the Python path
+        first = client.request(ten_steps)  # starts the run and its clock, in C++ too
         answers = [client.request(ten_steps) for _ in range(20)]
         elapsed = time.monotonic() - started
-    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls == 21
     assert answers[-1].simulated_time - first.simulated_time == pytest.approx(0.2)
     assert elapsed >= 0.2 - 0.002  # the last answer waited for its time
     assert clock.deadlines_missed <= 2  # an idle machine misses none; a busy one may now and then
+
+
+def test_the_first_control_after_a_handshake_is_answered_in_cpp_and_starts_the_run(make_address):
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        answer = client.request(ARM)
+    assert isinstance(answer, SensorMessage)
+    assert hot.loop.hot_path.controls == 1
+    assert hot.sim.starts == 1
+
+
+def test_the_first_control_after_a_reset_is_answered_in_cpp_and_starts_the_run_again(make_address):
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        first = client.request(ARM)
+        client.request(ResetMessage())
+        again = client.request(ARM)
+    assert isinstance(again, SensorMessage) and again.simulated_time == first.simulated_time
+    assert hot.loop.hot_path.controls == 2
+    assert hot.sim.starts == 2
 
 
 def test_paced_with_a_time_step_too_long_to_hold_the_controls_are_paced_in_python(make_address):

@@ -169,6 +169,12 @@ struct HotPathOutcome {
   std::uint64_t long_taken = 0;
   // It stopped at the step reaching stop_after, unanswered: the caller ends it (end_long_control()).
   bool long_at_stop_after = false;
+  // Run with `starting`: the Control (or round) that started the run was taken. Paced, the clock was anchored
+  // then, `since_start` before run() returned, at `start_time` (the simulated time before its steps), as the
+  // caller's clock is to be anchored too.
+  bool started = false;
+  double start_time = 0.0;
+  std::chrono::steady_clock::duration since_start{};
   // The simulation failed during a Control of many steps (counted in `controls` when it was taken).
   bool long_failed = false;
 };
@@ -190,9 +196,13 @@ class HotPath {
   // simulation's state is settled.
   // `steps_before`: the steps the simulation took before this call, which
   // numbers the published states. With `pacing`, each answer waits for its
-  // time on the wall clock.
+  // time on the wall clock. With `starting`, the run waits for its first
+  // Control (after a handshake, a reset or a change of driver): the first
+  // Control taken starts it, and paced, anchors the clock where it stepped
+  // from, its answer held for its own steps (the outcome says so).
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                     std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt);
+                     std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt,
+                     bool starting = false);
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
@@ -201,9 +211,10 @@ class HotPath {
   // taken, its frame in the outcome. With a publisher, each Control is
   // published as it is taken, a round's state and answers once it is
   // answered, and each read with its answer, as the Python path publishes them.
+  // With `starting`, the first round taken starts the run, as a lone controller's first Control does.
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
-                     std::optional<HotPathPacing> pacing = std::nullopt);
+                     std::optional<HotPathPacing> pacing = std::nullopt, bool starting = false);
   // A free run of `peer`'s simulation: steps each time a step is due,
   // answers a Control of `peer` with the state after applying it (it takes
   // no steps) and reads with the state, until a request needs the caller,
@@ -253,7 +264,7 @@ class HotPath {
  private:
   HotPathOutcome serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
                                    ControlRounds* rounds, std::chrono::milliseconds return_after,
-                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing);
+                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting);
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
