@@ -393,7 +393,7 @@ TEST_CASE("paced, the hot path holds an answer until the time it stepped to is d
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 3));
   const auto started = std::chrono::steady_clock::now();
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{0.0, 1.0, 0.01});
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{0.0, 1.0, 0.01});
   (void)rig.controller.receive_frame(2000ms);
   CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
   CHECK(outcome.controls == 1);
@@ -404,7 +404,7 @@ TEST_CASE("paced, the hot path counts a Control answered past its slot as a miss
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 3));
   // Simulated time 0 was due a second ago: the step to 0.03 s is far past its slot.
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
   (void)rig.controller.receive_frame(2000ms);
   CHECK(outcome.controls == 1);
   CHECK(outcome.deadlines_missed == 1);
@@ -417,7 +417,7 @@ TEST_CASE("paced and starting, the hot path anchors the clock at its first Contr
   const auto started = std::chrono::steady_clock::now();
   // The caller's clock is stale (simulated time 0 due a second ago): the Control that starts the run restarts it.
   const HotPathOutcome outcome =
-      rig.path->run(rig.server, rig.peer, 100ms, 0, HotPathPacing{-1.0, 1.0, 0.01}, /*starting=*/true);
+      rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{-1.0, 1.0, 0.01}, /*starting=*/true);
   (void)rig.controller.receive_frame(2000ms);
   CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
   CHECK(outcome.started);
@@ -428,10 +428,10 @@ TEST_CASE("paced and starting, the hot path anchors the clock at its first Contr
 TEST_CASE("the hot path reports a run started by a Control only when the run waited for one", "[hot_path]") {
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25));
-  CHECK_FALSE(rig.path->run(rig.server, rig.peer, 50ms).started);
+  CHECK_FALSE(rig.path->run(rig.server, rig.peer, 20ms).started);
   (void)rig.controller.receive_frame(2000ms);
   rig.controller.send(arm_control(0.5, -0.25));
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, std::nullopt, /*starting=*/true);
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 20ms, 0, std::nullopt, /*starting=*/true);
   (void)rig.controller.receive_frame(2000ms);
   CHECK(outcome.started);
   CHECK(outcome.start_time == Approx(0.01));
