@@ -148,10 +148,13 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   Published exchange;
   const auto started = Clock::now();
   const auto deadline = started + return_after;
+  // When an answer stepped to `time` is due on the wall clock.
+  const auto due_at = [&](double time) {
+    return started + std::chrono::duration_cast<Clock::duration>(Seconds(pacing->zero_due_in + time / pacing->speed));
+  };
   // Holds an answer stepped to `time` until it is due; counts it when it is late.
   const auto hold_until_due = [&](double time) {
-    const auto due = started + std::chrono::duration_cast<Clock::duration>(
-                                   Seconds(pacing->zero_due_in + time / pacing->speed));
+    const auto due = due_at(time);
     const auto now = Clock::now();
     if (due > now) {
       std::this_thread::sleep_for(due - now);
@@ -205,6 +208,12 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const bool reads_to_caller = config_.trace;
   // A Control answered, whose exchange `take` publishes once its answer is sent.
   bool control_answered = false;
+  // The last stretch of a hold, slept through: a poll is ms-grained, and one step's hold the common case.
+  const auto longest_hold = std::chrono::duration_cast<Clock::duration>(
+      Seconds(pacing && std::isfinite(pacing->longest_hold) ? pacing->longest_hold : 1e9));
+  // A paced answer due later than that, to hold once the server hands its request over.
+  std::optional<std::string> to_hold;
+  double to_hold_time = 0.0;
   const auto answer_read = [&](std::string_view request) -> const std::string& {
     ++outcome.reads;
     const std::string& frame = state_frame();
@@ -218,8 +227,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
-    if (long_ && (rounds ? controller.has_value() : from == peer)) {
-      // Its Control is being stepped: it may read, anything else is the caller's to refuse.
+    if ((long_ || held_) && (rounds ? controller.has_value() : from == peer)) {
+      // Its Control is being stepped, or its answer held: it may read, anything else is the caller's to refuse.
       if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
       return answer_read(payload);
     }
@@ -279,16 +288,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
     }
+    const std::optional<double> answered_time = outcome.simulated_time;
     const double stepped_from = stepper_.time();
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
     start(stepped_from);
-    if (pacing && outcome.failure.empty()) hold_until_due(*outcome.simulated_time);
-    outcome.request_bytes = payload.size();
-    outcome.answer_bytes = frame.size();
-    if (config_.trace) {
-      outcome.request_frame.assign(payload.data(), payload.size());
-      outcome.answer_frame = frame;
-    }
     if (publisher_) {
       // Published once the answer is sent, so the controller does not wait for it; the state read now is still
       // the one after this step, since nothing steps before then.
@@ -296,8 +299,24 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       exchange.stepped = outcome.failure.empty();
       exchange.step = steps_before + outcome.steps;
       exchange.time = outcome.simulated_time.value_or(0.0);
-      control_answered = true;
     }
+    if (pacing && outcome.failure.empty()) {
+      if (!through_channel_now && due_at(*outcome.simulated_time) - Clock::now() > longest_hold) {
+        // Held while the others are served, from when the server hands its request over.
+        to_hold = std::move(frame);
+        to_hold_time = *outcome.simulated_time;
+        outcome.simulated_time = answered_time;  // not answered yet
+        return std::nullopt;
+      }
+      hold_until_due(*outcome.simulated_time);
+    }
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = frame.size();
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = frame;
+    }
+    control_answered = publisher_ != nullptr;
     share.controller_served();
     return frame;
   };
@@ -355,6 +374,14 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   };
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
+    if (to_hold && offered.request && offered.request->peer() == peer) {
+      held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), to_hold_time, std::move(exchange)});
+      to_hold.reset();
+      last_control = Clock::now();
+      share.controller_served();
+      return outcome.first_clamped.empty();  // the caller warns of a first clamp meanwhile
+    }
+    to_hold.reset();
     if (starting_long && offered.request && offered.request->peer() == peer) {
       // The lone controller's Control of many steps, applied: its steps are taken in chunks from here on.
       const std::uint64_t steps = *starting_long;
@@ -414,6 +441,37 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const Request& reader = readers.front();
     server.reply_frame(reader, answer_read(reader.frame()));
     readers.pop_front();
+  };
+  // Sends the held answer once it is due (as any answer, counted when late): false when the loop must end.
+  const auto answer_held = [&] {
+    const double time = held_->time;
+    hold_until_due(time);
+    server.reply_frame(held_->request, held_->frame);
+    outcome.simulated_time = time;
+    outcome.request_bytes = held_->request.frame().size();
+    outcome.answer_bytes = held_->frame.size();
+    if (config_.trace) {
+      outcome.request_frame = held_->request.frame();
+      outcome.answer_frame = held_->frame;
+    }
+    if (publisher_) publish(held_->exchange);
+    held_.reset();
+    return !config_.trace && time < config_.stop_after;
+  };
+  // While an answer is held: the others' reads are answered (its controller waits for its answer, not to send, so
+  // they need no share of its time) and anything else goes to the caller, until the last stretch of the hold.
+  const auto serve_while_held = [&](Clock::time_point now) {
+    if (!pacing || due_at(held_->time) - now <= longest_hold) return answer_held();
+    if (!readers.empty()) {
+      answer_reader();
+      return true;
+    }
+    auto until = std::min(deadline, due_at(held_->time) - longest_hold);
+    if (!pending_.empty()) until = std::min(until, publish_due_);
+    const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    if (!offered.answered && !offered.request) return true;
+    return take(std::move(offered));
   };
   // A lone controller's channel: its requests answered there, the socket looked at in between.
   const bool through_channel = channel_ != nullptr && rounds == nullptr;
@@ -528,6 +586,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   for (;;) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
+    if (held_ && (now < deadline || !pacing || due_at(held_->time) - now <= longest_hold)) {
+      if (!serve_while_held(now)) break;
+      continue;
+    }
     if (now >= deadline) break;
     if (long_) {
       if (long_->serve_until != Clock::time_point{}) {
@@ -579,6 +641,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     outcome.long_steps = long_->steps;
     outcome.long_taken = long_->taken;
   }
+  outcome.answer_held = held_.has_value();
   if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (last_control != Clock::time_point{}) outcome.since_last_control = Clock::now() - last_control;
   if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
@@ -713,6 +776,17 @@ bool HotPath::end_long_control(Server& server, const std::string& text) {
   }
   long_.reset();
   if (publisher_) flush_published();
+  return true;
+}
+
+bool HotPath::send_held(Server& server) {
+  if (!held_) return false;
+  server.reply_frame(held_->request, held_->frame);
+  if (publisher_) {
+    publish(held_->exchange);
+    flush_published();
+  }
+  held_.reset();
   return true;
 }
 

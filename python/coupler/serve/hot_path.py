@@ -45,10 +45,15 @@ Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
-is due, as `LockstepLoop` does, the first Control's for its own steps; a
-Control whose steps would hold it longer
-than `LONGEST_HOLD`, or of more than `LONG_CONTROL_STEPS` steps, goes to
-Python, which serves the others while it waits.
+is due, as `LockstepLoop` does, the first Control's for its own steps.
+While a lone controller's answer waits longer than `LONGEST_HOLD`, C++
+answers the others' reads and hands anything else back, returning on the
+usual timer with the answer still held (`HotPathOutcome.answer_held`, its
+controller's lease renewed meanwhile), which the next serve() sends when due
+and a stop sends at once (`end_long_control`); only its last
+`LONGEST_HOLD` is slept through. A round whose steps would hold its
+answer longer than that, and a Control of more than `LONG_CONTROL_STEPS`
+steps, go to Python, which serves the others while it waits.
 
 An observer must see every frame, so it turns the hot path off, unless it
 is a `NativePublisher` (`--publish`, `--record`): then C++ publishes on its
@@ -143,6 +148,7 @@ class HotPath:
         self.reads = 0  # SensorRequests answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
         self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
+        self._held_peer: bytes | None = None  # paced: the lone controller whose answer C++ holds until its time
         self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
@@ -154,8 +160,9 @@ class HotPath:
         It needs the native responder itself (an observer wraps it, and must
         see every frame) or the native responder observed by a NativePublisher
         only (C++ publishes what it would), a simulation with
-        hot path parts, and with a pacing `clock` a time step short enough to
-        hold one step's answer. --trace and --trace-sizes log what C++ reports.
+        hot path parts, and with a pacing `clock` and several controllers, a
+        time step short enough to hold one round's answer without serving
+        others. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
         observed_responder = responder
@@ -170,10 +177,14 @@ class HotPath:
             return None
         max_steps = _native.HotPath.DEFAULT_MAX_STEPS
         if clock is not None and clock.speed is not None:
-            # Paced, C++ holds an answer without serving others: longer holds, and long Controls, are Python's.
-            max_steps = min(LONG_CONTROL_STEPS, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
-            if max_steps < 1:
-                return None
+            # Paced Controls of many steps are Python's, which takes them in chunks and serves others while their
+            # answers wait; C++ holds a lone controller's longer answers while it serves the others, a round's
+            # without: longer holds are Python's.
+            max_steps = LONG_CONTROL_STEPS
+            if sim.shared:
+                max_steps = min(max_steps, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
+                if max_steps < 1:
+                    return None
         parts = sim.simulation.hot_path_parts()
         if parts is None:
             return None
@@ -209,7 +220,7 @@ class HotPath:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
         simulation) drive a settled simulation, running or waiting for the Control that starts it."""
         sim = self.sim
-        if self._long:
+        if self._long or self._held_peer is not None:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if not active or (len(active) != 1 and not sim.shared):
@@ -231,13 +242,22 @@ class HotPath:
         if sim.shared:
             return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
         long = sim.long_control if self._long else None
-        peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
+        held = self._held_peer
+        if held is not None:
+            peer = held
+        else:
+            peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
+        if pacing:
+            pacing["longest_hold"] = LONGEST_HOLD
         outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
                                  sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
         self._started(outcome)
+        self._held_peer = peer if outcome.answer_held else None
+        if outcome.answer_held:
+            sim.sessions.renew(peer)  # waiting for its answer, not gone
         served = outcome.controls
         self.controller_served = outcome.simulated_time is not None
         self.controls += served
@@ -250,7 +270,7 @@ class HotPath:
         stats.requests += served
         stats.controls += served
         stats.steps += outcome.steps
-        if served or outcome.failure or long is not None or outcome.long_steps:
+        if served or outcome.failure or long is not None or outcome.long_steps or held is not None:
             if outcome.answer_bytes and not outcome.failure:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
             if sim.trace and outcome.request_frame:
@@ -306,12 +326,16 @@ class HotPath:
 
     @property
     def long_in_progress(self) -> bool:
-        """True while a Control of many steps (a lone controller's or a round's) is stepped in C++ across serve()s."""
-        return self._long
+        """True while a Control's answer is still to come across serve()s: one of many steps (a lone controller's
+        or a round's) stepped in C++, or a paced answer C++ holds until its time."""
+        return self._long or self._held_peer is not None
 
     def end_long_control(self, why: str = "") -> None:
         """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
-        server stopped after some of its steps (`why`: a reason to add)."""
+        server stopped after some of its steps (`why`: a reason to add); a paced answer held is sent at once."""
+        if self._held_peer is not None:
+            self._path.send_held(self.responder.server)
+            self._held_peer = None
         long = self.sim.long_control
         if not self._long or long is None:
             return

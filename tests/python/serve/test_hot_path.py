@@ -204,9 +204,20 @@ def test_the_first_control_after_a_reset_is_answered_in_cpp_and_starts_the_run_a
     assert hot.sim.starts == 2
 
 
-def test_paced_with_a_time_step_too_long_to_hold_the_controls_are_paced_in_python(make_address):
-    with Served(load_scene("static", 0.1), make_address("ipc"), hot_path=True, clock=RunClock(1.0)) as served:
-        assert served.loop.hot_path is None
+def test_paced_a_reader_is_answered_in_cpp_while_the_controllers_long_held_answer_waits(make_address):
+    with Served(load_scene("static", 0.3), make_address("ipc"), hot_path=True, clock=RunClock(1.0)) as served, \
+            Client(served.responder.endpoint, timeout=5.0) as driver, \
+            Client(served.responder.endpoint, timeout=1.0) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(ARM)  # one step of 0.3 s: its answer is held 0.3 s
+        read = reader.request(SensorRequestMessage())
+        while read.simulated_time == 0.0:  # until the server has taken the Control
+            read = reader.request(SensorRequestMessage())
+        held = driver.wait(0) is False
+        answer = driver.receive()
+    assert held
+    assert read.simulated_time == answer.simulated_time == pytest.approx(0.3)
+    assert served.loop.hot_path.controls == 1 and served.loop.hot_path.reads >= 1
 
 
 @pytest.mark.parametrize("scene", ["static", "arm"])

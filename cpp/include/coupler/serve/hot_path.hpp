@@ -85,9 +85,11 @@ struct HotPathConfig {
 
 // Wall-clock pacing of a run (coupler serve --realtime): the answer to a
 // Control is held until the wall clock reaches the simulated time it stepped
-// to, so the simulation never runs ahead of real time. Holds are short when
-// the caller bounds max_steps to a short stretch of simulated time: while an
-// answer is held, nothing else is served.
+// to, so the simulation never runs ahead of real time. The last
+// `longest_hold` of a hold is slept through; before that, the lone
+// controller's answer waits while other peers' reads are answered and
+// anything else goes back to the caller, the answer still held (the next
+// run() sends it when due, send_held() at once).
 struct HotPathPacing {
   // Seconds from the start of run() until simulated time 0 is due on the
   // wall clock (negative: it was due that long ago).
@@ -95,6 +97,8 @@ struct HotPathPacing {
   double speed = 1.0;  // simulated seconds per wall second
   // A Control answered more than this many seconds after its time is due counts as a missed deadline.
   double late_after = 0.0;
+  // Seconds of a hold slept through without serving anyone.
+  double longest_hold = std::numeric_limits<double>::infinity();
 };
 
 // A controller holding the simulation, for run().
@@ -177,6 +181,9 @@ struct HotPathOutcome {
   std::chrono::steady_clock::duration since_start{};
   // The simulation failed during a Control of many steps (counted in `controls` when it was taken).
   bool long_failed = false;
+  // Paced: the lone controller's answer (counted in `controls` and `steps` when it was stepped) waits for its time
+  // when run() returned; the next run() sends it when due, or send_held() at once.
+  bool answer_held = false;
 };
 
 class HotPath {
@@ -231,6 +238,8 @@ class HotPath {
   // each of its Controls) with SessionEnded and `text`, and publishes that
   // answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
+  // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
+  bool send_held(Server& server);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
@@ -296,6 +305,14 @@ class HotPath {
     std::uint64_t step = 0;
     double time = 0.0;
   };
+  // A lone controller's paced answer held until its time, across calls to run(), while others are served.
+  struct HeldAnswer {
+    Request request;
+    std::string frame;
+    double time = 0.0;  // the simulated time it stepped to, when it is due
+    Published exchange;  // with a publisher: what to publish once it is sent
+  };
+  std::optional<HeldAnswer> held_;
   // Queues what `exchange` publishes; flush_published() hands the queue to
   // the publisher, at most kPublishEvery after the first queued message and
   // before run() returns. A burst wakes the publisher's I/O thread and each
