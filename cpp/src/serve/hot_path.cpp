@@ -93,14 +93,23 @@ void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArr
 }
 
 void HotPath::publish(Published& exchange) {
+  publish_taken(exchange);
+  publish_answer(exchange);
+}
+
+void HotPath::publish_taken(Published& exchange) {
   if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
-  const std::int64_t wall = wall_clock_nanoseconds();
   pending_.push_back({kControlTopic, std::move(exchange.request), exchange.request_wall_ns, FramePublisher::kNoTime});
   if (exchange.stepped && mujoco_state_) {
     encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
-    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(exchange.time)});
+    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time)});
   }
-  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer), wall,
+}
+
+void HotPath::publish_answer(Published& exchange) {
+  if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
+  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer),
+                      wall_clock_nanoseconds(),
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
 
@@ -377,6 +386,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (to_hold && offered.request && offered.request->peer() == peer) {
       held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), to_hold_time, std::move(exchange)});
       to_hold.reset();
+      // As the Python path publishes a held answer: the Control and the state after its step now, the answer
+      // once it is sent.
+      if (publisher_) publish_taken(held_->exchange);
       last_control = Clock::now();
       share.controller_served();
       return outcome.first_clamped.empty();  // the caller warns of a first clamp meanwhile
@@ -445,7 +457,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   // Sends the held answer once it is due (as any answer, counted when late): false when the loop must end.
   const auto answer_held = [&] {
     const double time = held_->time;
-    hold_until_due(time);
+    if (pacing) hold_until_due(time);
     server.reply_frame(held_->request, held_->frame);
     outcome.simulated_time = time;
     outcome.request_bytes = held_->request.frame().size();
@@ -454,7 +466,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.request_frame = held_->request.frame();
       outcome.answer_frame = held_->frame;
     }
-    if (publisher_) publish(held_->exchange);
+    if (publisher_) publish_answer(held_->exchange);
     held_.reset();
     return !config_.trace && time < config_.stop_after;
   };
@@ -783,7 +795,7 @@ bool HotPath::send_held(Server& server) {
   if (!held_) return false;
   server.reply_frame(held_->request, held_->frame);
   if (publisher_) {
-    publish(held_->exchange);
+    publish_answer(held_->exchange);
     flush_published();
   }
   held_.reset();

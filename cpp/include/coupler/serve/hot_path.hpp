@@ -319,6 +319,9 @@ class HotPath {
   // subscriber once, where a message at a time would wake them per message,
   // on the cores the controller and the server need.
   void publish(Published& exchange);  // takes the exchange's frames
+  // Its two halves: the Control and the state after its step; the answer.
+  void publish_taken(Published& exchange);
+  void publish_answer(Published& exchange);
   void publish_read(std::string_view request, const std::string& answer);
   void queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns, std::int64_t simulated_ns);
   void flush_published();
