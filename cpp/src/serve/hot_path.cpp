@@ -391,6 +391,12 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (publisher_) publish_taken(held_->exchange);
       last_control = Clock::now();
       share.controller_served();
+      if (config_.trace) {
+        // Logged as the Python path logs it: as it is answered, before the reads served while it waits.
+        outcome.request_frame = held_->request.frame();
+        outcome.answer_frame = held_->frame;
+        return false;
+      }
       return outcome.first_clamped.empty();  // the caller warns of a first clamp meanwhile
     }
     to_hold.reset();
@@ -462,10 +468,6 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     outcome.simulated_time = time;
     outcome.request_bytes = held_->request.frame().size();
     outcome.answer_bytes = held_->frame.size();
-    if (config_.trace) {
-      outcome.request_frame = held_->request.frame();
-      outcome.answer_frame = held_->frame;
-    }
     if (publisher_) publish_answer(held_->exchange);
     held_.reset();
     return !config_.trace && time < config_.stop_after;

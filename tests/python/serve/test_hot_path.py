@@ -164,6 +164,23 @@ def test_with_trace_the_hot_path_serves_the_controls_and_every_request_and_answe
     assert logged[-2:] == [f"received {SensorRequestMessage()!r}", f"answered {read!r}"]
 
 
+def test_paced_and_traced_an_answer_held_in_cpp_is_logged_before_the_reads_served_while_it_waits(make_address,
+                                                                                                caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    with Served(load_scene("static", 0.1), make_address("ipc"), trace=True, clock=RunClock(1.0)) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver, \
+            Client(hot.responder.endpoint, timeout=5.0) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(ARM)  # its answer waits 0.1 s, the step's time
+        time.sleep(0.01)
+        read = reader.request(SensorRequestMessage())
+        answer = driver.receive()
+    assert hot.loop.hot_path.controls == 1
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[-4:] == [f"received {ARM!r}", f"answered {answer!r}",
+                           f"received {SensorRequestMessage()!r}", f"answered {read!r}"]
+
+
 def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall_clock(make_address):
     ten_steps = ControlMessage(objects=ARM.objects, steps=10)
     clock = RunClock(1.0)
