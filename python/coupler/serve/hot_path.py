@@ -15,13 +15,12 @@ driver's too) or a reset is taken there like any other: it starts the run,
 which C++ reports (`HotPathOutcome.started`) and Python marks
 (`SimulationRun.start`), and paced, C++ anchors its clock at the simulated
 time that Control steps from, which Python's clock then follows. Everything
-else comes back to Python, which keeps
-the control plane: another peer's request to drive (a newcomer's Control,
-which admits it and so is served there), another kind of request,
-a Control that does not match the handshake or asks for more steps than the
-cap, the first clamp of a value, a failure, and a
-timer (`return_after`), so that signals, closed peers and stops are seen as
-on the Python path.
+else comes back to Python, which keeps the control plane: another peer's
+request to drive (a newcomer's Control, which admits it and so is served
+there), another kind of request, a Control that does not match the
+handshake or asks for more steps than the cap, the first clamp of a value,
+a failure, and a timer (`return_after`), so that signals, closed peers and
+stops are seen as on the Python path.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state

@@ -59,8 +59,9 @@ class LockstepLoop:
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
     paced too; when paced, a lone controller's answer waits there while
     others are served, a round's no longer than C++ may hold without
-    serving others); the answers are the same bytes either way. The C++ loop hands back any other request, which then waits its turn
-    as the controllers-first order says.
+    serving others); the answers are the same bytes either way. The C++
+    loop hands back any other request, which then waits its turn as the
+    controllers-first order says.
 
     Answers that carry camera images (the "images" extension) are sent once
     their images are rendered, on the renderer's thread; meanwhile the loop
