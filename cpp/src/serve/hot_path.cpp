@@ -293,6 +293,14 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       starting_long = steps;
       return std::nullopt;
     }
+    if (through_channel_now && pacing && config_.time_step > 0.0) {
+      // An answer to hold while others are served cannot wait in the channel: sent again through the socket, where
+      // it is held so.
+      const double now_time = stepper_.time();
+      const double to = now_time + static_cast<double>(steps == 0 ? 1 : steps) * config_.time_step;
+      const double hold = starting ? (to - now_time) / pacing->speed : Seconds(due_at(to) - Clock::now()).count();
+      if (hold > Seconds(longest_hold).count()) return std::nullopt;
+    }
     if (publisher_) {
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
