@@ -81,26 +81,27 @@ class HotPathOf {
 
   HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before,
                      std::optional<double> zero_due_in, double speed, double late_after,
-                     SharedChannelServer* channel) {
+                     SharedChannelServer* channel, bool starting, double longest_hold) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
-    const std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
+    std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
+    if (pacing) pacing->longest_hold = longest_hold;
     Server& bound = server.get();
     path_->serve_channel(channel);
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, steps_before, pacing);
+    return path_->run(bound, identity, wait, steps_before, pacing, starting);
   }
 
   HotPathOutcome run_rounds(ServerHandle& server, const std::vector<std::pair<py::bytes, std::vector<std::size_t>>>& drives,
                             ControlRounds& rounds, double return_after, std::uint64_t steps_before,
-                            std::optional<double> zero_due_in, double speed, double late_after) {
+                            std::optional<double> zero_due_in, double speed, double late_after, bool starting) {
     std::vector<HotPathController> controllers;
     for (const auto& [peer, objects] : drives) controllers.push_back({std::string(peer), objects});
     const auto wait = milliseconds(return_after);
     const std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, controllers, rounds, wait, steps_before, pacing);
+    return path_->run(bound, controllers, rounds, wait, steps_before, pacing, starting);
   }
 
   HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, double zero_due_in,
@@ -117,6 +118,8 @@ class HotPathOf {
   bool end_long_control(ServerHandle& server, const std::string& text) {
     return path_->end_long_control(server.get(), text);
   }
+
+  bool send_held(ServerHandle& server) { return path_->send_held(server.get()); }
 
   void publish_to(py::object publisher, py::object state) {
     std::optional<MujocoStateArrays> arrays;
@@ -270,7 +273,18 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("long_at_stop_after", &HotPathOutcome::long_at_stop_after,
                     "It stopped at the step reaching stop_after, unanswered: end it with end_long_control().")
       .def_readonly("long_failed", &HotPathOutcome::long_failed,
-                    "The simulation failed during a Control of many steps (counted in `controls` when taken).");
+                    "The simulation failed during a Control of many steps (counted in `controls` when taken).")
+      .def_readonly("answer_held", &HotPathOutcome::answer_held,
+                    "Paced: the lone controller's answer (counted when stepped) waits for its time; the next run() "
+                    "sends it when due, send_held() at once.")
+      .def_readonly("started", &HotPathOutcome::started,
+                    "Run `starting`: the Control (or round) that started the run was taken.")
+      .def_readonly("start_time", &HotPathOutcome::start_time,
+                    "When started: the simulated time before its steps, where a paced clock was anchored.")
+      .def_property_readonly(
+          "since_start",
+          [](const HotPathOutcome& o) { return std::chrono::duration<double>(o.since_start).count(); },
+          "When started: seconds since the clock was anchored (after its steps were taken).");
 
   py::class_<HotPathOf>(module, "HotPath",
                         "coupler::HotPath: answers a lone controller's Controls (and everyone's SensorRequests, the "
@@ -296,6 +310,8 @@ void bind_hot_path(py::module_& module) {
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")
+      .def("send_held", &HotPathOf::send_held, py::arg("server"),
+           "Send the paced answer held for its time (if any) now, and publish it; whether one was held.")
       .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
            "after its step read from `state` (mjData's qpos, qvel, act, ctrl, mocap_pos and mocap_quat arrays, read in "
@@ -304,19 +320,21 @@ void bind_hot_path(py::module_& module) {
            "on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
-           py::arg("late_after") = 0.0, py::arg("channel") = nullptr,
+           py::arg("late_after") = 0.0, py::arg("channel") = nullptr, py::arg("starting") = false,
+           py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
            "Answer the Controls of `peer` (bytes) that `server` receives (and, with a SharedChannelServer `channel` "
            "leased to `peer`, its plain Controls and reads through that channel), without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
-           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed. The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed; of a hold longer than `longest_hold` seconds, the time before its last `longest_hold` serves other peers' reads and hands anything else back, the answer held across runs (outcome.answer_held). With `starting`, the run waits for its first Control: the first taken starts it (outcome.started) and, paced, anchors the clock at the simulated time it steps from (outcome.start_time, outcome.since_start ago). The caller guarantees that `peer` alone holds the simulation and its state is settled. "
            "Returns a HotPathOutcome.")
       .def("run_rounds", &HotPathOf::run_rounds, py::arg("server"), py::arg("controllers"), py::arg("rounds"),
            py::arg("return_after"), py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(),
-           py::arg("speed") = 1.0, py::arg("late_after") = 0.0,
+           py::arg("speed") = 1.0, py::arg("late_after") = 0.0, py::arg("starting") = false,
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
            "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
-           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame.")
+           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame. "
+           "With `starting`, the first round taken starts the run, as run()'s first Control.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
            py::arg("fresh_control"), py::arg("steps_before") = 0, py::arg("states") = nullptr,

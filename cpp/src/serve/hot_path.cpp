@@ -93,14 +93,23 @@ void HotPath::publish_to(FramePublisher& publisher, std::optional<MujocoStateArr
 }
 
 void HotPath::publish(Published& exchange) {
+  publish_taken(exchange);
+  publish_answer(exchange);
+}
+
+void HotPath::publish_taken(Published& exchange) {
   if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
-  const std::int64_t wall = wall_clock_nanoseconds();
   pending_.push_back({kControlTopic, std::move(exchange.request), exchange.request_wall_ns, FramePublisher::kNoTime});
   if (exchange.stepped && mujoco_state_) {
     encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
-    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(exchange.time)});
+    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time)});
   }
-  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer), wall,
+}
+
+void HotPath::publish_answer(Published& exchange) {
+  if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
+  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer),
+                      wall_clock_nanoseconds(),
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
 
@@ -126,36 +135,52 @@ void HotPath::flush_published() {
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
-  return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing);
+                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting) {
+  return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing,
+                           starting);
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                             std::chrono::milliseconds return_after, std::uint64_t steps_before,
-                            std::optional<HotPathPacing> pacing) {
+                            std::optional<HotPathPacing> pacing, bool starting) {
   if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
-  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing);
+  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing, starting);
 }
 
 HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
                                           ControlRounds* rounds, std::chrono::milliseconds return_after,
-                                          std::uint64_t steps_before, std::optional<HotPathPacing> pacing) {
+                                          std::uint64_t steps_before, std::optional<HotPathPacing> pacing,
+                                          bool starting) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
   Published exchange;
   const auto started = Clock::now();
   const auto deadline = started + return_after;
+  // When an answer stepped to `time` is due on the wall clock.
+  const auto due_at = [&](double time) {
+    return started + std::chrono::duration_cast<Clock::duration>(Seconds(pacing->zero_due_in + time / pacing->speed));
+  };
   // Holds an answer stepped to `time` until it is due; counts it when it is late.
   const auto hold_until_due = [&](double time) {
-    const auto due = started + std::chrono::duration_cast<Clock::duration>(
-                                   Seconds(pacing->zero_due_in + time / pacing->speed));
+    const auto due = due_at(time);
     const auto now = Clock::now();
     if (due > now) {
       std::this_thread::sleep_for(due - now);
     } else if (Seconds(now - due).count() > pacing->late_after) {
       ++outcome.deadlines_missed;
     }
+  };
+  // The first Control (or round) taken while the run waits for one starts it, stepping from `stepped_from` (the
+  // simulated time before its steps); paced, its clock runs from now: the answer is held for that Control's own steps.
+  Clock::time_point start_wall{};
+  const auto start = [&](double stepped_from) {
+    if (!starting) return;
+    starting = false;
+    start_wall = Clock::now();
+    outcome.started = true;
+    outcome.start_time = stepped_from;
+    if (pacing) pacing->zero_due_in = Seconds(start_wall - started).count() - stepped_from / pacing->speed;
   };
   Clock::time_point last_control{};
   Clock::time_point last_round{};
@@ -192,6 +217,12 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const bool reads_to_caller = config_.trace;
   // A Control answered, whose exchange `take` publishes once its answer is sent.
   bool control_answered = false;
+  // The last stretch of a hold, slept through: a poll is ms-grained, and one step's hold the common case.
+  const auto longest_hold = std::chrono::duration_cast<Clock::duration>(
+      Seconds(pacing && std::isfinite(pacing->longest_hold) ? pacing->longest_hold : 1e9));
+  // A paced answer due later than that, to hold once the server hands its request over.
+  std::optional<std::string> to_hold;
+  double to_hold_time = 0.0;
   const auto answer_read = [&](std::string_view request) -> const std::string& {
     ++outcome.reads;
     const std::string& frame = state_frame();
@@ -205,8 +236,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
     const std::optional<std::size_t> controller = rounds ? controller_of(from) : std::nullopt;
-    if (long_ && (rounds ? controller.has_value() : from == peer)) {
-      // Its Control is being stepped: it may read, anything else is the caller's to refuse.
+    if ((long_ || held_) && (rounds ? controller.has_value() : from == peer)) {
+      // Its Control is being stepped, or its answer held: it may read, anything else is the caller's to refuse.
       if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
       return answer_read(payload);
     }
@@ -262,18 +293,22 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       starting_long = steps;
       return std::nullopt;
     }
+    if (through_channel_now && pacing && config_.time_step > 0.0) {
+      // An answer to hold while others are served cannot wait in the channel: sent again through the socket, where
+      // it is held so.
+      const double now_time = stepper_.time();
+      const double to = now_time + static_cast<double>(steps == 0 ? 1 : steps) * config_.time_step;
+      const double hold = starting ? (to - now_time) / pacing->speed : Seconds(due_at(to) - Clock::now()).count();
+      if (hold > Seconds(longest_hold).count()) return std::nullopt;
+    }
     if (publisher_) {
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
     }
+    const std::optional<double> answered_time = outcome.simulated_time;
+    const double stepped_from = stepper_.time();
     std::string frame = serve(steps == 0 ? 1 : steps, outcome);
-    if (pacing && outcome.failure.empty()) hold_until_due(*outcome.simulated_time);
-    outcome.request_bytes = payload.size();
-    outcome.answer_bytes = frame.size();
-    if (config_.trace) {
-      outcome.request_frame.assign(payload.data(), payload.size());
-      outcome.answer_frame = frame;
-    }
+    start(stepped_from);
     if (publisher_) {
       // Published once the answer is sent, so the controller does not wait for it; the state read now is still
       // the one after this step, since nothing steps before then.
@@ -281,8 +316,24 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       exchange.stepped = outcome.failure.empty();
       exchange.step = steps_before + outcome.steps;
       exchange.time = outcome.simulated_time.value_or(0.0);
-      control_answered = true;
     }
+    if (pacing && outcome.failure.empty()) {
+      if (!through_channel_now && due_at(*outcome.simulated_time) - Clock::now() > longest_hold) {
+        // Held while the others are served, from when the server hands its request over.
+        to_hold = std::move(frame);
+        to_hold_time = *outcome.simulated_time;
+        outcome.simulated_time = answered_time;  // not answered yet
+        return std::nullopt;
+      }
+      hold_until_due(*outcome.simulated_time);
+    }
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = frame.size();
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = frame;
+    }
+    control_answered = publisher_ != nullptr;
     share.controller_served();
     return frame;
   };
@@ -302,12 +353,15 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const std::optional<std::uint64_t> due = rounds->due(peers);
     if (!due) return true;
     if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
+    const double stepped_from = stepper_.time();
     if (*due > StepChunks::kFirst) {
+      start(stepped_from);
       start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
       return true;
     }
     const ControlRounds::Round round = rounds->take(peers);
     std::string frame = step(*due, outcome);
+    start(stepped_from);
     last_round = Clock::now();
     ++outcome.rounds;
     if (!outcome.failure.empty()) {
@@ -337,6 +391,23 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   };
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
+    if (to_hold && offered.request && offered.request->peer() == peer) {
+      held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), to_hold_time, std::move(exchange)});
+      to_hold.reset();
+      // As the Python path publishes a held answer: the Control and the state after its step now, the answer
+      // once it is sent.
+      if (publisher_) publish_taken(held_->exchange);
+      last_control = Clock::now();
+      share.controller_served();
+      if (config_.trace) {
+        // Logged as the Python path logs it: as it is answered, before the reads served while it waits.
+        outcome.request_frame = held_->request.frame();
+        outcome.answer_frame = held_->frame;
+        return false;
+      }
+      return outcome.first_clamped.empty();  // the caller warns of a first clamp meanwhile
+    }
+    to_hold.reset();
     if (starting_long && offered.request && offered.request->peer() == peer) {
       // The lone controller's Control of many steps, applied: its steps are taken in chunks from here on.
       const std::uint64_t steps = *starting_long;
@@ -347,6 +418,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (config_.trace) outcome.request_frame = offered.request->frame();
       std::vector<Request> requests;
       requests.push_back(std::move(*offered.request));
+      start(stepper_.time());
       start_long(std::move(requests), false, steps);
       ++outcome.controls;
       last_control = Clock::now();
@@ -395,6 +467,33 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const Request& reader = readers.front();
     server.reply_frame(reader, answer_read(reader.frame()));
     readers.pop_front();
+  };
+  // Sends the held answer once it is due (as any answer, counted when late): false when the loop must end.
+  const auto answer_held = [&] {
+    const double time = held_->time;
+    if (pacing) hold_until_due(time);
+    server.reply_frame(held_->request, held_->frame);
+    outcome.simulated_time = time;
+    outcome.request_bytes = held_->request.frame().size();
+    outcome.answer_bytes = held_->frame.size();
+    if (publisher_) publish_answer(held_->exchange);
+    held_.reset();
+    return !config_.trace && time < config_.stop_after;
+  };
+  // While an answer is held: the others' reads are answered (its controller waits for its answer, not to send, so
+  // they need no share of its time) and anything else goes to the caller, until the last stretch of the hold.
+  const auto serve_while_held = [&](Clock::time_point now) {
+    if (!pacing || due_at(held_->time) - now <= longest_hold) return answer_held();
+    if (!readers.empty()) {
+      answer_reader();
+      return true;
+    }
+    auto until = std::min(deadline, due_at(held_->time) - longest_hold);
+    if (!pending_.empty()) until = std::min(until, publish_due_);
+    const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    Offered offered = server.receive_offering(left, answer);
+    if (!offered.answered && !offered.request) return true;
+    return take(std::move(offered));
   };
   // A lone controller's channel: its requests answered there, the socket looked at in between.
   const bool through_channel = channel_ != nullptr && rounds == nullptr;
@@ -509,6 +608,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   for (;;) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
+    if (held_ && (now < deadline || !pacing || due_at(held_->time) - now <= longest_hold)) {
+      if (!serve_while_held(now)) break;
+      continue;
+    }
     if (now >= deadline) break;
     if (long_) {
       if (long_->serve_until != Clock::time_point{}) {
@@ -560,6 +663,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     outcome.long_steps = long_->steps;
     outcome.long_taken = long_->taken;
   }
+  outcome.answer_held = held_.has_value();
+  if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (last_control != Clock::time_point{}) outcome.since_last_control = Clock::now() - last_control;
   if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
   return outcome;
@@ -693,6 +798,17 @@ bool HotPath::end_long_control(Server& server, const std::string& text) {
   }
   long_.reset();
   if (publisher_) flush_published();
+  return true;
+}
+
+bool HotPath::send_held(Server& server) {
+  if (!held_) return false;
+  server.reply_frame(held_->request, held_->frame);
+  if (publisher_) {
+    publish_answer(held_->exchange);
+    flush_published();
+  }
+  held_.reset();
   return true;
 }
 

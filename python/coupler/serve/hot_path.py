@@ -10,12 +10,17 @@ are answered there too, in the order the C++ `ReaderShare` gives, as for
 `coupler.serve.controller_first` (the controller's first, `SHARE` of the
 others' after each of its requests, one more after `PATIENCE` without one):
 thirty readers must not send every
-step back through Python. Everything else comes back to Python, which keeps
-the control plane: another peer's request to drive, another kind of request,
-a Control that does not match the handshake or asks for more steps than the
-cap, the first clamp of a value, a failure, and a
-timer (`return_after`), so that signals, closed peers and stops are seen as
-on the Python path.
+step back through Python. The first Control after a handshake (a new
+driver's too) or a reset is taken there like any other: it starts the run,
+which C++ reports (`HotPathOutcome.started`) and Python marks
+(`SimulationRun.start`), and paced, C++ anchors its clock at the simulated
+time that Control steps from, which Python's clock then follows. Everything
+else comes back to Python, which keeps the control plane: another peer's
+request to drive (a newcomer's Control, which admits it and so is served
+there), another kind of request, a Control that does not match the
+handshake or asks for more steps than the cap, the first clamp of a value,
+a failure, and a timer (`return_after`), so that signals, closed peers and
+stops are seen as on the Python path.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
@@ -39,9 +44,15 @@ Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
-is due, as `LockstepLoop` does; a Control whose steps would hold it longer
-than `LONGEST_HOLD`, or of more than `LONG_CONTROL_STEPS` steps, goes to
-Python, which serves the others while it waits.
+is due, as `LockstepLoop` does, the first Control's for its own steps.
+While a lone controller's answer waits longer than `LONGEST_HOLD`, C++
+answers the others' reads and hands anything else back, returning on the
+usual timer with the answer still held (`HotPathOutcome.answer_held`, its
+controller's lease renewed meanwhile), which the next serve() sends when due
+and a stop sends at once (`end_long_control`); only its last
+`LONGEST_HOLD` is slept through. A round whose steps would hold its
+answer longer than that, and a Control of more than `LONG_CONTROL_STEPS`
+steps, go to Python, which serves the others while it waits.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
@@ -135,6 +146,7 @@ class HotPath:
         self.reads = 0  # SensorRequests answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
         self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
+        self._held_peer: bytes | None = None  # paced: the lone controller whose answer C++ holds until its time
         self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
@@ -145,8 +157,9 @@ class HotPath:
 
         It needs the native responder, observed or not (observed, C++
         publishes what the observer would), a simulation with
-        hot path parts, and with a pacing `clock` a time step short enough to
-        hold one step's answer. --trace and --trace-sizes log what C++ reports.
+        hot path parts, and with a pacing `clock` and several controllers, a
+        time step short enough to hold one round's answer without serving
+        others. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
         observed_responder = responder
@@ -161,10 +174,14 @@ class HotPath:
             return None
         max_steps = _native.HotPath.DEFAULT_MAX_STEPS
         if clock is not None and clock.speed is not None:
-            # Paced, C++ holds an answer without serving others: longer holds, and long Controls, are Python's.
-            max_steps = min(LONG_CONTROL_STEPS, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
-            if max_steps < 1:
-                return None
+            # Paced Controls of many steps are Python's, which takes them in chunks and serves others while their
+            # answers wait; C++ holds a lone controller's longer answers while it serves the others, a round's
+            # without: longer holds are Python's.
+            max_steps = LONG_CONTROL_STEPS
+            if sim.shared:
+                max_steps = min(max_steps, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
+                if max_steps < 1:
+                    return None
         parts = sim.simulation.hot_path_parts()
         if parts is None:
             return None
@@ -198,12 +215,12 @@ class HotPath:
 
     def ready(self) -> bool:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
-        simulation) drive a running, settled simulation."""
+        simulation) drive a settled simulation, running or waiting for the Control that starts it."""
         sim = self.sim
-        if self._long:
+        if self._long or self._held_peer is not None:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
-        if not sim.running or not active or (len(active) != 1 and not sim.shared):
+        if not active or (len(active) != 1 and not sim.shared):
             return False
         return all(c.accepted for c in active.values()) and self._simulation.settled
 
@@ -222,14 +239,22 @@ class HotPath:
         if sim.shared:
             return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
         long = sim.long_control if self._long else None
-        peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
+        held = self._held_peer
+        if held is not None:
+            peer = held
+        else:
+            peer = long.peers[0] if long is not None else next(iter(sim.sessions.active))  # a lone controller's
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
+        if pacing:
+            pacing["longest_hold"] = LONGEST_HOLD
         outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
-                                 sim.stats.steps, channel=channel, **pacing)
-        if self._clock is not None:
-            self._clock.deadlines_missed += outcome.deadlines_missed
+                                 sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
+        self._started(outcome)
+        self._held_peer = peer if outcome.answer_held else None
+        if outcome.answer_held:
+            sim.sessions.renew(peer)  # waiting for its answer, not gone
         served = outcome.controls
         self.controller_served = outcome.simulated_time is not None
         self.controls += served
@@ -242,7 +267,7 @@ class HotPath:
         stats.requests += served
         stats.controls += served
         stats.steps += outcome.steps
-        if served or outcome.failure or long is not None or outcome.long_steps:
+        if served or outcome.failure or long is not None or outcome.long_steps or held is not None:
             if outcome.answer_bytes and not outcome.failure:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
             if sim.trace and outcome.request_frame:
@@ -261,6 +286,16 @@ class HotPath:
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
         return outcome.request, outcome.simulated_time
+
+    def _started(self, outcome: Any) -> None:
+        """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++
+        that started it makes it run, and paced, C++ anchored its clock there, which this clock follows."""
+        if outcome.started:
+            self.sim.simulation_run.start()
+        if self._clock is not None:
+            if outcome.started:
+                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
+            self._clock.deadlines_missed += outcome.deadlines_missed
 
     def _answer_unanswered(self, reads: list[Any]) -> None:
         """Answer the reads C++ took and could not answer (the simulation failed), as the loop answers any request."""
@@ -288,12 +323,16 @@ class HotPath:
 
     @property
     def long_in_progress(self) -> bool:
-        """True while a Control of many steps (a lone controller's or a round's) is stepped in C++ across serve()s."""
-        return self._long
+        """True while a Control's answer is still to come across serve()s: one of many steps (a lone controller's
+        or a round's) stepped in C++, or a paced answer C++ holds until its time."""
+        return self._long or self._held_peer is not None
 
     def end_long_control(self, why: str = "") -> None:
         """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
-        server stopped after some of its steps (`why`: a reason to add)."""
+        server stopped after some of its steps (`why`: a reason to add); a paced answer held is sent at once."""
+        if self._held_peer is not None:
+            self._path.send_held(self.responder.server)
+            self._held_peer = None
         long = self.sim.long_control
         if not self._long or long is None:
             return
@@ -313,9 +352,8 @@ class HotPath:
             # Every controller of the round being stepped has left: it is stepped to its end all the same.
             drives = [(peer, []) for peer in long.peers]
         outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
-                                        sim.stats.steps, **pacing)
-        if self._clock is not None:
-            self._clock.deadlines_missed += outcome.deadlines_missed
+                                        sim.stats.steps, starting=not sim.running, **pacing)
+        self._started(outcome)
         stats = sim.stats
         self.controls += outcome.controls
         self.reads += outcome.reads

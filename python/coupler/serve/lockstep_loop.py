@@ -57,9 +57,11 @@ class LockstepLoop:
 
     With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
-    paced too; when paced, no more than C++ may hold without serving
-    others); the answers are the same bytes either way. The C++ loop hands back any other request, which then waits its turn
-    as the controllers-first order says.
+    paced too; when paced, a lone controller's answer waits there while
+    others are served, a round's no longer than C++ may hold without
+    serving others); the answers are the same bytes either way. The C++
+    loop hands back any other request, which then waits its turn as the
+    controllers-first order says.
 
     Answers that carry camera images (the "images" extension) are sent once
     their images are rendered, on the renderer's thread; meanwhile the loop
@@ -185,7 +187,7 @@ class LockstepLoop:
         if stepped_to is not None and self.clock is not None:
             time_step = self.sim.handshake.time_step
             if started:
-                # The first Control after a handshake, a reset or a new controller starts the clock.
+                # A Control that started the run here (a newcomer's, or one the hot path handed back) starts the clock.
                 self.clock.anchor(stepped_to - answer.steps * time_step)
             delay = self.clock.delay_until(stepped_to, late_after=time_step)
             if delay >= _SERVE_WHILE_PACING_POLL and holder is None:

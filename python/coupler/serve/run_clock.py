@@ -29,9 +29,9 @@ class RunClock:
         self._sim0 = 0.0
         self.deadlines_missed = 0
 
-    def anchor(self, simulated_time: float) -> None:
-        """Start pacing from now, at this simulated time."""
-        self._wall0 = time.monotonic()
+    def anchor(self, simulated_time: float, ago: float = 0.0) -> None:
+        """Start pacing from now (or `ago` seconds before now), at this simulated time."""
+        self._wall0 = time.monotonic() - ago
         self._sim0 = simulated_time
 
     def due_in(self, simulated_time: float) -> float:

@@ -393,7 +393,7 @@ TEST_CASE("paced, the hot path holds an answer until the time it stepped to is d
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 3));
   const auto started = std::chrono::steady_clock::now();
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{0.0, 1.0, 0.01});
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{0.0, 1.0, 0.01});
   (void)rig.controller.receive_frame(2000ms);
   CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
   CHECK(outcome.controls == 1);
@@ -404,10 +404,76 @@ TEST_CASE("paced, the hot path counts a Control answered past its slot as a miss
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 3));
   // Simulated time 0 was due a second ago: the step to 0.03 s is far past its slot.
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
   (void)rig.controller.receive_frame(2000ms);
   CHECK(outcome.controls == 1);
   CHECK(outcome.deadlines_missed == 1);
+}
+
+TEST_CASE("paced, the hot path returns with a long hold's answer held, serves a reader, then sends it when due",
+          "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 5));  // due 50 ms from now
+  const auto started = std::chrono::steady_clock::now();
+  HotPathPacing pacing{0.0, 1.0, 0.01};
+  pacing.longest_hold = 0.01;
+  const HotPathOutcome taken = rig.path->run(rig.server, rig.peer, 20ms, 0, pacing);
+  CHECK(taken.answer_held);
+  CHECK(taken.controls == 1);
+  CHECK_FALSE(taken.simulated_time);  // stepped, not answered
+  CHECK_FALSE(rig.controller.wait(0ms));
+
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  reader.send(SensorRequestMessage{});
+  pacing.zero_due_in = -std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const HotPathOutcome answered = rig.path->run(rig.server, rig.peer, 60ms, 0, pacing);
+  const std::string read = reader.receive_frame(2000ms);
+  const std::string answer = rig.controller.receive_frame(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started >= 50ms);
+  CHECK(read == answer);  // the state the held answer reports
+  CHECK(answered.reads == 1);
+  CHECK_FALSE(answered.answer_held);
+  REQUIRE(answered.simulated_time);
+  CHECK(*answered.simulated_time == Approx(0.05));
+  CHECK(answered.deadlines_missed == 0);
+}
+
+TEST_CASE("the hot path sends a held answer at once when asked to, once", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 50));  // due half a second from now
+  HotPathPacing pacing{0.0, 1.0, 0.01};
+  pacing.longest_hold = 0.01;
+  REQUIRE(rig.path->run(rig.server, rig.peer, 10ms, 0, pacing).answer_held);
+  CHECK(rig.path->send_held(rig.server));
+  CHECK(rig.controller.wait(100ms));
+  CHECK_FALSE(rig.path->send_held(rig.server));
+}
+
+TEST_CASE("paced and starting, the hot path anchors the clock at its first Control, holding it for its own steps",
+          "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 3));
+  const auto started = std::chrono::steady_clock::now();
+  // The caller's clock is stale (simulated time 0 due a second ago): the Control that starts the run restarts it.
+  const HotPathOutcome outcome =
+      rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{-1.0, 1.0, 0.01}, /*starting=*/true);
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
+  CHECK(outcome.started);
+  CHECK(outcome.start_time == 0.0);
+  CHECK(outcome.deadlines_missed == 0);
+}
+
+TEST_CASE("the hot path reports a run started by a Control only when the run waited for one", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25));
+  CHECK_FALSE(rig.path->run(rig.server, rig.peer, 20ms).started);
+  (void)rig.controller.receive_frame(2000ms);
+  rig.controller.send(arm_control(0.5, -0.25));
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 20ms, 0, std::nullopt, /*starting=*/true);
+  (void)rig.controller.receive_frame(2000ms);
+  CHECK(outcome.started);
+  CHECK(outcome.start_time == Approx(0.01));
 }
 
 TEST_CASE("traced, the hot path returns after each Control with its frames and hands reads back", "[hot_path]") {

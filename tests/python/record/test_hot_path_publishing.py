@@ -19,6 +19,7 @@ from coupler.scenes import load_scene
 from coupler.serve.frame_observer import observed
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
+from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation_server import SimulationServer
 from coupler.wire.codec import encode
 from coupler.wire.messages import (
@@ -34,12 +35,13 @@ from peers import run
 class PublishedServer:
     """A lockstep server of `scene` in a thread, observed by a FramePublisher, through the hot path or not."""
 
-    def __init__(self, scene: str, address: str, hot_path: bool) -> None:
-        simulation = load_scene(scene, None)
+    def __init__(self, scene: str, address: str, hot_path: bool, time_step: float | None = None,
+                 clock: RunClock | None = None) -> None:
+        simulation = load_scene(scene, time_step)
         self.sim = SimulationServer(simulation)
         self.publisher = FramePublisher(scene_metadata(simulation, scene), scene_attachments(simulation))
         self.responder = NativeResponder(address, self.sim)
-        self.loop = LockstepLoop(observed(self.responder, self.publisher), hot_path=hot_path)
+        self.loop = LockstepLoop(observed(self.responder, self.publisher), clock, hot_path=hot_path)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self.loop.run, args=(self._stop, 0.05))
 
@@ -157,9 +159,9 @@ def test_a_published_server_answers_the_reads_of_the_controller_and_of_another_p
     frames = [frame for _ in range(20) for frame in (encode(ControlMessage({"arm": ObjectControl([0.2] * 7)})), READ)]
     hot, served, read = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, reads=1)
     reads = 20 + len(frames) + 1  # the controller's, and the other peer's after each answer of the controller
-    # The first Control starts the simulation on the Python path; every read from then on is answered in C++.
-    assert served == 19
-    assert read == reads - 1
+    # Every Control, the first (which starts the simulation) too, and every read are answered in C++.
+    assert served == 20
+    assert read == reads
     assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == reads
 
 
@@ -168,7 +170,52 @@ def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_as_on_the_p
     frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 101, 1, 350, 1)]
     hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
     plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
-    assert served == len(frames) - 1  # all but the first, which starts the simulation
+    assert served == len(frames)  # the first, which starts the simulation, too
+    assert hot == plain
+
+
+def paced_stream_with_reads_while_held(address: str, publish_on: str, hot_path: bool) -> tuple[list, int]:
+    """The frame messages of a real-time server of the arm with a 0.1 s step (each answer waits 0.1 s, longer
+    than an answer is held without serving others), a reader reading while a Control's answer waits; and the
+    reads the hot path answered."""
+    server = PublishedServer("arm", address, hot_path, time_step=0.1, clock=RunClock(1.0))
+    socket, received = follow(server.publisher.bind(publish_on))
+    context = zmq.Context.instance()
+    try:
+        assert server.publisher.wait_for_subscribers(1, 10.0)
+        server.start()
+        with context.socket(zmq.REQ) as driver, context.socket(zmq.REQ) as reader:
+            for peer in (driver, reader):
+                peer.linger = 0
+                peer.rcvtimeo = 10_000
+                peer.connect(server.responder.endpoint)
+            driver.send(encode(HandshakeInitMessage()))
+            driver.recv()
+            driver.send(encode(ControlMessage({"arm": ObjectControl([-1.0] * 7)})))
+            time.sleep(0.01)  # the Control is taken; its answer waits until 0.1 s after its step
+            reader.send(READ)
+            reader.recv()
+            driver.recv()
+        server.stop()
+        server.publisher.send_end()
+        until_end(socket, received)
+    finally:
+        server.publisher.close()
+        socket.close()
+    streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
+    path = server.loop.hot_path
+    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], \
+        0 if path is None else path.reads
+
+
+def test_paced_answers_held_on_the_hot_path_while_others_read_are_published_as_on_the_python_path(make_address):
+    hot, read = paced_stream_with_reads_while_held(make_address("ipc"), make_address("ipc"), True)
+    plain, _ = paced_stream_with_reads_while_held(make_address("ipc"), make_address("ipc"), False)
+    assert read == 1
+    # The Control and the state after its step, then the read answered while its answer waits, then that answer.
+    assert [message[0] for message in hot][-5:] == ["/coupler/requests/Control", "/coupler/mujoco_state",
+                                                       "/coupler/requests/SensorRequest", "/coupler/answers/Sensor",
+                                                       "/coupler/answers/Sensor"]
     assert hot == plain
 
 

@@ -31,6 +31,7 @@ from coupler.wire.messages import (
     HandshakeInitMessage,
     HandshakeMessage,
     ObjectControl,
+    ResetMessage,
     SensorMessage,
     SensorRequestMessage,
 )
@@ -163,6 +164,23 @@ def test_with_trace_the_hot_path_serves_the_controls_and_every_request_and_answe
     assert logged[-2:] == [f"received {SensorRequestMessage()!r}", f"answered {read!r}"]
 
 
+def test_paced_and_traced_an_answer_held_in_cpp_is_logged_before_the_reads_served_while_it_waits(make_address,
+                                                                                                caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    with Served(load_scene("static", 0.1), make_address("ipc"), trace=True, clock=RunClock(1.0)) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver, \
+            Client(hot.responder.endpoint, timeout=5.0) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(ARM)  # its answer waits 0.1 s, the step's time
+        time.sleep(0.01)
+        read = reader.request(SensorRequestMessage())
+        answer = driver.receive()
+    assert hot.loop.hot_path.controls == 1
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    assert logged[-4:] == [f"received {ARM!r}", f"answered {answer!r}",
+                           f"received {SensorRequestMessage()!r}", f"answered {read!r}"]
+
+
 def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall_clock(make_address):
     ten_steps = ControlMessage(objects=ARM.objects, steps=10)
     clock = RunClock(1.0)
@@ -172,18 +190,51 @@ def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall
         # Timed from before the first Control, which starts the run's clock: a late first answer cannot then
         # shorten the wait measured for the others.
         started = time.monotonic()
-        first = client.request(ten_steps)  # starts the run and its clock, on the Python path
+        first = client.request(ten_steps)  # starts the run and its clock, in C++ too
         answers = [client.request(ten_steps) for _ in range(20)]
         elapsed = time.monotonic() - started
-    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls >= 19
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls == 21
     assert answers[-1].simulated_time - first.simulated_time == pytest.approx(0.2)
     assert elapsed >= 0.2 - 0.002  # the last answer waited for its time
     assert clock.deadlines_missed <= 2  # an idle machine misses none; a busy one may now and then
 
 
-def test_paced_with_a_time_step_too_long_to_hold_the_controls_are_paced_in_python(make_address):
-    with Served(load_scene("static", 0.1), make_address("ipc"), hot_path=True, clock=RunClock(1.0)) as served:
-        assert served.loop.hot_path is None
+def test_the_first_control_after_a_handshake_is_answered_in_cpp_and_starts_the_run(make_address):
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        answer = client.request(ARM)
+    assert isinstance(answer, SensorMessage)
+    assert hot.loop.hot_path.controls == 1
+    assert hot.sim.starts == 1
+
+
+def test_the_first_control_after_a_reset_is_answered_in_cpp_and_starts_the_run_again(make_address):
+    with Served(load_scene("static", None), make_address("ipc"), hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        first = client.request(ARM)
+        client.request(ResetMessage())
+        again = client.request(ARM)
+    assert isinstance(again, SensorMessage) and again.simulated_time == first.simulated_time
+    assert hot.loop.hot_path.controls == 2
+    assert hot.sim.starts == 2
+
+
+def test_paced_a_reader_is_answered_in_cpp_while_the_controllers_long_held_answer_waits(make_address):
+    with Served(load_scene("static", 0.3), make_address("ipc"), hot_path=True, clock=RunClock(1.0)) as served, \
+            Client(served.responder.endpoint, timeout=5.0) as driver, \
+            Client(served.responder.endpoint, timeout=1.0) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(ARM)  # one step of 0.3 s: its answer is held 0.3 s
+        read = reader.request(SensorRequestMessage())
+        while read.simulated_time == 0.0:  # until the server has taken the Control
+            read = reader.request(SensorRequestMessage())
+        held = driver.wait(0) is False
+        answer = driver.receive()
+    assert held
+    assert read.simulated_time == answer.simulated_time == pytest.approx(0.3)
+    assert served.loop.hot_path.controls == 1 and served.loop.hot_path.reads >= 1
 
 
 @pytest.mark.parametrize("scene", ["static", "arm"])

@@ -89,7 +89,7 @@ def test_the_hot_path_counts_a_long_control_it_served_and_its_steps(tmp_path):
         start(driver, pendulum_control(1))
         assert isinstance(driver.request(pendulum_control(steps)), SensorMessage)
     hot = served.loop.hot_path
-    assert hot is not None and hot.controls == 1 and served.loop.chunked.chunks == 0
+    assert hot is not None and hot.controls == 2 and served.loop.chunked.chunks == 0  # the first Control too
     assert (served.sim.stats.controls, served.sim.stats.steps, served.sim.stats.errors_sent) == (2, 1 + steps, 0)
 
 
@@ -113,7 +113,7 @@ def test_a_stop_during_a_long_control_on_the_hot_path_answers_it_with_the_steps_
     taken = served.sim.stats.steps - 1
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
     assert answer.text == f"server stopped after {taken} of the {LONGEST} steps this Control asked for"
-    assert 0 < taken < LONGEST and served.loop.hot_path.controls == 1
+    assert 0 < taken < LONGEST and served.loop.hot_path.controls == 2  # the first Control, then the long one
 
 
 def test_a_round_of_many_steps_on_the_hot_path_answers_every_controller_with_the_state_after_all_its_steps(tmp_path):

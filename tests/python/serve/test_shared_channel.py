@@ -16,6 +16,8 @@ import pytest
 
 from coupler import _native
 from coupler.controller.controls import Controls
+from coupler.scenes import load_scene
+from coupler.serve.run_clock import RunClock
 from coupler.transport.client import Client
 from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
@@ -31,6 +33,7 @@ from coupler.wire.messages import (
     SensorRequestMessage,
 )
 from peers import coupler_server, democlient, run
+from served_loop import Served
 
 STEPS = 20
 TIMEOUT = 5.0
@@ -181,3 +184,19 @@ def test_the_lease_ends_when_its_democlient_is_killed(address: str, tmp_path: Pa
         time.sleep(0.1)
     assert after.returncode == 0, after.stdout
     assert "controls sent: 201" in after.stdout
+
+
+def test_paced_a_control_whose_answer_waits_long_is_handed_back_empty_through_the_channel(make_address) -> None:
+    # Real time with a 0.1 s step: each answer waits longer than the channel may hold it, while others wait too.
+    with Served(load_scene("static", 0.1), make_address("ipc"), clock=RunClock(1.0)) as served, \
+            Client(served.responder.endpoint, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        assert handshake.shared_channel
+        controller.send_frame(_controls(handshake, 0))
+        first = decode(controller.receive_frame())
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        assert through.exchange(_controls(handshake, 1), TIMEOUT) == b""  # sent again through the socket
+        controller.send_frame(_controls(handshake, 1))
+        answer = decode(controller.receive_frame())
+    assert answer.simulated_time == pytest.approx(first.simulated_time + 0.1)
+    assert served.loop.hot_path.controls == 2

@@ -85,9 +85,11 @@ struct HotPathConfig {
 
 // Wall-clock pacing of a run (coupler serve --realtime): the answer to a
 // Control is held until the wall clock reaches the simulated time it stepped
-// to, so the simulation never runs ahead of real time. Holds are short when
-// the caller bounds max_steps to a short stretch of simulated time: while an
-// answer is held, nothing else is served.
+// to, so the simulation never runs ahead of real time. The last
+// `longest_hold` of a hold is slept through; before that, the lone
+// controller's answer waits while other peers' reads are answered and
+// anything else goes back to the caller, the answer still held (the next
+// run() sends it when due, send_held() at once).
 struct HotPathPacing {
   // Seconds from the start of run() until simulated time 0 is due on the
   // wall clock (negative: it was due that long ago).
@@ -95,6 +97,8 @@ struct HotPathPacing {
   double speed = 1.0;  // simulated seconds per wall second
   // A Control answered more than this many seconds after its time is due counts as a missed deadline.
   double late_after = 0.0;
+  // Seconds of a hold slept through without serving anyone.
+  double longest_hold = std::numeric_limits<double>::infinity();
 };
 
 // A controller holding the simulation, for run().
@@ -169,8 +173,17 @@ struct HotPathOutcome {
   std::uint64_t long_taken = 0;
   // It stopped at the step reaching stop_after, unanswered: the caller ends it (end_long_control()).
   bool long_at_stop_after = false;
+  // Run with `starting`: the Control (or round) that started the run was taken. Paced, the clock was anchored
+  // then, `since_start` before run() returned, at `start_time` (the simulated time before its steps), as the
+  // caller's clock is to be anchored too.
+  bool started = false;
+  double start_time = 0.0;
+  std::chrono::steady_clock::duration since_start{};
   // The simulation failed during a Control of many steps (counted in `controls` when it was taken).
   bool long_failed = false;
+  // Paced: the lone controller's answer (counted in `controls` and `steps` when it was stepped) waits for its time
+  // when run() returned; the next run() sends it when due, or send_held() at once.
+  bool answer_held = false;
 };
 
 class HotPath {
@@ -190,9 +203,13 @@ class HotPath {
   // simulation's state is settled.
   // `steps_before`: the steps the simulation took before this call, which
   // numbers the published states. With `pacing`, each answer waits for its
-  // time on the wall clock.
+  // time on the wall clock. With `starting`, the run waits for its first
+  // Control (after a handshake, a reset or a change of driver): the first
+  // Control taken starts it, and paced, anchors the clock where it stepped
+  // from, its answer held for its own steps (the outcome says so).
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                     std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt);
+                     std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt,
+                     bool starting = false);
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
@@ -201,9 +218,10 @@ class HotPath {
   // taken, its frame in the outcome. With a publisher, each Control is
   // published as it is taken, a round's state and answers once it is
   // answered, and each read with its answer, as the Python path publishes them.
+  // With `starting`, the first round taken starts the run, as a lone controller's first Control does.
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
-                     std::optional<HotPathPacing> pacing = std::nullopt);
+                     std::optional<HotPathPacing> pacing = std::nullopt, bool starting = false);
   // A free run of `peer`'s simulation: steps each time a step is due,
   // answers a Control of `peer` with the state after applying it (it takes
   // no steps) and reads with the state, until a request needs the caller,
@@ -220,6 +238,8 @@ class HotPath {
   // each of its Controls) with SessionEnded and `text`, and publishes that
   // answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
+  // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
+  bool send_held(Server& server);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the
@@ -253,7 +273,7 @@ class HotPath {
  private:
   HotPathOutcome serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
                                    ControlRounds* rounds, std::chrono::milliseconds return_after,
-                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing);
+                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting);
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
@@ -285,12 +305,23 @@ class HotPath {
     std::uint64_t step = 0;
     double time = 0.0;
   };
+  // A lone controller's paced answer held until its time, across calls to run(), while others are served.
+  struct HeldAnswer {
+    Request request;
+    std::string frame;
+    double time = 0.0;  // the simulated time it stepped to, when it is due
+    Published exchange;  // with a publisher: what to publish once it is sent
+  };
+  std::optional<HeldAnswer> held_;
   // Queues what `exchange` publishes; flush_published() hands the queue to
   // the publisher, at most kPublishEvery after the first queued message and
   // before run() returns. A burst wakes the publisher's I/O thread and each
   // subscriber once, where a message at a time would wake them per message,
   // on the cores the controller and the server need.
   void publish(Published& exchange);  // takes the exchange's frames
+  // Its two halves: the Control and the state after its step; the answer.
+  void publish_taken(Published& exchange);
+  void publish_answer(Published& exchange);
   void publish_read(std::string_view request, const std::string& answer);
   void queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns, std::int64_t simulated_ns);
   void flush_published();
