@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -108,16 +109,14 @@ def until_end(socket: zmq.Socket, received: list[list[bytes]], timeout: float = 
     raise AssertionError("no end message")
 
 
-def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes],
-              reads: int = 0) -> tuple[list, int, int]:
-    """Every frame message a subscriber receives from a run of `frames` (and `reads` of another peer after each),
-    all header fields but the wall clock; and the Controls and the reads the hot path answered."""
-    server = PublishedServer(scene, address, hot_path)
+def published(server: PublishedServer, publish_on: str, run: Callable[[str], None]) -> list:
+    """Every frame message a subscriber receives while `run` drives `server` at the address it is given, all
+    header fields but the wall clock."""
     socket, received = follow(server.publisher.bind(publish_on))
     try:
         assert server.publisher.wait_for_subscribers(1, 10.0)
         server.start()
-        drive(server.responder.endpoint, frames, reads)
+        run(server.responder.endpoint)
         server.stop()
         server.publisher.send_end()
         until_end(socket, received)
@@ -125,9 +124,18 @@ def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames:
         server.publisher.close()
         socket.close()
     streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
+    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed]
+
+
+def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes],
+              reads: int = 0) -> tuple[list, int, int]:
+    """Every frame message a subscriber receives from a run of `frames` (and `reads` of another peer after each),
+    all header fields but the wall clock; and the Controls and the reads the hot path answered."""
+    server = PublishedServer(scene, address, hot_path)
+    stream = published(server, publish_on, lambda endpoint: drive(endpoint, frames, reads))
     path = server.loop.hot_path
     served, read = (0, 0) if path is None else (path.controls, path.reads)
-    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], served, read
+    return stream, served, read
 
 
 @pytest.mark.parametrize("scene", ["arm", "static"])
@@ -179,16 +187,14 @@ def paced_stream_with_reads_while_held(address: str, publish_on: str, hot_path: 
     than an answer is held without serving others), a reader reading while a Control's answer waits; and the
     reads the hot path answered."""
     server = PublishedServer("arm", address, hot_path, time_step=0.1, clock=RunClock(1.0))
-    socket, received = follow(server.publisher.bind(publish_on))
-    context = zmq.Context.instance()
-    try:
-        assert server.publisher.wait_for_subscribers(1, 10.0)
-        server.start()
+
+    def run(endpoint: str) -> None:
+        context = zmq.Context.instance()
         with context.socket(zmq.REQ) as driver, context.socket(zmq.REQ) as reader:
             for peer in (driver, reader):
                 peer.linger = 0
                 peer.rcvtimeo = 10_000
-                peer.connect(server.responder.endpoint)
+                peer.connect(endpoint)
             driver.send(encode(HandshakeInitMessage()))
             driver.recv()
             driver.send(encode(ControlMessage({"arm": ObjectControl([-1.0] * 7)})))
@@ -196,16 +202,10 @@ def paced_stream_with_reads_while_held(address: str, publish_on: str, hot_path: 
             reader.send(READ)
             reader.recv()
             driver.recv()
-        server.stop()
-        server.publisher.send_end()
-        until_end(socket, received)
-    finally:
-        server.publisher.close()
-        socket.close()
-    streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
+
+    stream = published(server, publish_on, run)
     path = server.loop.hot_path
-    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], \
-        0 if path is None else path.reads
+    return stream, 0 if path is None else path.reads
 
 
 def test_paced_answers_held_on_the_hot_path_while_others_read_are_published_as_on_the_python_path(make_address):
