@@ -183,12 +183,13 @@ class WorldHotPathOf {
     path_.emplace(batch, arrays, steps.data_width(), forwarded_after, config);
   }
 
-  WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring) {
+  WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring,
+                          bool starting) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, ring);
+    return path_->run(bound, identity, wait, ring, starting);
   }
 
  private:
@@ -242,7 +243,9 @@ void bind_world_steps(py::module_& module) {
           [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
           "Seconds since the last Control answered arrived.")
       .def_readonly("failure", &WorldHotPathOutcome::failure,
-                    "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.");
+                    "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.")
+      .def_readonly("started", &WorldHotPathOutcome::started,
+                    "Run `starting`: a Control was stepped and answered, which started the run.");
 
   py::class_<WorldHotPathOf>(module, "WorldHotPath",
                              "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
@@ -259,10 +262,11 @@ void bind_world_steps(py::module_& module) {
            py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
            py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity())
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
-           py::arg("ring") = nullptr,
+           py::arg("ring") = nullptr, py::arg("starting") = false,
            "Answer the Controls for every world of `peer` (bytes) that `server` receives, their answers through "
            "`ring` (a SharedRingWriter, or None) when they ask, until a request needs the caller, `return_after` "
-           "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. The "
+           "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. With "
+           "`starting`, the run waits for its first Control: the first stepped starts it (outcome.started). The "
            "caller guarantees that `peer` alone drives the worlds. Returns a WorldHotPathOutcome.");
 }
 

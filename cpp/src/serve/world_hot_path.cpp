@@ -142,7 +142,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
 }
 
 WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                                      SharedRingWriter* ring) {
+                                      SharedRingWriter* ring, bool starting) {
   using Clock = std::chrono::steady_clock;
   WorldHotPathOutcome outcome;
   const auto deadline = Clock::now() + return_after;
@@ -151,7 +151,11 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     if (from != peer) return std::nullopt;
     const auto arrived = Clock::now();
     std::optional<std::string> frame = serve(payload, ring, outcome);
-    if (frame) last_control = arrived;
+    if (frame) {
+      last_control = arrived;
+      // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path).
+      if (starting && outcome.failure.empty()) outcome.started = true;
+    }
     return frame;
   };
   for (;;) {

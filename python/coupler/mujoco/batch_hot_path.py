@@ -35,10 +35,10 @@ class BatchHotPath:
                                           sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
                                           largest, stop_after)
 
-    def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None) -> Any:
+    def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None, starting: bool = False) -> Any:
         """`_native.WorldHotPath.run` from the state the batch is in; the batch is told what it did."""
         self.batch.native_flags_into(self._settled, self._forwarded)
-        outcome = self._path.run(server, peer, return_after, ring)
+        outcome = self._path.run(server, peer, return_after, ring, starting)
         if outcome.controls or outcome.failure:
             self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
         return outcome

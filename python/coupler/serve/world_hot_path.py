@@ -6,8 +6,10 @@ received, checked, its worlds reset (those it lists, by each world's
 `MujocoSimulation.native_reset`) or scattered and stepped, read, encoded
 (through the shared-memory ring when it asks) and answered in C++ with the
 GIL released, by the very objects `BatchedResponder` uses, so both send the
-same bytes. Everything else comes back to Python, which keeps the control
-plane and every refusal's text: a Control with images or resets that do not
+same bytes. The first Control after a handshake or a Reset is taken there
+like any other: it starts the run, which C++ reports (`started`) and Python
+marks. Everything else comes back to Python, which keeps the control
+plane and every refusal's text: a newcomer's Control (which admits it), a Control with images or resets that do not
 match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
 large enough to need `WorldBatch`'s check, any other request, the first
 clamp of a value (Python warns about it), a failure, and a timer. Python is
@@ -64,10 +66,11 @@ class WorldHotPath:
         """Nothing to answer: no Control of many steps is ever in progress here."""
 
     def ready(self) -> bool:
-        """True when the next request may go to C++: an accepted lone controller drives a running simulation."""
+        """True when the next request may go to C++: an accepted lone controller drives the worlds, running or
+        waiting for the Control that starts them."""
         sim = self.sim
         active = sim.sessions.active
-        if not sim.running or len(active) != 1 or sim.long_control is not None:
+        if len(active) != 1 or sim.long_control is not None:
             return False
         return all(c.accepted for c in active.values())
 
@@ -82,7 +85,10 @@ class WorldHotPath:
         controller = next(iter(sim.sessions.active.values()))
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
-        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring)
+        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring,
+                                 starting=not sim.running)
+        if outcome.started:
+            sim.simulation_run.start()
         served = outcome.controls
         self.controller_served = served > 0
         self.controls += served

@@ -79,6 +79,8 @@ struct WorldHotPathOutcome {
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
   std::string failure;
+  // Run with `starting`: a Control was stepped and answered, which started the run.
+  bool started = false;
 };
 
 class WorldHotPath {
@@ -91,9 +93,10 @@ class WorldHotPath {
   // Answers the Controls for every world of `peer` that `server` receives until a request needs the caller
   // (handed back), `return_after` has passed, a Control stepped world 0 to stop_after, a value was clamped for
   // the first time or the worlds failed. Answers go through `ring` (may be null) when a Control asks for it.
-  // The caller guarantees that `peer` alone drives the worlds.
+  // With `starting`, the run waits for its first Control (after a handshake or a reset): the first Control taken
+  // starts it (the outcome says so). The caller guarantees that `peer` alone drives the worlds.
   WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                          SharedRingWriter* ring = nullptr);
+                          SharedRingWriter* ring = nullptr, bool starting = false);
 
   const WorldHotPathConfig& config() const noexcept { return config_; }
 
