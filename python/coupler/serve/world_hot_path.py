@@ -14,6 +14,13 @@ match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks)
 large enough to need `WorldBatch`'s check, any other request, the first
 clamp of a value (Python warns about it), a failure, and a timer. Python is
 told what happened and counts it as its own path does.
+
+Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
+publishes on its `coupler._native.FramePublisher` what the Python path would,
+byte for byte: each Control it answers, every world's MuJoCo state after the
+step (world 0's with its simulated time) and the answer. Controls asking for
+images stay Python's, which renders them and publishes them through the
+observer.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import math
 from typing import Any
 
 from coupler.serve.batched_worlds import BatchedResponder
+from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.run_clock import RunClock
@@ -33,12 +41,15 @@ log = logging.getLogger(__name__)
 class WorldHotPath:
     """Serves a lone controller's Controls for every world of `responder`'s batch in C++."""
 
-    def __init__(self, responder: BatchedResponder, stop_after: float | None = None) -> None:
+    def __init__(self, responder: BatchedResponder, stop_after: float | None = None,
+                 publisher: NativePublisher | None = None) -> None:
         self.responder = responder
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
             responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
             math.inf if stop_after is None else stop_after)
+        if publisher is not None:
+            self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
         self.resets = 0  # worlds they reset
         self.reads = 0  # none: reads go to Python
@@ -47,8 +58,12 @@ class WorldHotPath:
     @classmethod
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
-        it needs the batched responder itself (no observer), in lockstep, one controller, untraced and unpaced,
-        worlds with a native hot path (a `hot_path` method, as `coupler.mujoco.world_batch.WorldBatch` has)."""
+        it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
+        lockstep, one controller, untraced and unpaced, worlds with a native hot path (a `hot_path` method, as
+        `coupler.mujoco.world_batch.WorldBatch` has)."""
+        publisher: NativePublisher | None = None
+        if isinstance(responder, ObservedResponder):
+            publisher, responder = responder.observer, responder.inner
         if type(responder) is not BatchedResponder:
             return None
         sim = responder.sim
@@ -56,7 +71,7 @@ class WorldHotPath:
             return None
         if not hasattr(responder.worlds, "hot_path"):
             return None
-        return cls(responder, stop_after)
+        return cls(responder, stop_after, publisher)
 
     # Controls of many steps are Python's to take in chunks: none is ever in progress here, nor cut at a stop.
     long_in_progress = False
@@ -86,7 +101,7 @@ class WorldHotPath:
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
         outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring,
-                                 starting=not sim.running)
+                                 starting=not sim.running, steps_before=sim.stats.steps)
         if outcome.started:
             sim.simulation_run.start()
         served = outcome.controls
