@@ -22,6 +22,7 @@
 #include "bindings.hpp"
 #include "conversions.hpp"
 #include "layout_arrays.hpp"
+#include "mujoco_state_arrays.hpp"
 #include "mujoco_stepper_of.hpp"
 #include "scatter_gather_arrays.hpp"
 #include "server_handle.hpp"
@@ -30,15 +31,6 @@ namespace py = pybind11;
 
 namespace coupler::python {
 namespace {
-
-// One of mjData's arrays as the `mujoco` package views it: read where it lies (a converted copy would never change).
-DoubleArray live(const py::object& values, const char* what) {
-  if (!py::isinstance<py::array_t<double>>(values)) throw Error(std::string(what) + " must be a float64 NumPy array");
-  const auto array = values.cast<py::array>();
-  // Any shape (mocap_pos is one row per body): the numbers are written in their order in memory.
-  if (!(array.flags() & py::array::c_style)) throw Error(std::string(what) + " must be a contiguous array");
-  return DoubleArray{static_cast<const double*>(array.data()), static_cast<std::size_t>(array.size())};
-}
 
 std::vector<std::string> identities(const std::vector<py::bytes>& peers) {
   std::vector<std::string> out;
@@ -123,12 +115,7 @@ class HotPathOf {
 
   void publish_to(py::object publisher, py::object state) {
     std::optional<MujocoStateArrays> arrays;
-    if (!state.is_none()) {
-      const auto parts = state.cast<py::tuple>();
-      if (parts.size() != 6) throw Error("the state to publish is (qpos, qvel, act, ctrl, mocap_pos, mocap_quat)");
-      arrays = MujocoStateArrays{live(parts[0], "qpos"), live(parts[1], "qvel"),      live(parts[2], "act"),
-                                 live(parts[3], "ctrl"), live(parts[4], "mocap_pos"), live(parts[5], "mocap_quat")};
-    }
+    if (!state.is_none()) arrays = mujoco_state_arrays(state);
     path_->publish_to(publisher.cast<FramePublisher&>(), arrays);
     publisher_ = std::move(publisher);
     state_ = std::move(state);

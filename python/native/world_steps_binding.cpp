@@ -15,13 +15,16 @@
 #include <pybind11/stl.h>
 
 #include <coupler/serve/world_hot_path.hpp>
+#include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/world_steps.hpp>
+#include <coupler/transport/frame_publisher.hpp>
 #include <coupler/transport/shared_ring.hpp>
 #include <coupler/wire/error.hpp>
 
 #include "bindings.hpp"
 #include "conversions.hpp"
 #include "mujoco_reset_of.hpp"
+#include "mujoco_state_arrays.hpp"
 #include "mujoco_stepper_of.hpp"
 #include "scatter_gather_arrays.hpp"
 #include "server_handle.hpp"
@@ -183,17 +186,28 @@ class WorldHotPathOf {
     path_.emplace(batch, arrays, steps.data_width(), forwarded_after, config);
   }
 
-  WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring) {
+  WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring,
+                          bool starting, std::uint64_t steps_before) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, ring);
+    return path_->run(bound, identity, wait, ring, starting, steps_before);
+  }
+
+  void publish_to(py::object publisher, const py::list& states) {
+    std::vector<MujocoStateArrays> arrays;
+    for (const auto& state : states) arrays.push_back(mujoco_state_arrays(py::reinterpret_borrow<py::object>(state)));
+    path_->publish_to(publisher.cast<FramePublisher&>(), std::move(arrays));
+    publisher_ = std::move(publisher);
+    states_ = states;
   }
 
  private:
   py::object worlds_;
   py::array arrays_[7];
+  py::object publisher_;
+  py::list states_;
   std::optional<WorldHotPath> path_;
 };
 
@@ -242,7 +256,9 @@ void bind_world_steps(py::module_& module) {
           [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
           "Seconds since the last Control answered arrived.")
       .def_readonly("failure", &WorldHotPathOutcome::failure,
-                    "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.");
+                    "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.")
+      .def_readonly("started", &WorldHotPathOutcome::started,
+                    "Run `starting`: a Control was stepped and answered, which started the run.");
 
   py::class_<WorldHotPathOf>(module, "WorldHotPath",
                              "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
@@ -259,11 +275,18 @@ void bind_world_steps(py::module_& module) {
            py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
            py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity())
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
-           py::arg("ring") = nullptr,
+           py::arg("ring") = nullptr, py::arg("starting") = false, py::arg("steps_before") = 0,
            "Answer the Controls for every world of `peer` (bytes) that `server` receives, their answers through "
            "`ring` (a SharedRingWriter, or None) when they ask, until a request needs the caller, `return_after` "
-           "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. The "
-           "caller guarantees that `peer` alone drives the worlds. Returns a WorldHotPathOutcome.");
+           "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. With "
+           "`starting`, the run waits for its first Control: the first stepped starts it (outcome.started). "
+           "`steps_before` (the steps taken so far) numbers the published states. The caller guarantees that "
+           "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
+      .def("publish_to", &WorldHotPathOf::publish_to, py::arg("publisher"), py::arg("states"),
+           "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, every world's "
+           "MuJoCo state after its steps (`states`: per world, in order, its mjData's (qpos, qvel, act, ctrl, "
+           "mocap_pos, mocap_quat) arrays, read in place) and the answer, as coupler.record.publisher does on the "
+           "Python path. Keeps them alive.");
 }
 
 }  // namespace coupler::python

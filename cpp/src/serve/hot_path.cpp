@@ -12,20 +12,11 @@
 
 #include "wire/control_frame_reader.hpp"
 
+#include <coupler/serve/recording_channels.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
 namespace coupler {
-namespace {
-
-// The recording's channels (coupler.record.channels) of what the hot path answers.
-constexpr std::string_view kControlTopic = "/coupler/requests/Control";
-constexpr std::string_view kReadTopic = "/coupler/requests/SensorRequest";
-constexpr std::string_view kSensorTopic = "/coupler/answers/Sensor";
-constexpr std::string_view kErrorTopic = "/coupler/answers/Error";
-constexpr std::string_view kStateTopic = "/coupler/mujoco_state";
-
-}  // namespace
 
 HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLayout& sensors,
                  double* sensor_values, const ControlScatter& scatter, const SensorGather& gather, Stepper& stepper,
@@ -99,16 +90,16 @@ void HotPath::publish(Published& exchange) {
 
 void HotPath::publish_taken(Published& exchange) {
   if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
-  pending_.push_back({kControlTopic, std::move(exchange.request), exchange.request_wall_ns, FramePublisher::kNoTime});
+  pending_.push_back({kControlChannel, std::move(exchange.request), exchange.request_wall_ns, FramePublisher::kNoTime});
   if (exchange.stepped && mujoco_state_) {
     encode_mujoco_state(exchange.time, exchange.step, *mujoco_state_, mujoco_state_bytes_);
-    pending_.push_back({kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time)});
+    pending_.push_back({kStateChannel, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(exchange.time)});
   }
 }
 
 void HotPath::publish_answer(Published& exchange) {
   if (pending_.empty()) publish_due_ = std::chrono::steady_clock::now() + kPublishEvery;
-  pending_.push_back({exchange.stepped ? kSensorTopic : kErrorTopic, std::move(exchange.answer),
+  pending_.push_back({exchange.stepped ? kSensorChannel : kErrorChannel, std::move(exchange.answer),
                       wall_clock_nanoseconds(),
                       exchange.stepped ? header_nanoseconds(exchange.time) : FramePublisher::kNoTime});
 }
@@ -117,8 +108,8 @@ void HotPath::publish_read(std::string_view request, const std::string& answer) 
   // As the Python path's observer publishes a read: the request, then its answer, which carries no simulated time
   // (it reports a state, it took no step).
   const std::int64_t wall = wall_clock_nanoseconds();
-  queue_published(kReadTopic, std::string(request), wall, FramePublisher::kNoTime);
-  queue_published(kSensorTopic, answer, wall, FramePublisher::kNoTime);
+  queue_published(kReadChannel, std::string(request), wall, FramePublisher::kNoTime);
+  queue_published(kSensorChannel, answer, wall, FramePublisher::kNoTime);
 }
 
 void HotPath::queue_published(std::string_view topic, std::string payload, std::int64_t wall_ns,
@@ -269,8 +260,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
         ++outcome.error_answers;
         std::string failed = failure_frame(outcome);
         if (publisher_) {
-          queue_published(kControlTopic, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
-          queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kControlChannel, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kErrorChannel, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
         }
         return failed;
       }
@@ -284,8 +275,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (!apply(outcome)) {
         std::string failed = failure_frame(outcome);
         if (publisher_) {
-          queue_published(kControlTopic, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
-          queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kControlChannel, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+          queue_published(kErrorChannel, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
         }
         outcome.answer_bytes = failed.size();
         return failed;
@@ -379,10 +370,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       const double time = outcome.simulated_time.value_or(0.0);
       if (stepped && mujoco_state_) {
         encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
-        queue_published(kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(time));
+        queue_published(kStateChannel, mujoco_state_bytes_, wall, header_nanoseconds(time));
       }
       for (std::size_t i = 0; i < round.requests.size(); ++i) {
-        queue_published(stepped ? kSensorTopic : kErrorTopic, frame, wall,
+        queue_published(stepped ? kSensorChannel : kErrorChannel, frame, wall,
                         stepped ? header_nanoseconds(time) : FramePublisher::kNoTime);
       }
     }
@@ -413,7 +404,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       const std::uint64_t steps = *starting_long;
       starting_long.reset();
       if (publisher_) {
-        queue_published(kControlTopic, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        queue_published(kControlChannel, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
       }
       if (config_.trace) outcome.request_frame = offered.request->frame();
       std::vector<Request> requests;
@@ -433,7 +424,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.request_bytes = offered.request->frame().size();
       if (config_.trace) outcome.request_frame = offered.request->frame();
       if (publisher_) {
-        queue_published(kControlTopic, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        queue_published(kControlChannel, offered.request->frame(), wall_clock_nanoseconds(), FramePublisher::kNoTime);
       }
       rounds->hold(from, *holding);
       rounds->attach(std::move(*offered.request));
@@ -548,7 +539,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       for (const Request& request : long_->requests) {
         server.reply_frame(request, frame);
         ++outcome.error_answers;
-        if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        if (publisher_) queue_published(kErrorChannel, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
       }
       if (long_->round) ++outcome.rounds;
       outcome.long_failed = true;
@@ -580,10 +571,10 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       const std::int64_t wall = wall_clock_nanoseconds();
       if (mujoco_state_) {
         encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
-        queue_published(kStateTopic, mujoco_state_bytes_, wall, header_nanoseconds(time));
+        queue_published(kStateChannel, mujoco_state_bytes_, wall, header_nanoseconds(time));
       }
       for (std::size_t i = 0; i < long_->requests.size(); ++i) {
-        queue_published(kSensorTopic, frame, wall, header_nanoseconds(time));
+        queue_published(kSensorChannel, frame, wall, header_nanoseconds(time));
       }
     }
     long_.reset();
@@ -708,8 +699,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       ++outcome.error_answers;
       std::string failed = failure_frame(outcome);
       if (publisher_) {
-        queue_published(kControlTopic, std::string(payload), received_ns, FramePublisher::kNoTime);
-        queue_published(kErrorTopic, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+        queue_published(kControlChannel, std::string(payload), received_ns, FramePublisher::kNoTime);
+        queue_published(kErrorChannel, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
       }
       return failed;
     }
@@ -720,8 +711,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
     std::string frame = state_frame();
     if (publisher_) {
       // Queued now, flushed after the answer is sent.
-      queue_published(kControlTopic, std::string(payload), received_ns, FramePublisher::kNoTime);
-      queue_published(kSensorTopic, frame, wall_clock_nanoseconds(), header_nanoseconds(stepper_.time()));
+      queue_published(kControlChannel, std::string(payload), received_ns, FramePublisher::kNoTime);
+      queue_published(kSensorChannel, frame, wall_clock_nanoseconds(), header_nanoseconds(stepper_.time()));
     }
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = frame.size();
@@ -759,7 +750,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       outcome.simulated_time = time;
       if (publisher_ && free.states->take() && mujoco_state_) {
         encode_mujoco_state(time, free.steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
-        queue_published(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
+        queue_published(kStateChannel, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
       }
       if (time >= config_.stop_after) break;
       // Requests that came meanwhile are answered before the next step, however late it is.
@@ -794,7 +785,7 @@ bool HotPath::end_long_control(Server& server, const std::string& text) {
   const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});
   for (const Request& request : long_->requests) {
     server.reply_frame(request, frame);
-    if (publisher_) queue_published(kErrorTopic, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
+    if (publisher_) queue_published(kErrorChannel, frame, wall_clock_nanoseconds(), FramePublisher::kNoTime);
   }
   long_.reset();
   if (publisher_) flush_published();

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <variant>
 
+#include <coupler/serve/recording_channels.hpp>
 #include <coupler/transport/world_answer.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
@@ -141,17 +142,53 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   return frame;
 }
 
+void WorldHotPath::publish_to(FramePublisher& publisher, std::vector<MujocoStateArrays> states) {
+  if (states.size() != worlds_.count()) throw Error("the hot path of a batch publishes the state of every world");
+  publisher_ = &publisher;
+  states_ = std::move(states);
+}
+
+void WorldHotPath::publish(std::string_view request, std::int64_t received_ns, const std::string& answer,
+                           bool stepped, std::uint64_t step) {
+  publisher_->publish(kControlChannel, request, received_ns, FramePublisher::kNoTime);
+  if (stepped) {
+    // As the observer publishes a batch's states: one per world, only world 0's with the stream's simulated time.
+    const std::int64_t wall = wall_clock_nanoseconds();
+    for (std::size_t i = 0; i < states_.size(); ++i) {
+      encode_mujoco_state(arrays_.times[i], step, states_[i], state_bytes_, static_cast<std::uint32_t>(i));
+      publisher_->publish(kStateChannel, state_bytes_, wall,
+                          i == 0 ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
+    }
+  }
+  publisher_->publish(stepped ? kSensorChannel : kErrorChannel, answer, wall_clock_nanoseconds(),
+                      stepped ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
+}
+
 WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                                      SharedRingWriter* ring) {
+                                      SharedRingWriter* ring, bool starting, std::uint64_t steps_before) {
   using Clock = std::chrono::steady_clock;
   WorldHotPathOutcome outcome;
   const auto deadline = Clock::now() + return_after;
   Clock::time_point last_control{};
+  // Published: the Control answered last, published once its answer has been sent.
+  std::string request;
+  std::int64_t received_ns = 0;
+  std::string answered;
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     if (from != peer) return std::nullopt;
     const auto arrived = Clock::now();
+    const std::int64_t arrived_ns = publisher_ ? wall_clock_nanoseconds() : 0;
     std::optional<std::string> frame = serve(payload, ring, outcome);
-    if (frame) last_control = arrived;
+    if (frame) {
+      last_control = arrived;
+      // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path).
+      if (starting && outcome.failure.empty()) outcome.started = true;
+      if (publisher_) {
+        request.assign(payload.data(), payload.size());
+        received_ns = arrived_ns;
+        answered = *frame;
+      }
+    }
     return frame;
   };
   for (;;) {
@@ -165,6 +202,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
       break;
     }
     if (!offered.answered) continue;
+    if (publisher_) publish(request, received_ns, answered, outcome.failure.empty(), steps_before + outcome.steps);
     if (!outcome.failure.empty() || !outcome.last_clamped.empty()) break;
     if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
   }

@@ -35,10 +35,17 @@ class BatchHotPath:
                                           sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
                                           largest, stop_after)
 
-    def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None) -> Any:
+    def publish_to(self, publisher: Any) -> None:
+        """Publish each Control answered on `publisher` (a `_native.FramePublisher`), every world's state after
+        its steps read from its own mjData, as an observer does on the Python path."""
+        self._path.publish_to(publisher, [(w.data.qpos, w.data.qvel, w.data.act, w.data.ctrl, w.data.mocap_pos,
+                                           w.data.mocap_quat) for w in self.batch.worlds])
+
+    def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None, starting: bool = False,
+            steps_before: int = 0) -> Any:
         """`_native.WorldHotPath.run` from the state the batch is in; the batch is told what it did."""
         self.batch.native_flags_into(self._settled, self._forwarded)
-        outcome = self._path.run(server, peer, return_after, ring)
+        outcome = self._path.run(server, peer, return_after, ring, starting, steps_before)
         if outcome.controls or outcome.failure:
             self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
         return outcome

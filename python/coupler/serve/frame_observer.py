@@ -15,9 +15,10 @@ milliseconds of the serving thread's time a second.
 
 A serving loop knows nothing of observers. `observed(responder, observer)`
 wraps a Responder so that each request, answer and step it serves in Python
-is reported; the C++ hot path serves under the wrapper, publishing on the
-observer's `native` publisher itself what the wrapper would report (see
-`coupler.serve.hot_path`). Without an observer nothing is wrapped. The
+is reported; the C++ hot paths serve under the wrapper, publishing on the
+observer's `native` publisher themselves what the wrapper would report (see
+`coupler.serve.hot_path`, and `coupler.serve.world_hot_path` for a batch of
+worlds, whose Controls asking for images are the wrapper's). Without an observer nothing is wrapped. The
 reports run on the serving thread: the publisher only hands each message to
 ZeroMQ.
 """

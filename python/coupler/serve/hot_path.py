@@ -55,7 +55,8 @@ answer longer than that, and a Control of more than `LONG_CONTROL_STEPS`
 steps, go to Python, which serves the others while it waits.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
-publishes on its `coupler._native.FramePublisher` what the Python path would,
+publishes on its `coupler._native.FramePublisher` what the Python path would
+(as `coupler.serve.world_hot_path` does for a batch of worlds),
 byte for byte: a Control, the MuJoCo state after its step and its answer; a
 read and its answer (no state: a read takes no step). Reads are answered in
 C++ then too, in the same order as without a publisher; traced, they go to

@@ -6,12 +6,21 @@ received, checked, its worlds reset (those it lists, by each world's
 `MujocoSimulation.native_reset`) or scattered and stepped, read, encoded
 (through the shared-memory ring when it asks) and answered in C++ with the
 GIL released, by the very objects `BatchedResponder` uses, so both send the
-same bytes. Everything else comes back to Python, which keeps the control
-plane and every refusal's text: a Control with images or resets that do not
+same bytes. The first Control after a handshake or a Reset is taken there
+like any other: it starts the run, which C++ reports (`started`) and Python
+marks. Everything else comes back to Python, which keeps the control
+plane and every refusal's text: a newcomer's Control (which admits it), a Control with images or resets that do not
 match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
 large enough to need `WorldBatch`'s check, any other request, the first
 clamp of a value (Python warns about it), a failure, and a timer. Python is
 told what happened and counts it as its own path does.
+
+Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
+publishes on its `coupler._native.FramePublisher` what the Python path would,
+byte for byte: each Control it answers, every world's MuJoCo state after the
+step (world 0's with its simulated time) and the answer. Controls asking for
+images stay Python's, which renders them and publishes them through the
+observer.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import math
 from typing import Any
 
 from coupler.serve.batched_worlds import BatchedResponder
+from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.run_clock import RunClock
@@ -31,12 +41,15 @@ log = logging.getLogger(__name__)
 class WorldHotPath:
     """Serves a lone controller's Controls for every world of `responder`'s batch in C++."""
 
-    def __init__(self, responder: BatchedResponder, stop_after: float | None = None) -> None:
+    def __init__(self, responder: BatchedResponder, stop_after: float | None = None,
+                 publisher: NativePublisher | None = None) -> None:
         self.responder = responder
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
             responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
             math.inf if stop_after is None else stop_after)
+        if publisher is not None:
+            self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
         self.resets = 0  # worlds they reset
         self.reads = 0  # none: reads go to Python
@@ -45,8 +58,12 @@ class WorldHotPath:
     @classmethod
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
-        it needs the batched responder itself (no observer), in lockstep, one controller, untraced and unpaced,
-        worlds with a native hot path (a `hot_path` method, as `coupler.mujoco.world_batch.WorldBatch` has)."""
+        it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
+        lockstep, one controller, untraced and unpaced, worlds with a native hot path (a `hot_path` method, as
+        `coupler.mujoco.world_batch.WorldBatch` has)."""
+        publisher: NativePublisher | None = None
+        if isinstance(responder, ObservedResponder):
+            publisher, responder = responder.observer, responder.inner
         if type(responder) is not BatchedResponder:
             return None
         sim = responder.sim
@@ -54,7 +71,7 @@ class WorldHotPath:
             return None
         if not hasattr(responder.worlds, "hot_path"):
             return None
-        return cls(responder, stop_after)
+        return cls(responder, stop_after, publisher)
 
     # Controls of many steps are Python's to take in chunks: none is ever in progress here, nor cut at a stop.
     long_in_progress = False
@@ -64,10 +81,11 @@ class WorldHotPath:
         """Nothing to answer: no Control of many steps is ever in progress here."""
 
     def ready(self) -> bool:
-        """True when the next request may go to C++: an accepted lone controller drives a running simulation."""
+        """True when the next request may go to C++: an accepted lone controller drives the worlds, running or
+        waiting for the Control that starts them."""
         sim = self.sim
         active = sim.sessions.active
-        if not sim.running or len(active) != 1 or sim.long_control is not None:
+        if len(active) != 1 or sim.long_control is not None:
             return False
         return all(c.accepted for c in active.values())
 
@@ -82,7 +100,10 @@ class WorldHotPath:
         controller = next(iter(sim.sessions.active.values()))
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
-        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring)
+        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring,
+                                 starting=not sim.running, steps_before=sim.stats.steps)
+        if outcome.started:
+            sim.simulation_run.start()
         served = outcome.controls
         self.controller_served = served > 0
         self.controls += served

@@ -30,6 +30,7 @@ from coupler.wire.messages import (  # noqa: E402
     ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
+    ResetMessage,
     SensorMessage,
     SensorRequestMessage,
 )
@@ -151,7 +152,7 @@ def test_reads_and_newcomers_are_served_while_the_controller_steps_the_worlds_in
     with req_socket(served.responder.endpoint) as driver, req_socket(served.responder.endpoint) as reader, \
             req_socket(served.responder.endpoint) as newcomer:
         ask(driver, encode(HandshakeInitMessage()))
-        ask(driver, step)  # starts the run, on the Python path
+        ask(driver, step)  # starts the run
         before = served.loop.hot_path.controls
         reads, refusals = [], []
         for k in range(30):
@@ -164,6 +165,22 @@ def test_reads_and_newcomers_are_served_while_the_controller_steps_the_worlds_in
     assert stepped >= 25
     assert all(isinstance(read, SensorMessage) for read in reads)
     assert all(isinstance(r, ErrorMessage) and r.code == ErrorCode.SERVER_BUSY for r in refusals)
+
+
+def test_the_control_that_starts_the_run_after_a_handshake_or_a_reset_is_answered_in_cpp(served):
+    step = encode_world_control(WORLDS, np.full((WORLDS, served.worlds.control_width), 0.1))
+    with req_socket(served.responder.endpoint) as driver:
+        before = served.loop.hot_path.controls
+        ask(driver, encode(HandshakeInitMessage()))
+        assert isinstance(decode(ask(driver, step)), SensorMessage)
+        assert isinstance(decode(ask(driver, encode(ResetMessage()))), ResetMessage)  # handed back: counts reported
+        after_handshake = served.loop.hot_path.controls - before
+        assert not served.sim.running
+        assert isinstance(decode(ask(driver, step)), SensorMessage)
+        ask(driver, encode(SensorRequestMessage()))
+        after_reset = served.loop.hot_path.controls - before
+    assert (after_handshake, after_reset) == (1, 2)
+    assert served.sim.running
 
 
 def test_a_server_whose_controller_keeps_stepping_the_worlds_in_cpp_stops_promptly(make_address):

@@ -12,7 +12,8 @@
 // Everything else (images, any other request, a Control that does not
 // match, a value the caller must look at, a mocap body's zero quaternion)
 // goes back to the caller, which owns the control plane and every refusal's
-// text, untouched.
+// text, untouched. With a publisher (publish_to), it publishes what the
+// caller's observer would for each Control it answers.
 
 #include <chrono>
 #include <cstddef>
@@ -25,8 +26,10 @@
 #include <vector>
 
 #include <coupler/serve/hot_path.hpp>
+#include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/world_control_check.hpp>
 #include <coupler/serve/world_steps.hpp>
+#include <coupler/transport/frame_publisher.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_ring.hpp>
 #include <coupler/wire/messages.hpp>
@@ -79,6 +82,8 @@ struct WorldHotPathOutcome {
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
   std::string failure;
+  // Run with `starting`: a Control was stepped and answered, which started the run.
+  bool started = false;
 };
 
 class WorldHotPath {
@@ -91,15 +96,28 @@ class WorldHotPath {
   // Answers the Controls for every world of `peer` that `server` receives until a request needs the caller
   // (handed back), `return_after` has passed, a Control stepped world 0 to stop_after, a value was clamped for
   // the first time or the worlds failed. Answers go through `ring` (may be null) when a Control asks for it.
-  // The caller guarantees that `peer` alone drives the worlds.
+  // With `starting`, the run waits for its first Control (after a handshake or a reset): the first Control taken
+  // starts it (the outcome says so). `steps_before`: the steps the server took before this call, which number the
+  // published states. The caller guarantees that `peer` alone drives the worlds.
   WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                          SharedRingWriter* ring = nullptr);
+                          SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0);
+
+  // From now on, publishes what the caller's observer publishes for each
+  // Control answered, in its order, once its answer has been sent: the
+  // Control, every world's state after the step (`states`: every world's
+  // mjData arrays, in world order; world 0's stamped with its simulated
+  // time), then the answer; for a Control the worlds failed on, the Control
+  // and the error. `publisher` and the arrays must outlive the WorldHotPath.
+  void publish_to(FramePublisher& publisher, std::vector<MujocoStateArrays> states);
 
   const WorldHotPathConfig& config() const noexcept { return config_; }
 
  private:
   // The answer to `payload` when it is a Control this path serves; nullopt to hand it back.
   std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
+  // Publishes a Control answered with `answer`, received at `received_ns`: `stepped`, after its steps numbered `step`.
+  void publish(std::string_view request, std::int64_t received_ns, const std::string& answer, bool stepped,
+               std::uint64_t step);
 
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;
@@ -112,6 +130,9 @@ class WorldHotPath {
   std::vector<const double*> reset_qvel_;
   std::vector<double> taken_;                 // a Control's values, checked before they replace the arrays'
   std::vector<bool> clamped_before_;          // count x value_count
+  FramePublisher* publisher_ = nullptr;
+  std::vector<MujocoStateArrays> states_;     // every world's, to publish
+  std::string state_bytes_;                   // reused: no allocation per state once it has grown
 };
 
 }  // namespace coupler

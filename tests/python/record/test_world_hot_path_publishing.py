@@ -1,0 +1,137 @@
+"""A published batched server (--worlds N with --publish or --record) keeps the C++ hot path of its lone controller,
+which publishes what the Python path would: the same stream, header wall clocks aside."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+import zmq
+
+pytest.importorskip("mujoco")
+
+from coupler._proto.coupler_record_pb2 import MujocoState  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
+from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, topic_of  # noqa: E402
+from coupler.record.publisher import FramePublisher  # noqa: E402
+from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
+from coupler.serve.frame_observer import observed  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
+from coupler.wire.codec import encode  # noqa: E402
+from coupler.wire.messages import HandshakeInitMessage, ResetMessage, SensorRequestMessage  # noqa: E402
+from coupler.wire.world_frames import encode_world_control  # noqa: E402
+from served_loop import ask, req_socket  # noqa: E402
+
+# Two hinges, the shoulder's motor limited (values beyond it are clamped, the first time in each world by Python).
+TWO_LINKS = """
+<mujoco model="two_links">
+  <option timestep="0.01"/>
+  <worldbody>
+    <body name="arm" pos="0 0 0.5">
+      <joint name="shoulder" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="forearm" pos="0.3 0 0">
+        <joint name="elbow" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="shoulder_motor" joint="shoulder" ctrllimited="true" ctrlrange="-1 1"/>
+    <motor name="elbow_motor" joint="elbow"/>
+  </actuator>
+</mujoco>
+"""
+WORLDS = 3
+WIDTH = 2  # numbers per world in a Control: the two motors' values (no events)
+STATE = "/coupler/mujoco_state"
+READS = 2  # the SensorRequests among the frames: answered with no state published
+
+
+def random_frames(width: int, count: int, seed: int) -> list[bytes]:
+    """Controls for every world, mostly plain, with resets (to the start state or to a qpos given), a value Python
+    refuses, a long one Python takes in chunks, a Reset and a read among them."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for k in range(count):
+        controls = rng.uniform(-2.0, 2.0, (WORLDS, width))
+        steps = int(rng.choice([0, 1, 3]))
+        kind = k % 10
+        if kind == 3:
+            frames.append(encode_world_control(WORLDS, controls, steps, [1]))
+        elif kind == 5:
+            frames.append(encode_world_control(WORLDS, controls, steps, [0, 2], qpos=rng.uniform(-0.5, 0.5, 4)))
+        elif kind == 6 and k < 10:
+            controls[2, 1] = math.nan
+            frames.append(encode_world_control(WORLDS, controls))
+        elif kind == 7 and k < 10:
+            frames.append(encode_world_control(WORLDS, controls, 101))
+        elif kind == 8 and k < 10 * READS:
+            frames.extend([encode(ResetMessage()), encode(SensorRequestMessage())])
+        else:
+            frames.append(encode_world_control(WORLDS, controls, steps))
+    return frames
+
+
+def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]) -> tuple[list, int]:
+    """Every frame message a subscriber receives from a published batched run of `frames` after a handshake, all
+    header fields but the wall clock; and the Controls the hot path answered."""
+    worlds = WorldBatch(MujocoSimulation.from_xml_string(TWO_LINKS), WORLDS, threads=1)
+    sim = SimulationServer(WorldsSimulation(worlds))
+    publisher = FramePublisher()
+    responder = BatchedResponder(address, sim)
+    loop = LockstepLoop(observed(responder, publisher), hot_path=hot_path)
+    stop = threading.Event()
+    thread = threading.Thread(target=loop.run, args=(stop, 0.05))
+    socket = zmq.Context.instance().socket(zmq.SUB)
+    socket.linger = 0
+    socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
+    received = []
+    try:
+        socket.connect(publisher.bind(publish_on))
+        assert publisher.wait_for_subscribers(1, 10.0)
+        thread.start()
+        with req_socket(responder.endpoint) as driver:
+            for frame in [encode(HandshakeInitMessage()), *frames]:
+                ask(driver, frame)
+        stop.set()
+        thread.join(timeout=10)
+        responder.close()
+        publisher.send_end()
+        deadline = time.monotonic() + 30.0
+        while time.monotonic() < deadline:
+            if socket.poll(100):
+                parts = socket.recv_multipart()
+                if topic_of(parts) == END_TOPIC:
+                    break
+                received.append(parts)
+    finally:
+        stop.set()
+        publisher.close()
+        socket.close()
+        worlds.close()
+    assert not thread.is_alive()
+    streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
+    path = loop.hot_path
+    assert hot_path == isinstance(path, WorldHotPath)
+    served = 0 if path is None else path.controls
+    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], served
+
+
+def test_a_published_batch_streams_on_the_hot_path_what_the_python_path_streams_for_the_same_controls(
+        make_address):
+    frames = random_frames(WIDTH, 40, seed=5)
+    hot, served = stream_of(make_address("ipc"), make_address("ipc"), True, frames)
+    plain, not_served = stream_of(make_address("ipc"), make_address("ipc"), False, frames)
+    assert served > len(frames) // 2 and not_served == 0
+    assert hot == plain
+    answers = sum(1 for message in hot if message[0] == "/coupler/answers/Sensor")
+    states = [MujocoState.FromString(message[4]) for message in hot if message[0] == STATE]
+    assert len(states) == WORLDS * (answers - READS) > 0
+    assert [state.world for state in states[:WORLDS]] == list(range(WORLDS))
