@@ -34,6 +34,11 @@ struct Client::Impl {
   void open() {
     zmq::socket_t s(detail::shared_context(), zmq::socket_type::req);
     s.set(zmq::sockopt::linger, static_cast<int>(options.linger.count()));
+    // Every client of a process on one I/O thread, which handles their commands in order: a controller's
+    // goodbye is written before the next client of the process connects. ZeroMQ orders nothing across
+    // connections, but a server then seldom reads the newcomer's HandshakeInit before the goodbye and refuses it
+    // as busy (on two threads it did, under load).
+    s.set(zmq::sockopt::affinity, detail::kServingIoThread);
     // A timed-out request must not wedge the socket: allow a new request at
     // any time and drop answers that belong to an abandoned one.
     s.set(zmq::sockopt::req_relaxed, 1);
