@@ -338,14 +338,19 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     return frame;
   };
   // A Control of many steps (a round's: each of its Controls), applied: its steps are taken in chunks from here on,
-  // up to the step reaching stop_after.
+  // up to the step reaching stop_after. One that starts a paced run anchors its clock once its steps are taken, as
+  // the Python path does: its answer waits for its own steps after them.
   const auto start_long = [&](std::vector<Request> requests, bool round, std::uint64_t steps) {
+    const double stepped_from = stepper_.time();
+    const bool anchors_after = starting && pacing.has_value();
+    if (!anchors_after) start(stepped_from);
     std::uint64_t last = steps;
     if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
       const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
       if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
     }
     long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds)});
+    if (anchors_after) long_->starts_from = stepped_from;
   };
   // Paced, answers stepped to `time` (a round's, or a Control of many steps') that would wait longer than
   // `longest_hold`: held from here on while the others are served, the state after their steps published now, as
@@ -370,7 +375,6 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
     const double stepped_from = stepper_.time();
     if (*due > StepChunks::kFirst) {
-      start(stepped_from);
       start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
       return true;
     }
@@ -437,7 +441,6 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (config_.trace) outcome.request_frame = offered.request->frame();
       std::vector<Request> requests;
       requests.push_back(std::move(*offered.request));
-      start(stepper_.time());
       start_long(std::move(requests), false, steps);
       ++outcome.controls;
       last_control = Clock::now();
@@ -587,6 +590,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.long_at_stop_after = true;  // the caller ends it
       return false;
     }
+    if (long_->starts_from) start(*long_->starts_from);
     if (hold_long(long_->requests, frame, long_->round, answered_time)) {
       long_.reset();
       return true;

@@ -52,8 +52,10 @@ held (`HotPathOutcome.answer_held`, their controllers' leases renewed
 meanwhile), which the next serve() sends when due and a stop sends at once
 (`end_long_control`); only their last `LONGEST_HOLD` is slept through.
 Published, a held round's state goes out when it is stepped, its answers
-when they are sent. A Control of more than `LONG_CONTROL_STEPS` steps goes
-to Python, which takes it in chunks and serves the others while it waits.
+when they are sent. A Control (or round) of more than `LONG_CONTROL_STEPS`
+steps is taken in chunks as fast as they step, then its answers are held
+so; one that starts the run anchors its clock once its steps are taken, as
+`LockstepLoop` does.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
@@ -72,7 +74,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
+from coupler.serve.long_control import CHUNK_SECONDS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -117,8 +119,7 @@ class HotPath:
     """Serves the controllers' Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
-                 publisher: NativePublisher | None = None, clock: RunClock | None = None,
-                 max_steps: int = _native.HotPath.DEFAULT_MAX_STEPS) -> None:
+                 publisher: NativePublisher | None = None, clock: RunClock | None = None) -> None:
         self.responder = responder
         # What answers the reads C++ could not (the simulation failed): the responder as the loop sees it, so that a
         # publisher sees them as every read.
@@ -132,7 +133,7 @@ class HotPath:
         flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation, as NativeResponder demands
         self._path = _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
-            max_steps=max_steps, largest_value=parts.largest_value,
+            largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
             trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
         self._stop_after = stop_after
@@ -174,10 +175,7 @@ class HotPath:
         parts = sim.simulation.hot_path_parts()
         if parts is None:
             return None
-        # Paced Controls of many steps are Python's, which takes them in chunks and holds their answers.
-        paced = clock is not None and clock.speed is not None
-        path = cls(responder, parts, stop_after, publisher, clock,
-                   LONG_CONTROL_STEPS if paced else _native.HotPath.DEFAULT_MAX_STEPS)
+        path = cls(responder, parts, stop_after, publisher, clock)
         path._reads_responder = observed_responder
         return path
 

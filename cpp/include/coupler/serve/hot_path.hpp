@@ -54,9 +54,9 @@ class ControlFrameReader;
 
 struct HotPathConfig {
   // Controls (and rounds) asking for more steps than this go back to the
-  // caller, which refuses those beyond the cap; paced, coupler.serve passes
-  // StepChunks::kFirst or less and paces longer ones itself. Those of more
-  // than StepChunks::kFirst steps and at most this are taken in chunks.
+  // caller, which refuses those beyond the cap. Those of more than
+  // StepChunks::kFirst steps and at most this are taken in chunks; paced,
+  // their answers are held once their last chunk is taken.
   static constexpr std::uint64_t kDefaultMaxSteps = limits::kMaxStepsPerControl;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
@@ -296,6 +296,8 @@ class HotPath {
     StepChunks chunks;
     // Until when what waits is served before the next chunk (not at all while it is the epoch).
     std::chrono::steady_clock::time_point serve_until{};
+    // It starts a paced run, from this simulated time: the run starts, and its clock is anchored, after its last step.
+    std::optional<double> starts_from;
   };
   std::optional<LongControl> long_;
   // What one answered Control leaves to publish once its answer is sent.
