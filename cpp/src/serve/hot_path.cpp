@@ -372,7 +372,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const auto step_round = [&] {
     const std::optional<std::uint64_t> due = rounds->due(peers);
     if (!due) return true;
-    if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
+    if (*due > config_.max_steps) return false;  // beyond the cap: the caller refuses it
     const double stepped_from = stepper_.time();
     if (*due > StepChunks::kFirst) {
       start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
