@@ -86,11 +86,13 @@ class HotPathOf {
 
   HotPathOutcome run_rounds(ServerHandle& server, const std::vector<std::pair<py::bytes, std::vector<std::size_t>>>& drives,
                             ControlRounds& rounds, double return_after, std::uint64_t steps_before,
-                            std::optional<double> zero_due_in, double speed, double late_after, bool starting) {
+                            std::optional<double> zero_due_in, double speed, double late_after, bool starting,
+                            double longest_hold) {
     std::vector<HotPathController> controllers;
     for (const auto& [peer, objects] : drives) controllers.push_back({std::string(peer), objects});
     const auto wait = milliseconds(return_after);
-    const std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
+    std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
+    if (pacing) pacing->longest_hold = longest_hold;
     Server& bound = server.get();
     py::gil_scoped_release released;
     return path_->run(bound, controllers, rounds, wait, steps_before, pacing, starting);
@@ -262,8 +264,8 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("long_failed", &HotPathOutcome::long_failed,
                     "The simulation failed during a Control of many steps (counted in `controls` when taken).")
       .def_readonly("answer_held", &HotPathOutcome::answer_held,
-                    "Paced: the lone controller's answer (counted when stepped) waits for its time; the next run() "
-                    "sends it when due, send_held() at once.")
+                    "Paced: the lone controller's answer (counted when stepped), or a round's answers (the round counted "
+                    "once answered), wait for their time; the next run() sends them when due, send_held() at once.")
       .def_readonly("started", &HotPathOutcome::started,
                     "Run `starting`: the Control (or round) that started the run was taken.")
       .def_readonly("start_time", &HotPathOutcome::start_time,
@@ -317,10 +319,12 @@ void bind_hot_path(py::module_& module) {
       .def("run_rounds", &HotPathOf::run_rounds, py::arg("server"), py::arg("controllers"), py::arg("rounds"),
            py::arg("return_after"), py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(),
            py::arg("speed") = 1.0, py::arg("late_after") = 0.0, py::arg("starting") = false,
+           py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
            "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
-           "is left there for the caller. Traced, returns after each Control taken, its frame in request_frame. "
+           "is left there for the caller. Paced, a round's answers that would wait longer than `longest_hold` are held as "
+           "run()'s (outcome.answer_held). Traced, returns after each Control taken, its frame in request_frame. "
            "With `starting`, the first round taken starts the run, as run()'s first Control.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),

@@ -329,30 +329,51 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     return frame;
   };
   // A Control of many steps (a round's: each of its Controls), applied: its steps are taken in chunks from here on,
-  // up to the step reaching stop_after.
+  // up to the step reaching stop_after. One that starts a paced run anchors its clock once its steps are taken, as
+  // the Python path does: its answer waits for its own steps after them.
   const auto start_long = [&](std::vector<Request> requests, bool round, std::uint64_t steps) {
+    const double stepped_from = stepper_.time();
+    const bool anchors_after = starting && pacing.has_value();
+    if (!anchors_after) start(stepped_from);
     std::uint64_t last = steps;
     if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
       const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
       if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
     }
     long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds)});
+    if (anchors_after) long_->starts_from = stepped_from;
+  };
+  // Paced, answers stepped to `time` (a round's, or a Control of many steps') that would wait longer than
+  // `longest_hold`: held from here on while the others are served, the state after their steps published now, as
+  // the Python path publishes it before their answers wait. `answered_time`: the time of the last answer sent.
+  const auto hold_long = [&](std::vector<Request>& requests, std::string& frame, bool round,
+                             std::optional<double> answered_time) {
+    const double time = *outcome.simulated_time;
+    if (!pacing || due_at(time) - Clock::now() <= longest_hold) return false;
+    if (publisher_ && mujoco_state_) {
+      encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
+      queue_published(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
+    }
+    held_.emplace(HeldAnswer{std::move(requests), std::move(frame), time, {}, round});
+    outcome.simulated_time = answered_time;  // not answered yet
+    return true;
   };
   // Several controllers: steps the round once every controller's Control waits, and answers them all; false when
   // the loop must end.
   const auto step_round = [&] {
     const std::optional<std::uint64_t> due = rounds->due(peers);
     if (!due) return true;
-    if (*due > config_.max_steps) return false;  // paced: the caller holds its answer
+    if (*due > config_.max_steps) return false;  // beyond the cap: the caller refuses it
     const double stepped_from = stepper_.time();
     if (*due > StepChunks::kFirst) {
-      start(stepped_from);
       start_long(rounds->take(peers).requests, true, *due);  // taken in chunks from here on
       return true;
     }
-    const ControlRounds::Round round = rounds->take(peers);
+    ControlRounds::Round round = rounds->take(peers);
+    const std::optional<double> answered_time = outcome.simulated_time;
     std::string frame = step(*due, outcome);
     start(stepped_from);
+    if (outcome.failure.empty() && hold_long(round.requests, frame, true, answered_time)) return true;
     last_round = Clock::now();
     ++outcome.rounds;
     if (!outcome.failure.empty()) {
@@ -383,7 +404,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   // Takes what a wait brought (an answer given or a request left): false when the loop must end.
   const auto take = [&](Offered offered) {
     if (to_hold && offered.request && offered.request->peer() == peer) {
-      held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), to_hold_time, std::move(exchange)});
+      std::vector<Request> requests;
+      requests.push_back(std::move(*offered.request));
+      held_.emplace(HeldAnswer{std::move(requests), std::move(*to_hold), to_hold_time, std::move(exchange)});
       to_hold.reset();
       // As the Python path publishes a held answer: the Control and the state after its step now, the answer
       // once it is sent.
@@ -392,7 +415,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       share.controller_served();
       if (config_.trace) {
         // Logged as the Python path logs it: as it is answered, before the reads served while it waits.
-        outcome.request_frame = held_->request.frame();
+        outcome.request_frame = held_->requests.front().frame();
         outcome.answer_frame = held_->frame;
         return false;
       }
@@ -409,7 +432,6 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (config_.trace) outcome.request_frame = offered.request->frame();
       std::vector<Request> requests;
       requests.push_back(std::move(*offered.request));
-      start(stepper_.time());
       start_long(std::move(requests), false, steps);
       ++outcome.controls;
       last_control = Clock::now();
@@ -463,11 +485,15 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const auto answer_held = [&] {
     const double time = held_->time;
     if (pacing) hold_until_due(time);
-    server.reply_frame(held_->request, held_->frame);
+    reply_held(server);
     outcome.simulated_time = time;
-    outcome.request_bytes = held_->request.frame().size();
+    if (held_->round) {
+      ++outcome.rounds;
+      last_round = Clock::now();
+    } else {
+      outcome.request_bytes = held_->requests.front().frame().size();
+    }
     outcome.answer_bytes = held_->frame.size();
-    if (publisher_) publish_answer(held_->exchange);
     held_.reset();
     return !config_.trace && time < config_.stop_after;
   };
@@ -554,6 +580,11 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       if (long_->taken < long_->last) return true;
       outcome.long_at_stop_after = true;  // the caller ends it
       return false;
+    }
+    if (long_->starts_from) start(*long_->starts_from);
+    if (hold_long(long_->requests, frame, long_->round, answered_time)) {
+      long_.reset();
+      return true;
     }
     const double time = *outcome.simulated_time;
     if (pacing) hold_until_due(time);
@@ -794,13 +825,20 @@ bool HotPath::end_long_control(Server& server, const std::string& text) {
 
 bool HotPath::send_held(Server& server) {
   if (!held_) return false;
-  server.reply_frame(held_->request, held_->frame);
-  if (publisher_) {
-    publish_answer(held_->exchange);
-    flush_published();
-  }
+  reply_held(server);
+  if (publisher_) flush_published();
   held_.reset();
   return true;
+}
+
+void HotPath::reply_held(Server& server) {
+  for (const Request& request : held_->requests) server.reply_frame(request, held_->frame);
+  if (!publisher_) return;
+  // Each answer as the Python path publishes it once sent; a held answer is always a stepped state.
+  const std::int64_t wall = wall_clock_nanoseconds();
+  for (std::size_t i = 0; i < held_->requests.size(); ++i) {
+    queue_published(kSensorTopic, held_->frame, wall, header_nanoseconds(held_->time));
+  }
 }
 
 const std::string& HotPath::state_frame() {

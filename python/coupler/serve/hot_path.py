@@ -44,15 +44,18 @@ Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 
 With a pacing clock (`--realtime`), C++ holds each answer until its time
-is due, as `LockstepLoop` does, the first Control's for its own steps.
-While a lone controller's answer waits longer than `LONGEST_HOLD`, C++
-answers the others' reads and hands anything else back, returning on the
-usual timer with the answer still held (`HotPathOutcome.answer_held`, its
-controller's lease renewed meanwhile), which the next serve() sends when due
-and a stop sends at once (`end_long_control`); only its last
-`LONGEST_HOLD` is slept through. A round whose steps would hold its
-answer longer than that, and a Control of more than `LONG_CONTROL_STEPS`
-steps, go to Python, which serves the others while it waits.
+is due, as `LockstepLoop` does, the first Control's (or round's) for its
+own steps. While a lone controller's answer, or a round's answers, wait
+longer than `LONGEST_HOLD`, C++ answers the others' reads and hands
+anything else back, returning on the usual timer with the answers still
+held (`HotPathOutcome.answer_held`, their controllers' leases renewed
+meanwhile), which the next serve() sends when due and a stop sends at once
+(`end_long_control`); only their last `LONGEST_HOLD` is slept through.
+Published, a held round's state goes out when it is stepped, its answers
+when they are sent. A Control (or round) of more than `LONG_CONTROL_STEPS`
+steps is taken in chunks as fast as they step, then its answers are held
+so; one that starts the run anchors its clock once its steps are taken, as
+`LockstepLoop` does.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would
@@ -72,7 +75,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
+from coupler.serve.long_control import CHUNK_SECONDS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -117,8 +120,7 @@ class HotPath:
     """Serves the controllers' Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
-                 publisher: NativePublisher | None = None, clock: RunClock | None = None,
-                 max_steps: int = _native.HotPath.DEFAULT_MAX_STEPS) -> None:
+                 publisher: NativePublisher | None = None, clock: RunClock | None = None) -> None:
         self.responder = responder
         # What answers the reads C++ could not (the simulation failed): the responder as the loop sees it, so that a
         # publisher sees them as every read.
@@ -132,7 +134,7 @@ class HotPath:
         flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation, as NativeResponder demands
         self._path = _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
-            max_steps=max_steps, largest_value=parts.largest_value,
+            largest_value=parts.largest_value,
             stop_after=math.inf if stop_after is None else stop_after,
             trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
         self._stop_after = stop_after
@@ -147,7 +149,7 @@ class HotPath:
         self.reads = 0  # SensorRequests answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
         self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
-        self._held_peer: bytes | None = None  # paced: the lone controller whose answer C++ holds until its time
+        self._held_peers: list[bytes] = []  # paced: the controllers whose answers C++ holds until their time
         self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
@@ -157,10 +159,8 @@ class HotPath:
         """The hot path for a lockstep loop over `responder`, or None where the loop must see every request.
 
         It needs the native responder, observed or not (observed, C++
-        publishes what the observer would), a simulation with
-        hot path parts, and with a pacing `clock` and several controllers, a
-        time step short enough to hold one round's answer without serving
-        others. --trace and --trace-sizes log what C++ reports.
+        publishes what the observer would), and a simulation with hot path
+        parts. --trace and --trace-sizes log what C++ reports.
         """
         publisher: NativePublisher | None = None
         observed_responder = responder
@@ -173,20 +173,10 @@ class HotPath:
             return None
         if not isinstance(sim.simulation, HotPathSimulation):
             return None
-        max_steps = _native.HotPath.DEFAULT_MAX_STEPS
-        if clock is not None and clock.speed is not None:
-            # Paced Controls of many steps are Python's, which takes them in chunks and serves others while their
-            # answers wait; C++ holds a lone controller's longer answers while it serves the others, a round's
-            # without: longer holds are Python's.
-            max_steps = LONG_CONTROL_STEPS
-            if sim.shared:
-                max_steps = min(max_steps, int(LONGEST_HOLD * clock.speed / sim.handshake.time_step))
-                if max_steps < 1:
-                    return None
         parts = sim.simulation.hot_path_parts()
         if parts is None:
             return None
-        path = cls(responder, parts, stop_after, publisher, clock, max_steps)
+        path = cls(responder, parts, stop_after, publisher, clock)
         path._reads_responder = observed_responder
         return path
 
@@ -218,7 +208,7 @@ class HotPath:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
         simulation) drive a settled simulation, running or waiting for the Control that starts it."""
         sim = self.sim
-        if self._long or self._held_peer is not None:
+        if self._long or self._held_peers:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if not active or (len(active) != 1 and not sim.shared):
@@ -237,10 +227,12 @@ class HotPath:
         if self._clock is not None:
             pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
                       "late_after": sim.handshake.time_step}
+        if pacing:
+            pacing["longest_hold"] = LONGEST_HOLD
         if sim.shared:
             return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
         long = sim.long_control if self._long else None
-        held = self._held_peer
+        held = self._held_peers[0] if self._held_peers else None
         if held is not None:
             peer = held
         else:
@@ -248,14 +240,10 @@ class HotPath:
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
-        if pacing:
-            pacing["longest_hold"] = LONGEST_HOLD
         outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
                                  sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
         self._started(outcome)
-        self._held_peer = peer if outcome.answer_held else None
-        if outcome.answer_held:
-            sim.sessions.renew(peer)  # waiting for its answer, not gone
+        self._hold(outcome, [peer])
         served = outcome.controls
         self.controller_served = outcome.simulated_time is not None
         self.controls += served
@@ -298,6 +286,16 @@ class HotPath:
                 self._clock.anchor(outcome.start_time, ago=outcome.since_start)
             self._clock.deadlines_missed += outcome.deadlines_missed
 
+    def _hold(self, outcome: Any, peers: list[bytes]) -> None:
+        """Note the answers to `peers` C++ holds for their time after `outcome`; their leases run on meanwhile."""
+        if not outcome.answer_held:
+            self._held_peers = []
+            return
+        if not self._held_peers:
+            self._held_peers = peers
+        for peer in self._held_peers:
+            self.sim.sessions.renew(peer)  # waiting for its answer, not gone
+
     def _answer_unanswered(self, reads: list[Any]) -> None:
         """Answer the reads C++ took and could not answer (the simulation failed), as the loop answers any request."""
         responder = self._reads_responder
@@ -326,14 +324,15 @@ class HotPath:
     def long_in_progress(self) -> bool:
         """True while a Control's answer is still to come across serve()s: one of many steps (a lone controller's
         or a round's) stepped in C++, or a paced answer C++ holds until its time."""
-        return self._long or self._held_peer is not None
+        return self._long or bool(self._held_peers)
 
     def end_long_control(self, why: str = "") -> None:
         """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
-        server stopped after some of its steps (`why`: a reason to add); a paced answer held is sent at once."""
-        if self._held_peer is not None:
+        server stopped after some of its steps (`why`: a reason to add); a paced answer held (a round's: to each
+        of its Controls) is sent at once."""
+        if self._held_peers:
             self._path.send_held(self.responder.server)
-            self._held_peer = None
+            self._held_peers = []
         long = self.sim.long_control
         if not self._long or long is None:
             return
@@ -352,9 +351,12 @@ class HotPath:
         if long is not None and not drives:
             # Every controller of the round being stepped has left: it is stepped to its end all the same.
             drives = [(peer, []) for peer in long.peers]
+        elif self._held_peers and not drives:
+            drives = [(peer, []) for peer in self._held_peers]  # the same for a round whose answers are held
         outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
                                         sim.stats.steps, starting=not sim.running, **pacing)
         self._started(outcome)
+        self._hold(outcome, [peer for peer, _ in drives])
         stats = sim.stats
         self.controls += outcome.controls
         self.reads += outcome.reads

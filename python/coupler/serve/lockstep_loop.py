@@ -57,9 +57,9 @@ class LockstepLoop:
 
     With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
-    paced too; when paced, a lone controller's answer waits there while
-    others are served, a round's no longer than C++ may hold without
-    serving others); the answers are the same bytes either way. The C++
+    paced too; when paced, a lone controller's answer and a round's wait
+    there while others' reads are answered); the answers are the same bytes
+    either way. The C++
     loop hands back any other request, which then waits its turn as the
     controllers-first order says.
 

@@ -10,8 +10,8 @@ completed chunk. While one is stepped, `SimulationServer.long_control` says
 so, and requests to drive are refused.
 
 The native hot path steps a lone controller's long Control, or a round's,
-itself (`coupler.serve.hot_path`), the first Control of a run too. Those it
-does not take (a newcomer's, which admits it to drive, a paced one, a
+itself (`coupler.serve.hot_path`), the first Control of a run and a paced
+one too. Those it does not take (a newcomer's, which admits it to drive, a
 batched worlds' one, or any when the hot path is off) go to a lockstep loop
 that sets `SimulationServer.chunk_long_controls`: it is handed them as
 HELD, with the steps still to take in `SimulationServer.long_control`, and

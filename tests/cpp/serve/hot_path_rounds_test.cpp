@@ -200,3 +200,39 @@ TEST_CASE("the hot path answers every Control of a failing round with InternalEr
     CHECK(std::get<ErrorMessage>(answer).code == static_cast<int>(ErrorCode::InternalError));
   }
 }
+
+TEST_CASE("paced, the hot path returns with a round's long-held answers, serves a reader, then sends both when due",
+          "[hot_path][control_rounds]") {
+  TwoControllers rig;
+  rig.left.send(drive("left", 0.5, 5));
+  rig.right.send(drive("right", -0.25, 5));  // five steps of 10 ms: due 50 ms from now
+  const auto started = std::chrono::steady_clock::now();
+  HotPathPacing pacing{0.0, 1.0, 0.01};
+  pacing.longest_hold = 0.01;
+  HotPathOutcome taken = rig.path->run(rig.server, rig.controllers, rig.rounds, 20ms, 0, pacing);
+  if (taken.controls < 2) {
+    // The second Control came after the first run returned.
+    pacing.zero_due_in = -std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    taken = rig.path->run(rig.server, rig.controllers, rig.rounds, 20ms, 0, pacing);
+  }
+  REQUIRE(taken.answer_held);
+  CHECK(taken.steps == 5);
+  CHECK(taken.rounds == 0);  // stepped, not answered
+  CHECK_FALSE(taken.simulated_time);
+  CHECK_FALSE(rig.left.wait(0ms));
+
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  reader.send(SensorRequestMessage{});
+  pacing.zero_due_in = -std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const HotPathOutcome answered = rig.path->run(rig.server, rig.controllers, rig.rounds, 80ms, 0, pacing);
+  const std::string read = reader.receive_frame(2000ms);
+  const std::string left = rig.left.receive_frame(2000ms);
+  CHECK(std::chrono::steady_clock::now() - started >= 50ms);
+  CHECK(read == left);  // the state the held answers report
+  CHECK(rig.right.receive_frame(2000ms) == left);
+  CHECK(answered.reads == 1);
+  CHECK(answered.rounds == 1);
+  CHECK_FALSE(answered.answer_held);
+  REQUIRE(answered.simulated_time);
+  CHECK(*answered.simulated_time == Approx(0.05));
+}

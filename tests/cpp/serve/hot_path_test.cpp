@@ -611,3 +611,47 @@ TEST_CASE("a Control of many steps ended between two chunks is answered SessionE
   CHECK(std::get<ErrorMessage>(answer).text == "server stopped");
   CHECK_FALSE(rig.path->end_long_control(rig.server, "server stopped"));
 }
+
+namespace {
+
+// Steps of 0.5 ms of simulated time that take 0.5 ms of wall time each.
+class WallPacedSteps final : public Stepper {
+ public:
+  void step(std::uint64_t steps) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(500 * steps));
+    steps_ += steps;
+  }
+  double time() const override { return static_cast<double>(steps_) * 0.0005; }
+
+ private:
+  std::uint64_t steps_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("paced, a Control of many steps that starts the run is answered its steps' time after its last step",
+          "[hot_path]") {
+  Rig rig;
+  WallPacedSteps slow;
+  rig.stepper = &slow;
+  rig.make({});
+  rig.controller.send(arm_control(0.5, -0.25, 120));  // 60 ms of stepping, then 60 ms of simulated time to wait
+  const auto sent = std::chrono::steady_clock::now();
+  HotPathPacing pacing{0.0, 1.0, 0.01};
+  pacing.longest_hold = 0.01;
+  std::chrono::steady_clock::time_point answered{};
+  std::thread controller([&] {
+    (void)rig.controller.receive_frame(2000ms);
+    answered = std::chrono::steady_clock::now();
+  });
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, pacing, true);
+  controller.join();
+  CHECK(outcome.started);
+  CHECK(outcome.start_time == 0.0);
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 120);
+  CHECK_FALSE(outcome.answer_held);
+  REQUIRE(outcome.simulated_time);
+  CHECK(*outcome.simulated_time == Approx(0.06));
+  CHECK(answered - sent >= 115ms);
+}

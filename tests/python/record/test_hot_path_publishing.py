@@ -128,10 +128,10 @@ def published(server: PublishedServer, publish_on: str, run: Callable[[str], Non
 
 
 def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes],
-              reads: int = 0) -> tuple[list, int, int]:
+              reads: int = 0, time_step: float | None = None, clock: RunClock | None = None) -> tuple[list, int, int]:
     """Every frame message a subscriber receives from a run of `frames` (and `reads` of another peer after each),
     all header fields but the wall clock; and the Controls and the reads the hot path answered."""
-    server = PublishedServer(scene, address, hot_path)
+    server = PublishedServer(scene, address, hot_path, time_step, clock)
     stream = published(server, publish_on, lambda endpoint: drive(endpoint, frames, reads))
     path = server.loop.hot_path
     served, read = (0, 0) if path is None else (path.controls, path.reads)
@@ -179,6 +179,17 @@ def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_as_on_the_p
     hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
     plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
     assert served == len(frames)  # the first, which starts the simulation, too
+    assert hot == plain
+
+
+def test_paced_long_controls_held_on_the_hot_path_are_published_as_on_the_python_path(make_address):
+    # 120 steps of 1 ms: taken in chunks, then held longer than an answer is held without serving others.
+    frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 120, 1)]
+    hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, time_step=0.001,
+                               clock=RunClock(1.0))
+    plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames, time_step=0.001,
+                            clock=RunClock(1.0))
+    assert served == len(frames)
     assert hot == plain
 
 

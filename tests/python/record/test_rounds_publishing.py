@@ -18,6 +18,7 @@ from coupler.scenes import load_scene
 from coupler.serve.frame_observer import observed
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
+from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.client import Client
 from coupler.wire.codec import encode
@@ -52,8 +53,9 @@ class PublishedRounds:
     time_step: float
 
 
-def published_rounds(make_address, hot_path: bool) -> PublishedRounds:
-    simulation = load_scene("two_arms", None)
+def published_rounds(make_address, hot_path: bool, rounds: int = ROUNDS, time_step: float | None = None,
+                     clock: RunClock | None = None) -> PublishedRounds:
+    simulation = load_scene("two_arms", time_step)
     sim = SimulationServer(simulation, controllers=2)
     publisher = FramePublisher(scene_metadata(simulation, "two_arms"), scene_attachments(simulation))
     socket = zmq.Context.instance().socket(zmq.SUB)
@@ -65,7 +67,7 @@ def published_rounds(make_address, hot_path: bool) -> PublishedRounds:
     try:
         assert publisher.wait_for_subscribers(1, 10.0)
         with NativeResponder(make_address("ipc"), sim) as responder:
-            loop = LockstepLoop(observed(responder, publisher), hot_path=hot_path)
+            loop = LockstepLoop(observed(responder, publisher), clock, hot_path=hot_path)
             thread = threading.Thread(target=loop.run, args=(stop, 0.05))
             thread.start()
             try:
@@ -73,7 +75,7 @@ def published_rounds(make_address, hot_path: bool) -> PublishedRounds:
                       Client(responder.endpoint, timeout=5.0) as reader):
                     left.request(HandshakeInitMessage())
                     right.request(HandshakeInitMessage())
-                    for _ in range(ROUNDS):
+                    for _ in range(rounds):
                         left.send(ControlMessage(objects={"left_arm": ObjectControl(values=[0.2] * 7)}))
                         right.send(ControlMessage(objects={"right_arm": ObjectControl(values=[-0.2] * 7)}))
                         answers.append(left.receive())
@@ -134,4 +136,13 @@ def test_rounds_and_reads_are_published_on_the_hot_path_as_on_the_python_path(ma
     hot = published_rounds(make_address, hot_path=True)
     plain = published_rounds(make_address, hot_path=False)
     assert hot.hot_path is not None and hot.hot_path.reads > 0 and plain.hot_path is None
+    assert in_one_order(hot.streamed) == in_one_order(plain.streamed)
+
+
+def test_paced_rounds_whose_answers_are_held_are_published_on_the_hot_path_as_on_the_python_path(make_address):
+    time_step = 2 * LONGEST_HOLD  # each round's answers wait longer than an answer is held without serving others
+    hot = published_rounds(make_address, True, rounds=3, time_step=time_step, clock=RunClock(1.0))
+    plain = published_rounds(make_address, False, rounds=3, time_step=time_step, clock=RunClock(1.0))
+    # The first round claims the robots, in Python; the others are held and answered in C++.
+    assert hot.hot_path is not None and hot.hot_path.controls == 4 and plain.hot_path is None
     assert in_one_order(hot.streamed) == in_one_order(plain.streamed)

@@ -12,6 +12,7 @@ mujoco = pytest.importorskip("mujoco")
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
+from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.transport.client import Client  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
@@ -188,3 +189,24 @@ def test_a_stop_during_a_round_of_many_steps_on_the_hot_path_answers_every_contr
     for answer in answers:
         assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
         assert answer.text == f"server stopped after {taken} of the {LONGEST} steps this Control asked for"
+
+
+def test_paced_a_long_control_on_the_hot_path_is_answered_when_due_and_a_reader_meanwhile(make_address):
+    steps = LONG_CONTROL_STEPS + 50  # 0.15 s of 1 ms steps: its answer waits longer than one is held unserved
+    with Served(load_scene("static", 0.001), make_address("ipc"), clock=RunClock(1.0)) as served, \
+            Client(served.address, timeout=5.0) as driver, Client(served.address, timeout=1.0) as reader:
+        driver.request(HandshakeInitMessage())
+        first = driver.request(ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}))  # starts the run
+        sent = time.monotonic()
+        driver.send(ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}, steps=steps))
+        due = first.simulated_time + steps * 0.001
+        read = reader.request(SensorRequestMessage())
+        while read.simulated_time < due - 1e-9:  # until its last chunk is taken
+            read = reader.request(SensorRequestMessage())
+        held = driver.wait(0) is False
+        answer = driver.receive()
+        waited = time.monotonic() - sent
+    assert held
+    assert read.simulated_time == answer.simulated_time == pytest.approx(due)
+    assert waited >= steps * 0.001 - 0.003  # the run's clock, not the stepping, says when it is answered
+    assert served.loop.hot_path.controls == 2 and served.loop.hot_path.reads >= 1

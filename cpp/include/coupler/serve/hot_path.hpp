@@ -54,9 +54,9 @@ class ControlFrameReader;
 
 struct HotPathConfig {
   // Controls (and rounds) asking for more steps than this go back to the
-  // caller, which refuses those beyond the cap; paced, coupler.serve passes
-  // StepChunks::kFirst or less and paces longer ones itself. Those of more
-  // than StepChunks::kFirst steps and at most this are taken in chunks.
+  // caller, which refuses those beyond the cap. Those of more than
+  // StepChunks::kFirst steps and at most this are taken in chunks; paced,
+  // their answers are held once their last chunk is taken.
   static constexpr std::uint64_t kDefaultMaxSteps = limits::kMaxStepsPerControl;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
@@ -86,10 +86,10 @@ struct HotPathConfig {
 // Wall-clock pacing of a run (coupler serve --realtime): the answer to a
 // Control is held until the wall clock reaches the simulated time it stepped
 // to, so the simulation never runs ahead of real time. The last
-// `longest_hold` of a hold is slept through; before that, the lone
-// controller's answer waits while other peers' reads are answered and
-// anything else goes back to the caller, the answer still held (the next
-// run() sends it when due, send_held() at once).
+// `longest_hold` of a hold is slept through; before that, the answer (a
+// lone controller's, or a round's to each of its Controls) waits while other
+// peers' reads are answered and anything else goes back to the caller, the
+// answer still held (the next run() sends it when due, send_held() at once).
 struct HotPathPacing {
   // Seconds from the start of run() until simulated time 0 is due on the
   // wall clock (negative: it was due that long ago).
@@ -181,8 +181,9 @@ struct HotPathOutcome {
   std::chrono::steady_clock::duration since_start{};
   // The simulation failed during a Control of many steps (counted in `controls` when it was taken).
   bool long_failed = false;
-  // Paced: the lone controller's answer (counted in `controls` and `steps` when it was stepped) waits for its time
-  // when run() returned; the next run() sends it when due, or send_held() at once.
+  // Paced: the lone controller's answer (counted in `controls` and `steps` when it was stepped), or a round's
+  // answers (its steps counted when stepped, the round once answered), wait for their time when run() returned;
+  // the next run() sends them when due, or send_held() at once.
   bool answer_held = false;
 };
 
@@ -238,7 +239,8 @@ class HotPath {
   // each of its Controls) with SessionEnded and `text`, and publishes that
   // answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
-  // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
+  // Sends the paced answer held for its time (if one is; a round's: to each of its Controls) now, and publishes
+  // it; whether one was.
   bool send_held(Server& server);
 
   // From now on, publishes what the Python path's observer publishes for
@@ -294,6 +296,8 @@ class HotPath {
     StepChunks chunks;
     // Until when what waits is served before the next chunk (not at all while it is the epoch).
     std::chrono::steady_clock::time_point serve_until{};
+    // It starts a paced run, from this simulated time: the run starts, and its clock is anchored, after its last step.
+    std::optional<double> starts_from;
   };
   std::optional<LongControl> long_;
   // What one answered Control leaves to publish once its answer is sent.
@@ -305,14 +309,18 @@ class HotPath {
     std::uint64_t step = 0;
     double time = 0.0;
   };
-  // A lone controller's paced answer held until its time, across calls to run(), while others are served.
+  // A paced answer held until its time, across calls to run(), while others are served: a lone controller's, or
+  // the same answer to each Control of a round.
   struct HeldAnswer {
-    Request request;
+    std::vector<Request> requests;
     std::string frame;
     double time = 0.0;  // the simulated time it stepped to, when it is due
-    Published exchange;  // with a publisher: what to publish once it is sent
+    Published exchange;  // with a publisher: what to publish once it is sent (a lone controller's)
+    bool round = false;
   };
   std::optional<HeldAnswer> held_;
+  // Sends the held answer to each of its requests and publishes it, as the Python path does once it is sent.
+  void reply_held(Server& server);
   // Queues what `exchange` publishes; flush_published() hands the queue to
   // the publisher, at most kPublishEvery after the first queued message and
   // before run() returns. A burst wakes the publisher's I/O thread and each
