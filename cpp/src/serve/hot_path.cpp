@@ -340,8 +340,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
       if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
     }
-    long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds)});
-    if (anchors_after) long_->starts_from = stepped_from;
+    long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds), {},
+                              anchors_after ? std::optional<double>(stepped_from) : std::nullopt});
   };
   // Paced, answers stepped to `time` (a round's, or a Control of many steps') that would wait longer than
   // `longest_hold`: held from here on while the others are served, the state after their steps published now, as
@@ -352,7 +352,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (!pacing || due_at(time) - Clock::now() <= longest_hold) return false;
     if (publisher_ && mujoco_state_) {
       encode_mujoco_state(time, steps_before + outcome.steps, *mujoco_state_, mujoco_state_bytes_);
-      queue_published(kStateTopic, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
+      queue_published(kStateChannel, mujoco_state_bytes_, wall_clock_nanoseconds(), header_nanoseconds(time));
     }
     held_.emplace(HeldAnswer{std::move(requests), std::move(frame), time, {}, round});
     outcome.simulated_time = answered_time;  // not answered yet
@@ -837,7 +837,7 @@ void HotPath::reply_held(Server& server) {
   // Each answer as the Python path publishes it once sent; a held answer is always a stepped state.
   const std::int64_t wall = wall_clock_nanoseconds();
   for (std::size_t i = 0; i < held_->requests.size(); ++i) {
-    queue_published(kSensorTopic, held_->frame, wall, header_nanoseconds(held_->time));
+    queue_published(kSensorChannel, held_->frame, wall, header_nanoseconds(held_->time));
   }
 }
 
