@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import zmq
 
-from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, topic_of
 from coupler.record.publisher import FramePublisher
 from coupler.record.recording_process import RecordingProcess
 from coupler.record.scene_record import scene_attachments, scene_metadata
@@ -30,6 +29,7 @@ from coupler.wire.messages import (
     ObjectControl,
     SensorRequestMessage,
 )
+from frame_subscriber import compared, follow, until_end
 from peers import run
 
 
@@ -89,26 +89,6 @@ def drive(address: str, frames: list[bytes], reads: int = 0) -> None:
                 reader.recv()
 
 
-def follow(endpoint: str) -> tuple[zmq.Socket, list[list[bytes]]]:
-    context = zmq.Context.instance()
-    socket = context.socket(zmq.SUB)
-    socket.linger = 0
-    socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
-    socket.connect(endpoint)
-    return socket, []
-
-
-def until_end(socket: zmq.Socket, received: list[list[bytes]], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if socket.poll(100):
-            parts = socket.recv_multipart()
-            if topic_of(parts) == END_TOPIC:
-                return
-            received.append(parts)
-    raise AssertionError("no end message")
-
-
 def published(server: PublishedServer, publish_on: str, run: Callable[[str], None]) -> list:
     """Every frame message a subscriber receives while `run` drives `server` at the address it is given, all
     header fields but the wall clock."""
@@ -123,8 +103,7 @@ def published(server: PublishedServer, publish_on: str, run: Callable[[str], Non
     finally:
         server.publisher.close()
         socket.close()
-    streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
-    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed]
+    return compared(received)
 
 
 def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes],

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 
 import numpy as np
 import pytest
-import zmq
 
 pytest.importorskip("mujoco")
 
 from coupler._proto.coupler_record_pb2 import MujocoState  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
-from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, topic_of  # noqa: E402
 from coupler.record.publisher import FramePublisher  # noqa: E402
 from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
 from coupler.serve.frame_observer import observed  # noqa: E402
@@ -26,6 +23,7 @@ from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import encode  # noqa: E402
 from coupler.wire.messages import HandshakeInitMessage, ResetMessage, SensorRequestMessage  # noqa: E402
 from coupler.wire.world_frames import encode_world_control  # noqa: E402
+from frame_subscriber import compared, follow, until_end  # noqa: E402
 from served_loop import ask, req_socket  # noqa: E402
 
 # Two hinges, the shoulder's motor limited (values beyond it are clamped, the first time in each world by Python).
@@ -89,12 +87,8 @@ def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]
     loop = LockstepLoop(observed(responder, publisher), hot_path=hot_path)
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(stop, 0.05))
-    socket = zmq.Context.instance().socket(zmq.SUB)
-    socket.linger = 0
-    socket.setsockopt(zmq.SUBSCRIBE, FRAME_PREFIX)
-    received = []
+    socket, received = follow(publisher.bind(publish_on))
     try:
-        socket.connect(publisher.bind(publish_on))
         assert publisher.wait_for_subscribers(1, 10.0)
         thread.start()
         with req_socket(responder.endpoint) as driver:
@@ -104,24 +98,17 @@ def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]
         thread.join(timeout=10)
         responder.close()
         publisher.send_end()
-        deadline = time.monotonic() + 30.0
-        while time.monotonic() < deadline:
-            if socket.poll(100):
-                parts = socket.recv_multipart()
-                if topic_of(parts) == END_TOPIC:
-                    break
-                received.append(parts)
+        until_end(socket, received)
     finally:
         stop.set()
         publisher.close()
         socket.close()
         worlds.close()
     assert not thread.is_alive()
-    streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
     path = loop.hot_path
     assert hot_path == isinstance(path, WorldHotPath)
     served = 0 if path is None else path.controls
-    return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed], served
+    return compared(received), served
 
 
 def test_a_published_batch_streams_on_the_hot_path_what_the_python_path_streams_for_the_same_controls(
