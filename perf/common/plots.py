@@ -63,7 +63,9 @@ def rtt_plot(rows: list[Measured], floors: list[Measured], path: Path) -> Path:
                 continue  # one floor a client and transport is enough to read the panel
             x, y = _tail(floor.samples)
             ax.step(x, y, where="post", color=colours[(row.spec.client, row.spec.transport)], linestyle=":",
-                    label=f"floor {floor.spec.language} {floor.spec.transport}")
+                    label=f"floor {floor.spec.language} {floor.spec.transport}"
+                          # A CURVE row's floor is the plain transport's: the legend says whose floor it is.
+                          + ("" if floor.spec.transport == row.spec.transport else f" (of {row.spec.transport})"))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{peer}, scene {scene}")
