@@ -54,10 +54,11 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
       world_control_problem(control, {n, width, worlds_.nq(), worlds_.nv()})) {
     return std::nullopt;
   }
+  // world_control_problem saw every value finite: only a finite bound is left to check.
   const double* row = control.world_controls.data();
-  for (std::size_t i = 0; i < n; ++i, row += width) {
+  for (std::size_t i = 0; std::isfinite(config_.largest_value) && i < n; ++i, row += width) {
     for (std::size_t k = 0; k < values; ++k) {
-      if (!(std::fabs(row[k]) <= config_.largest_value)) return std::nullopt;
+      if (std::fabs(row[k]) > config_.largest_value) return std::nullopt;
     }
   }
   // Checked before any world changes: the arrays hold the last Control served until this one is taken.
