@@ -109,6 +109,11 @@ class HotPathOf {
     return path_->run_free(bound, identity, wait, free);
   }
 
+  HotPathOutcome step_control(std::uint64_t steps) {
+    py::gil_scoped_release released;
+    return path_->step_control(steps);
+  }
+
   bool end_long_control(ServerHandle& server, const std::string& text) {
     return path_->end_long_control(server.get(), text);
   }
@@ -244,7 +249,7 @@ void bind_hot_path(py::module_& module) {
           "Traced: the last Control answered, as received (empty otherwise).")
       .def_property_readonly(
           "answer_frame", [](const HotPathOutcome& o) { return py::bytes(o.answer_frame); },
-          "Traced: its answer, as sent (empty otherwise).")
+          "Traced: its answer, as sent (empty otherwise); after step_control(), the answer's readings.")
       .def_readonly("first_clamped", &HotPathOutcome::first_clamped,
                     "Of those, the values (indices) clamped for the first time since the HotPath was made.")
       .def_readonly("simulated_time", &HotPathOutcome::simulated_time,
@@ -296,6 +301,12 @@ void bind_hot_path(py::module_& module) {
       .def_property_readonly_static(
           "DEFAULT_MAX_STEPS", [](const py::object&) { return HotPathConfig::kDefaultMaxSteps; },
           "Controls asking for more steps than this go back to the caller (the cap on a Control's steps).")
+      .def("step_control", &HotPathOf::step_control, py::arg("steps"),
+           "Apply the Control read into the control arrays (one run() handed back because it asks for images, "
+           "its images checked) and take its `steps` (0: one), without the GIL, as run() takes any Control: the "
+           "answer's readings in the outcome's answer_frame, for the caller to add the images to and send. One "
+           "run() would leave to the caller (a value beyond largest_value, more than StepChunks.FIRST steps) is "
+           "not applied: answer_frame is empty. The caller guarantees what it does for run().")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")

@@ -811,6 +811,24 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   return outcome;
 }
 
+HotPathOutcome HotPath::step_control(std::uint64_t steps) {
+  HotPathOutcome outcome;
+  if (long_ || held_) throw Error("a Control is in progress: no other can be stepped");
+  const std::uint64_t taken = steps == 0 ? 1 : steps;
+  if (taken > StepChunks::kFirst) return outcome;  // taken in chunks by the caller, serving others between them
+  for (std::size_t i = 0; i < controls_.size(); ++i) {
+    if (std::fabs(targets_.values[i]) > config_.largest_value) return outcome;
+  }
+  if (scatter_.refuses(targets_.values, targets_.values_set)) return outcome;
+  stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  std::string frame = serve(taken, outcome);
+  if (!outcome.failure.empty()) ++outcome.error_answers;
+  outcome.answer_bytes = frame.size();
+  outcome.answer_frame = std::move(frame);
+  return outcome;
+}
+
 bool HotPath::end_long_control(Server& server, const std::string& text) {
   if (!long_) return false;
   const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});

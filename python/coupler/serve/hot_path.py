@@ -178,6 +178,7 @@ class HotPath:
             return None
         path = cls(responder, parts, stop_after, publisher, clock)
         path._reads_responder = observed_responder
+        responder.images_stepper = path
         return path
 
     @classmethod
@@ -275,6 +276,42 @@ class HotPath:
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
         return outcome.request, outcome.simulated_time
+
+    def takes_images_control(self, peer: bytes) -> bool:
+        """True when `peer`'s Control asking for images, which serve() hands back, is stepped here by
+        step_control(): `peer` alone drives a settled simulation and no Control of it is in progress."""
+        sim = self.sim
+        if sim.shared or self._long or self._held_peers or sim.long_control is not None:
+            return False
+        controller = sim.sessions.active.get(peer)
+        return (controller is not None and controller.accepted and len(sim.sessions.active) == 1
+                and self._simulation.settled)
+
+    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None:
+        """Apply and step, in C++, `peer`'s Control asking for images (its images checked, the Control read into
+        the control arrays) as serve() steps any Control; (the answer's readings, the time stepped to, the steps
+        taken), the time None when the simulation failed (the frame then says so). None when C++ leaves the
+        Control to the caller (a value beyond the largest it takes, or too many steps for one go): nothing is
+        applied."""
+        sim = self.sim
+        outcome = self._path.step_control(steps)
+        if not outcome.answer_frame:
+            return None
+        if not sim.running:
+            sim.simulation_run.start()
+        stats = sim.stats
+        stats.requests += 1
+        stats.controls += outcome.controls
+        stats.steps += outcome.steps
+        self.controls += outcome.controls
+        self.controller_served = True
+        sim.sessions.renew(peer)  # its lease runs from its last Control, as on every path
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            stats.errors_sent += 1
+            log.error("internal error while handling ControlMessage: %s", outcome.failure)
+        return outcome.answer_frame, outcome.simulated_time, outcome.steps
 
     def _started(self, outcome: Any) -> None:
         """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++

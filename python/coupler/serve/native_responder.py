@@ -18,7 +18,7 @@ import time
 from concurrent import futures
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from coupler import _native, limits
 from coupler.wire.codec import decode, encode
@@ -49,6 +49,14 @@ class _Rendering:
     failing: str  # what the error says first
     # The answer's frame from the rendered images; None: the sensor frame with the images field appended.
     compose: Callable[[Any], bytes] | None = None
+
+
+class ImagesControlStepper(Protocol):
+    """What steps a lone controller's Control asking for images in C++ (`coupler.serve.hot_path.HotPath`)."""
+
+    def takes_images_control(self, peer: bytes) -> bool: ...
+
+    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None: ...
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -114,6 +122,9 @@ class NativeResponder:
         self.shared_channel: SharedChannelLease | None = None
         if offered_on(self.endpoint) and shared_memory and sim.lockstep:
             self.shared_channel = SharedChannelLease(len(self._sensors.encode(0.0)))
+        # Set by the hot path of a lockstep loop: a lone controller's Controls asking for images step in C++
+        # there, once their images are checked here; here they are rendered and sent.
+        self.images_stepper: ImagesControlStepper | None = None
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False
         self._rendering: list[_Rendering] = []
@@ -181,7 +192,7 @@ class NativeResponder:
             steps = self._controls.read(request)
         except ProtocolError as error:
             return Answer(encode(self.sim.refuse_control(error, request.peer)))
-        answer = self._control(steps, request.peer)
+        answer = (self._stepped_in_cpp(steps, request.peer) if wanted else None) or self._control(steps, request.peer)
         if not wanted:
             return answer
         if answer.held:
@@ -191,6 +202,15 @@ class NativeResponder:
         if answer.simulated_time is None:
             return answer  # refused: no state to show
         return self._with_images(answer, wanted, request)
+
+    def _stepped_in_cpp(self, steps: int, peer: bytes) -> Answer | None:
+        """The answer's readings of `peer`'s Control asking for images (read into the control arrays), stepped
+        by the hot path in C++ as it steps any Control; None when the hot path leaves it to `_control`."""
+        stepper = self.images_stepper
+        if stepper is None or not stepper.takes_images_control(peer):
+            return None
+        stepped = stepper.step_control(steps, peer)
+        return None if stepped is None else Answer(*stepped)
 
     def _check_images(self, wanted: Wanted, shared: bool) -> None:
         if self.sim.shared:

@@ -207,6 +207,63 @@ TEST_CASE("the hot path hands back another peer's SensorRequest asking for image
   CHECK(outcome.reads == 0);
 }
 
+TEST_CASE("the hot path hands back its controller's Control asking for images, nothing applied", "[hot_path]") {
+  Rig rig;
+  ControlMessage control = arm_control(0.5, -0.25, 2);
+  control.images = {ImageRequest{"eye", {"rgb"}}};
+  rig.controller.send(control);
+  const HotPathOutcome outcome = rig.run(2000ms);
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->type() == MessageType::Control);
+  CHECK(outcome.controls == 0);
+  CHECK(rig.clock.steps() == 0);
+}
+
+TEST_CASE("the hot path steps a Control asking for images once read, leaving its answer's readings to the caller",
+          "[hot_path]") {
+  Rig rig;
+  ControlMessage control = arm_control(0.5, -0.25, 2);
+  control.images = {ImageRequest{"eye", {"rgb"}}};
+  const std::uint32_t steps = rig.controls.read(
+      control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  const HotPathOutcome outcome = rig.path->step_control(steps);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(outcome.answer_frame == rig.sensors.encode(expected, 0.02));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 2);
+  REQUIRE(outcome.simulated_time);
+  CHECK(*outcome.simulated_time == 0.02);
+  CHECK(rig.clock.steps() == 2);
+}
+
+TEST_CASE("the hot path leaves a Control asking for images with a value beyond the largest to the caller",
+          "[hot_path]") {
+  HotPathConfig config;
+  config.largest_value = 10.0;
+  Rig rig(config);
+  const std::uint32_t steps = rig.controls.read(
+      arm_control(0.5, -11.0), ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(),
+                                              rig.events_on.data()});
+  const HotPathOutcome outcome = rig.path->step_control(steps);
+  CHECK(outcome.answer_frame.empty());
+  CHECK(outcome.controls == 0);
+  CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
+}
+
+TEST_CASE("the hot path answers a Control asking for images with InternalError when the simulation fails",
+          "[hot_path]") {
+  Rig rig;
+  FailingStepper failing;
+  rig.stepper = &failing;
+  rig.make({});
+  const HotPathOutcome outcome = rig.path->step_control(1);
+  CHECK(outcome.failure == "the physics diverged");
+  CHECK(outcome.error_answers == 1);
+  const Message answer = decode(outcome.answer_frame);
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
+}
+
 TEST_CASE("the hot path answers one read of others per request of the controller while it drives", "[hot_path]") {
   HotPathConfig config;
   config.reader_patience = 10s;  // longer than the run: only the controller's request lets the second read through

@@ -157,7 +157,8 @@ struct HotPathOutcome {
   // The sizes of the last Control answered and of its answer, in bytes.
   std::size_t request_bytes = 0;
   std::size_t answer_bytes = 0;
-  // With HotPathConfig::trace: the Control answered and its answer, as sent.
+  // With HotPathConfig::trace: the Control answered and its answer, as sent; after step_control(), the answer's
+  // readings.
   std::string request_frame;
   std::string answer_frame;
   // How long ago the last Control answered arrived.
@@ -234,6 +235,21 @@ class HotPath {
   // `free.states` says so.
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
+
+  // Takes a Control run() hands back because it asks for images, once the
+  // caller has checked the images it asks for and read it into the control
+  // arrays (ControlLayout::read): applied, stepped and read as run() takes
+  // any Control, for the caller to render the images of the state after its
+  // steps and send the answer. The outcome counts it (`controls` 1, its
+  // steps, clamps and the time reached; or the failure, `error_answers` 1)
+  // and holds the answer's readings in `answer_frame` (the InternalError
+  // frame when the simulation failed). A Control run() would leave to the
+  // caller (a value beyond largest_value, one the scatter refuses, more than
+  // StepChunks::kFirst steps) is not applied: `answer_frame` is empty and
+  // the caller serves it. The
+  // caller guarantees what it does for run(): one controller holds the
+  // simulation, whose state is settled, and no Control is in progress.
+  HotPathOutcome step_control(std::uint64_t steps);
 
   // Answers the Control of many steps in progress (if one is; a round's:
   // each of its Controls) with SessionEnded and `text`, and publishes that

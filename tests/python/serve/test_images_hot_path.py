@@ -1,0 +1,106 @@
+"""A lone controller's Controls asking for camera images (the "images" extension), stepped by the C++ hot
+path (`coupler.serve.hot_path.HotPath.step_control`) and answered with the images rendered in Python: the
+readings and images those of stepping the same MJCF in MuJoCo directly and rendering it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.transport.client import Client  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    ErrorMessage,
+    HandshakeInitMessage,
+    ImageRequest,
+    ObjectControl,
+    SensorMessage,
+)
+from served_loop import Served  # noqa: E402
+
+WIDTH, HEIGHT = 32, 24
+# A red cart pushed along a rail across the camera's view: its motor's force moves it in the picture.
+SCENE = f"""
+<mujoco model="rail">
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
+    <body name="cart" pos="0 0 0.1">
+      <joint name="slide" type="slide" axis="1 0 0" damping="0.5"/>
+      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
+    </body>
+    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
+  </worldbody>
+  <actuator><motor name="slide" joint="slide" ctrlrange="-5 5"/></actuator>
+</mujoco>
+"""
+FORCES = [4.0, -2.5, 9.0, 0.0]  # 9 N is clamped to the motor's 5
+STEPS = [3, 1, 5, 0]  # 0: one step
+
+
+def _rendered(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+    """The rgb and depth `mujoco.Renderer` renders of `data` from the camera."""
+    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+        renderer.update_scene(data, "eye")
+        rgb = renderer.render().copy()
+        renderer.enable_depth_rendering()
+        renderer.update_scene(data, "eye")
+        depth = renderer.render().copy()
+    return rgb, depth
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory):
+    """The answers to FORCES' Controls asking for images, the hot path's count of Controls it stepped, and the
+    cart's object name."""
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None or simulation.images is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    address = f"ipc://{tmp_path_factory.mktemp('images')}/hot.sock"
+    with Served(simulation, address, hot_path=True) as hot, Client(hot.responder.endpoint, timeout=30.0) as client:
+        handshake = client.request(HandshakeInitMessage())
+        cart = next(name for name, described in handshake.objects.items() if described.controls)
+        answers = [client.request(ControlMessage(objects={cart: ObjectControl(values=[force])}, steps=steps,
+                                                 images=[ImageRequest("eye", ["rgb", "depth"])]))
+                   for force, steps in zip(FORCES, STEPS)]
+        refused = client.request(ControlMessage(objects={cart: ObjectControl(values=[1.0])},
+                                                images=[ImageRequest("nose", ["rgb"])]))
+        assert hot.loop.hot_path is not None
+        yield answers, refused, hot.loop.hot_path.controls, hot.sim.stats, hot.sim.simulation.data.time
+
+
+def test_a_lone_controllers_controls_asking_for_images_are_stepped_in_cpp(served):
+    answers, _, stepped_in_cpp, stats, _ = served
+    assert all(isinstance(answer, SensorMessage) for answer in answers)
+    assert stepped_in_cpp == len(FORCES)
+    assert stats.controls == len(FORCES)
+    assert stats.steps == sum(max(steps, 1) for steps in STEPS)
+
+
+def test_their_readings_and_images_are_those_of_stepping_the_scene_in_mujoco_and_rendering_it(served):
+    answers, *_ = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for force, steps, answer in zip(FORCES, STEPS, answers):
+        data.ctrl[0] = force
+        mujoco.mj_step(model, data, nstep=max(steps, 1))
+        (reading,) = answer.objects.values()
+        assert answer.simulated_time == data.time
+        assert reading.angles == data.qpos.tolist() and reading.angular_velocities == data.qvel.tolist()
+        rgb, depth = _rendered(model, data)
+        images = {image.kind: image for image in answer.images}
+        assert sorted(images) == ["depth", "rgb"]
+        assert images["rgb"].time == data.time
+        np.testing.assert_array_equal(np.frombuffer(images["rgb"].data, np.uint8).reshape(HEIGHT, WIDTH, 3), rgb)
+        np.testing.assert_allclose(np.frombuffer(images["depth"].data, np.float32).reshape(HEIGHT, WIDTH), depth,
+                                   rtol=1e-5)
+
+
+def test_a_control_asking_for_a_camera_the_scene_lacks_is_refused_and_nothing_steps(served):
+    _, refused, _, stats, time = served
+    assert isinstance(refused, ErrorMessage) and "no camera named 'nose'" in refused.text
+    assert time == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
