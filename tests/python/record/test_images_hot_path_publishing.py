@@ -1,0 +1,98 @@
+"""A published server (--publish, --record) whose controller asks for camera images with its Controls: stepped
+by the C++ hot path, they are published as the Python path publishes them, images and all."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import zmq
+
+mujoco = pytest.importorskip("mujoco")
+
+from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.record.publisher import FramePublisher  # noqa: E402
+from coupler.record.scene_record import scene_attachments, scene_metadata  # noqa: E402
+from coupler.serve.frame_observer import observed  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.native_responder import NativeResponder  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.wire.codec import encode  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    HandshakeInitMessage,
+    ImageRequest,
+    ObjectControl,
+    SensorRequestMessage,
+)
+from frame_subscriber import compared, follow, until_end  # noqa: E402
+
+# A cart pushed along a rail across the camera's view.
+SCENE = """
+<mujoco model="rail">
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
+    <body name="cart" pos="0 0 0.1">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
+    </body>
+    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="16 12"/>
+  </worldbody>
+  <actuator><motor name="slide" joint="slide" ctrlrange="-5 5"/></actuator>
+</mujoco>
+"""
+EYE = [ImageRequest("eye", ["rgb", "depth"])]
+# Controls asking for images (every other step's, some clamped), one asking for none, a read asking for them.
+FRAMES = [encode(message) for message in [
+    HandshakeInitMessage(),
+    *(ControlMessage({"cart": ObjectControl([force])}, steps, images=EYE)
+      for force, steps in [(2.0, 1), (-7.0, 3), (1.0, 0), (4.0, 2)]),
+    ControlMessage({"cart": ObjectControl([0.5])}, 2),
+    ControlMessage({"cart": ObjectControl([-1.0])}, 1, images=[ImageRequest("eye", ["rgb"], every=2)]),
+    SensorRequestMessage(images=EYE),
+]]
+
+
+def stream(address: str, publish_on: str, hot_path: bool) -> tuple[list, int]:
+    """Every frame message published while a controller sends FRAMES, all header fields but the wall clock;
+    and the Controls the hot path stepped."""
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None or simulation.images is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    publisher = FramePublisher(scene_metadata(simulation, "rail"), scene_attachments(simulation))
+    responder = NativeResponder(address, SimulationServer(simulation))
+    loop = LockstepLoop(observed(responder, publisher), hot_path=hot_path)
+    stop = threading.Event()
+    thread = threading.Thread(target=loop.run, args=(stop, 0.05))
+    subscriber, received = follow(publisher.bind(publish_on))
+    try:
+        assert publisher.wait_for_subscribers(1, 10.0)
+        thread.start()
+        with zmq.Context.instance().socket(zmq.REQ) as controller:
+            controller.linger = 0
+            controller.rcvtimeo = 30_000
+            controller.connect(responder.endpoint)
+            for frame in FRAMES:
+                controller.send(frame)
+                controller.recv()
+        stop.set()
+        thread.join(timeout=10)
+        publisher.send_end()
+        until_end(subscriber, received)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+        responder.close()
+        publisher.close()
+        subscriber.close()
+    return compared(received), 0 if loop.hot_path is None else loop.hot_path.controls
+
+
+def test_controls_asking_for_images_stepped_in_cpp_are_published_as_on_the_python_path(make_address):
+    hot, stepped_in_cpp = stream(make_address("ipc"), make_address("ipc"), True)
+    plain, _ = stream(make_address("ipc"), make_address("ipc"), False)
+    assert stepped_in_cpp == 6  # the first, which starts the run, too
+    assert len(hot) == len(plain) and len(hot) >= 2 * len(FRAMES)
+    assert hot == plain
