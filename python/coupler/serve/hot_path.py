@@ -22,6 +22,13 @@ handshake or asks for more steps than the cap, the first clamp of a value,
 a failure, and a timer (`return_after`), so that signals, closed peers and
 stops are seen as on the Python path.
 
+A lone controller's Control asking for camera images (the "images"
+extension) comes back to Python untouched, for `NativeResponder` to check
+the images it asks for and read it; then `step_control` applies, steps and
+reads it in C++ (`coupler._native.HotPath.step_control`) as any Control, and
+Python renders the images of the state after the step and sends the answer
+with them. Only the rendering is Python's.
+
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
 of the last chunk. Anything else returns to Python with the Control in

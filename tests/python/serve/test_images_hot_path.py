@@ -101,6 +101,6 @@ def test_their_readings_and_images_are_those_of_stepping_the_scene_in_mujoco_and
 
 
 def test_a_control_asking_for_a_camera_the_scene_lacks_is_refused_and_nothing_steps(served):
-    _, refused, _, stats, time = served
+    _, refused, _, _, time = served
     assert isinstance(refused, ErrorMessage) and "no camera named 'nose'" in refused.text
     assert time == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)

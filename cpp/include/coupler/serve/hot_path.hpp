@@ -14,6 +14,10 @@
 // claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.
 //
+// A Control asking for camera images goes back to the caller, which checks
+// the images, reads the Control and has step_control() apply and step it as
+// run() would, then renders the images and answers.
+//
 // A lone controller's Control (or a round) of more than StepChunks::kFirst
 // steps is taken in chunks (step_chunks.hpp); between two chunks the reads
 // waiting are answered with the state of the last chunk, and anything else
