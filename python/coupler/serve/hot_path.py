@@ -311,7 +311,6 @@ class HotPath:
         stats.controls += outcome.controls
         stats.steps += outcome.steps
         self.controls += outcome.controls
-        self.controller_served = True
         sim.sessions.renew(peer)  # its lease runs from its last Control, as on every path
         if outcome.clamped or outcome.failure:
             self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
