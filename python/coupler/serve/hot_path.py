@@ -223,6 +223,11 @@ class HotPath:
         (None when no Control was answered).
         """
         sim = self.sim
+        grace = self.responder.busy_grace
+        waited = grace.release()
+        if waited is not None:
+            return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
+        return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
         pacing = {}
         if self._clock is not None:
             pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
@@ -230,7 +235,7 @@ class HotPath:
         if pacing:
             pacing["longest_hold"] = LONGEST_HOLD
         if sim.shared:
-            return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
+            return self._serve_rounds(return_after, pacing)
         long = sim.long_control if self._long else None
         held = self._held_peers[0] if self._held_peers else None
         if held is not None:
@@ -240,7 +245,7 @@ class HotPath:
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
-        outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
+        outcome = self._path.run(self.responder.server, peer, return_after,
                                  sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
         self._started(outcome)
         self._hold(outcome, [peer])
@@ -274,7 +279,7 @@ class HotPath:
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
-        return outcome.request, outcome.simulated_time
+        return grace.arrived(outcome.request), outcome.simulated_time
 
     def _started(self, outcome: Any) -> None:
         """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++
@@ -379,7 +384,8 @@ class HotPath:
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
         self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer for peer, _ in drives])
-        return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
+        stepped_to = outcome.simulated_time if outcome.rounds and not outcome.failure else None
+        return self.responder.busy_grace.arrived(outcome.request), stepped_to
 
     def serve_free(self, clock: RunClock, return_after: float) -> tuple[Any | None, float | None]:
         """A free run's steps and answers in C++ for up to `return_after` seconds (0.1 at most), paced by `clock`.
@@ -388,11 +394,15 @@ class HotPath:
         served as if it had just arrived, and the time of the last step taken (None when none was).
         """
         sim = self.sim
+        grace = self.responder.busy_grace
+        waited = grace.release()
+        if waited is not None:
+            return waited, None  # as in serve()
         controller = next(iter(sim.sessions.active.values()))
         time_step = sim.handshake.time_step
         paced = clock.speed is not None
         outcome = self._path.run_free(
-            self.responder.server, controller.peer, min(return_after, RETURN_AFTER),
+            self.responder.server, controller.peer, min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001)),
             zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
             time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)
@@ -421,4 +431,4 @@ class HotPath:
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             else:
                 raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")
-        return outcome.request, outcome.simulated_time
+        return grace.arrived(outcome.request), outcome.simulated_time

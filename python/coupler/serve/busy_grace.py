@@ -1,0 +1,114 @@
+"""A newcomer's request to drive is held back briefly before it is refused as busy.
+
+A controller that leaves sends its goodbye (an ErrorMessage) on its own
+connection, and the next one asks to drive on a new connection. ZeroMQ orders
+nothing across connections: under load the server can read the newcomer's
+request before the goodbye that frees the place, and would refuse it although
+the place is free an instant later. So a request to drive (a Control, a
+HandshakeInit or a Reset) from a peer that finds every place held is held
+back for at most `GRACE` seconds while everything else is served; it is
+served as soon as a place frees (a goodbye, a closed connection reported, a
+lease that lapses) or once its grace has passed, and then admitted or refused
+as ever. A truly busy server so refuses a newcomer at most `GRACE` later (plus
+the loop's own latency, a millisecond or so); its driving controller is not
+slowed, as nothing waits for the held request.
+
+What is held back is bounded (`MAX_HELD`, `MAX_HELD_BYTES`): beyond it a
+request to drive is refused at once, so that a flood of them (perf.stress
+sends 660 kB Controls as fast as they are refused) costs no more memory
+than before. A peer's later requests wait behind its held one, so that it
+is answered in the order it asked.
+
+Every request enters Python through one gate, `arrived()`: those taken from
+the socket (`NativeResponder.receive`) and those the C++ hot paths hand back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from typing import Any
+
+from coupler.serve.controller_sessions import ControllerSessions
+from coupler.wire.messages import MessageType
+
+# Seconds a newcomer's request to drive waits for the place to free before it is served (and refused). A goodbye
+# sent just before the newcomer connected is already in the server's socket, on another connection: what keeps the
+# server from reading it first is its own ZeroMQ I/O thread not having run yet. On a loaded machine that is about a
+# scheduler time slice (a few ms; Linux's default latency target is 6 to 24 ms by the number of cores). 20 ms covers
+# that with room to spare, and is still small against the second or more a client waits for any answer.
+GRACE = 0.02
+# Requests held back at once, and their bytes; beyond either, a request to drive is refused at once.
+MAX_HELD = 64
+MAX_HELD_BYTES = 1 << 20
+
+# The requests that take a place to drive (a refused one is answered SERVER_BUSY).
+DRIVING = frozenset({MessageType.CONTROL, MessageType.HANDSHAKE_INIT, MessageType.RESET})
+
+
+class BusyGrace:
+    """Holds back, for `grace` seconds at most, the requests to drive of peers that `sessions` has no place for."""
+
+    def __init__(self, sessions: ControllerSessions, grace: float = GRACE,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if grace < 0:
+            raise ValueError(f"grace must be 0 or more seconds, got {grace}")
+        self.sessions = sessions
+        self.grace = grace
+        self.clock = clock
+        self._held: deque[tuple[float, Any]] = deque()  # (when its grace ends, request), in arrival order
+        self._peers: Counter[bytes] = Counter()  # how many requests each peer has held back
+        self._bytes = 0
+        self.held_back = 0  # requests ever held back, for tests and the curious
+
+    def arrived(self, request: Any) -> Any | None:
+        """`request`, to be served now, or None when it is held back (`release()` hands it out later)."""
+        if request is None or self.grace <= 0:
+            return request
+        peer = request.peer
+        if not (self._held and peer in self._peers) and not self._waits_for_a_place(request):
+            return request
+        size = request.size
+        if len(self._held) >= MAX_HELD or self._bytes + size > MAX_HELD_BYTES:
+            return request
+        self._held.append((self.clock() + self.grace, request))
+        self._peers[peer] += 1
+        self._bytes += size
+        self.held_back += 1
+        return None
+
+    def release(self) -> Any | None:
+        """The held request to serve now (its grace passed, or a place is free), or None; never blocks.
+
+        Held requests come out in the order they arrived: their graces end
+        in that order, and a free place is free for any of them.
+        """
+        if not self._held:
+            return None
+        due, request = self._held[0]
+        if due > self.clock() and not self.sessions.may_admit(request.peer):
+            return None
+        self._held.popleft()
+        peer = request.peer
+        self._peers[peer] -= 1
+        if not self._peers[peer]:
+            del self._peers[peer]
+        self._bytes -= request.size
+        return request
+
+    def release_in(self) -> float:
+        """Seconds until the first held request's grace ends (0 when it has); infinity when none is held."""
+        if not self._held:
+            return float("inf")
+        return max(0.0, self._held[0][0] - self.clock())
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def _waits_for_a_place(self, request: Any) -> bool:
+        if request.type not in DRIVING:
+            return False
+        sessions = self.sessions
+        # A holder's own requests, and anyone's while a place is free, are served as ever.
+        return request.peer not in sessions.active and len(sessions.active) >= sessions.capacity
