@@ -51,10 +51,13 @@ class BusyGrace:
     """Holds back, for `grace` seconds at most, the requests to drive of peers that `sessions` has no place for."""
 
     def __init__(self, sessions: ControllerSessions, grace: float = GRACE,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 look_for_leavers: Callable[[], None] = lambda: None) -> None:
+        """`look_for_leavers` ends the sessions of peers whose connection closed, asked while a request waits."""
         if grace < 0:
             raise ValueError(f"grace must be 0 or more seconds, got {grace}")
         self.sessions = sessions
+        self.look_for_leavers = look_for_leavers
         self.grace = grace
         self.clock = clock
         self._held: deque[tuple[float, Any]] = deque()  # (when its grace ends, request), in arrival order
@@ -87,8 +90,11 @@ class BusyGrace:
         if not self._held:
             return None
         due, request = self._held[0]
-        if due > self.clock() and not self.sessions.may_admit(request.peer):
-            return None
+        if due > self.clock():
+            if not self.sessions.may_admit(request.peer):
+                self.look_for_leavers()
+            if not self.sessions.may_admit(request.peer):
+                return None
         self._held.popleft()
         peer = request.peer
         self._peers[peer] -= 1

@@ -95,7 +95,7 @@ class NativeResponder:
         )
         self.endpoint: str = self.server.endpoint
         # A newcomer's request to drive waits a moment for a goodbye that frees the place, read on another connection.
-        self.busy_grace = BusyGrace(sim.sessions)
+        self.busy_grace = BusyGrace(sim.sessions, look_for_leavers=self._closed_peers_leave)
         # Reads of one state share one frame: many readers must not cost the controller an encoding each.
         self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
         # The "images" extension: a scene's cameras, when it serves them.
@@ -143,6 +143,11 @@ class NativeResponder:
             for peer in closed:
                 self.shared_channel.release(peer)
         return closed
+
+    def _closed_peers_leave(self) -> None:
+        """End the sessions of the peers whose connection closed, reported since the last look."""
+        for peer in self.take_closed_peers():
+            self.sim.peer_left(peer)
 
     def receive(self, timeout: float) -> _native.Request | None:
         if timeout <= 0:

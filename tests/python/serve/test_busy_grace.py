@@ -15,8 +15,10 @@ from coupler.controller.session import Session
 from coupler.scenes.static import StaticScene
 from coupler.serve.busy_grace import GRACE, MAX_HELD_BYTES, BusyGrace
 from coupler.serve.controller_sessions import ControllerSessions
+from coupler.serve.free_run_loop import FreeRunLoop
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
+from coupler.serve.run_clock import RunClock
 from coupler.serve.simulation_server import SimulationServer
 from coupler.transport.client import Client
 from coupler.wire.messages import (
@@ -35,13 +37,18 @@ ARM_CONTROL = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)})
 
 
 @contextlib.contextmanager
-def serving(address: str, hot_path: bool = True, grace: float = GRACE) -> Iterator[SimulationServer]:
-    """A lockstep server of the static scene on `address`, its loop in a thread, holding newcomers back `grace`."""
-    sim = SimulationServer(StaticScene(), session_timeout=0)  # no lease lapses, however slow the machine
+def serving(address: str, loop_kind: str = "hot-path", grace: float = GRACE) -> Iterator[SimulationServer]:
+    """A server of the static scene on `address`, its loop (`loop_kind`: "hot-path", "python-loop", "free-run") in a
+    thread, holding newcomers back `grace` seconds."""
+    free = loop_kind == "free-run"
+    # No lease lapses, however slow the machine.
+    sim = SimulationServer(StaticScene(), lockstep=not free, session_timeout=0)
     stop = threading.Event()
     with NativeResponder(address, sim) as responder:
         responder.busy_grace.grace = grace
-        loop = threading.Thread(target=LockstepLoop(responder, hot_path=hot_path).run, args=(stop, 0.05))
+        serve = (FreeRunLoop(responder, RunClock(1.0)) if free
+                 else LockstepLoop(responder, hot_path=loop_kind == "hot-path"))
+        loop = threading.Thread(target=serve.run, args=(stop, 0.05))
         loop.start()
         try:
             yield sim
@@ -51,11 +58,11 @@ def serving(address: str, hot_path: bool = True, grace: float = GRACE) -> Iterat
     assert not loop.is_alive()
 
 
-@pytest.mark.parametrize("hot_path", [True, False], ids=["hot-path", "python-loop"])
-def test_a_newcomer_read_before_the_goodbye_that_frees_the_place_is_admitted(make_address, hot_path):
+@pytest.mark.parametrize("loop_kind", ["hot-path", "python-loop", "free-run"])
+def test_a_newcomer_read_before_the_goodbye_that_frees_the_place_is_admitted(make_address, loop_kind):
     address = make_address("ipc")
     # A grace far longer than the goodbye's lag: the test shows the rule, whatever the machine's load.
-    with serving(address, hot_path, grace=1.0) as sim, \
+    with serving(address, loop_kind, grace=1.0) as sim, \
             Client(address, timeout=5.0) as leaving, Client(address, timeout=5.0) as newcomer:
         assert isinstance(leaving.request(HandshakeInitMessage()), HandshakeMessage)
         assert isinstance(leaving.request(ARM_CONTROL), SensorMessage)
@@ -126,6 +133,17 @@ def test_a_held_request_is_released_as_soon_as_the_place_frees():
     assert grace.arrived(request) is None
     assert grace.release() is None
     sessions.leave(b"holder")
+    assert grace.release() is request
+
+
+def test_a_held_request_is_released_once_the_holders_closed_connection_is_reported():
+    grace, sessions, _ = held_place()
+    closed: list[bytes] = []
+    grace.look_for_leavers = lambda: [sessions.leave(peer) for peer in closed]
+    request = Request(b"newcomer")
+    assert grace.arrived(request) is None
+    assert grace.release() is None
+    closed.append(b"holder")
     assert grace.release() is request
 
 
