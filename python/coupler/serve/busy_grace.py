@@ -9,8 +9,10 @@ HandshakeInit or a Reset) from a peer that finds every place held is held
 back for at most `GRACE` seconds while everything else is served; it is
 served as soon as a place frees (a goodbye, a closed connection reported, a
 lease that lapses) or once its grace has passed, and then admitted or refused
-as ever. A truly busy server so refuses a newcomer at most `GRACE` later (plus
-the loop's own latency, a millisecond or so); its driving controller is not
+as ever. A peer has its grace once: asking again, it knows the server busy,
+and its requests are refused at once as before. A truly busy server so
+refuses a newcomer's first request to drive at most `GRACE` later (plus the
+loop's own latency, a millisecond or so); its driving controller is not
 slowed, as nothing waits for the held request.
 
 What is held back is bounded (`MAX_HELD`, `MAX_HELD_BYTES`): beyond it a
@@ -26,7 +28,7 @@ the socket (`NativeResponder.receive`) and those the C++ hot paths hand back.
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +44,10 @@ GRACE = 0.02
 # Requests held back at once, and their bytes; beyond either, a request to drive is refused at once.
 MAX_HELD = 64
 MAX_HELD_BYTES = 1 << 20
+
+# How many peers that had their grace are remembered (oldest forgotten first): bounds the memory a stream of peers
+# can take; one forgotten has a grace again.
+MAX_REMEMBERED = 4096
 
 # The requests that take a place to drive (a refused one is answered SERVER_BUSY).
 DRIVING = frozenset({MessageType.CONTROL, MessageType.HANDSHAKE_INIT, MessageType.RESET})
@@ -63,7 +69,7 @@ class BusyGrace:
         self._held: deque[tuple[float, Any]] = deque()  # (when its grace ends, request), in arrival order
         self._peers: Counter[bytes] = Counter()  # how many requests each peer has held back
         self._bytes = 0
-        self.held_back = 0  # requests ever held back, for tests and the curious
+        self._had_grace: OrderedDict[bytes, None] = OrderedDict()  # peers held back until their grace ended
 
     def arrived(self, request: Any) -> Any | None:
         """`request`, to be served now, or None when it is held back (`release()` hands it out later)."""
@@ -78,7 +84,6 @@ class BusyGrace:
         self._held.append((self.clock() + self.grace, request))
         self._peers[peer] += 1
         self._bytes += size
-        self.held_back += 1
         return None
 
     def release(self) -> Any | None:
@@ -90,13 +95,15 @@ class BusyGrace:
         if not self._held:
             return None
         due, request = self._held[0]
-        if due > self.clock():
-            if not self.sessions.may_admit(request.peer):
-                self.look_for_leavers()
-            if not self.sessions.may_admit(request.peer):
-                return None
-        self._held.popleft()
         peer = request.peer
+        ended = due <= self.clock()
+        if not ended and not self._place_for(peer):
+            return None
+        self._held.popleft()
+        if ended and not self._place_for(peer):
+            self._had_grace[peer] = None
+            while len(self._had_grace) > MAX_REMEMBERED:
+                self._had_grace.popitem(last=False)
         self._peers[peer] -= 1
         if not self._peers[peer]:
             del self._peers[peer]
@@ -112,9 +119,18 @@ class BusyGrace:
     def __len__(self) -> int:
         return len(self._held)
 
+    def _place_for(self, peer: bytes) -> bool:
+        """True when `peer` may take a place now, a closed connection's reported too."""
+        if self.sessions.may_admit(peer):
+            return True
+        self.look_for_leavers()
+        return self.sessions.may_admit(peer)
+
     def _waits_for_a_place(self, request: Any) -> bool:
         if request.type not in DRIVING:
             return False
         sessions = self.sessions
+        peer = request.peer
         # A holder's own requests, and anyone's while a place is free, are served as ever.
-        return request.peer not in sessions.active and len(sessions.active) >= sessions.capacity
+        return (peer not in sessions.active and len(sessions.active) >= sessions.capacity
+                and peer not in self._had_grace)

@@ -98,8 +98,8 @@ def test_sessions_opened_and_closed_one_after_another_are_never_refused_as_busy(
         for _ in range(50):
             with Session(address, timeout=5.0) as session:
                 session.step(session.controls())
-    assert sim.stats.refused_busy == 0
-    assert sim.stats.sessions_ended == 50
+    # Each left by its goodbye or, read first, its closed connection.
+    assert (sim.stats.refused_busy, sim.stats.controls, sim.stats.sessions_ended + sim.stats.peers_left) == (0, 50, 50)
 
 
 @dataclass
@@ -155,6 +155,18 @@ def test_a_held_request_is_released_when_its_grace_ends_though_the_place_is_stil
     assert grace.release() is None and grace.release_in() == pytest.approx(0.001)
     clock.now = 0.02
     assert grace.release() is request and len(grace) == 0
+
+
+def test_a_peer_that_had_its_grace_is_refused_at_once_when_it_asks_again():
+    grace, _, clock = held_place()
+    first = Request(b"newcomer")
+    assert grace.arrived(first) is None
+    clock.now = 0.02
+    assert grace.release() is first
+    again = Request(b"newcomer")
+    assert grace.arrived(again) is again
+    other = Request(b"another")
+    assert grace.arrived(other) is None
 
 
 def test_reads_and_the_holders_requests_are_never_held():
