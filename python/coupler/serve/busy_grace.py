@@ -36,10 +36,12 @@ from coupler.serve.controller_sessions import ControllerSessions
 from coupler.wire.messages import MessageType
 
 # Seconds a newcomer's request to drive waits for the place to free before it is served (and refused). A goodbye
-# sent just before the newcomer connected is already in the server's socket, on another connection: what keeps the
-# server from reading it first is its own ZeroMQ I/O thread not having run yet. On a loaded machine that is about a
-# scheduler time slice (a few ms; Linux's default latency target is 6 to 24 ms by the number of cores). 20 ms covers
-# that with room to spare, and is still small against the second or more a client waits for any answer.
+# sent just before the newcomer connected is on its way on another connection: what keeps the server from reading it
+# first is a ZeroMQ I/O thread carrying it (the leaving client's, the server's) that has not run yet. On a loaded
+# machine that is about a scheduler time slice (a few ms; Linux's default latency target is 6 to 24 ms by the number
+# of cores). 20 ms covers that with room to spare, and is small against the seconds a client waits for any answer.
+# Measured on 2 loaded cores (two spinning processes), 1,000 controllers one after another, each on its own I/O
+# thread: 13 (ipc) and 68 (tcp) refused as busy without the grace, none with it.
 GRACE = 0.02
 # Requests held back at once, and their bytes; beyond either, a request to drive is refused at once.
 MAX_HELD = 64
