@@ -20,7 +20,10 @@ request to drive (a newcomer's Control, which admits it and so is served
 there), another kind of request, a Control that does not match the
 handshake or asks for more steps than the cap, the first clamp of a value,
 a failure, and a timer (`return_after`), so that signals, closed peers and
-stops are seen as on the Python path.
+stops are seen as on the Python path. What C++ hands back passes the gate a
+request from the socket passes (`coupler.serve.busy_grace`): a newcomer's
+request to drive that finds the place held waits there, C++ serving on
+meanwhile and returning when its grace ends.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
