@@ -20,7 +20,10 @@ request to drive (a newcomer's Control, which admits it and so is served
 there), another kind of request, a Control that does not match the
 handshake or asks for more steps than the cap, the first clamp of a value,
 a failure, and a timer (`return_after`), so that signals, closed peers and
-stops are seen as on the Python path.
+stops are seen as on the Python path. What C++ hands back passes the gate a
+request from the socket passes (`coupler.serve.busy_grace`): a newcomer's
+request to drive that finds the place held waits there, C++ serving on
+meanwhile and returning when its grace ends.
 
 A lone controller's Control asking for camera images (the "images"
 extension) comes back to Python untouched, for `NativeResponder` to check
@@ -231,6 +234,11 @@ class HotPath:
         (None when no Control was answered).
         """
         sim = self.sim
+        grace = self.responder.busy_grace
+        waited = grace.release()
+        if waited is not None:
+            return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
+        return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
         pacing = {}
         if self._clock is not None:
             pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
@@ -238,7 +246,7 @@ class HotPath:
         if pacing:
             pacing["longest_hold"] = LONGEST_HOLD
         if sim.shared:
-            return self._serve_rounds(min(return_after, RETURN_AFTER), pacing)
+            return self._serve_rounds(return_after, pacing)
         long = sim.long_control if self._long else None
         held = self._held_peers[0] if self._held_peers else None
         if held is not None:
@@ -248,7 +256,7 @@ class HotPath:
         controller = sim.sessions.active.get(peer)
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
-        outcome = self._path.run(self.responder.server, peer, min(return_after, RETURN_AFTER),
+        outcome = self._path.run(self.responder.server, peer, return_after,
                                  sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
         self._started(outcome)
         self._hold(outcome, [peer])
@@ -282,7 +290,7 @@ class HotPath:
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
-        return outcome.request, outcome.simulated_time
+        return grace.arrived(outcome.request), outcome.simulated_time
 
     def takes_images_control(self, peer: bytes) -> bool:
         """True when `peer`'s Control asking for images, which serve() hands back, is stepped here by
@@ -422,7 +430,8 @@ class HotPath:
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
         self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer for peer, _ in drives])
-        return outcome.request, outcome.simulated_time if outcome.rounds and not outcome.failure else None
+        stepped_to = outcome.simulated_time if outcome.rounds and not outcome.failure else None
+        return self.responder.busy_grace.arrived(outcome.request), stepped_to
 
     def serve_free(self, clock: RunClock, return_after: float) -> tuple[Any | None, float | None]:
         """A free run's steps and answers in C++ for up to `return_after` seconds (0.1 at most), paced by `clock`.
@@ -431,11 +440,15 @@ class HotPath:
         served as if it had just arrived, and the time of the last step taken (None when none was).
         """
         sim = self.sim
+        grace = self.responder.busy_grace
+        waited = grace.release()
+        if waited is not None:
+            return waited, None  # as in serve()
         controller = next(iter(sim.sessions.active.values()))
         time_step = sim.handshake.time_step
         paced = clock.speed is not None
         outcome = self._path.run_free(
-            self.responder.server, controller.peer, min(return_after, RETURN_AFTER),
+            self.responder.server, controller.peer, min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001)),
             zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
             time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)
@@ -464,4 +477,4 @@ class HotPath:
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             else:
                 raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")
-        return outcome.request, outcome.simulated_time
+        return grace.arrived(outcome.request), outcome.simulated_time

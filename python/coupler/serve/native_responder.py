@@ -28,6 +28,7 @@ from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error, ProtocolError, TimeoutError
 from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeInitMessage, HandshakeMessage, MessageType
 from coupler.wire.peer_text import shown
+from coupler.serve.busy_grace import BusyGrace
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.responder import HELD_ANSWER, Answer
@@ -104,6 +105,8 @@ class NativeResponder:
             decode_on_demand=[MessageType.CONTROL], **server_options
         )
         self.endpoint: str = self.server.endpoint
+        # A newcomer's request to drive waits a moment for a goodbye that frees the place, read on another connection.
+        self.busy_grace = BusyGrace(sim.sessions, look_for_leavers=self._closed_peers_leave)
         # Reads of one state share one frame: many readers must not cost the controller an encoding each.
         self.reads = CoalescedReads(sim, lambda: self._sensors.encode(simulation.sensor_values(self._sensors.values)))
         # The "images" extension: a scene's cameras, when it serves them.
@@ -155,17 +158,44 @@ class NativeResponder:
                 self.shared_channel.release(peer)
         return closed
 
+    def _closed_peers_leave(self) -> None:
+        """End the sessions of the peers whose connection closed, reported since the last look."""
+        for peer in self.take_closed_peers():
+            self.sim.peer_left(peer)
+
     def receive(self, timeout: float) -> _native.Request | None:
         if timeout <= 0:
             # A poll (the loop's, between looks at images being rendered): no timeout raised and caught.
-            return self.server.try_receive()
-        try:
-            return self.server.receive(timeout)
-        except TimeoutError:
-            return None
+            return self.try_receive()
+        grace = self.busy_grace
+        until = time.monotonic() + timeout
+        while True:
+            request = grace.release()
+            if request is not None:
+                return request
+            left = until - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                # Woken when a held request's grace ends, to serve it then.
+                request = grace.arrived(self.server.receive(min(left, grace.release_in())))
+            except TimeoutError:
+                continue
+            if request is not None:
+                return request
 
     def try_receive(self) -> _native.Request | None:
-        return self.server.try_receive()
+        grace = self.busy_grace
+        while True:
+            request = grace.release()
+            if request is not None:
+                return request
+            request = self.server.try_receive()
+            if request is None:
+                return None
+            request = grace.arrived(request)
+            if request is not None:
+                return request
 
     def respond(self, request: _native.Request) -> Answer:
         answer = self._respond(request)

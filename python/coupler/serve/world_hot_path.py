@@ -97,10 +97,15 @@ class WorldHotPath:
         answered (None when none was)."""
         sim = self.sim
         responder = self.responder
+        grace = responder.busy_grace
+        waited = grace.release()
+        if waited is not None:
+            return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
         controller = next(iter(sim.sessions.active.values()))
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
-        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring,
+        return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
+        outcome = self._path.run(responder.server, controller.peer, return_after, ring,
                                  starting=not sim.running, steps_before=sim.stats.steps)
         if outcome.started:
             sim.simulation_run.start()
@@ -121,4 +126,4 @@ class WorldHotPath:
             stats.requests += 1
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
-        return outcome.request, outcome.simulated_time
+        return grace.arrived(outcome.request), outcome.simulated_time

@@ -21,6 +21,7 @@ from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
 from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
+from coupler.serve.busy_grace import GRACE  # noqa: E402
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.shared_images import SharedImages  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
@@ -218,6 +219,26 @@ def test_a_control_the_hot_path_hands_back_is_refused_by_python_naming_its_probl
         ask(driver, encode(HandshakeInitMessage()))
         answer = decode(ask(driver, encode_world_control(WORLDS, controls)))
     assert isinstance(answer, ErrorMessage) and "number 1 of world 2 is nan" in answer.text
+
+
+def test_a_newcomers_control_read_before_the_goodbye_that_frees_the_worlds_is_taken(served):
+    step = encode_world_control(WORLDS, np.zeros((WORLDS, served.worlds.control_width)))
+    goodbye = encode(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving"))
+    grace = served.responder.busy_grace
+    grace.grace = 1.0  # far longer than the goodbye's lag, whatever the machine's load
+    try:
+        with req_socket(served.responder.endpoint) as leaving, req_socket(served.responder.endpoint) as newcomer:
+            ask(leaving, encode(HandshakeInitMessage()))
+            assert isinstance(decode(ask(leaving, step)), SensorMessage)
+            refused = served.sim.stats.refused_busy
+            newcomer.send(step)
+            time.sleep(0.05)  # the server reads the newcomer's Control well before the goodbye is even sent
+            leaving.send(goodbye)
+            assert isinstance(decode(newcomer.recv()), SensorMessage)
+            newcomer.send(goodbye)  # no answer: the next test's controller finds the place free
+    finally:
+        grace.grace = GRACE
+    assert served.sim.stats.refused_busy == refused
 
 
 def test_a_mocap_body_moved_in_cpp_and_its_zero_quaternion_refused_by_python_naming_it(make_address):
