@@ -164,7 +164,7 @@ class WorldHotPathOf {
  public:
   WorldHotPathOf(py::object worlds, py::array values, py::array events_on, py::array settled, py::array forwarded,
                  py::array sensors, py::array times, py::array data, bool forwarded_after, std::uint64_t max_steps,
-                 double largest_value, double stop_after)
+                 double largest_value, double stop_after, bool trace)
       : worlds_(std::move(worlds)),
         arrays_{std::move(values), std::move(events_on), std::move(settled), std::move(forwarded), std::move(sensors),
                 std::move(times), std::move(data)} {
@@ -183,16 +183,18 @@ class WorldHotPathOf {
     config.max_steps = max_steps;
     config.largest_value = largest_value;
     config.stop_after = stop_after;
+    config.trace = trace;
     path_.emplace(batch, arrays, steps.data_width(), forwarded_after, config);
   }
 
   WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring,
-                          bool starting, std::uint64_t steps_before) {
+                          bool starting, std::uint64_t steps_before,
+                          std::optional<std::pair<std::size_t, std::size_t>> sizes_logged) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, ring, starting, steps_before);
+    return path_->run(bound, identity, wait, ring, starting, steps_before, sizes_logged);
   }
 
   void publish_to(py::object publisher, const py::list& states) {
@@ -252,6 +254,12 @@ void bind_world_steps(py::module_& module) {
       .def_readonly("request_bytes", &WorldHotPathOutcome::request_bytes, "Bytes of the last Control answered.")
       .def_readonly("answer_bytes", &WorldHotPathOutcome::answer_bytes, "Bytes of its answer.")
       .def_property_readonly(
+          "request_frame", [](const WorldHotPathOutcome& o) { return py::bytes(o.request_frame); },
+          "Traced: the last Control answered, as received (empty otherwise).")
+      .def_property_readonly(
+          "answer_frame", [](const WorldHotPathOutcome& o) { return py::bytes(o.answer_frame); },
+          "Traced: its answer, as sent.")
+      .def_property_readonly(
           "since_last_control",
           [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
           "Seconds since the last Control answered arrived.")
@@ -267,20 +275,25 @@ void bind_world_steps(py::module_& module) {
                              "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
                              "with images, with resets the worlds cannot take here, of more than `max_steps` steps "
                              "or with a value beyond `largest_value` (or not finite) are handed back; run() returns "
-                             "after a Control that stepped world 0 to `stop_after` (seconds) or later. `forwarded_after`: what the "
+                             "after a Control that stepped world 0 to `stop_after` (seconds) or later, and with "
+                             "`trace`, after each Control, its frames in the outcome. `forwarded_after`: what the "
                              "worlds' steps leave in each world they read.")
       .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, py::array, py::array, bool,
-                    std::uint64_t, double, double>(),
+                    std::uint64_t, double, double, bool>(),
            py::arg("worlds"), py::arg("values"), py::arg("events_on"), py::arg("settled"), py::arg("forwarded"),
            py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
-           py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity())
+           py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity(),
+           py::arg("trace") = false)
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("ring") = nullptr, py::arg("starting") = false, py::arg("steps_before") = 0,
+           py::arg("sizes_logged") = py::none(),
            "Answer the Controls for every world of `peer` (bytes) that `server` receives, their answers through "
            "`ring` (a SharedRingWriter, or None) when they ask, until a request needs the caller, `return_after` "
            "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. With "
            "`starting`, the run waits for its first Control: the first stepped starts it (outcome.started). "
-           "`steps_before` (the steps taken so far) numbers the published states. The caller guarantees that "
+           "`steps_before` (the steps taken so far) numbers the published states. With `sizes_logged` (the "
+           "(received, sent) sizes --trace-sizes logged last), it returns after a Control whose sizes differ from "
+           "the exchange's before it. The caller guarantees that "
            "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
       .def("publish_to", &WorldHotPathOf::publish_to, py::arg("publisher"), py::arg("states"),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, every world's "

@@ -109,7 +109,11 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
     outcome.failure = "unknown exception";
   }
   if (!outcome.failure.empty()) {
-    return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
+    std::string failed =
+        encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = failed.size();
+    return failed;
   }
   // Every world is as WorldSteps leaves it: the next Control's worlds start from there.
   std::fill(arrays_.settled, arrays_.settled + n, 1);
@@ -166,7 +170,8 @@ void WorldHotPath::publish(std::string_view request, std::int64_t received_ns, c
 }
 
 WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                                      SharedRingWriter* ring, bool starting, std::uint64_t steps_before) {
+                                      SharedRingWriter* ring, bool starting, std::uint64_t steps_before,
+                                      std::optional<std::pair<std::size_t, std::size_t>> sizes_logged) {
   using Clock = std::chrono::steady_clock;
   WorldHotPathOutcome outcome;
   const auto deadline = Clock::now() + return_after;
@@ -189,6 +194,10 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
         received_ns = arrived_ns;
         answered = *frame;
       }
+      if (config_.trace) {
+        outcome.request_frame.assign(payload.data(), payload.size());
+        outcome.answer_frame = *frame;
+      }
     }
     return frame;
   };
@@ -204,7 +213,12 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     }
     if (!offered.answered) continue;
     if (publisher_) publish(request, received_ns, answered, outcome.failure.empty(), steps_before + outcome.steps);
-    if (!outcome.failure.empty() || !outcome.last_clamped.empty()) break;
+    if (config_.trace || !outcome.failure.empty() || !outcome.last_clamped.empty()) break;
+    if (sizes_logged) {
+      // A change the caller is to log before the next exchange's.
+      const std::pair<std::size_t, std::size_t> sizes{outcome.request_bytes, outcome.answer_bytes};
+      if (sizes != *sizes_logged) break;
+    }
     if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
   }
   if (outcome.controls > 0 || !outcome.failure.empty()) outcome.since_last_control = Clock::now() - last_control;

@@ -13,7 +13,10 @@ plane and every refusal's text: a newcomer's Control (which admits it), a Contro
 match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
 large enough to need `WorldBatch`'s check, any other request, the first
 clamp of a value (Python warns about it), a failure, and a timer. Python is
-told what happened and counts it as its own path does.
+told what happened and counts it as its own path does. Traced (`--trace`),
+C++ returns after each Control it answers, with its frames, which Python
+logs as its own path would, in the same order; with `--trace-sizes`, after
+each Control whose frame sizes change, which Python logs.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
@@ -47,7 +50,7 @@ class WorldHotPath:
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
             responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
-            math.inf if stop_after is None else stop_after)
+            math.inf if stop_after is None else stop_after, trace=responder.sim.trace)
         if publisher is not None:
             self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
@@ -59,15 +62,15 @@ class WorldHotPath:
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
         it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
-        lockstep, one controller, untraced and unpaced, worlds with a native hot path (a `hot_path` method, as
-        `coupler.mujoco.world_batch.WorldBatch` has)."""
+        lockstep, one controller, unpaced, worlds with a native hot path (a `hot_path` method, as
+        `coupler.mujoco.world_batch.WorldBatch` has). --trace and --trace-sizes log what C++ reports."""
         publisher: NativePublisher | None = None
         if isinstance(responder, ObservedResponder):
             publisher, responder = responder.observer, responder.inner
         if type(responder) is not BatchedResponder:
             return None
         sim = responder.sim
-        if not sim.lockstep or sim.shared or sim.trace or (clock is not None and clock.speed is not None):
+        if not sim.lockstep or sim.shared or (clock is not None and clock.speed is not None):
             return None
         if not hasattr(responder.worlds, "hot_path"):
             return None
@@ -101,7 +104,8 @@ class WorldHotPath:
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
         outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring,
-                                 starting=not sim.running, steps_before=sim.stats.steps)
+                                 starting=not sim.running, steps_before=sim.stats.steps,
+                                 sizes_logged=responder.sizes_logged)
         if outcome.started:
             sim.simulation_run.start()
         served = outcome.controls
@@ -115,10 +119,13 @@ class WorldHotPath:
         if served or outcome.failure:
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
-        if served:
-            responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
         if outcome.failure:
             stats.requests += 1
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
+        if served or outcome.failure:
+            # Logged as the Python path logs an exchange: traced, its frames once answered; its sizes once sent.
+            if sim.trace:
+                responder.log_traced(outcome.request_frame, outcome.answer_frame)
+            responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
         return outcome.request, outcome.simulated_time

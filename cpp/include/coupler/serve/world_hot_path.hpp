@@ -13,7 +13,8 @@
 // match, a value the caller must look at, a mocap body's zero quaternion)
 // goes back to the caller, which owns the control plane and every refusal's
 // text, untouched. With a publisher (publish_to), it publishes what the
-// caller's observer would for each Control it answers.
+// caller's observer would for each Control it answers. Traced, it returns
+// after each Control it answers with its frames, which the caller logs.
 
 #include <chrono>
 #include <cstddef>
@@ -44,6 +45,9 @@ struct WorldHotPathConfig {
   double largest_value = std::numeric_limits<double>::infinity();
   // Return after answering a Control that stepped world 0 to this time (seconds) or later.
   double stop_after = std::numeric_limits<double>::infinity();
+  // Every exchange is to be logged (coupler serve --trace), as HotPathConfig::trace: run() returns after each
+  // Control it answers, with its frames in the outcome, so that the caller logs it in its turn.
+  bool trace = false;
 };
 
 // The caller's arrays, which the worlds are served from and into, written in place (they must outlive the
@@ -78,6 +82,9 @@ struct WorldHotPathOutcome {
   // The sizes of the last Control answered and of its answer, in bytes.
   std::size_t request_bytes = 0;
   std::size_t answer_bytes = 0;
+  // With WorldHotPathConfig::trace: the Control answered and its answer, as sent.
+  std::string request_frame;
+  std::string answer_frame;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
@@ -98,9 +105,12 @@ class WorldHotPath {
   // the first time or the worlds failed. Answers go through `ring` (may be null) when a Control asks for it.
   // With `starting`, the run waits for its first Control (after a handshake or a reset): the first Control taken
   // starts it (the outcome says so). `steps_before`: the steps the server took before this call, which number the
-  // published states. The caller guarantees that `peer` alone drives the worlds.
+  // published states. With `sizes_logged` (coupler serve --trace-sizes: the sizes of the exchange the caller
+  // logged last), it returns after a Control whose sizes differ from those of the exchange before it, so that
+  // the caller logs every change. The caller guarantees that `peer` alone drives the worlds.
   WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                          SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0);
+                          SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0,
+                          std::optional<std::pair<std::size_t, std::size_t>> sizes_logged = std::nullopt);
 
   // From now on, publishes what the caller's observer publishes for each
   // Control answered, in its order, once its answer has been sent: the

@@ -1,0 +1,137 @@
+"""Options of a batched server served by the world hot path (`coupler.serve.world_hot_path`) as by any server:
+traced (--trace, --trace-sizes), C++ answers the Controls for every world and the log reads as the Python path's
+did; the answers are MuJoCo's own steps of each world."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mujoco")
+
+import mujoco  # noqa: E402
+
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
+from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.run_clock import RunClock  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
+from coupler.wire.codec import encode  # noqa: E402
+from coupler.wire.messages import HandshakeInitMessage, SensorRequestMessage  # noqa: E402
+from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
+from served_loop import Served, ask, req_socket  # noqa: E402
+
+WORLDS = 3
+TIME_STEP = 0.01
+# One hinge driven by one motor: a world's control value is its ctrl, its qpos and qvel come back with its answer.
+PENDULUM = f"""
+<mujoco>
+  <option timestep="{TIME_STEP}"/>
+  <worldbody>
+    <body name="arm">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+    </body>
+  </worldbody>
+  <actuator><motor name="m" joint="hinge" ctrlrange="-2 2"/></actuator>
+</mujoco>
+"""
+
+
+class ServedPendulums(Served):
+    """WORLDS pendulums served by a lockstep loop in a thread, through the hot path or not, traced or paced as
+    asked, with every world's qpos and qvel in its answers."""
+
+    def __init__(self, address: str, hot_path: bool = True, trace: bool = False, trace_sizes: bool = False,
+                 clock: RunClock | None = None) -> None:
+        self.worlds = WorldBatch(MujocoSimulation.from_xml_string(PENDULUM), WORLDS, threads=1,
+                                 data_names=("qpos", "qvel"))
+        self.sim = SimulationServer(WorldsSimulation(self.worlds), session_timeout=60.0)
+        self.sim.trace = trace
+        self.responder = BatchedResponder(address, self.sim, trace_sizes=trace_sizes)
+        self.loop = LockstepLoop(self.responder, clock, hot_path=hot_path)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
+
+    def __exit__(self, *exc_info: object) -> None:
+        super().__exit__(*exc_info)
+        self.worlds.close()
+
+
+class MujocoPendulums:
+    """The same pendulums stepped by MuJoCo directly, as the answers are to read."""
+
+    def __init__(self) -> None:
+        self.model = mujoco.MjModel.from_xml_string(PENDULUM)
+        self.data = [mujoco.MjData(self.model) for _ in range(WORLDS)]
+
+    def run(self, controls: np.ndarray, steps: int, resets: list[int]) -> np.ndarray:
+        """Every world's (qpos, qvel) once the worlds `resets` lists are reset and the others stepped."""
+        for world, data in enumerate(self.data):
+            if world in resets:
+                mujoco.mj_resetData(self.model, data)
+                mujoco.mj_forward(self.model, data)
+                continue
+            data.ctrl[:] = controls[world]
+            for _ in range(max(steps, 1)):
+                mujoco.mj_step(self.model, data)
+        return np.array([[d.qpos[0], d.qvel[0]] for d in self.data])
+
+
+def exchanges() -> list[tuple[np.ndarray, int, list[int]]]:
+    """Controls for every world (values, steps, worlds reset) whose frame sizes change now and then."""
+    rng = np.random.default_rng(3)
+    plan = []
+    for k in range(12):
+        resets = [1] if k in (4, 9) else [0, 2] if k == 6 else []
+        plan.append((rng.uniform(-1.5, 1.5, (WORLDS, 1)), int(rng.choice([1, 3])), resets))
+    return plan
+
+
+def drive(served: ServedPendulums, read_after: int = 5) -> list[np.ndarray]:
+    """Handshake, drive the plan's Controls (a read among them, after `read_after`), read at the end; every
+    answer's (qpos, qvel) per world."""
+    states = []
+    with req_socket(served.responder.endpoint) as driver:
+        ask(driver, encode(HandshakeInitMessage()))
+        for k, (controls, steps, resets) in enumerate(exchanges()):
+            answer = ask(driver, encode_world_control(WORLDS, controls, steps, resets))
+            _, _, data, _, _ = read_world_answer_with_images(answer, None)
+            states.append(np.array(data).reshape(WORLDS, 2))
+            if k == read_after:
+                ask(driver, encode(SensorRequestMessage()))
+        ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+    return states
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+
+
+def mujoco_states() -> list[np.ndarray]:
+    direct = MujocoPendulums()
+    return [direct.run(controls, steps, resets) for controls, steps, resets in exchanges()]
+
+
+@pytest.mark.parametrize("option", ["trace", "trace_sizes"])
+def test_traced_controls_for_every_world_are_answered_in_cpp_and_logged_as_the_python_path_logs_them(
+        make_address, caplog, option):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    lines = []
+    for hot_path in (True, False):
+        caplog.clear()
+        with ServedPendulums(make_address("ipc"), hot_path=hot_path, **{option: True}) as served:
+            states = drive(served)
+        lines.append(logged(caplog))
+        for ours, theirs in zip(states, mujoco_states(), strict=True):
+            np.testing.assert_array_equal(ours, theirs)
+        if hot_path:
+            assert isinstance(served.loop.hot_path, WorldHotPath)
+            assert served.loop.hot_path.controls == len(exchanges())  # every Control answered in C++
+    assert lines[0] == lines[1]
+    assert len(lines[0]) >= (2 * (len(exchanges()) + 3) if option == "trace" else 4)
