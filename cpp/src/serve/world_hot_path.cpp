@@ -155,72 +155,143 @@ void WorldHotPath::publish_to(FramePublisher& publisher, std::vector<MujocoState
 
 void WorldHotPath::publish(std::string_view request, std::int64_t received_ns, const std::string& answer,
                            bool stepped, std::uint64_t step) {
+  publish_taken(request, received_ns, stepped, step);
+  publish_answer(answer, stepped, arrays_.times[0]);
+}
+
+void WorldHotPath::publish_taken(std::string_view request, std::int64_t received_ns, bool stepped,
+                                 std::uint64_t step) {
   publisher_->publish(kControlChannel, request, received_ns, FramePublisher::kNoTime);
-  if (stepped) {
-    // As the observer publishes a batch's states: one per world, only world 0's with the stream's simulated time.
-    const std::int64_t wall = wall_clock_nanoseconds();
-    for (std::size_t i = 0; i < states_.size(); ++i) {
-      encode_mujoco_state(arrays_.times[i], step, states_[i], state_bytes_, static_cast<std::uint32_t>(i));
-      publisher_->publish(kStateChannel, state_bytes_, wall,
-                          i == 0 ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
-    }
+  if (!stepped) return;
+  // As the observer publishes a batch's states: one per world, only world 0's with the stream's simulated time.
+  const std::int64_t wall = wall_clock_nanoseconds();
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    encode_mujoco_state(arrays_.times[i], step, states_[i], state_bytes_, static_cast<std::uint32_t>(i));
+    publisher_->publish(kStateChannel, state_bytes_, wall,
+                        i == 0 ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
   }
+}
+
+void WorldHotPath::publish_answer(const std::string& answer, bool stepped, double time) {
   publisher_->publish(stepped ? kSensorChannel : kErrorChannel, answer, wall_clock_nanoseconds(),
-                      stepped ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
+                      stepped ? header_nanoseconds(time) : FramePublisher::kNoTime);
+}
+
+bool WorldHotPath::send_held(Server& server) {
+  if (!held_) return false;
+  server.reply_frame(held_->request, held_->frame);
+  if (publisher_) publish_answer(held_->frame, true, held_->time);
+  held_.reset();
+  return true;
 }
 
 WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                                       SharedRingWriter* ring, bool starting, std::uint64_t steps_before,
-                                      std::optional<std::pair<std::size_t, std::size_t>> sizes_logged) {
+                                      std::optional<std::pair<std::size_t, std::size_t>> sizes_logged,
+                                      std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
   WorldHotPathOutcome outcome;
-  const auto deadline = Clock::now() + return_after;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  std::optional<AnswerPacing> paced;
+  if (pacing) paced.emplace(*pacing, started);
+  Clock::time_point start_wall{};
   Clock::time_point last_control{};
   // Published: the Control answered last, published once its answer has been sent.
   std::string request;
   std::int64_t received_ns = 0;
   std::string answered;
+  // Paced, an answer due later than longest_hold, to hold once the server hands its request over.
+  std::optional<std::string> to_hold;
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
-    if (from != peer) return std::nullopt;
+    // While an answer is held, its controller waits for it: everything else is the caller's to serve.
+    if (from != peer || held_) return std::nullopt;
     const auto arrived = Clock::now();
     const std::int64_t arrived_ns = publisher_ ? wall_clock_nanoseconds() : 0;
     std::optional<std::string> frame = serve(payload, ring, outcome);
-    if (frame) {
-      last_control = arrived;
-      // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path).
-      if (starting && outcome.failure.empty()) outcome.started = true;
-      if (publisher_) {
-        request.assign(payload.data(), payload.size());
-        received_ns = arrived_ns;
-        answered = *frame;
+    if (!frame) return frame;
+    last_control = arrived;
+    const bool stepped = outcome.failure.empty();
+    // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path);
+    // paced, its clock runs from here, at the time the Control stepped from, as the caller's clock would.
+    if (starting && stepped) {
+      starting = false;
+      outcome.started = true;
+      start_wall = Clock::now();
+      outcome.start_time = *outcome.simulated_time - static_cast<double>(outcome.steps) * config_.time_step;
+      if (paced) paced->anchor(outcome.start_time, start_wall);
+    }
+    if (publisher_) {
+      request.assign(payload.data(), payload.size());
+      received_ns = arrived_ns;
+      answered = *frame;
+    }
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = *frame;
+    }
+    if (paced && stepped) {
+      if (paced->holds_long(*outcome.simulated_time, Clock::now())) {
+        to_hold = std::move(*frame);  // held from when the server hands its request over
+        return std::nullopt;
       }
-      if (config_.trace) {
-        outcome.request_frame.assign(payload.data(), payload.size());
-        outcome.answer_frame = *frame;
-      }
+      if (paced->hold_until_due(*outcome.simulated_time)) ++outcome.deadlines_missed;
     }
     return frame;
   };
+  // Whether the loop goes on after a Control's answer was sent.
+  const auto goes_on = [&] {
+    if (config_.trace || !outcome.failure.empty() || !outcome.last_clamped.empty()) return false;
+    if (sizes_logged) {
+      // A change the caller is to log before the next exchange's.
+      const std::pair<std::size_t, std::size_t> sizes{outcome.request_bytes, outcome.answer_bytes};
+      if (sizes != *sizes_logged) return false;
+    }
+    return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
+  };
   for (;;) {
     const auto now = Clock::now();
+    if (held_ && !paced->holds_long(held_->time, now)) {
+      // Its last stretch, slept through, then sent as any answer.
+      if (paced->hold_until_due(held_->time)) ++outcome.deadlines_missed;
+      outcome.request_bytes = held_->request.frame().size();
+      outcome.answer_bytes = held_->frame.size();
+      outcome.simulated_time = held_->time;
+      send_held(server);
+      if (!goes_on()) break;
+      continue;
+    }
     if (now >= deadline) break;
+    auto until = deadline;
+    if (held_) until = std::min(until, paced->due_at(held_->time) - paced->longest_hold());
     const auto left =
-        std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - now), std::chrono::milliseconds(0));
+        std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = server.receive_offering(left, answer);
+    if (to_hold && offered.request && offered.request->peer() == peer) {
+      // As the caller's path: the Control and the worlds' states are published as it is answered, the answer once
+      // sent. Its answer, not sent yet, counts in no size, nor does its time.
+      const double time = *outcome.simulated_time;
+      if (publisher_) publish_taken(request, received_ns, true, steps_before + outcome.steps);
+      held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), time});
+      to_hold.reset();
+      outcome.request_bytes = 0;
+      outcome.answer_bytes = 0;
+      outcome.simulated_time.reset();
+      // Traced, it is logged as it is answered, before the requests served while it waits.
+      if (config_.trace || !outcome.last_clamped.empty()) break;
+      continue;
+    }
+    to_hold.reset();
     if (offered.request) {
       outcome.request = std::move(offered.request);
       break;
     }
     if (!offered.answered) continue;
     if (publisher_) publish(request, received_ns, answered, outcome.failure.empty(), steps_before + outcome.steps);
-    if (config_.trace || !outcome.failure.empty() || !outcome.last_clamped.empty()) break;
-    if (sizes_logged) {
-      // A change the caller is to log before the next exchange's.
-      const std::pair<std::size_t, std::size_t> sizes{outcome.request_bytes, outcome.answer_bytes};
-      if (sizes != *sizes_logged) break;
-    }
-    if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
+    if (!goes_on()) break;
   }
+  outcome.answer_held = held_.has_value();
+  if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (outcome.controls > 0 || !outcome.failure.empty()) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }

@@ -23,7 +23,7 @@ class BatchHotPath:
     """The native hot path of `batch`, answering from `sensors_out` and `times_out` (written in place)."""
 
     def __init__(self, batch: WorldBatch, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
-                 stop_after: float = math.inf, trace: bool = False) -> None:
+                 stop_after: float = math.inf, trace: bool = False, time_step: float = 0.0) -> None:
         self.batch = batch
         count = batch.count
         self._settled = np.ones(count, dtype=np.uint8)
@@ -33,7 +33,11 @@ class BatchHotPath:
         largest = batch.first.native_parts().largest_value
         self._path = _native.WorldHotPath(batch.stepper, batch.values, batch.events, self._settled, self._forwarded,
                                           sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
-                                          largest, stop_after, trace)
+                                          largest, stop_after, trace, time_step)
+
+    def send_held(self, server: Any) -> bool:
+        """`_native.WorldHotPath.send_held`: the paced answer held for its time, sent now."""
+        return bool(self._path.send_held(server))
 
     def publish_to(self, publisher: Any) -> None:
         """Publish each Control answered on `publisher` (a `_native.FramePublisher`), every world's state after
@@ -42,10 +46,11 @@ class BatchHotPath:
                                            w.data.mocap_quat) for w in self.batch.worlds])
 
     def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None, starting: bool = False,
-            steps_before: int = 0, sizes_logged: tuple[int, int] | None = None) -> Any:
-        """`_native.WorldHotPath.run` from the state the batch is in; the batch is told what it did."""
+            steps_before: int = 0, sizes_logged: tuple[int, int] | None = None, **pacing: float) -> Any:
+        """`_native.WorldHotPath.run` from the state the batch is in (`pacing`: its zero_due_in, speed,
+        late_after and longest_hold); the batch is told what it did."""
         self.batch.native_flags_into(self._settled, self._forwarded)
-        outcome = self._path.run(server, peer, return_after, ring, starting, steps_before, sizes_logged)
+        outcome = self._path.run(server, peer, return_after, ring, starting, steps_before, sizes_logged, **pacing)
         if outcome.controls or outcome.failure:
             self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
         return outcome

@@ -16,7 +16,12 @@ clamp of a value (Python warns about it), a failure, and a timer. Python is
 told what happened and counts it as its own path does. Traced (`--trace`),
 C++ returns after each Control it answers, with its frames, which Python
 logs as its own path would, in the same order; with `--trace-sizes`, after
-each Control whose frame sizes change, which Python logs.
+each Control whose frame sizes change, which Python logs. Paced
+(`--realtime`), each answer waits for its time on the wall clock in C++, as
+on the single-world path (`coupler::AnswerPacing`): one due later than
+`LONGEST_HOLD` is held there while every other request comes back to Python
+(reads are answered meanwhile), and the Control that starts a run anchors
+the clock, which Python's follows.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
@@ -36,7 +41,7 @@ from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER
 from coupler.serve.long_control import LONG_CONTROL_STEPS
-from coupler.serve.run_clock import RunClock
+from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +50,17 @@ class WorldHotPath:
     """Serves a lone controller's Controls for every world of `responder`'s batch in C++."""
 
     def __init__(self, responder: BatchedResponder, stop_after: float | None = None,
-                 publisher: NativePublisher | None = None) -> None:
+                 publisher: NativePublisher | None = None, clock: RunClock | None = None) -> None:
         self.responder = responder
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
             responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
-            math.inf if stop_after is None else stop_after, trace=responder.sim.trace)
+            math.inf if stop_after is None else stop_after, trace=responder.sim.trace,
+            time_step=responder.sim.handshake.time_step)
+        # Paced (a clock with a speed): answers wait for their time in C++.
+        self._clock = clock if clock is not None and clock.speed is not None else None
+        self._held = False  # paced: C++ holds the controller's answer until its time
+        self._held_peer = b""
         if publisher is not None:
             self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
@@ -62,31 +72,42 @@ class WorldHotPath:
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
         it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
-        lockstep, one controller, unpaced, worlds with a native hot path (a `hot_path` method, as
-        `coupler.mujoco.world_batch.WorldBatch` has). --trace and --trace-sizes log what C++ reports."""
+        lockstep, one controller, worlds with a native hot path (a `hot_path` method, as
+        `coupler.mujoco.world_batch.WorldBatch` has). --trace and --trace-sizes log what C++ reports; paced by
+        `clock`, C++ holds each answer until its time."""
         publisher: NativePublisher | None = None
         if isinstance(responder, ObservedResponder):
             publisher, responder = responder.observer, responder.inner
         if type(responder) is not BatchedResponder:
             return None
         sim = responder.sim
-        if not sim.lockstep or sim.shared or (clock is not None and clock.speed is not None):
+        if not sim.lockstep or sim.shared:
             return None
         if not hasattr(responder.worlds, "hot_path"):
             return None
-        return cls(responder, stop_after, publisher)
+        return cls(responder, stop_after, publisher, clock)
 
-    # Controls of many steps are Python's to take in chunks: none is ever in progress here, nor cut at a stop.
-    long_in_progress = False
+    # Controls of many steps are Python's to take in chunks: none is ever cut at a stop here.
     stopped_at_stop_after = False
 
+    @property
+    def long_in_progress(self) -> bool:
+        """True while a Control's answer is still to come across serve()s: a paced answer C++ holds until its
+        time."""
+        return self._held
+
     def end_long_control(self, why: str = "") -> None:
-        """Nothing to answer: no Control of many steps is ever in progress here."""
+        """Send the paced answer C++ holds (if any) at once: the server stops."""
+        if self._held:
+            self._path.send_held(self.responder.server)
+            self._held = False
 
     def ready(self) -> bool:
         """True when the next request may go to C++: an accepted lone controller drives the worlds, running or
-        waiting for the Control that starts them."""
+        waiting for the Control that starts them, or its answer waits for its time there."""
         sim = self.sim
+        if self._held:
+            return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if len(active) != 1 or sim.long_control is not None:
             return False
@@ -100,14 +121,30 @@ class WorldHotPath:
         answered (None when none was)."""
         sim = self.sim
         responder = self.responder
-        controller = next(iter(sim.sessions.active.values()))
+        if self._held:
+            peer = self._held_peer
+        else:
+            peer = next(iter(sim.sessions.active))  # the lone controller's
+        controller = sim.sessions.active.get(peer)
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
-        outcome = self._path.run(responder.server, controller.peer, min(return_after, RETURN_AFTER), ring,
+        pacing = {}
+        if self._clock is not None:
+            pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
+                      "late_after": sim.handshake.time_step, "longest_hold": LONGEST_HOLD}
+        outcome = self._path.run(responder.server, peer, min(return_after, RETURN_AFTER), ring,
                                  starting=not sim.running, steps_before=sim.stats.steps,
-                                 sizes_logged=responder.sizes_logged)
+                                 sizes_logged=responder.sizes_logged, **pacing)
         if outcome.started:
             sim.simulation_run.start()
+        if self._clock is not None:
+            if outcome.started:
+                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
+            self._clock.deadlines_missed += outcome.deadlines_missed
+        self._held = outcome.answer_held
+        if self._held:
+            self._held_peer = peer
+            sim.sessions.renew(peer)  # waiting for its answer, not gone
         served = outcome.controls
         self.controller_served = served > 0
         self.controls += served
@@ -116,16 +153,17 @@ class WorldHotPath:
         stats.requests += served
         stats.controls += served
         stats.steps += outcome.steps
-        if served or outcome.failure:
+        if controller is not None and (served or outcome.failure):
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
         if outcome.failure:
             stats.requests += 1
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
-        if served or outcome.failure:
-            # Logged as the Python path logs an exchange: traced, its frames once answered; its sizes once sent.
-            if sim.trace:
-                responder.log_traced(outcome.request_frame, outcome.answer_frame)
+        # Logged as the Python path logs an exchange: traced, its frames once answered (a held answer too, before
+        # what is served while it waits); its sizes once sent.
+        if sim.trace and outcome.request_frame:
+            responder.log_traced(outcome.request_frame, outcome.answer_frame)
+        if outcome.answer_bytes:
             responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
         return outcome.request, outcome.simulated_time

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -135,3 +136,47 @@ def test_traced_controls_for_every_world_are_answered_in_cpp_and_logged_as_the_p
             assert served.loop.hot_path.controls == len(exchanges())  # every Control answered in C++
     assert lines[0] == lines[1]
     assert len(lines[0]) >= (2 * (len(exchanges()) + 3) if option == "trace" else 4)
+
+
+def paced_exchange(served: ServedPendulums) -> tuple[list[np.ndarray], float, bool]:
+    """A paced run: a Control that starts it, then one of 20 steps (0.2 s) during whose hold a reader reads.
+    Every Control's answer's (qpos, qvel) per world, how long the second one took, and whether the read was
+    answered while it waited."""
+    plan = [(np.full((WORLDS, 1), 0.5), 1), (np.array([[1.0], [-1.0], [0.25]]), 20)]
+    states = []
+    with req_socket(served.responder.endpoint) as driver, req_socket(served.responder.endpoint) as reader:
+        ask(driver, encode(HandshakeInitMessage()))
+        answer = ask(driver, encode_world_control(WORLDS, *plan[0]))
+        states.append(np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2))
+        started = time.monotonic()
+        driver.send(encode_world_control(WORLDS, *plan[1]))
+        time.sleep(0.02)
+        ask(reader, encode(SensorRequestMessage()))
+        read_while_held = not driver.poll(0)
+        answer = driver.recv()
+        took = time.monotonic() - started
+        states.append(np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2))
+        ask(reader, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+    direct = MujocoPendulums()
+    for (controls, steps), state in zip(plan, states, strict=True):
+        np.testing.assert_array_equal(state, direct.run(controls, steps, []))
+    return states, took, read_while_held
+
+
+def test_paced_answers_for_every_world_wait_in_cpp_for_their_time_while_reads_are_answered_and_logged_in_order(
+        make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    lines = []
+    for hot_path in (True, False):
+        caplog.clear()
+        clock = RunClock(1.0)
+        with ServedPendulums(make_address("ipc"), hot_path=hot_path, trace=True, clock=clock) as served:
+            _, took, read_while_held = paced_exchange(served)
+        lines.append(logged(caplog))
+        assert took >= 0.2 - 0.002  # the answer waited for its time
+        assert read_while_held
+        assert clock.deadlines_missed <= 1  # an idle machine misses none; a busy one may now and then
+        if hot_path:
+            assert isinstance(served.loop.hot_path, WorldHotPath)
+            assert served.loop.hot_path.controls == 2  # both Controls answered in C++, the first starting the run
+    assert lines[0] == lines[1]

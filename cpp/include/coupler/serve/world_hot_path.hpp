@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include <coupler/serve/answer_pacing.hpp>
 #include <coupler/serve/hot_path.hpp>
 #include <coupler/serve/mujoco_state.hpp>
 #include <coupler/serve/world_control_check.hpp>
@@ -48,6 +49,9 @@ struct WorldHotPathConfig {
   // Every exchange is to be logged (coupler serve --trace), as HotPathConfig::trace: run() returns after each
   // Control it answers, with its frames in the outcome, so that the caller logs it in its turn.
   bool trace = false;
+  // Seconds of simulated time a step takes: paced, the Control that starts a run anchors its clock this many
+  // seconds per step before world 0's time after it.
+  double time_step = 0.0;
 };
 
 // The caller's arrays, which the worlds are served from and into, written in place (they must outlive the
@@ -89,8 +93,16 @@ struct WorldHotPathOutcome {
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
   std::string failure;
-  // Run with `starting`: a Control was stepped and answered, which started the run.
+  // Run with `starting`: a Control was stepped and answered, which started the run. Paced, the clock was
+  // anchored then, `since_start` before run() returned, at `start_time`, as the caller's clock is to be too.
   bool started = false;
+  double start_time = 0.0;
+  std::chrono::steady_clock::duration since_start{};
+  // Paced: Controls answered later than late_after past their time.
+  std::uint64_t deadlines_missed = 0;
+  // Paced: the answer to the last Control taken (counted in `controls` and `steps`) waits for its time when
+  // run() returned; the next run() sends it when due, send_held() at once.
+  bool answer_held = false;
 };
 
 class WorldHotPath {
@@ -107,10 +119,16 @@ class WorldHotPath {
   // starts it (the outcome says so). `steps_before`: the steps the server took before this call, which number the
   // published states. With `sizes_logged` (coupler serve --trace-sizes: the sizes of the exchange the caller
   // logged last), it returns after a Control whose sizes differ from those of the exchange before it, so that
-  // the caller logs every change. The caller guarantees that `peer` alone drives the worlds.
+  // the caller logs every change. With `pacing` (coupler serve --realtime), each answer waits for its time on
+  // the wall clock (answer_pacing.hpp); one due later than longest_hold is held while every other request goes
+  // back to the caller (the answer still held: the next run() sends it when due), and the first Control of a run
+  // anchors the clock. The caller guarantees that `peer` alone drives the worlds.
   WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0,
-                          std::optional<std::pair<std::size_t, std::size_t>> sizes_logged = std::nullopt);
+                          std::optional<std::pair<std::size_t, std::size_t>> sizes_logged = std::nullopt,
+                          std::optional<HotPathPacing> pacing = std::nullopt);
+  // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
+  bool send_held(Server& server);
 
   // From now on, publishes what the caller's observer publishes for each
   // Control answered, in its order, once its answer has been sent: the
@@ -128,6 +146,17 @@ class WorldHotPath {
   // Publishes a Control answered with `answer`, received at `received_ns`: `stepped`, after its steps numbered `step`.
   void publish(std::string_view request, std::int64_t received_ns, const std::string& answer, bool stepped,
                std::uint64_t step);
+  // Its two halves: the Control and (stepped) every world's state after its steps; the answer, once sent.
+  void publish_taken(std::string_view request, std::int64_t received_ns, bool stepped, std::uint64_t step);
+  void publish_answer(const std::string& answer, bool stepped, double time);
+
+  // A paced answer held until its time, across calls to run(), while every other request goes to the caller.
+  struct HeldAnswer {
+    Request request;
+    std::string frame;
+    double time = 0.0;  // world 0's time it stepped to, when it is due
+  };
+  std::optional<HeldAnswer> held_;
 
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;
