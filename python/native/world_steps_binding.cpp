@@ -210,6 +210,12 @@ class WorldHotPathOf {
     return path_->send_held(bound);
   }
 
+  bool end_long_control(ServerHandle& server, const std::string& text) {
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->end_long_control(bound, text);
+  }
+
   void publish_to(py::object publisher, const py::list& states) {
     std::vector<MujocoStateArrays> arrays;
     for (const auto& state : states) arrays.push_back(mujoco_state_arrays(py::reinterpret_borrow<py::object>(state)));
@@ -290,7 +296,15 @@ void bind_world_steps(py::module_& module) {
                     "Paced: Controls answered later than late_after past their time.")
       .def_readonly("answer_held", &WorldHotPathOutcome::answer_held,
                     "Paced: the last Control's answer waits for its time; the next run() sends it when due, "
-                    "send_held() at once.");
+                    "send_held() at once.")
+      .def_readonly("long_steps", &WorldHotPathOutcome::long_steps,
+                    "A Control of many steps in progress (the next run() goes on with it): the steps it asks for; "
+                    "0 when none is.")
+      .def_readonly("long_taken", &WorldHotPathOutcome::long_taken, "Its steps taken so far.")
+      .def_readonly("long_at_stop_after", &WorldHotPathOutcome::long_at_stop_after,
+                    "It stopped at the step reaching stop_after, unanswered: end it with end_long_control().")
+      .def_readonly("long_failed", &WorldHotPathOutcome::long_failed,
+                    "The worlds failed during a Control of many steps (counted in controls when it was taken).");
 
   py::class_<WorldHotPathOf>(module, "WorldHotPath",
                              "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
@@ -298,7 +312,8 @@ void bind_world_steps(py::module_& module) {
                              "place: `values` and `events_on` (the last Control's rows), `settled` and `forwarded` "
                              "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
                              "with images, with resets the worlds cannot take here, of more than `max_steps` steps "
-                             "or with a value beyond `largest_value` (or not finite) are handed back; run() returns "
+                             "or with a value beyond `largest_value` (or not finite) are handed back, those of "
+                             "more than coupler::StepChunks::kFirst taken in chunks; run() returns "
                              "after a Control that stepped world 0 to `stop_after` (seconds) or later, and with "
                              "`trace`, after each Control, its frames in the outcome. `forwarded_after`: what the "
                              "worlds' steps leave in each world they read.")
@@ -327,6 +342,9 @@ void bind_world_steps(py::module_& module) {
            "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
       .def("send_held", &WorldHotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if one is) now, and publish it; whether one was.")
+      .def("end_long_control", &WorldHotPathOf::end_long_control, py::arg("server"), py::arg("text"),
+           "Answer the Control of many steps in progress (if one is) with SESSION_ENDED and `text`, and publish "
+           "that answer; whether one was.")
       .def("publish_to", &WorldHotPathOf::publish_to, py::arg("publisher"), py::arg("states"),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, every world's "
            "MuJoCo state after its steps (`states`: per world, in order, its mjData's (qpos, qvel, act, ctrl, "

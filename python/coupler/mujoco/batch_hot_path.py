@@ -28,6 +28,7 @@ class BatchHotPath:
         count = batch.count
         self._settled = np.ones(count, dtype=np.uint8)
         self._forwarded = np.ones(count, dtype=np.uint8)
+        self._long = False  # a Control of many steps was in progress after the last run
         # A value up to this size is within what MuJoCo takes, whatever its scale; larger ones go to the one check,
         # WorldBatch._check_values.
         largest = batch.first.native_parts().largest_value
@@ -51,6 +52,13 @@ class BatchHotPath:
         late_after and longest_hold); the batch is told what it did."""
         self.batch.native_flags_into(self._settled, self._forwarded)
         outcome = self._path.run(server, peer, return_after, ring, starting, steps_before, sizes_logged, **pacing)
-        if outcome.controls or outcome.failure:
+        # A Control of many steps in progress steps the worlds in runs that answer none.
+        if outcome.controls or outcome.failure or outcome.long_steps or self._long:
             self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
+        self._long = outcome.long_steps > 0
         return outcome
+
+    def end_long_control(self, server: Any, text: str) -> bool:
+        """`_native.WorldHotPath.end_long_control`: the Control of many steps in progress answered with `text`."""
+        self._long = False
+        return bool(self._path.end_long_control(server, text))

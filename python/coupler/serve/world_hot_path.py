@@ -9,11 +9,17 @@ GIL released, by the very objects `BatchedResponder` uses, so both send the
 same bytes. The first Control after a handshake or a Reset is taken there
 like any other: it starts the run, which C++ reports (`started`) and Python
 marks. Everything else comes back to Python, which keeps the control
-plane and every refusal's text: a newcomer's Control (which admits it), a Control with images or resets that do not
-match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
-large enough to need `WorldBatch`'s check, any other request, the first
-clamp of a value (Python warns about it), a failure, and a timer. Python is
-told what happened and counts it as its own path does. Traced (`--trace`),
+plane and every refusal's text: a newcomer's Control (which admits it), a
+Control with images or resets that do not match, one beyond the cap on
+steps, a value that is not finite or large enough to need `WorldBatch`'s
+check, any other request, the first clamp of a value (Python warns about
+it), a failure, and a timer. Python is told what happened and counts it as
+its own path does. A Control of more than `LONG_CONTROL_STEPS` steps is
+stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
+path), each request that arrives between two chunks coming back to Python
+(reads answered, requests to drive refused: it is mirrored in
+`SimulationServer.long_control`), and it stops at `--stop-after` or when the
+server stops, answered with SessionEnded. Traced (`--trace`),
 C++ returns after each Control it answers, with its frames, which Python
 logs as its own path would, in the same order; with `--trace-sizes`, after
 each Control whose frame sizes change, which Python logs. Paced
@@ -26,7 +32,9 @@ the clock, which Python's follows.
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
 byte for byte: each Control it answers, every world's MuJoCo state after the
-step (world 0's with its simulated time) and the answer. Controls asking for
+step (world 0's with its simulated time) and the answer (a Control of many
+steps: the Control and the states as it is taken, the answer once stepped,
+as the Python path publishes them). Controls asking for
 images stay Python's, which renders them and publishes them through the
 observer.
 """
@@ -37,10 +45,11 @@ import logging
 import math
 from typing import Any
 
+from coupler.limits import MAX_STEPS_PER_CONTROL
 from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER
-from coupler.serve.long_control import LONG_CONTROL_STEPS
+from coupler.serve.long_control import LongControl
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
@@ -54,13 +63,17 @@ class WorldHotPath:
         self.responder = responder
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
-            responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
+            responder.world_sensors, responder.world_times, MAX_STEPS_PER_CONTROL,
             math.inf if stop_after is None else stop_after, trace=responder.sim.trace,
             time_step=responder.sim.handshake.time_step)
         # Paced (a clock with a speed): answers wait for their time in C++.
         self._clock = clock if clock is not None and clock.speed is not None else None
         self._held = False  # paced: C++ holds the controller's answer until its time
         self._held_peer = b""
+        self._long = False  # a Control of many steps is stepped in C++, mirrored in sim.long_control
+        self._stop_after = stop_after
+        # A Control of many steps reached stop_after and was ended: the loop ends.
+        self.stopped_at_stop_after = False
         if publisher is not None:
             self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
@@ -87,26 +100,31 @@ class WorldHotPath:
             return None
         return cls(responder, stop_after, publisher, clock)
 
-    # Controls of many steps are Python's to take in chunks: none is ever cut at a stop here.
-    stopped_at_stop_after = False
-
     @property
     def long_in_progress(self) -> bool:
-        """True while a Control's answer is still to come across serve()s: a paced answer C++ holds until its
-        time."""
-        return self._held
+        """True while a Control's answer is still to come across serve()s: one of many steps stepped in C++, or
+        a paced answer C++ holds until its time."""
+        return self._long or self._held
 
     def end_long_control(self, why: str = "") -> None:
-        """Send the paced answer C++ holds (if any) at once: the server stops."""
+        """Answer the Control of many steps in progress in C++, if any: the server stopped after some of its steps
+        (`why`: a reason to add); a paced answer held is sent at once."""
         if self._held:
             self._path.send_held(self.responder.server)
             self._held = False
+        long = self.sim.long_control
+        if not self._long or long is None:
+            return
+        self._path.end_long_control(self.responder.server, long.stopped(why).text)
+        self._long = False
+        self.sim.stats.errors_sent += 1
+        self.sim.long_control = None
 
     def ready(self) -> bool:
         """True when the next request may go to C++: an accepted lone controller drives the worlds, running or
         waiting for the Control that starts them, or its answer waits for its time there."""
         sim = self.sim
-        if self._held:
+        if self._long or self._held:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if len(active) != 1 or sim.long_control is not None:
@@ -121,7 +139,10 @@ class WorldHotPath:
         answered (None when none was)."""
         sim = self.sim
         responder = self.responder
-        if self._held:
+        long = sim.long_control if self._long else None
+        if long is not None:
+            peer = long.peers[0]
+        elif self._held:
             peer = self._held_peer
         else:
             peer = next(iter(sim.sessions.active))  # the lone controller's
@@ -157,13 +178,31 @@ class WorldHotPath:
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
         if outcome.failure:
-            stats.requests += 1
+            if not outcome.long_failed:
+                stats.requests += 1  # a Control whose worlds could not be stepped, answered with the error
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
         # Logged as the Python path logs an exchange: traced, its frames once answered (a held answer too, before
         # what is served while it waits); its sizes once sent.
         if sim.trace and outcome.request_frame:
-            responder.log_traced(outcome.request_frame, outcome.answer_frame)
+            answered = outcome.answer_frame or None  # none yet: a Control of many steps, answered once stepped
+            responder.log_traced(outcome.request_frame, answered, held=answered is None)
         if outcome.answer_bytes:
             responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+        self._mirror_long(outcome, peer)
         return outcome.request, outcome.simulated_time
+
+    def _mirror_long(self, outcome: Any, peer: bytes) -> None:
+        """Mirror the Control of many steps C++ has in progress (of `peer`) in `SimulationServer.long_control`:
+        requests to drive are refused while it is stepped, as for any long Control (coupler.serve.long_control).
+        One stopped at stop_after is ended here."""
+        sim = self.sim
+        long_before, self._long = self._long, outcome.long_steps > 0
+        if self._long:
+            sim.long_control = LongControl([peer], outcome.long_steps, outcome.long_taken)
+            sim.sessions.renew(peer)  # waiting for its answer, not gone
+        elif long_before:
+            sim.long_control = None
+        if outcome.long_at_stop_after:
+            self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
+            self.stopped_at_stop_after = True

@@ -5,6 +5,7 @@ did; the answers are MuJoCo's own steps of each world."""
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 
@@ -22,8 +23,14 @@ from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
-from coupler.wire.codec import encode  # noqa: E402
-from coupler.wire.messages import HandshakeInitMessage, SensorRequestMessage  # noqa: E402
+from coupler.wire.codec import decode, encode  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    SensorMessage,
+    SensorRequestMessage,
+)
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
 
@@ -46,16 +53,16 @@ PENDULUM = f"""
 
 class ServedPendulums(Served):
     """WORLDS pendulums served by a lockstep loop in a thread, through the hot path or not, traced or paced as
-    asked, with every world's qpos and qvel in its answers."""
+    asked (stopping at `stop_after` simulated seconds), with every world's qpos and qvel in its answers."""
 
     def __init__(self, address: str, hot_path: bool = True, trace: bool = False, trace_sizes: bool = False,
-                 clock: RunClock | None = None) -> None:
+                 clock: RunClock | None = None, stop_after: float | None = None) -> None:
         self.worlds = WorldBatch(MujocoSimulation.from_xml_string(PENDULUM), WORLDS, threads=1,
                                  data_names=("qpos", "qvel"))
         self.sim = SimulationServer(WorldsSimulation(self.worlds), session_timeout=60.0)
         self.sim.trace = trace
         self.responder = BatchedResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(self.responder, clock, hot_path=hot_path)
+        self.loop = LockstepLoop(self.responder, clock, stop_after, hot_path=hot_path)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
@@ -111,7 +118,9 @@ def drive(served: ServedPendulums, read_after: int = 5) -> list[np.ndarray]:
 
 
 def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
+    """The exchanges logged, each server's shared-memory file (named in its handshake) left out."""
+    return [re.sub(r"path='[^']*'", "path=...", r.getMessage()) for r in caplog.records
+            if r.getMessage().startswith(("received", "answered"))]
 
 
 def mujoco_states() -> list[np.ndarray]:
@@ -180,3 +189,64 @@ def test_paced_answers_for_every_world_wait_in_cpp_for_their_time_while_reads_ar
             assert isinstance(served.loop.hot_path, WorldHotPath)
             assert served.loop.hot_path.controls == 2  # both Controls answered in C++, the first starting the run
     assert lines[0] == lines[1]
+
+
+def test_a_long_control_for_every_world_is_stepped_in_cpp_in_chunks_ends_where_mujoco_ends_and_is_logged_held(
+        make_address, caplog):
+    caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
+    plan = [(np.array([[0.5], [-1.0], [1.5]]), 250, [1]), (np.array([[-0.3], [0.2], [0.9]]), 101, [])]
+    lines = []
+    for hot_path in (True, False):
+        caplog.clear()
+        direct = MujocoPendulums()
+        with ServedPendulums(make_address("ipc"), hot_path=hot_path, trace=True) as served, \
+                req_socket(served.responder.endpoint) as driver:
+            ask(driver, encode(HandshakeInitMessage()))
+            for controls, steps, resets in plan:
+                answer = ask(driver, encode_world_control(WORLDS, controls, steps, resets))
+                state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
+                np.testing.assert_array_equal(state, direct.run(controls, steps, resets))
+            ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+        lines.append(logged(caplog))
+        if hot_path:
+            assert served.loop.hot_path.controls == len(plan)  # in C++, chunks and all
+            assert served.loop.chunked.chunks == 0  # none stepped by Python
+    assert lines[0] == lines[1]
+    assert "answered HELD" in lines[0]
+
+
+def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_stop_ends_the_control(make_address):
+    steps = 100_000  # about half a second of stepping
+    with ServedPendulums(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver, \
+            req_socket(served.responder.endpoint) as other:
+        ask(driver, encode(HandshakeInitMessage()))
+        driver.send(encode_world_control(WORLDS, np.zeros((WORLDS, 1)), steps))
+        time.sleep(0.05)
+        reads = [decode(ask(other, encode(SensorRequestMessage()))) for _ in range(3)]
+        busy = decode(ask(other, encode(HandshakeInitMessage())))
+        served.stop.set()
+        ended = decode(driver.recv())
+    assert all(isinstance(read, SensorMessage) for read in reads)
+    assert 0 < reads[0].simulated_time <= reads[-1].simulated_time < steps * TIME_STEP
+    assert isinstance(busy, ErrorMessage) and busy.code == ErrorCode.SERVER_BUSY and "being stepped" in busy.text
+    assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
+    assert f"of the {steps} steps" in ended.text
+    assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0  # stepped in C++ alone
+
+
+def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after_as_on_the_python_path(make_address):
+    answers = []
+    for hot_path in (True, False):
+        with ServedPendulums(make_address("ipc"), hot_path=hot_path, stop_after=0.5) as served, \
+                req_socket(served.responder.endpoint) as driver:
+            ask(driver, encode(HandshakeInitMessage()))
+            answers.append(decode(ask(driver, encode_world_control(WORLDS, np.full((WORLDS, 1), 0.5), 1000))))
+            served.thread.join(timeout=5)
+            assert not served.thread.is_alive()  # the loop ended there
+            if hot_path:
+                assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0
+        # Stepped to the step reaching 0.5 s, as MuJoCo steps it.
+        direct = MujocoPendulums().run(np.full((WORLDS, 1), 0.5), 50, [])
+        np.testing.assert_array_equal([[w.data.qpos[0], w.data.qvel[0]] for w in served.worlds.worlds], direct)
+    assert answers[0] == answers[1]
+    assert answers[0].code == ErrorCode.SESSION_ENDED and "after 50 of the 1000 steps" in answers[0].text
