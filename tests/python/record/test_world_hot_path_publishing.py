@@ -56,7 +56,7 @@ READS = 2  # the SensorRequests among the frames: answered with no state publish
 
 def random_frames(width: int, count: int, seed: int) -> list[bytes]:
     """Controls for every world, mostly plain, with resets (to the start state or to a qpos given), a value Python
-    refuses, a long one Python takes in chunks, a Reset and a read among them."""
+    refuses, a long one taken in chunks, a Reset and a read among them."""
     rng = np.random.default_rng(seed)
     frames = []
     for k in range(count):
