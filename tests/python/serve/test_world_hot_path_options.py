@@ -250,3 +250,25 @@ def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after_as_on_the_pyt
         np.testing.assert_array_equal([[w.data.qpos[0], w.data.qvel[0]] for w in served.worlds.worlds], direct)
     assert answers[0] == answers[1]
     assert answers[0].code == ErrorCode.SESSION_ENDED and "after 50 of the 1000 steps" in answers[0].text
+
+
+def test_paced_a_long_control_for_every_world_that_starts_the_run_waits_for_its_own_steps_after_them(make_address):
+    steps = 200  # 2 simulated seconds: 0.1 s of wall clock at 20 times real time
+    for hot_path in (True, False):
+        clock = RunClock(20.0)
+        direct = MujocoPendulums()
+        with ServedPendulums(make_address("ipc"), hot_path=hot_path, clock=clock) as served, \
+                req_socket(served.responder.endpoint) as driver:
+            ask(driver, encode(HandshakeInitMessage()))
+            took = []
+            started = time.monotonic()
+            for controls in (np.full((WORLDS, 1), 0.5), np.full((WORLDS, 1), -0.5)):
+                answer = ask(driver, encode_world_control(WORLDS, controls, steps))
+                took.append(time.monotonic() - started)
+                state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
+                np.testing.assert_array_equal(state, direct.run(controls, steps, []))
+            ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+        # The first waited for its own steps after them, which started the clock; the second for its time on it.
+        assert took[0] >= 0.1 - 0.002 and took[1] >= 0.2 - 0.002
+        if hot_path:
+            assert served.loop.hot_path.controls == 2 and served.loop.chunked.chunks == 0
