@@ -164,7 +164,7 @@ class WorldHotPathOf {
  public:
   WorldHotPathOf(py::object worlds, py::array values, py::array events_on, py::array settled, py::array forwarded,
                  py::array sensors, py::array times, py::array data, bool forwarded_after, std::uint64_t max_steps,
-                 double largest_value, double stop_after)
+                 double largest_value, double stop_after, bool trace, double time_step)
       : worlds_(std::move(worlds)),
         arrays_{std::move(values), std::move(events_on), std::move(settled), std::move(forwarded), std::move(sensors),
                 std::move(times), std::move(data)} {
@@ -183,16 +183,37 @@ class WorldHotPathOf {
     config.max_steps = max_steps;
     config.largest_value = largest_value;
     config.stop_after = stop_after;
+    config.trace = trace;
+    config.time_step = time_step;
     path_.emplace(batch, arrays, steps.data_width(), forwarded_after, config);
   }
 
   WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring,
-                          bool starting, std::uint64_t steps_before) {
+                          bool starting, std::uint64_t steps_before,
+                          std::optional<std::pair<std::size_t, std::size_t>> sizes_logged,
+                          std::optional<double> zero_due_in, double speed, double late_after, double longest_hold) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
+    std::optional<HotPathPacing> pacing;
+    if (zero_due_in) {
+      if (!(speed > 0.0)) throw Error("a paced hot path needs a positive speed");
+      pacing = HotPathPacing{*zero_due_in, speed, late_after, longest_hold};
+    }
     Server& bound = server.get();
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, ring, starting, steps_before);
+    return path_->run(bound, identity, wait, ring, starting, steps_before, sizes_logged, pacing);
+  }
+
+  bool send_held(ServerHandle& server) {
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->send_held(bound);
+  }
+
+  bool end_long_control(ServerHandle& server, const std::string& text) {
+    Server& bound = server.get();
+    py::gil_scoped_release released;
+    return path_->end_long_control(bound, text);
   }
 
   void publish_to(py::object publisher, const py::list& states) {
@@ -252,13 +273,38 @@ void bind_world_steps(py::module_& module) {
       .def_readonly("request_bytes", &WorldHotPathOutcome::request_bytes, "Bytes of the last Control answered.")
       .def_readonly("answer_bytes", &WorldHotPathOutcome::answer_bytes, "Bytes of its answer.")
       .def_property_readonly(
+          "request_frame", [](const WorldHotPathOutcome& o) { return py::bytes(o.request_frame); },
+          "Traced: the last Control answered, as received (empty otherwise).")
+      .def_property_readonly(
+          "answer_frame", [](const WorldHotPathOutcome& o) { return py::bytes(o.answer_frame); },
+          "Traced: its answer, as sent.")
+      .def_property_readonly(
           "since_last_control",
           [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_last_control).count(); },
           "Seconds since the last Control answered arrived.")
       .def_readonly("failure", &WorldHotPathOutcome::failure,
                     "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.")
       .def_readonly("started", &WorldHotPathOutcome::started,
-                    "Run `starting`: a Control was stepped and answered, which started the run.");
+                    "Run `starting`: a Control was stepped and answered, which started the run.")
+      .def_readonly("start_time", &WorldHotPathOutcome::start_time,
+                    "Started and paced: the simulated time the clock was anchored at.")
+      .def_property_readonly(
+          "since_start",
+          [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_start).count(); },
+          "Started: seconds since the clock was anchored.")
+      .def_readonly("deadlines_missed", &WorldHotPathOutcome::deadlines_missed,
+                    "Paced: Controls answered later than late_after past their time.")
+      .def_readonly("answer_held", &WorldHotPathOutcome::answer_held,
+                    "Paced: the last Control's answer waits for its time; the next run() sends it when due, "
+                    "send_held() at once.")
+      .def_readonly("long_steps", &WorldHotPathOutcome::long_steps,
+                    "A Control of many steps in progress (the next run() goes on with it): the steps it asks for; "
+                    "0 when none is.")
+      .def_readonly("long_taken", &WorldHotPathOutcome::long_taken, "Its steps taken so far.")
+      .def_readonly("long_at_stop_after", &WorldHotPathOutcome::long_at_stop_after,
+                    "It stopped at the step reaching stop_after, unanswered: end it with end_long_control().")
+      .def_readonly("long_failed", &WorldHotPathOutcome::long_failed,
+                    "The worlds failed during a Control of many steps (counted in controls when it was taken).");
 
   py::class_<WorldHotPathOf>(module, "WorldHotPath",
                              "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
@@ -266,22 +312,39 @@ void bind_world_steps(py::module_& module) {
                              "place: `values` and `events_on` (the last Control's rows), `settled` and `forwarded` "
                              "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
                              "with images, with resets the worlds cannot take here, of more than `max_steps` steps "
-                             "or with a value beyond `largest_value` (or not finite) are handed back; run() returns "
-                             "after a Control that stepped world 0 to `stop_after` (seconds) or later. `forwarded_after`: what the "
+                             "or with a value beyond `largest_value` (or not finite) are handed back, those of "
+                             "more than coupler::StepChunks::kFirst taken in chunks; run() returns "
+                             "after a Control that stepped world 0 to `stop_after` (seconds) or later, and with "
+                             "`trace`, after each Control, its frames in the outcome. `forwarded_after`: what the "
                              "worlds' steps leave in each world they read.")
       .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, py::array, py::array, bool,
-                    std::uint64_t, double, double>(),
+                    std::uint64_t, double, double, bool, double>(),
            py::arg("worlds"), py::arg("values"), py::arg("events_on"), py::arg("settled"), py::arg("forwarded"),
            py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
-           py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity())
+           py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity(),
+           py::arg("trace") = false, py::arg("time_step") = 0.0)
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("ring") = nullptr, py::arg("starting") = false, py::arg("steps_before") = 0,
+           py::arg("sizes_logged") = py::none(), py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
+           py::arg("late_after") = 0.0, py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
            "Answer the Controls for every world of `peer` (bytes) that `server` receives, their answers through "
            "`ring` (a SharedRingWriter, or None) when they ask, until a request needs the caller, `return_after` "
            "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. With "
            "`starting`, the run waits for its first Control: the first stepped starts it (outcome.started). "
-           "`steps_before` (the steps taken so far) numbers the published states. The caller guarantees that "
+           "`steps_before` (the steps taken so far) numbers the published states. With `sizes_logged` (the "
+           "(received, sent) sizes --trace-sizes logged last), it returns after a Control whose sizes differ from "
+           "the exchange's before it. With `zero_due_in` (seconds from now until simulated time 0 is due on the "
+           "wall clock), each answer is held until its time is due at `speed`, one answered more than `late_after` "
+           "seconds late counted in deadlines_missed; of a hold longer than `longest_hold` seconds, the time before "
+           "its last `longest_hold` hands every request back, the answer held across runs (outcome.answer_held); "
+           "the first Control of a run anchors the clock (outcome.start_time, outcome.since_start ago). "
+           "The caller guarantees that "
            "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
+      .def("send_held", &WorldHotPathOf::send_held, py::arg("server"),
+           "Send the paced answer held for its time (if one is) now, and publish it; whether one was.")
+      .def("end_long_control", &WorldHotPathOf::end_long_control, py::arg("server"), py::arg("text"),
+           "Answer the Control of many steps in progress (if one is) with SESSION_ENDED and `text`, and publish "
+           "that answer; whether one was.")
       .def("publish_to", &WorldHotPathOf::publish_to, py::arg("publisher"), py::arg("states"),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, every world's "
            "MuJoCo state after its steps (`states`: per world, in order, its mjData's (qpos, qvel, act, ctrl, "

@@ -148,19 +148,13 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   Published exchange;
   const auto started = Clock::now();
   const auto deadline = started + return_after;
+  std::optional<AnswerPacing> paced;
+  if (pacing) paced.emplace(*pacing, started);
   // When an answer stepped to `time` is due on the wall clock.
-  const auto due_at = [&](double time) {
-    return started + std::chrono::duration_cast<Clock::duration>(Seconds(pacing->zero_due_in + time / pacing->speed));
-  };
+  const auto due_at = [&](double time) { return paced->due_at(time); };
   // Holds an answer stepped to `time` until it is due; counts it when it is late.
   const auto hold_until_due = [&](double time) {
-    const auto due = due_at(time);
-    const auto now = Clock::now();
-    if (due > now) {
-      std::this_thread::sleep_for(due - now);
-    } else if (Seconds(now - due).count() > pacing->late_after) {
-      ++outcome.deadlines_missed;
-    }
+    if (paced->hold_until_due(time)) ++outcome.deadlines_missed;
   };
   // The first Control (or round) taken while the run waits for one starts it, stepping from `stepped_from` (the
   // simulated time before its steps); paced, its clock runs from now: the answer is held for that Control's own steps.
@@ -171,7 +165,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     start_wall = Clock::now();
     outcome.started = true;
     outcome.start_time = stepped_from;
-    if (pacing) pacing->zero_due_in = Seconds(start_wall - started).count() - stepped_from / pacing->speed;
+    if (paced) paced->anchor(stepped_from, start_wall);
   };
   Clock::time_point last_control{};
   Clock::time_point last_round{};
@@ -209,8 +203,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   // A Control answered, whose exchange `take` publishes once its answer is sent.
   bool control_answered = false;
   // The last stretch of a hold, slept through: a poll is ms-grained, and one step's hold the common case.
-  const auto longest_hold = std::chrono::duration_cast<Clock::duration>(
-      Seconds(pacing && std::isfinite(pacing->longest_hold) ? pacing->longest_hold : 1e9));
+  const auto longest_hold = paced ? paced->longest_hold() : std::chrono::duration_cast<Clock::duration>(Seconds(1e9));
   // A paced answer due later than that, to hold once the server hands its request over.
   std::optional<std::string> to_hold;
   double to_hold_time = 0.0;

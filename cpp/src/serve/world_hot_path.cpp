@@ -68,6 +68,16 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   // The reset worlds are reset instead of stepped, to the states given (or the scene's start state).
   const std::size_t nq = worlds_.nq();
   const std::size_t nv = worlds_.nv();
+  const std::uint64_t steps = control.steps == 0 ? 1 : control.steps;
+  const bool chunked = steps > StepChunks::kFirst;
+  if (chunked) {
+    // Its states given are kept until its first chunk: the Control's frame is gone by then.
+    long_.emplace(LongControl{std::nullopt, steps, steps, 0, control.reset_worlds.size(), control.shared_memory,
+                              StepChunks(config_.chunk_seconds), std::move(control.reset_qpos),
+                              std::move(control.reset_qvel), {}, 0});
+  }
+  const std::vector<double>& given_qpos = chunked ? long_->reset_qpos : control.reset_qpos;
+  const std::vector<double>& given_qvel = chunked ? long_->reset_qvel : control.reset_qvel;
   std::fill(step_.begin(), step_.end(), 1);
   std::fill(reset_.begin(), reset_.end(), 0);
   std::fill(reset_qpos_.begin(), reset_qpos_.end(), nullptr);
@@ -76,15 +86,34 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
     const std::size_t world = control.reset_worlds[k];
     step_[world] = 0;
     reset_[world] = 1;
-    if (!control.reset_qpos.empty()) reset_qpos_[world] = control.reset_qpos.data() + k * nq;
-    if (!control.reset_qvel.empty()) reset_qvel_[world] = control.reset_qvel.data() + k * nv;
+    if (!given_qpos.empty()) reset_qpos_[world] = given_qpos.data() + k * nq;
+    if (!given_qvel.empty()) reset_qvel_[world] = given_qvel.data() + k * nv;
   }
   std::copy(taken_.begin(), taken_.end(), arrays_.values);
   row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) {
     for (std::size_t k = 0; k < events; ++k) arrays_.events_on[i * events + k] = row[values + k] != 0.0 ? 1 : 0;
   }
-  const std::uint64_t steps = control.steps == 0 ? 1 : control.steps;
+  if (chunked) return std::nullopt;  // taken in chunks once the server hands its request over
+  if (!step(steps, !control.reset_worlds.empty(), true, outcome)) {
+    std::string failed = failure_frame(outcome);
+    outcome.request_bytes = payload.size();
+    outcome.answer_bytes = failed.size();
+    return failed;
+  }
+  ++outcome.controls;
+  outcome.steps += steps;
+  outcome.resets += control.reset_worlds.size();
+  outcome.simulated_time = arrays_.times[0];
+  std::string frame = answer_frame(control.shared_memory ? ring : nullptr);
+  outcome.request_bytes = payload.size();
+  outcome.answer_bytes = frame.size();
+  return frame;
+}
+
+bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome) {
+  const std::size_t n = worlds_.count();
+  const std::size_t values = worlds_.value_count();
   WorldSteps::Batch batch;
   batch.values = arrays_.values;
   batch.events_on = arrays_.events_on;
@@ -95,7 +124,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   batch.sensors = arrays_.sensors;
   batch.times = arrays_.times;
   batch.data = arrays_.data;
-  if (!control.reset_worlds.empty()) {
+  if (resets) {
     batch.reset = reset_.data();
     batch.reset_qpos = reset_qpos_.data();
     batch.reset_qvel = reset_qvel_.data();
@@ -108,12 +137,11 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   } catch (...) {
     outcome.failure = "unknown exception";
   }
-  if (!outcome.failure.empty()) {
-    return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
-  }
-  // Every world is as WorldSteps leaves it: the next Control's worlds start from there.
+  if (!outcome.failure.empty()) return false;
+  // Every world is as WorldSteps leaves it: the next Control's worlds (or chunk's) start from there.
   std::fill(arrays_.settled, arrays_.settled + n, 1);
   std::fill(arrays_.forwarded, arrays_.forwarded + n, forwarded_after_ ? 1 : 0);
+  if (!first_chunk) return true;  // its values were counted with its first chunk
   bool first = false;
   for (const auto& [world, index] : outside) {
     if (!clamped_before_[world * values + index]) {
@@ -126,10 +154,11 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   } else {
     outcome.clamped += outside.size();
   }
-  ++outcome.controls;
-  outcome.steps += steps;
-  outcome.resets += control.reset_worlds.size();
-  outcome.simulated_time = arrays_.times[0];
+  return true;
+}
+
+std::string WorldHotPath::answer_frame(SharedRingWriter* ring) const {
+  const std::size_t n = worlds_.count();
   WorldAnswerArrays answer;
   answer.sensors = arrays_.sensors;
   answer.sensor_count = n * worlds_.sensor_width();
@@ -137,10 +166,11 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   answer.world_count = n;
   answer.data = arrays_.data;
   answer.data_count = n * data_width_;
-  std::string frame = encode_world_answer(answer, {}, {}, control.shared_memory ? ring : nullptr);
-  outcome.request_bytes = payload.size();
-  outcome.answer_bytes = frame.size();
-  return frame;
+  return encode_world_answer(answer, {}, {}, ring);
+}
+
+std::string WorldHotPath::failure_frame(const WorldHotPathOutcome& outcome) {
+  return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
 }
 
 void WorldHotPath::publish_to(FramePublisher& publisher, std::vector<MujocoStateArrays> states) {
@@ -151,62 +181,247 @@ void WorldHotPath::publish_to(FramePublisher& publisher, std::vector<MujocoState
 
 void WorldHotPath::publish(std::string_view request, std::int64_t received_ns, const std::string& answer,
                            bool stepped, std::uint64_t step) {
+  publish_taken(request, received_ns, stepped, step);
+  publish_answer(answer, stepped, arrays_.times[0]);
+}
+
+void WorldHotPath::publish_taken(std::string_view request, std::int64_t received_ns, bool stepped,
+                                 std::uint64_t step) {
   publisher_->publish(kControlChannel, request, received_ns, FramePublisher::kNoTime);
-  if (stepped) {
-    // As the observer publishes a batch's states: one per world, only world 0's with the stream's simulated time.
-    const std::int64_t wall = wall_clock_nanoseconds();
-    for (std::size_t i = 0; i < states_.size(); ++i) {
-      encode_mujoco_state(arrays_.times[i], step, states_[i], state_bytes_, static_cast<std::uint32_t>(i));
-      publisher_->publish(kStateChannel, state_bytes_, wall,
-                          i == 0 ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
-    }
+  if (!stepped) return;
+  // As the observer publishes a batch's states: one per world, only world 0's with the stream's simulated time.
+  const std::int64_t wall = wall_clock_nanoseconds();
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    encode_mujoco_state(arrays_.times[i], step, states_[i], state_bytes_, static_cast<std::uint32_t>(i));
+    publisher_->publish(kStateChannel, state_bytes_, wall,
+                        i == 0 ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
   }
+}
+
+void WorldHotPath::publish_answer(const std::string& answer, bool stepped, double time) {
   publisher_->publish(stepped ? kSensorChannel : kErrorChannel, answer, wall_clock_nanoseconds(),
-                      stepped ? header_nanoseconds(arrays_.times[0]) : FramePublisher::kNoTime);
+                      stepped ? header_nanoseconds(time) : FramePublisher::kNoTime);
+}
+
+bool WorldHotPath::send_held(Server& server) {
+  if (!held_) return false;
+  server.reply_frame(held_->request, held_->frame);
+  if (publisher_) publish_answer(held_->frame, true, held_->time);
+  held_.reset();
+  return true;
+}
+
+bool WorldHotPath::end_long_control(Server& server, const std::string& text) {
+  if (!long_ || !long_->request) return false;
+  const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});
+  server.reply_frame(*long_->request, frame);
+  if (publisher_) publish_answer(frame, false, 0.0);
+  long_.reset();
+  return true;
 }
 
 WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                                      SharedRingWriter* ring, bool starting, std::uint64_t steps_before) {
+                                      SharedRingWriter* ring, bool starting, std::uint64_t steps_before,
+                                      std::optional<std::pair<std::size_t, std::size_t>> sizes_logged,
+                                      std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
+  using Seconds = std::chrono::duration<double>;
   WorldHotPathOutcome outcome;
-  const auto deadline = Clock::now() + return_after;
+  const auto started = Clock::now();
+  const auto deadline = started + return_after;
+  std::optional<AnswerPacing> paced;
+  if (pacing) paced.emplace(*pacing, started);
+  Clock::time_point start_wall{};
   Clock::time_point last_control{};
+  // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path);
+  // paced, its clock runs from now, at the time the Control stepped from (its `steps` before world 0's time), as
+  // the caller's clock would.
+  const auto start = [&](std::uint64_t steps) {
+    if (!starting) return;
+    starting = false;
+    outcome.started = true;
+    start_wall = Clock::now();
+    outcome.start_time = arrays_.times[0] - static_cast<double>(steps) * config_.time_step;
+    if (paced) paced->anchor(outcome.start_time, start_wall);
+  };
   // Published: the Control answered last, published once its answer has been sent.
   std::string request;
   std::int64_t received_ns = 0;
   std::string answered;
+  // Paced, an answer due later than longest_hold, to hold once the server hands its request over.
+  std::optional<std::string> to_hold;
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
-    if (from != peer) return std::nullopt;
+    // While an answer is held or a Control of many steps is stepped, its controller waits for its answer:
+    // everything else is the caller's to serve (or refuse).
+    if (from != peer || held_ || long_) return std::nullopt;
     const auto arrived = Clock::now();
     const std::int64_t arrived_ns = publisher_ ? wall_clock_nanoseconds() : 0;
+    const std::uint64_t steps_until_now = outcome.steps;
     std::optional<std::string> frame = serve(payload, ring, outcome);
-    if (frame) {
-      last_control = arrived;
-      // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path).
-      if (starting && outcome.failure.empty()) outcome.started = true;
-      if (publisher_) {
-        request.assign(payload.data(), payload.size());
-        received_ns = arrived_ns;
-        answered = *frame;
+    if (long_ && publisher_) {
+      long_->request_frame.assign(payload.data(), payload.size());
+      long_->received_ns = arrived_ns;
+    }
+    if (!frame) return frame;
+    last_control = arrived;
+    const bool stepped = outcome.failure.empty();
+    if (stepped) start(outcome.steps - steps_until_now);
+    if (publisher_) {
+      request.assign(payload.data(), payload.size());
+      received_ns = arrived_ns;
+      answered = *frame;
+    }
+    if (config_.trace) {
+      outcome.request_frame.assign(payload.data(), payload.size());
+      outcome.answer_frame = *frame;
+    }
+    if (paced && stepped) {
+      if (paced->holds_long(*outcome.simulated_time, Clock::now())) {
+        to_hold = std::move(*frame);  // held from when the server hands its request over
+        return std::nullopt;
       }
+      if (paced->hold_until_due(*outcome.simulated_time)) ++outcome.deadlines_missed;
     }
     return frame;
   };
+  // Whether the loop goes on after a Control's answer was sent.
+  const auto goes_on = [&] {
+    if (config_.trace || !outcome.failure.empty() || !outcome.last_clamped.empty()) return false;
+    if (sizes_logged) {
+      // A change the caller is to log before the next exchange's.
+      const std::pair<std::size_t, std::size_t> sizes{outcome.request_bytes, outcome.answer_bytes};
+      if (sizes != *sizes_logged) return false;
+    }
+    return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
+  };
+  // The Control of many steps, applied, whose request the server handed over: counted, published as the caller's
+  // path publishes it as it is taken (the Control, then every world's state, before its steps), its steps cut at
+  // stop_after.
+  const auto take_long = [&](Request taken) {
+    LongControl& control = *long_;
+    ++outcome.controls;
+    outcome.steps += control.steps;
+    outcome.resets += control.resets;
+    outcome.request_bytes = 0;  // its sizes once it is answered
+    outcome.answer_bytes = 0;
+    last_control = Clock::now();
+    if (publisher_) publish_taken(control.request_frame, control.received_ns, true, steps_before + outcome.steps);
+    if (config_.trace) outcome.request_frame = taken.frame();  // logged as held, as the caller's path logs it
+    if (!paced) start(control.steps);  // unpaced, the run starts as it is taken, as on the caller's path
+    if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
+      const double to_stop = std::ceil((config_.stop_after - worlds_.time(0)) / config_.time_step - 1e-9);
+      if (to_stop < static_cast<double>(control.steps)) {
+        control.last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
+      }
+    }
+    control.request = std::move(taken);
+  };
+  // The next chunk of the Control of many steps, and its answer after the last: false when the loop must end.
+  const auto step_long = [&] {
+    LongControl& control = *long_;
+    const std::uint64_t chunk = control.chunks.next(control.last - control.taken);
+    const bool first = control.taken == 0;
+    const auto began = Clock::now();
+    const bool stepped = step(chunk, first && control.resets > 0, first, outcome);
+    control.chunks.took(chunk, Seconds(Clock::now() - began).count());
+    if (!stepped) {
+      outcome.long_failed = true;
+      const std::string failed = failure_frame(outcome);
+      server.reply_frame(*control.request, failed);
+      if (publisher_) publish_answer(failed, false, 0.0);
+      long_.reset();
+      return false;
+    }
+    control.taken += chunk;
+    if (control.taken < control.last) {
+      if (!outcome.last_clamped.empty()) return false;  // the caller warns meanwhile
+      // Whatever waits is the caller's to serve between two chunks (reads answered, requests to drive refused).
+      Offered offered = server.receive_offering(std::chrono::milliseconds(0), answer);
+      if (offered.request) {
+        outcome.request = std::move(offered.request);
+        return false;
+      }
+      return true;
+    }
+    if (control.last < control.steps) {
+      outcome.long_at_stop_after = true;  // the caller ends it
+      return false;
+    }
+    std::string frame = answer_frame(control.shared_memory ? ring : nullptr);
+    Request taken = std::move(*control.request);
+    const std::uint64_t steps = control.steps;
+    long_.reset();
+    const double time = arrays_.times[0];
+    start(steps);  // paced, a Control that starts the run anchors its clock once its steps are taken
+    if (paced && paced->holds_long(time, Clock::now())) {
+      held_.emplace(HeldAnswer{std::move(taken), std::move(frame), time});
+      return outcome.last_clamped.empty();
+    }
+    if (paced && paced->hold_until_due(time)) ++outcome.deadlines_missed;
+    server.reply_frame(taken, frame);
+    if (publisher_) publish_answer(frame, true, time);
+    outcome.simulated_time = time;
+    outcome.request_bytes = taken.frame().size();
+    outcome.answer_bytes = frame.size();
+    return goes_on();
+  };
   for (;;) {
     const auto now = Clock::now();
+    if (held_ && !paced->holds_long(held_->time, now)) {
+      // Its last stretch, slept through, then sent as any answer.
+      if (paced->hold_until_due(held_->time)) ++outcome.deadlines_missed;
+      outcome.request_bytes = held_->request.frame().size();
+      outcome.answer_bytes = held_->frame.size();
+      outcome.simulated_time = held_->time;
+      send_held(server);
+      if (!goes_on()) break;
+      continue;
+    }
     if (now >= deadline) break;
+    if (long_ && long_->request) {
+      if (!step_long()) break;
+      continue;
+    }
+    auto until = deadline;
+    if (held_) until = std::min(until, paced->due_at(held_->time) - paced->longest_hold());
     const auto left =
-        std::max(std::chrono::ceil<std::chrono::milliseconds>(deadline - now), std::chrono::milliseconds(0));
+        std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = server.receive_offering(left, answer);
+    if (long_ && !long_->request && offered.request && offered.request->peer() == peer) {
+      take_long(std::move(*offered.request));
+      if (config_.trace || !outcome.last_clamped.empty()) break;
+      continue;
+    }
+    if (long_ && !long_->request) long_.reset();  // never handed over: nothing of it is left to take
+    if (to_hold && offered.request && offered.request->peer() == peer) {
+      // As the caller's path: the Control and the worlds' states are published as it is answered, the answer once
+      // sent. Its answer, not sent yet, counts in no size, nor does its time.
+      const double time = *outcome.simulated_time;
+      if (publisher_) publish_taken(request, received_ns, true, steps_before + outcome.steps);
+      held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), time});
+      to_hold.reset();
+      outcome.request_bytes = 0;
+      outcome.answer_bytes = 0;
+      outcome.simulated_time.reset();
+      // Traced, it is logged as it is answered, before the requests served while it waits.
+      if (config_.trace || !outcome.last_clamped.empty()) break;
+      continue;
+    }
+    to_hold.reset();
     if (offered.request) {
       outcome.request = std::move(offered.request);
       break;
     }
     if (!offered.answered) continue;
     if (publisher_) publish(request, received_ns, answered, outcome.failure.empty(), steps_before + outcome.steps);
-    if (!outcome.failure.empty() || !outcome.last_clamped.empty()) break;
-    if (outcome.simulated_time && *outcome.simulated_time >= config_.stop_after) break;
+    if (!goes_on()) break;
   }
+  outcome.answer_held = held_.has_value();
+  if (long_ && long_->request) {
+    outcome.long_steps = long_->steps;
+    outcome.long_taken = long_->taken;
+  }
+  if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (outcome.controls > 0 || !outcome.failure.empty()) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }

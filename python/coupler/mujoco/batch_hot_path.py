@@ -23,17 +23,22 @@ class BatchHotPath:
     """The native hot path of `batch`, answering from `sensors_out` and `times_out` (written in place)."""
 
     def __init__(self, batch: WorldBatch, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
-                 stop_after: float = math.inf) -> None:
+                 stop_after: float = math.inf, trace: bool = False, time_step: float = 0.0) -> None:
         self.batch = batch
         count = batch.count
         self._settled = np.ones(count, dtype=np.uint8)
         self._forwarded = np.ones(count, dtype=np.uint8)
+        self._long = False  # a Control of many steps was in progress after the last run
         # A value up to this size is within what MuJoCo takes, whatever its scale; larger ones go to the one check,
         # WorldBatch._check_values.
         largest = batch.first.native_parts().largest_value
         self._path = _native.WorldHotPath(batch.stepper, batch.values, batch.events, self._settled, self._forwarded,
                                           sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
-                                          largest, stop_after)
+                                          largest, stop_after, trace, time_step)
+
+    def send_held(self, server: Any) -> bool:
+        """`_native.WorldHotPath.send_held`: the paced answer held for its time, sent now."""
+        return bool(self._path.send_held(server))
 
     def publish_to(self, publisher: Any) -> None:
         """Publish each Control answered on `publisher` (a `_native.FramePublisher`), every world's state after
@@ -42,10 +47,18 @@ class BatchHotPath:
                                            w.data.mocap_quat) for w in self.batch.worlds])
 
     def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None, starting: bool = False,
-            steps_before: int = 0) -> Any:
-        """`_native.WorldHotPath.run` from the state the batch is in; the batch is told what it did."""
+            steps_before: int = 0, sizes_logged: tuple[int, int] | None = None, **pacing: float) -> Any:
+        """`_native.WorldHotPath.run` from the state the batch is in (`pacing`: its zero_due_in, speed,
+        late_after and longest_hold); the batch is told what it did."""
         self.batch.native_flags_into(self._settled, self._forwarded)
-        outcome = self._path.run(server, peer, return_after, ring, starting, steps_before)
-        if outcome.controls or outcome.failure:
+        outcome = self._path.run(server, peer, return_after, ring, starting, steps_before, sizes_logged, **pacing)
+        # A Control of many steps in progress steps the worlds in runs that answer none.
+        if outcome.controls or outcome.failure or outcome.long_steps or self._long:
             self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
+        self._long = outcome.long_steps > 0
         return outcome
+
+    def end_long_control(self, server: Any, text: str) -> bool:
+        """`_native.WorldHotPath.end_long_control`: the Control of many steps in progress answered with `text`."""
+        self._long = False
+        return bool(self._path.end_long_control(server, text))

@@ -255,10 +255,11 @@ class WorldBatch:
             self.worlds[world].count_clamped(indices, self._values[world])
 
     def hot_path(self, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
-                 stop_after: float = math.inf) -> BatchHotPath:
+                 stop_after: float = math.inf, trace: bool = False, time_step: float = 0.0) -> BatchHotPath:
         """The native hot path of this batch (`_native.WorldHotPath`), answering with `sensors_out` and `times_out`
-        (written in place), for Controls of at most `max_steps` steps."""
-        return BatchHotPath(self, sensors_out, times_out, max_steps, stop_after)
+        (written in place), for Controls of at most `max_steps` steps; `trace`: it returns after each Control with
+        its frames, for --trace to log; `time_step`: a step's seconds, which pacing anchors a run's clock by."""
+        return BatchHotPath(self, sensors_out, times_out, max_steps, stop_after, trace, time_step)
 
     def states(self, worlds: Sequence[int]) -> list[mujoco.MjData]:
         """The states of `worlds` (by index) to render: their own mjData, to be read while nothing steps them."""

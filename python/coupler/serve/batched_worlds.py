@@ -190,12 +190,13 @@ class BatchedResponder(NativeResponder):
         """Every world's time the answers are written from."""
         return self._world_times
 
-    def respond(self, request: _native.Request) -> Answer:
+    def _respond(self, request: _native.Request) -> Answer:
+        # Under NativeResponder.respond, which logs every exchange when traced, Controls for every world too.
         if request.type == MessageType.CONTROL:
             control = world_control_in(request.frame)  # decoded once: it is most of what a batch's Python costs
             if control is not None:
                 return self._world_control(request, control)
-        return super().respond(request)
+        return super()._respond(request)
 
     def _world_control(self, request: _native.Request, control: WorldControl) -> Answer:
         refused = self._refused_unread(request)

@@ -440,6 +440,11 @@ class NativeResponder:
             # never an empty answer, which would have it send a Control that was applied again.
             lease.channel.reply(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=str(error))))
 
+    @property
+    def sizes_logged(self) -> tuple[int, int] | None:
+        """With trace_sizes, the (received, sent) sizes logged last, which a change is logged against; else None."""
+        return self._sizes if self._trace_sizes else None
+
     def trace_exchange(self, received: int, sent: int) -> None:
         """With trace_sizes, log an exchange's frame sizes when they differ from the last ones logged."""
         if self._trace_sizes and self._sizes != (received, sent):

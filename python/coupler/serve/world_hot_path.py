@@ -9,16 +9,32 @@ GIL released, by the very objects `BatchedResponder` uses, so both send the
 same bytes. The first Control after a handshake or a Reset is taken there
 like any other: it starts the run, which C++ reports (`started`) and Python
 marks. Everything else comes back to Python, which keeps the control
-plane and every refusal's text: a newcomer's Control (which admits it), a Control with images or resets that do not
-match, one of more than `LONG_CONTROL_STEPS` steps (Python takes them in chunks), a value that is not finite or
-large enough to need `WorldBatch`'s check, any other request, the first
-clamp of a value (Python warns about it), a failure, and a timer. Python is
-told what happened and counts it as its own path does.
+plane and every refusal's text: a newcomer's Control (which admits it), a
+Control with images or resets that do not match, one beyond the cap on
+steps, a value that is not finite or large enough to need `WorldBatch`'s
+check, any other request, the first clamp of a value (Python warns about
+it), a failure, and a timer. Python is told what happened and counts it as
+its own path does. A Control of more than `LONG_CONTROL_STEPS` steps is
+stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
+path), each request that arrives between two chunks coming back to Python
+(reads answered, requests to drive refused: it is mirrored in
+`SimulationServer.long_control`), and it stops at `--stop-after` or when the
+server stops, answered with SessionEnded. Traced (`--trace`),
+C++ returns after each Control it answers, with its frames, which Python
+logs as its own path would, in the same order; with `--trace-sizes`, after
+each Control whose frame sizes change, which Python logs. Paced
+(`--realtime`), each answer waits for its time on the wall clock in C++, as
+on the single-world path (`coupler::AnswerPacing`): one due later than
+`LONGEST_HOLD` is held there while every other request comes back to Python
+(reads are answered meanwhile), and the Control that starts a run anchors
+the clock, which Python's follows.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
 byte for byte: each Control it answers, every world's MuJoCo state after the
-step (world 0's with its simulated time) and the answer. Controls asking for
+step (world 0's with its simulated time) and the answer (a Control of many
+steps: the Control and the states as it is taken, the answer once stepped,
+as the Python path publishes them). Controls asking for
 images stay Python's, which renders them and publishes them through the
 observer.
 """
@@ -29,11 +45,12 @@ import logging
 import math
 from typing import Any
 
+from coupler.limits import MAX_STEPS_PER_CONTROL
 from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER
-from coupler.serve.long_control import LONG_CONTROL_STEPS
-from coupler.serve.run_clock import RunClock
+from coupler.serve.long_control import LongControl
+from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +59,21 @@ class WorldHotPath:
     """Serves a lone controller's Controls for every world of `responder`'s batch in C++."""
 
     def __init__(self, responder: BatchedResponder, stop_after: float | None = None,
-                 publisher: NativePublisher | None = None) -> None:
+                 publisher: NativePublisher | None = None, clock: RunClock | None = None) -> None:
         self.responder = responder
         self.sim = responder.sim
         self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
-            responder.world_sensors, responder.world_times, LONG_CONTROL_STEPS,
-            math.inf if stop_after is None else stop_after)
+            responder.world_sensors, responder.world_times, MAX_STEPS_PER_CONTROL,
+            math.inf if stop_after is None else stop_after, trace=responder.sim.trace,
+            time_step=responder.sim.handshake.time_step)
+        # Paced (a clock with a speed): answers wait for their time in C++.
+        self._clock = clock if clock is not None and clock.speed is not None else None
+        self._held = False  # paced: C++ holds the controller's answer until its time
+        self._held_peer = b""
+        self._long = False  # a Control of many steps is stepped in C++, mirrored in sim.long_control
+        self._stop_after = stop_after
+        # A Control of many steps reached stop_after and was ended: the loop ends.
+        self.stopped_at_stop_after = False
         if publisher is not None:
             self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
@@ -59,31 +85,47 @@ class WorldHotPath:
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
         it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
-        lockstep, one controller, untraced and unpaced, worlds with a native hot path (a `hot_path` method, as
-        `coupler.mujoco.world_batch.WorldBatch` has)."""
+        lockstep, one controller, worlds with a native hot path (a `hot_path` method, as
+        `coupler.mujoco.world_batch.WorldBatch` has). --trace and --trace-sizes log what C++ reports; paced by
+        `clock`, C++ holds each answer until its time."""
         publisher: NativePublisher | None = None
         if isinstance(responder, ObservedResponder):
             publisher, responder = responder.observer, responder.inner
         if type(responder) is not BatchedResponder:
             return None
         sim = responder.sim
-        if not sim.lockstep or sim.shared or sim.trace or (clock is not None and clock.speed is not None):
+        if not sim.lockstep or sim.shared:
             return None
         if not hasattr(responder.worlds, "hot_path"):
             return None
-        return cls(responder, stop_after, publisher)
+        return cls(responder, stop_after, publisher, clock)
 
-    # Controls of many steps are Python's to take in chunks: none is ever in progress here, nor cut at a stop.
-    long_in_progress = False
-    stopped_at_stop_after = False
+    @property
+    def long_in_progress(self) -> bool:
+        """True while a Control's answer is still to come across serve()s: one of many steps stepped in C++, or
+        a paced answer C++ holds until its time."""
+        return self._long or self._held
 
     def end_long_control(self, why: str = "") -> None:
-        """Nothing to answer: no Control of many steps is ever in progress here."""
+        """Answer the Control of many steps in progress in C++, if any: the server stopped after some of its steps
+        (`why`: a reason to add); a paced answer held is sent at once."""
+        if self._held:
+            self._path.send_held(self.responder.server)
+            self._held = False
+        long = self.sim.long_control
+        if not self._long or long is None:
+            return
+        self._path.end_long_control(self.responder.server, long.stopped(why).text)
+        self._long = False
+        self.sim.stats.errors_sent += 1
+        self.sim.long_control = None
 
     def ready(self) -> bool:
         """True when the next request may go to C++: an accepted lone controller drives the worlds, running or
-        waiting for the Control that starts them."""
+        waiting for the Control that starts them, or its answer waits for its time there."""
         sim = self.sim
+        if self._long or self._held:
+            return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if len(active) != 1 or sim.long_control is not None:
             return False
@@ -101,14 +143,34 @@ class WorldHotPath:
         waited = grace.release()
         if waited is not None:
             return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
-        controller = next(iter(sim.sessions.active.values()))
+        long = sim.long_control if self._long else None
+        if long is not None:
+            peer = long.peers[0]
+        elif self._held:
+            peer = self._held_peer
+        else:
+            peer = next(iter(sim.sessions.active))  # the lone controller's
+        controller = sim.sessions.active.get(peer)
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
+        pacing = {}
+        if self._clock is not None:
+            pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
+                      "late_after": sim.handshake.time_step, "longest_hold": LONGEST_HOLD}
         return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
-        outcome = self._path.run(responder.server, controller.peer, return_after, ring,
-                                 starting=not sim.running, steps_before=sim.stats.steps)
+        outcome = self._path.run(responder.server, peer, return_after, ring,
+                                 starting=not sim.running, steps_before=sim.stats.steps,
+                                 sizes_logged=responder.sizes_logged, **pacing)
         if outcome.started:
             sim.simulation_run.start()
+        if self._clock is not None:
+            if outcome.started:
+                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
+            self._clock.deadlines_missed += outcome.deadlines_missed
+        self._held = outcome.answer_held
+        if self._held:
+            self._held_peer = peer
+            sim.sessions.renew(peer)  # waiting for its answer, not gone
         served = outcome.controls
         self.controller_served = served > 0
         self.controls += served
@@ -117,13 +179,35 @@ class WorldHotPath:
         stats.requests += served
         stats.controls += served
         stats.steps += outcome.steps
-        if served or outcome.failure:
+        if controller is not None and (served or outcome.failure):
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
-        if served:
-            responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
         if outcome.failure:
-            stats.requests += 1
+            if not outcome.long_failed:
+                stats.requests += 1  # a Control whose worlds could not be stepped, answered with the error
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
+        # Logged as the Python path logs an exchange: traced, its frames once answered (a held answer too, before
+        # what is served while it waits); its sizes once sent.
+        if sim.trace and outcome.request_frame:
+            answered = outcome.answer_frame or None  # none yet: a Control of many steps, answered once stepped
+            responder.log_traced(outcome.request_frame, answered, held=answered is None)
+        if outcome.answer_bytes:
+            responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
+        self._mirror_long(outcome, peer)
         return grace.arrived(outcome.request), outcome.simulated_time
+
+    def _mirror_long(self, outcome: Any, peer: bytes) -> None:
+        """Mirror the Control of many steps C++ has in progress (of `peer`) in `SimulationServer.long_control`:
+        requests to drive are refused while it is stepped, as for any long Control (coupler.serve.long_control).
+        One stopped at stop_after is ended here."""
+        sim = self.sim
+        long_before, self._long = self._long, outcome.long_steps > 0
+        if self._long:
+            sim.long_control = LongControl([peer], outcome.long_steps, outcome.long_taken)
+            sim.sessions.renew(peer)  # waiting for its answer, not gone
+        elif long_before:
+            sim.long_control = None
+        if outcome.long_at_stop_after:
+            self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
+            self.stopped_at_stop_after = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from coupler.record.publisher import FramePublisher  # noqa: E402
 from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
 from coupler.serve.frame_observer import observed  # noqa: E402
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import encode  # noqa: E402
@@ -54,7 +56,7 @@ READS = 2  # the SensorRequests among the frames: answered with no state publish
 
 def random_frames(width: int, count: int, seed: int) -> list[bytes]:
     """Controls for every world, mostly plain, with resets (to the start state or to a qpos given), a value Python
-    refuses, a long one Python takes in chunks, a Reset and a read among them."""
+    refuses, a long one taken in chunks, a Reset and a read among them."""
     rng = np.random.default_rng(seed)
     frames = []
     for k in range(count):
@@ -77,23 +79,33 @@ def random_frames(width: int, count: int, seed: int) -> list[bytes]:
     return frames
 
 
-def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]) -> tuple[list, int]:
-    """Every frame message a subscriber receives from a published batched run of `frames` after a handshake, all
-    header fields but the wall clock; and the Controls the hot path answered."""
+def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes], clock: RunClock | None = None,
+              read_during: int | None = None) -> tuple[list, int]:
+    """Every frame message a subscriber receives from a published batched run of `frames` after a handshake (paced
+    by `clock`; while the answer to frame `read_during` waits, another peer reads), all header fields but the wall
+    clock; and the Controls the hot path answered."""
     worlds = WorldBatch(MujocoSimulation.from_xml_string(TWO_LINKS), WORLDS, threads=1)
     sim = SimulationServer(WorldsSimulation(worlds))
     publisher = FramePublisher()
     responder = BatchedResponder(address, sim)
-    loop = LockstepLoop(observed(responder, publisher), hot_path=hot_path)
+    loop = LockstepLoop(observed(responder, publisher), clock, hot_path=hot_path)
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(stop, 0.05))
     socket, received = follow(publisher.bind(publish_on))
     try:
         assert publisher.wait_for_subscribers(1, 10.0)
         thread.start()
-        with req_socket(responder.endpoint) as driver:
-            for frame in [encode(HandshakeInitMessage()), *frames]:
-                ask(driver, frame)
+        with req_socket(responder.endpoint) as driver, req_socket(responder.endpoint) as reader:
+            ask(driver, encode(HandshakeInitMessage()))
+            for k, frame in enumerate(frames):
+                if k != read_during:
+                    ask(driver, frame)
+                    continue
+                driver.send(frame)
+                time.sleep(0.02)
+                ask(reader, encode(SensorRequestMessage()))
+                assert not driver.poll(0)  # still held
+                driver.recv()
         stop.set()
         thread.join(timeout=10)
         responder.close()
@@ -122,3 +134,18 @@ def test_a_published_batch_streams_on_the_hot_path_what_the_python_path_streams_
     states = [MujocoState.FromString(message[4]) for message in hot if message[0] == STATE]
     assert len(states) == WORLDS * (answers - READS) > 0
     assert [state.world for state in states[:WORLDS]] == list(range(WORLDS))
+
+
+def test_a_paced_published_batch_streams_on_the_hot_path_what_the_python_path_streams_a_read_while_held_too(
+        make_address):
+    controls = np.array([[0.5, -0.5], [1.5, 0.0], [-0.2, 0.3]])
+    # The second Control's answer waits 0.1 s for its time, while another peer reads.
+    frames = [encode_world_control(WORLDS, controls, 1), encode_world_control(WORLDS, controls, 10),
+              encode_world_control(WORLDS, controls, 1, [1])]
+    hot, served = stream_of(make_address("ipc"), make_address("ipc"), True, frames, RunClock(1.0), read_during=1)
+    plain, _ = stream_of(make_address("ipc"), make_address("ipc"), False, frames, RunClock(1.0), read_during=1)
+    assert served == len(frames)
+    assert hot == plain
+    channels = [message[0] for message in hot]
+    held = channels.index("/coupler/requests/SensorRequest")
+    assert channels[held - 1] == STATE and channels[held + 2] == "/coupler/answers/Sensor"  # held, then sent

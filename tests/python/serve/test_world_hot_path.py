@@ -85,7 +85,7 @@ def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -
         elif kind == 1:
             controls[rng.integers(WORLDS), rng.integers(width)] = rng.choice([math.nan, math.inf, 1e11, 1e300])
         elif kind == 2:
-            steps = 101  # stepped in chunks by Python
+            steps = 101  # stepped in chunks
         elif kind == 3:
             frames.append(encode_world_control(WORLDS, np.zeros(width + 1)))
             continue

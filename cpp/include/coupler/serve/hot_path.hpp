@@ -36,6 +36,7 @@
 #include <vector>
 
 #include <coupler/wire/control_layout.hpp>
+#include <coupler/serve/answer_pacing.hpp>
 #include <coupler/serve/control_rounds.hpp>
 #include <coupler/serve/control_scatter.hpp>
 #include <coupler/serve/free_run_states.hpp>
@@ -85,24 +86,6 @@ struct HotPathConfig {
   // after each Control it answers, with its frames in the outcome, and hands
   // every other request back, so that the caller logs each as it serves it.
   bool trace = false;
-};
-
-// Wall-clock pacing of a run (coupler serve --realtime): the answer to a
-// Control is held until the wall clock reaches the simulated time it stepped
-// to, so the simulation never runs ahead of real time. The last
-// `longest_hold` of a hold is slept through; before that, the answer (a
-// lone controller's, or a round's to each of its Controls) waits while other
-// peers' reads are answered and anything else goes back to the caller, the
-// answer still held (the next run() sends it when due, send_held() at once).
-struct HotPathPacing {
-  // Seconds from the start of run() until simulated time 0 is due on the
-  // wall clock (negative: it was due that long ago).
-  double zero_due_in = 0.0;
-  double speed = 1.0;  // simulated seconds per wall second
-  // A Control answered more than this many seconds after its time is due counts as a missed deadline.
-  double late_after = 0.0;
-  // Seconds of a hold slept through without serving anyone.
-  double longest_hold = std::numeric_limits<double>::infinity();
 };
 
 // A controller holding the simulation, for run().

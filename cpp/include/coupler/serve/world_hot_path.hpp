@@ -13,7 +13,14 @@
 // match, a value the caller must look at, a mocap body's zero quaternion)
 // goes back to the caller, which owns the control plane and every refusal's
 // text, untouched. With a publisher (publish_to), it publishes what the
-// caller's observer would for each Control it answers.
+// caller's observer would for each Control it answers. Traced, it returns
+// after each Control it answers with its frames, which the caller logs.
+// Paced, each answer waits for its time (answer_pacing.hpp). A Control of
+// more than StepChunks::kFirst steps is taken in chunks (step_chunks.hpp),
+// as HotPath takes a single world's: any request that arrives between two
+// chunks goes back to the caller with the Control still in progress (the
+// next run() goes on with it; the caller refuses requests to drive
+// meanwhile), or end_long_control() ends it (a stop).
 
 #include <chrono>
 #include <cstddef>
@@ -25,8 +32,10 @@
 #include <utility>
 #include <vector>
 
+#include <coupler/serve/answer_pacing.hpp>
 #include <coupler/serve/hot_path.hpp>
 #include <coupler/serve/mujoco_state.hpp>
+#include <coupler/serve/step_chunks.hpp>
 #include <coupler/serve/world_control_check.hpp>
 #include <coupler/serve/world_steps.hpp>
 #include <coupler/transport/frame_publisher.hpp>
@@ -37,13 +46,24 @@
 namespace coupler {
 
 struct WorldHotPathConfig {
-  // Controls asking for more steps than this go back to the caller, which steps a long Control in chunks.
+  // Controls asking for more steps than this go back to the caller, which refuses those beyond the cap. Those of
+  // more than StepChunks::kFirst steps and at most this are taken in chunks.
   std::uint64_t max_steps = HotPathConfig::kDefaultMaxSteps;
   // A Control holding a value larger than this in magnitude (or one that is not finite) goes back to the
   // caller, whose check names the value it refuses, or serves it.
   double largest_value = std::numeric_limits<double>::infinity();
-  // Return after answering a Control that stepped world 0 to this time (seconds) or later.
+  // Return after answering a Control that stepped world 0 to this time (seconds) or later; a Control of many
+  // steps stops at the step reaching it (given time_step), for the caller to end.
   double stop_after = std::numeric_limits<double>::infinity();
+  // Seconds of stepping per chunk of a Control of many steps.
+  double chunk_seconds = StepChunks::kSeconds;
+  // Every exchange is to be logged (coupler serve --trace), as HotPathConfig::trace: run() returns after each
+  // Control it answers, with its frames in the outcome, so that the caller logs it in its turn.
+  bool trace = false;
+  // Seconds of simulated time a step takes: paced, the Control that starts a run anchors its clock this many
+  // seconds per step before world 0's time after it; a Control of many steps stops at stop_after by it (0: it
+  // takes them all).
+  double time_step = 0.0;
 };
 
 // The caller's arrays, which the worlds are served from and into, written in place (they must outlive the
@@ -78,12 +98,32 @@ struct WorldHotPathOutcome {
   // The sizes of the last Control answered and of its answer, in bytes.
   std::size_t request_bytes = 0;
   std::size_t answer_bytes = 0;
+  // With WorldHotPathConfig::trace: the Control answered and its answer, as sent.
+  std::string request_frame;
+  std::string answer_frame;
   // How long ago the last Control answered arrived.
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
   std::string failure;
-  // Run with `starting`: a Control was stepped and answered, which started the run.
+  // Run with `starting`: a Control was stepped and answered, which started the run. Paced, the clock was
+  // anchored then, `since_start` before run() returned, at `start_time`, as the caller's clock is to be too.
   bool started = false;
+  double start_time = 0.0;
+  std::chrono::steady_clock::duration since_start{};
+  // Paced: Controls answered later than late_after past their time.
+  std::uint64_t deadlines_missed = 0;
+  // Paced: the answer to the last Control taken (counted in `controls` and `steps`) waits for its time when
+  // run() returned; the next run() sends it when due, send_held() at once.
+  bool answer_held = false;
+  // A Control of many steps in progress when run() returned (counted in `controls`, `steps` and `resets` when it
+  // was taken; the next run() goes on with it, or end_long_control() ends it): the steps it asks for and those
+  // taken; both 0 when none is.
+  std::uint64_t long_steps = 0;
+  std::uint64_t long_taken = 0;
+  // It stopped at the step reaching stop_after, unanswered: the caller ends it (end_long_control()).
+  bool long_at_stop_after = false;
+  // The worlds failed during a Control of many steps (counted in `controls` when it was taken).
+  bool long_failed = false;
 };
 
 class WorldHotPath {
@@ -98,9 +138,21 @@ class WorldHotPath {
   // the first time or the worlds failed. Answers go through `ring` (may be null) when a Control asks for it.
   // With `starting`, the run waits for its first Control (after a handshake or a reset): the first Control taken
   // starts it (the outcome says so). `steps_before`: the steps the server took before this call, which number the
-  // published states. The caller guarantees that `peer` alone drives the worlds.
+  // published states. With `sizes_logged` (coupler serve --trace-sizes: the sizes of the exchange the caller
+  // logged last), it returns after a Control whose sizes differ from those of the exchange before it, so that
+  // the caller logs every change. With `pacing` (coupler serve --realtime), each answer waits for its time on
+  // the wall clock (answer_pacing.hpp); one due later than longest_hold is held while every other request goes
+  // back to the caller (the answer still held: the next run() sends it when due), and the first Control of a run
+  // anchors the clock. The caller guarantees that `peer` alone drives the worlds.
   WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                          SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0);
+                          SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0,
+                          std::optional<std::pair<std::size_t, std::size_t>> sizes_logged = std::nullopt,
+                          std::optional<HotPathPacing> pacing = std::nullopt);
+  // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
+  bool send_held(Server& server);
+  // Answers the Control of many steps in progress (if one is) with SessionEnded and `text`, and publishes that
+  // answer; whether one was.
+  bool end_long_control(Server& server, const std::string& text);
 
   // From now on, publishes what the caller's observer publishes for each
   // Control answered, in its order, once its answer has been sent: the
@@ -113,11 +165,45 @@ class WorldHotPath {
   const WorldHotPathConfig& config() const noexcept { return config_; }
 
  private:
-  // The answer to `payload` when it is a Control this path serves; nullopt to hand it back.
+  // The answer to `payload` when it is a Control this path serves; nullopt to hand it back (or, for one of many
+  // steps, applied, to take it in chunks once the server hands its request over: long_ says so).
   std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
+  // Takes `steps` of the Control applied (resetting its worlds first, with `resets`) and reads every world;
+  // false (the failure in the outcome) when the worlds failed. Notes the values clamped, `first_chunk` of a
+  // Control (later chunks scatter the same values).
+  bool step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome);
+  // The answer to a Control from the arrays, through `ring` when given.
+  std::string answer_frame(SharedRingWriter* ring) const;
+  static std::string failure_frame(const WorldHotPathOutcome& outcome);
   // Publishes a Control answered with `answer`, received at `received_ns`: `stepped`, after its steps numbered `step`.
   void publish(std::string_view request, std::int64_t received_ns, const std::string& answer, bool stepped,
                std::uint64_t step);
+  // Its two halves: the Control and (stepped) every world's state after its steps; the answer, once sent.
+  void publish_taken(std::string_view request, std::int64_t received_ns, bool stepped, std::uint64_t step);
+  void publish_answer(const std::string& answer, bool stepped, double time);
+
+  // A paced answer held until its time, across calls to run(), while every other request goes to the caller.
+  struct HeldAnswer {
+    Request request;
+    std::string frame;
+    double time = 0.0;  // world 0's time it stepped to, when it is due
+  };
+  std::optional<HeldAnswer> held_;
+  // A Control of many steps, taken in chunks across calls to run() (as HotPath takes a single world's).
+  struct LongControl {
+    std::optional<Request> request;  // answered after its last step; empty until the server hands it over
+    std::uint64_t steps = 0;         // asked for
+    std::uint64_t last = 0;          // taken before it ends: `steps`, or fewer where stop_after is reached
+    std::uint64_t taken = 0;
+    std::uint64_t resets = 0;        // worlds it resets, with its first chunk
+    bool shared_memory = false;      // its answer goes through the ring
+    StepChunks chunks;
+    std::vector<double> reset_qpos;  // the states it gives its reset worlds, kept until its first chunk
+    std::vector<double> reset_qvel;
+    std::string request_frame;       // with a publisher, the Control as received, and when
+    std::int64_t received_ns = 0;
+  };
+  std::optional<LongControl> long_;
 
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;

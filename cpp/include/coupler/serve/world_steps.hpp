@@ -61,6 +61,9 @@ class WorldSteps {
   std::size_t nq() const noexcept { return worlds_.front().reset ? worlds_.front().reset->nq() : 0; }
   std::size_t nv() const noexcept { return worlds_.front().reset ? worlds_.front().reset->nv() : 0; }
 
+  // A world's simulated time, read from its state.
+  double time(std::size_t world) const { return worlds_.at(world).stepper->time(); }
+
   // Whether a world's scatter refuses its row of `values` (count x value_count): a mocap body's zero quaternion.
   bool refuses(const double* values) const noexcept;
 

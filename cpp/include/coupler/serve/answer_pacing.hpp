@@ -1,0 +1,58 @@
+#pragma once
+// Wall-clock pacing of a run's answers (coupler serve --realtime), as one
+// call of a hot path sees it: when an answer stepped to a simulated time is
+// due, the hold until then, and the anchor a run's first Control sets. One
+// rule for the single-world hot path (hot_path.hpp) and a batch's
+// (world_hot_path.hpp).
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+
+namespace coupler {
+
+// Wall-clock pacing of a run (coupler serve --realtime): the answer to a
+// Control is held until the wall clock reaches the simulated time it stepped
+// to, so the simulation never runs ahead of real time. The last
+// `longest_hold` of a hold is slept through; before that, the answer (a
+// lone controller's, or a round's to each of its Controls) waits while other
+// peers are served (the hot path hands what it does not serve back to the
+// caller, the answer still held).
+struct HotPathPacing {
+  // Seconds from the start of run() until simulated time 0 is due on the
+  // wall clock (negative: it was due that long ago).
+  double zero_due_in = 0.0;
+  double speed = 1.0;  // simulated seconds per wall second
+  // A Control answered more than this many seconds after its time is due counts as a missed deadline.
+  double late_after = 0.0;
+  // Seconds of a hold slept through without serving anyone.
+  double longest_hold = std::numeric_limits<double>::infinity();
+};
+
+// HotPathPacing from the moment a run() started.
+class AnswerPacing {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  AnswerPacing(const HotPathPacing& pacing, Clock::time_point started) noexcept;
+
+  // When an answer stepped to simulated `time` is due on the wall clock.
+  Clock::time_point due_at(double time) const noexcept;
+  // Sleeps until an answer stepped to `time` is due; true when it was due more than late_after ago (a missed
+  // deadline).
+  bool hold_until_due(double time) const;
+  // An answer stepped to `time` waits longer than longest_hold from `now`: it is held while others are served.
+  bool holds_long(double time, Clock::time_point now) const noexcept { return due_at(time) - now > longest_hold_; }
+  // The run starts at `wall`, from simulated time `stepped_from`: it is due then.
+  void anchor(double stepped_from, Clock::time_point wall) noexcept;
+
+  Clock::duration longest_hold() const noexcept { return longest_hold_; }
+  double speed() const noexcept { return pacing_.speed; }
+
+ private:
+  HotPathPacing pacing_;
+  Clock::time_point started_;
+  Clock::duration longest_hold_;
+};
+
+}  // namespace coupler
