@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from coupler.scenes import load_scene
+from coupler.serve.run_clock import RunClock
 from coupler.transport.client import Client
 from coupler.wire.messages import (
     ControlMessage,
@@ -57,6 +58,20 @@ def test_a_newcomers_first_control_after_the_controller_left_is_answered_in_cpp_
     logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith(("received", "answered"))]
     assert logged[-4:] == [f"received {ARM!r}", f"answered {answers[0]!r}",
                            f"received {ARM!r}", f"answered {answers[1]!r}"]
+
+
+def test_paced_a_newcomers_first_control_starts_the_clock_in_cpp_and_waits_for_its_own_step(make_address):
+    clock = RunClock(1.0)
+    with Served(load_scene("static", 0.05), make_address("ipc"), clock=clock) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as newcomer:
+        started = time.monotonic()
+        first = newcomer.request(ARM)  # admits it, starts the run and its clock
+        waited = time.monotonic() - started
+        second = newcomer.request(ARM)
+        both = time.monotonic() - started
+    assert hot.loop.hot_path.controls == 2 and hot.sim.starts == 1
+    assert second.simulated_time - first.simulated_time == pytest.approx(0.05)
+    assert waited >= 0.05 - 0.002 and both >= 0.1 - 0.002  # each answer waited for its step's time
 
 
 def test_a_newcomer_joining_a_lone_controller_of_two_is_held_and_answered_with_the_round_in_cpp(make_address):
