@@ -12,6 +12,7 @@ import pytest
 from coupler.scenes import load_scene
 from coupler.serve.run_clock import RunClock
 from coupler.transport.client import Client
+from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
     ControlMessage,
     ErrorCode,
@@ -20,7 +21,7 @@ from coupler.wire.messages import (
     ObjectControl,
     SensorMessage,
 )
-from served_loop import Served
+from served_loop import Served, ask, req_socket
 
 GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
 ARM = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
@@ -93,3 +94,14 @@ def test_a_newcomer_joining_a_lone_controller_of_two_is_held_and_answered_with_t
     assert served.loop.hot_path.controls == 5  # the newcomer's first Control too
     assert served.sim.stats.controls == 5 and served.sim.stats.steps == 4
     assert robots == [["left_arm"], ["right_arm"]]  # claimed in Python, with the admission
+
+
+def test_a_newcomers_first_control_the_hot_path_does_not_take_comes_back_and_is_served_and_counted_once(
+        make_address):
+    with Served(load_scene("static", None), make_address("ipc")) as hot, \
+            req_socket(hot.responder.endpoint) as newcomer:
+        # An unknown field: the hot path's reader takes only the plain encoding, and hands it back once admitted.
+        answer = decode(ask(newcomer, encode(ARM) + b"\x18\x05"))
+    assert isinstance(answer, SensorMessage) and answer.simulated_time == pytest.approx(hot.sim.handshake.time_step)
+    assert hot.loop.hot_path.controls == 0
+    assert hot.sim.stats.requests == hot.sim.stats.controls == 1
