@@ -143,6 +143,8 @@ class ControlAnswer:
         controller or claimed robots, and the hot path serves it.
         """
         controller = self.sessions.admit(peer)
+        # Only a Control that changes who drives what goes to the hot path: one that changes nothing here is one the
+        # hot path handed back (an encoding it does not read, say), which it would hand back again.
         changed = not controller.accepted
         if self.shared:
             objects = self._control_objects
