@@ -73,29 +73,33 @@ class HotPathOf {
 
   HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before,
                      std::optional<double> zero_due_in, double speed, double late_after,
-                     SharedChannelServer* channel, bool starting, double longest_hold) {
+                     SharedChannelServer* channel, bool starting, double longest_hold, const Request* first) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
     if (pacing) pacing->longest_hold = longest_hold;
     Server& bound = server.get();
     path_->serve_channel(channel);
+    std::optional<Request> handed;
+    if (first) handed = *first;
     py::gil_scoped_release released;
-    return path_->run(bound, identity, wait, steps_before, pacing, starting);
+    return path_->run(bound, identity, wait, steps_before, pacing, starting, std::move(handed));
   }
 
   HotPathOutcome run_rounds(ServerHandle& server, const std::vector<std::pair<py::bytes, std::vector<std::size_t>>>& drives,
                             ControlRounds& rounds, double return_after, std::uint64_t steps_before,
                             std::optional<double> zero_due_in, double speed, double late_after, bool starting,
-                            double longest_hold) {
+                            double longest_hold, const Request* first) {
     std::vector<HotPathController> controllers;
     for (const auto& [peer, objects] : drives) controllers.push_back({std::string(peer), objects});
     const auto wait = milliseconds(return_after);
     std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
     if (pacing) pacing->longest_hold = longest_hold;
     Server& bound = server.get();
+    std::optional<Request> handed;
+    if (first) handed = *first;
     py::gil_scoped_release released;
-    return path_->run(bound, controllers, rounds, wait, steps_before, pacing, starting);
+    return path_->run(bound, controllers, rounds, wait, steps_before, pacing, starting, std::move(handed));
   }
 
   HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, double zero_due_in,
@@ -321,22 +325,22 @@ void bind_hot_path(py::module_& module) {
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
            py::arg("late_after") = 0.0, py::arg("channel") = nullptr, py::arg("starting") = false,
-           py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
+           py::arg("longest_hold") = std::numeric_limits<double>::infinity(), py::arg("first") = nullptr,
            "Answer the Controls of `peer` (bytes) that `server` receives (and, with a SharedChannelServer `channel` "
            "leased to `peer`, its plain Controls and reads through that channel), without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
-           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed; of a hold longer than `longest_hold` seconds, the time before its last `longest_hold` serves other peers' reads and hands anything else back, the answer held across runs (outcome.answer_held). With `starting`, the run waits for its first Control: the first taken starts it (outcome.started) and, paced, anchors the clock at the simulated time it steps from (outcome.start_time, outcome.since_start ago). The caller guarantees that `peer` alone holds the simulation and its state is settled. "
+           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed; of a hold longer than `longest_hold` seconds, the time before its last `longest_hold` serves other peers' reads and hands anything else back, the answer held across runs (outcome.answer_held). With `starting`, the run waits for its first Control: the first taken starts it (outcome.started) and, paced, anchors the clock at the simulated time it steps from (outcome.start_time, outcome.since_start ago). The caller guarantees that `peer` alone holds the simulation and its state is settled. `first`: a Request the caller received (the Control that admitted `peer`), served first as if it had just arrived, or handed back. "
            "Returns a HotPathOutcome.")
       .def("run_rounds", &HotPathOf::run_rounds, py::arg("server"), py::arg("controllers"), py::arg("rounds"),
            py::arg("return_after"), py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(),
            py::arg("speed") = 1.0, py::arg("late_after") = 0.0, py::arg("starting") = false,
-           py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
+           py::arg("longest_hold") = std::numeric_limits<double>::infinity(), py::arg("first") = nullptr,
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
            "and the round is stepped and answered once every controller's waits; one asking for more than max_steps "
            "is left there for the caller. Paced, a round's answers that would wait longer than `longest_hold` are held as "
            "run()'s (outcome.answer_held). Traced, returns after each Control taken, its frame in request_frame. "
-           "With `starting`, the first round taken starts the run, as run()'s first Control.")
+           "With `starting`, the first round taken starts the run, as run()'s first Control; `first` as run()'s.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
            py::arg("fresh_control"), py::arg("steps_before") = 0, py::arg("states") = nullptr,

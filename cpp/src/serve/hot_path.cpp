@@ -126,22 +126,24 @@ void HotPath::flush_published() {
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
-                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting) {
+                            std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting,
+                            std::optional<Request> first) {
   return serve_controllers(server, {HotPathController{peer, {}}}, nullptr, return_after, steps_before, pacing,
-                           starting);
+                           starting, std::move(first));
 }
 
 HotPathOutcome HotPath::run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                             std::chrono::milliseconds return_after, std::uint64_t steps_before,
-                            std::optional<HotPathPacing> pacing, bool starting) {
+                            std::optional<HotPathPacing> pacing, bool starting, std::optional<Request> first) {
   if (controllers.empty()) throw Error("the hot path serves the Controls of at least one controller");
-  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing, starting);
+  return serve_controllers(server, controllers, &rounds, return_after, steps_before, pacing, starting,
+                           std::move(first));
 }
 
 HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
                                           ControlRounds* rounds, std::chrono::milliseconds return_after,
                                           std::uint64_t steps_before, std::optional<HotPathPacing> pacing,
-                                          bool starting) {
+                                          bool starting, std::optional<Request> first) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
@@ -620,7 +622,20 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     long_->serve_until = Clock::time_point{};
     return true;
   };
-  for (;;) {
+  // The request the caller handed over is offered to the answerer as the server offers one that arrives.
+  bool serving = true;
+  if (first && first->through_channel()) throw Error("a request handed to the hot path must have come through the socket");
+  if (first) {
+    Offered offered;
+    if (std::optional<std::string> frame = answer(first->peer(), first->frame())) {
+      server.reply_frame(*first, *frame);
+      offered.answered = true;
+    } else {
+      offered.request = std::move(first);
+    }
+    serving = take(std::move(offered));
+  }
+  while (serving) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
     if (held_ && (now < deadline || !pacing || due_at(held_->time) - now <= longest_hold)) {

@@ -4,10 +4,17 @@ However a Control arrives (a native request, or a message given to
 `SimulationServer.handle`), it is served by `values`; one the layout refuses
 is answered by `refusal`. With several controllers, an applied Control
 claims its robots and waits (HELD) for the others' Controls of the same step.
+
+Under a loop whose hot path can serve it (`hands_over`), the Control that
+admits a controller, or claims robots for it, is only admitted here (who
+drives is decided in Python, its refusals as ever) and answered ADMITTED:
+the hot path applies, steps and answers it as any other Control of that
+controller (`coupler.serve.hot_path`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -15,7 +22,7 @@ import numpy as np
 from coupler import _native
 from coupler.serve.controller_admission import ControllerAdmission
 from coupler.serve.controller_sessions import Controller, ControllerSessions
-from coupler.serve.held import HELD, Held
+from coupler.serve.held import ADMITTED, HELD, Admitted, Held
 from coupler.serve.request_guard import RequestGuard
 from coupler.serve.simulation import ArraySimulation
 from coupler.wire.codec import encode
@@ -38,6 +45,9 @@ class ControlAnswer:
         self._control_objects: list[str] = (
             [o.name for o in simulation.flat.controls.objects] if isinstance(simulation, ArraySimulation) else []
         )
+        # Set by a loop whose hot path serves the Control that admits a controller: while it returns True, that
+        # Control is admitted and left unapplied (ADMITTED), for the hot path to serve.
+        self.hands_over: Callable[[], bool] | None = None
 
     def message(self, control: ControlMessage, peer: bytes) -> SensorMessage | ErrorMessage | Held:
         """A Control given as a message, served as a native request is: read by the control layout, then applied."""
@@ -50,30 +60,36 @@ class ControlAnswer:
             steps = flat.controls.decode(encode(control))
         except ProtocolError as error:
             return self.refusal(error, peer)
-        answer = self.values(flat.controls, steps, flat.sensors.values, peer)
+        # A message has no request the hot path could answer: it is served here.
+        answer = self.values(flat.controls, steps, flat.sensors.values, peer, hand_over=False)
+        assert not isinstance(answer, Admitted)
         if isinstance(answer, float):
             return flat.sensor_message(flat.sensors.values, answer)
         return answer
 
     def values(self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray,
-               peer: bytes = b"") -> float | ErrorMessage | Held:
+               peer: bytes = b"", hand_over: bool = True) -> float | ErrorMessage | Held | Admitted:
         """Apply a Control read into `controls`, step, and write the new state to `sensors_out`; its simulated time.
 
         The ErrorMessage to send when `peer` may not drive or the simulation
-        failed; HELD when the step waits for other controllers or is left to the loop.
+        failed; HELD when the step waits for other controllers or is left to
+        the loop; ADMITTED when it admitted its controller (or claimed its
+        robots) and is left unapplied for the hot path (`hands_over`, unless
+        not `hand_over`).
         """
         run = self.run
         stats = run.stats
         simulation = cast(ArraySimulation, run.simulation)  # the native path serves only ArraySimulations
         clock = self.sessions.clock
 
-        def control() -> float | Held:
+        def control() -> float | Held | Admitted:
             if run.long_control is not None:
                 run.refuse_while_stepping(peer)
             controller = self._active.get(peer)
             if controller is None or self.shared:
-                if self._admitted(simulation, controls, steps, peer):
-                    return HELD
+                admitted = self._admitted(simulation, controls, steps, peer, hand_over)
+                if admitted is not None:
+                    return admitted
             else:
                 # The path of every Control of a lone controller: one lookup, and its lease renewed.
                 controller.seen = clock()
@@ -119,24 +135,32 @@ class ControlAnswer:
         return cast(ErrorMessage, self.guard.answer("ControlMessage", refuse))
 
     def _admitted(self, simulation: ArraySimulation, controls: _native.ControlLayout, steps: int,
-                  peer: bytes) -> bool:
+                  peer: bytes, hand_over: bool) -> Held | Admitted | None:
         """Admit a newcomer, or one of several controllers, claim its robots and apply its Control.
 
-        True when the Control, one of several controllers', waits for the others' Controls of the same step.
+        HELD when the Control, one of several controllers', waits for the
+        others' Controls of the same step; ADMITTED when it admitted its
+        controller or claimed robots, and the hot path serves it.
         """
         controller = self.sessions.admit(peer)
+        # Only a Control that changes who drives what goes to the hot path: one that changes nothing here is one the
+        # hot path handed back (an encoding it does not read, say), which it would hand back again.
+        changed = not controller.accepted
         if self.shared:
             objects = self._control_objects
             with self.admission.refusal_frees_place(controller):
                 _check_not_waiting(self.sessions, controller)
-                self.sessions.claim(controller, (objects[k] for k in np.flatnonzero(controls.values_set)))
+                changed |= self.sessions.claim(controller, (objects[k] for k in np.flatnonzero(controls.values_set)))
         self.admission.accept(controller)
+        if changed and hand_over and self.hands_over is not None and self.hands_over():
+            # Who drives is decided; its Control is served by the hot path, as every other of this controller.
+            return ADMITTED
         simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
         if self.shared:
             self.sessions.hold(controller, steps)
             self.admission.stats.controls += 1
-            return True
-        return False
+            return HELD
+        return None
 
 
 def _check_not_waiting(sessions: ControllerSessions, controller: Controller) -> None:

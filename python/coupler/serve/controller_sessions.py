@@ -141,8 +141,9 @@ class ControllerSessions:
             return None
         return max(0.0, min(awaited) + self.lease - self.clock())
 
-    def claim(self, controller: Controller, robots: Iterable[str]) -> None:
-        """Let `controller` drive `robots`, refusing (SERVER_BUSY) a robot another controller drives.
+    def claim(self, controller: Controller, robots: Iterable[str]) -> bool:
+        """Let `controller` drive `robots`, refusing (SERVER_BUSY) a robot another controller drives; whether it
+        drives robots it did not before.
 
         Nothing is claimed when one robot is refused.
         """
@@ -156,6 +157,7 @@ class ControllerSessions:
                     ErrorCode.SERVER_BUSY,
                 )
         controller.robots.update(wanted)
+        return bool(wanted)
 
     def holds(self, peer: bytes) -> bool:
         """True when a Control of `peer` waits for the others' of the same step."""

@@ -93,9 +93,12 @@ class ObservedResponder:
         return self.inner.take_closed_peers()
 
     def respond(self, request: Any) -> Answer:
-        self.observer.on_request(_frame(request), request.peer, time.time())
+        received = time.time()
         steps = self.sim.stats.steps
         answer = self.inner.respond(request)
+        if answer.admitted:
+            return answer  # the hot path serves it, and publishes it as it does every Control
+        self.observer.on_request(_frame(request), request.peer, received)
         if self.sim.stats.steps != steps:
             self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return answer

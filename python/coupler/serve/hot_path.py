@@ -16,11 +16,14 @@ which C++ reports (`HotPathOutcome.started`) and Python marks
 (`SimulationRun.start`), and paced, C++ anchors its clock at the simulated
 time that Control steps from, which Python's clock then follows. Everything
 else comes back to Python, which keeps the control plane: another peer's
-request to drive (a newcomer's Control, which admits it and so is served
-there), another kind of request, a Control that does not match the
+request to drive, another kind of request, a Control that does not match the
 handshake or asks for more steps than the cap, the first clamp of a value,
 a failure, and a timer (`return_after`), so that signals, closed peers and
-stops are seen as on the Python path. What C++ hands back passes the gate a
+stops are seen as on the Python path. A newcomer's Control is one: Python
+decides whether it may drive (`ControlAnswer`, refusals answered there) and
+once it is admitted (answered ADMITTED) hands that very request back to
+`serve(first=...)`, where C++ serves it before anything else as any other
+Control of that controller. What C++ hands back passes the gate a
 request from the socket passes (`coupler.serve.busy_grace`): a newcomer's
 request to drive that finds the place held waits there, C++ serving on
 meanwhile and returning when its grace ends.
@@ -47,8 +50,10 @@ With several controllers (`--controllers N`), a Control of one of them for
 the robots it drives is applied and waits in `ControllerSessions.rounds`
 (with those Python held); once every controller's waits, C++ takes the
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
-A Control claiming a robot its controller does not drive yet and one of a
-controller whose Control still waits go to Python; a round of more than
+A Control claiming a robot its controller does not drive yet (a newcomer's
+too) goes to Python, which claims the robot (or refuses the Control) and
+hands it back to C++, to be applied and wait for its round; one of a
+controller whose Control still waits is refused there; a round of more than
 `LONG_CONTROL_STEPS` steps is taken in chunks, as a lone controller's. Traced, C++ returns after each
 Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
@@ -226,18 +231,27 @@ class HotPath:
             return False
         return all(c.accepted for c in active.values()) and self._simulation.settled
 
-    def serve(self, return_after: float) -> tuple[Any | None, float | None]:
+    def takes_admitted(self) -> bool:
+        """True when the Control that admits a controller may be handed to serve() (`ControlAnswer.hands_over`):
+        the simulation is settled, as C++ takes it."""
+        return self._simulation.settled
+
+    def serve(self, return_after: float, first: Any | None = None) -> tuple[Any | None, float | None]:
         """Answer the controller's Controls in C++ for up to `return_after` seconds (0.1 at most).
 
+        `first`: a request received in Python, the Control that admitted its
+        controller (answered ADMITTED), served first as if it had just arrived.
         Returns the request C++ handed back (None when none came), to be
         served as if it had just arrived, and the time of the last state sent
         (None when no Control was answered).
         """
         sim = self.sim
         grace = self.responder.busy_grace
-        waited = grace.release()
+        # A newcomer's request to drive whose grace has passed (coupler.serve.busy_grace) is served next; `first`,
+        # already taken from the socket, goes before it.
+        waited = grace.release() if first is None else None
         if waited is not None:
-            return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
+            return waited, None
         return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
         pacing = {}
         if self._clock is not None:
@@ -246,7 +260,7 @@ class HotPath:
         if pacing:
             pacing["longest_hold"] = LONGEST_HOLD
         if sim.shared:
-            return self._serve_rounds(return_after, pacing)
+            return self._serve_rounds(return_after, pacing, first)
         long = sim.long_control if self._long else None
         held = self._held_peers[0] if self._held_peers else None
         if held is not None:
@@ -257,7 +271,7 @@ class HotPath:
         lease = self.responder.shared_channel
         channel = None if lease is None else lease.channel_of(peer)
         outcome = self._path.run(self.responder.server, peer, return_after,
-                                 sim.stats.steps, channel=channel, starting=not sim.running, **pacing)
+                                 sim.stats.steps, channel=channel, starting=not sim.running, first=first, **pacing)
         self._started(outcome)
         self._hold(outcome, [peer])
         served = outcome.controls
@@ -392,7 +406,8 @@ class HotPath:
         self.sim.stats.errors_sent += 1
         self.sim.long_control = None
 
-    def _serve_rounds(self, return_after: float, pacing: dict[str, float]) -> tuple[Any | None, float | None]:
+    def _serve_rounds(self, return_after: float, pacing: dict[str, float],
+                      first: Any | None) -> tuple[Any | None, float | None]:
         """serve() for several controllers: their Controls wait in `sessions.rounds`, rounds taken in C++."""
         sim = self.sim
         sessions = sim.sessions
@@ -405,7 +420,7 @@ class HotPath:
         elif self._held_peers and not drives:
             drives = [(peer, []) for peer in self._held_peers]  # the same for a round whose answers are held
         outcome = self._path.run_rounds(self.responder.server, drives, sessions.rounds, return_after,
-                                        sim.stats.steps, starting=not sim.running, **pacing)
+                                        sim.stats.steps, starting=not sim.running, first=first, **pacing)
         self._started(outcome)
         self._hold(outcome, [peer for peer, _ in drives])
         stats = sim.stats

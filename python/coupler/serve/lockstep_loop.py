@@ -6,6 +6,7 @@ import logging
 import math
 import threading
 import time
+from typing import Any
 
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.serve.controller_first import ControllerFirst
@@ -26,6 +27,9 @@ _SERVE_WHILE_PACING_POLL = LONGEST_HOLD
 _RENDERING_POLL = 0.001
 # How long a stopping server still waits for images being rendered, to send their answers (seconds).
 _RENDERING_AT_STOP = 5.0
+
+# What _served_by_hot_path returns when the loop ends.
+_DONE = object()
 
 # What a Control still waiting for the other controllers is answered with when the server stops.
 _STOPPED = ErrorMessage(
@@ -61,7 +65,9 @@ class LockstepLoop:
     there while others' reads are answered); the answers are the same bytes
     either way. The C++
     loop hands back any other request, which then waits its turn as the
-    controllers-first order says.
+    controllers-first order says. A newcomer's Control (or one claiming
+    robots) is admitted here, and the hot path serves it first in its next
+    run (`HotPath.serve`'s `first`).
 
     Answers that carry camera images (the "images" extension) are sent once
     their images are rendered, on the renderer's thread; meanwhile the loop
@@ -92,6 +98,11 @@ class LockstepLoop:
         if hot_path:
             self.hot_path = HotPath.for_loop(responder, clock, stop_after) or WorldHotPath.for_loop(responder, clock,
                                                                                                    stop_after)
+        # A Control admitted in Python (answered ADMITTED), for the hot path to serve before anything else.
+        self._admitted: Any | None = None
+        if isinstance(self.hot_path, HotPath):
+            # Python decides who drives; the hot path serves the Control that admitted a controller, as its others.
+            self.sim.control_answer.hands_over = self.hot_path.takes_admitted
         inner = getattr(responder, "inner", responder)
         if (not isinstance(self.hot_path, HotPath) or self.sim.shared) and getattr(inner, "shared_channel", None) is not None:
             inner.shared_channel = None  # only the hot path of a lone controller answers through the channel
@@ -141,23 +152,21 @@ class LockstepLoop:
     def _run_lone(self, stop: threading.Event, poll_timeout: float) -> None:
         while not stop.is_set():
             rendering = self._send_rendered()
-            if rendering and not self._requests.waiting():
+            if self._admitted is not None:
+                first, self._admitted = self._admitted, None
+                request = self._served_by_hot_path(poll_timeout, first)
+                if request is _DONE:
+                    return
+            elif rendering and not self._requests.waiting():
                 # Wakes as soon as an image is done; requests meanwhile wait at most this long.
                 self._renders.wait_rendered(_RENDERING_POLL)
                 self._send_rendered()
                 request = self._requests.next(0.0)
             elif (not rendering and self.hot_path is not None and not self._requests.waiting()
                   and self.hot_path.ready()):
-                handed_back, stepped_to = self.hot_path.serve(poll_timeout)
-                if self._done(stepped_to):
+                request = self._served_by_hot_path(poll_timeout)
+                if request is _DONE:
                     return
-                if handed_back is not None and self.hot_path.long_in_progress:
-                    # Its controller waits for its answer, not to send: served at once, as between two chunks.
-                    request = handed_back
-                else:
-                    if handed_back is not None:
-                        self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
-                    request = self._requests.take() if self._requests.waiting() else None
             else:
                 request = self._requests.next(poll_timeout)
             if request is None:
@@ -168,12 +177,33 @@ class LockstepLoop:
                 self._answer_in_order(request.peer)
             starts = self.sim.starts
             answer = self.responder.respond(request)
+            if answer.admitted:
+                self._admitted = request
+                continue
             if answer.held:
                 answer = self._step_long_control(stop)
             stepped_to = self._pace(answer, self.sim.starts != starts, stop, request.peer)
             self.responder.send(request, answer)
             if self._done(stepped_to):
                 return
+
+    def _served_by_hot_path(self, poll_timeout: float, first: Any | None = None) -> Any:
+        """Let the hot path serve a lone controller (`first`: the Control that admitted it, served first); the
+        request to serve next (None: none waits), or _DONE when the loop ends."""
+        if first is None:
+            assert self.hot_path is not None
+            handed_back, stepped_to = self.hot_path.serve(poll_timeout)
+        else:
+            assert isinstance(self.hot_path, HotPath)  # the only one `ControlAnswer.hands_over` is set for
+            handed_back, stepped_to = self.hot_path.serve(poll_timeout, first)
+        if self._done(stepped_to):
+            return _DONE
+        if handed_back is not None and self.hot_path.long_in_progress:
+            # Its controller waits for its answer, not to send: served at once, as between two chunks.
+            return handed_back
+        if handed_back is not None:
+            self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
+        return self._requests.take() if self._requests.waiting() else None
 
     def _pace(self, answer: Answer, started: bool, stop: threading.Event, holder: bytes | None = None) -> float | None:
         """Hold a stepped answer until its time is due on the wall clock; return the time it stepped to.
@@ -218,6 +248,11 @@ class LockstepLoop:
             self.sim.sessions.renew(holder)
             starts = self.sim.starts
             answer = self.responder.respond(request)
+            if answer.admitted:
+                # The holder's connection closed and another took over: the hot path serves it once this answer is
+                # sent (to no one).
+                self._admitted = request
+                return
             if answer.held:
                 answer = self._step_long_control(stop)
             # A stepped answer here means the holder's connection closed and another took over: pace it plainly.
@@ -287,8 +322,12 @@ class LockstepLoop:
                 # Wake for the next lease that can lapse: a lapsed controller must not hold the others back.
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
-                if self.hot_path is not None and not self._requests.waiting() and self.hot_path.ready():
-                    handed_back, stepped_to = self.hot_path.serve(wait)
+                first, self._admitted = self._admitted, None
+                if first is not None or (self.hot_path is not None and not self._requests.waiting()
+                                         and self.hot_path.ready()):
+                    assert self.hot_path is not None
+                    handed_back, stepped_to = (self.hot_path.serve(wait) if first is None
+                                               else self.hot_path.serve(wait, first))
                     if self._done(stepped_to):
                         return
                     if handed_back is not None and self.hot_path.long_in_progress:
@@ -304,7 +343,9 @@ class LockstepLoop:
                 else:
                     self._closed.saw(request)
                     answer = self.responder.respond(request)
-                    if answer.held:
+                    if answer.admitted:
+                        self._admitted = request  # served first by the hot path, which may join it to a round
+                    elif answer.held:
                         rounds.attach(request)  # answered with its round, here or by the hot path
                     else:
                         self.responder.send(request, answer)

@@ -11,7 +11,9 @@ A Control that does not match the handshake is refused with the C++ check's
 words. Every other request goes, as the message the C++ server decoded,
 through `SimulationServer.handle`: one codec, no second parse. With
 `sim.trace`, every request and answer is logged as it is served, on this
-same path.
+same path. Under a loop's hot path, a Control that admits its controller is
+only admitted here (`Answer.admitted`, neither logged nor sent): the loop
+hands its request to the hot path, which serves it.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from coupler.wire.peer_text import shown
 from coupler.serve.busy_grace import BusyGrace
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
-from coupler.serve.responder import HELD_ANSWER, Answer
+from coupler.serve.responder import ADMITTED_ANSWER, HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
-from coupler.serve.held import Held
+from coupler.serve.held import Admitted, Held
 from coupler.serve.image_answer import RENDER_TIMEOUT, ImageAnswer, Rendered, Wanted, encoded
 from coupler.serve.shared_channel import SharedChannelLease
 from coupler.serve.shared_images import SharedImages, offered_on
@@ -199,7 +201,7 @@ class NativeResponder:
 
     def respond(self, request: _native.Request) -> Answer:
         answer = self._respond(request)
-        if self.sim.trace:
+        if self.sim.trace and not answer.admitted:  # an admitted Control is logged where it is answered
             self.log_traced(request.frame, answer.reply, answer.held)
         return answer
 
@@ -226,7 +228,7 @@ class NativeResponder:
         except ProtocolError as error:
             return Answer(encode(self.sim.refuse_control(error, request.peer)))
         answer = (self._stepped_in_cpp(steps, request.peer) if wanted else None) or self._control(steps, request.peer)
-        if not wanted:
+        if not wanted or answer.admitted:
             return answer
         if answer.held:
             self._images_after_round = wanted
@@ -371,6 +373,8 @@ class NativeResponder:
             return Answer(encode(simulated_time))
         if isinstance(simulated_time, Held):
             return HELD_ANSWER
+        if isinstance(simulated_time, Admitted):
+            return ADMITTED_ANSWER
         return Answer(self._sensors.encode(simulated_time), simulated_time, self.sim.steps_per_control(steps))
 
     def _refused_unread(self, request: _native.Request) -> Answer | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from coupler.serve.held import Admitted
 from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.server_stats import ServerStats
 from coupler.wire.errors import ProtocolError
@@ -21,8 +22,10 @@ class RequestGuard:
         self.peer_log = peer_log
 
     def answer(self, kind: str, handle: Callable[[], T]) -> T | ErrorMessage:
-        """Run `handle`, a request of `kind`; a refusal or a failure becomes the ErrorMessage to send."""
-        self.stats.requests += 1
+        """Run `handle`, a request of `kind`; a refusal or a failure becomes the ErrorMessage to send.
+
+        A Control `handle` only admits (ADMITTED) is counted where it is served, by the hot path.
+        """
         try:
             answer: T | ErrorMessage = handle()
         except ProtocolError as error:
@@ -36,6 +39,9 @@ class RequestGuard:
         except Exception as error:  # a failing simulation must not take the server down
             self.peer_log.logger.exception("internal error while handling %s", kind)
             answer = ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}")
+        if isinstance(answer, Admitted):
+            return answer
+        self.stats.requests += 1
         if isinstance(answer, ErrorMessage):
             self.stats.errors_sent += 1
         return answer

@@ -25,9 +25,12 @@ class Answer:
     simulated_time: float | None = None  # set when a Control was applied: the time of the state sent back
     steps: int = 0  # how many steps that Control took (0 when the simulation steps on its own clock)
     held: bool = False  # a Control waiting for the other controllers' (answered by a later round_answer)
+    # A Control that admitted its controller, left unapplied: the loop hands its request to the hot path.
+    admitted: bool = False
 
 
 HELD_ANSWER = Answer(None, held=True)
+ADMITTED_ANSWER = Answer(None, admitted=True)
 
 
 class Responder(Protocol):

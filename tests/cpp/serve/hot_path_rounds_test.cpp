@@ -172,6 +172,28 @@ TEST_CASE("the hot path holds one controller's Control until the other's arrives
   CHECK(rig.rounds.size() == 0);
 }
 
+TEST_CASE("the Control handed to the hot path once its robot is claimed waits for the round and is answered with it",
+          "[hot_path][control_rounds]") {
+  TwoControllers rig;
+  rig.controllers[1].objects.clear();  // the right controller drives nothing yet
+  rig.right.send(drive("right", -0.25, 2));
+  HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  rig.controllers[1].objects = {1};  // the caller claims the robot
+  outcome = rig.path->run(rig.server, rig.controllers, rig.rounds, 100ms, 0, std::nullopt, false,
+                          std::move(outcome.request));
+  CHECK(outcome.controls == 1);
+  CHECK_FALSE(outcome.request);
+  CHECK(rig.rounds.holds(rig.controllers[1].peer));
+  rig.left.send(drive("left", 0.5, 3));
+  outcome = rig.run();
+  CHECK(outcome.rounds == 1);
+  const double expected[] = {0.5, -0.25};
+  const std::string frame = rig.sensors.encode(expected, 0.02);
+  CHECK(rig.left.receive_frame(2000ms) == frame);
+  CHECK(rig.right.receive_frame(2000ms) == frame);
+}
+
 TEST_CASE("the hot path hands back a Control for a robot its controller does not drive, applying nothing",
           "[hot_path][control_rounds]") {
   TwoControllers rig;

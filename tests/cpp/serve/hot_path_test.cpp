@@ -161,6 +161,37 @@ TEST_CASE("the hot path hands back another peer's Control untouched", "[hot_path
   CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
 }
 
+TEST_CASE("the hot path serves first the Control handed to it, as if the peer it admits had just sent it",
+          "[hot_path]") {
+  Rig rig;
+  Client newcomer(rig.server.endpoint(), ClientOptions{2000ms});
+  newcomer.send(arm_control(0.5, -0.25, 2));
+  HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  const std::string admitted = outcome.request->peer();
+  // The caller admits the newcomer, which now drives alone.
+  outcome = rig.path->run(rig.server, admitted, 50ms, 0, std::nullopt, false, std::move(outcome.request));
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(newcomer.receive_frame(2000ms) == rig.sensors.encode(expected, 0.02));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 2);
+  CHECK_FALSE(outcome.request);
+}
+
+TEST_CASE("the hot path hands back the Control handed to it that it does not serve", "[hot_path]") {
+  Rig rig;
+  Client newcomer(rig.server.endpoint(), ClientOptions{2000ms});
+  newcomer.send(arm_control(0.5, 0.5, HotPathConfig::kDefaultMaxSteps + 1));
+  HotPathOutcome outcome = rig.run();
+  REQUIRE(outcome.request);
+  const std::string admitted = outcome.request->peer();
+  outcome = rig.path->run(rig.server, admitted, 50ms, 0, std::nullopt, false, std::move(outcome.request));
+  REQUIRE(outcome.request);
+  CHECK(outcome.request->peer() == admitted);
+  CHECK(outcome.controls == 0);
+  CHECK(rig.clock.steps() == 0);
+}
+
 TEST_CASE("the hot path hands back a request that is neither a Control nor a read", "[hot_path]") {
   Rig rig;
   rig.controller.send(ResetMessage{});

@@ -224,3 +224,23 @@ def test_a_recording_made_on_the_hot_path_replays_identical(make_address, tmp_pa
     assert server.loop.hot_path is not None and server.loop.hot_path.controls > 200
     result = run([sys.executable, "-m", "coupler.cli", "replay", str(tmp_path / "run.mcap"), "--scene", "recorded"])
     assert result.returncode == 0 and "identical, " in result.stdout, result.stdout
+
+
+def test_a_newcomers_control_that_admits_it_is_published_by_the_hot_path_as_on_the_python_path(make_address):
+    # A controller that never shakes hands: Python admits it on its first Control, which C++ serves and publishes.
+    frames = [encode(ControlMessage({"arm": ObjectControl([0.05 * k] * 7)})) for k in range(5)]
+
+    def newcomer(endpoint: str) -> None:
+        with zmq.Context.instance().socket(zmq.REQ) as socket:
+            socket.linger = 0
+            socket.rcvtimeo = 10_000
+            socket.connect(endpoint)
+            for frame in frames:
+                socket.send(frame)
+                socket.recv()
+
+    hot_server = PublishedServer("arm", make_address("ipc"), True)
+    hot = published(hot_server, make_address("ipc"), newcomer)
+    plain = published(PublishedServer("arm", make_address("ipc"), False), make_address("ipc"), newcomer)
+    assert hot_server.loop.hot_path.controls == len(frames)  # its first Control too
+    assert hot == plain

@@ -73,7 +73,7 @@ def test_paced_a_reader_is_answered_in_cpp_while_a_rounds_long_held_answers_wait
             Client(served.responder.endpoint, timeout=1.0) as reader:
         left.request(HandshakeInitMessage())
         right.request(HandshakeInitMessage())
-        # The first round claims the robots, in Python; the next is the hot path's.
+        # The first round claims the robots (decided in Python, served in C++ as the next).
         left.send(control("left_arm", 0.5))
         right.send(control("right_arm", 0.5))
         first, _ = left.receive(), right.receive()
@@ -86,4 +86,4 @@ def test_paced_a_reader_is_answered_in_cpp_while_a_rounds_long_held_answers_wait
         answers = left.receive(), right.receive()
     assert held
     assert read.simulated_time == answers[0].simulated_time == answers[1].simulated_time == pytest.approx(0.2)
-    assert served.loop.hot_path.controls == 2 and served.loop.hot_path.reads >= 1
+    assert served.loop.hot_path.controls == 4 and served.loop.hot_path.reads >= 1

@@ -38,7 +38,7 @@ GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
 
 @contextlib.contextmanager
 def serving(simulation: Simulation, address: str, clock: RunClock | None = None,
-            stop_after: float | None = None, **options) -> Iterator[SimulationServer]:
+            stop_after: float | None = None, hot_path: bool = True, **options) -> Iterator[SimulationServer]:
     """A lockstep server on `address`, its loop in a thread, until the block ends (or the loop does).
 
     `sim.stop` (an Event) stops the loop; `sim.loop` is its thread.
@@ -46,7 +46,8 @@ def serving(simulation: Simulation, address: str, clock: RunClock | None = None,
     sim = SimulationServer(simulation, **options)
     sim.stop = threading.Event()
     with NativeResponder(address, sim) as responder:
-        loop = threading.Thread(target=LockstepLoop(responder, clock, stop_after).run, args=(sim.stop, 0.05))
+        loop = threading.Thread(target=LockstepLoop(responder, clock, stop_after, hot_path=hot_path).run,
+                                args=(sim.stop, 0.05))
         sim.loop = loop
         loop.start()
         try:
@@ -202,7 +203,8 @@ def test_a_failing_step_of_two_controllers_answers_both_with_an_internal_error_a
     def broken(steps=1):
         raise RuntimeError("solver diverged")
 
-    with two_controllers(two_arms, tmp_path) as (sim, left, right):
+    # The rounds the Python loop steps (the hot path's failing round: tests/cpp/serve/hot_path_rounds_test.cpp).
+    with two_controllers(two_arms, tmp_path, hot_path=False) as (sim, left, right):
         with monkeypatch.context() as patch:
             patch.setattr(two_arms, "step", broken)
             left.send(control(LEFT))

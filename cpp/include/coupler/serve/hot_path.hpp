@@ -196,9 +196,13 @@ class HotPath {
   // Control (after a handshake, a reset or a change of driver): the first
   // Control taken starts it, and paced, anchors the clock where it stepped
   // from, its answer held for its own steps (the outcome says so).
+  // `first`: a request the caller received and hands over (the Control
+  // that admitted `peer`: the caller decides who drives), served before
+  // anything else as if it had just arrived; one this path does not serve
+  // is handed back as any other.
   HotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                      std::uint64_t steps_before = 0, std::optional<HotPathPacing> pacing = std::nullopt,
-                     bool starting = false);
+                     bool starting = false, std::optional<Request> first = std::nullopt);
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
   // round that completes them). A round asking for more than max_steps is
@@ -207,10 +211,12 @@ class HotPath {
   // taken, its frame in the outcome. With a publisher, each Control is
   // published as it is taken, a round's state and answers once it is
   // answered, and each read with its answer, as the Python path publishes them.
-  // With `starting`, the first round taken starts the run, as a lone controller's first Control does.
+  // With `starting`, the first round taken starts the run, as a lone controller's first Control does. `first`:
+  // as for a lone controller (the Control that admitted one of `controllers`, or claimed its objects).
   HotPathOutcome run(Server& server, const std::vector<HotPathController>& controllers, ControlRounds& rounds,
                      std::chrono::milliseconds return_after, std::uint64_t steps_before = 0,
-                     std::optional<HotPathPacing> pacing = std::nullopt, bool starting = false);
+                     std::optional<HotPathPacing> pacing = std::nullopt, bool starting = false,
+                     std::optional<Request> first = std::nullopt);
   // A free run of `peer`'s simulation: steps each time a step is due,
   // answers a Control of `peer` with the state after applying it (it takes
   // no steps) and reads with the state, until a request needs the caller,
@@ -278,7 +284,8 @@ class HotPath {
  private:
   HotPathOutcome serve_controllers(Server& server, const std::vector<HotPathController>& controllers,
                                    ControlRounds* rounds, std::chrono::milliseconds return_after,
-                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting);
+                                   std::uint64_t steps_before, std::optional<HotPathPacing> pacing, bool starting,
+                                   std::optional<Request> first);
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
