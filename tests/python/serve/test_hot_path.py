@@ -196,7 +196,6 @@ def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall
     assert hot.loop.hot_path is not None and hot.loop.hot_path.controls == 21
     assert answers[-1].simulated_time - first.simulated_time == pytest.approx(0.2)
     assert elapsed >= 0.2 - 0.002  # the last answer waited for its time
-    assert clock.deadlines_missed <= 2  # an idle machine misses none; a busy one may now and then
 
 
 def test_the_first_control_after_a_handshake_is_answered_in_cpp_and_starts_the_run(make_address):
