@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="how much each payload size sends in the throughput tests (default: 64, or 8 with "
                              "--quick)")
     parser.add_argument("--long", action="store_true",
-                        help=f"only the long recording: record --steps steps, open the file, replay it (default: "
-                             f"off; --quick runs a short one after the rest)")
+                        help="only the long recording: record --steps steps, open the file, replay it (default: "
+                             "off; --quick runs a short one after the rest)")
     parser.add_argument("--steps", type=positive(int), default=None,
                         help=f"steps of the long recording (default: {LONG_STEPS:,}, or {QUICK_LONG_STEPS:,} with "
                              "--quick)")

@@ -51,7 +51,7 @@ from perf.rtt.measure import (
     pclick_version,
 )
 from perf.rtt import render as rtt_render
-from perf.rtt.recording import Recording, record
+from perf.rtt.recording import record
 from perf.rtt.series import FloorSeries, RowSeries, start_rows
 from perf.common.spread import Spread
 from perf.rtt.repetitions import Measured

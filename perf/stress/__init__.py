@@ -224,7 +224,6 @@ def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
 
 
 def checks(figures: dict[str, Any], settings: Settings) -> list[Check]:
-    solo = figures["solo_steps_per_s"]
     steps = figures["controller"]
     long = figures["long_control"]
     growth_mib = (figures["rss_after_kib"] - figures["rss_before_kib"]) / KIB_PER_MIB

@@ -36,7 +36,6 @@ import numpy as np
 
 from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode, HandshakeMessage
 from coupler.mujoco.flat import control_scatter, sensor_gather
 from coupler.mujoco.keyframes import UnknownKeyframe, keyframe_by_index, keyframe_by_name, keyframe_from_flag

@@ -8,7 +8,7 @@ code that wants typed messages, as `coupler.Client` gives them on the other end.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from coupler import _native

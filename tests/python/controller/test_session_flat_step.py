@@ -23,7 +23,6 @@ from coupler.wire.messages import (
 )
 from coupler.controller.session import Session
 from coupler.scenes.static import StaticScene
-from coupler.serve.server_info import with_server_info
 
 from scripted_server import ScriptedServer
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import mujoco
-import numpy as np
 import pytest
 
 from coupler.wire.messages import ValueType

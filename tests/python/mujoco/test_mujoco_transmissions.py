@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import mujoco
-import numpy as np
 import pytest
 
 from coupler.wire.messages import ControlMessage, ObjectControl, Range, ValueType

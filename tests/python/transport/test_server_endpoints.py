@@ -6,11 +6,9 @@ from __future__ import annotations
 import resource
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
