@@ -91,6 +91,12 @@ class Worlds(Protocol):
         ...
 
 
+class WorldControlStepper(Protocol):
+    """What applies, steps and reads a checked Control for every world in C++ (`coupler.serve.world_hot_path`)."""
+
+    def step_control(self, frame: bytes) -> bool: ...
+
+
 def _mismatch(text: str) -> ProtocolError:
     return ProtocolError(f"Control for every world does not match the handshake: {text}", ErrorCode.CONTROL_MISMATCH)
 
@@ -168,6 +174,9 @@ class BatchedResponder(NativeResponder):
         self._world_sensors = np.zeros((self.worlds.count, self.worlds.sensor_width))
         self._world_times = np.zeros(self.worlds.count)
         self.world_images = WorldImageAnswer(self.images, self.worlds.count)
+        # The native hot path of a lockstep loop (coupler.serve.world_hot_path), which steps the Controls for every
+        # world served here too; None: they are stepped by `worlds`.
+        self.world_stepper: WorldControlStepper | None = None
         data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
         self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
         # The "shm" extension for the worlds' arrays too, with or without cameras: a buffer holds the largest answer,
@@ -217,7 +226,7 @@ class BatchedResponder(NativeResponder):
             rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes, ring))
             if chunked:
                 self.worlds.start(control)
-            else:
+            elif not self._worlds_stepped_in_cpp(request.frame):
                 self.worlds.run(control, self._world_sensors, self._world_times)
 
         answer = self.sim.handle_driving(request.peer, taken, run)
@@ -231,6 +240,11 @@ class BatchedResponder(NativeResponder):
             return HELD_ANSWER
         return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request,
                                   shared=shared)
+
+    def _worlds_stepped_in_cpp(self, frame: bytes) -> bool:
+        """Whether the native hot path applied, stepped and read the Control for every world `frame` (checked here)
+        into the arrays the answer is written from, as it steps the Controls it answers itself."""
+        return self.world_stepper is not None and self.world_stepper.step_control(frame)
 
     def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (), image_worlds: Sequence[int] = (),
                       request: _native.Request | None = None, shared: bool = False) -> Answer:
