@@ -155,6 +155,19 @@ class WorldsSimulation(MessagesFromArrays):
     def clamped_values(self) -> int:
         return self.worlds.clamped_values
 
+    # World 0's parts for the single-world hot path (coupler.serve.hot_path.HotPathSimulation), which steps the
+    # ordinary Controls asking for images that world 0 is driven by, as on a server of one world.
+    @property
+    def settled(self) -> bool:
+        return bool(getattr(self.first, "settled", False))
+
+    def hot_path_parts(self) -> Any:
+        parts = getattr(self.first, "hot_path_parts", None)
+        return None if parts is None else parts()
+
+    def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
+        self.first.hot_path_served(clamped, first_clamped, failed)  # type: ignore[attr-defined]  # has parts
+
     @property
     def unmapped(self) -> list[str]:
         return list(getattr(self.first, "unmapped", []))

@@ -51,7 +51,7 @@ from typing import Any
 from coupler.limits import MAX_STEPS_PER_CONTROL
 from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.hot_path import RETURN_AFTER
+from coupler.serve.hot_path import RETURN_AFTER, HotPath
 from coupler.serve.long_control import LongControl
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -103,6 +103,11 @@ class WorldHotPath:
             return None
         path = cls(responder, stop_after, publisher, clock)
         responder.world_stepper = path
+        # World 0's ordinary Controls asking for images: stepped in C++ by the single-world hot path's step_control,
+        # as on a server of one world (its run() is never called here: this path serves the lone controller).
+        parts = sim.simulation.hot_path_parts()
+        if parts is not None:
+            responder.images_stepper = HotPath(responder, parts, stop_after, None, clock)
         return path
 
     def step_control(self, frame: bytes) -> bool:

@@ -1,7 +1,8 @@
 """A lone controller's Controls for every world asking for camera images, checked in Python, applied, stepped and
-read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`) and answered with the
-images rendered in Python: every world's readings and images those of stepping the same MJCF in MuJoCo directly
-and rendering it."""
+read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`), and its ordinary
+Controls asking for world 0's images by the single-world hot path's (`coupler.serve.hot_path.HotPath.step_control`),
+answered with the images rendered in Python: every world's readings and images those of stepping the same MJCF in
+MuJoCo directly and rendering it."""
 
 from __future__ import annotations
 
@@ -22,7 +23,14 @@ from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # n
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
-from coupler.wire.messages import ErrorMessage, HandshakeInitMessage  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    ErrorMessage,
+    HandshakeInitMessage,
+    ImageRequest,
+    ObjectControl,
+    SensorMessage,
+)
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
 
@@ -47,6 +55,8 @@ SCENE = f"""
 FORCES = [[4.0, -2.5, 1.0], [-3.0, 9.0, 0.5], [0.0, 2.0, -4.0]]
 STEPS = [3, 0, 5]
 IMAGE_WORLDS: list[list[int]] = [[], [0, 2], [1]]  # none named: every world
+# Then world 0 alone, by ordinary Controls: its force and steps.
+ORDINARY = [(2.0, 2), (-1.0, 0)]
 
 
 class ServedRail(Served):
@@ -80,15 +90,20 @@ def served(tmp_path_factory: pytest.TempPathFactory):
             WORLDS, np.array(forces)[:, None], steps, images=[("eye", ["rgb", "depth"])], image_worlds=chosen)))
             for forces, steps, chosen in zip(FORCES, STEPS, IMAGE_WORLDS)]
         refused = decode(ask(socket, encode_world_control(WORLDS, np.ones((WORLDS, 1)), images=[("nose", ["rgb"])])))
-        assert hot.loop.hot_path is not None
-        yield answers, refused, hot.loop.hot_path.controls, hot.sim.stats, hot.worlds.first.data.time
+        ordinary = [decode(ask(socket, encode(ControlMessage(objects={"cart": ObjectControl(values=[force])},
+                                                             steps=steps, images=[ImageRequest("eye", ["rgb"])]))))
+                    for force, steps in ORDINARY]
+        assert hot.loop.hot_path is not None and hot.responder.images_stepper is not None
+        time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps in ORDINARY) * 0.002
+        yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
+               hot.responder.images_stepper.controls)
 
 
 def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):
-    _, _, stepped_in_cpp, stats, _ = served
+    _, _, stepped_in_cpp, stats, *_ = served
     assert stepped_in_cpp == len(FORCES)
-    assert stats.controls == len(FORCES)
-    assert stats.steps == sum(max(steps, 1) for steps in STEPS)
+    assert stats.controls == len(FORCES) + len(ORDINARY)
+    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps in ORDINARY])
 
 
 def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and_rendering_it(served):
@@ -115,6 +130,28 @@ def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and
 
 
 def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refused_and_no_world_steps(served):
-    _, refused, _, _, time = served
+    _, refused, _, _, time, *_ = served
     assert isinstance(refused, ErrorMessage) and "no camera named 'nose'" in refused.text
     assert time == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
+
+
+def test_ordinary_controls_asking_for_world_0s_images_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(
+        served):
+    *_, ordinary, stepped_in_cpp = served
+    assert stepped_in_cpp == len(ORDINARY)
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for forces, steps in zip(FORCES, STEPS):
+        data.ctrl[0] = forces[0]
+        mujoco.mj_step(model, data, nstep=max(steps, 1))
+    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+        for (force, steps), answer in zip(ORDINARY, ordinary):
+            data.ctrl[0] = force
+            mujoco.mj_step(model, data, nstep=max(steps, 1))
+            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
+            (reading,) = answer.objects.values()
+            assert reading.angles == data.qpos.tolist() and reading.angular_velocities == data.qvel.tolist()
+            renderer.update_scene(data, "eye")
+            (image,) = answer.images
+            np.testing.assert_array_equal(np.frombuffer(image.data, np.uint8).reshape(HEIGHT, WIDTH, 3),
+                                          renderer.render())
