@@ -156,7 +156,7 @@ class WorldsSimulation(MessagesFromArrays):
         return self.worlds.clamped_values
 
     # World 0's parts for the single-world hot path (coupler.serve.hot_path.HotPathSimulation), which steps the
-    # ordinary Controls asking for images that world 0 is driven by, as on a server of one world.
+    # ordinary Controls that drive world 0, as on a server of one world.
     @property
     def settled(self) -> bool:
         return bool(getattr(self.first, "settled", False))
@@ -253,6 +253,11 @@ class BatchedResponder(NativeResponder):
             return HELD_ANSWER
         return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request,
                                   shared=shared)
+
+    def _control(self, steps: int, peer: bytes) -> Answer:
+        # World 0's ordinary Controls, which the world hot path hands back: stepped in C++ by the single-world hot
+        # path when it takes them, as on a server of one world.
+        return self._stepped_in_cpp(steps, peer) or super()._control(steps, peer)
 
     def _worlds_stepped_in_cpp(self, frame: bytes) -> bool:
         """Whether the native hot path applied, stepped and read the Control for every world `frame` (checked here)

@@ -103,8 +103,8 @@ class WorldHotPath:
             return None
         path = cls(responder, stop_after, publisher, clock)
         responder.world_stepper = path
-        # World 0's ordinary Controls asking for images: stepped in C++ by the single-world hot path's step_control,
-        # as on a server of one world (its run() is never called here: this path serves the lone controller).
+        # World 0's ordinary Controls: stepped in C++ by the single-world hot path's step_control, as on a server of
+        # one world (its run() is never called here: this path serves the lone controller).
         parts = sim.simulation.hot_path_parts()
         if parts is not None:
             responder.images_stepper = HotPath(responder, parts, stop_after, None, clock)

@@ -1,6 +1,6 @@
 """A lone controller's Controls for every world asking for camera images, checked in Python, applied, stepped and
 read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`), and its ordinary
-Controls asking for world 0's images by the single-world hot path's (`coupler.serve.hot_path.HotPath.step_control`),
+Controls driving world 0 alone by the single-world hot path's (`coupler.serve.hot_path.HotPath.step_control`),
 answered with the images rendered in Python: every world's readings and images those of stepping the same MJCF in
 MuJoCo directly and rendering it."""
 
@@ -55,8 +55,8 @@ SCENE = f"""
 FORCES = [[4.0, -2.5, 1.0], [-3.0, 9.0, 0.5], [0.0, 2.0, -4.0]]
 STEPS = [3, 0, 5]
 IMAGE_WORLDS: list[list[int]] = [[], [0, 2], [1]]  # none named: every world
-# Then world 0 alone, by ordinary Controls: its force and steps.
-ORDINARY = [(2.0, 2), (-1.0, 0)]
+# Then world 0 alone, by ordinary Controls: its force and steps, and whether they ask for its image.
+ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True)]
 
 
 class ServedRail(Served):
@@ -81,8 +81,9 @@ class ServedRail(Served):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
-    """The answers to the Controls asking for images (read), a refused one's answer, the native hot path's count
-    of Controls it stepped, the server's counts and world 0's time at the end."""
+    """The answers to the Controls for every world asking for images (read), a refused one's answer, the world hot
+    path's count of Controls it stepped, the server's counts, world 0's time before the ordinary Controls, their
+    answers and the single-world hot path's count of those it stepped."""
     address = f"ipc://{tmp_path_factory.mktemp('worlds')}/images.sock"
     with ServedRail(address) as hot, req_socket(address) as socket:
         ask(socket, encode(HandshakeInitMessage()))
@@ -91,10 +92,11 @@ def served(tmp_path_factory: pytest.TempPathFactory):
             for forces, steps, chosen in zip(FORCES, STEPS, IMAGE_WORLDS)]
         refused = decode(ask(socket, encode_world_control(WORLDS, np.ones((WORLDS, 1)), images=[("nose", ["rgb"])])))
         ordinary = [decode(ask(socket, encode(ControlMessage(objects={"cart": ObjectControl(values=[force])},
-                                                             steps=steps, images=[ImageRequest("eye", ["rgb"])]))))
-                    for force, steps in ORDINARY]
+                                                             steps=steps,
+                                                             images=[ImageRequest("eye", ["rgb"])] if image else []))))
+                    for force, steps, image in ORDINARY]
         assert hot.loop.hot_path is not None and hot.responder.images_stepper is not None
-        time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps in ORDINARY) * 0.002
+        time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps, _ in ORDINARY) * 0.002
         yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
                hot.responder.images_stepper.controls)
 
@@ -103,7 +105,7 @@ def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_wo
     _, _, stepped_in_cpp, stats, *_ = served
     assert stepped_in_cpp == len(FORCES)
     assert stats.controls == len(FORCES) + len(ORDINARY)
-    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps in ORDINARY])
+    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY])
 
 
 def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and_rendering_it(served):
@@ -135,8 +137,7 @@ def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refuse
     assert time == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
 
 
-def test_ordinary_controls_asking_for_world_0s_images_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(
-        served):
+def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(served):
     *_, ordinary, stepped_in_cpp = served
     assert stepped_in_cpp == len(ORDINARY)
     model = mujoco.MjModel.from_xml_string(SCENE)
@@ -145,13 +146,14 @@ def test_ordinary_controls_asking_for_world_0s_images_are_stepped_by_the_single_
         data.ctrl[0] = forces[0]
         mujoco.mj_step(model, data, nstep=max(steps, 1))
     with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
-        for (force, steps), answer in zip(ORDINARY, ordinary):
+        for (force, steps, image), answer in zip(ORDINARY, ordinary):
             data.ctrl[0] = force
             mujoco.mj_step(model, data, nstep=max(steps, 1))
             assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
             (reading,) = answer.objects.values()
             assert reading.angles == data.qpos.tolist() and reading.angular_velocities == data.qvel.tolist()
-            renderer.update_scene(data, "eye")
-            (image,) = answer.images
-            np.testing.assert_array_equal(np.frombuffer(image.data, np.uint8).reshape(HEIGHT, WIDTH, 3),
-                                          renderer.render())
+            assert len(answer.images) == image
+            if image:
+                renderer.update_scene(data, "eye")
+                np.testing.assert_array_equal(np.frombuffer(answer.images[0].data, np.uint8).reshape(HEIGHT, WIDTH, 3),
+                                              renderer.render())
