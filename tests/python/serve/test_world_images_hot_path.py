@@ -57,6 +57,7 @@ STEPS = [3, 0, 5]
 IMAGE_WORLDS: list[list[int]] = [[], [0, 2], [1]]  # none named: every world
 # Then world 0 alone, by ordinary Controls: its force and steps, and whether they ask for its image.
 ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True)]
+LAST = [1.5, -1.5, 3.0]  # then every world again, for 2 steps
 
 
 class ServedRail(Served):
@@ -95,17 +96,19 @@ def served(tmp_path_factory: pytest.TempPathFactory):
                                                              steps=steps,
                                                              images=[ImageRequest("eye", ["rgb"])] if image else []))))
                     for force, steps, image in ORDINARY]
-        assert hot.loop.hot_path is not None and hot.responder.images_stepper is not None
         time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps, _ in ORDINARY) * 0.002
+        last = read_world_answer_with_images(ask(socket, encode_world_control(
+            WORLDS, np.array(LAST)[:, None], 2, images=[("eye", ["rgb"])], image_worlds=[0])))
+        assert hot.loop.hot_path is not None and hot.responder.images_stepper is not None
         yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
-               hot.responder.images_stepper.controls)
+               hot.responder.images_stepper.controls, last)
 
 
 def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):
     _, _, stepped_in_cpp, stats, *_ = served
-    assert stepped_in_cpp == len(FORCES)
-    assert stats.controls == len(FORCES) + len(ORDINARY)
-    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY])
+    assert stepped_in_cpp == len(FORCES) + 1
+    assert stats.controls == len(FORCES) + len(ORDINARY) + 1
+    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY]) + 2
 
 
 def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and_rendering_it(served):
@@ -138,7 +141,7 @@ def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refuse
 
 
 def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(served):
-    *_, ordinary, stepped_in_cpp = served
+    *_, ordinary, stepped_in_cpp, _ = served
     assert stepped_in_cpp == len(ORDINARY)
     model = mujoco.MjModel.from_xml_string(SCENE)
     data = mujoco.MjData(model)
@@ -157,3 +160,21 @@ def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_p
                 renderer.update_scene(data, "eye")
                 np.testing.assert_array_equal(np.frombuffer(answer.images[0].data, np.uint8).reshape(HEIGHT, WIDTH, 3),
                                               renderer.render())
+
+
+def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world_on_as_mujoco_does(served):
+    *_, (_, times, data, _, _) = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    direct = [mujoco.MjData(model) for _ in range(WORLDS)]
+    for forces, steps in zip(FORCES, STEPS):
+        for world, force in zip(direct, forces):
+            world.ctrl[0] = force
+            mujoco.mj_step(model, world, nstep=max(steps, 1))
+    for force, steps, _ in ORDINARY:
+        direct[0].ctrl[0] = force
+        mujoco.mj_step(model, direct[0], nstep=max(steps, 1))
+    for world, force in zip(direct, LAST):
+        world.ctrl[0] = force
+        mujoco.mj_step(model, world, nstep=2)
+    assert times.tolist() == [world.time for world in direct]
+    np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
