@@ -204,6 +204,12 @@ class WorldHotPathOf {
     return path_->run(bound, identity, wait, ring, starting, steps_before, sizes_logged, pacing);
   }
 
+  std::optional<WorldHotPathOutcome> step_control(const py::bytes& payload) {
+    const std::string frame(payload);
+    py::gil_scoped_release released;
+    return path_->step_control(frame);
+  }
+
   bool send_held(ServerHandle& server) {
     Server& bound = server.get();
     py::gil_scoped_release released;
@@ -340,6 +346,12 @@ void bind_world_steps(py::module_& module) {
            "the first Control of a run anchors the clock (outcome.start_time, outcome.since_start ago). "
            "The caller guarantees that "
            "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
+      .def("step_control", &WorldHotPathOf::step_control, py::arg("payload"),
+           "Apply, step and read the Control for every world `payload` (bytes: its frame, checked by the caller, "
+           "which renders the images it asks for and answers it) as run() serves one, without answering it; a "
+           "WorldHotPathOutcome counting it (its failure said there), or None, nothing applied, when the caller is "
+           "to step it (a Control run() hands back for anything but its images, or one of more than "
+           "coupler::StepChunks::kFirst steps). No Control may be in progress: no held answer, none of many steps.")
       .def("send_held", &WorldHotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if one is) now, and publish it; whether one was.")
       .def("end_long_control", &WorldHotPathOf::end_long_control, py::arg("server"), py::arg("text"),

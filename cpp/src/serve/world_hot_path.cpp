@@ -32,8 +32,7 @@ WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::s
   }
 }
 
-std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedRingWriter* ring,
-                                               WorldHotPathOutcome& outcome) {
+std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool images) {
   ControlMessage control;
   try {
     Message message = decode(payload);
@@ -45,12 +44,12 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   }
   const std::size_t n = worlds_.count();
   const std::size_t values = worlds_.value_count();
-  const std::size_t events = worlds_.event_count();
-  const std::size_t width = values + events;
-  // Images, a Control that steps no world or does not match (the caller names its problem), resets where the
-  // worlds cannot be reset here: the caller's.
-  if (control.world_controls.size() != n * width || control.steps > config_.max_steps || !control.images.empty() ||
-      !control.image_worlds.empty() || (!control.reset_worlds.empty() && !worlds_.resets()) ||
+  const std::size_t width = values + worlds_.event_count();
+  // Images (unless the caller checked them), a Control that steps no world or does not match (the caller names
+  // its problem), resets where the worlds cannot be reset here: the caller's.
+  const bool unchecked_images = !images && (!control.images.empty() || !control.image_worlds.empty());
+  if (control.world_controls.size() != n * width || control.steps > config_.max_steps || unchecked_images ||
+      (!control.reset_worlds.empty() && !worlds_.resets()) ||
       world_control_problem(control, {n, width, worlds_.nq(), worlds_.nv()})) {
     return std::nullopt;
   }
@@ -65,6 +64,14 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken_.begin() + i * values);
   if (worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
+  return control;
+}
+
+std::uint64_t WorldHotPath::apply(ControlMessage& control) {
+  const std::size_t n = worlds_.count();
+  const std::size_t values = worlds_.value_count();
+  const std::size_t events = worlds_.event_count();
+  const std::size_t width = values + events;
   // The reset worlds are reset instead of stepped, to the states given (or the scene's start state).
   const std::size_t nq = worlds_.nq();
   const std::size_t nv = worlds_.nv();
@@ -90,25 +97,47 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
     if (!given_qvel.empty()) reset_qvel_[world] = given_qvel.data() + k * nv;
   }
   std::copy(taken_.begin(), taken_.end(), arrays_.values);
-  row = control.world_controls.data();
+  const double* row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) {
     for (std::size_t k = 0; k < events; ++k) arrays_.events_on[i * events + k] = row[values + k] != 0.0 ? 1 : 0;
   }
-  if (chunked) return std::nullopt;  // taken in chunks once the server hands its request over
-  if (!step(steps, !control.reset_worlds.empty(), true, outcome)) {
+  return steps;
+}
+
+bool WorldHotPath::step_applied(std::uint64_t steps, std::size_t resets, WorldHotPathOutcome& outcome) {
+  if (!step(steps, resets > 0, true, outcome)) return false;
+  ++outcome.controls;
+  outcome.steps += steps;
+  outcome.resets += resets;
+  outcome.simulated_time = arrays_.times[0];
+  return true;
+}
+
+std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedRingWriter* ring,
+                                               WorldHotPathOutcome& outcome) {
+  std::optional<ControlMessage> control = taken(payload, false);
+  if (!control) return std::nullopt;
+  const std::uint64_t steps = apply(*control);
+  if (long_) return std::nullopt;  // taken in chunks once the server hands its request over
+  if (!step_applied(steps, control->reset_worlds.size(), outcome)) {
     std::string failed = failure_frame(outcome);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = failed.size();
     return failed;
   }
-  ++outcome.controls;
-  outcome.steps += steps;
-  outcome.resets += control.reset_worlds.size();
-  outcome.simulated_time = arrays_.times[0];
-  std::string frame = answer_frame(control.shared_memory ? ring : nullptr);
+  std::string frame = answer_frame(control->shared_memory ? ring : nullptr);
   outcome.request_bytes = payload.size();
   outcome.answer_bytes = frame.size();
   return frame;
+}
+
+std::optional<WorldHotPathOutcome> WorldHotPath::step_control(std::string_view payload) {
+  if (long_ || held_) throw Error("a Control for every world is in progress: no other can be stepped");
+  std::optional<ControlMessage> control = taken(payload, true);
+  if (!control || control->steps > StepChunks::kFirst) return std::nullopt;
+  WorldHotPathOutcome outcome;
+  step_applied(apply(*control), control->reset_worlds.size(), outcome);
+  return outcome;
 }
 
 bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome) {

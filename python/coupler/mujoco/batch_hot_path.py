@@ -58,6 +58,15 @@ class BatchHotPath:
         self._long = outcome.long_steps > 0
         return outcome
 
+    def step_control(self, frame: bytes) -> Any | None:
+        """`_native.WorldHotPath.step_control` of the Control for every world `frame` from the state the batch is
+        in; the batch is told what it did. None: the caller steps it, nothing applied."""
+        self.batch.native_flags_into(self._settled, self._forwarded)
+        outcome = self._path.step_control(frame)
+        if outcome is not None:
+            self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
+        return outcome
+
     def end_long_control(self, server: Any, text: str) -> bool:
         """`_native.WorldHotPath.end_long_control`: the Control of many steps in progress answered with `text`."""
         self._long = False

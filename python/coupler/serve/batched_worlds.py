@@ -91,6 +91,12 @@ class Worlds(Protocol):
         ...
 
 
+class WorldControlStepper(Protocol):
+    """What applies, steps and reads a checked Control for every world in C++ (`coupler.serve.world_hot_path`)."""
+
+    def step_control(self, frame: bytes) -> bool: ...
+
+
 def _mismatch(text: str) -> ProtocolError:
     return ProtocolError(f"Control for every world does not match the handshake: {text}", ErrorCode.CONTROL_MISMATCH)
 
@@ -149,6 +155,19 @@ class WorldsSimulation(MessagesFromArrays):
     def clamped_values(self) -> int:
         return self.worlds.clamped_values
 
+    # World 0's parts for the single-world hot path (coupler.serve.hot_path.HotPathSimulation), which steps the
+    # ordinary Controls that drive world 0, as on a server of one world.
+    @property
+    def settled(self) -> bool:
+        return bool(getattr(self.first, "settled", False))
+
+    def hot_path_parts(self) -> Any:
+        parts = getattr(self.first, "hot_path_parts", None)
+        return None if parts is None else parts()
+
+    def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
+        self.first.hot_path_served(clamped, first_clamped, failed)  # type: ignore[attr-defined]  # has parts
+
     @property
     def unmapped(self) -> list[str]:
         return list(getattr(self.first, "unmapped", []))
@@ -168,6 +187,9 @@ class BatchedResponder(NativeResponder):
         self._world_sensors = np.zeros((self.worlds.count, self.worlds.sensor_width))
         self._world_times = np.zeros(self.worlds.count)
         self.world_images = WorldImageAnswer(self.images, self.worlds.count)
+        # The native hot path of a lockstep loop (coupler.serve.world_hot_path), which steps the Controls for every
+        # world served here too; None: they are stepped by `worlds`.
+        self.world_stepper: WorldControlStepper | None = None
         data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
         self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
         # The "shm" extension for the worlds' arrays too, with or without cameras: a buffer holds the largest answer,
@@ -217,7 +239,7 @@ class BatchedResponder(NativeResponder):
             rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes, ring))
             if chunked:
                 self.worlds.start(control)
-            else:
+            elif not self._worlds_stepped_in_cpp(request.frame):
                 self.worlds.run(control, self._world_sensors, self._world_times)
 
         answer = self.sim.handle_driving(request.peer, taken, run)
@@ -231,6 +253,16 @@ class BatchedResponder(NativeResponder):
             return HELD_ANSWER
         return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request,
                                   shared=shared)
+
+    def _control(self, steps: int, peer: bytes) -> Answer:
+        # World 0's ordinary Controls, which the world hot path hands back: stepped in C++ by the single-world hot
+        # path when it takes them, as on a server of one world.
+        return self._stepped_in_cpp(steps, peer) or super()._control(steps, peer)
+
+    def _worlds_stepped_in_cpp(self, frame: bytes) -> bool:
+        """Whether the native hot path applied, stepped and read the Control for every world `frame` (checked here)
+        into the arrays the answer is written from, as it steps the Controls it answers itself."""
+        return self.world_stepper is not None and self.world_stepper.step_control(frame)
 
     def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (), image_worlds: Sequence[int] = (),
                       request: _native.Request | None = None, shared: bool = False) -> Answer:

@@ -14,7 +14,10 @@ Control with images or resets that do not match, one beyond the cap on
 steps, a value that is not finite or large enough to need `WorldBatch`'s
 check, any other request, the first clamp of a value (Python warns about
 it), a failure, and a timer. Python is told what happened and counts it as
-its own path does. A Control of more than `LONG_CONTROL_STEPS` steps is
+its own path does. A Control for every world that Python serves (one asking
+for images, a newcomer's) is checked there, then applied, stepped and read
+here all the same (`step_control`, the very C++ steps): Python renders its
+images and answers it. A Control of more than `LONG_CONTROL_STEPS` steps is
 stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
 path), each request that arrives between two chunks coming back to Python
 (reads answered, requests to drive refused: it is mirrored in
@@ -35,8 +38,8 @@ byte for byte: each Control it answers, every world's MuJoCo state after the
 step (world 0's with its simulated time) and the answer (a Control of many
 steps: the Control and the states as it is taken, the answer once stepped,
 as the Python path publishes them). Controls asking for
-images stay Python's, which renders them and publishes them through the
-observer.
+images are answered, and so published through the observer, by Python,
+which renders them.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from typing import Any
 from coupler.limits import MAX_STEPS_PER_CONTROL
 from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.hot_path import RETURN_AFTER
+from coupler.serve.hot_path import RETURN_AFTER, HotPath
 from coupler.serve.long_control import LongControl
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -98,7 +101,30 @@ class WorldHotPath:
             return None
         if not hasattr(responder.worlds, "hot_path"):
             return None
-        return cls(responder, stop_after, publisher, clock)
+        path = cls(responder, stop_after, publisher, clock)
+        responder.world_stepper = path
+        # World 0's ordinary Controls: stepped in C++ by the single-world hot path's step_control, as on a server of
+        # one world (its run() is never called here: this path serves the lone controller).
+        parts = sim.simulation.hot_path_parts()
+        if parts is not None:
+            responder.images_stepper = HotPath(responder, parts, stop_after, None, clock)
+        return path
+
+    def step_control(self, frame: bytes) -> bool:
+        """Apply, step and read in C++ the Control for every world `frame` the responder serves (checked there,
+        with the images it asks for, which it renders and answers with), as serve() steps any; whether it did
+        (False: nothing applied, the responder steps it). The responder counts it as it counts every Control; a
+        failure of the worlds raises, as on its own path."""
+        if self._long or self._held or self.sim.long_control is not None:
+            return False  # its controller waits for the answer C++ owes: whatever steps now is not C++'s to take
+        outcome = self._path.step_control(frame)
+        if outcome is None:
+            return False
+        if outcome.failure:
+            raise RuntimeError(outcome.failure)
+        self.controls += outcome.controls
+        self.resets += outcome.resets
+        return True
 
     @property
     def long_in_progress(self) -> bool:

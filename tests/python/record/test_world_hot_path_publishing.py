@@ -4,15 +4,19 @@ which publishes what the Python path would: the same stream, header wall clocks 
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 
 import numpy as np
 import pytest
 
+# Rendered with EGL, as the server renders: the one OpenGL chosen before MuJoCo is imported.
+os.environ.setdefault("MUJOCO_GL", "egl")
 pytest.importorskip("mujoco")
 
 from coupler._proto.coupler_record_pb2 import MujocoState  # noqa: E402
+from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
 from coupler.record.publisher import FramePublisher  # noqa: E402
@@ -23,8 +27,15 @@ from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import encode  # noqa: E402
-from coupler.wire.messages import HandshakeInitMessage, ResetMessage, SensorRequestMessage  # noqa: E402
-from coupler.wire.world_frames import encode_world_control  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    HandshakeInitMessage,
+    ImageRequest,
+    ObjectControl,
+    ResetMessage,
+    SensorRequestMessage,
+)
+from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from frame_subscriber import compared, follow, until_end  # noqa: E402
 from served_loop import ask, req_socket  # noqa: E402
 
@@ -41,6 +52,7 @@ TWO_LINKS = """
         <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03"/>
       </body>
     </body>
+    <camera name="side" pos="0 -1.5 0.5" xyaxes="1 0 0 0 0 1" resolution="16 12"/>
   </worldbody>
   <actuator>
     <motor name="shoulder_motor" joint="shoulder" ctrllimited="true" ctrlrange="-1 1"/>
@@ -80,11 +92,14 @@ def random_frames(width: int, count: int, seed: int) -> list[bytes]:
 
 
 def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes], clock: RunClock | None = None,
-              read_during: int | None = None) -> tuple[list, int]:
+              read_during: int | None = None, cameras: bool = False) -> tuple[list, int]:
     """Every frame message a subscriber receives from a published batched run of `frames` after a handshake (paced
-    by `clock`; while the answer to frame `read_during` waits, another peer reads), all header fields but the wall
-    clock; and the Controls the hot path answered."""
-    worlds = WorldBatch(MujocoSimulation.from_xml_string(TWO_LINKS), WORLDS, threads=1)
+    by `clock`; while the answer to frame `read_during` waits, another peer reads; with its `cameras` served), all
+    header fields but the wall clock; and the Controls the native hot paths stepped."""
+    first = MujocoSimulation.from_xml_string(TWO_LINKS)
+    if cameras and serve_cameras(first) is None:
+        pytest.fail("the scene's camera is not served")
+    worlds = WorldBatch(first, WORLDS, threads=1)
     sim = SimulationServer(WorldsSimulation(worlds))
     publisher = FramePublisher()
     responder = BatchedResponder(address, sim)
@@ -119,7 +134,9 @@ def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]
     assert not thread.is_alive()
     path = loop.hot_path
     assert hot_path == isinstance(path, WorldHotPath)
-    served = 0 if path is None else path.controls
+    # World 0's ordinary Controls are stepped by the single-world hot path.
+    world_0 = responder.images_stepper
+    served = (0 if path is None else path.controls) + (0 if world_0 is None else world_0.controls)
     return compared(received), served
 
 
@@ -149,3 +166,23 @@ def test_a_paced_published_batch_streams_on_the_hot_path_what_the_python_path_st
     channels = [message[0] for message in hot]
     held = channels.index("/coupler/requests/SensorRequest")
     assert channels[held - 1] == STATE and channels[held + 2] == "/coupler/answers/Sensor"  # held, then sent
+
+
+def test_a_published_batch_streams_controls_stepped_in_cpp_for_python_to_answer_as_the_python_path_does(
+        make_address):
+    controls = np.array([[0.5, -0.5], [1.5, 0.0], [-0.2, 0.3]])
+    world_0 = {"arm": ObjectControl(values=[0.3, -0.2])}
+    # Controls for every world asking for images, then world 0's ordinary Controls, with and without an image.
+    frames = [encode_world_control(WORLDS, controls, 2, images=[("side", ["rgb", "depth"])]),
+              encode_world_control(WORLDS, controls, 1),
+              encode_world_control(WORLDS, -controls, 3, [1], images=[("side", ["rgb"])], image_worlds=[0, 2]),
+              encode(ControlMessage(objects=world_0, steps=2, images=[ImageRequest("side", ["rgb"])])),
+              encode(ControlMessage(objects=world_0))]
+    hot, served = stream_of(make_address("ipc"), make_address("ipc"), True, frames, cameras=True)
+    plain, _ = stream_of(make_address("ipc"), make_address("ipc"), False, frames, cameras=True)
+    assert served == len(frames)
+    assert hot == plain
+    answers = [message[4] for message in hot if message[0] == "/coupler/answers/Sensor"]
+    assert [[(stack.kind, len(stack.pixels)) for stack in read_world_answer_with_images(answer)[3]]
+            for answer in answers[:3]] == [[("rgb", WORLDS), ("depth", WORLDS)], [], [("rgb", 2)]]
+    assert len(answers) == len(frames)

@@ -21,6 +21,10 @@
 // chunks goes back to the caller with the Control still in progress (the
 // next run() goes on with it; the caller refuses requests to drive
 // meanwhile), or end_long_control() ends it (a stop).
+//
+// A Control for every world that goes back to the caller (one asking for
+// images, a newcomer's) is checked there, then applied, stepped and read by
+// step_control() as run() would; the caller renders its images and answers.
 
 #include <chrono>
 #include <cstddef>
@@ -148,6 +152,13 @@ class WorldHotPath {
                           SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0,
                           std::optional<std::pair<std::size_t, std::size_t>> sizes_logged = std::nullopt,
                           std::optional<HotPathPacing> pacing = std::nullopt);
+  // Applies, steps and reads the Control for every world `payload` as run() serves one, without answering it: the
+  // caller, which checked it (and the images it asks for, which it renders), answers from the arrays. The outcome
+  // counts it (its failure said there); nullopt, nothing applied, when the caller is to step it: a Control run()
+  // would hand back for anything but its images, and one of more than StepChunks::kFirst steps, which the caller
+  // takes in chunks. No Control may be in progress here (a held answer, one of many steps); `payload`'s
+  // controller alone drives the worlds.
+  std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
   // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
   bool send_held(Server& server);
   // Answers the Control of many steps in progress (if one is) with SessionEnded and `text`, and publishes that
@@ -168,6 +179,14 @@ class WorldHotPath {
   // The answer to `payload` when it is a Control this path serves; nullopt to hand it back (or, for one of many
   // steps, applied, to take it in chunks once the server hands its request over: long_ says so).
   std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
+  // `payload` decoded when it is a Control this path takes (`images`: whatever images it asks for, which the
+  // caller checked); nullopt to hand it back, nothing of it applied.
+  std::optional<ControlMessage> taken(std::string_view payload, bool images);
+  // Applies `control` (taken): its values and events into the arrays, its worlds to reset noted; the steps it
+  // takes (from 1). One of more than StepChunks::kFirst is kept in long_, to be taken in chunks.
+  std::uint64_t apply(ControlMessage& control);
+  // Steps the Control applied (`steps`, not in chunks) and counts it in `outcome`: false when the worlds failed.
+  bool step_applied(std::uint64_t steps, std::size_t resets, WorldHotPathOutcome& outcome);
   // Takes `steps` of the Control applied (resetting its worlds first, with `resets`) and reads every world;
   // false (the failure in the outcome) when the worlds failed. Notes the values clamped, `first_chunk` of a
   // Control (later chunks scatter the same values).

@@ -1,0 +1,180 @@
+"""A lone controller's Controls for every world asking for camera images, checked in Python, applied, stepped and
+read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`), and its ordinary
+Controls driving world 0 alone by the single-world hot path's (`coupler.serve.hot_path.HotPath.step_control`),
+answered with the images rendered in Python: every world's readings and images those of stepping the same MJCF in
+MuJoCo directly and rendering it."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+# The renderer compared with needs its OpenGL chosen before MuJoCo is imported: the server's own choice, EGL.
+os.environ.setdefault("MUJOCO_GL", "egl")
+mujoco = pytest.importorskip("mujoco")
+
+from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
+from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.wire.codec import decode, encode  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    ErrorMessage,
+    HandshakeInitMessage,
+    ImageRequest,
+    ObjectControl,
+    SensorMessage,
+)
+from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
+from served_loop import Served, ask, req_socket  # noqa: E402
+
+WORLDS = 3
+WIDTH, HEIGHT = 32, 24
+# A red cart pushed along a rail across the camera's view: its motor's force moves it in the picture.
+SCENE = f"""
+<mujoco model="rail">
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
+    <body name="cart" pos="0 0 0.1">
+      <joint name="slide" type="slide" axis="1 0 0" damping="0.5"/>
+      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
+    </body>
+    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
+  </worldbody>
+  <actuator><motor name="slide" joint="slide" ctrlrange="-5 5"/></actuator>
+</mujoco>
+"""
+# Per Control, each world's force (9 N is clamped to the motor's 5), its steps (0: one) and the worlds rendered.
+FORCES = [[4.0, -2.5, 1.0], [-3.0, 9.0, 0.5], [0.0, 2.0, -4.0]]
+STEPS = [3, 0, 5]
+IMAGE_WORLDS: list[list[int]] = [[], [0, 2], [1]]  # none named: every world
+# Then world 0 alone, by ordinary Controls: its force and steps, and whether they ask for its image.
+ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True)]
+LAST = [1.5, -1.5, 3.0]  # then every world again, for 2 steps
+
+
+class ServedRail(Served):
+    """The rail scene's batch of WORLDS worlds with its camera, every world's qpos and qvel in the answers, served
+    by a lockstep loop through the native hot path in a thread."""
+
+    def __init__(self, address: str) -> None:
+        first = MujocoSimulation.from_xml_string(SCENE)
+        if serve_cameras(first) is None or first.images is None:
+            pytest.fail(f"the scene's camera is not served: {first.images_unavailable}")
+        self.worlds = WorldBatch(first, WORLDS, threads=1, data_names=("qpos", "qvel"))
+        self.sim = SimulationServer(WorldsSimulation(self.worlds))
+        self.responder = BatchedResponder(address, self.sim)
+        self.loop = LockstepLoop(self.responder, hot_path=True)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
+
+    def __exit__(self, *exc_info: object) -> None:
+        super().__exit__(*exc_info)
+        self.worlds.close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory):
+    """The answers to the Controls for every world asking for images (read), a refused one's answer, the world hot
+    path's count of Controls it stepped, the server's counts, world 0's time before the ordinary Controls, their
+    answers and the single-world hot path's count of those it stepped."""
+    address = f"ipc://{tmp_path_factory.mktemp('worlds')}/images.sock"
+    with ServedRail(address) as hot, req_socket(address) as socket:
+        ask(socket, encode(HandshakeInitMessage()))
+        answers = [read_world_answer_with_images(ask(socket, encode_world_control(
+            WORLDS, np.array(forces)[:, None], steps, images=[("eye", ["rgb", "depth"])], image_worlds=chosen)))
+            for forces, steps, chosen in zip(FORCES, STEPS, IMAGE_WORLDS)]
+        refused = decode(ask(socket, encode_world_control(WORLDS, np.ones((WORLDS, 1)), images=[("nose", ["rgb"])])))
+        ordinary = [decode(ask(socket, encode(ControlMessage(objects={"cart": ObjectControl(values=[force])},
+                                                             steps=steps,
+                                                             images=[ImageRequest("eye", ["rgb"])] if image else []))))
+                    for force, steps, image in ORDINARY]
+        time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps, _ in ORDINARY) * 0.002
+        last = read_world_answer_with_images(ask(socket, encode_world_control(
+            WORLDS, np.array(LAST)[:, None], 2, images=[("eye", ["rgb"])], image_worlds=[0])))
+        assert hot.loop.hot_path is not None and hot.responder.images_stepper is not None
+        yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
+               hot.responder.images_stepper.controls, last)
+
+
+def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):
+    _, _, stepped_in_cpp, stats, *_ = served
+    assert stepped_in_cpp == len(FORCES) + 1
+    assert stats.controls == len(FORCES) + len(ORDINARY) + 1
+    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY]) + 2
+
+
+def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and_rendering_it(served):
+    answers, *_ = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    direct = [mujoco.MjData(model) for _ in range(WORLDS)]
+    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+        for forces, steps, chosen, (_, times, data, images, shown) in zip(FORCES, STEPS, IMAGE_WORLDS, answers):
+            for world, force in zip(direct, forces):
+                world.ctrl[0] = force
+                mujoco.mj_step(model, world, nstep=max(steps, 1))
+            assert times.tolist() == [world.time for world in direct]
+            np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
+            assert shown.tolist() == (chosen or list(range(WORLDS)))
+            pictures = {image.kind: image.pixels for image in images}
+            assert sorted(pictures) == ["depth", "rgb"]
+            for k, world in enumerate(shown.tolist()):
+                renderer.disable_depth_rendering()
+                renderer.update_scene(direct[world], "eye")
+                np.testing.assert_array_equal(pictures["rgb"][k], renderer.render())
+                renderer.enable_depth_rendering()
+                renderer.update_scene(direct[world], "eye")
+                np.testing.assert_allclose(pictures["depth"][k], renderer.render(), rtol=1e-5)
+
+
+def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refused_and_no_world_steps(served):
+    _, refused, _, _, time, *_ = served
+    assert isinstance(refused, ErrorMessage) and "no camera named 'nose'" in refused.text
+    assert time == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
+
+
+def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(served):
+    *_, ordinary, stepped_in_cpp, _ = served
+    assert stepped_in_cpp == len(ORDINARY)
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for forces, steps in zip(FORCES, STEPS):
+        data.ctrl[0] = forces[0]
+        mujoco.mj_step(model, data, nstep=max(steps, 1))
+    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+        for (force, steps, image), answer in zip(ORDINARY, ordinary):
+            data.ctrl[0] = force
+            mujoco.mj_step(model, data, nstep=max(steps, 1))
+            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
+            (reading,) = answer.objects.values()
+            assert reading.angles == data.qpos.tolist() and reading.angular_velocities == data.qvel.tolist()
+            assert len(answer.images) == image
+            if image:
+                renderer.update_scene(data, "eye")
+                np.testing.assert_array_equal(np.frombuffer(answer.images[0].data, np.uint8).reshape(HEIGHT, WIDTH, 3),
+                                              renderer.render())
+
+
+def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world_on_as_mujoco_does(served):
+    *_, (_, times, data, _, _) = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    direct = [mujoco.MjData(model) for _ in range(WORLDS)]
+    for forces, steps in zip(FORCES, STEPS):
+        for world, force in zip(direct, forces):
+            world.ctrl[0] = force
+            mujoco.mj_step(model, world, nstep=max(steps, 1))
+    for force, steps, _ in ORDINARY:
+        direct[0].ctrl[0] = force
+        mujoco.mj_step(model, direct[0], nstep=max(steps, 1))
+    for world, force in zip(direct, LAST):
+        world.ctrl[0] = force
+        mujoco.mj_step(model, world, nstep=2)
+    assert times.tolist() == [world.time for world in direct]
+    np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
