@@ -184,7 +184,6 @@ def test_paced_answers_for_every_world_wait_in_cpp_for_their_time_while_reads_ar
         lines.append(logged(caplog))
         assert took >= 0.2 - 0.002  # the answer waited for its time
         assert read_while_held
-        assert clock.deadlines_missed <= 1  # an idle machine misses none; a busy one may now and then
         if hot_path:
             assert isinstance(served.loop.hot_path, WorldHotPath)
             assert served.loop.hot_path.controls == 2  # both Controls answered in C++, the first starting the run
