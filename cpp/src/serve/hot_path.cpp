@@ -235,9 +235,12 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       return answer_read(payload);
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
-      if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
-      share.controller_served();
-      return answer_read(payload);
+      if (is_sensor_request(payload)) {
+        if (reads_to_caller) return std::nullopt;
+        share.controller_served();
+        return answer_read(payload);
+      }
+      if (!read_decoded(payload, steps)) return std::nullopt;
     }
     for (std::size_t i = 0; i < controls_.size(); ++i) {
       if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
@@ -720,7 +723,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   Clock::time_point last_control{};
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
-    if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
+    if (from != peer || (!reader_->read(payload, targets_, config_.max_steps, steps) &&
+                         (is_sensor_request(payload) || !read_decoded(payload, steps)))) {
       // Traced, reads go to the caller, which logs them as it serves them.
       if (config_.trace || !is_sensor_request(payload)) return std::nullopt;
       ++outcome.reads;
@@ -817,6 +821,21 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   outcome.fresh_control = fresh;
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
+}
+
+bool HotPath::read_decoded(std::string_view payload, std::uint64_t& steps) {
+  // Another encoding (a deprecated value list, fields out of order, a repeated field): read as the caller reads it,
+  // so that a Control is applied in one place however it is encoded. One that does not fit is the caller's to
+  // refuse, naming the problem; one asking for images is the caller's to render.
+  try {
+    Message message = decode(payload);
+    const auto* control = std::get_if<ControlMessage>(&message);
+    if (control == nullptr || !control->images.empty() || control->steps > config_.max_steps) return false;
+    steps = controls_.read(*control, targets_);
+    return true;
+  } catch (const ProtocolError&) {
+    return false;
+  }
 }
 
 HotPathOutcome HotPath::step_control(std::uint64_t steps) {

@@ -289,6 +289,10 @@ class HotPath {
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+  // Reads a Control frame of the controller that the plain reader leaves (another encoding) into the control
+  // arrays through the full decoder and ControlLayout::read, as the caller would: false, having written nothing,
+  // for any other frame, one the layout refuses, one asking for images or for more than max_steps steps.
+  bool read_decoded(std::string_view payload, std::uint64_t& steps);
   // The two halves of serve(): false (and the failure in the outcome) when the simulation failed.
   bool apply(HotPathOutcome& outcome);
   std::string step(std::uint64_t steps, HotPathOutcome& outcome);

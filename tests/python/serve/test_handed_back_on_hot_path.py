@@ -1,0 +1,98 @@
+"""Controls the hot path's plain reader and quick checks leave aside, applied and stepped by the C++ hot path all the
+same (`coupler.serve.hot_path`): a Control of another encoding (Click's deprecated single-type value lists) is
+read by the full decoder there. The answers are those of stepping the same MJCF in MuJoCo directly."""
+
+from __future__ import annotations
+
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.transport.client import Client  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlField,
+    ControlMessage,
+    ErrorCode,
+    ErrorMessage,
+    HandshakeInitMessage,
+    ObjectControl,
+    SensorMessage,
+)
+from served_loop import Served  # noqa: E402
+
+# Two pendulums, each driven by a motor: torques in N m at the joint, the heavy one's geared (ctrl = torque / 1000).
+SCENE = """
+<mujoco model="pendulums">
+  <worldbody>
+    <body name="light" pos="0 0 1">
+      <joint name="light" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+    <body name="heavy" pos="0 0.5 1">
+      <joint name="heavy" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="light" joint="light"/>
+    <motor name="heavy" joint="heavy" gear="1000" ctrlrange="-2 2"/>
+  </actuator>
+</mujoco>
+"""
+GEAR = {"light": 1.0, "heavy": 1000.0}
+
+
+def _control(torques: dict[str, float], field: ControlField = ControlField.VALUES, steps: int = 0) -> ControlMessage:
+    return ControlMessage(objects={name: ObjectControl(values=[torque], field=field) for name, torque in torques.items()},
+                          steps=steps)
+
+
+# Each Control sent, in order, and the name of the case it shows.
+CONTROLS = [
+    ("plain", _control({"light": 0.2, "heavy": 300.0})),
+    ("deprecated torques", _control({"light": -0.4, "heavy": 900.0}, ControlField.TORQUES, steps=3)),
+]
+# Refused with nothing applied: MuJoCo would zero every control of the step.
+BEYOND = _control({"light": 5e10})
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory):
+    """The answers to CONTROLS by case (and BEYOND's), the Controls the hot path served and those the server served."""
+    address = f"ipc://{tmp_path_factory.mktemp('handed_back')}/hot.sock"
+    with Served(MujocoSimulation.from_xml_string(SCENE), address) as hot:
+        with Client(hot.responder.endpoint, timeout=10.0) as client:
+            client.request(HandshakeInitMessage())
+            answers = {case: client.request(control) for case, control in CONTROLS}
+            answers["beyond"] = client.request(BEYOND)
+    # Counted once the loop has stopped: the hot path reports its counts when it returns to Python.
+    assert hot.loop.hot_path is not None
+    return answers, hot.loop.hot_path.controls, hot.sim.stats.controls
+
+
+def test_every_control_is_served_by_the_hot_path_however_it_is_encoded(served):
+    answers, in_cpp, controls = served
+    assert all(isinstance(answers[case], SensorMessage) for case, _ in CONTROLS)
+    assert in_cpp == controls == len(CONTROLS)
+
+
+def test_a_value_beyond_what_mujoco_accepts_for_its_control_is_refused_naming_it(served):
+    refused = served[0]["beyond"]
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.CONTROL_MISMATCH
+    assert "control 'light' of object 'light' is 5e+10" in refused.text
+
+
+def test_every_answer_is_that_of_stepping_the_scene_in_mujoco(served):
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for case, control in CONTROLS:
+        for name, sent in control.objects.items():
+            data.ctrl[model.actuator(name).id] = sent.values[0] / GEAR[name]
+        mujoco.mj_step(model, data, nstep=max(control.steps, 1))
+        answer = served[0][case]
+        assert answer.simulated_time == data.time, case
+        for name in GEAR:
+            joint = model.joint(name)
+            assert answer.objects[name].angles == [data.qpos[joint.qposadr[0]]], case
+            assert answer.objects[name].angular_velocities == [data.qvel[joint.dofadr[0]]], case
