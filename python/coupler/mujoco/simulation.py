@@ -265,7 +265,7 @@ class MujocoSimulation(MessagesFromArrays):
 
     def native_parts(self) -> HotPathParts:
         """The C++ scatter (actuator controls and mocap poses), gather and stepper of this scene."""
-        return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value)
+        return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value, self._ranges.value_limits())
 
     @property
     def native_reset(self) -> _native.MujocoReset:

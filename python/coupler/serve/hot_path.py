@@ -108,8 +108,10 @@ class HotPathParts:
     scatter: _native.ControlScatter  # writes the control arrays into the simulation
     gather: _native.SensorGather  # fills the sensor array from the simulation
     stepper: Any  # a _native.CountedSteps or _native.MujocoStepper
-    # A Control leaving a value beyond this takes the Python path, which names the value it refuses.
+    # A Control leaving a value beyond its limit goes back to Python, which names the value it refuses: per value of
+    # the control arrays (None: `largest_value` for every one); values up to `largest_value` are within every limit.
     largest_value: float = math.inf
+    value_limits: Any = None  # a NumPy array of floats, or None
 
 
 @runtime_checkable
@@ -150,6 +152,7 @@ class HotPath:
         self._path = _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             largest_value=parts.largest_value,
+            value_limits=[] if parts.value_limits is None else parts.value_limits,
             stop_after=math.inf if stop_after is None else stop_after,
             trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
         self._stop_after = stop_after

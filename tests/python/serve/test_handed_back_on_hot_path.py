@@ -1,6 +1,7 @@
 """Controls the hot path's plain reader and quick checks leave aside, applied and stepped by the C++ hot path all the
 same (`coupler.serve.hot_path`): a Control of another encoding (Click's deprecated single-type value lists) is
-read by the full decoder there. The answers are those of stepping the same MJCF in MuJoCo directly."""
+read by the full decoder there; a value beyond the smallest any control may hold is looked up against its own
+control's limit there. The answers are those of stepping the same MJCF in MuJoCo directly."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ def _control(torques: dict[str, float], field: ControlField = ControlField.VALUE
 CONTROLS = [
     ("plain", _control({"light": 0.2, "heavy": 300.0})),
     ("deprecated torques", _control({"light": -0.4, "heavy": 900.0}, ControlField.TORQUES, steps=3)),
+    # 5e10 N m is beyond what the light motor's ctrl may hold (MuJoCo's mjMAXVAL, 1e10), not the heavy one's: its
+    # ctrl is 5e7, clamped to 2.
+    ("large value", _control({"light": 0.1, "heavy": 5e10}, steps=2)),
 ]
 # Refused with nothing applied: MuJoCo would zero every control of the step.
 BEYOND = _control({"light": 5e10})
