@@ -118,9 +118,8 @@ class HotPathParts:
 class HotPathSimulation(Protocol):
     """An ArraySimulation the hot path can step: its parts, and what it must be told afterwards."""
 
-    @property
-    def settled(self) -> bool:
-        """True when the state is as reading it leaves it (nothing left to compute before the next read)."""
+    def settle(self) -> None:
+        """Leave the state as reading it does (nothing left to compute before the next read), which C++ steps from."""
         ...
 
     def hot_path_parts(self) -> HotPathParts | None:
@@ -232,12 +231,21 @@ class HotPath:
         active = sim.sessions.active
         if not active or (len(active) != 1 and not sim.shared):
             return False
-        return all(c.accepted for c in active.values()) and self._simulation.settled
+        return all(c.accepted for c in active.values()) and self._settled()
 
     def takes_admitted(self) -> bool:
         """True when the Control that admits a controller may be handed to serve() (`ControlAnswer.hands_over`):
         the simulation is settled, as C++ takes it."""
-        return self._simulation.settled
+        return self._settled()
+
+    def _settled(self) -> bool:
+        """Settle the simulation for C++ (a Control applied in Python and waiting for its round, or a failed step, left
+        it unsettled); False when it fails, its failure then answered as Python answers a failing step."""
+        try:
+            self._simulation.settle()
+        except RuntimeError:
+            return False
+        return True
 
     def serve(self, return_after: float, first: Any | None = None) -> tuple[Any | None, float | None]:
         """Answer the controller's Controls in C++ for up to `return_after` seconds (0.1 at most).
@@ -317,7 +325,7 @@ class HotPath:
             return False
         controller = sim.sessions.active.get(peer)
         return (controller is not None and controller.accepted and len(sim.sessions.active) == 1
-                and self._simulation.settled)
+                and self._settled())
 
     def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None:
         """Apply and step, in C++, `peer`'s Control asking for images (its images checked, the Control read into

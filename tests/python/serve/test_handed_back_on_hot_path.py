@@ -5,6 +5,8 @@ control's limit there. The answers are those of stepping the same MJCF in MuJoCo
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 mujoco = pytest.importorskip("mujoco")
@@ -100,3 +102,39 @@ def test_every_answer_is_that_of_stepping_the_scene_in_mujoco(served):
             joint = model.joint(name)
             assert answer.objects[name].angles == [data.qpos[joint.qposadr[0]]], case
             assert answer.objects[name].angular_velocities == [data.qvel[joint.dofadr[0]]], case
+
+
+def test_a_round_whose_first_control_python_applied_is_stepped_by_the_hot_path(tmp_path):
+    with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/rounds.sock", controllers=2) as served, \
+            Client(served.responder.endpoint, timeout=10.0) as first, \
+            Client(served.responder.endpoint, timeout=10.0) as second:
+        first.request(HandshakeInitMessage())
+        second.request(HandshakeInitMessage())
+        first.send(_control({"light": 0.2}))
+        opening = second.request(_control({"heavy": 300.0})), first.receive()
+        # A Control the loop takes from the socket itself (gathered while it serves a request the hot path handed
+        # back) is applied in Python and waits for its round, leaving the state to settle.
+        served.stop.set()
+        served.thread.join(timeout=10)
+        first.send(_control({"light": -0.3}))
+        request = served.responder.receive(5.0)
+        assert request is not None and served.responder.respond(request).held
+        served.sim.sessions.rounds.attach(request)
+        assert not served.sim.simulation.settled
+        in_cpp = served.loop.hot_path.controls
+        served.stop.clear()
+        served.thread = threading.Thread(target=served.loop.run, args=(served.stop, 0.05))
+        served.thread.start()
+        completing = second.request(_control({"heavy": 600.0})), first.receive()
+    assert served.loop.hot_path.controls == in_cpp + 1  # the second's Control, which completed the round
+    assert served.sim.stats.controls == 4 and served.sim.stats.steps == 2
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for torques, answers in (({"light": 0.2, "heavy": 300.0}, opening), ({"light": -0.3, "heavy": 600.0}, completing)):
+        for name, torque in torques.items():
+            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
+        mujoco.mj_step(model, data)
+        for answer in answers:
+            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
+            for name in GEAR:
+                assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
