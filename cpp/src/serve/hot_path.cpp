@@ -639,6 +639,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     }
     serving = take(std::move(offered));
   }
+  // A round the caller completed (its last Control applied there, or a controller that left or lapsed no longer
+  // holding it back) is stepped first, as one completed here.
+  if (serving && rounds && !long_ && !held_ && !step_round()) serving = false;
   while (serving) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();

@@ -17,9 +17,15 @@ which C++ reports (`HotPathOutcome.started`) and Python marks
 time that Control steps from, which Python's clock then follows. Everything
 else comes back to Python, which keeps the control plane: another peer's
 request to drive, another kind of request, a Control that does not match the
-handshake or asks for more steps than the cap, the first clamp of a value,
-a failure, and a timer (`return_after`), so that signals, closed peers and
-stops are seen as on the Python path. A newcomer's Control is one: Python
+handshake or asks for more steps than the cap, one with a value beyond what
+MuJoCo takes for its control (`HotPathParts.value_limits`), the first clamp
+of a value, a failure, and a timer (`return_after`), so that signals, closed
+peers and stops are seen as on the Python path. A Control of another
+encoding than the plain one (Click's deprecated single-type value lists, an
+unknown field) is read in C++ by the full decoder and the same
+`ControlLayout` the Python path reads with. A state Python left unsettled (a
+Control it applied that waits for its round, a failed step) is settled
+before C++ takes over (`HotPathSimulation.settle`). A newcomer's Control is one: Python
 decides whether it may drive (`ControlAnswer`, refusals answered there) and
 once it is admitted (answered ADMITTED) hands that very request back to
 `serve(first=...)`, where C++ serves it before anything else as any other
@@ -50,7 +56,9 @@ With several controllers (`--controllers N`), a Control of one of them for
 the robots it drives is applied and waits in `ControllerSessions.rounds`
 (with those Python held); once every controller's waits, C++ takes the
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
-A Control claiming a robot its controller does not drive yet (a newcomer's
+A round completed in Python (by a Control the loop took from the socket
+itself, or by a controller that left or lapsed) is stepped by C++ first thing
+in its next run. A Control claiming a robot its controller does not drive yet (a newcomer's
 too) goes to Python, which claims the robot (or refuses the Control) and
 hands it back to C++, to be applied and wait for its round; one of a
 controller whose Control still waits is refused there; a round of more than
@@ -164,6 +172,7 @@ class HotPath:
             self._path.publish_to(publisher.native, state)
         self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
+        self.rounds = 0  # several controllers: rounds stepped and answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
         self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
         self._held_peers: list[bytes] = []  # paced: the controllers whose answers C++ holds until their time
@@ -437,6 +446,7 @@ class HotPath:
         stats = sim.stats
         self.controls += outcome.controls
         self.reads += outcome.reads
+        self.rounds += outcome.rounds
         self.controller_served = outcome.controls > 0
         stats.requests += outcome.controls + outcome.reads
         stats.controls += outcome.controls

@@ -323,7 +323,10 @@ class LockstepLoop:
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
                 first, self._admitted = self._admitted, None
-                if first is not None or (self.hot_path is not None and not self._requests.waiting()
+                # A round completed here (by a Control the loop took itself, or a controller that left) is stepped
+                # by the hot path before the requests waiting are served, as one it completes.
+                if first is not None or (self.hot_path is not None
+                                         and (not self._requests.waiting() or self.sim.round_complete())
                                          and self.hot_path.ready()):
                     assert self.hot_path is not None
                     handed_back, stepped_to = (self.hot_path.serve(wait) if first is None
@@ -360,8 +363,11 @@ class LockstepLoop:
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
 
     def _step_when_complete(self, stop: threading.Event) -> float | None:
-        """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped."""
-        if not self.sim.round_complete():
+        """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped.
+
+        Under the hot path, a complete round is left to it: it steps the round first thing in its next run.
+        """
+        if not self.sim.round_complete() or (self.hot_path is not None and self.hot_path.ready()):
             return None
         starts = self.sim.starts
         peers, steps, requests = self.sim.sessions.take_round()

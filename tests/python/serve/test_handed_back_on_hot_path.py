@@ -138,3 +138,29 @@ def test_a_round_whose_first_control_python_applied_is_stepped_by_the_hot_path(t
             assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
             for name in GEAR:
                 assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
+
+
+def test_a_round_completed_by_a_controller_leaving_is_stepped_by_the_hot_path(tmp_path):
+    with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/rounds.sock", controllers=2) as served, \
+            Client(served.responder.endpoint, timeout=10.0) as staying, \
+            Client(served.responder.endpoint, timeout=10.0) as leaving:
+        staying.request(HandshakeInitMessage())
+        leaving.request(HandshakeInitMessage())
+        staying.send(_control({"light": 0.5}))
+        together = leaving.request(_control({"heavy": 300.0})), staying.receive()
+        staying.send(_control({"light": -0.5}))
+        # Its goodbye goes to Python, which lets the waiting Control's round go on without it.
+        leaving.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving"))
+        alone = staying.receive()
+    assert served.loop.hot_path is not None and served.loop.hot_path.rounds == 2
+    assert served.sim.stats.steps == 2
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for torques, answers in (({"light": 0.5, "heavy": 300.0}, together), ({"light": -0.5}, (alone,))):
+        for name, torque in torques.items():
+            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
+        mujoco.mj_step(model, data)
+        for answer in answers:
+            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
+            for name in GEAR:
+                assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]

@@ -208,7 +208,8 @@ class HotPath {
                      bool starting = false, std::optional<Request> first = std::nullopt);
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
-  // round that completes them). A round asking for more than max_steps is
+  // round that completes them; a round already complete, by the caller's
+  // last Control or because a controller left, is stepped first). A round asking for more than max_steps is
   // left in `rounds` to the caller; one of more than StepChunks::kFirst is
   // taken in chunks. Traced, it returns after each Control
   // taken, its frame in the outcome. With a publisher, each Control is
