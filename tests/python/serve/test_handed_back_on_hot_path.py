@@ -164,3 +164,34 @@ def test_a_round_completed_by_a_controller_leaving_is_stepped_by_the_hot_path(tm
             assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
             for name in GEAR:
                 assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
+
+
+def test_a_controls_control_the_loop_took_from_the_socket_itself_is_served_by_the_hot_path(tmp_path):
+    with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/lone.sock") as served, \
+            Client(served.responder.endpoint, timeout=10.0) as client:
+        client.request(HandshakeInitMessage())
+        before = client.request(_control({"light": 0.1}))
+        served.stop.set()
+        served.thread.join(timeout=10)
+        # Taken from the socket and queued by the loop, as it gathers what waits while it serves a request the hot
+        # path handed back.
+        client.send(_control({"light": -0.2, "heavy": 700.0}, steps=2))
+        request = served.responder.receive(5.0)
+        assert request is not None
+        served.loop._requests.hand_back(request, after_controller=False)
+        in_cpp = served.loop.hot_path.controls
+        served.stop.clear()
+        served.thread = threading.Thread(target=served.loop.run, args=(served.stop, 0.05))
+        served.thread.start()
+        gathered = client.receive()
+    assert served.loop.hot_path.controls == in_cpp + 1
+    assert served.sim.stats.controls == 2 and served.sim.stats.steps == 3
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for torques, steps, answer in (({"light": 0.1}, 1, before), ({"light": -0.2, "heavy": 700.0}, 2, gathered)):
+        for name, torque in torques.items():
+            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
+        mujoco.mj_step(model, data, nstep=steps)
+        assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
+        for name in GEAR:
+            assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
