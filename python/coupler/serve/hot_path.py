@@ -56,9 +56,8 @@ With several controllers (`--controllers N`), a Control of one of them for
 the robots it drives is applied and waits in `ControllerSessions.rounds`
 (with those Python held); once every controller's waits, C++ takes the
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
-A round completed in Python (by a Control the loop took from the socket
-itself, or by a controller that left or lapsed) is stepped by C++ first thing
-in its next run. A Control claiming a robot its controller does not drive yet (a newcomer's
+A round completed in Python (by a controller that left or lapsed, or a
+Control applied there) is stepped by C++ first thing in its next run. A Control claiming a robot its controller does not drive yet (a newcomer's
 too) goes to Python, which claims the robot (or refuses the Control) and
 hands it back to C++, to be applied and wait for its round; one of a
 controller whose Control still waits is refused there; a round of more than

@@ -341,8 +341,8 @@ class LockstepLoop:
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
                 first, self._admitted = self._admitted, None
-                # A round completed here (by a Control the loop took itself, or a controller that left) is stepped
-                # by the hot path before the requests waiting are served, as one it completes.
+                # A round completed here (by a controller that left, or a Control applied here) is stepped by the
+                # hot path before the requests waiting are served, as one it completes.
                 if first is not None or (self.hot_path is not None
                                          and (not self._requests.waiting() or self.sim.round_complete())
                                          and self.hot_path.ready()):

@@ -47,8 +47,8 @@ GEAR = {"light": 1.0, "heavy": 1000.0}
 
 
 def _control(torques: dict[str, float], field: ControlField = ControlField.VALUES, steps: int = 0) -> ControlMessage:
-    return ControlMessage(objects={name: ObjectControl(values=[torque], field=field) for name, torque in torques.items()},
-                          steps=steps)
+    objects = {name: ObjectControl(values=[torque], field=field) for name, torque in torques.items()}
+    return ControlMessage(objects=objects, steps=steps)
 
 
 # Each Control sent, in order, and the name of the case it shows.
