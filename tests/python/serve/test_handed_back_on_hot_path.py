@@ -166,7 +166,7 @@ def test_a_round_completed_by_a_controller_leaving_is_stepped_by_the_hot_path(tm
                 assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
 
 
-def test_a_controls_control_the_loop_took_from_the_socket_itself_is_served_by_the_hot_path(tmp_path):
+def test_a_controllers_control_the_loop_took_from_the_socket_itself_is_served_by_the_hot_path(tmp_path):
     with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/lone.sock") as served, \
             Client(served.responder.endpoint, timeout=10.0) as client:
         client.request(HandshakeInitMessage())
