@@ -100,6 +100,7 @@ from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.long_control import CHUNK_SECONDS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
+from coupler.wire.errors import Error
 
 log = logging.getLogger(__name__)
 
@@ -251,7 +252,7 @@ class HotPath:
         it unsettled); False when it fails, its failure then answered as Python answers a failing step."""
         try:
             self._simulation.settle()
-        except RuntimeError:
+        except (RuntimeError, Error):  # what a failing stepper raises, from C++ or MuJoCo
             return False
         return True
 
