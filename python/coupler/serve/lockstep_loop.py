@@ -343,8 +343,8 @@ class LockstepLoop:
                 first, self._admitted = self._admitted, None
                 # A round completed here (by a controller that left, or a Control applied here) is stepped by the
                 # hot path before the requests waiting are served, as one it completes.
-                if first is not None or (self.hot_path is not None
-                                         and (not self._requests.waiting() or self.sim.round_complete())
+                complete = isinstance(self.hot_path, HotPath) and self.sim.round_complete()
+                if first is not None or (self.hot_path is not None and (not self._requests.waiting() or complete)
                                          and self.hot_path.ready()):
                     assert self.hot_path is not None
                     handed_back, stepped_to = (self.hot_path.serve(wait) if first is None
@@ -389,7 +389,7 @@ class LockstepLoop:
 
         Under the hot path, a complete round is left to it: it steps the round first thing in its next run.
         """
-        if not self.sim.round_complete() or (self.hot_path is not None and self.hot_path.ready()):
+        if not self.sim.round_complete() or (isinstance(self.hot_path, HotPath) and self.hot_path.ready()):
             return None
         starts = self.sim.starts
         peers, steps, requests = self.sim.sessions.take_round()
