@@ -51,7 +51,7 @@ class HotPathOf {
  public:
   HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
             std::uint64_t max_steps, double largest_value, double stop_after, bool trace, double time_step,
-            double chunk_seconds)
+            double chunk_seconds, std::vector<double> value_limits)
       : controls_(std::move(controls)),
         sensors_(std::move(sensors)),
         scatter_(std::move(scatter)),
@@ -62,6 +62,7 @@ class HotPathOf {
     HotPathConfig config;
     config.max_steps = max_steps;
     config.largest_value = largest_value;
+    config.value_limits = std::move(value_limits);
     config.stop_after = stop_after;
     config.trace = trace;
     config.time_step = time_step;
@@ -291,17 +292,19 @@ void bind_hot_path(py::module_& module) {
                         "(a SensorLayout). A Control of more than StepChunks.FIRST steps is taken in chunks of about "
                         "`chunk_seconds` of stepping, reads answered between them, and stops at the step reaching "
                         "`stop_after` (given `time_step`, seconds a step takes). A Control of more than `max_steps` "
-                        "steps, or leaving a value beyond "
-                        "`largest_value`, is handed back; run() returns after a Control that stepped to `stop_after` "
+                        "steps, or leaving a value beyond its limit in `value_limits` (one per value of the control "
+                        "arrays; only values beyond `largest_value` are looked up; empty: `largest_value` for every "
+                        "value), is handed back; run() returns after a Control that stepped to `stop_after` "
                         "(seconds) or later. With `trace`, run() returns after each Control answered, its frames in "
                         "the outcome, and hands back every other request, for the caller to log.")
       .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double,
-                    bool, double, double>(),
+                    bool, double, double, std::vector<double>>(),
            py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
            py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
            py::arg("largest_value") = std::numeric_limits<double>::infinity(),
            py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("trace") = false,
-           py::arg("time_step") = 0.0, py::arg("chunk_seconds") = StepChunks::kSeconds)
+           py::arg("time_step") = 0.0, py::arg("chunk_seconds") = StepChunks::kSeconds,
+           py::arg("value_limits") = std::vector<double>())
       .def_property_readonly_static(
           "DEFAULT_MAX_STEPS", [](const py::object&) { return HotPathConfig::kDefaultMaxSteps; },
           "Controls asking for more steps than this go back to the caller (the cap on a Control's steps).")
@@ -309,7 +312,7 @@ void bind_hot_path(py::module_& module) {
            "Apply the Control read into the control arrays (one run() handed back because it asks for images, "
            "its images checked) and take its `steps` (0: one), without the GIL, as run() takes any Control: the "
            "answer's readings in the outcome's answer_frame, for the caller to add the images to and send. One "
-           "run() would leave to the caller (a value beyond largest_value, more than StepChunks.FIRST steps) is "
+           "run() would leave to the caller (a value beyond its limit, more than StepChunks.FIRST steps) is "
            "not applied: answer_frame is empty. The caller guarantees what it does for run().")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "

@@ -35,6 +35,9 @@ HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLa
       scatter.event_count() != controls.event_count()) {
     throw Error("the hot path's scatter does not take the arrays of its control layout");
   }
+  if (!config_.value_limits.empty() && config_.value_limits.size() != controls.size()) {
+    throw Error("the hot path's value limits are not one per value of its control layout");
+  }
   if (gather.size() != sensors.size()) throw Error("the hot path's gather does not fill the arrays of its sensor layout");
   if (!targets.values || !targets.values_set || !targets.events_set || !targets.events_on || !sensor_values) {
     throw Error("the hot path needs its control and sensor arrays");
@@ -235,13 +238,14 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       return answer_read(payload);
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
-      if (reads_to_caller || !is_sensor_request(payload)) return std::nullopt;
-      share.controller_served();
-      return answer_read(payload);
+      if (is_sensor_request(payload)) {
+        if (reads_to_caller) return std::nullopt;
+        share.controller_served();
+        return answer_read(payload);
+      }
+      if (!read_decoded(payload, steps)) return std::nullopt;
     }
-    for (std::size_t i = 0; i < controls_.size(); ++i) {
-      if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
-    }
+    if (beyond_limits()) return std::nullopt;
     // A mocap body's zero quaternion: the caller refuses the Control, naming the body.
     if (scatter_.refuses(targets_.values, targets_.values_set)) return std::nullopt;
     last_control = Clock::now();
@@ -635,6 +639,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     }
     serving = take(std::move(offered));
   }
+  // A round the caller completed (its last Control applied there, or a controller that left or lapsed no longer
+  // holding it back) is stepped first, as one completed here.
+  if (serving && rounds && !long_ && !held_ && !step_round()) serving = false;
   while (serving) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
@@ -720,7 +727,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   Clock::time_point last_control{};
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
     std::uint64_t steps = 0;
-    if (from != peer || !reader_->read(payload, targets_, config_.max_steps, steps)) {
+    if (from != peer || (!reader_->read(payload, targets_, config_.max_steps, steps) &&
+                         (is_sensor_request(payload) || !read_decoded(payload, steps)))) {
       // Traced, reads go to the caller, which logs them as it serves them.
       if (config_.trace || !is_sensor_request(payload)) return std::nullopt;
       ++outcome.reads;
@@ -728,9 +736,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       if (publisher_) publish_read(payload, frame);
       return frame;
     }
-    for (std::size_t i = 0; i < controls_.size(); ++i) {
-      if (std::fabs(targets_.values[i]) > config_.largest_value) return std::nullopt;
-    }
+    if (beyond_limits()) return std::nullopt;
     // A mocap body's zero quaternion: the caller refuses the Control, naming the body.
     if (scatter_.refuses(targets_.values, targets_.values_set)) return std::nullopt;
     const std::int64_t received_ns = publisher_ ? wall_clock_nanoseconds() : 0;
@@ -819,14 +825,36 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   return outcome;
 }
 
+bool HotPath::beyond_limits() const {
+  const std::vector<double>& limits = config_.value_limits;
+  for (std::size_t i = 0; i < controls_.size(); ++i) {
+    const double magnitude = std::fabs(targets_.values[i]);
+    if (magnitude > config_.largest_value && (limits.empty() || magnitude > limits[i])) return true;
+  }
+  return false;
+}
+
+bool HotPath::read_decoded(std::string_view payload, std::uint64_t& steps) {
+  // Another encoding (a deprecated value list, fields out of order, a repeated field): read as the caller reads it,
+  // so that a Control is applied in one place however it is encoded. One that does not fit is the caller's to
+  // refuse, naming the problem; one asking for images is the caller's to render.
+  try {
+    Message message = decode(payload);
+    const auto* control = std::get_if<ControlMessage>(&message);
+    if (control == nullptr || !control->images.empty() || control->steps > config_.max_steps) return false;
+    steps = controls_.read(*control, targets_);
+    return true;
+  } catch (const ProtocolError&) {
+    return false;
+  }
+}
+
 HotPathOutcome HotPath::step_control(std::uint64_t steps) {
   HotPathOutcome outcome;
   if (long_ || held_) throw Error("a Control is in progress: no other can be stepped");
   const std::uint64_t taken = steps == 0 ? 1 : steps;
   if (taken > StepChunks::kFirst) return outcome;  // taken in chunks by the caller, serving others between them
-  for (std::size_t i = 0; i < controls_.size(); ++i) {
-    if (std::fabs(targets_.values[i]) > config_.largest_value) return outcome;
-  }
+  if (beyond_limits()) return outcome;
   if (scatter_.refuses(targets_.values, targets_.values_set)) return outcome;
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run

@@ -253,7 +253,14 @@ class MujocoSimulation(MessagesFromArrays):
     # The native hot path (coupler.serve.hot_path) steps this simulation in C++, on the same mjData.
     @property
     def settled(self) -> bool:
+        """True when the state is as reading it leaves it: mj_forward computed it, nothing changed since."""
         return self._fresh and self._forwarded
+
+    def settle(self) -> None:
+        """mj_forward of the current state unless it is settled, as a read would: the hot path steps from there (a
+        Control applied and not yet stepped changes no stage a step starts from)."""
+        if not self.settled:
+            self._settle()
 
     def check_values(self, values: np.ndarray, values_set: np.ndarray, where: str = "") -> None:
         """ProtocolError (CONTROL_MISMATCH) for values `apply_values` would refuse in the scatter (a mocap body's zero
@@ -265,7 +272,7 @@ class MujocoSimulation(MessagesFromArrays):
 
     def native_parts(self) -> HotPathParts:
         """The C++ scatter (actuator controls and mocap poses), gather and stepper of this scene."""
-        return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value)
+        return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value, self._ranges.value_limits())
 
     @property
     def native_reset(self) -> _native.MujocoReset:

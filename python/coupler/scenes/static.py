@@ -154,7 +154,8 @@ class StaticScene(MessagesFromArrays):
         return self._clock.time
 
     # The native hot path (coupler.serve.hot_path): the same objects, stepped and read from C++.
-    settled = True  # nothing to compute before reading
+    def settle(self) -> None:
+        """Nothing to compute before reading."""
 
     def hot_path_parts(self) -> HotPathParts:
         return HotPathParts(self._scatter, self._gather, self._clock)

@@ -17,9 +17,15 @@ which C++ reports (`HotPathOutcome.started`) and Python marks
 time that Control steps from, which Python's clock then follows. Everything
 else comes back to Python, which keeps the control plane: another peer's
 request to drive, another kind of request, a Control that does not match the
-handshake or asks for more steps than the cap, the first clamp of a value,
-a failure, and a timer (`return_after`), so that signals, closed peers and
-stops are seen as on the Python path. A newcomer's Control is one: Python
+handshake or asks for more steps than the cap, one with a value beyond what
+MuJoCo takes for its control (`HotPathParts.value_limits`), the first clamp
+of a value, a failure, and a timer (`return_after`), so that signals, closed
+peers and stops are seen as on the Python path. A Control of another
+encoding than the plain one (Click's deprecated single-type value lists, an
+unknown field) is read in C++ by the full decoder and the same
+`ControlLayout` the Python path reads with. A state Python left unsettled (a
+Control it applied that waits for its round, a failed step) is settled
+before C++ takes over (`HotPathSimulation.settle`). A newcomer's Control is one: Python
 decides whether it may drive (`ControlAnswer`, refusals answered there) and
 once it is admitted (answered ADMITTED) hands that very request back to
 `serve(first=...)`, where C++ serves it before anything else as any other
@@ -50,7 +56,8 @@ With several controllers (`--controllers N`), a Control of one of them for
 the robots it drives is applied and waits in `ControllerSessions.rounds`
 (with those Python held); once every controller's waits, C++ takes the
 round's steps and answers them all, as `coupler.serve.lockstep_loop` would.
-A Control claiming a robot its controller does not drive yet (a newcomer's
+A round completed in Python (by a controller that left or lapsed, or a
+Control applied there) is stepped by C++ first thing in its next run. A Control claiming a robot its controller does not drive yet (a newcomer's
 too) goes to Python, which claims the robot (or refuses the Control) and
 hands it back to C++, to be applied and wait for its round; one of a
 controller whose Control still waits is refused there; a round of more than
@@ -93,6 +100,7 @@ from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.long_control import CHUNK_SECONDS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
+from coupler.wire.errors import Error
 
 log = logging.getLogger(__name__)
 
@@ -108,17 +116,18 @@ class HotPathParts:
     scatter: _native.ControlScatter  # writes the control arrays into the simulation
     gather: _native.SensorGather  # fills the sensor array from the simulation
     stepper: Any  # a _native.CountedSteps or _native.MujocoStepper
-    # A Control leaving a value beyond this takes the Python path, which names the value it refuses.
+    # A Control leaving a value beyond its limit goes back to Python, which names the value it refuses: per value of
+    # the control arrays (None: `largest_value` for every one); values up to `largest_value` are within every limit.
     largest_value: float = math.inf
+    value_limits: Any = None  # a NumPy array of floats, or None
 
 
 @runtime_checkable
 class HotPathSimulation(Protocol):
     """An ArraySimulation the hot path can step: its parts, and what it must be told afterwards."""
 
-    @property
-    def settled(self) -> bool:
-        """True when the state is as reading it leaves it (nothing left to compute before the next read)."""
+    def settle(self) -> None:
+        """Leave the state as reading it does (nothing left to compute before the next read), which C++ steps from."""
         ...
 
     def hot_path_parts(self) -> HotPathParts | None:
@@ -150,6 +159,7 @@ class HotPath:
         self._path = _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             largest_value=parts.largest_value,
+            value_limits=[] if parts.value_limits is None else parts.value_limits,
             stop_after=math.inf if stop_after is None else stop_after,
             trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
         self._stop_after = stop_after
@@ -162,6 +172,7 @@ class HotPath:
             self._path.publish_to(publisher.native, state)
         self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
         self.reads = 0  # SensorRequests answered in C++ so far
+        self.rounds = 0  # several controllers: rounds stepped and answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
         self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
         self._held_peers: list[bytes] = []  # paced: the controllers whose answers C++ holds until their time
@@ -229,12 +240,21 @@ class HotPath:
         active = sim.sessions.active
         if not active or (len(active) != 1 and not sim.shared):
             return False
-        return all(c.accepted for c in active.values()) and self._simulation.settled
+        return all(c.accepted for c in active.values()) and self._settled()
 
     def takes_admitted(self) -> bool:
         """True when the Control that admits a controller may be handed to serve() (`ControlAnswer.hands_over`):
         the simulation is settled, as C++ takes it."""
-        return self._simulation.settled
+        return self._settled()
+
+    def _settled(self) -> bool:
+        """Settle the simulation for C++ (a Control applied in Python and waiting for its round, or a failed step, left
+        it unsettled); False when it fails, its failure then answered as Python answers a failing step."""
+        try:
+            self._simulation.settle()
+        except (RuntimeError, Error):  # what a failing stepper raises, from C++ or MuJoCo
+            return False
+        return True
 
     def serve(self, return_after: float, first: Any | None = None) -> tuple[Any | None, float | None]:
         """Answer the controller's Controls in C++ for up to `return_after` seconds (0.1 at most).
@@ -314,7 +334,7 @@ class HotPath:
             return False
         controller = sim.sessions.active.get(peer)
         return (controller is not None and controller.accepted and len(sim.sessions.active) == 1
-                and self._simulation.settled)
+                and self._settled())
 
     def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None:
         """Apply and step, in C++, `peer`'s Control asking for images (its images checked, the Control read into
@@ -426,6 +446,7 @@ class HotPath:
         stats = sim.stats
         self.controls += outcome.controls
         self.reads += outcome.reads
+        self.rounds += outcome.rounds
         self.controller_served = outcome.controls > 0
         stats.requests += outcome.controls + outcome.reads
         stats.controls += outcome.controls

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from coupler.wire.messages import ErrorCode, ErrorMessage
+from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
 from coupler.serve.world_hot_path import WorldHotPath
@@ -67,7 +67,10 @@ class LockstepLoop:
     loop hands back any other request, which then waits its turn as the
     controllers-first order says. A newcomer's Control (or one claiming
     robots) is admitted here, and the hot path serves it first in its next
-    run (`HotPath.serve`'s `first`).
+    run (`HotPath.serve`'s `first`); so is a driving controller's Control
+    this loop took from the socket itself (gathered while it served
+    another request), and a round completed here is stepped there too.
+    Only what the hot path hands back is served here.
 
     Answers that carry camera images (the "images" extension) are sent once
     their images are rendered, on the renderer's thread; meanwhile the loop
@@ -98,8 +101,11 @@ class LockstepLoop:
         if hot_path:
             self.hot_path = HotPath.for_loop(responder, clock, stop_after) or WorldHotPath.for_loop(responder, clock,
                                                                                                    stop_after)
-        # A Control admitted in Python (answered ADMITTED), for the hot path to serve before anything else.
+        # A Control admitted in Python (answered ADMITTED), or a driving controller's Control the loop took from the
+        # socket itself, for the hot path to serve before anything else.
         self._admitted: Any | None = None
+        # The last request the hot path handed back: served here, not offered to it again.
+        self._declined: Any | None = None
         if isinstance(self.hot_path, HotPath):
             # Python decides who drives; the hot path serves the Control that admitted a controller, as its others.
             self.sim.control_answer.hands_over = self.hot_path.takes_admitted
@@ -173,6 +179,9 @@ class LockstepLoop:
                 self._closed.release()
                 continue
             self._closed.saw(request)
+            if not rendering and self._to_hot_path(request):
+                self._admitted = request
+                continue
             if rendering:
                 self._answer_in_order(request.peer)
             starts = self.sim.starts
@@ -196,6 +205,7 @@ class LockstepLoop:
         else:
             assert isinstance(self.hot_path, HotPath)  # the only one `ControlAnswer.hands_over` is set for
             handed_back, stepped_to = self.hot_path.serve(poll_timeout, first)
+        self._declined = handed_back
         if self._done(stepped_to):
             return _DONE
         if handed_back is not None and self.hot_path.long_in_progress:
@@ -204,6 +214,14 @@ class LockstepLoop:
         if handed_back is not None:
             self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
         return self._requests.take() if self._requests.waiting() else None
+
+    def _to_hot_path(self, request: Any) -> bool:
+        """True when `request`, which the loop took from the socket itself (gathered while it served another), is a
+        driving controller's Control for the hot path to serve first, as if it had just arrived there; one the hot
+        path handed back is served here."""
+        return (request is not self._declined and isinstance(self.hot_path, HotPath)
+                and request.type == MessageType.CONTROL and not request.through_channel
+                and request.peer in self.sim.sessions.active and self.hot_path.ready())
 
     def _pace(self, answer: Answer, started: bool, stop: threading.Event, holder: bytes | None = None) -> float | None:
         """Hold a stepped answer until its time is due on the wall clock; return the time it stepped to.
@@ -323,11 +341,15 @@ class LockstepLoop:
                 lapse_in = self.sim.sessions.next_lapse_in()
                 wait = poll_timeout if lapse_in is None else min(poll_timeout, lapse_in + 0.001)
                 first, self._admitted = self._admitted, None
-                if first is not None or (self.hot_path is not None and not self._requests.waiting()
+                # A round completed here (by a controller that left, or a Control applied here) is stepped by the
+                # hot path before the requests waiting are served, as one it completes.
+                complete = isinstance(self.hot_path, HotPath) and self.sim.round_complete()
+                if first is not None or (self.hot_path is not None and (not self._requests.waiting() or complete)
                                          and self.hot_path.ready()):
                     assert self.hot_path is not None
                     handed_back, stepped_to = (self.hot_path.serve(wait) if first is None
                                                else self.hot_path.serve(wait, first))
+                    self._declined = handed_back
                     if self._done(stepped_to):
                         return
                     if handed_back is not None and self.hot_path.long_in_progress:
@@ -340,6 +362,9 @@ class LockstepLoop:
                     request = self._requests.next(wait)
                 if request is None:
                     self._closed.release()
+                elif self._to_hot_path(request):
+                    self._closed.saw(request)
+                    self._admitted = request  # served first by the hot path, joining its round there
                 else:
                     self._closed.saw(request)
                     answer = self.responder.respond(request)
@@ -360,8 +385,11 @@ class LockstepLoop:
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
 
     def _step_when_complete(self, stop: threading.Event) -> float | None:
-        """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped."""
-        if not self.sim.round_complete():
+        """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped.
+
+        Under the hot path, a complete round is left to it: it steps the round first thing in its next run.
+        """
+        if not self.sim.round_complete() or (isinstance(self.hot_path, HotPath) and self.hot_path.ready()):
             return None
         starts = self.sim.starts
         peers, steps, requests = self.sim.sessions.take_round()

@@ -172,6 +172,21 @@ TEST_CASE("the hot path holds one controller's Control until the other's arrives
   CHECK(rig.rounds.size() == 0);
 }
 
+TEST_CASE("a round complete when the hot path starts (its other controller left) is stepped first",
+          "[hot_path][control_rounds]") {
+  TwoControllers rig;
+  rig.left.send(drive("left", 0.5, 3));
+  HotPathOutcome outcome = rig.run();
+  REQUIRE(rig.rounds.holds(rig.controllers[0].peer));
+  rig.controllers.pop_back();  // the caller let the right controller go: the left one's Control waits for no one
+  outcome = rig.run(20ms);
+  CHECK(outcome.rounds == 1);
+  CHECK(outcome.steps == 3);
+  const double expected[] = {0.5, 0.0};
+  CHECK(rig.left.receive_frame(2000ms) == rig.sensors.encode(expected, 0.03));
+  CHECK(rig.rounds.size() == 0);
+}
+
 TEST_CASE("the Control handed to the hot path once its robot is claimed waits for the round and is answered with it",
           "[hot_path][control_rounds]") {
   TwoControllers rig;

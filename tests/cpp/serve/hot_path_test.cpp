@@ -427,22 +427,57 @@ TEST_CASE("counted steps keep the time as the product of steps and time step", "
   CHECK_THROWS_AS(CountedSteps(0.0), Error);
 }
 
-TEST_CASE("the hot path hands back a Control sent with a deprecated value list, for the full decoder", "[hot_path]") {
+TEST_CASE("the hot path applies and steps a Control sent with a deprecated value list, read by the full decoder",
+          "[hot_path]") {
   Rig rig;
-  rig.controller.send(ControlMessage::builder().object("arm").values({0.5, 0.5}, ControlField::Angles));
+  rig.controller.send(ControlMessage::builder().object("arm").values({0.5, -0.25}, ControlField::Angles).steps(2));
+  const HotPathOutcome outcome = rig.run();
+  CHECK_FALSE(outcome.request);
+  CHECK(outcome.controls == 1);
+  CHECK(rig.clock.steps() == 2);
+  CHECK(rig.state[0] == 0.5);
+  CHECK(rig.state[1] == -0.25);
+  CHECK(std::holds_alternative<SensorMessage>(rig.controller.receive(2000ms)));
+}
+
+TEST_CASE("the hot path applies and steps a Control frame with a field it does not know, as the decoder reads it",
+          "[hot_path]") {
+  Rig rig;
+  rig.controller.send_frame(encode(arm_control(0.5, 0.5)) + "\x18\x05");
+  const HotPathOutcome outcome = rig.run();
+  CHECK_FALSE(outcome.request);
+  CHECK(outcome.controls == 1);
+  CHECK(rig.clock.steps() == 1);
+  CHECK(rig.state[1] == 0.5);
+}
+
+TEST_CASE("the hot path hands back, unapplied, a Control of another encoding that does not match the handshake",
+          "[hot_path]") {
+  Rig rig;
+  // Three values for an object of two controls, sent out of the plain encoding: the caller's to refuse.
+  rig.controller.send(ControlMessage::builder().object("arm").values({0.5, 0.5, 0.5}, ControlField::Angles));
   const HotPathOutcome outcome = rig.run();
   REQUIRE(outcome.request);
   CHECK(outcome.request->type() == MessageType::Control);
   CHECK(rig.clock.steps() == 0);
+  CHECK(rig.state[0] == 0.0);
 }
 
-TEST_CASE("the hot path hands back a Control frame with a field it does not know, decoded", "[hot_path]") {
-  Rig rig;
-  rig.controller.send_frame(encode(arm_control(0.5, 0.5)) + "\x18\x05");
-  const HotPathOutcome outcome = rig.run();
-  REQUIRE(outcome.request);
-  REQUIRE(std::holds_alternative<ControlMessage>(outcome.request->message()));
-  CHECK(std::get<ControlMessage>(outcome.request->message()).objects.at("arm").values == std::vector<double>{0.5, 0.5});
+TEST_CASE("the hot path hands back a Control of a value beyond its own limit, and steps one within it", "[hot_path]") {
+  HotPathConfig config;
+  config.largest_value = 10.0;
+  config.value_limits = {10.0, 1000.0};
+  Rig rig(config);
+  rig.controller.send(arm_control(0.5, 500.0));
+  const HotPathOutcome within = rig.run();
+  CHECK(within.controls == 1);
+  CHECK(rig.state[1] == 500.0);
+  (void)rig.controller.receive_frame(2000ms);
+  rig.controller.send(arm_control(50.0, 0.0));
+  const HotPathOutcome beyond = rig.run();
+  REQUIRE(beyond.request);
+  CHECK(beyond.controls == 0);
+  CHECK(rig.clock.steps() == 1);
 }
 
 TEST_CASE("the hot path publishes each Control it answers, the state after its step and the answer, in order",

@@ -65,10 +65,13 @@ struct HotPathConfig {
   static constexpr std::uint64_t kDefaultMaxSteps = limits::kMaxStepsPerControl;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
-  // A Control leaving any value of the control arrays larger than this in
-  // magnitude goes back to the caller, which names the value it refuses
-  // (MuJoCo would zero every control of the step).
+  // A Control leaving a value of the control arrays larger in magnitude than
+  // its own limit in `value_limits` goes back to the caller, which names the
+  // value it refuses (MuJoCo would zero every control of the step). Values up
+  // to `largest_value` are within every limit: only larger ones are looked
+  // up. Without `value_limits`, `largest_value` is every value's limit.
   double largest_value = std::numeric_limits<double>::infinity();
+  std::vector<double> value_limits;
   // Return after answering a Control that stepped the simulation to this
   // time (seconds) or later.
   double stop_after = std::numeric_limits<double>::infinity();
@@ -205,7 +208,8 @@ class HotPath {
                      bool starting = false, std::optional<Request> first = std::nullopt);
   // The same for several `controllers` stepping together through `rounds`
   // (Controls held by the caller wait there too, and are answered with the
-  // round that completes them). A round asking for more than max_steps is
+  // round that completes them; a round already complete, by the caller's
+  // last Control or because a controller left, is stepped first). A round asking for more than max_steps is
   // left in `rounds` to the caller; one of more than StepChunks::kFirst is
   // taken in chunks. Traced, it returns after each Control
   // taken, its frame in the outcome. With a publisher, each Control is
@@ -237,7 +241,7 @@ class HotPath {
   // steps, clamps and the time reached; or the failure, `error_answers` 1)
   // and holds the answer's readings in `answer_frame` (the InternalError
   // frame when the simulation failed). A Control run() would leave to the
-  // caller (a value beyond largest_value, one the scatter refuses, more than
+  // caller (a value beyond its limit, one the scatter refuses, more than
   // StepChunks::kFirst steps) is not applied: `answer_frame` is empty and
   // the caller serves it. The
   // caller guarantees what it does for run(): one controller holds the
@@ -289,6 +293,12 @@ class HotPath {
   // Applies the Control read into the arrays, steps, reads and encodes the
   // state: the answer, or the InternalError frame when the simulation fails.
   std::string serve(std::uint64_t steps, HotPathOutcome& outcome);
+  // Reads a Control frame of the controller that the plain reader leaves (another encoding) into the control
+  // arrays through the full decoder and ControlLayout::read, as the caller would: false, having written nothing,
+  // for any other frame, one the layout refuses, one asking for images or for more than max_steps steps.
+  bool read_decoded(std::string_view payload, std::uint64_t& steps);
+  // A value of the control arrays is beyond its limit (HotPathConfig::value_limits).
+  bool beyond_limits() const;
   // The two halves of serve(): false (and the failure in the outcome) when the simulation failed.
   bool apply(HotPathOutcome& outcome);
   std::string step(std::uint64_t steps, HotPathOutcome& outcome);
