@@ -157,9 +157,8 @@ class WorldsSimulation(MessagesFromArrays):
 
     # World 0's parts for the single-world hot path (coupler.serve.hot_path.HotPathSimulation), which steps the
     # ordinary Controls that drive world 0, as on a server of one world.
-    @property
-    def settled(self) -> bool:
-        return bool(getattr(self.first, "settled", False))
+    def settle(self) -> None:
+        self.first.settle()  # type: ignore[attr-defined]  # has parts
 
     def hot_path_parts(self) -> Any:
         parts = getattr(self.first, "hot_path_parts", None)

@@ -131,7 +131,7 @@ class HotPathSimulation(Protocol):
         ...
 
     def hot_path_parts(self) -> HotPathParts | None:
-        """None when C++ cannot serve this simulation's Controls (a MuJoCo scene with a mocap body)."""
+        """None when C++ cannot serve this simulation's Controls (it has no C++ parts)."""
         ...
 
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
