@@ -204,7 +204,7 @@ class HotPath:
             return None
         path = cls(responder, parts, stop_after, publisher, clock)
         path._reads_responder = observed_responder
-        responder.images_stepper = path
+        responder.control_stepper = path
         return path
 
     @classmethod
@@ -326,9 +326,10 @@ class HotPath:
         self._mirror_long(outcome, [peer])
         return grace.arrived(outcome.request), outcome.simulated_time
 
-    def takes_images_control(self, peer: bytes) -> bool:
-        """True when `peer`'s Control asking for images, which serve() hands back, is stepped here by
-        step_control(): `peer` alone drives a settled simulation and no Control of it is in progress."""
+    def takes_control(self, peer: bytes) -> bool:
+        """True when `peer`'s Control read by the responder (one asking for images, which serve() hands back) is
+        stepped here by step_control(): `peer` alone drives a settled simulation and no Control of it is in
+        progress."""
         sim = self.sim
         if sim.shared or self._long or self._held_peers or sim.long_control is not None:
             return False

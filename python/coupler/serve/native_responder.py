@@ -6,7 +6,7 @@ with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
 A Control asking for camera images is checked here (`ImageAnswer.check`)
 and, while one controller holds a lockstep simulation, stepped in C++ by the
-hot path (`images_stepper`); its images are rendered and appended here.
+hot path (`control_stepper`); its images are rendered and appended here.
 A Control that does not match the handshake is refused with the C++ check's
 words. Every other request goes, as the message the C++ server decoded,
 through `SimulationServer.handle`: one codec, no second parse. With
@@ -57,10 +57,11 @@ class _Rendering:
     compose: Callable[[Any], bytes] | None = None
 
 
-class ImagesControlStepper(Protocol):
-    """What steps a lone controller's Control asking for images in C++ (`coupler.serve.hot_path.HotPath`)."""
+class ControlStepper(Protocol):
+    """What steps in C++ a lone controller's Control that Python read (`coupler.serve.hot_path.HotPath`): one asking
+    for images, and on a batched server one that drives world 0."""
 
-    def takes_images_control(self, peer: bytes) -> bool: ...
+    def takes_control(self, peer: bytes) -> bool: ...
 
     def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None: ...
 
@@ -130,9 +131,9 @@ class NativeResponder:
         self.shared_channel: SharedChannelLease | None = None
         if offered_on(self.endpoint) and shared_memory and sim.lockstep:
             self.shared_channel = SharedChannelLease(len(self._sensors.encode(0.0)))
-        # Set by the hot path of a lockstep loop: a lone controller's Controls asking for images step in C++
-        # there, once their images are checked here; here they are rendered and sent.
-        self.images_stepper: ImagesControlStepper | None = None
+        # Set by the hot path of a lockstep loop: a lone controller's Controls read here (those asking for images,
+        # their images checked here, rendered and sent from here) step in C++ there.
+        self.control_stepper: ControlStepper | None = None
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False
         self._rendering: list[_Rendering] = []
@@ -241,8 +242,8 @@ class NativeResponder:
     def _stepped_in_cpp(self, steps: int, peer: bytes) -> Answer | None:
         """The answer's readings of `peer`'s Control asking for images (read into the control arrays), stepped
         by the hot path in C++ as it steps any Control; None when the hot path leaves it to `_control`."""
-        stepper = self.images_stepper
-        if stepper is None or not stepper.takes_images_control(peer):
+        stepper = self.control_stepper
+        if stepper is None or not stepper.takes_control(peer):
             return None
         stepped = stepper.step_control(steps, peer)
         return None if stepped is None else Answer(*stepped)

@@ -107,7 +107,7 @@ class WorldHotPath:
         # one world (its run() is never called here: this path serves the lone controller).
         parts = sim.simulation.hot_path_parts()
         if parts is not None:
-            responder.images_stepper = HotPath(responder, parts, stop_after, None, clock)
+            responder.control_stepper = HotPath(responder, parts, stop_after, None, clock)
         return path
 
     def step_control(self, frame: bytes) -> bool:

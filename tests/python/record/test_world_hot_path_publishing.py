@@ -135,7 +135,7 @@ def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]
     path = loop.hot_path
     assert hot_path == isinstance(path, WorldHotPath)
     # World 0's ordinary Controls are stepped by the single-world hot path.
-    world_0 = responder.images_stepper
+    world_0 = responder.control_stepper
     served = (0 if path is None else path.controls) + (0 if world_0 is None else world_0.controls)
     return compared(received), served
 

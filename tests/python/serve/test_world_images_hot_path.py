@@ -99,9 +99,9 @@ def served(tmp_path_factory: pytest.TempPathFactory):
         time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps, _ in ORDINARY) * 0.002
         last = read_world_answer_with_images(ask(socket, encode_world_control(
             WORLDS, np.array(LAST)[:, None], 2, images=[("eye", ["rgb"])], image_worlds=[0])))
-        assert hot.loop.hot_path is not None and hot.responder.images_stepper is not None
+        assert hot.loop.hot_path is not None and hot.responder.control_stepper is not None
         yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
-               hot.responder.images_stepper.controls, last)
+               hot.responder.control_stepper.controls, last)
 
 
 def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):
