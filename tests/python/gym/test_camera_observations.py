@@ -18,23 +18,11 @@ from coupler.controller.world_session import WorldCameraImages  # noqa: E402
 from coupler.gym.camera_observations import wanted_cameras  # noqa: E402
 from coupler.gym.vector_env import stacked_images  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
+from camera_rail import rail_scene  # noqa: E402
 
 WIDTH, HEIGHT = 16, 12
 WORLDS = 2
-SCENE = f"""
-<mujoco model="rail">
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
-    <body name="cart" pos="0 0 0.1">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
-    </body>
-    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
-  </worldbody>
-  <actuator><motor name="slide" joint="slide" ctrlrange="-1 1" gear="50"/></actuator>
-</mujoco>
-"""
+SCENE = rail_scene(WIDTH, HEIGHT, motor='ctrlrange="-1 1" gear="50"')
 
 
 @pytest.fixture(scope="module")

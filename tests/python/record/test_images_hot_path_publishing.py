@@ -27,22 +27,10 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 from frame_subscriber import compared, follow, until_end  # noqa: E402
+from camera_rail import rail_scene  # noqa: E402
 
 # A cart pushed along a rail across the camera's view.
-SCENE = """
-<mujoco model="rail">
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
-    <body name="cart" pos="0 0 0.1">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
-    </body>
-    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="16 12"/>
-  </worldbody>
-  <actuator><motor name="slide" joint="slide" ctrlrange="-5 5"/></actuator>
-</mujoco>
-"""
+SCENE = rail_scene(16, 12, motor='ctrlrange="-5 5"')
 EYE = [ImageRequest("eye", ["rgb", "depth"])]
 # Controls asking for images (every other step's, some clamped), one asking for none, a read asking for them.
 FRAMES = [encode(message) for message in [

@@ -21,23 +21,11 @@ from coupler.wire.messages import (  # noqa: E402
     SensorMessage,
 )
 from served_loop import Served  # noqa: E402
+from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
 
 WIDTH, HEIGHT = 32, 24
 # A red cart pushed along a rail across the camera's view: its motor's force moves it in the picture.
-SCENE = f"""
-<mujoco model="rail">
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
-    <body name="cart" pos="0 0 0.1">
-      <joint name="slide" type="slide" axis="1 0 0" damping="0.5"/>
-      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
-    </body>
-    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
-  </worldbody>
-  <actuator><motor name="slide" joint="slide" ctrlrange="-5 5"/></actuator>
-</mujoco>
-"""
+SCENE = rail_scene(WIDTH, HEIGHT, slide='damping="0.5"', motor='ctrlrange="-5 5"')
 FORCES = [4.0, -2.5, 9.0, 0.0]  # 9 N is clamped to the motor's 5
 STEPS = [3, 1, 5, 0]  # 0: one step
 
@@ -45,11 +33,7 @@ STEPS = [3, 1, 5, 0]  # 0: one step
 def _rendered(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
     """The rgb and depth `mujoco.Renderer` renders of `data` from the camera."""
     with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
-        renderer.update_scene(data, "eye")
-        rgb = renderer.render().copy()
-        renderer.enable_depth_rendering()
-        renderer.update_scene(data, "eye")
-        depth = renderer.render().copy()
+        rgb, depth = rgb_and_depth(renderer, data)
     return rgb, depth
 
 

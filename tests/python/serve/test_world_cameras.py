@@ -31,24 +31,12 @@ from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 from coupler.wire.messages import CameraDescription, SensorMessage, SensorRequestMessage  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
+from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
 
 WORLDS = 3
 WIDTH, HEIGHT = 32, 24
 # A red cart on a rail across the camera's view: its slide joint's position is where the red is in the picture.
-SCENE = f"""
-<mujoco model="rail">
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
-    <body name="cart" pos="0 0 0.1">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
-    </body>
-    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
-  </worldbody>
-  <actuator><motor name="slide" joint="slide"/></actuator>
-</mujoco>
-"""
+SCENE = rail_scene(WIDTH, HEIGHT)
 POSITIONS = np.array([[0.0], [0.3], [-0.3]])  # each world's cart
 
 
@@ -80,16 +68,8 @@ def _direct(scene_path: Path, qpos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     data = mujoco.MjData(model)
     data.qpos[:] = qpos
     mujoco.mj_forward(model, data)
-    renderer = mujoco.Renderer(model, HEIGHT, WIDTH)
-    try:
-        renderer.update_scene(data, "eye")
-        rgb = renderer.render().copy()
-        renderer.enable_depth_rendering()
-        renderer.update_scene(data, "eye")
-        depth = renderer.render().copy()
-    finally:
-        renderer.close()
-    return rgb, depth
+    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+        return rgb_and_depth(renderer, data)
 
 
 def _red_columns(rgb: np.ndarray) -> float:

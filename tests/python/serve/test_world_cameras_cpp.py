@@ -20,25 +20,13 @@ from coupler.controller.world_session import WorldSession  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
 from coupler.serve.shared_images import MIN_BYTES  # noqa: E402
 from peers import democlient, free_tcp_address, run  # noqa: E402
+from camera_rail import rail_scene  # noqa: E402
 
 WORLDS = 3
 WIDTH, HEIGHT = 32, 24  # every kind of every world: 3 x 32 x 24 x (3 + 4 + 4) bytes, above MIN_BYTES
 KINDS = ("rgb", "depth", "segmentation")
 # A red cart on a rail across the camera's view, placed apart in each world.
-SCENE = """
-<mujoco model="rail">
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
-    <body name="cart" pos="0 0 0.1">
-      <joint name="slide" type="slide" axis="1 0 0"/>
-      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
-    </body>
-    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60"/>
-  </worldbody>
-  <actuator><motor name="slide" joint="slide"/></actuator>
-</mujoco>
-"""
+SCENE = rail_scene()
 POSITIONS = np.array([[0.0], [0.3], [-0.3]])
 
 

@@ -33,24 +33,12 @@ from coupler.wire.messages import (  # noqa: E402
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
+from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
 
 WORLDS = 3
 WIDTH, HEIGHT = 32, 24
 # A red cart pushed along a rail across the camera's view: its motor's force moves it in the picture.
-SCENE = f"""
-<mujoco model="rail">
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.3 0.3 0.3 1"/>
-    <body name="cart" pos="0 0 0.1">
-      <joint name="slide" type="slide" axis="1 0 0" damping="0.5"/>
-      <geom name="cart" type="box" size="0.08 0.08 0.08" rgba="0.9 0.1 0.1 1"/>
-    </body>
-    <camera name="eye" pos="0 -1 0.8" xyaxes="1 0 0 0 0.6 0.8" fovy="60" resolution="{WIDTH} {HEIGHT}"/>
-  </worldbody>
-  <actuator><motor name="slide" joint="slide" ctrlrange="-5 5"/></actuator>
-</mujoco>
-"""
+SCENE = rail_scene(WIDTH, HEIGHT, slide='damping="0.5"', motor='ctrlrange="-5 5"')
 # Per Control, each world's force (9 N is clamped to the motor's 5), its steps (0: one) and the worlds rendered.
 FORCES = [[4.0, -2.5, 1.0], [-3.0, 9.0, 0.5], [0.0, 2.0, -4.0]]
 STEPS = [3, 0, 5]
@@ -126,12 +114,9 @@ def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and
             pictures = {image.kind: image.pixels for image in images}
             assert sorted(pictures) == ["depth", "rgb"]
             for k, world in enumerate(shown.tolist()):
-                renderer.disable_depth_rendering()
-                renderer.update_scene(direct[world], "eye")
-                np.testing.assert_array_equal(pictures["rgb"][k], renderer.render())
-                renderer.enable_depth_rendering()
-                renderer.update_scene(direct[world], "eye")
-                np.testing.assert_allclose(pictures["depth"][k], renderer.render(), rtol=1e-5)
+                rgb, depth = rgb_and_depth(renderer, direct[world])
+                np.testing.assert_array_equal(pictures["rgb"][k], rgb)
+                np.testing.assert_allclose(pictures["depth"][k], depth, rtol=1e-5)
 
 
 def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refused_and_no_world_steps(served):
