@@ -12,9 +12,9 @@ so, and requests to drive are refused.
 The native hot path steps a lone controller's long Control, or a round's,
 itself (`coupler.serve.hot_path`), the first Control of a run and a paced
 one too, and a batched server's lone controller's long Control for every
-world (`coupler.serve.world_hot_path`). Those it does not take (a
-newcomer's, which admits it to drive, one asking for images, or any when the
-hot path is off) go to a lockstep loop
+world (`coupler.serve.world_hot_path`), a newcomer's once admitted too.
+Those it does not take (one asking for images, or any when the hot path is
+off) go to a lockstep loop
 that sets `SimulationServer.chunk_long_controls`: it is handed them as
 HELD, with the steps still to take in `SimulationServer.long_control`, and
 takes them with `ChunkedSteps`.
