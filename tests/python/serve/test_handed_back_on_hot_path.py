@@ -51,6 +51,21 @@ def _control(torques: dict[str, float], field: ControlField = ControlField.VALUE
     return ControlMessage(objects=objects, steps=steps)
 
 
+def _assert_stepped_as_in_mujoco(plan: list[tuple[dict[str, float], int, tuple]]) -> None:
+    """Each answer of `plan` (torques sent, steps, the answers to them), in order, reads as the scene stepped so in
+    MuJoCo directly."""
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for torques, steps, answers in plan:
+        for name, torque in torques.items():
+            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
+        mujoco.mj_step(model, data, nstep=steps)
+        for answer in answers:
+            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
+            for name in GEAR:
+                assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
+
+
 # Each Control sent, in order, and the name of the case it shows.
 CONTROLS = [
     ("plain", _control({"light": 0.2, "heavy": 300.0})),
@@ -128,16 +143,8 @@ def test_a_round_whose_first_control_python_applied_is_stepped_by_the_hot_path(t
         completing = second.request(_control({"heavy": 600.0})), first.receive()
     assert served.loop.hot_path.controls == in_cpp + 1  # the second's Control, which completed the round
     assert served.sim.stats.controls == 4 and served.sim.stats.steps == 2
-    model = mujoco.MjModel.from_xml_string(SCENE)
-    data = mujoco.MjData(model)
-    for torques, answers in (({"light": 0.2, "heavy": 300.0}, opening), ({"light": -0.3, "heavy": 600.0}, completing)):
-        for name, torque in torques.items():
-            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
-        mujoco.mj_step(model, data)
-        for answer in answers:
-            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
-            for name in GEAR:
-                assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
+    _assert_stepped_as_in_mujoco([({"light": 0.2, "heavy": 300.0}, 1, opening),
+                                  ({"light": -0.3, "heavy": 600.0}, 1, completing)])
 
 
 def test_a_round_completed_by_a_controller_leaving_is_stepped_by_the_hot_path(tmp_path):
@@ -154,16 +161,7 @@ def test_a_round_completed_by_a_controller_leaving_is_stepped_by_the_hot_path(tm
         alone = staying.receive()
     assert served.loop.hot_path is not None and served.loop.hot_path.rounds == 2
     assert served.sim.stats.steps == 2
-    model = mujoco.MjModel.from_xml_string(SCENE)
-    data = mujoco.MjData(model)
-    for torques, answers in (({"light": 0.5, "heavy": 300.0}, together), ({"light": -0.5}, (alone,))):
-        for name, torque in torques.items():
-            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
-        mujoco.mj_step(model, data)
-        for answer in answers:
-            assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
-            for name in GEAR:
-                assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
+    _assert_stepped_as_in_mujoco([({"light": 0.5, "heavy": 300.0}, 1, together), ({"light": -0.5}, 1, (alone,))])
 
 
 def test_a_controllers_control_the_loop_took_from_the_socket_itself_is_served_by_the_hot_path(tmp_path):
@@ -186,12 +184,4 @@ def test_a_controllers_control_the_loop_took_from_the_socket_itself_is_served_by
         gathered = client.receive()
     assert served.loop.hot_path.controls == in_cpp + 1
     assert served.sim.stats.controls == 2 and served.sim.stats.steps == 3
-    model = mujoco.MjModel.from_xml_string(SCENE)
-    data = mujoco.MjData(model)
-    for torques, steps, answer in (({"light": 0.1}, 1, before), ({"light": -0.2, "heavy": 700.0}, 2, gathered)):
-        for name, torque in torques.items():
-            data.ctrl[model.actuator(name).id] = torque / GEAR[name]
-        mujoco.mj_step(model, data, nstep=steps)
-        assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time
-        for name in GEAR:
-            assert answer.objects[name].angles == [data.qpos[model.joint(name).qposadr[0]]]
+    _assert_stepped_as_in_mujoco([({"light": 0.1}, 1, (before,)), ({"light": -0.2, "heavy": 700.0}, 2, (gathered,))])
