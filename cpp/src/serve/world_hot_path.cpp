@@ -32,6 +32,11 @@ WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::s
   }
 }
 
+std::uint64_t WorldHotPath::steps_taken(const ControlMessage& control) noexcept {
+  if (control.world_controls.empty()) return 0;
+  return control.steps == 0 ? 1 : control.steps;
+}
+
 std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool images) {
   ControlMessage control;
   try {
@@ -45,14 +50,16 @@ std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool
   const std::size_t n = worlds_.count();
   const std::size_t values = worlds_.value_count();
   const std::size_t width = values + worlds_.event_count();
-  // Images (unless the caller checked them), a Control that steps no world or does not match (the caller names
-  // its problem), resets where the worlds cannot be reset here: the caller's.
+  // Images (unless the caller checked them), a Control that does not match (the caller names its problem), resets
+  // where the worlds cannot be reset here: the caller's. One with values for every world or none (stepping no
+  // world: it resets those it lists and reads every world) is taken; world_control_problem refuses any other size.
   const bool unchecked_images = !images && (!control.images.empty() || !control.image_worlds.empty());
-  if (control.world_controls.size() != n * width || control.steps > config_.max_steps || unchecked_images ||
+  if (control.steps > config_.max_steps || unchecked_images ||
       (!control.reset_worlds.empty() && !worlds_.resets()) ||
       world_control_problem(control, {n, width, worlds_.nq(), worlds_.nv()})) {
     return std::nullopt;
   }
+  if (control.world_controls.empty()) return control;  // no value to check: the arrays keep the last Control's
   // world_control_problem saw every value finite: only a finite bound is left to check.
   const double* row = control.world_controls.data();
   for (std::size_t i = 0; std::isfinite(config_.largest_value) && i < n; ++i, row += width) {
@@ -75,7 +82,7 @@ std::uint64_t WorldHotPath::apply(ControlMessage& control) {
   // The reset worlds are reset instead of stepped, to the states given (or the scene's start state).
   const std::size_t nq = worlds_.nq();
   const std::size_t nv = worlds_.nv();
-  const std::uint64_t steps = control.steps == 0 ? 1 : control.steps;
+  const std::uint64_t steps = steps_taken(control);
   const bool chunked = steps > StepChunks::kFirst;
   if (chunked) {
     // Its states given are kept until its first chunk: the Control's frame is gone by then.
@@ -85,7 +92,7 @@ std::uint64_t WorldHotPath::apply(ControlMessage& control) {
   }
   const std::vector<double>& given_qpos = chunked ? long_->reset_qpos : control.reset_qpos;
   const std::vector<double>& given_qvel = chunked ? long_->reset_qvel : control.reset_qvel;
-  std::fill(step_.begin(), step_.end(), 1);
+  std::fill(step_.begin(), step_.end(), steps > 0 ? 1 : 0);
   std::fill(reset_.begin(), reset_.end(), 0);
   std::fill(reset_qpos_.begin(), reset_qpos_.end(), nullptr);
   std::fill(reset_qvel_.begin(), reset_qvel_.end(), nullptr);
@@ -96,6 +103,8 @@ std::uint64_t WorldHotPath::apply(ControlMessage& control) {
     if (!given_qpos.empty()) reset_qpos_[world] = given_qpos.data() + k * nq;
     if (!given_qvel.empty()) reset_qvel_[world] = given_qvel.data() + k * nv;
   }
+  // One that steps no world leaves the last Control's values and events, as the caller's path does.
+  if (steps == 0) return 0;
   std::copy(taken_.begin(), taken_.end(), arrays_.values);
   const double* row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) {
@@ -134,7 +143,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
 std::optional<WorldHotPathOutcome> WorldHotPath::step_control(std::string_view payload) {
   if (long_ || held_) throw Error("a Control for every world is in progress: no other can be stepped");
   std::optional<ControlMessage> control = taken(payload, true);
-  if (!control || control->steps > StepChunks::kFirst) return std::nullopt;
+  if (!control || steps_taken(*control) > StepChunks::kFirst) return std::nullopt;
   WorldHotPathOutcome outcome;
   step_applied(apply(*control), control->reset_worlds.size(), outcome);
   return outcome;
@@ -209,8 +218,8 @@ void WorldHotPath::publish_to(FramePublisher& publisher, std::vector<MujocoState
 }
 
 void WorldHotPath::publish(std::string_view request, std::int64_t received_ns, const std::string& answer,
-                           bool stepped, std::uint64_t step) {
-  publish_taken(request, received_ns, stepped, step);
+                           bool stepped, bool states, std::uint64_t step) {
+  publish_taken(request, received_ns, stepped && states, step);
   publish_answer(answer, stepped, arrays_.times[0]);
 }
 
@@ -273,10 +282,12 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     outcome.start_time = arrays_.times[0] - static_cast<double>(steps) * config_.time_step;
     if (paced) paced->anchor(outcome.start_time, start_wall);
   };
-  // Published: the Control answered last, published once its answer has been sent.
+  // Published: the Control answered last, published once its answer has been sent, with the worlds' states when
+  // it took steps (as the caller's observer publishes them after steps only: not after one that steps no world).
   std::string request;
   std::int64_t received_ns = 0;
   std::string answered;
+  bool answered_steps = false;
   // Paced, an answer due later than longest_hold, to hold once the server hands its request over.
   std::optional<std::string> to_hold;
   const Server::Answerer answer = [&](const std::string& from, std::string_view payload) -> std::optional<std::string> {
@@ -299,6 +310,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
       request.assign(payload.data(), payload.size());
       received_ns = arrived_ns;
       answered = *frame;
+      answered_steps = outcome.steps > steps_until_now;
     }
     if (config_.trace) {
       outcome.request_frame.assign(payload.data(), payload.size());
@@ -426,7 +438,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
       // As the caller's path: the Control and the worlds' states are published as it is answered, the answer once
       // sent. Its answer, not sent yet, counts in no size, nor does its time.
       const double time = *outcome.simulated_time;
-      if (publisher_) publish_taken(request, received_ns, true, steps_before + outcome.steps);
+      if (publisher_) publish_taken(request, received_ns, answered_steps, steps_before + outcome.steps);
       held_.emplace(HeldAnswer{std::move(*offered.request), std::move(*to_hold), time});
       to_hold.reset();
       outcome.request_bytes = 0;
@@ -442,7 +454,9 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
       break;
     }
     if (!offered.answered) continue;
-    if (publisher_) publish(request, received_ns, answered, outcome.failure.empty(), steps_before + outcome.steps);
+    if (publisher_) {
+      publish(request, received_ns, answered, outcome.failure.empty(), answered_steps, steps_before + outcome.steps);
+    }
     if (!goes_on()) break;
   }
   outcome.answer_held = held_.has_value();

@@ -35,7 +35,11 @@ from coupler.wire.messages import (  # noqa: E402
     ResetMessage,
     SensorRequestMessage,
 )
-from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
+from coupler.wire.world_frames import (  # noqa: E402
+    encode_world_control,
+    read_world_answer_with_images,
+    world_control_in,
+)
 from frame_subscriber import compared, follow, until_end  # noqa: E402
 from served_loop import ask, req_socket  # noqa: E402
 
@@ -68,7 +72,7 @@ READS = 2  # the SensorRequests among the frames: answered with no state publish
 
 def random_frames(width: int, count: int, seed: int) -> list[bytes]:
     """Controls for every world, mostly plain, with resets (to the start state or to a qpos given), a value Python
-    refuses, a long one taken in chunks, a Reset and a read among them."""
+    refuses, a long one taken in chunks, ones that step no world (resetting some), a Reset and a read among them."""
     rng = np.random.default_rng(seed)
     frames = []
     for k in range(count):
@@ -86,6 +90,8 @@ def random_frames(width: int, count: int, seed: int) -> list[bytes]:
             frames.append(encode_world_control(WORLDS, controls, 101))
         elif kind == 8 and k < 10 * READS:
             frames.extend([encode(ResetMessage()), encode(SensorRequestMessage())])
+        elif kind == 9:
+            frames.append(encode_world_control(WORLDS, None, steps, [0, 2] if k < 20 else [1]))
         else:
             frames.append(encode_world_control(WORLDS, controls, steps))
     return frames
@@ -149,7 +155,10 @@ def test_a_published_batch_streams_on_the_hot_path_what_the_python_path_streams_
     assert hot == plain
     answers = sum(1 for message in hot if message[0] == "/coupler/answers/Sensor")
     states = [MujocoState.FromString(message[4]) for message in hot if message[0] == STATE]
-    assert len(states) == WORLDS * (answers - READS) > 0
+    # Neither a read nor a Control that steps no world publishes the worlds' states.
+    stepping_none = sum(1 for frame in frames if (control := world_control_in(frame)) and not control.controls.size)
+    assert stepping_none > 0
+    assert len(states) == WORLDS * (answers - READS - stepping_none) > 0
     assert [state.world for state in states[:WORLDS]] == list(range(WORLDS))
 
 

@@ -69,7 +69,8 @@ class ServedWorlds(Served):
 def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -> tuple[list[bytes], int]:
     """Mostly plain Controls for every world (some clamped, some through shared memory), with resets (to the start
     state or to states given, of qpos and qvel `sizes`), values Python must check or refuse, a wrong size, resets
-    Python must refuse and long ones among them; and how many worlds the Controls C++ serves reset."""
+    Python must refuse, long ones and ones that step no world (resetting some, or none) among them; and how many
+    worlds the Controls C++ serves reset."""
     rng = np.random.default_rng(seed)
     frames = []
     reset_in_cpp = 0
@@ -97,8 +98,15 @@ def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -
         elif kind == 5:
             resets = [3, 1] if rng.integers(2) else [1]
             states = {} if len(resets) == 2 else {"qpos": np.zeros(sizes[0] + 1)}  # refused by Python either way
+        elif kind == 6:
+            controls = None  # steps no world: resets those it lists (its steps are none)
+            resets = sorted(rng.choice(WORLDS, int(rng.integers(1, WORLDS + 1)), replace=False).tolist())
+            if rng.integers(2):
+                states = {"qpos": rng.uniform(-0.5, 0.5, len(resets) * sizes[0])}
+        elif kind == 7:
+            controls = None  # steps no world and resets none: reads them all
         frames.append(encode_world_control(WORLDS, controls, steps, resets, shared_memory=shared, **states))
-        reset_in_cpp += len(resets) if kind in (0, 4) else 0
+        reset_in_cpp += len(resets) if kind in (0, 4, 6) else 0
     return frames, reset_in_cpp
 
 

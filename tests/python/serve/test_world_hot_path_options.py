@@ -78,12 +78,15 @@ class MujocoPendulums:
         self.model = mujoco.MjModel.from_xml_string(PENDULUM)
         self.data = [mujoco.MjData(self.model) for _ in range(WORLDS)]
 
-    def run(self, controls: np.ndarray, steps: int, resets: list[int]) -> np.ndarray:
-        """Every world's (qpos, qvel) once the worlds `resets` lists are reset and the others stepped."""
+    def run(self, controls: np.ndarray | None, steps: int, resets: list[int]) -> np.ndarray:
+        """Every world's (qpos, qvel) once the worlds `resets` lists are reset and the others stepped (none without
+        `controls`)."""
         for world, data in enumerate(self.data):
             if world in resets:
                 mujoco.mj_resetData(self.model, data)
                 mujoco.mj_forward(self.model, data)
+                continue
+            if controls is None:
                 continue
             data.ctrl[:] = controls[world]
             for _ in range(max(steps, 1)):
@@ -91,13 +94,15 @@ class MujocoPendulums:
         return np.array([[d.qpos[0], d.qvel[0]] for d in self.data])
 
 
-def exchanges() -> list[tuple[np.ndarray, int, list[int]]]:
-    """Controls for every world (values, steps, worlds reset) whose frame sizes change now and then."""
+def exchanges() -> list[tuple[np.ndarray | None, int, list[int]]]:
+    """Controls for every world (values, steps, worlds reset) whose frame sizes change now and then, one resetting
+    worlds without values, which steps none."""
     rng = np.random.default_rng(3)
-    plan = []
+    plan: list[tuple[np.ndarray | None, int, list[int]]] = []
     for k in range(12):
-        resets = [1] if k in (4, 9) else [0, 2] if k == 6 else []
-        plan.append((rng.uniform(-1.5, 1.5, (WORLDS, 1)), int(rng.choice([1, 3])), resets))
+        resets = [1] if k in (4, 9) else [0, 2] if k in (6, 8) else []
+        controls = rng.uniform(-1.5, 1.5, (WORLDS, 1))
+        plan.append((None if k == 8 else controls, int(rng.choice([1, 3])), resets))
     return plan
 
 

@@ -5,10 +5,11 @@
 // and read by WorldSteps (which resets the worlds it lists instead), encoded
 // by encode_world_answer (through the shared-memory ring when it asked) and
 // answered, over and over. Only the common case is served here: a Control
-// with values for every world, asking for no image and no more than
-// max_steps steps, with values that are finite and no larger than
-// largest_value, and resets when the worlds can be reset here; one that
-// world_control_problem finds wrong is never served here.
+// with values for every world or none (one that steps no world: it resets
+// those it lists, if any, and reads every world), asking for no image and
+// no more than max_steps steps, with values that are finite and no larger
+// than largest_value, and resets when the worlds can be reset here; one
+// that world_control_problem finds wrong is never served here.
 // Everything else (images, any other request, a Control that does not
 // match, a value the caller must look at, a mocap body's zero quaternion)
 // goes back to the caller, which owns the control plane and every refusal's
@@ -183,8 +184,11 @@ class WorldHotPath {
   // caller checked); nullopt to hand it back, nothing of it applied.
   std::optional<ControlMessage> taken(std::string_view payload, bool images);
   // Applies `control` (taken): its values and events into the arrays, its worlds to reset noted; the steps it
-  // takes (from 1). One of more than StepChunks::kFirst is kept in long_, to be taken in chunks.
+  // takes (steps_taken). One of more than StepChunks::kFirst is kept in long_, to be taken in chunks.
   std::uint64_t apply(ControlMessage& control);
+  // The steps every world it does not reset takes: 0 for a Control with no values, which steps no world (it resets
+  // those it lists and reads them all), else its steps, at least 1.
+  static std::uint64_t steps_taken(const ControlMessage& control) noexcept;
   // Steps the Control applied (`steps`, not in chunks) and counts it in `outcome`: false when the worlds failed.
   bool step_applied(std::uint64_t steps, std::size_t resets, WorldHotPathOutcome& outcome);
   // Takes `steps` of the Control applied (resetting its worlds first, with `resets`) and reads every world;
@@ -194,9 +198,10 @@ class WorldHotPath {
   // The answer to a Control from the arrays, through `ring` when given.
   std::string answer_frame(SharedRingWriter* ring) const;
   static std::string failure_frame(const WorldHotPathOutcome& outcome);
-  // Publishes a Control answered with `answer`, received at `received_ns`: `stepped`, after its steps numbered `step`.
+  // Publishes a Control answered with `answer`, received at `received_ns`: `stepped` (answered with the worlds'
+  // readings, not an error), after its steps numbered `step`, every world's state too when it took `states`.
   void publish(std::string_view request, std::int64_t received_ns, const std::string& answer, bool stepped,
-               std::uint64_t step);
+               bool states, std::uint64_t step);
   // Its two halves: the Control and (stepped) every world's state after its steps; the answer, once sent.
   void publish_taken(std::string_view request, std::int64_t received_ns, bool stepped, std::uint64_t step);
   void publish_answer(const std::string& answer, bool stepped, double time);
