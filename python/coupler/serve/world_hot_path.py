@@ -1,11 +1,12 @@
 """A lone controller's Controls for every world answered in C++ (`_native.WorldHotPath`), for a `LockstepLoop`.
 
 The batched server's counterpart of `coupler.serve.hot_path`: a Control for
-every world with values the physics takes for each, asking for no image, is
-received, checked, its worlds reset (those it lists, by each world's
-`MujocoSimulation.native_reset`) or scattered and stepped, read, encoded
-(through the shared-memory ring when it asks) and answered in C++ with the
-GIL released, by the very objects `BatchedResponder` uses, so both send the
+every world with values the physics takes for each, or with none (one that
+steps no world: it resets the worlds it lists, if any, and reads them all),
+asking for no image, is received, checked, its worlds reset (those it lists,
+by each world's `MujocoSimulation.native_reset`) or scattered and stepped,
+read, encoded (through the shared-memory ring when it asks) and answered in
+C++ with the GIL released, by the very objects `BatchedResponder` uses, so both send the
 same bytes. The first Control after a handshake or a Reset is taken there
 like any other: it starts the run, which C++ reports (`started`) and Python
 marks. Everything else comes back to Python, which keeps the control
