@@ -48,6 +48,11 @@ class LongControl:
     # Control for every world steps and reads every world).
     step: Callable[[int], None] | None = None
     answer: Callable[[], Any] | None = None
+    # Set when C++ takes its chunks (`coupler.serve.hot_path.HotPath.step_control`): `chunk()` takes the next one,
+    # counting it in `taken`, and says whether steps remain to take (False once the last is taken, or where
+    # --stop-after cuts it); `drop()` forgets it in C++ once it is answered otherwise (a stop).
+    chunk: Callable[[], bool] | None = None
+    drop: Callable[[], None] | None = None
 
     def stopped(self, why: str = "") -> ErrorMessage:
         """The answer to its Controls when the server stops before the last step (`why`: a reason to add)."""
@@ -55,6 +60,16 @@ class LongControl:
             code=ErrorCode.SESSION_ENDED,
             text=f"server stopped after {self.taken} of the {self.steps} steps this Control asked for{why}",
         )
+
+
+def take_chunks(control: LongControl, between: Callable[[], bool]) -> bool:
+    """Take the chunks of `control`, stepped in C++ (`control.chunk`), calling `between()` after every chunk but the
+    last, as `ChunkedSteps.run` does; True when every step was taken."""
+    assert control.chunk is not None
+    while control.chunk():
+        if not between():
+            return False
+    return control.taken == control.steps
 
 
 class ChunkedSteps:

@@ -63,7 +63,7 @@ class ControlStepper(Protocol):
 
     def takes_control(self, peer: bytes) -> bool: ...
 
-    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None: ...
+    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None: ...
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -246,6 +246,8 @@ class NativeResponder:
         if stepper is None or not stepper.takes_control(peer):
             return None
         stepped = stepper.step_control(steps, peer)
+        if isinstance(stepped, Held):
+            return HELD_ANSWER  # of many steps: the loop has C++ take them in chunks (SimulationServer.long_control)
         return None if stepped is None else Answer(*stepped)
 
     def _check_images(self, wanted: Wanted, shared: bool) -> None:
