@@ -325,7 +325,8 @@ void bind_hot_path(py::module_& module) {
            "its images checked) and take its `steps` (0: one), without the GIL, as run() takes any Control: the "
            "answer's readings in the outcome's answer_frame, for the caller to add the images to and send. One "
            "run() would leave to the caller (a value beyond its limit, more than StepChunks.FIRST steps) is "
-           "not applied: answer_frame is empty. The caller guarantees what it does for run().")
+           "not applied: answer_frame is empty (start_chunks() applies one of more steps). The caller guarantees "
+           "what it does for run().")
       .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"),
            "As step_control(), for such a Control of more than StepChunks.FIRST `steps`: applied (its failure and "
            "INTERNAL_ERROR frame in the outcome when it cannot be; answer_frame empty and long_steps 0 when "

@@ -39,7 +39,11 @@ extension) comes back to Python untouched, for `NativeResponder` to check
 the images it asks for and read it; then `step_control` applies, steps and
 reads it in C++ (`coupler._native.HotPath.step_control`) as any Control, and
 Python renders the images of the state after the step and sends the answer
-with them. Only the rendering is Python's.
+with them. One of more than `LONG_CONTROL_STEPS` steps is applied in C++
+(`start_chunks`) and answered HELD: the loop takes its chunks in C++, one
+`step_chunk` call each (cut at `stop_after` there), serving the requests
+waiting between two calls as between any two chunks, and renders the images
+once the last is taken. Only the rendering is Python's.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state

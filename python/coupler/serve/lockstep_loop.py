@@ -57,7 +57,10 @@ class LockstepLoop:
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
     state, requests to drive are refused) and a stop ends it. On the hot
-    path C++ steps them so; here, those it does not take.
+    path C++ steps them so; one asking for images is handed here with its
+    chunks to take in C++ one call each, serving others between two calls
+    and rendering its images once done; here, in Python, those no hot path
+    takes.
 
     With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or

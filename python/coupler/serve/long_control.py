@@ -13,11 +13,15 @@ The native hot path steps a lone controller's long Control, or a round's,
 itself (`coupler.serve.hot_path`), the first Control of a run and a paced
 one too, and a batched server's lone controller's long Control for every
 world (`coupler.serve.world_hot_path`), a newcomer's once admitted too.
-Those it does not take (one asking for images, or any when the hot path is
-off) go to a lockstep loop
-that sets `SimulationServer.chunk_long_controls`: it is handed them as
-HELD, with the steps still to take in `SimulationServer.long_control`, and
-takes them with `ChunkedSteps`.
+One asking for images (whose images Python renders) is handed to a
+lockstep loop as HELD, applied in C++, with `SimulationServer.long_control`
+set to take its chunks in C++ one call each (`LongControl.chunk`,
+`take_chunks`), the loop serving others between two calls. Those no hot
+path takes (any when the hot path is off, a round completed in Python while
+it cannot take it, a Control for every world the batch checks in Python) go
+to a lockstep loop that sets `SimulationServer.chunk_long_controls`: it is
+handed them as HELD, with the steps still to take in
+`SimulationServer.long_control`, and takes them with `ChunkedSteps`.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
 A Control asking for camera images is checked here (`ImageAnswer.check`)
 and, while one controller holds a lockstep simulation, stepped in C++ by the
-hot path (`control_stepper`); its images are rendered and appended here.
+hot path (`control_stepper`), one of many steps chunk by chunk there while
+the loop serves others; its images are rendered and appended here.
 A Control that does not match the handshake is refused with the C++ check's
 words. Every other request goes, as the message the C++ server decoded,
 through `SimulationServer.handle`: one codec, no second parse. With

@@ -17,7 +17,10 @@ it), a failure, and a timer. Python is told what happened and counts it as
 its own path does. A Control for every world that Python serves (one asking
 for images, a newcomer's) is checked there, then applied, stepped and read
 here all the same (`step_control`, the very C++ steps): Python renders its
-images and answers it. A Control of more than `LONG_CONTROL_STEPS` steps is
+images and answers it; one of more than `LONG_CONTROL_STEPS` steps is applied
+here (`start_chunks`) and stepped here chunk by chunk, one call each, the
+loop serving others between two calls as between any two chunks and
+rendering its images once the last is taken. A Control of more than `LONG_CONTROL_STEPS` steps is
 stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
 path), each request that arrives between two chunks coming back to Python
 (reads answered, requests to drive refused: it is mirrored in

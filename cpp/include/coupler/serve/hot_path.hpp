@@ -244,8 +244,8 @@ class HotPath {
   // and holds the answer's readings in `answer_frame` (the InternalError
   // frame when the simulation failed). A Control run() would leave to the
   // caller (a value beyond its limit, one the scatter refuses, more than
-  // StepChunks::kFirst steps) is not applied: `answer_frame` is empty and
-  // the caller serves it. The
+  // StepChunks::kFirst steps, which start_chunks() applies) is not applied:
+  // `answer_frame` is empty and the caller serves it. The
   // caller guarantees what it does for run(): one controller holds the
   // simulation, whose state is settled, and no Control is in progress (nor
   // in chunks, start_chunks()).

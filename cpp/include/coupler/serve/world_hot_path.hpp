@@ -158,8 +158,8 @@ class WorldHotPath {
   // Applies, steps and reads the Control for every world `payload` as run() serves one, without answering it: the
   // caller, which checked it (and the images it asks for, which it renders), answers from the arrays. The outcome
   // counts it (its failure said there); nullopt, nothing applied, when the caller is to step it: a Control run()
-  // would hand back for anything but its images, and one of more than StepChunks::kFirst steps, which the caller
-  // takes in chunks. No Control may be in progress here (a held answer, one of many steps); `payload`'s
+  // would hand back for anything but its images, and one of more than StepChunks::kFirst steps, which
+  // start_chunks() applies. No Control may be in progress here (a held answer, one of many steps); `payload`'s
   // controller alone drives the worlds.
   std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
   // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
