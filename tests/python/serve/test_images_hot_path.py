@@ -110,8 +110,10 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
         driver.request(HandshakeInitMessage())
         driver.send(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=LONGEST,
                                    images=[ImageRequest("eye", ["rgb"])]))
-        time.sleep(0.02)
         read = reader.request(SensorRequestMessage())
+        while read.simulated_time == 0 and not driver.wait(0):  # read before the Control was taken: again
+            time.sleep(0.005)
+            read = reader.request(SensorRequestMessage())
         hot.stop.set()
         ended = driver.receive()
         stepped_in_cpp, chunked_in_python = hot.loop.hot_path.controls, hot.loop.chunked.chunks

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -27,11 +28,13 @@ from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
+    ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
     ImageRequest,
     ObjectControl,
     SensorMessage,
+    SensorRequestMessage,
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
@@ -51,6 +54,7 @@ LAST = [1.5, -1.5, 3.0]  # then every world again, for 2 steps
 LONG = [-2.0, 0.5, 1.0]  # then every world for LONG_STEPS steps, more than LONG_CONTROL_STEPS: taken in chunks
 LONG_STEPS = 150
 LONG_WORLDS = [2]
+LONGEST = 100_000  # steps of a Control for every world read between its chunks, then stopped
 
 
 class ServedRail(Served):
@@ -198,3 +202,23 @@ def test_a_control_for_every_world_of_many_steps_asking_for_images_ends_where_mu
         rgb, depth = rgb_and_depth(renderer, direct[LONG_WORLDS[0]])
     np.testing.assert_array_equal(pictures["rgb"][0], rgb)
     np.testing.assert_allclose(pictures["depth"][0], depth, rtol=1e-5)
+
+
+def test_a_control_for_every_world_of_many_steps_asking_for_images_answers_reads_between_chunks_and_a_stop_ends_it(
+        tmp_path):
+    address = f"ipc://{tmp_path}/long.sock"
+    with ServedRail(address) as hot, req_socket(address) as driver, req_socket(address) as reader:
+        ask(driver, encode(HandshakeInitMessage()))
+        driver.send(encode_world_control(WORLDS, np.ones((WORLDS, 1)), LONGEST, images=[("eye", ["rgb"])]))
+        read = decode(ask(reader, encode(SensorRequestMessage())))
+        while read.simulated_time == 0 and not driver.poll(0):  # read before the Control was taken: again
+            time.sleep(0.005)
+            read = decode(ask(reader, encode(SensorRequestMessage())))
+        hot.stop.set()
+        ended = decode(driver.recv())
+        stepped_in_cpp, chunked_in_python = hot.loop.hot_path.controls, hot.loop.chunked.chunks
+    # The read saw world 0's state of the last chunk taken: part of the way there.
+    assert isinstance(read, SensorMessage) and 0 < read.simulated_time < LONGEST * 0.002
+    assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
+    assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
+    assert stepped_in_cpp == 1 and chunked_in_python == 0
