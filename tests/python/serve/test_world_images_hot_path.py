@@ -48,8 +48,9 @@ SCENE = rail_scene(WIDTH, HEIGHT, slide='damping="0.5"', motor='ctrlrange="-5 5"
 FORCES = [[4.0, -2.5, 1.0], [-3.0, 9.0, 0.5], [0.0, 2.0, -4.0]]
 STEPS = [3, 0, 5]
 IMAGE_WORLDS: list[list[int]] = [[], [0, 2], [1]]  # none named: every world
-# Then world 0 alone, by ordinary Controls: its force and steps, and whether they ask for its image.
-ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True)]
+# Then world 0 alone, by ordinary Controls: its force and steps (150: taken in chunks), and whether they ask for its
+# image.
+ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True), (-0.5, 150, True)]
 LAST = [1.5, -1.5, 3.0]  # then every world again, for 2 steps
 LONG = [-2.0, 0.5, 1.0]  # then every world for LONG_STEPS steps, more than LONG_CONTROL_STEPS: taken in chunks
 LONG_STEPS = 150
