@@ -119,6 +119,18 @@ class HotPathOf {
     return path_->step_control(steps);
   }
 
+  HotPathOutcome start_chunks(std::uint64_t steps) {
+    py::gil_scoped_release released;
+    return path_->start_chunks(steps);
+  }
+
+  HotPathOutcome step_chunk() {
+    py::gil_scoped_release released;
+    return path_->step_chunk();
+  }
+
+  bool drop_chunks() { return path_->drop_chunks(); }
+
   bool end_long_control(ServerHandle& server, const std::string& text) {
     return path_->end_long_control(server.get(), text);
   }
@@ -313,7 +325,20 @@ void bind_hot_path(py::module_& module) {
            "its images checked) and take its `steps` (0: one), without the GIL, as run() takes any Control: the "
            "answer's readings in the outcome's answer_frame, for the caller to add the images to and send. One "
            "run() would leave to the caller (a value beyond its limit, more than StepChunks.FIRST steps) is "
-           "not applied: answer_frame is empty. The caller guarantees what it does for run().")
+           "not applied: answer_frame is empty (start_chunks() applies one of more steps). The caller guarantees "
+           "what it does for run().")
+      .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"),
+           "As step_control(), for such a Control of more than StepChunks.FIRST `steps`: applied (its failure and "
+           "INTERNAL_ERROR frame in the outcome when it cannot be; answer_frame empty and long_steps 0 when "
+           "step_control() would not apply it either), its steps left to step_chunk(), which the caller calls "
+           "chunk after chunk, serving others between two calls. The outcome counts it (controls 1, long_steps).")
+      .def("step_chunk", &HotPathOf::step_chunk,
+           "Take the next chunk of the Control start_chunks() applied, without the GIL: its steps in the outcome, "
+           "long_steps and long_taken while steps remain; after its last step, the answer's readings in "
+           "answer_frame; stopped at the step reaching stop_after (long_at_stop_after) or failed (failure, and "
+           "the INTERNAL_ERROR frame in answer_frame), unanswered, for the caller to answer.")
+      .def("drop_chunks", &HotPathOf::drop_chunks,
+           "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")

@@ -210,6 +210,19 @@ class WorldHotPathOf {
     return path_->step_control(frame);
   }
 
+  std::optional<WorldHotPathOutcome> start_chunks(const py::bytes& payload) {
+    const std::string frame(payload);
+    py::gil_scoped_release released;
+    return path_->start_chunks(frame);
+  }
+
+  WorldHotPathOutcome step_chunk() {
+    py::gil_scoped_release released;
+    return path_->step_chunk();
+  }
+
+  bool drop_chunks() { return path_->drop_chunks(); }
+
   bool send_held(ServerHandle& server) {
     Server& bound = server.get();
     py::gil_scoped_release released;
@@ -352,6 +365,18 @@ void bind_world_steps(py::module_& module) {
            "WorldHotPathOutcome counting it (its failure said there), or None, nothing applied, when the caller is "
            "to step it (a Control run() hands back for anything but its images, or one of more than "
            "coupler::StepChunks::kFirst steps). No Control may be in progress: no held answer, none of many steps.")
+      .def("start_chunks", &WorldHotPathOf::start_chunks, py::arg("payload"),
+           "As step_control(), for such a Control of more than coupler::StepChunks::kFirst steps: applied, its steps "
+           "left to step_chunk(), which the caller calls chunk after chunk, serving others between two calls; a "
+           "WorldHotPathOutcome counting it (controls 1, its steps and resets, long_steps), or None, nothing applied, "
+           "when step_control() would leave it to the caller for anything but its steps.")
+      .def("step_chunk", &WorldHotPathOf::step_chunk,
+           "Take the next chunk of the Control start_chunks() applied, without the GIL: long_steps and long_taken "
+           "while steps remain; after its last step, world 0's time in simulated_time and the answer's arrays "
+           "written; stopped at the step reaching stop_after (long_at_stop_after) or failed (failure), unanswered, "
+           "for the caller to answer.")
+      .def("drop_chunks", &WorldHotPathOf::drop_chunks,
+           "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
       .def("send_held", &WorldHotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if one is) now, and publish it; whether one was.")
       .def("end_long_control", &WorldHotPathOf::end_long_control, py::arg("server"), py::arg("text"),

@@ -149,6 +149,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
                                           bool starting, std::optional<Request> first) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
+  if (caller_chunks_) throw Error("a Control is being taken in chunks by the caller: nothing else can be served");
   HotPathOutcome outcome;
   Published exchange;
   const auto started = Clock::now();
@@ -334,11 +335,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const double stepped_from = stepper_.time();
     const bool anchors_after = starting && pacing.has_value();
     if (!anchors_after) start(stepped_from);
-    std::uint64_t last = steps;
-    if (config_.time_step > 0.0 && std::isfinite(config_.stop_after)) {
-      const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
-      if (to_stop < static_cast<double>(steps)) last = to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
-    }
+    const std::uint64_t last = steps_before_stop(steps);
     long_.emplace(LongControl{std::move(requests), round, steps, last, 0, StepChunks(config_.chunk_seconds), {},
                               anchors_after ? std::optional<double>(stepped_from) : std::nullopt});
   };
@@ -849,9 +846,76 @@ bool HotPath::read_decoded(std::string_view payload, std::uint64_t& steps) {
   }
 }
 
+std::uint64_t HotPath::steps_before_stop(std::uint64_t steps) const {
+  if (!(config_.time_step > 0.0) || !std::isfinite(config_.stop_after)) return steps;
+  const double to_stop = std::ceil((config_.stop_after - stepper_.time()) / config_.time_step - 1e-9);
+  if (to_stop >= static_cast<double>(steps)) return steps;
+  return to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
+}
+
+HotPathOutcome HotPath::start_chunks(std::uint64_t steps) {
+  HotPathOutcome outcome;
+  if (long_ || held_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  if (steps <= StepChunks::kFirst || steps > config_.max_steps) return outcome;  // not one to take in chunks
+  if (beyond_limits()) return outcome;
+  if (scatter_.refuses(targets_.values, targets_.values_set)) return outcome;
+  stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  if (!apply(outcome)) {
+    ++outcome.error_answers;
+    outcome.answer_frame = failure_frame(outcome);
+    outcome.answer_bytes = outcome.answer_frame.size();
+    return outcome;
+  }
+  ++outcome.controls;
+  caller_chunks_.emplace(CallerChunks{steps, steps_before_stop(steps), 0, StepChunks(config_.chunk_seconds)});
+  outcome.long_steps = steps;
+  return outcome;
+}
+
+HotPathOutcome HotPath::step_chunk() {
+  using Seconds = std::chrono::duration<double>;
+  HotPathOutcome outcome;
+  if (!caller_chunks_) throw Error("no Control is being taken in chunks");
+  CallerChunks& control = *caller_chunks_;
+  // No assume_settled(): between two chunks the stepper knows best, as for run()'s Controls of many steps.
+  const std::uint64_t n = control.chunks.next(control.last - control.taken);
+  const auto began = std::chrono::steady_clock::now();
+  std::string frame = step(n, outcome);
+  if (!outcome.failure.empty()) {
+    ++outcome.error_answers;
+    outcome.long_failed = true;
+    outcome.answer_frame = failure_frame(outcome);
+    outcome.answer_bytes = outcome.answer_frame.size();
+    caller_chunks_.reset();
+    return outcome;
+  }
+  control.chunks.took(n, Seconds(std::chrono::steady_clock::now() - began).count());
+  control.taken += n;
+  if (control.taken < control.steps) {
+    outcome.simulated_time.reset();  // no Control was answered
+    outcome.long_steps = control.steps;
+    outcome.long_taken = control.taken;
+    if (control.taken < control.last) return outcome;
+    outcome.long_at_stop_after = true;  // the caller answers it
+    caller_chunks_.reset();
+    return outcome;
+  }
+  caller_chunks_.reset();
+  outcome.answer_bytes = frame.size();
+  outcome.answer_frame = std::move(frame);
+  return outcome;
+}
+
+bool HotPath::drop_chunks() noexcept {
+  const bool dropped = caller_chunks_.has_value();
+  caller_chunks_.reset();
+  return dropped;
+}
+
 HotPathOutcome HotPath::step_control(std::uint64_t steps) {
   HotPathOutcome outcome;
-  if (long_ || held_) throw Error("a Control is in progress: no other can be stepped");
+  if (long_ || held_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
   const std::uint64_t taken = steps == 0 ? 1 : steps;
   if (taken > StepChunks::kFirst) return outcome;  // taken in chunks by the caller, serving others between them
   if (beyond_limits()) return outcome;

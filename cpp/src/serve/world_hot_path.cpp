@@ -149,6 +149,60 @@ std::optional<WorldHotPathOutcome> WorldHotPath::step_control(std::string_view p
   return outcome;
 }
 
+std::uint64_t WorldHotPath::steps_before_stop(std::uint64_t steps) const {
+  if (!(config_.time_step > 0.0) || !std::isfinite(config_.stop_after)) return steps;
+  const double to_stop = std::ceil((config_.stop_after - worlds_.time(0)) / config_.time_step - 1e-9);
+  if (to_stop >= static_cast<double>(steps)) return steps;
+  return to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
+}
+
+std::optional<WorldHotPathOutcome> WorldHotPath::start_chunks(std::string_view payload) {
+  if (long_ || held_) throw Error("a Control for every world is in progress: no other can be stepped");
+  std::optional<ControlMessage> control = taken(payload, true);
+  if (!control || control->steps <= StepChunks::kFirst) return std::nullopt;
+  apply(*control);  // kept in long_, to be taken in chunks
+  caller_chunks_ = true;
+  long_->last = steps_before_stop(long_->steps);
+  WorldHotPathOutcome outcome;
+  outcome.controls = 1;
+  outcome.steps = long_->steps;
+  outcome.resets = long_->resets;
+  outcome.long_steps = long_->steps;
+  return outcome;
+}
+
+WorldHotPathOutcome WorldHotPath::step_chunk() {
+  using Seconds = std::chrono::duration<double>;
+  if (!long_ || !caller_chunks_) throw Error("no Control for every world is being taken in chunks");
+  WorldHotPathOutcome outcome;
+  LongControl& control = *long_;
+  const std::uint64_t chunk = control.chunks.next(control.last - control.taken);
+  const bool first = control.taken == 0;
+  const auto began = std::chrono::steady_clock::now();
+  const bool stepped = step(chunk, first && control.resets > 0, first, outcome);
+  control.chunks.took(chunk, Seconds(std::chrono::steady_clock::now() - began).count());
+  if (stepped) control.taken += chunk;
+  if (stepped && control.taken < control.steps) {
+    outcome.long_steps = control.steps;
+    outcome.long_taken = control.taken;
+    if (control.taken < control.last) return outcome;
+    outcome.long_at_stop_after = true;  // the caller answers it
+  } else if (stepped) {
+    outcome.simulated_time = arrays_.times[0];
+  } else {
+    outcome.long_failed = true;
+  }
+  drop_chunks();
+  return outcome;
+}
+
+bool WorldHotPath::drop_chunks() noexcept {
+  if (!caller_chunks_) return false;
+  caller_chunks_ = false;
+  long_.reset();
+  return true;
+}
+
 bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome) {
   const std::size_t n = worlds_.count();
   const std::size_t values = worlds_.value_count();
@@ -264,6 +318,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
                                       std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
+  if (caller_chunks_) throw Error("a Control is being taken in chunks by the caller: nothing else can be served");
   WorldHotPathOutcome outcome;
   const auto started = Clock::now();
   const auto deadline = started + return_after;

@@ -92,9 +92,12 @@ class Worlds(Protocol):
 
 
 class WorldControlStepper(Protocol):
-    """What applies, steps and reads a checked Control for every world in C++ (`coupler.serve.world_hot_path`)."""
+    """What applies, steps and reads a checked Control for every world in C++ (`coupler.serve.world_hot_path`);
+    one of many steps in chunks, which the loop takes (`start_chunks`)."""
 
     def step_control(self, frame: bytes) -> bool: ...
+
+    def start_chunks(self, frame: bytes, peer: bytes) -> LongControl | None: ...
 
 
 def _mismatch(text: str) -> ProtocolError:
@@ -231,19 +234,32 @@ class BatchedResponder(NativeResponder):
         wanted = request.image_requests
         shared = request.shared_memory
         rendered: list[int] = []
+        # Of many steps: its chunks taken in C++ when the native hot path applied it.
+        in_cpp: list[LongControl] = []
 
         def run() -> None:
             check_world_control(control, self.worlds)
             ring = self.shared_images.announced.slot_bytes if shared and self.shared_images is not None else 0
             rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes, ring))
             if chunked:
-                self.worlds.start(control)
+                started = self.world_stepper.start_chunks(request.frame, request.peer) if self.world_stepper else None
+                if started is None:
+                    self.worlds.start(control)
+                else:
+                    in_cpp.append(started)
             elif not self._worlds_stepped_in_cpp(request.frame):
                 self.worlds.run(control, self._world_sensors, self._world_times)
 
         answer = self.sim.handle_driving(request.peer, taken, run)
         if isinstance(answer, ErrorMessage):
             return Answer(encode(answer))
+        if chunked and in_cpp:
+            # C++ writes the answer's arrays with the last chunk.
+            long = in_cpp[0]
+            long.answer = lambda: self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered,
+                                                     shared=shared)
+            self.sim.long_control = long
+            return HELD_ANSWER
         if chunked:
             self.sim.long_control = LongControl([request.peer], taken, step=self.worlds.advance,
                                                 answer=lambda: self._world_answer(taken, wanted=wanted,

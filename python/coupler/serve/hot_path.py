@@ -39,7 +39,11 @@ extension) comes back to Python untouched, for `NativeResponder` to check
 the images it asks for and read it; then `step_control` applies, steps and
 reads it in C++ (`coupler._native.HotPath.step_control`) as any Control, and
 Python renders the images of the state after the step and sends the answer
-with them. Only the rendering is Python's.
+with them. One of more than `LONG_CONTROL_STEPS` steps is applied in C++
+(`start_chunks`) and answered HELD: the loop takes its chunks in C++, one
+`step_chunk` call each (cut at `stop_after` there), serving the requests
+waiting between two calls as between any two chunks, and renders the images
+once the last is taken. Only the rendering is Python's.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
@@ -97,7 +101,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from coupler import _native
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.long_control import CHUNK_SECONDS, LongControl
+from coupler.serve.held import HELD, Held
+from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 from coupler.wire.errors import Error
@@ -337,13 +342,16 @@ class HotPath:
         return (controller is not None and controller.accepted and len(sim.sessions.active) == 1
                 and self._settled())
 
-    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None:
+    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None:
         """Apply and step, in C++, `peer`'s Control asking for images (its images checked, the Control read into
         the control arrays) as serve() steps any Control; (the answer's readings, the time stepped to, the steps
-        taken), the time None when the simulation failed (the frame then says so). None when C++ leaves the
-        Control to the caller (a value beyond the largest it takes, or too many steps for one go): nothing is
-        applied."""
+        taken), the time None when the simulation failed (the frame then says so). HELD for one of more than
+        `LONG_CONTROL_STEPS` steps, applied: its steps are left to the loop in `SimulationServer.long_control`,
+        whose chunks C++ takes (`_take_chunk`). None when C++ leaves the Control to the caller (a value beyond
+        the largest it takes): nothing is applied."""
         sim = self.sim
+        if sim.steps_per_control(steps) > LONG_CONTROL_STEPS:
+            return self._start_chunks(sim.steps_per_control(steps), peer)
         outcome = self._path.step_control(steps)
         if not outcome.answer_frame:
             return None
@@ -361,6 +369,43 @@ class HotPath:
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
         return outcome.answer_frame, outcome.simulated_time, outcome.steps
+
+    def _start_chunks(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None:
+        """step_control() for a Control of `steps` steps, more than `LONG_CONTROL_STEPS`: applied in C++, its chunks
+        left to the loop (`LockstepLoop._step_long_control`), which serves others between them and answers it."""
+        sim = self.sim
+        outcome = self._path.start_chunks(steps)
+        if not outcome.controls and not outcome.failure:
+            return None
+        if not sim.running:
+            sim.simulation_run.start()
+        stats = sim.stats
+        stats.requests += 1
+        stats.controls += outcome.controls
+        self.controls += outcome.controls
+        sim.sessions.renew(peer)  # its lease runs from its last Control, as on every path
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            stats.errors_sent += 1
+            log.error("internal error while handling ControlMessage: %s", outcome.failure)
+            return outcome.answer_frame, None, 0
+        control = LongControl([peer], steps, drop=self._path.drop_chunks)
+        control.chunk = lambda: self._take_chunk(control)
+        sim.long_control = control
+        return HELD
+
+    def _take_chunk(self, control: LongControl) -> bool:
+        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
+        last is taken, or where stop_after cuts it). A failure raises, the simulation's state then unknown."""
+        outcome = self._path.step_chunk()
+        self.sim.stats.steps += outcome.steps
+        control.taken += outcome.steps
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            raise RuntimeError(outcome.failure)
+        return outcome.long_steps > 0 and not outcome.long_at_stop_after
 
     def _started(self, outcome: Any) -> None:
         """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++

@@ -12,7 +12,7 @@ from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
 from coupler.serve.world_hot_path import WorldHotPath
-from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps
+from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps, take_chunks
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -57,7 +57,10 @@ class LockstepLoop:
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
     state, requests to drive are refused) and a stop ends it. On the hot
-    path C++ steps them so; here, those it does not take.
+    path C++ steps them so; one asking for images is handed here with its
+    chunks to take in C++ one call each, serving others between two calls
+    and rendering its images once done; here, in Python, those no hot path
+    takes.
 
     With `hot_path` (the default), the controllers' Controls are answered
     in C++ where `coupler.serve.hot_path` allows it (traced, published or
@@ -297,7 +300,10 @@ class LockstepLoop:
             return not stop.is_set()
 
         try:
-            done = self.chunked.run(long, between_chunks, until=self._steps_before_stop_after())
+            if long.chunk is not None:
+                done = take_chunks(long, between_chunks)  # stepped in C++, which cuts it at stop_after
+            else:
+                done = self.chunked.run(long, between_chunks, until=self._steps_before_stop_after())
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping a Control of many steps")
             self.sim.stats.errors_sent += 1
@@ -305,6 +311,8 @@ class LockstepLoop:
                 ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}"))
         finally:
             self.sim.long_control = None
+            if long.drop is not None:
+                long.drop()
         if not done:
             self.sim.stats.errors_sent += 1
             if stop.is_set():

@@ -13,11 +13,15 @@ The native hot path steps a lone controller's long Control, or a round's,
 itself (`coupler.serve.hot_path`), the first Control of a run and a paced
 one too, and a batched server's lone controller's long Control for every
 world (`coupler.serve.world_hot_path`), a newcomer's once admitted too.
-Those it does not take (one asking for images, or any when the hot path is
-off) go to a lockstep loop
-that sets `SimulationServer.chunk_long_controls`: it is handed them as
-HELD, with the steps still to take in `SimulationServer.long_control`, and
-takes them with `ChunkedSteps`.
+One asking for images (whose images Python renders) is handed to a
+lockstep loop as HELD, applied in C++, with `SimulationServer.long_control`
+set to take its chunks in C++ one call each (`LongControl.chunk`,
+`take_chunks`), the loop serving others between two calls. Those no hot
+path takes (any when the hot path is off, a round completed in Python while
+it cannot take it, a Control for every world the batch checks in Python) go
+to a lockstep loop that sets `SimulationServer.chunk_long_controls`: it is
+handed them as HELD, with the steps still to take in
+`SimulationServer.long_control`, and takes them with `ChunkedSteps`.
 """
 
 from __future__ import annotations
@@ -48,6 +52,11 @@ class LongControl:
     # Control for every world steps and reads every world).
     step: Callable[[int], None] | None = None
     answer: Callable[[], Any] | None = None
+    # Set when C++ takes its chunks (`coupler.serve.hot_path.HotPath.step_control`): `chunk()` takes the next one,
+    # counting it in `taken`, and says whether steps remain to take (False once the last is taken, or where
+    # --stop-after cuts it); `drop()` forgets it in C++ once it is answered otherwise (a stop).
+    chunk: Callable[[], bool] | None = None
+    drop: Callable[[], None] | None = None
 
     def stopped(self, why: str = "") -> ErrorMessage:
         """The answer to its Controls when the server stops before the last step (`why`: a reason to add)."""
@@ -55,6 +64,16 @@ class LongControl:
             code=ErrorCode.SESSION_ENDED,
             text=f"server stopped after {self.taken} of the {self.steps} steps this Control asked for{why}",
         )
+
+
+def take_chunks(control: LongControl, between: Callable[[], bool]) -> bool:
+    """Take the chunks of `control`, stepped in C++ (`control.chunk`), calling `between()` after every chunk but the
+    last, as `ChunkedSteps.run` does; True when every step was taken."""
+    assert control.chunk is not None
+    while control.chunk():
+        if not between():
+            return False
+    return control.taken == control.steps
 
 
 class ChunkedSteps:

@@ -6,7 +6,8 @@ with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
 A Control asking for camera images is checked here (`ImageAnswer.check`)
 and, while one controller holds a lockstep simulation, stepped in C++ by the
-hot path (`control_stepper`); its images are rendered and appended here.
+hot path (`control_stepper`), one of many steps chunk by chunk there while
+the loop serves others; its images are rendered and appended here.
 A Control that does not match the handshake is refused with the C++ check's
 words. Every other request goes, as the message the C++ server decoded,
 through `SimulationServer.handle`: one codec, no second parse. With
@@ -63,7 +64,7 @@ class ControlStepper(Protocol):
 
     def takes_control(self, peer: bytes) -> bool: ...
 
-    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | None: ...
+    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None: ...
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -246,6 +247,8 @@ class NativeResponder:
         if stepper is None or not stepper.takes_control(peer):
             return None
         stepped = stepper.step_control(steps, peer)
+        if isinstance(stepped, Held):
+            return HELD_ANSWER  # of many steps: the loop has C++ take them in chunks (SimulationServer.long_control)
         return None if stepped is None else Answer(*stepped)
 
     def _check_images(self, wanted: Wanted, shared: bool) -> None:

@@ -18,7 +18,10 @@ it), a failure, and a timer. Python is told what happened and counts it as
 its own path does. A Control for every world that Python serves (one asking
 for images, a newcomer's) is checked there, then applied, stepped and read
 here all the same (`step_control`, the very C++ steps): Python renders its
-images and answers it. A Control of more than `LONG_CONTROL_STEPS` steps is
+images and answers it; one of more than `LONG_CONTROL_STEPS` steps is applied
+here (`start_chunks`) and stepped here chunk by chunk, one call each, the
+loop serving others between two calls as between any two chunks and
+rendering its images once the last is taken. A Control of more than `LONG_CONTROL_STEPS` steps is
 stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
 path), each request that arrives between two chunks coming back to Python
 (reads answered, requests to drive refused: it is mirrored in
@@ -126,6 +129,35 @@ class WorldHotPath:
         self.controls += outcome.controls
         self.resets += outcome.resets
         return True
+
+    def start_chunks(self, frame: bytes, peer: bytes) -> LongControl | None:
+        """Apply in C++ the Control for every world `frame` of `peer`, of more than `LONG_CONTROL_STEPS` steps, that
+        the responder serves (checked there, with the images it asks for), as step_control() would, its chunks left
+        to the loop (`LockstepLoop._step_long_control`), which serves others between them and answers it: the long
+        Control to mirror in `SimulationServer.long_control` (its answer still to set), or None, nothing applied,
+        when the responder steps it. A failure of the worlds raises, as on its own path."""
+        if self._long or self._held or self.sim.long_control is not None:
+            return None  # its controller waits for the answer C++ owes: whatever steps now is not C++'s to take
+        outcome = self._path.start_chunks(frame)
+        if outcome is None:
+            return None
+        self.controls += outcome.controls
+        self.resets += outcome.resets
+        control = LongControl([peer], outcome.long_steps, drop=self._path.drop_chunks)
+        control.chunk = lambda: self._take_chunk(control)
+        return control
+
+    def _take_chunk(self, control: LongControl) -> bool:
+        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
+        last is taken, or where stop_after cuts it). A failure of the worlds raises."""
+        outcome = self._path.step_chunk()
+        if outcome.failure:
+            raise RuntimeError(outcome.failure)
+        if outcome.long_steps:
+            control.taken = outcome.long_taken
+        else:
+            control.taken = control.steps
+        return outcome.long_steps > 0 and not outcome.long_at_stop_after
 
     @property
     def long_in_progress(self) -> bool:

@@ -267,6 +267,59 @@ TEST_CASE("the hot path steps a Control asking for images once read, leaving its
   CHECK(rig.clock.steps() == 2);
 }
 
+TEST_CASE("the hot path takes a Control asking for images of many steps chunk by chunk, the caller between them",
+          "[hot_path]") {
+  Rig rig;
+  ControlMessage control = arm_control(0.5, -0.25, 250);
+  control.images = {ImageRequest{"eye", {"rgb"}}};
+  const std::uint32_t steps = rig.controls.read(
+      control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  CHECK(rig.path->step_control(steps).answer_frame.empty());  // too many for one go: left to start_chunks()
+  const HotPathOutcome started = rig.path->start_chunks(steps);
+  CHECK(started.controls == 1);
+  CHECK(started.long_steps == 250);
+  CHECK(started.answer_frame.empty());
+  CHECK(rig.clock.steps() == 0);
+  CHECK_THROWS_AS(rig.path->step_control(1), Error);  // one Control at a time
+  std::uint64_t taken = 0;
+  int chunks = 0;
+  HotPathOutcome chunk;
+  do {
+    chunk = rig.path->step_chunk();
+    taken += chunk.steps;
+    ++chunks;
+    if (chunk.answer_frame.empty()) CHECK(chunk.long_taken == taken);
+  } while (chunk.answer_frame.empty() && chunks < 250);
+  CHECK(chunks >= 2);  // the first chunk is StepChunks::kFirst steps
+  CHECK(taken == 250);
+  CHECK(rig.clock.steps() == 250);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(chunk.answer_frame == rig.sensors.encode(expected, 2.5));
+  CHECK(chunk.long_steps == 0);
+  CHECK_FALSE(rig.path->drop_chunks());  // answered: nothing left in progress
+}
+
+TEST_CASE("the hot path stops a Control asking for images of many steps at the step reaching stop_after",
+          "[hot_path]") {
+  HotPathConfig config;
+  config.stop_after = 1.5;
+  config.time_step = 0.01;
+  Rig rig(config);
+  ControlMessage control = arm_control(0.5, -0.25, 400);
+  control.images = {ImageRequest{"eye", {"rgb"}}};
+  const std::uint32_t steps = rig.controls.read(
+      control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  REQUIRE(rig.path->start_chunks(steps).controls == 1);
+  HotPathOutcome chunk;
+  for (int chunks = 0; chunks < 400 && !chunk.long_at_stop_after; ++chunks) chunk = rig.path->step_chunk();
+  CHECK(chunk.long_at_stop_after);
+  CHECK(chunk.answer_frame.empty());
+  CHECK(chunk.long_steps == 400);
+  CHECK(chunk.long_taken == 150);
+  CHECK(rig.clock.steps() == 150);
+  CHECK_FALSE(rig.path->drop_chunks());  // cut: the caller answers it, nothing is left in progress
+}
+
 TEST_CASE("the hot path leaves a Control asking for images with a value beyond the largest to the caller",
           "[hot_path]") {
   HotPathConfig config;

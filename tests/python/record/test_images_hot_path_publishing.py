@@ -32,11 +32,12 @@ from camera_rail import rail_scene  # noqa: E402
 # A cart pushed along a rail across the camera's view.
 SCENE = rail_scene(16, 12, motor='ctrlrange="-5 5"')
 EYE = [ImageRequest("eye", ["rgb", "depth"])]
-# Controls asking for images (every other step's, some clamped), one asking for none, a read asking for them.
+# Controls asking for images (every other step's, some clamped, one of 150 steps taken in chunks), one asking for
+# none, a read asking for them.
 FRAMES = [encode(message) for message in [
     HandshakeInitMessage(),
     *(ControlMessage({"cart": ObjectControl([force])}, steps, images=EYE)
-      for force, steps in [(2.0, 1), (-7.0, 3), (1.0, 0), (4.0, 2)]),
+      for force, steps in [(2.0, 1), (-7.0, 3), (1.0, 0), (4.0, 2), (-0.5, 150)]),
     ControlMessage({"cart": ObjectControl([0.5])}, 2),
     ControlMessage({"cart": ObjectControl([-1.0])}, 1, images=[ImageRequest("eye", ["rgb"], every=2)]),
     SensorRequestMessage(images=EYE),
@@ -81,6 +82,6 @@ def stream(address: str, publish_on: str, hot_path: bool) -> tuple[list, int]:
 def test_controls_asking_for_images_stepped_in_cpp_are_published_as_on_the_python_path(make_address):
     hot, stepped_in_cpp = stream(make_address("ipc"), make_address("ipc"), True)
     plain, _ = stream(make_address("ipc"), make_address("ipc"), False)
-    assert stepped_in_cpp == 6  # the first, which starts the run, too
+    assert stepped_in_cpp == 7  # the first, which starts the run, too
     assert len(hot) == len(plain) and len(hot) >= 2 * len(FRAMES)
     assert hot == plain

@@ -1,8 +1,11 @@
 """A lone controller's Controls asking for camera images (the "images" extension), stepped by the C++ hot
-path (`coupler.serve.hot_path.HotPath.step_control`) and answered with the images rendered in Python: the
-readings and images those of stepping the same MJCF in MuJoCo directly and rendering it."""
+path (`coupler.serve.hot_path.HotPath.step_control`; one of many steps chunk by chunk, others served between
+two chunks) and answered with the images rendered in Python: the readings and images those of stepping the same
+MJCF in MuJoCo directly and rendering it."""
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pytest
@@ -11,14 +14,17 @@ mujoco = pytest.importorskip("mujoco")
 
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
 from coupler.transport.client import Client  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
+    ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
     ImageRequest,
     ObjectControl,
     SensorMessage,
+    SensorRequestMessage,
 )
 from served_loop import Served  # noqa: E402
 from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
@@ -26,8 +32,9 @@ from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
 WIDTH, HEIGHT = 32, 24
 # A red cart pushed along a rail across the camera's view: its motor's force moves it in the picture.
 SCENE = rail_scene(WIDTH, HEIGHT, slide='damping="0.5"', motor='ctrlrange="-5 5"')
-FORCES = [4.0, -2.5, 9.0, 0.0]  # 9 N is clamped to the motor's 5
-STEPS = [3, 1, 5, 0]  # 0: one step
+FORCES = [4.0, -2.5, 9.0, 0.0, -1.5]  # 9 N is clamped to the motor's 5
+STEPS = [3, 1, 5, 0, 150]  # 0: one step; 150: more than LONG_CONTROL_STEPS, taken in chunks
+LONGEST = 100_000  # steps of a Control read between its chunks, then stopped
 
 
 def _rendered(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
@@ -54,13 +61,16 @@ def served(tmp_path_factory: pytest.TempPathFactory):
         refused = client.request(ControlMessage(objects={cart: ObjectControl(values=[1.0])},
                                                 images=[ImageRequest("nose", ["rgb"])]))
         assert hot.loop.hot_path is not None
-        yield answers, refused, hot.loop.hot_path.controls, hot.sim.stats, hot.sim.simulation.data.time
+        yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, hot.sim.simulation.data.time,
+               hot.loop.chunked.chunks)
 
 
 def test_a_lone_controllers_controls_asking_for_images_are_stepped_in_cpp(served):
-    answers, _, stepped_in_cpp, stats, _ = served
+    answers, _, stepped_in_cpp, stats, _, chunked_in_python = served
     assert all(isinstance(answer, SensorMessage) for answer in answers)
+    assert max(STEPS) > LONG_CONTROL_STEPS
     assert stepped_in_cpp == len(FORCES)
+    assert chunked_in_python == 0
     assert stats.controls == len(FORCES)
     assert stats.steps == sum(max(steps, 1) for steps in STEPS)
 
@@ -85,6 +95,30 @@ def test_their_readings_and_images_are_those_of_stepping_the_scene_in_mujoco_and
 
 
 def test_a_control_asking_for_a_camera_the_scene_lacks_is_refused_and_nothing_steps(served):
-    _, refused, _, _, time = served
+    _, refused, _, _, simulated, _ = served
     assert isinstance(refused, ErrorMessage) and "no camera named 'nose'" in refused.text
-    assert time == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
+    assert simulated == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
+
+
+def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chunks_and_a_stop_ends_it(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    with Served(simulation, f"ipc://{tmp_path}/long.sock", hot_path=True) as hot, \
+            Client(hot.responder.endpoint, timeout=30.0) as driver, \
+            Client(hot.responder.endpoint, timeout=5.0) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=LONGEST,
+                                   images=[ImageRequest("eye", ["rgb"])]))
+        read = reader.request(SensorRequestMessage())
+        while read.simulated_time == 0 and not driver.wait(0):  # read before the Control was taken: again
+            time.sleep(0.005)
+            read = reader.request(SensorRequestMessage())
+        hot.stop.set()
+        ended = driver.receive()
+        stepped_in_cpp, chunked_in_python = hot.loop.hot_path.controls, hot.loop.chunked.chunks
+    # The read saw the state of the last chunk taken: part of the way there.
+    assert 0 < read.simulated_time < LONGEST * 0.002
+    assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
+    assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
+    assert stepped_in_cpp == 1 and chunked_in_python == 0

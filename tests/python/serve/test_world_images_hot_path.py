@@ -1,5 +1,6 @@
 """A lone controller's Controls for every world asking for camera images, checked in Python, applied, stepped and
-read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`), and its ordinary
+read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`; one of many steps
+chunk by chunk, the loop serving others between two chunks), and its ordinary
 Controls driving world 0 alone by the single-world hot path's (`coupler.serve.hot_path.HotPath.step_control`),
 answered with the images rendered in Python: every world's readings and images those of stepping the same MJCF in
 MuJoCo directly and rendering it."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -21,15 +23,18 @@ from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
 from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
+    ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
     ImageRequest,
     ObjectControl,
     SensorMessage,
+    SensorRequestMessage,
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
@@ -43,9 +48,14 @@ SCENE = rail_scene(WIDTH, HEIGHT, slide='damping="0.5"', motor='ctrlrange="-5 5"
 FORCES = [[4.0, -2.5, 1.0], [-3.0, 9.0, 0.5], [0.0, 2.0, -4.0]]
 STEPS = [3, 0, 5]
 IMAGE_WORLDS: list[list[int]] = [[], [0, 2], [1]]  # none named: every world
-# Then world 0 alone, by ordinary Controls: its force and steps, and whether they ask for its image.
-ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True)]
+# Then world 0 alone, by ordinary Controls: its force and steps (150: taken in chunks), and whether they ask for its
+# image.
+ORDINARY = [(2.0, 2, True), (-1.0, 0, False), (0.5, 1, True), (-0.5, 150, True)]
 LAST = [1.5, -1.5, 3.0]  # then every world again, for 2 steps
+LONG = [-2.0, 0.5, 1.0]  # then every world for LONG_STEPS steps, more than LONG_CONTROL_STEPS: taken in chunks
+LONG_STEPS = 150
+LONG_WORLDS = [2]
+LONGEST = 100_000  # steps of a Control for every world read between its chunks, then stopped
 
 
 class ServedRail(Served):
@@ -87,16 +97,20 @@ def served(tmp_path_factory: pytest.TempPathFactory):
         time = hot.worlds.first.data.time - sum(max(steps, 1) for _, steps, _ in ORDINARY) * 0.002
         last = read_world_answer_with_images(ask(socket, encode_world_control(
             WORLDS, np.array(LAST)[:, None], 2, images=[("eye", ["rgb"])], image_worlds=[0])))
+        long = read_world_answer_with_images(ask(socket, encode_world_control(
+            WORLDS, np.array(LONG)[:, None], LONG_STEPS, images=[("eye", ["rgb", "depth"])], image_worlds=LONG_WORLDS)))
         assert hot.loop.hot_path is not None and hot.responder.control_stepper is not None
         yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
-               hot.responder.control_stepper.controls, last)
+               hot.responder.control_stepper.controls, last, long, hot.loop.chunked.chunks)
 
 
 def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):
-    _, _, stepped_in_cpp, stats, *_ = served
-    assert stepped_in_cpp == len(FORCES) + 1
-    assert stats.controls == len(FORCES) + len(ORDINARY) + 1
-    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY]) + 2
+    _, _, stepped_in_cpp, stats, *_, chunked_in_python = served
+    assert LONG_STEPS > LONG_CONTROL_STEPS
+    assert stepped_in_cpp == len(FORCES) + 2
+    assert chunked_in_python == 0
+    assert stats.controls == len(FORCES) + len(ORDINARY) + 2
+    assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY]) + 2 + LONG_STEPS
 
 
 def test_every_worlds_readings_and_images_are_those_of_stepping_it_in_mujoco_and_rendering_it(served):
@@ -126,7 +140,7 @@ def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refuse
 
 
 def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(served):
-    *_, ordinary, stepped_in_cpp, _ = served
+    *_, ordinary, stepped_in_cpp, _, _, _ = served
     assert stepped_in_cpp == len(ORDINARY)
     model = mujoco.MjModel.from_xml_string(SCENE)
     data = mujoco.MjData(model)
@@ -148,7 +162,7 @@ def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_p
 
 
 def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world_on_as_mujoco_does(served):
-    *_, (_, times, data, _, _) = served
+    *_, (_, times, data, _, _), _, _ = served
     model = mujoco.MjModel.from_xml_string(SCENE)
     direct = [mujoco.MjData(model) for _ in range(WORLDS)]
     for forces, steps in zip(FORCES, STEPS):
@@ -163,3 +177,49 @@ def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world
         mujoco.mj_step(model, world, nstep=2)
     assert times.tolist() == [world.time for world in direct]
     np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
+
+
+def test_a_control_for_every_world_of_many_steps_asking_for_images_ends_where_mujoco_ends_rendered_as_it_renders(
+        served):
+    *_, (_, times, data, images, shown), _ = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    direct = [mujoco.MjData(model) for _ in range(WORLDS)]
+    for forces, steps in zip(FORCES, STEPS):
+        for world, force in zip(direct, forces):
+            world.ctrl[0] = force
+            mujoco.mj_step(model, world, nstep=max(steps, 1))
+    for force, steps, _ in ORDINARY:
+        direct[0].ctrl[0] = force
+        mujoco.mj_step(model, direct[0], nstep=max(steps, 1))
+    for forces, steps in ((LAST, 2), (LONG, LONG_STEPS)):
+        for world, force in zip(direct, forces):
+            world.ctrl[0] = force
+            mujoco.mj_step(model, world, nstep=steps)
+    assert times.tolist() == [world.time for world in direct]
+    np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
+    assert shown.tolist() == LONG_WORLDS
+    pictures = {image.kind: image.pixels for image in images}
+    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+        rgb, depth = rgb_and_depth(renderer, direct[LONG_WORLDS[0]])
+    np.testing.assert_array_equal(pictures["rgb"][0], rgb)
+    np.testing.assert_allclose(pictures["depth"][0], depth, rtol=1e-5)
+
+
+def test_a_control_for_every_world_of_many_steps_asking_for_images_answers_reads_between_chunks_and_a_stop_ends_it(
+        tmp_path):
+    address = f"ipc://{tmp_path}/long.sock"
+    with ServedRail(address) as hot, req_socket(address) as driver, req_socket(address) as reader:
+        ask(driver, encode(HandshakeInitMessage()))
+        driver.send(encode_world_control(WORLDS, np.ones((WORLDS, 1)), LONGEST, images=[("eye", ["rgb"])]))
+        read = decode(ask(reader, encode(SensorRequestMessage())))
+        while read.simulated_time == 0 and not driver.poll(0):  # read before the Control was taken: again
+            time.sleep(0.005)
+            read = decode(ask(reader, encode(SensorRequestMessage())))
+        hot.stop.set()
+        ended = decode(driver.recv())
+        stepped_in_cpp, chunked_in_python = hot.loop.hot_path.controls, hot.loop.chunked.chunks
+    # The read saw world 0's state of the last chunk taken: part of the way there.
+    assert isinstance(read, SensorMessage) and 0 < read.simulated_time < LONGEST * 0.002
+    assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
+    assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
+    assert stepped_in_cpp == 1 and chunked_in_python == 0

@@ -16,7 +16,9 @@
 //
 // A Control asking for camera images goes back to the caller, which checks
 // the images, reads the Control and has step_control() apply and step it as
-// run() would, then renders the images and answers.
+// run() would, then renders the images and answers. One of more than
+// StepChunks::kFirst steps is applied by start_chunks() and stepped chunk by
+// chunk by step_chunk(), the caller serving others between two calls.
 //
 // A lone controller's Control (or a round) of more than StepChunks::kFirst
 // steps is taken in chunks (step_chunks.hpp); between two chunks the reads
@@ -242,11 +244,25 @@ class HotPath {
   // and holds the answer's readings in `answer_frame` (the InternalError
   // frame when the simulation failed). A Control run() would leave to the
   // caller (a value beyond its limit, one the scatter refuses, more than
-  // StepChunks::kFirst steps) is not applied: `answer_frame` is empty and
-  // the caller serves it. The
+  // StepChunks::kFirst steps, which start_chunks() applies) is not applied:
+  // `answer_frame` is empty and the caller serves it. The
   // caller guarantees what it does for run(): one controller holds the
-  // simulation, whose state is settled, and no Control is in progress.
+  // simulation, whose state is settled, and no Control is in progress (nor
+  // in chunks, start_chunks()).
   HotPathOutcome step_control(std::uint64_t steps);
+  // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which
+  // serves others between them: applied (its failure, `error_answers` 1 and the InternalError frame, in the
+  // outcome when it cannot be; empty when step_control() would not apply it either), its steps left to
+  // step_chunk(); the outcome counts it (`controls` 1) and its `long_steps`.
+  HotPathOutcome start_chunks(std::uint64_t steps);
+  // Takes the next chunk of the Control start_chunks() applied. The outcome counts its steps (and clamps) and
+  // says what is left (`long_steps`, `long_taken`) while steps remain; once its last step is taken, the answer's
+  // readings in `answer_frame` and the time reached; stopped at the step reaching stop_after
+  // (`long_at_stop_after`) or failed (the failure and its InternalError frame), unanswered: the caller answers it.
+  // Either way, no Control is in progress afterwards unless steps remain.
+  HotPathOutcome step_chunk();
+  // Drops the Control start_chunks() applied (the caller answered it: a stop); whether one was in progress.
+  bool drop_chunks() noexcept;
 
   // Answers the Control of many steps in progress (if one is; a round's:
   // each of its Controls) with SessionEnded and `text`, and publishes that
@@ -320,6 +336,16 @@ class HotPath {
     std::optional<double> starts_from;
   };
   std::optional<LongControl> long_;
+  // A Control of many steps whose chunks the caller takes (start_chunks()), answering it itself.
+  struct CallerChunks {
+    std::uint64_t steps = 0;  // asked for
+    std::uint64_t last = 0;   // taken before it ends: `steps`, or fewer where stop_after is reached
+    std::uint64_t taken = 0;
+    StepChunks chunks;
+  };
+  std::optional<CallerChunks> caller_chunks_;
+  // The steps of a Control of `steps` taken before the one reaching stop_after (all of them when none does).
+  std::uint64_t steps_before_stop(std::uint64_t steps) const;
   // What one answered Control leaves to publish once its answer is sent.
   struct Published {
     std::string request;

@@ -26,6 +26,9 @@
 // A Control for every world that goes back to the caller (one asking for
 // images, a newcomer's) is checked there, then applied, stepped and read by
 // step_control() as run() would; the caller renders its images and answers.
+// One of more than StepChunks::kFirst steps is applied by start_chunks() and
+// stepped chunk by chunk by step_chunk(), the caller serving others between
+// two calls.
 
 #include <chrono>
 #include <cstddef>
@@ -156,10 +159,22 @@ class WorldHotPath {
   // Applies, steps and reads the Control for every world `payload` as run() serves one, without answering it: the
   // caller, which checked it (and the images it asks for, which it renders), answers from the arrays. The outcome
   // counts it (its failure said there); nullopt, nothing applied, when the caller is to step it: a Control run()
-  // would hand back for anything but its images, and one of more than StepChunks::kFirst steps, which the caller
-  // takes in chunks. No Control may be in progress here (a held answer, one of many steps); `payload`'s
+  // would hand back for anything but its images, and one of more than StepChunks::kFirst steps, which
+  // start_chunks() applies. No Control may be in progress here (a held answer, one of many steps); `payload`'s
   // controller alone drives the worlds.
   std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
+  // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
+  // others between them: applied, its steps left to step_chunk(); the outcome counts it (`controls` 1, its `steps`
+  // and `resets`, as run() counts one of many steps when it takes it) and its `long_steps`. nullopt, nothing
+  // applied, when step_control() would leave it to the caller for anything but its steps.
+  std::optional<WorldHotPathOutcome> start_chunks(std::string_view payload);
+  // Takes the next chunk of the Control start_chunks() applied: `long_steps` and `long_taken` while steps remain;
+  // once its last step is taken, world 0's time in `simulated_time` and the answer's arrays written; stopped at the
+  // step reaching stop_after (`long_at_stop_after`) or failed (`failure`, `long_failed`), unanswered: the caller
+  // answers it. Either way, no Control is in progress afterwards unless steps remain.
+  WorldHotPathOutcome step_chunk();
+  // Drops the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.
+  bool drop_chunks() noexcept;
   // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
   bool send_held(Server& server);
   // Answers the Control of many steps in progress (if one is) with SessionEnded and `text`, and publishes that
@@ -228,6 +243,10 @@ class WorldHotPath {
     std::int64_t received_ns = 0;
   };
   std::optional<LongControl> long_;
+  // long_ is a Control whose chunks the caller takes (start_chunks()), answering it itself.
+  bool caller_chunks_ = false;
+  // The steps of a Control of `steps` taken before the one taking world 0 to stop_after (all when none does).
+  std::uint64_t steps_before_stop(std::uint64_t steps) const;
 
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;
