@@ -247,6 +247,11 @@ class HotPath {
   // caller guarantees what it does for run(): one controller holds the
   // simulation, whose state is settled, and no Control is in progress.
   HotPathOutcome step_control(std::uint64_t steps);
+  // The same for a Control the caller has checked (refusing any value beyond its limit and any pose the scatter
+  // refuses, which it names) and serves alone, with no one to answer between chunks (a Control given to the
+  // server as a message): applied whatever its values, and every one of its steps (up to max_steps) taken at once.
+  // A paced answer held for its time (of a controller that has gone) stays held.
+  HotPathOutcome step_checked(std::uint64_t steps);
 
   // Answers the Control of many steps in progress (if one is; a round's:
   // each of its Controls) with SessionEnded and `text`, and publishes that
