@@ -1,0 +1,71 @@
+"""A Control given to `SimulationServer.handle` is applied, stepped and read in C++
+(`coupler.serve.native_control_step`), as the hot path serves one: the simulation's Python apply, step and read
+are never called, a Control of many steps takes them all at once, and the answers are those of stepping the same
+MJCF in MuJoCo directly, bit for bit."""
+
+from __future__ import annotations
+
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from coupler import _native  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.wire.messages import ControlMessage, HandshakeInitMessage, ObjectControl, SensorMessage  # noqa: E402
+
+# A pendulum driven by a motor: torques in N m at the joint.
+SCENE = """
+<mujoco model="pendulum">
+  <worldbody>
+    <body name="pendulum" pos="0 0 1">
+      <joint name="pendulum" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="pendulum" joint="pendulum"/>
+  </actuator>
+</mujoco>
+"""
+# Torques sent and the steps each Control asks for (0: one); the last more than a loop would take in one chunk.
+PLAN = [(0.3, 0), (-0.5, 3), (0.2, _native.StepChunks.FIRST + 20)]
+
+
+def _not_in_python(name: str):
+    def called(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the simulation's Python {name} was called")
+
+    return called
+
+
+@pytest.fixture(scope="module")
+def served() -> tuple[list[object], SimulationServer]:
+    """The answers to PLAN's Controls given to handle(), Python's own apply, step and read of the scene refusing to
+    serve them, and the server."""
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    for name in ("apply_values", "step", "sensor_values"):
+        setattr(simulation, name, _not_in_python(name))
+    sim = SimulationServer(simulation)
+    sim.handle(HandshakeInitMessage())
+    answers = [sim.handle(ControlMessage(objects={"pendulum": ObjectControl([torque])}, steps=steps))
+               for torque, steps in PLAN]
+    return answers, sim
+
+
+def test_a_control_given_to_handle_is_stepped_in_cpp_as_stepping_the_scene_in_mujoco(served):
+    answers, _ = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for (torque, steps), answer in zip(PLAN, answers):
+        data.ctrl[0] = torque
+        mujoco.mj_step(model, data, nstep=max(steps, 1))
+        assert isinstance(answer, SensorMessage), answer
+        assert answer.simulated_time == data.time
+        assert answer.objects["pendulum"].angles == [data.qpos[0]]
+        assert answer.objects["pendulum"].angular_velocities == [data.qvel[0]]
+
+
+def test_every_control_and_step_taken_in_cpp_is_counted(served):
+    _, sim = served
+    assert (sim.stats.controls, sim.stats.steps) == (len(PLAN), sum(max(steps, 1) for _, steps in PLAN))
