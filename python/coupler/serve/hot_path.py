@@ -40,6 +40,10 @@ the images it asks for and read it; then `step_control` applies, steps and
 reads it in C++ (`coupler._native.HotPath.step_control`) as any Control, and
 Python renders the images of the state after the step and sends the answer
 with them. Only the rendering is Python's.
+A lone controller's Control Python serves otherwise (one handed back, or a
+message given to `SimulationServer.handle`) is applied, stepped and read by
+this same C++ object too (`coupler._native.HotPath.step_checked`, through
+`coupler.serve.native_control_step`).
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
