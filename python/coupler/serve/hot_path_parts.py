@@ -21,7 +21,7 @@ class HotPathParts:
 
     scatter: _native.ControlScatter  # writes the control arrays into the simulation
     gather: _native.SensorGather  # fills the sensor array from the simulation
-    stepper: Any  # a _native.CountedSteps or _native.MujocoStepper
+    stepper: Any  # a _native.CountedSteps or _native.MujocoStepper (or a _native.Stepper written in Python)
     # A Control leaving a value beyond its limit goes back to Python, which names the value it refuses: per value of
     # the control arrays (None: `largest_value` for every one); values up to `largest_value` are within every limit.
     largest_value: float = math.inf
