@@ -333,7 +333,8 @@ void bind_hot_path(py::module_& module) {
       .def("step_checked", &HotPathOf::step_checked, py::arg("steps"),
            "Apply and step, as step_control() does, a Control read into the control arrays that the caller has "
            "checked (any value beyond its limit, any pose the scatter refuses, refused there) and serves alone: "
-           "whatever its values, all its `steps` (0: one; up to `max_steps`) taken at once, without the GIL.")
+           "whatever its values, `steps` steps (up to `max_steps`) taken at once, without the GIL; with 0 (a free "
+           "run's Control) none, the answer reading the state with its controls applied.")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")

@@ -5,10 +5,10 @@ However a Control arrives (a native request, or a message given to
 is answered by `refusal`. A lone controller's Control is applied, stepped and
 read in C++ (`coupler.serve.native_control_step`), through the loop's hot path
 where there is one. Python applies, and leaves to its loop to step, only a
-Control that takes no step (a free run's), one of many steps under a loop
-that takes them in chunks (`coupler.serve.long_control`), and with several
-controllers one that claims its robots and waits (HELD) for the others'
-Controls of the same step.
+Control of many steps under a loop that takes them in chunks
+(`coupler.serve.long_control`), and with several controllers one that
+claims its robots and waits (HELD) for the others' Controls of the same
+step.
 
 Under a loop whose hot path can serve it (`hands_over`), the Control that
 admits a controller, or claims robots for it, is only admitted here (who
@@ -115,8 +115,8 @@ class ControlAnswer:
                 controller.seen = clock()
             taken = run.steps_per_control(steps)
             step = self._native_step()
-            if step is None or not taken or run.leaves_to_loop(taken):
-                # Applied here; its steps (if any) are the loop's to take.
+            if step is None or run.leaves_to_loop(taken):
+                # Applied here; its steps are the loop's to take (or, without C++ parts, taken here).
                 simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
                 stats.controls += 1
                 run.take(steps, (peer,))
@@ -126,7 +126,7 @@ class ControlAnswer:
             step.refuse()
             stats.controls += 1
             run.begin(steps)
-            outcome = step.take(steps, sensors_out)
+            outcome = step.take(taken, sensors_out)
             if outcome.failure:
                 raise RuntimeError(outcome.failure)  # answered as any failure while handling a Control
             run.stepped(outcome.steps)

@@ -52,8 +52,9 @@ class NativeControlStep:
         self._simulation.refuse_values(c.values, c.values_set)
 
     def take(self, steps: int, sensors_out: np.ndarray) -> Any:
-        """Apply the Control read into the arrays (checked by `refuse`), take its `steps` (0: one) and read the new
-        state into `sensors_out`; the C++ outcome: its steps and simulated time, or its failure."""
+        """Apply the Control read into the arrays (checked by `refuse`), take `steps` steps (0: none, a free run's
+        Control) and read the new state into `sensors_out`; the C++ outcome: its steps and simulated time, or its
+        failure."""
         simulation = self._simulation
         simulation.settle()  # C++ steps from a settled state, as a read leaves it
         outcome = self.path.step_checked(steps)

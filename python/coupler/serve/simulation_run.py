@@ -64,9 +64,11 @@ class SimulationRun:
         return self.chunk_long_controls and taken > LONG_CONTROL_STEPS
 
     def stepped(self, steps: int) -> None:
-        """A Control's `steps` were taken in C++ (`coupler.serve.native_control_step`): steps of that Control."""
+        """A Control's `steps` were taken in C++ (`coupler.serve.native_control_step`): steps of that Control (none:
+        a free run's, whose controls the next step takes)."""
         self.stats.steps += steps
-        self.fresh_control = False
+        if steps:
+            self.fresh_control = False
 
     def steps_per_control(self, steps: int) -> int:
         """How many steps a Control with this `steps` field takes: none unless in lockstep."""

@@ -795,3 +795,15 @@ TEST_CASE("the hot path takes a Control its caller checked at once, whatever its
   CHECK(rig.clock.steps() == steps);
   CHECK(outcome.long_steps == 0);
 }
+
+TEST_CASE("the hot path answers a checked Control of no steps with the state its controls leave", "[hot_path]") {
+  Rig rig;
+  (void)rig.controls.read(arm_control(0.5, -0.25), ControlTargets{rig.values.data(), rig.values_set.data(),
+                                                                  rig.events_set.data(), rig.events_on.data()});
+  const HotPathOutcome outcome = rig.path->step_checked(0);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(outcome.answer_frame == rig.sensors.encode(expected, 0.0));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 0);
+  CHECK(rig.clock.steps() == 0);
+}

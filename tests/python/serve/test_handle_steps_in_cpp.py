@@ -1,7 +1,7 @@
 """A Control given to `SimulationServer.handle` is applied, stepped and read in C++
 (`coupler.serve.native_control_step`), as the hot path serves one: the simulation's Python apply, step and read
-are never called, a Control of many steps takes them all at once, and the answers are those of stepping the same
-MJCF in MuJoCo directly, bit for bit."""
+are never called, a Control of many steps takes them all at once, a free run's takes none, and the answers are
+those of stepping the same MJCF in MuJoCo directly, bit for bit."""
 
 from __future__ import annotations
 
@@ -39,14 +39,18 @@ def _not_in_python(name: str):
     return called
 
 
-@pytest.fixture(scope="module")
-def served() -> tuple[list[object], SimulationServer]:
-    """The answers to PLAN's Controls given to handle(), Python's own apply, step and read of the scene refusing to
-    serve them, and the server."""
+def _scene_served_in_cpp_only() -> MujocoSimulation:
+    """SCENE, whose Python apply, step and read refuse to serve a Control."""
     simulation = MujocoSimulation.from_xml_string(SCENE)
     for name in ("apply_values", "step", "sensor_values"):
         setattr(simulation, name, _not_in_python(name))
-    sim = SimulationServer(simulation)
+    return simulation
+
+
+@pytest.fixture(scope="module")
+def served() -> tuple[list[object], SimulationServer]:
+    """The answers to PLAN's Controls given to handle(), and the server."""
+    sim = SimulationServer(_scene_served_in_cpp_only())
     sim.handle(HandshakeInitMessage())
     answers = [sim.handle(ControlMessage(objects={"pendulum": ObjectControl([torque])}, steps=steps))
                for torque, steps in PLAN]
@@ -69,3 +73,17 @@ def test_a_control_given_to_handle_is_stepped_in_cpp_as_stepping_the_scene_in_mu
 def test_every_control_and_step_taken_in_cpp_is_counted(served):
     _, sim = served
     assert (sim.stats.controls, sim.stats.steps) == (len(PLAN), sum(max(steps, 1) for _, steps in PLAN))
+
+
+def test_a_free_runs_control_given_to_handle_is_applied_and_read_in_cpp_without_a_step():
+    sim = SimulationServer(_scene_served_in_cpp_only(), lockstep=False)
+    answer = sim.handle(ControlMessage(objects={"pendulum": ObjectControl([0.3])}))
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    data.ctrl[0] = 0.3
+    mujoco.mj_forward(model, data)
+    assert isinstance(answer, SensorMessage), answer
+    assert answer.simulated_time == data.time == 0.0
+    assert answer.objects["pendulum"].angles == [data.qpos[0]]
+    assert answer.objects["pendulum"].torques == [data.actuator_force[0]]
+    assert (sim.stats.controls, sim.stats.steps) == (1, 0)
