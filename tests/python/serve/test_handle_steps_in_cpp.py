@@ -5,6 +5,8 @@ those of stepping the same MJCF in MuJoCo directly, bit for bit."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 mujoco = pytest.importorskip("mujoco")
@@ -39,9 +41,9 @@ def _not_in_python(name: str):
     return called
 
 
-def _scene_served_in_cpp_only() -> MujocoSimulation:
-    """SCENE, whose Python apply, step and read refuse to serve a Control."""
-    simulation = MujocoSimulation.from_xml_string(SCENE)
+def _scene_served_in_cpp_only(xml: str = SCENE) -> MujocoSimulation:
+    """The scene of `xml`, whose Python apply, step and read refuse to serve a Control."""
+    simulation = MujocoSimulation.from_xml_string(xml)
     for name in ("apply_values", "step", "sensor_values"):
         setattr(simulation, name, _not_in_python(name))
     return simulation
@@ -87,3 +89,15 @@ def test_a_free_runs_control_given_to_handle_is_applied_and_read_in_cpp_without_
     assert answer.objects["pendulum"].angles == [data.qpos[0]]
     assert answer.objects["pendulum"].torques == [data.actuator_force[0]]
     assert (sim.stats.controls, sim.stats.steps) == (1, 0)
+
+
+def test_values_clamped_in_cpp_through_handle_are_counted_and_warned_once(caplog):
+    simulation = _scene_served_in_cpp_only(SCENE.replace('joint="pendulum"/>', 'joint="pendulum" ctrlrange="-1 1"/>'))
+    sim = SimulationServer(simulation)
+    with caplog.at_level(logging.WARNING, logger="coupler"):
+        for _ in range(2):
+            answer = sim.handle(ControlMessage(objects={"pendulum": ObjectControl([2.0])}))
+            assert isinstance(answer, SensorMessage) and answer.objects["pendulum"].torques == [1.0]
+    assert simulation.clamped_values == 2
+    assert [r.getMessage() for r in caplog.records if "clamped" in r.getMessage()] == [
+        "control 'pendulum' of 'pendulum' was sent outside its range [-1, 1] and is clamped"]
