@@ -131,6 +131,11 @@ class HotPathOf {
 
   bool drop_chunks() { return path_->drop_chunks(); }
 
+  HotPathOutcome step_checked(std::uint64_t steps) {
+    py::gil_scoped_release released;
+    return path_->step_checked(steps);
+  }
+
   bool end_long_control(ServerHandle& server, const std::string& text) {
     return path_->end_long_control(server.get(), text);
   }
@@ -167,10 +172,21 @@ class HotPathOf {
   std::optional<HotPath> path_;
 };
 
+// A Stepper written in Python (a simulation's own stepping, or one that fails, for tests): each call takes the GIL.
+class PyStepper : public Stepper {
+ public:
+  void step(std::uint64_t steps) override { PYBIND11_OVERRIDE_PURE(void, Stepper, step, steps); }
+  void settle() override { PYBIND11_OVERRIDE(void, Stepper, settle, ); }
+  double time() const override { PYBIND11_OVERRIDE_PURE(double, Stepper, time, ); }
+};
+
 }  // namespace
 
 void bind_hot_path(py::module_& module) {
-  py::class_<Stepper>(module, "Stepper", "coupler::Stepper: how a simulation advances, for HotPath.");
+  py::class_<Stepper, PyStepper>(module, "Stepper",
+                                 "coupler::Stepper: how a simulation advances, for HotPath. A subclass in Python "
+                                 "defines step(steps) and time() (seconds), and may define settle().")
+      .def(py::init<>());
   py::class_<CountedSteps, Stepper>(module, "CountedSteps",
                                     "coupler::CountedSteps: a simulation without physics, whose time is the steps "
                                     "taken times `time_step` (seconds).")
@@ -339,6 +355,11 @@ void bind_hot_path(py::module_& module) {
            "the INTERNAL_ERROR frame in answer_frame), unanswered, for the caller to answer.")
       .def("drop_chunks", &HotPathOf::drop_chunks,
            "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
+      .def("step_checked", &HotPathOf::step_checked, py::arg("steps"),
+           "Apply and step, as step_control() does, a Control read into the control arrays that the caller has "
+           "checked (any value beyond its limit, any pose the scatter refuses, refused there) and serves alone: "
+           "whatever its values, `steps` steps (up to `max_steps`) taken at once, without the GIL; with 0 (a free "
+           "run's Control) none, the answer reading the state with its controls applied.")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")

@@ -929,6 +929,39 @@ HotPathOutcome HotPath::step_control(std::uint64_t steps) {
   return outcome;
 }
 
+HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
+  HotPathOutcome outcome;
+  // A paced answer held for its time is already made (its controller gone, another took over): it stays held.
+  if (long_) throw Error("a Control is in progress: no other can be stepped");
+  if (steps > config_.max_steps) {
+    throw Error("a Control of " + std::to_string(steps) + " steps is beyond the " +
+                std::to_string(config_.max_steps) + " a Control may ask for");
+  }
+  stepper_.assume_settled();
+  state_.clear();  // the caller may have changed the state since the last run
+  std::string frame;
+  if (steps > 0) {
+    frame = serve(steps, outcome);
+  } else if (apply(outcome)) {
+    // A free run's Control takes no step: answered with the state with its controls applied, as run_free() does.
+    try {
+      stepper_.unsettle();
+      frame = state_frame();
+      outcome.simulated_time = stepper_.time();
+      ++outcome.controls;
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();
+    }
+  }
+  if (!outcome.failure.empty()) {
+    frame = failure_frame(outcome);
+    ++outcome.error_answers;
+  }
+  outcome.answer_bytes = frame.size();
+  outcome.answer_frame = std::move(frame);
+  return outcome;
+}
+
 bool HotPath::end_long_control(Server& server, const std::string& text) {
   if (!long_) return false;
   const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});

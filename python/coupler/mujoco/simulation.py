@@ -155,8 +155,7 @@ class MujocoSimulation(MessagesFromArrays):
     def apply_values(
         self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
     ) -> None:
-        if values.size and float(np.abs(values).max()) > self._safe_value:
-            self._refuse_unrepresentable(values, values_set)
+        self._refuse_unrepresentable(values, values_set)
         outside = self._scatter.apply(values, values_set, events_set, events_on)
         if self.moves_mocap:
             self._forwarded = False  # the next step starts afresh
@@ -166,6 +165,8 @@ class MujocoSimulation(MessagesFromArrays):
 
     def _refuse_unrepresentable(self, values: np.ndarray, values_set: np.ndarray) -> None:
         """Raise CONTROL_MISMATCH naming the first sent control MuJoCo would zero, if any; nothing is applied."""
+        if not values.size or float(np.abs(values).max()) <= self._safe_value:
+            return  # the common case: no value comes near any limit
         c = self._ranges
         sent = values_set[c.objects]
         for i in np.flatnonzero(sent & (np.abs(c.controls(values)) > _MAX_CONTROL)):
@@ -269,6 +270,10 @@ class MujocoSimulation(MessagesFromArrays):
 
     def hot_path_parts(self) -> HotPathParts | None:
         return self.native_parts()
+
+    def refuse_values(self, values: np.ndarray, values_set: np.ndarray) -> None:
+        self._refuse_unrepresentable(values, values_set)
+        self._scatter.check(values, values_set)
 
     def native_parts(self) -> HotPathParts:
         """The C++ scatter (actuator controls and mocap poses), gather and stepper of this scene."""

@@ -160,5 +160,8 @@ class StaticScene(MessagesFromArrays):
     def hot_path_parts(self) -> HotPathParts:
         return HotPathParts(self._scatter, self._gather, self._clock)
 
+    def refuse_values(self, values: np.ndarray, values_set: np.ndarray) -> None:
+        """Nothing to refuse: values are taken as sent."""
+
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         """Nothing to count: the static scene clamps nothing, and fails only as its C++ objects do."""

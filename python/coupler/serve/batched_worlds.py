@@ -167,6 +167,9 @@ class WorldsSimulation(MessagesFromArrays):
         parts = getattr(self.first, "hot_path_parts", None)
         return None if parts is None else parts()
 
+    def refuse_values(self, values: np.ndarray, values_set: np.ndarray) -> None:
+        self.first.refuse_values(values, values_set)  # type: ignore[attr-defined]  # has parts
+
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         self.first.hot_path_served(clamped, first_clamped, failed)  # type: ignore[attr-defined]  # has parts
 

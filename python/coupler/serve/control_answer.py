@@ -2,8 +2,13 @@
 
 However a Control arrives (a native request, or a message given to
 `SimulationServer.handle`), it is served by `values`; one the layout refuses
-is answered by `refusal`. With several controllers, an applied Control
-claims its robots and waits (HELD) for the others' Controls of the same step.
+is answered by `refusal`. A lone controller's Control is applied, stepped and
+read in C++ (`coupler.serve.native_control_step`), through the loop's hot path
+where there is one. Python applies, and leaves to its loop to step, only a
+Control of many steps under a loop that takes them in chunks
+(`coupler.serve.long_control`), and with several controllers one that
+claims its robots and waits (HELD) for the others' Controls of the same
+step.
 
 Under a loop whose hot path can serve it (`hands_over`), the Control that
 admits a controller, or claims robots for it, is only admitted here (who
@@ -23,6 +28,7 @@ from coupler import _native
 from coupler.serve.controller_admission import ControllerAdmission
 from coupler.serve.controller_sessions import Controller, ControllerSessions
 from coupler.serve.held import ADMITTED, HELD, Admitted, Held
+from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.request_guard import RequestGuard
 from coupler.serve.simulation import ArraySimulation
 from coupler.wire.codec import encode
@@ -48,6 +54,20 @@ class ControlAnswer:
         # Set by a loop whose hot path serves the Control that admits a controller: while it returns True, that
         # Control is admitted and left unapplied (ADMITTED), for the hot path to serve.
         self.hands_over: Callable[[], bool] | None = None
+        self._step: NativeControlStep | None = None  # the C++ step of a lone controller's Controls, made when needed
+        self._step_made = False
+
+    def step_with(self, path: object) -> None:
+        """Step the Controls served here through `path`, the `_native.HotPath` of a loop: one C++ object steps the
+        simulation."""
+        self._step = NativeControlStep.for_simulation(self.run.simulation, path)
+        self._step_made = True
+
+    def _native_step(self) -> NativeControlStep | None:
+        if not self._step_made:
+            self._step = NativeControlStep.for_simulation(self.run.simulation)
+            self._step_made = True
+        return self._step
 
     def message(self, control: ControlMessage, peer: bytes) -> SensorMessage | ErrorMessage | Held:
         """A Control given as a message, served as a native request is: read by the control layout, then applied."""
@@ -93,12 +113,24 @@ class ControlAnswer:
             else:
                 # The path of every Control of a lone controller: one lookup, and its lease renewed.
                 controller.seen = clock()
+            taken = run.steps_per_control(steps)
+            step = self._native_step()
+            if step is None or run.leaves_to_loop(taken):
+                # Applied here; its steps are the loop's to take (or, without C++ parts, taken here).
                 simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+                stats.controls += 1
+                run.take(steps, (peer,))
+                if run.long_control is not None:
+                    return HELD  # its steps are left to the loop
+                return simulation.sensor_values(sensors_out)
+            step.refuse()
             stats.controls += 1
-            run.take(steps, (peer,))
-            if run.long_control is not None:
-                return HELD  # its steps are left to the loop
-            return simulation.sensor_values(sensors_out)
+            run.begin(steps)
+            outcome = step.take(taken, sensors_out)
+            if outcome.failure:
+                raise RuntimeError(outcome.failure)  # answered as any failure while handling a Control
+            run.stepped(outcome.steps)
+            return cast(float, outcome.simulated_time)
 
         return self.guard.answer("ControlMessage", control)
 
@@ -136,7 +168,8 @@ class ControlAnswer:
 
     def _admitted(self, simulation: ArraySimulation, controls: _native.ControlLayout, steps: int,
                   peer: bytes, hand_over: bool) -> Held | Admitted | None:
-        """Admit a newcomer, or one of several controllers, claim its robots and apply its Control.
+        """Admit a newcomer, or one of several controllers, claim its robots and apply its Control (several
+        controllers'; a lone controller's is served as any other).
 
         HELD when the Control, one of several controllers', waits for the
         others' Controls of the same step; ADMITTED when it admitted its
@@ -155,8 +188,8 @@ class ControlAnswer:
         if changed and hand_over and self.hands_over is not None and self.hands_over():
             # Who drives is decided; its Control is served by the hot path, as every other of this controller.
             return ADMITTED
-        simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
         if self.shared:
+            simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
             self.sessions.hold(controller, steps)
             self.admission.stats.controls += 1
             return HELD

@@ -44,6 +44,10 @@ with them. One of more than `LONG_CONTROL_STEPS` steps is applied in C++
 `step_chunk` call each (cut at `stop_after` there), serving the requests
 waiting between two calls as between any two chunks, and renders the images
 once the last is taken. Only the rendering is Python's.
+A lone controller's Control Python serves otherwise (one handed back, or a
+message given to `SimulationServer.handle`) is applied, stepped and read by
+this same C++ object too (`coupler._native.HotPath.step_checked`, through
+`coupler.serve.native_control_step`).
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
@@ -96,53 +100,24 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from coupler import _native
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.held import HELD, Held
+from coupler.serve.hot_path_parts import HotPathParts, HotPathSimulation
 from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 from coupler.wire.errors import Error
+
+__all__ = ["RETURN_AFTER", "HotPath", "HotPathParts", "HotPathSimulation"]
 
 log = logging.getLogger(__name__)
 
 # The C++ loop returns to Python at least this often (seconds), busy or idle: how soon a signal (SIGTERM) or a
 # stop is acted on while a controller keeps it busy.
 RETURN_AFTER = 0.1
-
-
-@dataclass(frozen=True)
-class HotPathParts:
-    """The C++ objects a simulation is applied, stepped and read through, for the hot path."""
-
-    scatter: _native.ControlScatter  # writes the control arrays into the simulation
-    gather: _native.SensorGather  # fills the sensor array from the simulation
-    stepper: Any  # a _native.CountedSteps or _native.MujocoStepper
-    # A Control leaving a value beyond its limit goes back to Python, which names the value it refuses: per value of
-    # the control arrays (None: `largest_value` for every one); values up to `largest_value` are within every limit.
-    largest_value: float = math.inf
-    value_limits: Any = None  # a NumPy array of floats, or None
-
-
-@runtime_checkable
-class HotPathSimulation(Protocol):
-    """An ArraySimulation the hot path can step: its parts, and what it must be told afterwards."""
-
-    def settle(self) -> None:
-        """Leave the state as reading it does (nothing left to compute before the next read), which C++ steps from."""
-        ...
-
-    def hot_path_parts(self) -> HotPathParts | None:
-        """None when C++ cannot serve this simulation's Controls (it has no C++ parts)."""
-        ...
-
-    def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
-        """Count `clamped` values the hot path applied outside their range and warn about `first_clamped` (indices
-        into the control arrays); with `failed`, the simulation failed and its state is unknown."""
-        ...
 
 
 class HotPath:
@@ -167,6 +142,8 @@ class HotPath:
             value_limits=[] if parts.value_limits is None else parts.value_limits,
             stop_after=math.inf if stop_after is None else stop_after,
             trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
+        # The Controls served in Python are stepped through this very object: one C++ object steps the simulation.
+        self.sim.control_answer.step_with(self._path)
         self._stop_after = stop_after
         # A Control of many steps reached stop_after and was ended: the loop ends.
         self.stopped_at_stop_after = False

@@ -1,7 +1,8 @@
 """Serving through the C++ server (`coupler._native`), Controls without messages.
 
 A Control is checked against the handshake and read into the simulation's
-control arrays in C++, applied and stepped by `SimulationServer`, and answered
+control arrays in C++, applied, stepped and read in C++ too by
+`SimulationServer` (`coupler.serve.native_control_step`), and answered
 with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
 A Control asking for camera images is checked here (`ImageAnswer.check`)

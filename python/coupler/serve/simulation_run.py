@@ -45,15 +45,30 @@ class SimulationRun:
 
         With `chunk_long_controls`, more than LONG_CONTROL_STEPS are left to the loop in `long_control`.
         """
-        if not self.running:
-            self.start()
-        self.fresh_control = True
-        taken = self.steps_per_control(steps)
-        if self.chunk_long_controls and taken > LONG_CONTROL_STEPS:
+        taken = self.begin(steps)
+        if self.leaves_to_loop(taken):
             self.long_control = LongControl(list(peers), taken)
         elif taken:
             self.step(taken)
         return taken
+
+    def begin(self, steps: int) -> int:
+        """Start, for a Control with this `steps` field, applied and yet to take its steps; the steps it takes."""
+        if not self.running:
+            self.start()
+        self.fresh_control = True
+        return self.steps_per_control(steps)
+
+    def leaves_to_loop(self, taken: int) -> bool:
+        """True when a Control taking `taken` steps is left to a loop that takes them in chunks (`long_control`)."""
+        return self.chunk_long_controls and taken > LONG_CONTROL_STEPS
+
+    def stepped(self, steps: int) -> None:
+        """A Control's `steps` were taken in C++ (`coupler.serve.native_control_step`): steps of that Control (none:
+        a free run's, whose controls the next step takes)."""
+        self.stats.steps += steps
+        if steps:
+            self.fresh_control = False
 
     def steps_per_control(self, steps: int) -> int:
         """How many steps a Control with this `steps` field takes: none unless in lockstep."""

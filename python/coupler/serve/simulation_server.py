@@ -3,8 +3,10 @@
 `SimulationServer.handle` is the whole protocol: one request in, at most one
 answer out. A Control is checked and read into the simulation's control
 arrays by the C++ `ControlLayout` and served by `handle_control_values`,
-however it arrives (a native request, or a message given to `handle`); one
-the layout refuses is answered by `refuse_control`. The loops that feed it
+however it arrives (a native request, or a message given to `handle`): a
+lone controller's is applied, stepped and read in C++, as the hot path
+serves one (`coupler.serve.native_control_step`); one the layout refuses
+is answered by `refuse_control`. The loops that feed it
 requests decide when the simulation steps (`coupler.serve.lockstep_loop`,
 `coupler.serve.free_run_loop`).
 Requests come from peers (connections): the server lets one controller drive
@@ -62,7 +64,8 @@ class SimulationServer:
 
     Each Control is checked against the handshake and applied through the
     simulation's arrays (`ArraySimulation`; other simulations may only be
-    read, reset and handshaken with). With
+    read, reset and handshaken with), through its C++ parts where it has
+    them (`coupler.serve.hot_path_parts`). With
     `lockstep` (Click semantics) it is then followed by exactly `steps`
     simulation steps (one unless the coupler `steps` extension asks for
     more) before the new state is sent back; without, the caller steps the

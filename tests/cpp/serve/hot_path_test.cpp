@@ -831,3 +831,32 @@ TEST_CASE("paced, a Control of many steps that starts the run is answered its st
   CHECK(*outcome.simulated_time == Approx(0.06));
   CHECK(answered - sent >= 115ms);
 }
+
+TEST_CASE("the hot path takes a Control its caller checked at once, whatever its values and however many its steps",
+          "[hot_path]") {
+  HotPathConfig config;
+  config.largest_value = 10.0;  // step_control would leave this Control to the caller twice over
+  Rig rig(config);
+  const std::uint64_t steps = StepChunks::kFirst + 50;
+  const std::uint32_t read = rig.controls.read(
+      arm_control(0.5, -11.0, steps), ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  const HotPathOutcome outcome = rig.path->step_checked(read);
+  const double expected[] = {0.5, -11.0, 1.0};
+  CHECK(outcome.answer_frame == rig.sensors.encode(expected, static_cast<double>(steps) * 0.01));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == steps);
+  CHECK(rig.clock.steps() == steps);
+  CHECK(outcome.long_steps == 0);
+}
+
+TEST_CASE("the hot path answers a checked Control of no steps with the state its controls leave", "[hot_path]") {
+  Rig rig;
+  (void)rig.controls.read(arm_control(0.5, -0.25), ControlTargets{rig.values.data(), rig.values_set.data(),
+                                                                  rig.events_set.data(), rig.events_on.data()});
+  const HotPathOutcome outcome = rig.path->step_checked(0);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(outcome.answer_frame == rig.sensors.encode(expected, 0.0));
+  CHECK(outcome.controls == 1);
+  CHECK(outcome.steps == 0);
+  CHECK(rig.clock.steps() == 0);
+}

@@ -19,6 +19,7 @@ from coupler.wire.messages import (
 from coupler.serve.simulation_server import SimulationServer
 from coupler.scenes import load_scene
 from coupler.scenes.static import StaticScene
+from failing_stepper import failing_parts
 
 ARM_HOME = [0.0, -0.785398, 0.0, -2.356194, 0.0, 1.570796, 0.785398]
 
@@ -115,10 +116,8 @@ def test_messages_only_servers_send_are_refused_as_unexpected(sim, message):
 
 
 def test_a_failing_simulation_gets_an_internal_error_and_the_server_goes_on(sim, monkeypatch):
-    def broken(steps=1):
-        raise RuntimeError("solver diverged")
-
-    monkeypatch.setattr(sim.simulation, "step", broken)
+    parts = failing_parts(sim.simulation.hot_path_parts(), "solver diverged")
+    monkeypatch.setattr(sim.simulation, "hot_path_parts", lambda: parts)
     answer = sim.handle(control(*ARM_HOME))
     assert answer.code == ErrorCode.INTERNAL_ERROR
     assert "solver diverged" in answer.text

@@ -263,6 +263,12 @@ class HotPath {
   HotPathOutcome step_chunk();
   // Drops the Control start_chunks() applied (the caller answered it: a stop); whether one was in progress.
   bool drop_chunks() noexcept;
+  // The same for a Control the caller has checked (refusing any value beyond its limit and any pose the scatter
+  // refuses, which it names) and serves alone, with no one to answer between chunks (a Control given to the
+  // server as a message): applied whatever its values, and `steps` steps (up to max_steps) taken at once; with 0
+  // (a free run's Control) none, its answer reading the state with its controls applied, as run_free() answers.
+  // A paced answer held for its time (of a controller that has gone) stays held.
+  HotPathOutcome step_checked(std::uint64_t steps);
 
   // Answers the Control of many steps in progress (if one is; a round's:
   // each of its Controls) with SessionEnded and `text`, and publishes that

@@ -1,0 +1,103 @@
+"""A Control given to `SimulationServer.handle` is applied, stepped and read in C++
+(`coupler.serve.native_control_step`), as the hot path serves one: the simulation's Python apply, step and read
+are never called, a Control of many steps takes them all at once, a free run's takes none, and the answers are
+those of stepping the same MJCF in MuJoCo directly, bit for bit."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+mujoco = pytest.importorskip("mujoco")
+
+from coupler import _native  # noqa: E402
+from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.wire.messages import ControlMessage, HandshakeInitMessage, ObjectControl, SensorMessage  # noqa: E402
+
+# A pendulum driven by a motor: torques in N m at the joint.
+SCENE = """
+<mujoco model="pendulum">
+  <worldbody>
+    <body name="pendulum" pos="0 0 1">
+      <joint name="pendulum" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="pendulum" joint="pendulum"/>
+  </actuator>
+</mujoco>
+"""
+# Torques sent and the steps each Control asks for (0: one); the last more than a loop would take in one chunk.
+PLAN = [(0.3, 0), (-0.5, 3), (0.2, _native.StepChunks.FIRST + 20)]
+
+
+def _not_in_python(name: str):
+    def called(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the simulation's Python {name} was called")
+
+    return called
+
+
+def _scene_served_in_cpp_only(xml: str = SCENE) -> MujocoSimulation:
+    """The scene of `xml`, whose Python apply, step and read refuse to serve a Control."""
+    simulation = MujocoSimulation.from_xml_string(xml)
+    for name in ("apply_values", "step", "sensor_values"):
+        setattr(simulation, name, _not_in_python(name))
+    return simulation
+
+
+@pytest.fixture(scope="module")
+def served() -> tuple[list[object], SimulationServer]:
+    """The answers to PLAN's Controls given to handle(), and the server."""
+    sim = SimulationServer(_scene_served_in_cpp_only())
+    sim.handle(HandshakeInitMessage())
+    answers = [sim.handle(ControlMessage(objects={"pendulum": ObjectControl([torque])}, steps=steps))
+               for torque, steps in PLAN]
+    return answers, sim
+
+
+def test_a_control_given_to_handle_is_stepped_in_cpp_as_stepping_the_scene_in_mujoco(served):
+    answers, _ = served
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    for (torque, steps), answer in zip(PLAN, answers):
+        data.ctrl[0] = torque
+        mujoco.mj_step(model, data, nstep=max(steps, 1))
+        assert isinstance(answer, SensorMessage), answer
+        assert answer.simulated_time == data.time
+        assert answer.objects["pendulum"].angles == [data.qpos[0]]
+        assert answer.objects["pendulum"].angular_velocities == [data.qvel[0]]
+
+
+def test_every_control_and_step_taken_in_cpp_is_counted(served):
+    _, sim = served
+    assert (sim.stats.controls, sim.stats.steps) == (len(PLAN), sum(max(steps, 1) for _, steps in PLAN))
+
+
+def test_a_free_runs_control_given_to_handle_is_applied_and_read_in_cpp_without_a_step():
+    sim = SimulationServer(_scene_served_in_cpp_only(), lockstep=False)
+    answer = sim.handle(ControlMessage(objects={"pendulum": ObjectControl([0.3])}))
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    data.ctrl[0] = 0.3
+    mujoco.mj_forward(model, data)
+    assert isinstance(answer, SensorMessage), answer
+    assert answer.simulated_time == data.time == 0.0
+    assert answer.objects["pendulum"].angles == [data.qpos[0]]
+    assert answer.objects["pendulum"].torques == [data.actuator_force[0]]
+    assert (sim.stats.controls, sim.stats.steps) == (1, 0)
+
+
+def test_values_clamped_in_cpp_through_handle_are_counted_and_warned_once(caplog):
+    simulation = _scene_served_in_cpp_only(SCENE.replace('joint="pendulum"/>', 'joint="pendulum" ctrlrange="-1 1"/>'))
+    sim = SimulationServer(simulation)
+    with caplog.at_level(logging.WARNING, logger="coupler"):
+        for _ in range(2):
+            answer = sim.handle(ControlMessage(objects={"pendulum": ObjectControl([2.0])}))
+            assert isinstance(answer, SensorMessage) and answer.objects["pendulum"].torques == [1.0]
+    assert simulation.clamped_values == 2
+    assert [r.getMessage() for r in caplog.records if "clamped" in r.getMessage()] == [
+        "control 'pendulum' of 'pendulum' was sent outside its range [-1, 1] and is clamped"]
