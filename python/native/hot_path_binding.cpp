@@ -119,9 +119,9 @@ class HotPathOf {
     return path_->step_control(steps);
   }
 
-  HotPathOutcome start_chunks(std::uint64_t steps) {
+  HotPathOutcome start_chunks(std::uint64_t steps, bool checked) {
     py::gil_scoped_release released;
-    return path_->start_chunks(steps);
+    return path_->start_chunks(steps, checked);
   }
 
   HotPathOutcome step_chunk() {
@@ -343,11 +343,12 @@ void bind_hot_path(py::module_& module) {
            "run() would leave to the caller (a value beyond its limit, more than StepChunks.FIRST steps) is "
            "not applied: answer_frame is empty (start_chunks() applies one of more steps). The caller guarantees "
            "what it does for run().")
-      .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"),
+      .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"), py::arg("checked") = false,
            "As step_control(), for such a Control of more than StepChunks.FIRST `steps`: applied (its failure and "
            "INTERNAL_ERROR frame in the outcome when it cannot be; answer_frame empty and long_steps 0 when "
            "step_control() would not apply it either), its steps left to step_chunk(), which the caller calls "
-           "chunk after chunk, serving others between two calls. The outcome counts it (controls 1, long_steps).")
+           "chunk after chunk, serving others between two calls. The outcome counts it (controls 1, long_steps). "
+           "`checked`: a Control the caller has checked, as for step_checked(), applied whatever its values.")
       .def("step_chunk", &HotPathOf::step_chunk,
            "Take the next chunk of the Control start_chunks() applied, without the GIL: its steps in the outcome, "
            "long_steps and long_taken while steps remain; after its last step, the answer's readings in "

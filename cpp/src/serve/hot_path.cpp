@@ -853,12 +853,12 @@ std::uint64_t HotPath::steps_before_stop(std::uint64_t steps) const {
   return to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
 }
 
-HotPathOutcome HotPath::start_chunks(std::uint64_t steps) {
+HotPathOutcome HotPath::start_chunks(std::uint64_t steps, bool checked) {
   HotPathOutcome outcome;
-  if (long_ || held_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  // Checked, as step_checked(): a paced answer held for its time (of a controller gone) stays held.
+  if (long_ || (held_ && !checked) || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
   if (steps <= StepChunks::kFirst || steps > config_.max_steps) return outcome;  // not one to take in chunks
-  if (beyond_limits()) return outcome;
-  if (scatter_.refuses(targets_.values, targets_.values_set)) return outcome;
+  if (!checked && (beyond_limits() || scatter_.refuses(targets_.values, targets_.values_set))) return outcome;
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   if (!apply(outcome)) {

@@ -4,11 +4,11 @@ However a Control arrives (a native request, or a message given to
 `SimulationServer.handle`), it is served by `values`; one the layout refuses
 is answered by `refusal`. A lone controller's Control is applied, stepped and
 read in C++ (`coupler.serve.native_control_step`), through the loop's hot path
-where there is one. Python applies, and leaves to its loop to step, only a
-Control of many steps under a loop that takes them in chunks
-(`coupler.serve.long_control`), and with several controllers one that
-claims its robots and waits (HELD) for the others' Controls of the same
-step.
+where there is one; under a loop, one of many steps is applied there and
+left to the loop (HELD), which takes its chunks in C++ one call each
+(`coupler.serve.long_control`). Python applies a Control itself only with
+several controllers: one that claims its robots and waits (HELD) for the
+others' Controls of the same step.
 
 Under a loop whose hot path can serve it (`hands_over`), the Control that
 admits a controller, or claims robots for it, is only admitted here (who
@@ -57,10 +57,10 @@ class ControlAnswer:
         self._step: NativeControlStep | None = None  # the C++ step of a lone controller's Controls, made when needed
         self._step_made = False
 
-    def step_with(self, path: object) -> None:
-        """Step the Controls served here through `path`, the `_native.HotPath` of a loop: one C++ object steps the
-        simulation."""
-        self._step = NativeControlStep.for_simulation(self.run.simulation, path)
+    def step_with(self, step: NativeControlStep) -> None:
+        """Step the Controls served here through `step`, over the `_native.HotPath` of a loop: one C++ object steps
+        the simulation."""
+        self._step = step
         self._step_made = True
 
     def _native_step(self) -> NativeControlStep | None:
@@ -115,6 +115,8 @@ class ControlAnswer:
                 controller.seen = clock()
             taken = run.steps_per_control(steps)
             step = self._native_step()
+            if step is not None and step.chunks and run.leaves_to_loop(taken):
+                return self._start_chunks(step, steps, peer)
             if step is None or run.leaves_to_loop(taken):
                 # Applied here; its steps are the loop's to take (or, without C++ parts, taken here).
                 simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
@@ -133,6 +135,21 @@ class ControlAnswer:
             return cast(float, outcome.simulated_time)
 
         return self.guard.answer("ControlMessage", control)
+
+    def _start_chunks(self, step: NativeControlStep, steps: int, peer: bytes) -> Held:
+        """A lone controller's Control of many steps under a loop: applied in C++, its chunks left to the loop (HELD)
+        in `long_control`, taken in C++."""
+        run = self.run
+        step.refuse()
+        outcome, long = step.start_chunks(run.steps_per_control(steps), [peer], run.stepped, checked=True)
+        if long is None and not outcome.failure:
+            raise RuntimeError(f"a Control of {steps} steps was not applied for stepping in chunks")
+        run.stats.controls += 1
+        run.begin(steps)
+        if outcome.failure:
+            raise RuntimeError(outcome.failure)  # answered as any failure while handling a Control
+        run.long_control = long
+        return HELD
 
     def refusal(self, error: ProtocolError, peer: bytes = b"") -> ErrorMessage:
         """The answer to a Control of `peer` that the control layout refused with `error`, as a request to drive.

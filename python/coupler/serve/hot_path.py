@@ -107,6 +107,7 @@ from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.held import HELD, Held
 from coupler.serve.hot_path_parts import HotPathParts, HotPathSimulation
 from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
+from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 from coupler.wire.errors import Error
@@ -143,7 +144,8 @@ class HotPath:
             stop_after=math.inf if stop_after is None else stop_after,
             trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
         # The Controls served in Python are stepped through this very object: one C++ object steps the simulation.
-        self.sim.control_answer.step_with(self._path)
+        self._control_step = NativeControlStep(simulation, self._path, chunks=True)
+        self.sim.control_answer.step_with(self._control_step)
         self._stop_after = stop_after
         # A Control of many steps reached stop_after and was ended: the loop ends.
         self.stopped_at_stop_after = False
@@ -324,7 +326,7 @@ class HotPath:
         the control arrays) as serve() steps any Control; (the answer's readings, the time stepped to, the steps
         taken), the time None when the simulation failed (the frame then says so). HELD for one of more than
         `LONG_CONTROL_STEPS` steps, applied: its steps are left to the loop in `SimulationServer.long_control`,
-        whose chunks C++ takes (`_take_chunk`). None when C++ leaves the Control to the caller (a value beyond
+        whose chunks C++ takes (`NativeControlStep.start_chunks`). None when C++ leaves the Control to the caller (a value beyond
         the largest it takes): nothing is applied."""
         sim = self.sim
         if sim.steps_per_control(steps) > LONG_CONTROL_STEPS:
@@ -351,8 +353,8 @@ class HotPath:
         """step_control() for a Control of `steps` steps, more than `LONG_CONTROL_STEPS`: applied in C++, its chunks
         left to the loop (`LockstepLoop._step_long_control`), which serves others between them and answers it."""
         sim = self.sim
-        outcome = self._path.start_chunks(steps)
-        if not outcome.controls and not outcome.failure:
+        outcome, control = self._control_step.start_chunks(steps, [peer], sim.simulation_run.stepped)
+        if control is None and not outcome.failure:
             return None
         if not sim.running:
             sim.simulation_run.start()
@@ -361,28 +363,12 @@ class HotPath:
         stats.controls += outcome.controls
         self.controls += outcome.controls
         sim.sessions.renew(peer)  # its lease runs from its last Control, as on every path
-        if outcome.clamped or outcome.failure:
-            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
         if outcome.failure:
             stats.errors_sent += 1
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
             return outcome.answer_frame, None, 0
-        control = LongControl([peer], steps, drop=self._path.drop_chunks)
-        control.chunk = lambda: self._take_chunk(control)
         sim.long_control = control
         return HELD
-
-    def _take_chunk(self, control: LongControl) -> bool:
-        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
-        last is taken, or where stop_after cuts it). A failure raises, the simulation's state then unknown."""
-        outcome = self._path.step_chunk()
-        self.sim.stats.steps += outcome.steps
-        control.taken += outcome.steps
-        if outcome.clamped or outcome.failure:
-            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
-        if outcome.failure:
-            raise RuntimeError(outcome.failure)
-        return outcome.long_steps > 0 and not outcome.long_at_stop_after
 
     def _started(self, outcome: Any) -> None:
         """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++

@@ -9,17 +9,22 @@ serves Controls through, and the very C++ object where a loop has one
 (`ControlAnswer.step_with`). Python first names a value it refuses (`refuse_values`), and is
 told what C++ clamped and whether the simulation failed (`hot_path_served`).
 Stepped here, a Control of many steps takes them all at once: no loop
-serves others between chunks (a loop leaves those to its own chunks).
+serves others between chunks. Under a loop whose hot path this is
+(`chunks`), one of more than `LONG_CONTROL_STEPS` steps is applied in C++
+and its chunks are taken there one call each (`start_chunks`), the loop
+serving others between two calls (`coupler.serve.long_control`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from coupler import _native
 from coupler.serve.hot_path_parts import HotPathSimulation
+from coupler.serve.long_control import LongControl
 from coupler.serve.simulation import ArraySimulation
 
 
@@ -27,24 +32,24 @@ class NativeControlStep:
     """Steps the Controls read into `simulation`'s control arrays in C++; `for_simulation` gives None for one without
     hot path parts."""
 
-    def __init__(self, simulation: HotPathSimulation, path: Any) -> None:
+    def __init__(self, simulation: HotPathSimulation, path: Any, chunks: bool = False) -> None:
         self._simulation = simulation
         self._flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation too
         self.path = path  # the _native.HotPath that steps this simulation
+        # The path is a lockstep loop's, configured with its stop_after: it takes a long Control's chunks.
+        self.chunks = chunks
 
     @classmethod
-    def for_simulation(cls, simulation: object, path: Any = None) -> NativeControlStep | None:
-        """The C++ step of `simulation`'s Controls, through `path` (a loop's `_native.HotPath` of it, so that one C++
-        object steps it) or one built of its hot path parts; None when it has none."""
+    def for_simulation(cls, simulation: object) -> NativeControlStep | None:
+        """The C++ step of `simulation`'s Controls, through a `_native.HotPath` built of its hot path parts; None when
+        it has none."""
         if not isinstance(simulation, ArraySimulation) or not isinstance(simulation, HotPathSimulation):
             return None
-        if path is None:
-            parts = simulation.hot_path_parts()
-            if parts is None:
-                return None
-            flat = simulation.flat
-            path = _native.HotPath(flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper)
-        return cls(simulation, path)
+        parts = simulation.hot_path_parts()
+        if parts is None:
+            return None
+        flat = simulation.flat
+        return cls(simulation, _native.HotPath(flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper))
 
     def refuse(self) -> None:
         """Raise ProtocolError naming the first value of the Control read into the arrays that cannot be applied."""
@@ -64,3 +69,32 @@ class NativeControlStep:
         if not outcome.failure and sensors_out is not gathered:
             np.copyto(sensors_out, gathered)
         return outcome
+
+    def start_chunks(self, steps: int, peers: list[bytes], stepped: Callable[[int], None],
+                     checked: bool = False) -> tuple[Any, LongControl | None]:
+        """Apply in C++ the Control read into the arrays, of `steps` steps (more than LONG_CONTROL_STEPS), leaving its
+        chunks to the loop: the C++ outcome, and the `LongControl` of `peers` whose `chunk()` takes the next one in
+        C++, counting its steps with `stepped`. None when it was not applied: it failed (the outcome says so), or
+        C++ leaves it to the caller (a value beyond the largest it takes, unless `checked` by `refuse`)."""
+        simulation = self._simulation
+        simulation.settle()  # C++ steps from a settled state, as a read leaves it
+        outcome = self.path.start_chunks(steps, checked)
+        if outcome.clamped or outcome.failure:
+            simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if not outcome.controls or outcome.failure:
+            return outcome, None
+        control = LongControl(list(peers), steps, drop=self.path.drop_chunks)
+        control.chunk = lambda: self._take_chunk(control, stepped)
+        return outcome, control
+
+    def _take_chunk(self, control: LongControl, stepped: Callable[[int], None]) -> bool:
+        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
+        last is taken, or where stop_after cuts it). A failure raises, the simulation's state then unknown."""
+        outcome = self.path.step_chunk()
+        stepped(outcome.steps)
+        control.taken += outcome.steps
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if outcome.failure:
+            raise RuntimeError(outcome.failure)
+        return outcome.long_steps > 0 and not outcome.long_at_stop_after

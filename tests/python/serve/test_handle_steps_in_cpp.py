@@ -1,11 +1,13 @@
 """A Control given to `SimulationServer.handle` is applied, stepped and read in C++
 (`coupler.serve.native_control_step`), as the hot path serves one: the simulation's Python apply, step and read
-are never called, a Control of many steps takes them all at once, a free run's takes none, and the answers are
-those of stepping the same MJCF in MuJoCo directly, bit for bit."""
+are never called, a Control of many steps takes them all at once (under a loop, in chunks C++ takes one call
+each), a free run's takes none, and the answers are those of stepping the same MJCF in MuJoCo directly, bit for
+bit."""
 
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
@@ -13,7 +15,11 @@ mujoco = pytest.importorskip("mujoco")
 
 from coupler import _native  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.serve.held import HELD  # noqa: E402
+from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.native_responder import NativeResponder  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
+from coupler.wire.codec import decode  # noqa: E402
 from coupler.wire.messages import ControlMessage, HandshakeInitMessage, ObjectControl, SensorMessage  # noqa: E402
 
 # A pendulum driven by a motor: torques in N m at the joint.
@@ -101,3 +107,30 @@ def test_values_clamped_in_cpp_through_handle_are_counted_and_warned_once(caplog
     assert simulation.clamped_values == 2
     assert [r.getMessage() for r in caplog.records if "clamped" in r.getMessage()] == [
         "control 'pendulum' of 'pendulum' was sent outside its range [-1, 1] and is clamped"]
+
+
+def test_a_control_of_many_steps_given_under_a_loop_is_applied_in_cpp_and_its_chunks_taken_there(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    for name in ("apply_values", "step"):  # the answer is read once the last chunk is taken, as a round's
+        setattr(simulation, name, _not_in_python(name))
+    sim = SimulationServer(simulation)
+    responder = NativeResponder(f"ipc://{tmp_path}/loop.sock", sim)
+    try:
+        loop = LockstepLoop(responder)
+        sim.handle(HandshakeInitMessage())
+        steps = _native.StepChunks.FIRST + 20
+        assert sim.handle(ControlMessage(objects={"pendulum": ObjectControl([0.4])}, steps=steps)) is HELD
+        long = sim.long_control
+        assert long is not None and long.chunk is not None  # its chunks are C++'s to take
+        answer = loop._step_long_control(threading.Event())
+    finally:
+        responder.close()
+    model = mujoco.MjModel.from_xml_string(SCENE)
+    data = mujoco.MjData(model)
+    data.ctrl[0] = 0.4
+    mujoco.mj_step(model, data, nstep=steps)
+    message = decode(answer.reply)
+    assert isinstance(message, SensorMessage), message
+    assert message.simulated_time == data.time
+    assert message.objects["pendulum"].angles == [data.qpos[0]]
+    assert (loop.chunked.chunks, long.taken, sim.stats.steps) == (0, steps, steps)

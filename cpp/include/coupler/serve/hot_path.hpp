@@ -253,8 +253,9 @@ class HotPath {
   // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which
   // serves others between them: applied (its failure, `error_answers` 1 and the InternalError frame, in the
   // outcome when it cannot be; empty when step_control() would not apply it either), its steps left to
-  // step_chunk(); the outcome counts it (`controls` 1) and its `long_steps`.
-  HotPathOutcome start_chunks(std::uint64_t steps);
+  // step_chunk(); the outcome counts it (`controls` 1) and its `long_steps`. `checked`: a Control the caller has
+  // checked, as for step_checked(), applied whatever its values.
+  HotPathOutcome start_chunks(std::uint64_t steps, bool checked = false);
   // Takes the next chunk of the Control start_chunks() applied. The outcome counts its steps (and clamps) and
   // says what is left (`long_steps`, `long_taken`) while steps remain; once its last step is taken, the answer's
   // readings in `answer_frame` and the time reached; stopped at the step reaching stop_after
