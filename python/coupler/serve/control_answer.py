@@ -115,16 +115,10 @@ class ControlAnswer:
                 controller.seen = clock()
             taken = run.steps_per_control(steps)
             step = self._native_step()
-            if step is not None and step.chunks and run.leaves_to_loop(taken):
+            if step is None:
+                raise ProtocolError("unexpected message: this scene takes no Controls", ErrorCode.UNEXPECTED_MESSAGE)
+            if step.chunks and run.leaves_to_loop(taken):
                 return self._start_chunks(step, steps, peer)
-            if step is None or run.leaves_to_loop(taken):
-                # Applied here; its steps are the loop's to take (or, without C++ parts, taken here).
-                simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
-                stats.controls += 1
-                run.take(steps, (peer,))
-                if run.long_control is not None:
-                    return HELD  # its steps are left to the loop
-                return simulation.sensor_values(sensors_out)
             step.refuse()
             stats.controls += 1
             run.begin(steps)
