@@ -6,6 +6,7 @@ import time
 
 import zmq
 
+from coupler.record.channels import ANSWERS, REQUESTS, STATE_TOPIC, frame_kind
 from coupler.record.frame_stream import END_TOPIC, FRAME_PREFIX, SCENE_TOPIC, parse, topic_of
 
 
@@ -35,3 +36,12 @@ def compared(received: list[list[bytes]]) -> list[tuple]:
     header field but the wall clock."""
     streamed = [parse(parts) for parts in received if topic_of(parts) != SCENE_TOPIC]
     return [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed]
+
+
+def assert_streams_exchanges(stream: list[tuple], exchanged: list[tuple[bytes, bytes]]) -> None:
+    """`stream` (as `compared` gives it) publishes each exchange in turn, its request then its answer, as they went
+    (the states stepped to aside), every message numbered in turn."""
+    messages = [(topic, payload) for topic, _, _, _, payload in stream if topic != STATE_TOPIC]
+    assert messages == [message for request, answer in exchanged
+                        for message in ((REQUESTS + frame_kind(request), request), (ANSWERS + frame_kind(answer), answer))]
+    assert [message[1] for message in stream] == list(range(stream[0][1], stream[0][1] + len(stream)))

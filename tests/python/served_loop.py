@@ -17,16 +17,16 @@ from coupler.serve.simulation_server import SimulationServer
 
 
 class Served:
-    """A lockstep server of `simulation` on `address`, through the hot path or not, traced or paced as asked;
+    """A lockstep server of `simulation` on `address`, traced or paced as asked;
     `options` go to SimulationServer. Stopped, and its thread joined, on leaving the `with`."""
 
-    def __init__(self, simulation: Simulation, address: str, hot_path: bool = True,
-                 trace_sizes: bool = False, trace: bool = False, clock: RunClock | None = None, **options) -> None:
+    def __init__(self, simulation: Simulation, address: str, trace_sizes: bool = False, trace: bool = False,
+                 clock: RunClock | None = None, **options) -> None:
         self.address = address
         self.sim = SimulationServer(simulation, **options)
         self.sim.trace = trace
         self.responder = NativeResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(self.responder, clock, hot_path=hot_path)
+        self.loop = LockstepLoop(self.responder, clock)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 

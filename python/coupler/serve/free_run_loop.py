@@ -18,10 +18,9 @@ class FreeRunLoop:
     without a fresh Control since the previous step are counted, which
     tells whether the controller kept up.
 
-    With `hot_path` (the default), while a controller drives, the steps and
-    the answers to its Controls and to reads are taken in C++
-    (`coupler.serve.hot_path`), which hands every other request back to be
-    served here (traced, C++ returns after each Control with its frames,
+    While a controller drives, the steps and the answers to its Controls
+    and to reads are taken in C++ (`coupler.serve.hot_path`), which hands
+    every other request back to be served here (traced, C++ returns after each Control with its frames,
     which are logged, and hands reads back). Published (`--publish`,
     `--record`), C++ publishes what the observer would: each Control and each
     read with its answer, and the states `coupler.serve.frame_observer` says
@@ -35,7 +34,6 @@ class FreeRunLoop:
         clock: RunClock,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
-        hot_path: bool = True,
     ) -> None:
         if responder.sim.lockstep:
             raise ValueError("FreeRunLoop needs a SimulationServer with lockstep=False")
@@ -46,7 +44,7 @@ class FreeRunLoop:
         self.exit_on_session_end = exit_on_session_end
         self._closed = ClosedPeerWatch(responder)
         # Where the steps and a controller's Controls are served in C++; None when every step is taken here.
-        self.hot_path = HotPath.for_free_run(responder, stop_after) if hot_path else None
+        self.hot_path = HotPath.for_free_run(responder, stop_after)
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error."""

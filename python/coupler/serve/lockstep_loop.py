@@ -62,11 +62,10 @@ class LockstepLoop:
     and rendering its images once done; here, in Python, those no hot path
     takes.
 
-    With `hot_path` (the default), the controllers' Controls are answered
-    in C++ where `coupler.serve.hot_path` allows it (traced, published or
-    paced too; when paced, a lone controller's answer and a round's wait
-    there while others' reads are answered); the answers are the same bytes
-    either way. The C++
+    The controllers' Controls are answered in C++ where
+    `coupler.serve.hot_path` allows it (traced, published or paced too;
+    when paced, a lone controller's answer and a round's wait there while
+    others' reads are answered). The C++
     loop hands back any other request, which then waits its turn as the
     controllers-first order says. A newcomer's Control (or one claiming
     robots) is admitted here, and the hot path serves it first in its next
@@ -86,7 +85,6 @@ class LockstepLoop:
         clock: RunClock | None = None,
         stop_after: float | None = None,
         exit_on_session_end: bool = False,
-        hot_path: bool = True,
     ) -> None:
         self.responder = responder
         self.sim = responder.sim
@@ -100,10 +98,8 @@ class LockstepLoop:
         self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
         self.chunked = ChunkedSteps(self.sim.step_long_control)
         # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
-        self.hot_path: HotPath | WorldHotPath | None = None
-        if hot_path:
-            self.hot_path = HotPath.for_loop(responder, clock, stop_after) or WorldHotPath.for_loop(responder, clock,
-                                                                                                   stop_after)
+        self.hot_path: HotPath | WorldHotPath | None = (HotPath.for_loop(responder, clock, stop_after)
+                                                        or WorldHotPath.for_loop(responder, clock, stop_after))
         # A Control admitted in Python (answered ADMITTED), or a driving controller's Control the loop took from the
         # socket itself, for the hot path to serve before anything else.
         self._admitted: Any | None = None

@@ -1,5 +1,5 @@
-"""A server observed only by its publisher (--publish, --record) keeps the C++ hot path, which publishes what the
-Python path would: the same stream, header times of the wall clock aside, and a recording that replays identical."""
+"""A server observed only by its publisher (--publish, --record) keeps the C++ hot path, which publishes every
+request and its answer in turn with the states stepped to, and a recording that replays identical."""
 
 from __future__ import annotations
 
@@ -29,20 +29,20 @@ from coupler.wire.messages import (
     ObjectControl,
     SensorRequestMessage,
 )
-from frame_subscriber import compared, follow, until_end
+from frame_subscriber import assert_streams_exchanges, compared, follow, until_end
 from peers import run
 
 
 class PublishedServer:
-    """A lockstep server of `scene` in a thread, observed by a FramePublisher, through the hot path or not."""
+    """A lockstep server of `scene` in a thread, observed by a FramePublisher."""
 
-    def __init__(self, scene: str, address: str, hot_path: bool, time_step: float | None = None,
+    def __init__(self, scene: str, address: str, time_step: float | None = None,
                  clock: RunClock | None = None) -> None:
         simulation = load_scene(scene, time_step)
         self.sim = SimulationServer(simulation)
         self.publisher = FramePublisher(scene_metadata(simulation, scene), scene_attachments(simulation))
         self.responder = NativeResponder(address, self.sim)
-        self.loop = LockstepLoop(observed(self.responder, self.publisher), clock, hot_path=hot_path)
+        self.loop = LockstepLoop(observed(self.responder, self.publisher), clock)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self.loop.run, args=(self._stop, 0.05))
 
@@ -72,9 +72,12 @@ def random_controls(handshake: HandshakeMessage, count: int, seed: int) -> list[
 READ = encode(SensorRequestMessage())
 
 
-def drive(address: str, frames: list[bytes], reads: int = 0) -> None:
+def drive(address: str, frames: list[bytes], reads: int = 0,
+          exchanged: list[tuple[bytes, bytes]] | None = None) -> None:
     """A controller: the handshake, then each frame, waiting for each answer; after each of its answers, a reader
-    (a peer of its own, which never shakes hands) reads `reads` times."""
+    (a peer of its own, which never shakes hands) reads `reads` times. Each request and its answer, in turn, are
+    appended to `exchanged`."""
+    exchanged = [] if exchanged is None else exchanged
     context = zmq.Context.instance()
     with context.socket(zmq.REQ) as socket, context.socket(zmq.REQ) as reader:
         for peer in (socket, reader):
@@ -83,10 +86,10 @@ def drive(address: str, frames: list[bytes], reads: int = 0) -> None:
             peer.connect(address)
         for frame in [encode(HandshakeInitMessage()), *frames]:
             socket.send(frame)
-            socket.recv()
+            exchanged.append((frame, socket.recv()))
             for _ in range(reads):
                 reader.send(READ)
-                reader.recv()
+                exchanged.append((READ, reader.recv()))
 
 
 def published(server: PublishedServer, publish_on: str, run: Callable[[str], None]) -> list:
@@ -106,77 +109,68 @@ def published(server: PublishedServer, publish_on: str, run: Callable[[str], Non
     return compared(received)
 
 
-def stream_of(scene: str, address: str, publish_on: str, hot_path: bool, frames: list[bytes],
-              reads: int = 0, time_step: float | None = None, clock: RunClock | None = None) -> tuple[list, int, int]:
+def stream_of(scene: str, address: str, publish_on: str, frames: list[bytes], reads: int = 0,
+              time_step: float | None = None, clock: RunClock | None = None) -> tuple[list, list, int, int]:
     """Every frame message a subscriber receives from a run of `frames` (and `reads` of another peer after each),
-    all header fields but the wall clock; and the Controls and the reads the hot path answered."""
-    server = PublishedServer(scene, address, hot_path, time_step, clock)
-    stream = published(server, publish_on, lambda endpoint: drive(endpoint, frames, reads))
-    path = server.loop.hot_path
-    served, read = (0, 0) if path is None else (path.controls, path.reads)
-    return stream, served, read
+    all header fields but the wall clock; every request and its answer; and the Controls and the reads the hot
+    path answered."""
+    server = PublishedServer(scene, address, time_step, clock)
+    exchanged: list[tuple[bytes, bytes]] = []
+    stream = published(server, publish_on, lambda endpoint: drive(endpoint, frames, reads, exchanged))
+    return stream, exchanged, server.loop.hot_path.controls, server.loop.hot_path.reads
+
+
+def states_in(stream: list) -> int:
+    return sum(1 for message in stream if message[0] == "/coupler/mujoco_state")
 
 
 @pytest.mark.parametrize("scene", ["arm", "static"])
-def test_a_publisher_on_the_hot_path_streams_what_the_python_path_streams_for_the_same_random_controls(
-        scene, make_address):
+def test_a_publisher_on_the_hot_path_streams_every_random_control_and_its_answer_in_turn(scene, make_address):
     handshake = SimulationServer(load_scene(scene, None)).handshake
     frames = random_controls(handshake, 200, seed=14)
-    hot, served, _ = stream_of(scene, make_address("ipc"), make_address("ipc"), True, frames)
-    plain, not_served, _ = stream_of(scene, make_address("ipc"), make_address("ipc"), False, frames)
-    assert served > 100 and not_served == 0  # the first clamp of each value takes the Python path
-    assert len(hot) == len(plain) and len(hot) >= 2 * (len(frames) + 1)
-    assert hot == plain
+    stream, exchanged, served, _ = stream_of(scene, make_address("ipc"), make_address("ipc"), frames)
+    assert served > 100  # the first clamp of each value takes the Python path
+    assert_streams_exchanges(stream, exchanged)
     if scene == "arm":
-        assert sum(1 for message in hot if message[0] == "/coupler/mujoco_state") == len(frames)
+        assert states_in(stream) == len(frames)
 
 
-def test_reads_of_the_controller_and_of_another_peer_are_published_on_the_hot_path_as_on_the_python_path(
-        make_address):
-    handshake = SimulationServer(load_scene("arm", None)).handshake
-    frames = [frame for control in random_controls(handshake, 60, seed=3) for frame in (control, READ)]
-    hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, reads=1)
-    plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames, reads=1)
-    assert served > 0
-    assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == 60 + len(frames) + 1
-    assert hot == plain
-
-
-def test_a_published_server_answers_the_reads_of_the_controller_and_of_another_peer_in_cpp(make_address):
+def test_reads_of_the_controller_and_of_another_peer_are_published_in_turn_with_their_answers(make_address):
     frames = [frame for _ in range(20) for frame in (encode(ControlMessage({"arm": ObjectControl([0.2] * 7)})), READ)]
-    hot, served, read = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, reads=1)
+    stream, exchanged, served, read = stream_of("arm", make_address("ipc"), make_address("ipc"), frames, reads=1)
     reads = 20 + len(frames) + 1  # the controller's, and the other peer's after each answer of the controller
     # Every Control, the first (which starts the simulation) too, and every read are answered in C++.
     assert served == 20
     assert read == reads
-    assert sum(1 for message in hot if message[0] == "/coupler/requests/SensorRequest") == reads
+    assert sum(1 for message in stream if message[0] == "/coupler/requests/SensorRequest") == reads
+    assert_streams_exchanges(stream, exchanged)
 
 
-def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_as_on_the_python_path(make_address):
+def test_long_controls_taken_in_chunks_on_the_hot_path_are_published_once_each_with_their_state(make_address):
     # Controls of many steps between plain ones: each stepped in chunks, its state and answer published once.
     frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 101, 1, 350, 1)]
-    hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames)
-    plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames)
+    stream, exchanged, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), frames)
     assert served == len(frames)  # the first, which starts the simulation, too
-    assert hot == plain
+    assert_streams_exchanges(stream, exchanged)
+    assert states_in(stream) == len(frames)
 
 
-def test_paced_long_controls_held_on_the_hot_path_are_published_as_on_the_python_path(make_address):
+def test_paced_long_controls_held_on_the_hot_path_are_published_once_each_with_their_state(make_address):
     # 120 steps of 1 ms: taken in chunks, then held longer than an answer is held without serving others.
     frames = [encode(ControlMessage({"arm": ObjectControl([0.2] * 7)}, steps)) for steps in (1, 120, 1)]
-    hot, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), True, frames, time_step=0.001,
-                               clock=RunClock(1.0))
-    plain, _, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), False, frames, time_step=0.001,
-                            clock=RunClock(1.0))
+    stream, exchanged, served, _ = stream_of("arm", make_address("ipc"), make_address("ipc"), frames,
+                                             time_step=0.001, clock=RunClock(1.0))
     assert served == len(frames)
-    assert hot == plain
+    assert_streams_exchanges(stream, exchanged)
+    assert states_in(stream) == len(frames)
 
 
-def paced_stream_with_reads_while_held(address: str, publish_on: str, hot_path: bool) -> tuple[list, int]:
-    """The frame messages of a real-time server of the arm with a 0.1 s step (each answer waits 0.1 s, longer
-    than an answer is held without serving others), a reader reading while a Control's answer waits; and the
-    reads the hot path answered."""
-    server = PublishedServer("arm", address, hot_path, time_step=0.1, clock=RunClock(1.0))
+def test_paced_answers_held_on_the_hot_path_while_others_read_are_published_after_those_reads(make_address):
+    # A real-time server of the arm with a 0.1 s step: each answer waits 0.1 s, longer than an answer is held
+    # without serving others.
+    server = PublishedServer("arm", make_address("ipc"), time_step=0.1, clock=RunClock(1.0))
+    control = encode(ControlMessage({"arm": ObjectControl([-1.0] * 7)}))
+    answers = []
 
     def run(endpoint: str) -> None:
         context = zmq.Context.instance()
@@ -187,30 +181,23 @@ def paced_stream_with_reads_while_held(address: str, publish_on: str, hot_path: 
                 peer.connect(endpoint)
             driver.send(encode(HandshakeInitMessage()))
             driver.recv()
-            driver.send(encode(ControlMessage({"arm": ObjectControl([-1.0] * 7)})))
+            driver.send(control)
             time.sleep(0.01)  # the Control is taken; its answer waits until 0.1 s after its step
             reader.send(READ)
-            reader.recv()
-            driver.recv()
+            answers.append(reader.recv())
+            answers.append(driver.recv())
 
-    stream = published(server, publish_on, run)
-    path = server.loop.hot_path
-    return stream, 0 if path is None else path.reads
-
-
-def test_paced_answers_held_on_the_hot_path_while_others_read_are_published_as_on_the_python_path(make_address):
-    hot, read = paced_stream_with_reads_while_held(make_address("ipc"), make_address("ipc"), True)
-    plain, _ = paced_stream_with_reads_while_held(make_address("ipc"), make_address("ipc"), False)
-    assert read == 1
+    stream = published(server, make_address("ipc"), run)
+    assert server.loop.hot_path.reads == 1
     # The Control and the state after its step, then the read answered while its answer waits, then that answer.
-    assert [message[0] for message in hot][-5:] == ["/coupler/requests/Control", "/coupler/mujoco_state",
-                                                       "/coupler/requests/SensorRequest", "/coupler/answers/Sensor",
-                                                       "/coupler/answers/Sensor"]
-    assert hot == plain
+    assert [(topic, payload) for topic, _, _, _, payload in stream[-5:] if topic != "/coupler/mujoco_state"] == [
+        ("/coupler/requests/Control", control), ("/coupler/requests/SensorRequest", READ),
+        ("/coupler/answers/Sensor", answers[0]), ("/coupler/answers/Sensor", answers[1])]
+    assert stream[-4][0] == "/coupler/mujoco_state"
 
 
 def test_a_recording_made_on_the_hot_path_replays_identical(make_address, tmp_path):
-    server = PublishedServer("arm", make_address("ipc"), hot_path=True)
+    server = PublishedServer("arm", make_address("ipc"))
     recording = RecordingProcess(tmp_path / "run.mcap", server.publisher)
     frames = random_controls(SimulationServer(load_scene("arm", None)).handshake, 300, seed=7)
     try:
@@ -226,9 +213,10 @@ def test_a_recording_made_on_the_hot_path_replays_identical(make_address, tmp_pa
     assert result.returncode == 0 and "identical, " in result.stdout, result.stdout
 
 
-def test_a_newcomers_control_that_admits_it_is_published_by_the_hot_path_as_on_the_python_path(make_address):
+def test_a_newcomers_control_that_admits_it_is_published_by_the_hot_path_with_its_answer(make_address):
     # A controller that never shakes hands: Python admits it on its first Control, which C++ serves and publishes.
     frames = [encode(ControlMessage({"arm": ObjectControl([0.05 * k] * 7)})) for k in range(5)]
+    exchanged = []
 
     def newcomer(endpoint: str) -> None:
         with zmq.Context.instance().socket(zmq.REQ) as socket:
@@ -237,10 +225,10 @@ def test_a_newcomers_control_that_admits_it_is_published_by_the_hot_path_as_on_t
             socket.connect(endpoint)
             for frame in frames:
                 socket.send(frame)
-                socket.recv()
+                exchanged.append((frame, socket.recv()))
 
-    hot_server = PublishedServer("arm", make_address("ipc"), True)
-    hot = published(hot_server, make_address("ipc"), newcomer)
-    plain = published(PublishedServer("arm", make_address("ipc"), False), make_address("ipc"), newcomer)
-    assert hot_server.loop.hot_path.controls == len(frames)  # its first Control too
-    assert hot == plain
+    server = PublishedServer("arm", make_address("ipc"))
+    stream = published(server, make_address("ipc"), newcomer)
+    assert server.loop.hot_path.controls == len(frames)  # its first Control too
+    assert_streams_exchanges(stream, exchanged)
+    assert states_in(stream) == len(frames)

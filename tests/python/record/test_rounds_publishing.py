@@ -1,5 +1,5 @@
 """Several controllers observed by their publisher (--publish, --record) keep the C++ hot path, which publishes
-each round as the Python path does: both Controls as they arrive, then the state after the round's step and the
+each round: both Controls as they arrive, then the state after the round's step and the
 answer to each; and each read, answered in C++ too, with its answer."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class PublishedRounds:
     time_step: float
 
 
-def published_rounds(make_address, hot_path: bool, rounds: int = ROUNDS, time_step: float | None = None,
+def published_rounds(make_address, rounds: int = ROUNDS, time_step: float | None = None,
                      clock: RunClock | None = None) -> PublishedRounds:
     simulation = load_scene("two_arms", time_step)
     sim = SimulationServer(simulation, controllers=2)
@@ -67,7 +67,7 @@ def published_rounds(make_address, hot_path: bool, rounds: int = ROUNDS, time_st
     try:
         assert publisher.wait_for_subscribers(1, 10.0)
         with NativeResponder(make_address("ipc"), sim) as responder:
-            loop = LockstepLoop(observed(responder, publisher), clock, hot_path=hot_path)
+            loop = LockstepLoop(observed(responder, publisher), clock)
             thread = threading.Thread(target=loop.run, args=(stop, 0.05))
             thread.start()
             try:
@@ -93,56 +93,38 @@ def published_rounds(make_address, hot_path: bool, rounds: int = ROUNDS, time_st
     return PublishedRounds(streamed, answers, reads, loop.hot_path, sim.handshake.time_step)
 
 
-def test_each_round_of_two_controllers_is_published_controls_first_then_its_state_and_answers(make_address):
-    published = published_rounds(make_address, hot_path=True)
-    assert published.hot_path is not None and published.hot_path.controls >= 2 * (ROUNDS - 2)
+def assert_published_in_rounds(published: PublishedRounds) -> None:
+    """Each round published as its two Controls, then its state and both answers, then the read after it with its
+    answer; every message numbered in turn, in the stream and in its topic."""
     rounds = [s for s in published.streamed if s.topic in (CONTROL, STATE, SENSOR, READ)]
-    assert len(rounds) == 7 * ROUNDS
-    for k, answer in enumerate(published.answers):
+    assert len(rounds) == 7 * len(published.answers)
+    for k, (answer, read) in enumerate(zip(published.answers, published.reads, strict=True)):
         group = rounds[7 * k:7 * k + 5]
         assert [s.topic for s in group] == [CONTROL, CONTROL, STATE, SENSOR, SENSOR]
         assert group[2].simulated_ns == group[3].simulated_ns == round((k + 1) * published.time_step * 1e9)
         assert group[3].payload == group[4].payload == encode(answer)
-
-
-def test_a_read_after_each_round_is_answered_in_cpp_and_published_with_its_answer(make_address):
-    published = published_rounds(make_address, hot_path=True)
-    assert published.hot_path is not None and published.hot_path.reads >= ROUNDS - 2
-    rounds = [s for s in published.streamed if s.topic in (CONTROL, STATE, SENSOR, READ)]
-    for k, (answer, read) in enumerate(zip(published.answers, published.reads)):
         request, reply = rounds[7 * k + 5:7 * k + 7]
         assert (request.topic, request.payload) == (READ, encode(SensorRequestMessage()))
         # A read takes no step: its answer, the round's state, carries no simulated time.
         assert (reply.topic, reply.simulated_ns, reply.payload) == (SENSOR, NO_TIME, read)
         assert read == encode(answer)
+    sequences = [s.sequence for s in published.streamed]
+    assert sequences == list(range(sequences[0], sequences[0] + len(sequences)))
+    for topic in {s.topic for s in published.streamed}:
+        numbered = [s.topic_sequence for s in published.streamed if s.topic == topic]
+        assert numbered == list(range(numbered[0], numbered[0] + len(numbered))), topic
 
 
-def in_one_order(streamed: list[Streamed]) -> list[tuple]:
-    """`streamed` without its wall times, the Controls of each round in one order (the controllers send them at
-    once: they arrive in either)."""
-    messages = [(s.topic, s.sequence, s.topic_sequence, s.simulated_ns, s.payload) for s in streamed]
-    k = 0
-    while k < len(messages):
-        end = k
-        while end < len(messages) and messages[end][0] == CONTROL:
-            end += 1
-        payloads = sorted(message[4] for message in messages[k:end])
-        messages[k:end] = [message[:4] + (payload,) for message, payload in zip(messages[k:end], payloads)]
-        k = max(end, k + 1)
-    return messages
+def test_each_round_of_two_controllers_and_the_read_after_it_are_published_in_order_answered_in_cpp(make_address):
+    published = published_rounds(make_address)
+    assert published.hot_path is not None and published.hot_path.controls >= 2 * (ROUNDS - 2)
+    assert published.hot_path.reads >= ROUNDS - 2
+    assert_published_in_rounds(published)
 
 
-def test_rounds_and_reads_are_published_on_the_hot_path_as_on_the_python_path(make_address):
-    hot = published_rounds(make_address, hot_path=True)
-    plain = published_rounds(make_address, hot_path=False)
-    assert hot.hot_path is not None and hot.hot_path.reads > 0 and plain.hot_path is None
-    assert in_one_order(hot.streamed) == in_one_order(plain.streamed)
-
-
-def test_paced_rounds_whose_answers_are_held_are_published_on_the_hot_path_as_on_the_python_path(make_address):
+def test_paced_rounds_whose_answers_are_held_are_published_in_order_answered_in_cpp(make_address):
     time_step = 2 * LONGEST_HOLD  # each round's answers wait longer than an answer is held without serving others
-    hot = published_rounds(make_address, True, rounds=3, time_step=time_step, clock=RunClock(1.0))
-    plain = published_rounds(make_address, False, rounds=3, time_step=time_step, clock=RunClock(1.0))
+    published = published_rounds(make_address, rounds=3, time_step=time_step, clock=RunClock(1.0))
     # Every round is held and answered in C++, the first (whose Controls claim the robots, decided in Python) too.
-    assert hot.hot_path is not None and hot.hot_path.controls == 6 and plain.hot_path is None
-    assert in_one_order(hot.streamed) == in_one_order(plain.streamed)
+    assert published.hot_path is not None and published.hot_path.controls == 6
+    assert_published_in_rounds(published)

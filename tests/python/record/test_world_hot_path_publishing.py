@@ -1,5 +1,5 @@
 """A published batched server (--worlds N with --publish or --record) keeps the C++ hot path of its lone controller,
-which publishes what the Python path would: the same stream, header wall clocks aside."""
+which publishes every request and its answer in turn, every world's state after each step among them."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+import zmq
 
 # Rendered with EGL, as the server renders: the one OpenGL chosen before MuJoCo is imported.
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -19,6 +20,7 @@ from coupler._proto.coupler_record_pb2 import MujocoState  # noqa: E402
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
+from coupler.record.channels import ANSWERS, REQUESTS, frame_kind  # noqa: E402
 from coupler.record.publisher import FramePublisher  # noqa: E402
 from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
 from coupler.serve.frame_observer import observed  # noqa: E402
@@ -41,7 +43,7 @@ from coupler.wire.world_frames import (  # noqa: E402
     world_control_in,
 )
 from frame_subscriber import compared, follow, until_end  # noqa: E402
-from served_loop import ask, req_socket  # noqa: E402
+from served_loop import req_socket  # noqa: E402
 
 # Two hinges, the shoulder's motor limited (values beyond it are clamped, the first time in each world by Python).
 TWO_LINKS = """
@@ -97,11 +99,12 @@ def random_frames(width: int, count: int, seed: int) -> list[bytes]:
     return frames
 
 
-def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes], clock: RunClock | None = None,
-              read_during: int | None = None, cameras: bool = False) -> tuple[list, int]:
+def stream_of(address: str, publish_on: str, frames: list[bytes], clock: RunClock | None = None,
+              read_during: int | None = None, cameras: bool = False) -> tuple[list, list, int]:
     """Every frame message a subscriber receives from a published batched run of `frames` after a handshake (paced
     by `clock`; while the answer to frame `read_during` waits, another peer reads; with its `cameras` served), all
-    header fields but the wall clock; and the Controls the native hot paths stepped."""
+    header fields but the wall clock; the (topic, payload) of every request and answer in the order they went;
+    and the Controls the native hot paths stepped."""
     first = MujocoSimulation.from_xml_string(TWO_LINKS)
     if cameras and serve_cameras(first) is None:
         pytest.fail("the scene's camera is not served")
@@ -109,24 +112,34 @@ def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]
     sim = SimulationServer(WorldsSimulation(worlds))
     publisher = FramePublisher()
     responder = BatchedResponder(address, sim)
-    loop = LockstepLoop(observed(responder, publisher), clock, hot_path=hot_path)
+    loop = LockstepLoop(observed(responder, publisher), clock)
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(stop, 0.05))
     socket, received = follow(publisher.bind(publish_on))
+    went: list[tuple[str, bytes]] = []
+
+    def exchange(peer: zmq.Socket, frame: bytes) -> bytes:
+        went.append((REQUESTS + frame_kind(frame), frame))
+        peer.send(frame)
+        answer = peer.recv()
+        went.append((ANSWERS + frame_kind(answer), answer))
+        return answer
+
     try:
         assert publisher.wait_for_subscribers(1, 10.0)
         thread.start()
         with req_socket(responder.endpoint) as driver, req_socket(responder.endpoint) as reader:
-            ask(driver, encode(HandshakeInitMessage()))
+            exchange(driver, encode(HandshakeInitMessage()))
             for k, frame in enumerate(frames):
                 if k != read_during:
-                    ask(driver, frame)
+                    exchange(driver, frame)
                     continue
                 driver.send(frame)
+                went.append((REQUESTS + "Control", frame))
                 time.sleep(0.02)
-                ask(reader, encode(SensorRequestMessage()))
+                exchange(reader, encode(SensorRequestMessage()))
                 assert not driver.poll(0)  # still held
-                driver.recv()
+                went.append((ANSWERS + "Sensor", driver.recv()))
         stop.set()
         thread.join(timeout=10)
         responder.close()
@@ -138,23 +151,28 @@ def stream_of(address: str, publish_on: str, hot_path: bool, frames: list[bytes]
         socket.close()
         worlds.close()
     assert not thread.is_alive()
-    path = loop.hot_path
-    assert hot_path == isinstance(path, WorldHotPath)
+    assert isinstance(loop.hot_path, WorldHotPath)
     # World 0's ordinary Controls are stepped by the single-world hot path.
     world_0 = responder.control_stepper
-    served = (0 if path is None else path.controls) + (0 if world_0 is None else world_0.controls)
-    return compared(received), served
+    served = loop.hot_path.controls + (0 if world_0 is None else world_0.controls)
+    return compared(received), went, served
 
 
-def test_a_published_batch_streams_on_the_hot_path_what_the_python_path_streams_for_the_same_controls(
+def requests_and_answers(stream: list) -> list[tuple[str, bytes]]:
+    """The (topic, payload) of the requests and answers `stream` publishes, the states aside; AssertionError when
+    its messages are not numbered in turn."""
+    assert [message[1] for message in stream] == list(range(stream[0][1], stream[0][1] + len(stream)))
+    return [(topic, payload) for topic, _, _, _, payload in stream if topic != STATE]
+
+
+def test_a_published_batch_streams_every_request_and_answer_in_turn_and_each_worlds_state_after_each_step(
         make_address):
     frames = random_frames(WIDTH, 40, seed=5)
-    hot, served = stream_of(make_address("ipc"), make_address("ipc"), True, frames)
-    plain, not_served = stream_of(make_address("ipc"), make_address("ipc"), False, frames)
-    assert served > len(frames) // 2 and not_served == 0
-    assert hot == plain
-    answers = sum(1 for message in hot if message[0] == "/coupler/answers/Sensor")
-    states = [MujocoState.FromString(message[4]) for message in hot if message[0] == STATE]
+    stream, went, served = stream_of(make_address("ipc"), make_address("ipc"), frames)
+    assert served > len(frames) // 2
+    assert requests_and_answers(stream) == went
+    answers = sum(1 for message in stream if message[0] == "/coupler/answers/Sensor")
+    states = [MujocoState.FromString(message[4]) for message in stream if message[0] == STATE]
     # Neither a read nor a Control that steps no world publishes the worlds' states.
     stepping_none = sum(1 for frame in frames if (control := world_control_in(frame)) and not control.controls.size)
     assert stepping_none > 0
@@ -162,23 +180,20 @@ def test_a_published_batch_streams_on_the_hot_path_what_the_python_path_streams_
     assert [state.world for state in states[:WORLDS]] == list(range(WORLDS))
 
 
-def test_a_paced_published_batch_streams_on_the_hot_path_what_the_python_path_streams_a_read_while_held_too(
-        make_address):
+def test_a_paced_published_batch_streams_a_read_answered_while_an_answer_is_held_before_that_answer(make_address):
     controls = np.array([[0.5, -0.5], [1.5, 0.0], [-0.2, 0.3]])
     # The second Control's answer waits 0.1 s for its time, while another peer reads.
     frames = [encode_world_control(WORLDS, controls, 1), encode_world_control(WORLDS, controls, 10),
               encode_world_control(WORLDS, controls, 1, [1])]
-    hot, served = stream_of(make_address("ipc"), make_address("ipc"), True, frames, RunClock(1.0), read_during=1)
-    plain, _ = stream_of(make_address("ipc"), make_address("ipc"), False, frames, RunClock(1.0), read_during=1)
+    stream, went, served = stream_of(make_address("ipc"), make_address("ipc"), frames, RunClock(1.0), read_during=1)
     assert served == len(frames)
-    assert hot == plain
-    channels = [message[0] for message in hot]
+    assert requests_and_answers(stream) == went
+    channels = [message[0] for message in stream]
     held = channels.index("/coupler/requests/SensorRequest")
     assert channels[held - 1] == STATE and channels[held + 2] == "/coupler/answers/Sensor"  # held, then sent
 
 
-def test_a_published_batch_streams_controls_stepped_in_cpp_for_python_to_answer_as_the_python_path_does(
-        make_address):
+def test_a_published_batch_streams_controls_stepped_in_cpp_for_python_to_answer_images_and_all(make_address):
     controls = np.array([[0.5, -0.5], [1.5, 0.0], [-0.2, 0.3]])
     world_0 = {"arm": ObjectControl(values=[0.3, -0.2])}
     # Controls for every world asking for images, then world 0's ordinary Controls, with and without an image.
@@ -187,11 +202,10 @@ def test_a_published_batch_streams_controls_stepped_in_cpp_for_python_to_answer_
               encode_world_control(WORLDS, -controls, 3, [1], images=[("side", ["rgb"])], image_worlds=[0, 2]),
               encode(ControlMessage(objects=world_0, steps=2, images=[ImageRequest("side", ["rgb"])])),
               encode(ControlMessage(objects=world_0))]
-    hot, served = stream_of(make_address("ipc"), make_address("ipc"), True, frames, cameras=True)
-    plain, _ = stream_of(make_address("ipc"), make_address("ipc"), False, frames, cameras=True)
+    stream, went, served = stream_of(make_address("ipc"), make_address("ipc"), frames, cameras=True)
     assert served == len(frames)
-    assert hot == plain
-    answers = [message[4] for message in hot if message[0] == "/coupler/answers/Sensor"]
+    assert requests_and_answers(stream) == went
+    answers = [message[4] for message in stream if message[0] == "/coupler/answers/Sensor"]
     assert [[(stack.kind, len(stack.pixels)) for stack in read_world_answer_with_images(answer)[3]]
             for answer in answers[:3]] == [[("rgb", WORLDS), ("depth", WORLDS)], [], [("rgb", 2)]]
     assert len(answers) == len(frames)

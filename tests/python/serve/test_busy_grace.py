@@ -37,8 +37,8 @@ ARM_CONTROL = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)})
 
 
 @contextlib.contextmanager
-def serving(address: str, loop_kind: str = "hot-path", grace: float = GRACE) -> Iterator[SimulationServer]:
-    """A server of the static scene on `address`, its loop (`loop_kind`: "hot-path", "python-loop", "free-run") in a
+def serving(address: str, loop_kind: str = "lockstep", grace: float = GRACE) -> Iterator[SimulationServer]:
+    """A server of the static scene on `address`, its loop (`loop_kind`: "lockstep", "free-run") in a
     thread, holding newcomers back `grace` seconds."""
     free = loop_kind == "free-run"
     # No lease lapses, however slow the machine.
@@ -47,7 +47,7 @@ def serving(address: str, loop_kind: str = "hot-path", grace: float = GRACE) -> 
     with NativeResponder(address, sim) as responder:
         responder.busy_grace.grace = grace
         serve = (FreeRunLoop(responder, RunClock(1.0)) if free
-                 else LockstepLoop(responder, hot_path=loop_kind == "hot-path"))
+                 else LockstepLoop(responder))
         loop = threading.Thread(target=serve.run, args=(stop, 0.05))
         loop.start()
         try:
@@ -58,7 +58,7 @@ def serving(address: str, loop_kind: str = "hot-path", grace: float = GRACE) -> 
     assert not loop.is_alive()
 
 
-@pytest.mark.parametrize("loop_kind", ["hot-path", "python-loop", "free-run"])
+@pytest.mark.parametrize("loop_kind", ["lockstep", "free-run"])
 def test_a_newcomer_read_before_the_goodbye_that_frees_the_place_is_admitted(make_address, loop_kind):
     address = make_address("ipc")
     # A grace far longer than the goodbye's lag: the test shows the rule, whatever the machine's load.

@@ -1,5 +1,5 @@
-"""The lone controller's round trip in C++ (`coupler.serve.hot_path`): the same
-bytes, counts and sessions as the Python path, and a server that still stops."""
+"""The lone controller's round trip in C++ (`coupler.serve.hot_path`): answers as MuJoCo steps the scene,
+counts, sessions, and a server that still stops."""
 
 from __future__ import annotations
 
@@ -20,16 +20,14 @@ from hypothesis import strategies as st
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.run_clock import RunClock
-from coupler.serve.simulation import Simulation
 from coupler.scenes import load_scene
 from coupler.transport.client import Client
-from coupler.wire.codec import encode
+from coupler.wire.codec import decode, encode
 from coupler.wire.messages import (
     ControlMessage,
     ErrorCode,
     ErrorMessage,
     HandshakeInitMessage,
-    HandshakeMessage,
     ObjectControl,
     ResetMessage,
     SensorMessage,
@@ -42,37 +40,39 @@ from peers import REPO, server_command, wait_until_serving
 import pytest
 
 
-def values(width: int) -> st.SearchStrategy[list[float]]:
-    """Values in range or beyond it, and now and then one beyond what MuJoCo takes or not finite."""
-    plain = st.lists(st.floats(-4.0, 4.0), min_size=width, max_size=width)
-    if width == 0:
-        return plain
-    bad = st.one_of(st.none(), st.none(), st.none(),
-                    st.tuples(st.integers(0, width - 1), st.sampled_from([1e11, -1e300, math.nan, math.inf])))
+# Two pendulums, each driven by a motor: torques in N m at the joint, the heavy one's geared (ctrl = torque / 1000)
+# and its ctrl clamped to [-2, 2].
+PENDULUMS = """
+<mujoco model="pendulums">
+  <worldbody>
+    <body name="light" pos="0 0 1">
+      <joint name="light" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+    <body name="heavy" pos="0 0.5 1">
+      <joint name="heavy" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="light" joint="light"/>
+    <motor name="heavy" joint="heavy" gear="1000" ctrlrange="-2 2"/>
+  </actuator>
+</mujoco>
+"""
+GEAR = {"light": 1.0, "heavy": 1000.0}
+# The largest ctrl MuJoCo takes (mjMAXVAL): a Control asking for more is refused, as one not finite.
+LARGEST_CTRL = 1e10
 
-    def spoil(numbers: list[float], spoiled: tuple[int, float] | None) -> list[float]:
-        if spoiled is not None:
-            numbers[spoiled[0]] = spoiled[1]
-        return numbers
-
-    return st.builds(spoil, plain, bad)
-
-
-def controls(handshake: HandshakeMessage) -> st.SearchStrategy[ControlMessage]:
-    """Controls of some of the scene's objects, with any events and steps (over the hot path's limit too)."""
-    driven = {name: d for name, d in handshake.objects.items() if d.controls}
-
-    def object_control(name: str) -> st.SearchStrategy[ObjectControl]:
-        d = driven[name]
-        events = st.dictionaries(st.sampled_from(sorted(d.control_events) or ["none"]), st.booleans(), max_size=2)
-        return st.builds(ObjectControl, values(len(d.controls)),
-                         events if d.control_events else st.just({}))
-
-    names = st.lists(st.sampled_from(sorted(driven)), min_size=1, max_size=len(driven), unique=True)
-    steps = st.sampled_from([0, 0, 1, 2, 5, 100, 101])
-    return names.flatmap(lambda chosen: st.builds(
-        ControlMessage, st.fixed_dictionaries({name: object_control(name) for name in chosen}), steps))
-
+# A torque in range, beyond the heavy motor's range, or now and then one MuJoCo does not take.
+torques = st.one_of(st.floats(-3000.0, 3000.0), st.floats(-3000.0, 3000.0), st.floats(-3000.0, 3000.0),
+                    st.sampled_from([1e11, 5e13, -1e300, math.nan, math.inf]))
+# Controls of some of the pendulums, with any steps (over the hot path's limit for a Control of one go too).
+pendulum_controls = st.builds(
+    ControlMessage,
+    st.dictionaries(st.sampled_from(sorted(GEAR)), st.builds(lambda torque: ObjectControl([torque]), torques),
+                    min_size=1),
+    st.sampled_from([0, 0, 1, 2, 5, LONG_CONTROL_STEPS, LONG_CONTROL_STEPS + 1]))
 
 # Encodings of a Control other than the plain one, which the full decoder reads: an unknown field, the
 # message type again, a later steps field, every field again (map entries repeated: the last one counts).
@@ -85,43 +85,50 @@ EXTRAS: list[Callable[[bytes], bytes]] = [
 ]
 
 
+def test_random_controls_are_answered_by_the_hot_path_as_mujoco_steps_the_scene_and_bad_ones_refused(make_address):
+    model = mujoco.MjModel.from_xml_string(PENDULUMS)
+    data = mujoco.MjData(model)
+    sent = {"stepped": 0, "refused": 0, "clamped": 0}
+    with Served(MujocoSimulation.from_xml_string(PENDULUMS), make_address("ipc")) as hot, \
+            req_socket(hot.responder.endpoint) as client:
+        ask(client, encode(HandshakeInitMessage()))
+
+        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(st.lists(st.tuples(pendulum_controls, st.sampled_from(EXTRAS)), min_size=1, max_size=8))
+        def stepped_as_in_mujoco(controls: list[tuple[ControlMessage, Callable[[bytes], bytes]]]) -> None:
+            for control, extra in controls:
+                read = decode(extra(encode(control)))  # the Control the frame says, as any decoder reads it
+                answer = decode(ask(client, extra(encode(control))))
+                ctrls = {name: sent_.values[0] / GEAR[name] for name, sent_ in read.objects.items()}
+                if not all(abs(ctrl) <= LARGEST_CTRL for ctrl in ctrls.values()):
+                    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.CONTROL_MISMATCH, read
+                    sent["refused"] += 1
+                    continue
+                sent["stepped"] += 1
+                sent["clamped"] += sum(1 for name, ctrl in ctrls.items() if name == "heavy" and abs(ctrl) > 2.0)
+                for name, ctrl in ctrls.items():
+                    data.ctrl[model.actuator(name).id] = ctrl
+                mujoco.mj_step(model, data, nstep=max(read.steps, 1))
+                assert isinstance(answer, SensorMessage) and answer.simulated_time == data.time, read
+                for name in GEAR:
+                    joint = model.joint(name)
+                    assert answer.objects[name].angles == [data.qpos[joint.qposadr[0]]], read
+                    assert answer.objects[name].angular_velocities == [data.qvel[joint.dofadr[0]]], read
+
+        stepped_as_in_mujoco()
+    # Counted once the loop has stopped: the hot path reports its counts when it returns to Python.
+    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls > sent["stepped"] // 2
+    assert (hot.sim.stats.controls, hot.sim.stats.errors_sent) == (sent["stepped"], sent["refused"])
+    assert hot.sim.simulation.clamped_values == sent["clamped"] > 0
+
+
 def _mocap_control(pose: list[float], wrist: float) -> ControlMessage:
     return ControlMessage(objects={"target": ObjectControl(pose), "arm": ObjectControl([wrist])})
 
 
-def scene_named(name: str) -> Simulation:
-    """A built-in scene, or "mocap": MOCAP_ARM."""
-    return MujocoSimulation.from_xml_string(MOCAP_ARM) if name == "mocap" else load_scene(name, None)
-
-
-@pytest.mark.parametrize("scene", ["static", "arm", "mocap"])
-def test_the_hot_path_answers_random_controls_with_the_bytes_and_counts_of_the_python_path(scene, make_address):
-    with Served(scene_named(scene), make_address("ipc"), hot_path=True) as hot, \
-            Served(scene_named(scene), make_address("ipc"), hot_path=False) as plain, \
-            req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
-        hello = encode(HandshakeInitMessage())
-        assert ask(to_hot, hello) == ask(to_plain, hello)
-
-        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-        @given(st.lists(st.tuples(controls(hot.sim.handshake), st.sampled_from(EXTRAS)), min_size=1, max_size=8))
-        def same_answers(sent: list[tuple[ControlMessage, Callable[[bytes], bytes]]]) -> None:
-            for control, extra in sent:
-                frame = extra(encode(control))
-                assert ask(to_hot, frame) == ask(to_plain, frame), (control, frame)
-
-        same_answers()
-    # Counted once each loop has stopped (the hot path reports when it returns to Python), all but the
-    # closed controller, which each server counts if it notices the close before it stops.
-    counts = [({k: v for k, v in vars(s.sim.stats).items() if k != "peers_left"},
-               getattr(s.sim.simulation, "clamped_values", 0)) for s in (hot, plain)]
-    assert hot.loop.hot_path is not None and hot.loop.hot_path.controls > 0
-    assert plain.loop.hot_path is None
-    assert counts[0] == counts[1]
-
-
 def test_values_clamped_on_the_hot_path_are_counted_and_warned_once_per_control(make_address, caplog):
     caplog.set_level(logging.WARNING, logger="coupler.mujoco")
-    with Served(load_scene("arm", None), make_address("ipc"), hot_path=True) as hot, \
+    with Served(load_scene("arm", None), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         handshake = client.request(HandshakeInitMessage())
         arm, described = next((name, d) for name, d in handshake.objects.items() if d.controls)
@@ -142,7 +149,7 @@ ARM = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
 
 def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_serving(make_address, caplog):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, trace_sizes=True) as hot, \
+    with Served(load_scene("static", None), make_address("ipc"), trace_sizes=True) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         answers = [client.request(ARM) for _ in range(20)]
@@ -153,7 +160,7 @@ def test_frame_sizes_traced_with_trace_sizes_come_from_the_hot_path_which_keeps_
 
 def test_with_trace_the_hot_path_serves_the_controls_and_every_request_and_answer_is_logged(make_address, caplog):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, trace=True) as hot, \
+    with Served(load_scene("static", None), make_address("ipc"), trace=True) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         answers = [client.request(ARM) for _ in range(10)]
@@ -184,7 +191,7 @@ def test_paced_and_traced_an_answer_held_in_cpp_is_logged_before_the_reads_serve
 def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall_clock(make_address):
     ten_steps = ControlMessage(objects=ARM.objects, steps=10)
     clock = RunClock(1.0)
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, clock=clock) as hot, \
+    with Served(load_scene("static", None), make_address("ipc"), clock=clock) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         # Timed from before the first Control, which starts the run's clock: a late first answer cannot then
@@ -199,7 +206,7 @@ def test_paced_the_hot_path_serves_the_controls_and_never_runs_ahead_of_the_wall
 
 
 def test_the_first_control_after_a_handshake_is_answered_in_cpp_and_starts_the_run(make_address):
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True) as hot, \
+    with Served(load_scene("static", None), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         answer = client.request(ARM)
@@ -209,7 +216,7 @@ def test_the_first_control_after_a_handshake_is_answered_in_cpp_and_starts_the_r
 
 
 def test_the_first_control_after_a_reset_is_answered_in_cpp_and_starts_the_run_again(make_address):
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True) as hot, \
+    with Served(load_scene("static", None), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         first = client.request(ARM)
@@ -221,7 +228,7 @@ def test_the_first_control_after_a_reset_is_answered_in_cpp_and_starts_the_run_a
 
 
 def test_paced_a_reader_is_answered_in_cpp_while_the_controllers_long_held_answer_waits(make_address):
-    with Served(load_scene("static", 0.3), make_address("ipc"), hot_path=True, clock=RunClock(1.0)) as served, \
+    with Served(load_scene("static", 0.3), make_address("ipc"), clock=RunClock(1.0)) as served, \
             Client(served.responder.endpoint, timeout=5.0) as driver, \
             Client(served.responder.endpoint, timeout=1.0) as reader:
         driver.request(HandshakeInitMessage())
@@ -236,28 +243,23 @@ def test_paced_a_reader_is_answered_in_cpp_while_the_controllers_long_held_answe
     assert served.loop.hot_path.controls == 1 and served.loop.hot_path.reads >= 1
 
 
-@pytest.mark.parametrize("scene", ["static", "arm"])
-def test_reads_of_the_controller_and_of_others_get_the_bytes_and_counts_of_the_python_path(scene, make_address):
-    with Served(load_scene(scene, None), make_address("ipc"), hot_path=True) as hot, \
-            Served(load_scene(scene, None), make_address("ipc"), hot_path=False) as plain, \
-            req_socket(hot.responder.endpoint) as controller_hot, req_socket(plain.responder.endpoint) as controller_plain, \
-            req_socket(hot.responder.endpoint) as reader_hot, req_socket(plain.responder.endpoint) as reader_plain:
+def test_reads_of_the_controller_and_of_others_are_answered_in_cpp_with_the_last_controls_answer(make_address):
+    with Served(load_scene("arm", None), make_address("ipc")) as hot, \
+            req_socket(hot.responder.endpoint) as controller, req_socket(hot.responder.endpoint) as reader:
         read = encode(SensorRequestMessage())
-        hello = encode(HandshakeInitMessage())
-        assert ask(controller_hot, hello) == ask(controller_plain, hello)
+        ask(controller, encode(HandshakeInitMessage()))
         for k in range(10):
-            control = encode(ControlMessage(objects={"arm": ObjectControl([0.05 * k] * 7)}, steps=k % 3))
-            assert ask(controller_hot, control) == ask(controller_plain, control)
-            assert ask(reader_hot, read) == ask(reader_plain, read)
-            assert ask(controller_hot, read) == ask(controller_plain, read)
-    counts = [{k: v for k, v in vars(s.sim.stats).items() if k != "peers_left"} for s in (hot, plain)]
+            control = ControlMessage(objects={"arm": ObjectControl([0.05 * k] * 7)}, steps=k % 3)
+            answer = ask(controller, encode(control))
+            assert ask(reader, read) == answer
+            assert ask(controller, read) == answer
     assert hot.loop.hot_path is not None and hot.loop.hot_path.reads > 0
-    assert counts[0] == counts[1]
+    assert (hot.sim.stats.controls, hot.sim.stats.sensor_requests) == (10, 20)
 
 
 def test_reads_answered_on_the_hot_path_renew_no_lease(make_address):
     lease = 0.2
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, session_timeout=lease) as hot, \
+    with Served(load_scene("static", None), make_address("ipc"), session_timeout=lease) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as newcomer:
         driver.request(HandshakeInitMessage())
@@ -274,7 +276,7 @@ def test_reads_answered_on_the_hot_path_renew_no_lease(make_address):
 @contextlib.contextmanager
 def driver_and_newcomer(address: str, lease: float) -> Iterator[tuple[Served, Client, Client]]:
     """The static scene served through the hot path with this lease, and two controllers; the first has handshaken."""
-    with Served(load_scene("static", None), address, hot_path=True, session_timeout=lease) as hot, \
+    with Served(load_scene("static", None), address, session_timeout=lease) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as newcomer:
         driver.request(HandshakeInitMessage())
@@ -307,7 +309,7 @@ def test_a_newcomer_takes_over_from_a_hot_path_controller_whose_lease_lapsed(mak
 
 
 def test_a_newcomer_takes_over_at_once_from_a_hot_path_controller_that_disconnected(make_address):
-    with Served(load_scene("static", None), make_address("ipc"), hot_path=True, session_timeout=60.0) as hot, \
+    with Served(load_scene("static", None), make_address("ipc"), session_timeout=60.0) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as newcomer:
         arm = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)})
         with Client(hot.responder.endpoint, timeout=5.0) as driver:
@@ -377,7 +379,7 @@ def test_a_mocap_scenes_controls_are_answered_by_the_hot_path_as_mj_step_after_s
     model = mujoco.MjModel.from_xml_string(MOCAP_ARM)
     data = mujoco.MjData(model)
     rng = np.random.default_rng(11)
-    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         for _ in range(30):
@@ -407,7 +409,7 @@ def test_a_long_control_whose_pose_is_warned_about_first_steps_from_that_pose_as
     data = mujoco.MjData(model)
     unit = [0.3, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0]
     pose = [0.25, 0.05, 0.45, 2.0, 0.5, -0.5, 1.0]
-    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         for _ in range(3):
@@ -428,7 +430,7 @@ def test_a_long_control_whose_pose_is_warned_about_first_steps_from_that_pose_as
 
 def test_a_zero_quaternion_sent_to_the_hot_path_is_refused_in_one_line_and_the_hot_path_keeps_serving(make_address):
     unit = [0.3, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0]
-    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         before = [client.request(_mocap_control(unit, 0.5)) for _ in range(5)][-1]
@@ -444,7 +446,7 @@ def test_a_zero_quaternion_sent_to_the_hot_path_is_refused_in_one_line_and_the_h
 
 def test_a_quaternion_normalised_on_the_hot_path_is_warned_once_with_its_length(make_address, caplog):
     caplog.set_level(logging.WARNING, logger="coupler.mujoco")
-    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc"), hot_path=True) as hot, \
+    with Served(MujocoSimulation.from_xml_string(MOCAP_ARM), make_address("ipc")) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
         client.request(HandshakeInitMessage())
         for k in range(6):

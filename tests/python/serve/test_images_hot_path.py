@@ -52,7 +52,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     if serve_cameras(simulation) is None or simulation.images is None:
         pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
     address = f"ipc://{tmp_path_factory.mktemp('images')}/hot.sock"
-    with Served(simulation, address, hot_path=True) as hot, Client(hot.responder.endpoint, timeout=30.0) as client:
+    with Served(simulation, address) as hot, Client(hot.responder.endpoint, timeout=30.0) as client:
         handshake = client.request(HandshakeInitMessage())
         cart = next(name for name, described in handshake.objects.items() if described.controls)
         answers = [client.request(ControlMessage(objects={cart: ObjectControl(values=[force])}, steps=steps,
@@ -104,7 +104,7 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
     simulation = MujocoSimulation.from_xml_string(SCENE)
     if serve_cameras(simulation) is None:
         pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
-    with Served(simulation, f"ipc://{tmp_path}/long.sock", hot_path=True) as hot, \
+    with Served(simulation, f"ipc://{tmp_path}/long.sock") as hot, \
             Client(hot.responder.endpoint, timeout=30.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as reader:
         driver.request(HandshakeInitMessage())

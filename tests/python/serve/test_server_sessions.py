@@ -38,7 +38,7 @@ GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving")
 
 @contextlib.contextmanager
 def serving(simulation: Simulation, address: str, clock: RunClock | None = None,
-            stop_after: float | None = None, hot_path: bool = True, **options) -> Iterator[SimulationServer]:
+            stop_after: float | None = None, **options) -> Iterator[SimulationServer]:
     """A lockstep server on `address`, its loop in a thread, until the block ends (or the loop does).
 
     `sim.stop` (an Event) stops the loop; `sim.loop` is its thread.
@@ -46,7 +46,7 @@ def serving(simulation: Simulation, address: str, clock: RunClock | None = None,
     sim = SimulationServer(simulation, **options)
     sim.stop = threading.Event()
     with NativeResponder(address, sim) as responder:
-        loop = threading.Thread(target=LockstepLoop(responder, clock, stop_after, hot_path=hot_path).run,
+        loop = threading.Thread(target=LockstepLoop(responder, clock, stop_after).run,
                                 args=(sim.stop, 0.05))
         sim.loop = loop
         loop.start()
@@ -195,23 +195,6 @@ def test_stopping_answers_a_control_still_waiting_for_the_other_controller(two_a
         answer = left.receive()
     assert isinstance(answer, ErrorMessage)
     assert answer.code == ErrorCode.SESSION_ENDED and "server stopped" in answer.text
-
-
-def test_a_failing_step_of_two_controllers_answers_both_with_an_internal_error_and_the_server_goes_on(
-    two_arms, tmp_path, monkeypatch
-):
-    def broken(steps=1):
-        raise RuntimeError("solver diverged")
-
-    # The rounds the Python loop steps (the hot path's failing round: tests/cpp/serve/hot_path_rounds_test.cpp).
-    with two_controllers(two_arms, tmp_path, hot_path=False) as (sim, left, right):
-        with monkeypatch.context() as patch:
-            patch.setattr(two_arms, "step", broken)
-            left.send(control(LEFT))
-            right.send(control(RIGHT))
-            for answer in (left.receive(), right.receive()):
-                assert answer.code == ErrorCode.INTERNAL_ERROR and "solver diverged" in answer.text
-        assert drive_together(left, right, 1) == [pytest.approx(sim.handshake.time_step)]
 
 
 def drive_together(left: Client, right: Client, rounds: int) -> list[float]:

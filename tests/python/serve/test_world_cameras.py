@@ -167,7 +167,7 @@ def test_a_reader_is_answered_while_every_worlds_images_render(scene_path, tmp_p
     address = f"ipc://{tmp_path}/worlds.sock"
     responder = BatchedResponder(address, SimulationServer(batched(first, WORLDS, 1)))
     stop = threading.Event()
-    loop = threading.Thread(target=LockstepLoop(responder, hot_path=False).run, args=(stop, 0.05))
+    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
     loop.start()
     context = zmq.Context.instance()
     controller, reader = (context.socket(zmq.REQ) for _ in range(2))

@@ -1,6 +1,6 @@
-"""A lone controller's Controls for every world answered in C++ (`coupler.serve.world_hot_path`): the same bytes
-(through the socket and through shared memory) and counts as the Python path, everything else handed back to
-Python, and a server that still serves others and stops."""
+"""A lone controller's Controls for every world answered in C++ (`coupler.serve.world_hot_path`) as MuJoCo steps
+each world (through the socket and through shared memory), counted, everything else handed back to Python, and a
+server that still serves others and stops."""
 
 from __future__ import annotations
 
@@ -38,23 +38,24 @@ from coupler.wire.messages import (  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from mocap_scenes import MOCAP_PENDULUM  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
+from world_pendulums import PENDULUM, MujocoPendulums  # noqa: E402
 
 WORLDS = 4
 
 
 class ServedWorlds(Served):
-    """A batched arm scene served by a lockstep loop in a thread, through the hot path or not, with every world's
+    """A batched arm scene (or `scene`) served by a lockstep loop in a thread, with every world's
     qpos and qvel in its answers; their arrays go through shared memory when they take 64 bytes or more and a
     Control asks."""
 
     # Served's start and stop, around a batched responder of its own rather than Served's NativeResponder.
-    def __init__(self, address: str, hot_path: bool, scene: MujocoSimulation | None = None, **options) -> None:
+    def __init__(self, address: str, scene: MujocoSimulation | None = None, **options) -> None:
         first = load_scene("arm", None) if scene is None else scene
         self.worlds = WorldBatch(first, WORLDS, threads=2, data_names=("qpos", "qvel"))
         self.sim = SimulationServer(WorldsSimulation(self.worlds), **options)
         self.responder = BatchedResponder(address, self.sim)
         self.responder.shared_images = SharedImages(1 << 16, min_bytes=64)
-        self.loop = LockstepLoop(self.responder, hot_path=hot_path)
+        self.loop = LockstepLoop(self.responder)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
@@ -62,96 +63,82 @@ class ServedWorlds(Served):
         super().__exit__(*exc_info)
         self.worlds.close()
 
-    def counts(self) -> tuple[dict[str, int], int]:
-        return {k: v for k, v in vars(self.sim.stats).items() if k != "peers_left"}, self.worlds.clamped_values
 
-
-def random_controls(width: int, sizes: tuple[int, int], count: int, seed: int) -> tuple[list[bytes], int]:
-    """Mostly plain Controls for every world (some clamped, some through shared memory), with resets (to the start
-    state or to states given, of qpos and qvel `sizes`), values Python must check or refuse, a wrong size, resets
-    Python must refuse, long ones and ones that step no world (resetting some, or none) among them; and how many
-    worlds the Controls C++ serves reset."""
+def random_controls(count: int, seed: int) -> list[tuple[bytes, tuple | None]]:
+    """Mostly plain Controls for every world of pendulums (some clamped, some through shared memory), with resets
+    (to the start state or to states given), values not finite or beyond what MuJoCo takes, a wrong size, resets
+    that cannot be, long ones and ones that step no world (resetting some, or none) among them; each with what it
+    asks (None: to be refused)."""
     rng = np.random.default_rng(seed)
-    frames = []
-    reset_in_cpp = 0
+    plan: list[tuple[bytes, tuple | None]] = []
     for _ in range(count):
-        controls = rng.uniform(-3.0, 3.0, (WORLDS, width))
+        controls = rng.uniform(-3.0, 3.0, (WORLDS, 1))
         steps = int(rng.choice([0, 1, 3, 100]))
-        shared = bool(rng.integers(2))
         kind = rng.integers(14)
         resets: list[int] = []
         states: dict[str, np.ndarray] = {}
+        refused = kind in (1, 5)
         if kind == 0:
             resets = sorted(rng.choice(WORLDS, 2, replace=False).tolist())
         elif kind == 1:
-            controls[rng.integers(WORLDS), rng.integers(width)] = rng.choice([math.nan, math.inf, 1e11, 1e300])
+            controls[rng.integers(WORLDS), 0] = rng.choice([math.nan, math.inf, 1e11, 1e300])
         elif kind == 2:
             steps = 101  # stepped in chunks
         elif kind == 3:
-            frames.append(encode_world_control(WORLDS, np.zeros(width + 1)))
+            plan.append((encode_world_control(WORLDS, np.zeros(2)), None))
             continue
         elif kind == 4:
             resets = sorted(rng.choice(WORLDS, int(rng.integers(1, WORLDS + 1)), replace=False).tolist())
-            states = {"qpos": rng.uniform(-0.5, 0.5, len(resets) * sizes[0])}
+            states = {"qpos": rng.uniform(-0.5, 0.5, len(resets))}
             if rng.integers(2):
-                states["qvel"] = rng.uniform(-1.0, 1.0, len(resets) * sizes[1])
+                states["qvel"] = rng.uniform(-1.0, 1.0, len(resets))
         elif kind == 5:
             resets = [3, 1] if rng.integers(2) else [1]
-            states = {} if len(resets) == 2 else {"qpos": np.zeros(sizes[0] + 1)}  # refused by Python either way
+            states = {} if len(resets) == 2 else {"qpos": np.zeros(2)}
         elif kind == 6:
-            controls = None  # steps no world: resets those it lists (its steps are none)
+            controls = None  # steps no world: resets those it lists
             resets = sorted(rng.choice(WORLDS, int(rng.integers(1, WORLDS + 1)), replace=False).tolist())
             if rng.integers(2):
-                states = {"qpos": rng.uniform(-0.5, 0.5, len(resets) * sizes[0])}
+                states = {"qpos": rng.uniform(-0.5, 0.5, len(resets))}
         elif kind == 7:
             controls = None  # steps no world and resets none: reads them all
-        frames.append(encode_world_control(WORLDS, controls, steps, resets, shared_memory=shared, **states))
-        reset_in_cpp += len(resets) if kind in (0, 4, 6) else 0
-    return frames, reset_in_cpp
+        frame = encode_world_control(WORLDS, controls, steps, resets, shared_memory=bool(rng.integers(2)), **states)
+        plan.append((frame, None if refused else (controls, steps, resets, states)))
+    return plan
 
 
-def arrays_of(frame: bytes, ring: _native.SharedRingReader) -> list[np.ndarray] | bytes:
-    """The numbers of an answer, read through the ring where they lie there; an error's frame as it is."""
-    if isinstance(decode(frame), ErrorMessage):
-        return frame
-    sensors, times, data, _, _ = read_world_answer_with_images(frame, ring)
-    return [np.array(sensors), np.array(times), np.array(data)]
-
-
-def test_random_controls_for_every_world_get_the_bytes_and_counts_of_the_python_path(make_address):
-    with ServedWorlds(make_address("ipc"), hot_path=True) as hot, \
-            ServedWorlds(make_address("ipc"), hot_path=False) as plain, \
-            req_socket(hot.responder.endpoint) as to_hot, req_socket(plain.responder.endpoint) as to_plain:
-        hello = encode(HandshakeInitMessage())
-        greeted = [decode(ask(to_hot, hello)), decode(ask(to_plain, hello))]
-        rings = [_native.SharedRingReader(g.shared_memory) for g in greeted]
-        width = hot.worlds.control_width
-        frames, reset_in_cpp = random_controls(width, hot.worlds.state_sizes, 150, seed=7)
+def test_random_controls_for_every_world_are_answered_in_cpp_as_mujoco_steps_each_world(make_address):
+    direct = MujocoPendulums(WORLDS)
+    plan = random_controls(150, seed=7)
+    with ServedWorlds(make_address("ipc"), scene=MujocoSimulation.from_xml_string(PENDULUM)) as hot, \
+            req_socket(hot.responder.endpoint) as driver:
+        ring = _native.SharedRingReader(decode(ask(driver, encode(HandshakeInitMessage()))).shared_memory)
         through_ring = 0
-        for frame in frames:
-            answers = [ask(to_hot, frame), ask(to_plain, frame)]
-            assert answers[0] == answers[1]
-            read = _native.read_world_sensors(answers[0])
+        for frame, asked in plan:
+            answer = ask(driver, frame)
+            if asked is None:
+                assert isinstance(decode(answer), ErrorMessage)
+                continue
+            read = _native.read_world_sensors(answer)
             through_ring += read is not None and read[5] is not None
-            got = [arrays_of(answer, ring) for answer, ring in zip(answers, rings)]
-            if isinstance(got[0], bytes):
-                assert got[0] == got[1]
-            else:
-                for ours, theirs in zip(got[0], got[1]):
-                    np.testing.assert_array_equal(ours, theirs)
-    assert isinstance(hot.loop.hot_path, WorldHotPath) and plain.loop.hot_path is None
-    assert hot.loop.hot_path.controls > len(frames) // 2  # most of them never reached Python
-    assert hot.loop.hot_path.resets == reset_in_cpp > 0  # nor did their resets
-    assert hot.counts() == plain.counts()
+            _, times, data, _, _ = read_world_answer_with_images(answer, ring)
+            controls, steps, resets, states = asked
+            np.testing.assert_array_equal(np.array(data).reshape(WORLDS, 2),
+                                          direct.run(controls, steps, resets, **states))
+            assert np.array(times).tolist() == direct.times()
+    assert isinstance(hot.loop.hot_path, WorldHotPath)
+    stepped = sum(asked is not None for _, asked in plan)
+    assert hot.loop.hot_path.controls > stepped // 2  # most of them never reached Python
+    assert hot.loop.hot_path.resets == sum(len(asked[2]) for _, asked in plan if asked is not None) > 0
+    assert (hot.sim.stats.controls, hot.sim.stats.errors_sent) == (stepped, len(plan) - stepped)
     assert hot.worlds.clamped_values > 0
     assert through_ring > 0
-    assert hot.worlds.world_data.size > 0
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> Iterator[ServedWorlds]:
     address = f"ipc://{tmp_path_factory.mktemp('hotworlds') / 'server.sock'}"
-    with ServedWorlds(address, hot_path=True, session_timeout=60.0) as served:
+    with ServedWorlds(address, session_timeout=60.0) as served:
         yield served
 
 
@@ -193,7 +180,7 @@ def test_the_control_that_starts_the_run_after_a_handshake_or_a_reset_is_answere
 
 
 def test_a_server_whose_controller_keeps_stepping_the_worlds_in_cpp_stops_promptly(make_address):
-    hot = ServedWorlds(make_address("ipc"), hot_path=True)
+    hot = ServedWorlds(make_address("ipc"))
     with hot, req_socket(hot.responder.endpoint) as driver:
         width = hot.worlds.control_width
         step = encode_world_control(WORLDS, np.zeros((WORLDS, width)))
@@ -250,7 +237,7 @@ def test_a_newcomers_control_read_before_the_goodbye_that_frees_the_worlds_is_ta
 
 
 def test_a_mocap_body_moved_in_cpp_and_its_zero_quaternion_refused_by_python_naming_it(make_address):
-    with ServedWorlds(make_address("ipc"), hot_path=True,
+    with ServedWorlds(make_address("ipc"),
                       scene=MujocoSimulation.from_xml_string(MOCAP_PENDULUM)) as hot, \
             req_socket(hot.responder.endpoint) as driver:
         target = next(o for o in hot.worlds.first.flat.controls.objects if o.name == "target")

@@ -1,6 +1,6 @@
 """Options of a batched server served by the world hot path (`coupler.serve.world_hot_path`) as by any server:
-traced (--trace, --trace-sizes), C++ answers the Controls for every world and the log reads as the Python path's
-did; the answers are MuJoCo's own steps of each world."""
+traced (--trace, --trace-sizes), paced, stopped at --stop-after, C++ answers the Controls for every world and logs
+every exchange; the answers are MuJoCo's own steps of each world."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import pytest
 
 pytest.importorskip("mujoco")
 
-import mujoco  # noqa: E402
 
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
@@ -33,65 +32,28 @@ from coupler.wire.messages import (  # noqa: E402
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from served_loop import Served, ask, req_socket  # noqa: E402
+from world_pendulums import PENDULUM, TIME_STEP, MujocoPendulums  # noqa: E402
 
 WORLDS = 3
-TIME_STEP = 0.01
-# One hinge driven by one motor: a world's control value is its ctrl, its qpos and qvel come back with its answer.
-PENDULUM = f"""
-<mujoco>
-  <option timestep="{TIME_STEP}"/>
-  <worldbody>
-    <body name="arm">
-      <joint name="hinge" type="hinge" axis="0 1 0"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
-    </body>
-  </worldbody>
-  <actuator><motor name="m" joint="hinge" ctrlrange="-2 2"/></actuator>
-</mujoco>
-"""
 
 
 class ServedPendulums(Served):
-    """WORLDS pendulums served by a lockstep loop in a thread, through the hot path or not, traced or paced as
-    asked (stopping at `stop_after` simulated seconds), with every world's qpos and qvel in its answers."""
+    """WORLDS pendulums served by a lockstep loop in a thread, traced or paced as asked (stopping at `stop_after` simulated seconds), with every world's qpos and qvel in its answers."""
 
-    def __init__(self, address: str, hot_path: bool = True, trace: bool = False, trace_sizes: bool = False,
+    def __init__(self, address: str, trace: bool = False, trace_sizes: bool = False,
                  clock: RunClock | None = None, stop_after: float | None = None) -> None:
         self.worlds = WorldBatch(MujocoSimulation.from_xml_string(PENDULUM), WORLDS, threads=1,
                                  data_names=("qpos", "qvel"))
         self.sim = SimulationServer(WorldsSimulation(self.worlds), session_timeout=60.0)
         self.sim.trace = trace
         self.responder = BatchedResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(self.responder, clock, stop_after, hot_path=hot_path)
+        self.loop = LockstepLoop(self.responder, clock, stop_after)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
     def __exit__(self, *exc_info: object) -> None:
         super().__exit__(*exc_info)
         self.worlds.close()
-
-
-class MujocoPendulums:
-    """The same pendulums stepped by MuJoCo directly, as the answers are to read."""
-
-    def __init__(self) -> None:
-        self.model = mujoco.MjModel.from_xml_string(PENDULUM)
-        self.data = [mujoco.MjData(self.model) for _ in range(WORLDS)]
-
-    def run(self, controls: np.ndarray | None, steps: int, resets: list[int]) -> np.ndarray:
-        """Every world's (qpos, qvel) once the worlds `resets` lists are reset and the others stepped (none without
-        `controls`)."""
-        for world, data in enumerate(self.data):
-            if world in resets:
-                mujoco.mj_resetData(self.model, data)
-                mujoco.mj_forward(self.model, data)
-                continue
-            if controls is None:
-                continue
-            data.ctrl[:] = controls[world]
-            for _ in range(max(steps, 1)):
-                mujoco.mj_step(self.model, data)
-        return np.array([[d.qpos[0], d.qvel[0]] for d in self.data])
 
 
 def exchanges() -> list[tuple[np.ndarray | None, int, list[int]]]:
@@ -106,50 +68,66 @@ def exchanges() -> list[tuple[np.ndarray | None, int, list[int]]]:
     return plan
 
 
-def drive(served: ServedPendulums, read_after: int = 5) -> list[np.ndarray]:
+def drive(served: ServedPendulums, read_after: int = 5) -> tuple[list[np.ndarray], list[tuple[bytes, bytes]]]:
     """Handshake, drive the plan's Controls (a read among them, after `read_after`), read at the end; every
-    answer's (qpos, qvel) per world."""
-    states = []
+    Control's answer's (qpos, qvel) per world, and every exchange's request and answer frames."""
+    states, exchanged = [], []
     with req_socket(served.responder.endpoint) as driver:
-        ask(driver, encode(HandshakeInitMessage()))
+        def exchange(frame: bytes) -> bytes:
+            exchanged.append((frame, ask(driver, frame)))
+            return exchanged[-1][1]
+
+        exchange(encode(HandshakeInitMessage()))
         for k, (controls, steps, resets) in enumerate(exchanges()):
-            answer = ask(driver, encode_world_control(WORLDS, controls, steps, resets))
+            answer = exchange(encode_world_control(WORLDS, controls, steps, resets))
             _, _, data, _, _ = read_world_answer_with_images(answer, None)
             states.append(np.array(data).reshape(WORLDS, 2))
             if k == read_after:
-                ask(driver, encode(SensorRequestMessage()))
-        ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
-    return states
+                exchange(encode(SensorRequestMessage()))
+        exchange(encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+    return states, exchanged
 
 
 def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """The exchanges logged, each server's shared-memory file (named in its handshake) left out."""
+    """The exchanges logged, the server's shared-memory file (named in its handshake) left out."""
     return [re.sub(r"path='[^']*'", "path=...", r.getMessage()) for r in caplog.records
             if r.getMessage().startswith(("received", "answered"))]
 
 
+def traced(exchanged: list[tuple[bytes, bytes]]) -> list[str]:
+    """What --trace logs of these exchanges: each request and its answer as read."""
+    return [re.sub(r"path='[^']*'", "path=...", line) for request, answer in exchanged
+            for line in (f"received {decode(request)!r}", f"answered {decode(answer)!r}")]
+
+
+def sizes_traced(exchanged: list[tuple[bytes, bytes]]) -> list[str]:
+    """What --trace-sizes logs of these exchanges: their frame sizes, each time they differ from the last logged."""
+    lines: list[str] = []
+    for request, answer in exchanged:
+        line = f"received {len(request)} bytes, sent {len(answer)} bytes"
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
 def mujoco_states() -> list[np.ndarray]:
-    direct = MujocoPendulums()
+    direct = MujocoPendulums(WORLDS)
     return [direct.run(controls, steps, resets) for controls, steps, resets in exchanges()]
 
 
 @pytest.mark.parametrize("option", ["trace", "trace_sizes"])
-def test_traced_controls_for_every_world_are_answered_in_cpp_and_logged_as_the_python_path_logs_them(
-        make_address, caplog, option):
+def test_traced_controls_for_every_world_are_answered_in_cpp_and_every_exchange_logged(make_address, caplog,
+                                                                                        option):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
-    lines = []
-    for hot_path in (True, False):
-        caplog.clear()
-        with ServedPendulums(make_address("ipc"), hot_path=hot_path, **{option: True}) as served:
-            states = drive(served)
-        lines.append(logged(caplog))
-        for ours, theirs in zip(states, mujoco_states(), strict=True):
-            np.testing.assert_array_equal(ours, theirs)
-        if hot_path:
-            assert isinstance(served.loop.hot_path, WorldHotPath)
-            assert served.loop.hot_path.controls == len(exchanges())  # every Control answered in C++
-    assert lines[0] == lines[1]
-    assert len(lines[0]) >= (2 * (len(exchanges()) + 3) if option == "trace" else 4)
+    with ServedPendulums(make_address("ipc"), **{option: True}) as served:
+        states, exchanged = drive(served)
+    for ours, theirs in zip(states, mujoco_states(), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert isinstance(served.loop.hot_path, WorldHotPath)
+    assert served.loop.hot_path.controls == len(exchanges())  # every Control answered in C++
+    expected = traced(exchanged) if option == "trace" else sizes_traced(exchanged)
+    assert logged(caplog) == expected
+    assert len(expected) >= (2 * (len(exchanges()) + 3) if option == "trace" else 4)
 
 
 def paced_exchange(served: ServedPendulums) -> tuple[list[np.ndarray], float, bool]:
@@ -171,7 +149,7 @@ def paced_exchange(served: ServedPendulums) -> tuple[list[np.ndarray], float, bo
         took = time.monotonic() - started
         states.append(np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2))
         ask(reader, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
-    direct = MujocoPendulums()
+    direct = MujocoPendulums(WORLDS)
     for (controls, steps), state in zip(plan, states, strict=True):
         np.testing.assert_array_equal(state, direct.run(controls, steps, []))
     return states, took, read_while_held
@@ -180,43 +158,35 @@ def paced_exchange(served: ServedPendulums) -> tuple[list[np.ndarray], float, bo
 def test_paced_answers_for_every_world_wait_in_cpp_for_their_time_while_reads_are_answered_and_logged_in_order(
         make_address, caplog):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
-    lines = []
-    for hot_path in (True, False):
-        caplog.clear()
-        clock = RunClock(1.0)
-        with ServedPendulums(make_address("ipc"), hot_path=hot_path, trace=True, clock=clock) as served:
-            _, took, read_while_held = paced_exchange(served)
-        lines.append(logged(caplog))
-        assert took >= 0.2 - 0.002  # the answer waited for its time
-        assert read_while_held
-        if hot_path:
-            assert isinstance(served.loop.hot_path, WorldHotPath)
-            assert served.loop.hot_path.controls == 2  # both Controls answered in C++, the first starting the run
-    assert lines[0] == lines[1]
+    with ServedPendulums(make_address("ipc"), trace=True, clock=RunClock(1.0)) as served:
+        _, took, read_while_held = paced_exchange(served)
+    assert took >= 0.2 - 0.002  # the answer waited for its time
+    assert read_while_held
+    assert isinstance(served.loop.hot_path, WorldHotPath)
+    assert served.loop.hot_path.controls == 2  # both Controls answered in C++, the first starting the run
+    # The held answer is logged with its Control, before the read answered while it waited.
+    kinds = [line.split("(")[0] for line in logged(caplog)]
+    assert kinds == ["received HandshakeInitMessage", "answered HandshakeMessage"] + 2 * [
+        "received ControlMessage", "answered SensorMessage"] + 2 * [
+        "received SensorRequestMessage", "answered SensorMessage"]
 
 
 def test_a_long_control_for_every_world_is_stepped_in_cpp_in_chunks_ends_where_mujoco_ends_and_is_logged_held(
         make_address, caplog):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
     plan = [(np.array([[0.5], [-1.0], [1.5]]), 250, [1]), (np.array([[-0.3], [0.2], [0.9]]), 101, [])]
-    lines = []
-    for hot_path in (True, False):
-        caplog.clear()
-        direct = MujocoPendulums()
-        with ServedPendulums(make_address("ipc"), hot_path=hot_path, trace=True) as served, \
-                req_socket(served.responder.endpoint) as driver:
-            ask(driver, encode(HandshakeInitMessage()))
-            for controls, steps, resets in plan:
-                answer = ask(driver, encode_world_control(WORLDS, controls, steps, resets))
-                state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
-                np.testing.assert_array_equal(state, direct.run(controls, steps, resets))
-            ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
-        lines.append(logged(caplog))
-        if hot_path:
-            assert served.loop.hot_path.controls == len(plan)  # in C++, chunks and all
-            assert served.loop.chunked.chunks == 0  # none stepped by Python
-    assert lines[0] == lines[1]
-    assert "answered HELD" in lines[0]
+    direct = MujocoPendulums(WORLDS)
+    with ServedPendulums(make_address("ipc"), trace=True) as served, \
+            req_socket(served.responder.endpoint) as driver:
+        ask(driver, encode(HandshakeInitMessage()))
+        for controls, steps, resets in plan:
+            answer = ask(driver, encode_world_control(WORLDS, controls, steps, resets))
+            state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
+            np.testing.assert_array_equal(state, direct.run(controls, steps, resets))
+        ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+    assert served.loop.hot_path.controls == len(plan)  # in C++, chunks and all
+    assert served.loop.chunked.chunks == 0  # none stepped by Python
+    assert "answered HELD" in logged(caplog)
 
 
 def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_stop_ends_the_control(make_address):
@@ -238,41 +208,35 @@ def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_sto
     assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0  # stepped in C++ alone
 
 
-def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after_as_on_the_python_path(make_address):
-    answers = []
-    for hot_path in (True, False):
-        with ServedPendulums(make_address("ipc"), hot_path=hot_path, stop_after=0.5) as served, \
-                req_socket(served.responder.endpoint) as driver:
-            ask(driver, encode(HandshakeInitMessage()))
-            answers.append(decode(ask(driver, encode_world_control(WORLDS, np.full((WORLDS, 1), 0.5), 1000))))
-            served.thread.join(timeout=5)
-            assert not served.thread.is_alive()  # the loop ended there
-            if hot_path:
-                assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0
-        # Stepped to the step reaching 0.5 s, as MuJoCo steps it.
-        direct = MujocoPendulums().run(np.full((WORLDS, 1), 0.5), 50, [])
-        np.testing.assert_array_equal([[w.data.qpos[0], w.data.qvel[0]] for w in served.worlds.worlds], direct)
-    assert answers[0] == answers[1]
-    assert answers[0].code == ErrorCode.SESSION_ENDED and "after 50 of the 1000 steps" in answers[0].text
+def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after(make_address):
+    with ServedPendulums(make_address("ipc"), stop_after=0.5) as served, \
+            req_socket(served.responder.endpoint) as driver:
+        ask(driver, encode(HandshakeInitMessage()))
+        answer = decode(ask(driver, encode_world_control(WORLDS, np.full((WORLDS, 1), 0.5), 1000)))
+        served.thread.join(timeout=5)
+        assert not served.thread.is_alive()  # the loop ended there
+    assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0
+    # Stepped to the step reaching 0.5 s, as MuJoCo steps it.
+    direct = MujocoPendulums(WORLDS).run(np.full((WORLDS, 1), 0.5), 50, [])
+    np.testing.assert_array_equal([[w.data.qpos[0], w.data.qvel[0]] for w in served.worlds.worlds], direct)
+    assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED
+    assert "after 50 of the 1000 steps" in answer.text and "--stop-after 0.5 s reached" in answer.text
 
 
 def test_paced_a_long_control_for_every_world_that_starts_the_run_waits_for_its_own_steps_after_them(make_address):
     steps = 200  # 2 simulated seconds: 0.1 s of wall clock at 20 times real time
-    for hot_path in (True, False):
-        clock = RunClock(20.0)
-        direct = MujocoPendulums()
-        with ServedPendulums(make_address("ipc"), hot_path=hot_path, clock=clock) as served, \
-                req_socket(served.responder.endpoint) as driver:
-            ask(driver, encode(HandshakeInitMessage()))
-            took = []
-            started = time.monotonic()
-            for controls in (np.full((WORLDS, 1), 0.5), np.full((WORLDS, 1), -0.5)):
-                answer = ask(driver, encode_world_control(WORLDS, controls, steps))
-                took.append(time.monotonic() - started)
-                state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
-                np.testing.assert_array_equal(state, direct.run(controls, steps, []))
-            ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
-        # The first waited for its own steps after them, which started the clock; the second for its time on it.
-        assert took[0] >= 0.1 - 0.002 and took[1] >= 0.2 - 0.002
-        if hot_path:
-            assert served.loop.hot_path.controls == 2 and served.loop.chunked.chunks == 0
+    direct = MujocoPendulums(WORLDS)
+    with ServedPendulums(make_address("ipc"), clock=RunClock(20.0)) as served, \
+            req_socket(served.responder.endpoint) as driver:
+        ask(driver, encode(HandshakeInitMessage()))
+        took = []
+        started = time.monotonic()
+        for controls in (np.full((WORLDS, 1), 0.5), np.full((WORLDS, 1), -0.5)):
+            answer = ask(driver, encode_world_control(WORLDS, controls, steps))
+            took.append(time.monotonic() - started)
+            state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
+            np.testing.assert_array_equal(state, direct.run(controls, steps, []))
+        ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
+    # The first waited for its own steps after them, which started the clock; the second for its time on it.
+    assert took[0] >= 0.1 - 0.002 and took[1] >= 0.2 - 0.002
+    assert served.loop.hot_path.controls == 2 and served.loop.chunked.chunks == 0

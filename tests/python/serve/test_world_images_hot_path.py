@@ -69,7 +69,7 @@ class ServedRail(Served):
         self.worlds = WorldBatch(first, WORLDS, threads=1, data_names=("qpos", "qvel"))
         self.sim = SimulationServer(WorldsSimulation(self.worlds))
         self.responder = BatchedResponder(address, self.sim)
-        self.loop = LockstepLoop(self.responder, hot_path=True)
+        self.loop = LockstepLoop(self.responder)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
