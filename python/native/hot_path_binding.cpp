@@ -114,14 +114,9 @@ class HotPathOf {
     return path_->run_free(bound, identity, wait, free);
   }
 
-  HotPathOutcome step_control(std::uint64_t steps) {
+  HotPathOutcome start_chunks(std::uint64_t steps) {
     py::gil_scoped_release released;
-    return path_->step_control(steps);
-  }
-
-  HotPathOutcome start_chunks(std::uint64_t steps, bool checked) {
-    py::gil_scoped_release released;
-    return path_->start_chunks(steps, checked);
+    return path_->start_chunks(steps);
   }
 
   HotPathOutcome step_chunk() {
@@ -282,7 +277,7 @@ void bind_hot_path(py::module_& module) {
           "Traced: the last Control answered, as received (empty otherwise).")
       .def_property_readonly(
           "answer_frame", [](const HotPathOutcome& o) { return py::bytes(o.answer_frame); },
-          "Traced: its answer, as sent (empty otherwise); after step_control(), the answer's readings.")
+          "Traced: its answer, as sent (empty otherwise); after step_checked(), the answer's readings.")
       .def_readonly("first_clamped", &HotPathOutcome::first_clamped,
                     "Of those, the values (indices) clamped for the first time since the HotPath was made.")
       .def_readonly("simulated_time", &HotPathOutcome::simulated_time,
@@ -336,19 +331,17 @@ void bind_hot_path(py::module_& module) {
       .def_property_readonly_static(
           "DEFAULT_MAX_STEPS", [](const py::object&) { return HotPathConfig::kDefaultMaxSteps; },
           "Controls asking for more steps than this go back to the caller (the cap on a Control's steps).")
-      .def("step_control", &HotPathOf::step_control, py::arg("steps"),
-           "Apply the Control read into the control arrays (one run() handed back because it asks for images, "
-           "its images checked) and take its `steps` (0: one), without the GIL, as run() takes any Control: the "
-           "answer's readings in the outcome's answer_frame, for the caller to add the images to and send. One "
-           "run() would leave to the caller (a value beyond its limit, more than StepChunks.FIRST steps) is "
-           "not applied: answer_frame is empty (start_chunks() applies one of more steps). The caller guarantees "
-           "what it does for run().")
-      .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"), py::arg("checked") = false,
-           "As step_control(), for such a Control of more than StepChunks.FIRST `steps`: applied (its failure and "
-           "INTERNAL_ERROR frame in the outcome when it cannot be; answer_frame empty and long_steps 0 when "
-           "step_control() would not apply it either), its steps left to step_chunk(), which the caller calls "
-           "chunk after chunk, serving others between two calls. The outcome counts it (controls 1, long_steps). "
-           "`checked`: a Control the caller has checked, as for step_checked(), applied whatever its values.")
+      .def("step_checked", &HotPathOf::step_checked, py::arg("steps"),
+           "Apply, step and read, as run() takes any Control, a Control read into the control arrays that the "
+           "caller has checked (any value beyond its limit, any pose the scatter refuses, refused there): whatever "
+           "its values, `steps` steps (up to `max_steps`) taken at once, without the GIL; with 0 (a free run's "
+           "Control) none, the answer reading the state with its controls applied. The answer's readings (or the "
+           "INTERNAL_ERROR frame) in answer_frame, for the caller to add any images to and send.")
+      .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"),
+           "As step_checked(), for a Control of more than StepChunks.FIRST `steps`: applied (its failure and "
+           "INTERNAL_ERROR frame in the outcome when it cannot be; answer_frame empty and long_steps 0 for one of "
+           "fewer steps), its steps left to step_chunk(), which the caller calls chunk after chunk, serving others "
+           "between two calls. The outcome counts it (controls 1, long_steps).")
       .def("step_chunk", &HotPathOf::step_chunk,
            "Take the next chunk of the Control start_chunks() applied, without the GIL: its steps in the outcome, "
            "long_steps and long_taken while steps remain; after its last step, the answer's readings in "
@@ -356,11 +349,6 @@ void bind_hot_path(py::module_& module) {
            "the INTERNAL_ERROR frame in answer_frame), unanswered, for the caller to answer.")
       .def("drop_chunks", &HotPathOf::drop_chunks,
            "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
-      .def("step_checked", &HotPathOf::step_checked, py::arg("steps"),
-           "Apply and step, as step_control() does, a Control read into the control arrays that the caller has "
-           "checked (any value beyond its limit, any pose the scatter refuses, refused there) and serves alone: "
-           "whatever its values, `steps` steps (up to `max_steps`) taken at once, without the GIL; with 0 (a free "
-           "run's Control) none, the answer reading the state with its controls applied.")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")

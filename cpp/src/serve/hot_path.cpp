@@ -853,12 +853,11 @@ std::uint64_t HotPath::steps_before_stop(std::uint64_t steps) const {
   return to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
 }
 
-HotPathOutcome HotPath::start_chunks(std::uint64_t steps, bool checked) {
+HotPathOutcome HotPath::start_chunks(std::uint64_t steps) {
   HotPathOutcome outcome;
-  // Checked, as step_checked(): a paced answer held for its time (of a controller gone) stays held.
-  if (long_ || (held_ && !checked) || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  // As step_checked(): a paced answer held for its time (of a controller gone) stays held.
+  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
   if (steps <= StepChunks::kFirst || steps > config_.max_steps) return outcome;  // not one to take in chunks
-  if (!checked && (beyond_limits() || scatter_.refuses(targets_.values, targets_.values_set))) return outcome;
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   if (!apply(outcome)) {
@@ -913,26 +912,10 @@ bool HotPath::drop_chunks() noexcept {
   return dropped;
 }
 
-HotPathOutcome HotPath::step_control(std::uint64_t steps) {
-  HotPathOutcome outcome;
-  if (long_ || held_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
-  const std::uint64_t taken = steps == 0 ? 1 : steps;
-  if (taken > StepChunks::kFirst) return outcome;  // taken in chunks by the caller, serving others between them
-  if (beyond_limits()) return outcome;
-  if (scatter_.refuses(targets_.values, targets_.values_set)) return outcome;
-  stepper_.assume_settled();
-  state_.clear();  // the caller may have changed the state since the last run
-  std::string frame = serve(taken, outcome);
-  if (!outcome.failure.empty()) ++outcome.error_answers;
-  outcome.answer_bytes = frame.size();
-  outcome.answer_frame = std::move(frame);
-  return outcome;
-}
-
 HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
   HotPathOutcome outcome;
   // A paced answer held for its time is already made (its controller gone, another took over): it stays held.
-  if (long_) throw Error("a Control is in progress: no other can be stepped");
+  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
   if (steps > config_.max_steps) {
     throw Error("a Control of " + std::to_string(steps) + " steps is beyond the " +
                 std::to_string(config_.max_steps) + " a Control may ask for");

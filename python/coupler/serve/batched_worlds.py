@@ -272,11 +272,6 @@ class BatchedResponder(NativeResponder):
         return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request,
                                   shared=shared)
 
-    def _control(self, steps: int, peer: bytes) -> Answer:
-        # World 0's ordinary Controls, which the world hot path hands back: stepped in C++ by the single-world hot
-        # path when it takes them, as on a server of one world.
-        return self._stepped_in_cpp(steps, peer) or super()._control(steps, peer)
-
     def _worlds_stepped_in_cpp(self, frame: bytes) -> bool:
         """Whether the native hot path applied, stepped and read the Control for every world `frame` (checked here)
         into the arrays the answer is written from, as it steps the Controls it answers itself."""

@@ -34,20 +34,19 @@ request from the socket passes (`coupler.serve.busy_grace`): a newcomer's
 request to drive that finds the place held waits there, C++ serving on
 meanwhile and returning when its grace ends.
 
-A lone controller's Control asking for camera images (the "images"
-extension) comes back to Python untouched, for `NativeResponder` to check
-the images it asks for and read it; then `step_control` applies, steps and
-reads it in C++ (`coupler._native.HotPath.step_control`) as any Control, and
-Python renders the images of the state after the step and sends the answer
-with them. One of more than `LONG_CONTROL_STEPS` steps is applied in C++
-(`start_chunks`) and answered HELD: the loop takes its chunks in C++, one
-`step_chunk` call each (cut at `stop_after` there), serving the requests
-waiting between two calls as between any two chunks, and renders the images
-once the last is taken. Only the rendering is Python's.
-A lone controller's Control Python serves otherwise (one handed back, or a
-message given to `SimulationServer.handle`) is applied, stepped and read by
-this same C++ object too (`coupler._native.HotPath.step_checked`, through
-`coupler.serve.native_control_step`).
+A lone controller's Control that comes back to Python (one asking for
+camera images, whose images `NativeResponder` checks, one of another
+encoding Python refuses naming the problem, a newcomer's while the
+simulation cannot be settled for C++) is read there and applied, stepped
+and read by this same C++ object all the same
+(`coupler._native.HotPath.step_checked`, through
+`coupler.serve.native_control_step`); Python renders the images of the
+state after the step and sends the answer with them. One of more than
+`LONG_CONTROL_STEPS` steps is applied in C++ (`start_chunks`) and answered
+HELD: the loop takes its chunks in C++, one `step_chunk` call each (cut at
+`stop_after` there), serving the requests waiting between two calls as
+between any two chunks, and renders the images once the last is taken.
+Only the rendering is Python's.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
 (`coupler._native.StepChunks`), reads answered between them with the state
@@ -104,9 +103,8 @@ from typing import Any
 
 from coupler import _native
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
-from coupler.serve.held import HELD, Held
 from coupler.serve.hot_path_parts import HotPathParts, HotPathSimulation
-from coupler.serve.long_control import CHUNK_SECONDS, LONG_CONTROL_STEPS, LongControl
+from coupler.serve.long_control import CHUNK_SECONDS, LongControl
 from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
@@ -154,7 +152,7 @@ class HotPath:
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl, data.mocap_pos,
                                                data.mocap_quat)
             self._path.publish_to(publisher.native, state)
-        self.controls = 0  # Controls answered (several controllers: taken to wait for their round) in C++ so far
+        self._controls = 0  # Controls answered (several controllers: taken to wait for their round) by serve()
         self.reads = 0  # SensorRequests answered in C++ so far
         self.rounds = 0  # several controllers: rounds stepped and answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
@@ -188,7 +186,6 @@ class HotPath:
             return None
         path = cls(responder, parts, stop_after, publisher, clock)
         path._reads_responder = observed_responder
-        responder.control_stepper = path
         return path
 
     @classmethod
@@ -214,6 +211,12 @@ class HotPath:
         path = cls(responder, parts, stop_after, publisher)
         path._free_run_states = states
         return path
+
+    @property
+    def controls(self) -> int:
+        """Controls stepped in C++ so far: answered by serve() (several controllers: taken to wait for their round),
+        and those Python read and this very C++ object stepped (`NativeControlStep`)."""
+        return self._controls + self._control_step.controls
 
     def ready(self) -> bool:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
@@ -280,7 +283,7 @@ class HotPath:
         self._hold(outcome, [peer])
         served = outcome.controls
         self.controller_served = outcome.simulated_time is not None
-        self.controls += served
+        self._controls += served
         self.reads += outcome.reads
         if outcome.reads:
             # Reads renew no lease (README, "Reliability and security"): they are only counted.
@@ -309,66 +312,6 @@ class HotPath:
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
         return grace.arrived(outcome.request), outcome.simulated_time
-
-    def takes_control(self, peer: bytes) -> bool:
-        """True when `peer`'s Control read by the responder (one asking for images, which serve() hands back) is
-        stepped here by step_control(): `peer` alone drives a settled simulation and no Control of it is in
-        progress."""
-        sim = self.sim
-        if sim.shared or self._long or self._held_peers or sim.long_control is not None:
-            return False
-        controller = sim.sessions.active.get(peer)
-        return (controller is not None and controller.accepted and len(sim.sessions.active) == 1
-                and self._settled())
-
-    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None:
-        """Apply and step, in C++, `peer`'s Control asking for images (its images checked, the Control read into
-        the control arrays) as serve() steps any Control; (the answer's readings, the time stepped to, the steps
-        taken), the time None when the simulation failed (the frame then says so). HELD for one of more than
-        `LONG_CONTROL_STEPS` steps, applied: its steps are left to the loop in `SimulationServer.long_control`,
-        whose chunks C++ takes (`NativeControlStep.start_chunks`). None when C++ leaves the Control to the caller (a value beyond
-        the largest it takes): nothing is applied."""
-        sim = self.sim
-        if sim.steps_per_control(steps) > LONG_CONTROL_STEPS:
-            return self._start_chunks(sim.steps_per_control(steps), peer)
-        outcome = self._path.step_control(steps)
-        if not outcome.answer_frame:
-            return None
-        if not sim.running:
-            sim.simulation_run.start()
-        stats = sim.stats
-        stats.requests += 1
-        stats.controls += outcome.controls
-        stats.steps += outcome.steps
-        self.controls += outcome.controls
-        sim.sessions.renew(peer)  # its lease runs from its last Control, as on every path
-        if outcome.clamped or outcome.failure:
-            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
-        if outcome.failure:
-            stats.errors_sent += 1
-            log.error("internal error while handling ControlMessage: %s", outcome.failure)
-        return outcome.answer_frame, outcome.simulated_time, outcome.steps
-
-    def _start_chunks(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None:
-        """step_control() for a Control of `steps` steps, more than `LONG_CONTROL_STEPS`: applied in C++, its chunks
-        left to the loop (`LockstepLoop._step_long_control`), which serves others between them and answers it."""
-        sim = self.sim
-        outcome, control = self._control_step.start_chunks(steps, [peer], sim.simulation_run.stepped)
-        if control is None and not outcome.failure:
-            return None
-        if not sim.running:
-            sim.simulation_run.start()
-        stats = sim.stats
-        stats.requests += 1
-        stats.controls += outcome.controls
-        self.controls += outcome.controls
-        sim.sessions.renew(peer)  # its lease runs from its last Control, as on every path
-        if outcome.failure:
-            stats.errors_sent += 1
-            log.error("internal error while handling ControlMessage: %s", outcome.failure)
-            return outcome.answer_frame, None, 0
-        sim.long_control = control
-        return HELD
 
     def _started(self, outcome: Any) -> None:
         """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++
@@ -453,7 +396,7 @@ class HotPath:
         self._started(outcome)
         self._hold(outcome, [peer for peer, _ in drives])
         stats = sim.stats
-        self.controls += outcome.controls
+        self._controls += outcome.controls
         self.reads += outcome.reads
         self.rounds += outcome.rounds
         self.controller_served = outcome.controls > 0
@@ -499,7 +442,7 @@ class HotPath:
             steps_before=sim.stats.steps, states=self._free_run_states)
         clock.deadlines_missed += outcome.deadlines_missed
         stats = sim.stats
-        self.controls += outcome.controls
+        self._controls += outcome.controls
         self.reads += outcome.reads
         stats.requests += outcome.controls + outcome.reads
         stats.controls += outcome.controls

@@ -52,7 +52,7 @@ class LongControl:
     # Control for every world steps and reads every world).
     step: Callable[[int], None] | None = None
     answer: Callable[[], Any] | None = None
-    # Set when C++ takes its chunks (`coupler.serve.hot_path.HotPath.step_control`): `chunk()` takes the next one,
+    # Set when C++ takes its chunks (`coupler.serve.native_control_step.NativeControlStep.start_chunks`): `chunk()` takes the next one,
     # counting it in `taken`, and says whether steps remain to take (False once the last is taken, or where
     # --stop-after cuts it); `drop()` forgets it in C++ once it is answered otherwise (a stop).
     chunk: Callable[[], bool] | None = None

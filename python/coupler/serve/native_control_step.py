@@ -38,6 +38,7 @@ class NativeControlStep:
         self.path = path  # the _native.HotPath that steps this simulation
         # The path is a lockstep loop's, configured with its stop_after: it takes a long Control's chunks.
         self.chunks = chunks
+        self.controls = 0  # Controls applied and stepped here so far
 
     @classmethod
     def for_simulation(cls, simulation: object) -> NativeControlStep | None:
@@ -65,24 +66,26 @@ class NativeControlStep:
         outcome = self.path.step_checked(steps)
         if outcome.clamped or outcome.failure:
             simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        self.controls += outcome.controls
         gathered = self._flat.sensors.values
         if not outcome.failure and sensors_out is not gathered:
             np.copyto(sensors_out, gathered)
         return outcome
 
-    def start_chunks(self, steps: int, peers: list[bytes], stepped: Callable[[int], None],
-                     checked: bool = False) -> tuple[Any, LongControl | None]:
+    def start_chunks(self, steps: int, peers: list[bytes],
+                     stepped: Callable[[int], None]) -> tuple[Any, LongControl | None]:
         """Apply in C++ the Control read into the arrays, of `steps` steps (more than LONG_CONTROL_STEPS), leaving its
         chunks to the loop: the C++ outcome, and the `LongControl` of `peers` whose `chunk()` takes the next one in
         C++, counting its steps with `stepped`. None when it was not applied: it failed (the outcome says so), or
-        C++ leaves it to the caller (a value beyond the largest it takes, unless `checked` by `refuse`)."""
+        it has too few steps to take in chunks."""
         simulation = self._simulation
         simulation.settle()  # C++ steps from a settled state, as a read leaves it
-        outcome = self.path.start_chunks(steps, checked)
+        outcome = self.path.start_chunks(steps)
         if outcome.clamped or outcome.failure:
             simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
         if not outcome.controls or outcome.failure:
             return outcome, None
+        self.controls += outcome.controls
         control = LongControl(list(peers), steps, drop=self.path.drop_chunks)
         control.chunk = lambda: self._take_chunk(control, stepped)
         return outcome, control

@@ -6,9 +6,9 @@ control arrays in C++, applied, stepped and read in C++ too by
 with a frame that C++ encodes from the simulation's sensor array: no message
 object is built for it, and the GIL is released while waiting for requests.
 A Control asking for camera images is checked here (`ImageAnswer.check`)
-and, while one controller holds a lockstep simulation, stepped in C++ by the
-hot path (`control_stepper`), one of many steps chunk by chunk there while
-the loop serves others; its images are rendered and appended here.
+and then served as any other, stepped in C++ (one of many steps chunk by
+chunk there while the loop serves others); its images are rendered and
+appended here.
 A Control that does not match the handshake is refused with the C++ check's
 words. Every other request goes, as the message the C++ server decoded,
 through `SimulationServer.handle`: one codec, no second parse. With
@@ -25,7 +25,7 @@ import time
 from concurrent import futures
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from coupler import _native, limits
 from coupler.wire.codec import decode, encode
@@ -57,15 +57,6 @@ class _Rendering:
     failing: str  # what the error says first
     # The answer's frame from the rendered images; None: the sensor frame with the images field appended.
     compose: Callable[[Any], bytes] | None = None
-
-
-class ControlStepper(Protocol):
-    """What steps in C++ a lone controller's Control that Python read (`coupler.serve.hot_path.HotPath`): one asking
-    for images, and on a batched server one that drives world 0."""
-
-    def takes_control(self, peer: bytes) -> bool: ...
-
-    def step_control(self, steps: int, peer: bytes) -> tuple[bytes, float | None, int] | Held | None: ...
 
 
 def _shown_frame(frame: bytes | None) -> str:
@@ -135,7 +126,6 @@ class NativeResponder:
             self.shared_channel = SharedChannelLease(len(self._sensors.encode(0.0)))
         # Set by the hot path of a lockstep loop: a lone controller's Controls read here (those asking for images,
         # their images checked here, rendered and sent from here) step in C++ there.
-        self.control_stepper: ControlStepper | None = None
         # Set by a loop that sends `rendered_answers()`: images are then rendered while others are served.
         self.defer_images = False
         self._rendering: list[_Rendering] = []
@@ -230,7 +220,7 @@ class NativeResponder:
             steps = self._controls.read(request)
         except ProtocolError as error:
             return Answer(encode(self.sim.refuse_control(error, request.peer)))
-        answer = (self._stepped_in_cpp(steps, request.peer) if wanted else None) or self._control(steps, request.peer)
+        answer = self._control(steps, request.peer)
         if not wanted or answer.admitted:
             return answer
         if answer.held:
@@ -240,17 +230,6 @@ class NativeResponder:
         if answer.simulated_time is None:
             return answer  # refused: no state to show
         return self._with_images(answer, wanted, request)
-
-    def _stepped_in_cpp(self, steps: int, peer: bytes) -> Answer | None:
-        """The answer's readings of `peer`'s Control asking for images (read into the control arrays), stepped
-        by the hot path in C++ as it steps any Control; None when the hot path leaves it to `_control`."""
-        stepper = self.control_stepper
-        if stepper is None or not stepper.takes_control(peer):
-            return None
-        stepped = stepper.step_control(steps, peer)
-        if isinstance(stepped, Held):
-            return HELD_ANSWER  # of many steps: the loop has C++ take them in chunks (SimulationServer.long_control)
-        return None if stepped is None else Answer(*stepped)
 
     def _check_images(self, wanted: Wanted, shared: bool) -> None:
         if self.sim.shared:

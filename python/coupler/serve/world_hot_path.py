@@ -84,6 +84,8 @@ class WorldHotPath:
         if publisher is not None:
             self._path.publish_to(publisher.native)
         self.controls = 0  # Controls for every world answered in C++ so far
+        # The single-world hot path whose C++ object steps world 0's ordinary Controls (which Python reads).
+        self.world_0: HotPath | None = None
         self.resets = 0  # worlds they reset
         self.reads = 0  # none: reads go to Python
         self.controller_served = False  # the last serve() answered a Control
@@ -107,11 +109,11 @@ class WorldHotPath:
             return None
         path = cls(responder, stop_after, publisher, clock)
         responder.world_stepper = path
-        # World 0's ordinary Controls: stepped in C++ by the single-world hot path's step_control, as on a server of
-        # one world (its run() is never called here: this path serves the lone controller).
+        # World 0's ordinary Controls, which Python reads: stepped in C++ through a single-world hot path's C++
+        # object, as on a server of one world (its run() is never called here: this path serves the lone controller).
         parts = sim.simulation.hot_path_parts()
         if parts is not None:
-            responder.control_stepper = HotPath(responder, parts, stop_after, None, clock)
+            path.world_0 = HotPath(responder, parts, stop_after, None, clock)
         return path
 
     def step_control(self, frame: bytes) -> bool:

@@ -250,14 +250,14 @@ TEST_CASE("the hot path hands back its controller's Control asking for images, n
   CHECK(rig.clock.steps() == 0);
 }
 
-TEST_CASE("the hot path steps a Control asking for images once read, leaving its answer's readings to the caller",
+TEST_CASE("the hot path steps a Control its caller read, leaving its answer's readings to the caller",
           "[hot_path]") {
   Rig rig;
   ControlMessage control = arm_control(0.5, -0.25, 2);
   control.images = {ImageRequest{"eye", {"rgb"}}};
   const std::uint32_t steps = rig.controls.read(
       control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
-  const HotPathOutcome outcome = rig.path->step_control(steps);
+  const HotPathOutcome outcome = rig.path->step_checked(steps);
   const double expected[] = {0.5, -0.25, 1.0};
   CHECK(outcome.answer_frame == rig.sensors.encode(expected, 0.02));
   CHECK(outcome.controls == 1);
@@ -274,13 +274,12 @@ TEST_CASE("the hot path takes a Control asking for images of many steps chunk by
   control.images = {ImageRequest{"eye", {"rgb"}}};
   const std::uint32_t steps = rig.controls.read(
       control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
-  CHECK(rig.path->step_control(steps).answer_frame.empty());  // too many for one go: left to start_chunks()
   const HotPathOutcome started = rig.path->start_chunks(steps);
   CHECK(started.controls == 1);
   CHECK(started.long_steps == 250);
   CHECK(started.answer_frame.empty());
   CHECK(rig.clock.steps() == 0);
-  CHECK_THROWS_AS(rig.path->step_control(1), Error);  // one Control at a time
+  CHECK_THROWS_AS(rig.path->step_checked(1), Error);  // one Control at a time
   std::uint64_t taken = 0;
   int chunks = 0;
   HotPathOutcome chunk;
@@ -320,27 +319,13 @@ TEST_CASE("the hot path stops a Control asking for images of many steps at the s
   CHECK_FALSE(rig.path->drop_chunks());  // cut: the caller answers it, nothing is left in progress
 }
 
-TEST_CASE("the hot path leaves a Control asking for images with a value beyond the largest to the caller",
-          "[hot_path]") {
-  HotPathConfig config;
-  config.largest_value = 10.0;
-  Rig rig(config);
-  const std::uint32_t steps = rig.controls.read(
-      arm_control(0.5, -11.0), ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(),
-                                              rig.events_on.data()});
-  const HotPathOutcome outcome = rig.path->step_control(steps);
-  CHECK(outcome.answer_frame.empty());
-  CHECK(outcome.controls == 0);
-  CHECK(rig.state == std::vector<double>{0.0, 0.0, 0.0});
-}
-
-TEST_CASE("the hot path answers a Control asking for images with InternalError when the simulation fails",
+TEST_CASE("the hot path answers a Control its caller read with InternalError when the simulation fails",
           "[hot_path]") {
   Rig rig;
   FailingStepper failing;
   rig.stepper = &failing;
   rig.make({});
-  const HotPathOutcome outcome = rig.path->step_control(1);
+  const HotPathOutcome outcome = rig.path->step_checked(1);
   CHECK(outcome.failure == "the physics diverged");
   CHECK(outcome.error_answers == 1);
   const Message answer = decode(outcome.answer_frame);
@@ -835,7 +820,7 @@ TEST_CASE("paced, a Control of many steps that starts the run is answered its st
 TEST_CASE("the hot path takes a Control its caller checked at once, whatever its values and however many its steps",
           "[hot_path]") {
   HotPathConfig config;
-  config.largest_value = 10.0;  // step_control would leave this Control to the caller twice over
+  config.largest_value = 10.0;  // run() would hand this Control back, twice over
   Rig rig(config);
   const std::uint64_t steps = StepChunks::kFirst + 50;
   const std::uint32_t read = rig.controls.read(

@@ -153,7 +153,7 @@ def stream_of(address: str, publish_on: str, frames: list[bytes], clock: RunCloc
     assert not thread.is_alive()
     assert isinstance(loop.hot_path, WorldHotPath)
     # World 0's ordinary Controls are stepped by the single-world hot path.
-    world_0 = responder.control_stepper
+    world_0 = loop.hot_path.world_0
     served = loop.hot_path.controls + (0 if world_0 is None else world_0.controls)
     return compared(received), went, served
 

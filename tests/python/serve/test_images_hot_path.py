@@ -1,5 +1,5 @@
 """A lone controller's Controls asking for camera images (the "images" extension), stepped by the C++ hot
-path (`coupler.serve.hot_path.HotPath.step_control`; one of many steps chunk by chunk, others served between
+path (`coupler._native.HotPath.step_checked`; one of many steps chunk by chunk, others served between
 two chunks) and answered with the images rendered in Python: the readings and images those of stepping the same
 MJCF in MuJoCo directly and rendering it."""
 

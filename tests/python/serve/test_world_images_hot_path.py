@@ -1,7 +1,7 @@
 """A lone controller's Controls for every world asking for camera images, checked in Python, applied, stepped and
 read by the native world hot path (`coupler.serve.world_hot_path.WorldHotPath.step_control`; one of many steps
 chunk by chunk, the loop serving others between two chunks), and its ordinary
-Controls driving world 0 alone by the single-world hot path's (`coupler.serve.hot_path.HotPath.step_control`),
+Controls driving world 0 alone by the single-world hot path's C++ object (`coupler._native.HotPath.step_checked`),
 answered with the images rendered in Python: every world's readings and images those of stepping the same MJCF in
 MuJoCo directly and rendering it."""
 
@@ -99,9 +99,9 @@ def served(tmp_path_factory: pytest.TempPathFactory):
             WORLDS, np.array(LAST)[:, None], 2, images=[("eye", ["rgb"])], image_worlds=[0])))
         long = read_world_answer_with_images(ask(socket, encode_world_control(
             WORLDS, np.array(LONG)[:, None], LONG_STEPS, images=[("eye", ["rgb", "depth"])], image_worlds=LONG_WORLDS)))
-        assert hot.loop.hot_path is not None and hot.responder.control_stepper is not None
+        assert hot.loop.hot_path is not None and hot.loop.hot_path.world_0 is not None
         yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
-               hot.responder.control_stepper.controls, last, long, hot.loop.chunked.chunks)
+               hot.loop.hot_path.world_0.controls, last, long, hot.loop.chunked.chunks)
 
 
 def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):

@@ -15,7 +15,7 @@
 // control plane, with a count of what was done meanwhile.
 //
 // A Control asking for camera images goes back to the caller, which checks
-// the images, reads the Control and has step_control() apply and step it as
+// the images, reads the Control and has step_checked() apply and step it as
 // run() would, then renders the images and answers. One of more than
 // StepChunks::kFirst steps is applied by start_chunks() and stepped chunk by
 // chunk by step_chunk(), the caller serving others between two calls.
@@ -149,7 +149,7 @@ struct HotPathOutcome {
   // The sizes of the last Control answered and of its answer, in bytes.
   std::size_t request_bytes = 0;
   std::size_t answer_bytes = 0;
-  // With HotPathConfig::trace: the Control answered and its answer, as sent; after step_control(), the answer's
+  // With HotPathConfig::trace: the Control answered and its answer, as sent; after step_checked(), the answer's
   // readings.
   std::string request_frame;
   std::string answer_frame;
@@ -235,27 +235,21 @@ class HotPath {
   HotPathOutcome run_free(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           const HotPathFreeRun& free);
 
-  // Takes a Control run() hands back because it asks for images, once the
-  // caller has checked the images it asks for and read it into the control
-  // arrays (ControlLayout::read): applied, stepped and read as run() takes
-  // any Control, for the caller to render the images of the state after its
-  // steps and send the answer. The outcome counts it (`controls` 1, its
-  // steps, clamps and the time reached; or the failure, `error_answers` 1)
-  // and holds the answer's readings in `answer_frame` (the InternalError
-  // frame when the simulation failed). A Control run() would leave to the
-  // caller (a value beyond its limit, one the scatter refuses, more than
-  // StepChunks::kFirst steps, which start_chunks() applies) is not applied:
-  // `answer_frame` is empty and the caller serves it. The
-  // caller guarantees what it does for run(): one controller holds the
-  // simulation, whose state is settled, and no Control is in progress (nor
-  // in chunks, start_chunks()).
-  HotPathOutcome step_control(std::uint64_t steps);
-  // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which
-  // serves others between them: applied (its failure, `error_answers` 1 and the InternalError frame, in the
-  // outcome when it cannot be; empty when step_control() would not apply it either), its steps left to
-  // step_chunk(); the outcome counts it (`controls` 1) and its `long_steps`. `checked`: a Control the caller has
-  // checked, as for step_checked(), applied whatever its values.
-  HotPathOutcome start_chunks(std::uint64_t steps, bool checked = false);
+  // Takes a Control run() hands back (one asking for images, one of another encoding or a newcomer's) or
+  // that the caller was given as a message, once the caller has read it into the control arrays
+  // (ControlLayout::read) and checked it (refusing any value beyond its limit and any pose the scatter refuses,
+  // which it names): applied whatever its values, stepped and read as run() takes any Control, `steps` steps (up
+  // to max_steps) at once, for the caller to render any images of the state after its steps and send the answer;
+  // with 0 (a free run's Control) none, its answer reading the state with its controls applied, as run_free()
+  // answers. The outcome counts it (`controls` 1, its steps, clamps and the time reached; or the failure,
+  // `error_answers` 1) and holds the answer's readings in `answer_frame` (the InternalError frame when the
+  // simulation failed). A paced answer held for its time (of a controller that has gone) stays held.
+  HotPathOutcome step_checked(std::uint64_t steps);
+  // The same for a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
+  // others between them: applied (its failure, `error_answers` 1 and the InternalError frame, in the outcome when
+  // it cannot be; empty for one of fewer steps), its steps left to step_chunk(); the outcome counts it
+  // (`controls` 1) and its `long_steps`.
+  HotPathOutcome start_chunks(std::uint64_t steps);
   // Takes the next chunk of the Control start_chunks() applied. The outcome counts its steps (and clamps) and
   // says what is left (`long_steps`, `long_taken`) while steps remain; once its last step is taken, the answer's
   // readings in `answer_frame` and the time reached; stopped at the step reaching stop_after
@@ -264,12 +258,6 @@ class HotPath {
   HotPathOutcome step_chunk();
   // Drops the Control start_chunks() applied (the caller answered it: a stop); whether one was in progress.
   bool drop_chunks() noexcept;
-  // The same for a Control the caller has checked (refusing any value beyond its limit and any pose the scatter
-  // refuses, which it names) and serves alone, with no one to answer between chunks (a Control given to the
-  // server as a message): applied whatever its values, and `steps` steps (up to max_steps) taken at once; with 0
-  // (a free run's Control) none, its answer reading the state with its controls applied, as run_free() answers.
-  // A paced answer held for its time (of a controller that has gone) stays held.
-  HotPathOutcome step_checked(std::uint64_t steps);
 
   // Answers the Control of many steps in progress (if one is; a round's:
   // each of its Controls) with SessionEnded and `text`, and publishes that
