@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import zmq
 
+from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.run_clock import RunClock
@@ -21,12 +22,12 @@ class Served:
     `options` go to SimulationServer. Stopped, and its thread joined, on leaving the `with`."""
 
     def __init__(self, simulation: Simulation, address: str, trace_sizes: bool = False, trace: bool = False,
-                 clock: RunClock | None = None, **options) -> None:
+                 clock: RunClock | None = None, stop_after: float | None = None, **options) -> None:
         self.address = address
         self.sim = SimulationServer(simulation, **options)
         self.sim.trace = trace
-        self.responder = NativeResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(self.responder, clock)
+        self.responder = self._responder(address, trace_sizes)
+        self.loop = LockstepLoop(self.responder, clock, stop_after)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
 
@@ -39,6 +40,27 @@ class Served:
         self.thread.join(timeout=10)
         self.responder.close()
         assert not self.thread.is_alive()
+
+    def _responder(self, address: str, trace_sizes: bool) -> NativeResponder:
+        return NativeResponder(address, self.sim, trace_sizes=trace_sizes)
+
+
+class ServedBatch(Served):
+    """A lockstep server of `count` copies of `first` (a MuJoCo scene) stepped together (`--worlds`), with every
+    world's qpos and qvel in its answers; the rest as `Served`. Its worlds are closed with it."""
+
+    def __init__(self, first: Simulation, address: str, count: int, threads: int = 1, **options) -> None:
+        from coupler.mujoco.world_batch import WorldBatch  # MuJoCo's: only batched servers need it
+
+        self.worlds = WorldBatch(first, count, threads=threads, data_names=("qpos", "qvel"))
+        super().__init__(WorldsSimulation(self.worlds), address, **options)
+
+    def __exit__(self, *exc_info: object) -> None:
+        super().__exit__(*exc_info)
+        self.worlds.close()
+
+    def _responder(self, address: str, trace_sizes: bool) -> NativeResponder:
+        return BatchedResponder(address, self.sim, trace_sizes=trace_sizes)
 
 
 @contextlib.contextmanager

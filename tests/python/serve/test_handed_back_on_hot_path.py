@@ -22,28 +22,8 @@ from coupler.wire.messages import (  # noqa: E402
     ObjectControl,
     SensorMessage,
 )
+from geared_pendulums import GEAR, PENDULUMS as SCENE  # noqa: E402
 from served_loop import Served  # noqa: E402
-
-# Two pendulums, each driven by a motor: torques in N m at the joint, the heavy one's geared (ctrl = torque / 1000).
-SCENE = """
-<mujoco model="pendulums">
-  <worldbody>
-    <body name="light" pos="0 0 1">
-      <joint name="light" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-    <body name="heavy" pos="0 0.5 1">
-      <joint name="heavy" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="light" joint="light"/>
-    <motor name="heavy" joint="heavy" gear="1000" ctrlrange="-2 2"/>
-  </actuator>
-</mujoco>
-"""
-GEAR = {"light": 1.0, "heavy": 1000.0}
 
 
 def _control(torques: dict[str, float], field: ControlField = ControlField.VALUES, steps: int = 0) -> ControlMessage:

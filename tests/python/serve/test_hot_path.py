@@ -33,34 +33,13 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
+from geared_pendulums import GEAR, PENDULUMS
 from mocap_scenes import MOCAP_ARM
 from served_loop import Served, ask, req_socket
 from peers import REPO, server_command, wait_until_serving
 
 import pytest
 
-
-# Two pendulums, each driven by a motor: torques in N m at the joint, the heavy one's geared (ctrl = torque / 1000)
-# and its ctrl clamped to [-2, 2].
-PENDULUMS = """
-<mujoco model="pendulums">
-  <worldbody>
-    <body name="light" pos="0 0 1">
-      <joint name="light" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-    <body name="heavy" pos="0 0.5 1">
-      <joint name="heavy" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="light" joint="light"/>
-    <motor name="heavy" joint="heavy" gear="1000" ctrlrange="-2 2"/>
-  </actuator>
-</mujoco>
-"""
-GEAR = {"light": 1.0, "heavy": 1000.0}
 # The largest ctrl MuJoCo takes (mjMAXVAL): a Control asking for more is refused, as one not finite.
 LARGEST_CTRL = 1e10
 

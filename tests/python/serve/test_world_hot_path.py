@@ -18,13 +18,9 @@ pytest.importorskip("mujoco")
 
 from coupler import _native  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
-from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
-from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
 from coupler.serve.busy_grace import GRACE  # noqa: E402
-from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.shared_images import SharedImages  # noqa: E402
-from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
@@ -37,31 +33,19 @@ from coupler.wire.messages import (  # noqa: E402
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 from mocap_scenes import MOCAP_PENDULUM  # noqa: E402
-from served_loop import Served, ask, req_socket  # noqa: E402
+from served_loop import ServedBatch, ask, req_socket  # noqa: E402
 from world_pendulums import PENDULUM, MujocoPendulums  # noqa: E402
 
 WORLDS = 4
 
 
-class ServedWorlds(Served):
-    """A batched arm scene (or `scene`) served by a lockstep loop in a thread, with every world's
-    qpos and qvel in its answers; their arrays go through shared memory when they take 64 bytes or more and a
-    Control asks."""
+class ServedWorlds(ServedBatch):
+    """WORLDS copies of `scene` (the arm scene unless given), stepped on 2 threads, with a shared-memory ring for the
+    answers that ask for it."""
 
-    # Served's start and stop, around a batched responder of its own rather than Served's NativeResponder.
     def __init__(self, address: str, scene: MujocoSimulation | None = None, **options) -> None:
-        first = load_scene("arm", None) if scene is None else scene
-        self.worlds = WorldBatch(first, WORLDS, threads=2, data_names=("qpos", "qvel"))
-        self.sim = SimulationServer(WorldsSimulation(self.worlds), **options)
-        self.responder = BatchedResponder(address, self.sim)
+        super().__init__(load_scene("arm", None) if scene is None else scene, address, WORLDS, threads=2, **options)
         self.responder.shared_images = SharedImages(1 << 16, min_bytes=64)
-        self.loop = LockstepLoop(self.responder)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
-
-    def __exit__(self, *exc_info: object) -> None:
-        super().__exit__(*exc_info)
-        self.worlds.close()
 
 
 def random_controls(count: int, seed: int) -> list[tuple[bytes, tuple | None]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import time
 
 import numpy as np
@@ -16,11 +15,7 @@ pytest.importorskip("mujoco")
 
 
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
-from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
-from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
-from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.run_clock import RunClock  # noqa: E402
-from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
@@ -31,29 +26,16 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
-from served_loop import Served, ask, req_socket  # noqa: E402
+from served_loop import ServedBatch, ask, req_socket  # noqa: E402
 from world_pendulums import PENDULUM, TIME_STEP, MujocoPendulums  # noqa: E402
 
 WORLDS = 3
 
 
-class ServedPendulums(Served):
-    """WORLDS pendulums served by a lockstep loop in a thread, traced or paced as asked (stopping at `stop_after` simulated seconds), with every world's qpos and qvel in its answers."""
-
-    def __init__(self, address: str, trace: bool = False, trace_sizes: bool = False,
-                 clock: RunClock | None = None, stop_after: float | None = None) -> None:
-        self.worlds = WorldBatch(MujocoSimulation.from_xml_string(PENDULUM), WORLDS, threads=1,
-                                 data_names=("qpos", "qvel"))
-        self.sim = SimulationServer(WorldsSimulation(self.worlds), session_timeout=60.0)
-        self.sim.trace = trace
-        self.responder = BatchedResponder(address, self.sim, trace_sizes=trace_sizes)
-        self.loop = LockstepLoop(self.responder, clock, stop_after)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
-
-    def __exit__(self, *exc_info: object) -> None:
-        super().__exit__(*exc_info)
-        self.worlds.close()
+def served_pendulums(address: str, **options) -> ServedBatch:
+    """WORLDS pendulums served by a lockstep loop in a thread, traced or paced as asked (stopping at `stop_after`
+    simulated seconds), with every world's qpos and qvel in its answers."""
+    return ServedBatch(MujocoSimulation.from_xml_string(PENDULUM), address, WORLDS, session_timeout=60.0, **options)
 
 
 def exchanges() -> list[tuple[np.ndarray | None, int, list[int]]]:
@@ -68,7 +50,7 @@ def exchanges() -> list[tuple[np.ndarray | None, int, list[int]]]:
     return plan
 
 
-def drive(served: ServedPendulums, read_after: int = 5) -> tuple[list[np.ndarray], list[tuple[bytes, bytes]]]:
+def drive(served: ServedBatch, read_after: int = 5) -> tuple[list[np.ndarray], list[tuple[bytes, bytes]]]:
     """Handshake, drive the plan's Controls (a read among them, after `read_after`), read at the end; every
     Control's answer's (qpos, qvel) per world, and every exchange's request and answer frames."""
     states, exchanged = [], []
@@ -119,7 +101,7 @@ def mujoco_states() -> list[np.ndarray]:
 def test_traced_controls_for_every_world_are_answered_in_cpp_and_every_exchange_logged(make_address, caplog,
                                                                                         option):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
-    with ServedPendulums(make_address("ipc"), **{option: True}) as served:
+    with served_pendulums(make_address("ipc"), **{option: True}) as served:
         states, exchanged = drive(served)
     for ours, theirs in zip(states, mujoco_states(), strict=True):
         np.testing.assert_array_equal(ours, theirs)
@@ -130,7 +112,7 @@ def test_traced_controls_for_every_world_are_answered_in_cpp_and_every_exchange_
     assert len(expected) >= (2 * (len(exchanges()) + 3) if option == "trace" else 4)
 
 
-def paced_exchange(served: ServedPendulums) -> tuple[list[np.ndarray], float, bool]:
+def paced_exchange(served: ServedBatch) -> tuple[list[np.ndarray], float, bool]:
     """A paced run: a Control that starts it, then one of 20 steps (0.2 s) during whose hold a reader reads.
     Every Control's answer's (qpos, qvel) per world, how long the second one took, and whether the read was
     answered while it waited."""
@@ -158,7 +140,7 @@ def paced_exchange(served: ServedPendulums) -> tuple[list[np.ndarray], float, bo
 def test_paced_answers_for_every_world_wait_in_cpp_for_their_time_while_reads_are_answered_and_logged_in_order(
         make_address, caplog):
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
-    with ServedPendulums(make_address("ipc"), trace=True, clock=RunClock(1.0)) as served:
+    with served_pendulums(make_address("ipc"), trace=True, clock=RunClock(1.0)) as served:
         _, took, read_while_held = paced_exchange(served)
     assert took >= 0.2 - 0.002  # the answer waited for its time
     assert read_while_held
@@ -176,7 +158,7 @@ def test_a_long_control_for_every_world_is_stepped_in_cpp_in_chunks_ends_where_m
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
     plan = [(np.array([[0.5], [-1.0], [1.5]]), 250, [1]), (np.array([[-0.3], [0.2], [0.9]]), 101, [])]
     direct = MujocoPendulums(WORLDS)
-    with ServedPendulums(make_address("ipc"), trace=True) as served, \
+    with served_pendulums(make_address("ipc"), trace=True) as served, \
             req_socket(served.responder.endpoint) as driver:
         ask(driver, encode(HandshakeInitMessage()))
         for controls, steps, resets in plan:
@@ -191,7 +173,7 @@ def test_a_long_control_for_every_world_is_stepped_in_cpp_in_chunks_ends_where_m
 
 def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_stop_ends_the_control(make_address):
     steps = 100_000  # about half a second of stepping
-    with ServedPendulums(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver, \
+    with served_pendulums(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver, \
             req_socket(served.responder.endpoint) as other:
         ask(driver, encode(HandshakeInitMessage()))
         driver.send(encode_world_control(WORLDS, np.zeros((WORLDS, 1)), steps))
@@ -209,7 +191,7 @@ def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_sto
 
 
 def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after(make_address):
-    with ServedPendulums(make_address("ipc"), stop_after=0.5) as served, \
+    with served_pendulums(make_address("ipc"), stop_after=0.5) as served, \
             req_socket(served.responder.endpoint) as driver:
         ask(driver, encode(HandshakeInitMessage()))
         answer = decode(ask(driver, encode_world_control(WORLDS, np.full((WORLDS, 1), 0.5), 1000)))
@@ -226,7 +208,7 @@ def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after(make_address)
 def test_paced_a_long_control_for_every_world_that_starts_the_run_waits_for_its_own_steps_after_them(make_address):
     steps = 200  # 2 simulated seconds: 0.1 s of wall clock at 20 times real time
     direct = MujocoPendulums(WORLDS)
-    with ServedPendulums(make_address("ipc"), clock=RunClock(20.0)) as served, \
+    with served_pendulums(make_address("ipc"), clock=RunClock(20.0)) as served, \
             req_socket(served.responder.endpoint) as driver:
         ask(driver, encode(HandshakeInitMessage()))
         took = []

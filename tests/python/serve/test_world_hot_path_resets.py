@@ -5,7 +5,6 @@ values, is never stepped by them."""
 
 from __future__ import annotations
 
-import threading
 
 import numpy as np
 import pytest
@@ -15,15 +14,11 @@ pytest.importorskip("mujoco")
 import mujoco  # noqa: E402
 
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
-from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
-from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
-from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
-from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import encode  # noqa: E402
 from coupler.wire.messages import HandshakeInitMessage, SensorRequestMessage  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
-from served_loop import Served, ask, req_socket  # noqa: E402
+from served_loop import ServedBatch, ask, req_socket  # noqa: E402
 
 WORLDS = 3
 STEPS = 4
@@ -51,22 +46,9 @@ UNDRIVEN = """
 """
 
 
-class ServedKeyframed(Served):
-    """WORLDS copies of `scene` (a one-hinge MJCF) served by a lockstep loop in a thread, with every world's qpos and
-    qvel in its answers."""
-
-    def __init__(self, address: str, scene: str = KEYFRAMED_PENDULUM) -> None:
-        self.worlds = WorldBatch(MujocoSimulation.from_xml_string(scene), WORLDS, threads=1,
-                                 data_names=("qpos", "qvel"))
-        self.sim = SimulationServer(WorldsSimulation(self.worlds), session_timeout=60.0)
-        self.responder = BatchedResponder(address, self.sim)
-        self.loop = LockstepLoop(self.responder)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
-
-    def __exit__(self, *exc_info: object) -> None:
-        super().__exit__(*exc_info)
-        self.worlds.close()
+def served_keyframed(address: str, scene: str = KEYFRAMED_PENDULUM) -> ServedBatch:
+    """WORLDS copies of `scene` (a one-hinge MJCF) served by a lockstep loop in a thread."""
+    return ServedBatch(MujocoSimulation.from_xml_string(scene), address, WORLDS, session_timeout=60.0)
 
 
 def answered_states(answer: bytes) -> np.ndarray:
@@ -89,7 +71,7 @@ def test_a_control_for_every_world_that_only_resets_worlds_is_served_in_cpp_as_m
         for _ in range(STEPS):
             mujoco.mj_step(model, data)
     stepped = mujoco_states(direct)
-    with ServedKeyframed(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver:
+    with served_keyframed(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver:
         ask(driver, encode(HandshakeInitMessage()))
         ask(driver, encode_world_control(WORLDS, controls, STEPS))
         path = served.loop.hot_path
@@ -108,7 +90,7 @@ def test_a_control_for_every_world_that_only_resets_worlds_is_served_in_cpp_as_m
 
 def test_a_control_for_every_world_with_no_values_and_no_resets_reads_every_world_in_cpp(make_address):
     controls = np.array([[0.5], [-1.0], [1.5]])
-    with ServedKeyframed(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver:
+    with served_keyframed(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver:
         ask(driver, encode(HandshakeInitMessage()))
         stepped = answered_states(ask(driver, encode_world_control(WORLDS, controls, STEPS)))
         read = answered_states(ask(driver, encode_world_control(WORLDS, None)))
@@ -122,7 +104,7 @@ def test_a_control_for_every_world_of_a_scene_without_controls_steps_no_world_in
     model = mujoco.MjModel.from_xml_string(UNDRIVEN)
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    with ServedKeyframed(make_address("ipc"), UNDRIVEN) as served, req_socket(served.responder.endpoint) as driver:
+    with served_keyframed(make_address("ipc"), UNDRIVEN) as served, req_socket(served.responder.endpoint) as driver:
         assert served.worlds.control_width == 0  # its Controls for every world hold no values
         ask(driver, encode(HandshakeInitMessage()))
         answer = answered_states(ask(driver, encode_world_control(WORLDS, None, STEPS)))

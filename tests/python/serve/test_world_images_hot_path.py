@@ -8,7 +8,6 @@ MuJoCo directly and rendering it."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 import numpy as np
@@ -20,11 +19,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
-from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
-from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
-from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
-from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
@@ -37,7 +32,7 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
-from served_loop import Served, ask, req_socket  # noqa: E402
+from served_loop import ServedBatch, ask, req_socket  # noqa: E402
 from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
 
 WORLDS = 3
@@ -58,24 +53,12 @@ LONG_WORLDS = [2]
 LONGEST = 100_000  # steps of a Control for every world read between its chunks, then stopped
 
 
-class ServedRail(Served):
-    """The rail scene's batch of WORLDS worlds with its camera, every world's qpos and qvel in the answers, served
-    by a lockstep loop through the native hot path in a thread."""
-
-    def __init__(self, address: str) -> None:
-        first = MujocoSimulation.from_xml_string(SCENE)
-        if serve_cameras(first) is None or first.images is None:
-            pytest.fail(f"the scene's camera is not served: {first.images_unavailable}")
-        self.worlds = WorldBatch(first, WORLDS, threads=1, data_names=("qpos", "qvel"))
-        self.sim = SimulationServer(WorldsSimulation(self.worlds))
-        self.responder = BatchedResponder(address, self.sim)
-        self.loop = LockstepLoop(self.responder)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self.loop.run, args=(self.stop, 0.05))
-
-    def __exit__(self, *exc_info: object) -> None:
-        super().__exit__(*exc_info)
-        self.worlds.close()
+def served_rail(address: str) -> ServedBatch:
+    """The rail scene's batch of WORLDS worlds with its camera, served by a lockstep loop in a thread."""
+    first = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(first) is None or first.images is None:
+        pytest.fail(f"the scene's camera is not served: {first.images_unavailable}")
+    return ServedBatch(first, address, WORLDS)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +67,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     path's count of Controls it stepped, the server's counts, world 0's time before the ordinary Controls, their
     answers and the single-world hot path's count of those it stepped."""
     address = f"ipc://{tmp_path_factory.mktemp('worlds')}/images.sock"
-    with ServedRail(address) as hot, req_socket(address) as socket:
+    with served_rail(address) as hot, req_socket(address) as socket:
         ask(socket, encode(HandshakeInitMessage()))
         answers = [read_world_answer_with_images(ask(socket, encode_world_control(
             WORLDS, np.array(forces)[:, None], steps, images=[("eye", ["rgb", "depth"])], image_worlds=chosen)))
@@ -161,8 +144,9 @@ def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_p
                                               renderer.render())
 
 
-def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world_on_as_mujoco_does(served):
-    *_, (_, times, data, _, _), _, _ = served
+def _stepped_directly(then: list[tuple[list[float], int]]) -> list[mujoco.MjData]:
+    """Every world stepped in MuJoCo directly as the served Controls step it: FORCES for STEPS, world 0's ORDINARY
+    Controls, then the Controls for every world `then` lists (forces, steps)."""
     model = mujoco.MjModel.from_xml_string(SCENE)
     direct = [mujoco.MjData(model) for _ in range(WORLDS)]
     for forces, steps in zip(FORCES, STEPS):
@@ -172,9 +156,16 @@ def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world
     for force, steps, _ in ORDINARY:
         direct[0].ctrl[0] = force
         mujoco.mj_step(model, direct[0], nstep=max(steps, 1))
-    for world, force in zip(direct, LAST):
-        world.ctrl[0] = force
-        mujoco.mj_step(model, world, nstep=2)
+    for forces, steps in then:
+        for world, force in zip(direct, forces):
+            world.ctrl[0] = force
+            mujoco.mj_step(model, world, nstep=steps)
+    return direct
+
+
+def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world_on_as_mujoco_does(served):
+    *_, (_, times, data, _, _), _, _ = served
+    direct = _stepped_directly([(LAST, 2)])
     assert times.tolist() == [world.time for world in direct]
     np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
 
@@ -182,24 +173,12 @@ def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world
 def test_a_control_for_every_world_of_many_steps_asking_for_images_ends_where_mujoco_ends_rendered_as_it_renders(
         served):
     *_, (_, times, data, images, shown), _ = served
-    model = mujoco.MjModel.from_xml_string(SCENE)
-    direct = [mujoco.MjData(model) for _ in range(WORLDS)]
-    for forces, steps in zip(FORCES, STEPS):
-        for world, force in zip(direct, forces):
-            world.ctrl[0] = force
-            mujoco.mj_step(model, world, nstep=max(steps, 1))
-    for force, steps, _ in ORDINARY:
-        direct[0].ctrl[0] = force
-        mujoco.mj_step(model, direct[0], nstep=max(steps, 1))
-    for forces, steps in ((LAST, 2), (LONG, LONG_STEPS)):
-        for world, force in zip(direct, forces):
-            world.ctrl[0] = force
-            mujoco.mj_step(model, world, nstep=steps)
+    direct = _stepped_directly([(LAST, 2), (LONG, LONG_STEPS)])
     assert times.tolist() == [world.time for world in direct]
     np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
     assert shown.tolist() == LONG_WORLDS
     pictures = {image.kind: image.pixels for image in images}
-    with mujoco.Renderer(model, HEIGHT, WIDTH) as renderer:
+    with mujoco.Renderer(direct[0].model, HEIGHT, WIDTH) as renderer:
         rgb, depth = rgb_and_depth(renderer, direct[LONG_WORLDS[0]])
     np.testing.assert_array_equal(pictures["rgb"][0], rgb)
     np.testing.assert_allclose(pictures["depth"][0], depth, rtol=1e-5)
@@ -208,7 +187,7 @@ def test_a_control_for_every_world_of_many_steps_asking_for_images_ends_where_mu
 def test_a_control_for_every_world_of_many_steps_asking_for_images_answers_reads_between_chunks_and_a_stop_ends_it(
         tmp_path):
     address = f"ipc://{tmp_path}/long.sock"
-    with ServedRail(address) as hot, req_socket(address) as driver, req_socket(address) as reader:
+    with served_rail(address) as hot, req_socket(address) as driver, req_socket(address) as reader:
         ask(driver, encode(HandshakeInitMessage()))
         driver.send(encode_world_control(WORLDS, np.ones((WORLDS, 1)), LONGEST, images=[("eye", ["rgb"])]))
         read = decode(ask(reader, encode(SensorRequestMessage())))
