@@ -126,6 +126,18 @@ class HotPathOf {
 
   bool drop_chunks() { return path_->drop_chunks(); }
 
+  HotPathOutcome start_applied_chunks(std::uint64_t steps) {
+    py::gil_scoped_release released;
+    return path_->start_applied_chunks(steps);
+  }
+
+  HotPathOutcome apply_checked() { return path_->apply_checked(); }
+
+  HotPathOutcome step_applied(std::uint64_t steps) {
+    py::gil_scoped_release released;
+    return path_->step_applied(steps);
+  }
+
   HotPathOutcome step_checked(std::uint64_t steps) {
     py::gil_scoped_release released;
     return path_->step_checked(steps);
@@ -349,6 +361,16 @@ void bind_hot_path(py::module_& module) {
            "the INTERNAL_ERROR frame in answer_frame), unanswered, for the caller to answer.")
       .def("drop_chunks", &HotPathOf::drop_chunks,
            "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
+      .def("apply_checked", &HotPathOf::apply_checked,
+           "Apply, without a step, a Control of one of several controllers read into the control arrays and checked "
+           "by the caller (as for step_checked()), to wait for the others' Controls of its round: the outcome counts "
+           "it (controls 1, its clamps; or its failure and INTERNAL_ERROR frame in answer_frame).")
+      .def("step_applied", &HotPathOf::step_applied, py::arg("steps"),
+           "Take `steps` steps (0: none) of the controls apply_checked() applied (a round's), from the state the "
+           "caller settled, without the GIL, and read it: as step_checked() without applying (controls 0).")
+      .def("start_applied_chunks", &HotPathOf::start_applied_chunks, py::arg("steps"),
+           "As start_chunks(), for a round of more than StepChunks.FIRST `steps` whose Controls apply_checked() "
+           "applied: nothing applied (controls 0), its steps left to step_chunk().")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
            "answer; whether one was in progress.")

@@ -853,20 +853,26 @@ std::uint64_t HotPath::steps_before_stop(std::uint64_t steps) const {
   return to_stop < 1.0 ? 1 : static_cast<std::uint64_t>(to_stop);
 }
 
-HotPathOutcome HotPath::start_chunks(std::uint64_t steps) {
+HotPathOutcome HotPath::start_chunks(std::uint64_t steps) { return begin_chunks(steps, true); }
+
+HotPathOutcome HotPath::start_applied_chunks(std::uint64_t steps) { return begin_chunks(steps, false); }
+
+HotPathOutcome HotPath::begin_chunks(std::uint64_t steps, bool apply_first) {
   HotPathOutcome outcome;
   // As step_checked(): a paced answer held for its time (of a controller gone) stays held.
   if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
   if (steps <= StepChunks::kFirst || steps > config_.max_steps) return outcome;  // not one to take in chunks
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
-  if (!apply(outcome)) {
-    ++outcome.error_answers;
-    outcome.answer_frame = failure_frame(outcome);
-    outcome.answer_bytes = outcome.answer_frame.size();
-    return outcome;
+  if (apply_first) {
+    if (!apply(outcome)) {
+      ++outcome.error_answers;
+      outcome.answer_frame = failure_frame(outcome);
+      outcome.answer_bytes = outcome.answer_frame.size();
+      return outcome;
+    }
+    ++outcome.controls;
   }
-  ++outcome.controls;
   caller_chunks_.emplace(CallerChunks{steps, steps_before_stop(steps), 0, StepChunks(config_.chunk_seconds)});
   outcome.long_steps = steps;
   return outcome;
@@ -932,6 +938,50 @@ HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
       frame = state_frame();
       outcome.simulated_time = stepper_.time();
       ++outcome.controls;
+    } catch (const std::exception& e) {
+      outcome.failure = e.what();
+    }
+  }
+  if (!outcome.failure.empty()) {
+    frame = failure_frame(outcome);
+    ++outcome.error_answers;
+  }
+  outcome.answer_bytes = frame.size();
+  outcome.answer_frame = std::move(frame);
+  return outcome;
+}
+
+HotPathOutcome HotPath::apply_checked() {
+  HotPathOutcome outcome;
+  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be applied");
+  if (!apply(outcome)) {
+    ++outcome.error_answers;
+    outcome.answer_frame = failure_frame(outcome);
+    outcome.answer_bytes = outcome.answer_frame.size();
+    return outcome;
+  }
+  stepper_.unsettle();  // reads before the round see the controls applied, as the step will
+  ++outcome.controls;
+  return outcome;
+}
+
+HotPathOutcome HotPath::step_applied(std::uint64_t steps) {
+  HotPathOutcome outcome;
+  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  if (steps > config_.max_steps) {
+    throw Error("a round of " + std::to_string(steps) + " steps is beyond the " + std::to_string(config_.max_steps) +
+                " a Control may ask for");
+  }
+  // The caller settled the state the controls were applied to: the step starts from there.
+  stepper_.assume_settled();
+  state_.clear();
+  std::string frame;
+  if (steps > 0) {
+    frame = step(steps, outcome);
+  } else {
+    try {
+      frame = state_frame();
+      outcome.simulated_time = stepper_.time();
     } catch (const std::exception& e) {
       outcome.failure = e.what();
     }

@@ -845,3 +845,73 @@ TEST_CASE("the hot path answers a checked Control of no steps with the state its
   CHECK(outcome.steps == 0);
   CHECK(rig.clock.steps() == 0);
 }
+
+TEST_CASE("the hot path applies a checked Control without a step, for its round to step", "[hot_path]") {
+  Rig rig;
+  (void)rig.controls.read(arm_control(0.5, -0.25), ControlTargets{rig.values.data(), rig.values_set.data(),
+                                                                  rig.events_set.data(), rig.events_on.data()});
+  const HotPathOutcome applied = rig.path->apply_checked();
+  CHECK(applied.controls == 1);
+  CHECK(applied.steps == 0);
+  CHECK(applied.failure.empty());
+  CHECK(applied.answer_frame.empty());
+  CHECK(rig.clock.steps() == 0);
+  const HotPathOutcome stepped = rig.path->step_applied(3);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(stepped.answer_frame == rig.sensors.encode(expected, 0.03));
+  CHECK(stepped.controls == 0);
+  CHECK(stepped.steps == 3);
+  REQUIRE(stepped.simulated_time);
+  CHECK(*stepped.simulated_time == 0.03);
+  CHECK(rig.clock.steps() == 3);
+}
+
+TEST_CASE("the hot path steps the controls applied without applying the control arrays again", "[hot_path]") {
+  Rig rig;
+  const ControlTargets targets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()};
+  (void)rig.controls.read(arm_control(0.5, -0.25), targets);
+  REQUIRE(rig.path->apply_checked().controls == 1);
+  (void)rig.controls.read(arm_control(0.75, 0.125), targets);  // read, never applied
+  const HotPathOutcome stepped = rig.path->step_applied(1);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(stepped.answer_frame == rig.sensors.encode(expected, 0.01));
+}
+
+TEST_CASE("the hot path answers a round whose step fails with InternalError", "[hot_path]") {
+  Rig rig;
+  FailingStepper failing;
+  rig.stepper = &failing;
+  rig.make({});
+  const HotPathOutcome applied = rig.path->apply_checked();
+  CHECK(applied.failure.empty());  // applying takes no step
+  const HotPathOutcome stepped = rig.path->step_applied(1);
+  CHECK(stepped.failure == "the physics diverged");
+  CHECK(stepped.error_answers == 1);
+  const Message answer = decode(stepped.answer_frame);
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
+}
+
+TEST_CASE("the hot path takes a round of many steps applied without applying it again, chunk by chunk",
+          "[hot_path]") {
+  Rig rig;
+  const ControlTargets targets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()};
+  (void)rig.controls.read(arm_control(0.5, -0.25), targets);
+  REQUIRE(rig.path->apply_checked().controls == 1);
+  (void)rig.controls.read(arm_control(0.75, 0.125), targets);  // read, never applied
+  CHECK(rig.path->start_applied_chunks(StepChunks::kFirst).long_steps == 0);  // too few steps for chunks
+  const HotPathOutcome started = rig.path->start_applied_chunks(250);
+  CHECK(started.controls == 0);
+  CHECK(started.long_steps == 250);
+  CHECK(rig.clock.steps() == 0);
+  CHECK_THROWS_AS(rig.path->apply_checked(), Error);  // one Control at a time
+  HotPathOutcome chunk;
+  std::uint64_t taken = 0;
+  for (int chunks = 0; chunks < 250 && chunk.answer_frame.empty(); ++chunks) {
+    chunk = rig.path->step_chunk();
+    taken += chunk.steps;
+  }
+  CHECK(taken == 250);
+  const double expected[] = {0.5, -0.25, 1.0};
+  CHECK(chunk.answer_frame == rig.sensors.encode(expected, 2.5));
+}

@@ -258,6 +258,18 @@ class HotPath {
   HotPathOutcome step_chunk();
   // Drops the Control start_chunks() applied (the caller answered it: a stop); whether one was in progress.
   bool drop_chunks() noexcept;
+  // Applies, without a step, a Control of one of several controllers read into the control arrays and checked
+  // by the caller (as for step_checked()): it waits for the others' Controls of the same step, which
+  // step_applied() then takes. The outcome counts it (`controls` 1, its clamps; or the failure, `error_answers` 1
+  // and the InternalError frame in `answer_frame`); reads before the step see its controls applied.
+  HotPathOutcome apply_checked();
+  // Takes `steps` steps (up to max_steps; 0: none) of the controls applied (apply_checked(), a round's Controls),
+  // from a state the caller settled, and reads the state: as step_checked() without applying, the outcome counting
+  // the steps and no Control (`controls` 0).
+  HotPathOutcome step_applied(std::uint64_t steps);
+  // As start_chunks() without applying: a round of more than StepChunks::kFirst `steps` whose Controls
+  // apply_checked() applied, its steps left to step_chunk() (`controls` 0, `long_steps`; empty for fewer steps).
+  HotPathOutcome start_applied_chunks(std::uint64_t steps);
 
   // Answers the Control of many steps in progress (if one is; a round's:
   // each of its Controls) with SessionEnded and `text`, and publishes that
@@ -339,6 +351,8 @@ class HotPath {
     StepChunks chunks;
   };
   std::optional<CallerChunks> caller_chunks_;
+  // start_chunks() and start_applied_chunks(): with `apply_first`, the Control in the control arrays is applied.
+  HotPathOutcome begin_chunks(std::uint64_t steps, bool apply_first);
   // The steps of a Control of `steps` taken before the one reaching stop_after (all of them when none does).
   std::uint64_t steps_before_stop(std::uint64_t steps) const;
   // What one answered Control leaves to publish once its answer is sent.
