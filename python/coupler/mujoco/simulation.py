@@ -295,6 +295,11 @@ class MujocoSimulation(MessagesFromArrays):
         self._fresh = True
         self._forwarded = forwarded
 
+    def applied_elsewhere(self) -> None:
+        if self.moves_mocap:
+            self._forwarded = False  # the next step starts afresh
+        self._fresh = False
+
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         if first_clamped:
             # Counts them, and warns once per control: the hot path returns after a first clamp, so the control

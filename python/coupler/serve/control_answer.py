@@ -6,9 +6,10 @@ is answered by `refusal`. A lone controller's Control is applied, stepped and
 read in C++ (`coupler.serve.native_control_step`), through the loop's hot path
 where there is one; under a loop, one of many steps is applied there and
 left to the loop (HELD), which takes its chunks in C++ one call each
-(`coupler.serve.long_control`). Python applies a Control itself only with
-several controllers: one that claims its robots and waits (HELD) for the
-others' Controls of the same step.
+(`coupler.serve.long_control`). With several controllers, a Control claims
+its robots, is applied in C++ without a step and waits (HELD) for the
+others' Controls of the same step; their round is stepped and read in C++
+too (`take_round`), under a loop one of many steps in chunks C++ takes.
 
 Under a loop whose hot path can serve it (`hands_over`), the Control that
 admits a controller, or claims robots for it, is only admitted here (who
@@ -19,7 +20,7 @@ controller (`coupler.serve.hot_path`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
@@ -28,6 +29,7 @@ from coupler import _native
 from coupler.serve.controller_admission import ControllerAdmission
 from coupler.serve.controller_sessions import Controller, ControllerSessions
 from coupler.serve.held import ADMITTED, HELD, Admitted, Held
+from coupler.serve.long_control import LongControl
 from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.request_guard import RequestGuard
 from coupler.serve.simulation import ArraySimulation
@@ -99,7 +101,6 @@ class ControlAnswer:
         """
         run = self.run
         stats = run.stats
-        simulation = cast(ArraySimulation, run.simulation)  # the native path serves only ArraySimulations
         clock = self.sessions.clock
 
         def control() -> float | Held | Admitted:
@@ -107,7 +108,7 @@ class ControlAnswer:
                 run.refuse_while_stepping(peer)
             controller = self._active.get(peer)
             if controller is None or self.shared:
-                admitted = self._admitted(simulation, controls, steps, peer, hand_over)
+                admitted = self._admitted(controls, steps, peer, hand_over)
                 if admitted is not None:
                     return admitted
             else:
@@ -145,6 +146,36 @@ class ControlAnswer:
         run.long_control = long
         return HELD
 
+    def take_round(self, steps: int, peers: Sequence[bytes]) -> int:
+        """Start, and take in C++ the steps of the round of `peers`' Controls (applied and held here) with this `steps`
+        field; the steps it takes. Under a loop (`chunk_long_controls`) more than LONG_CONTROL_STEPS are left to it in
+        `long_control`: its chunks taken in C++ one call each where the loop's hot path is this C++ object, else
+        through `step_round_chunk`."""
+        run = self.run
+        step = self._native_step()
+        assert step is not None  # a Control of several controllers is applied in C++ (`_admitted`)
+        taken = run.begin(steps)
+        if run.leaves_to_loop(taken):
+            long: LongControl | None = LongControl(list(peers), taken)
+            if step.chunks:
+                outcome, long = step.start_applied_chunks(taken, list(peers), run.stepped)
+                if outcome.failure:
+                    raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
+            run.long_control = long
+        elif taken:
+            self.step_round_chunk(taken)
+        return taken
+
+    def step_round_chunk(self, steps: int) -> None:
+        """Take in C++ `steps` more steps of the controls of the round applied here (a loop's `ChunkedSteps` takes a
+        round of many steps so): steps of its Controls."""
+        step = self._native_step()
+        assert step is not None
+        outcome = step.step_applied(steps)
+        if outcome.failure:
+            raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
+        self.run.stepped(outcome.steps)
+
     def refusal(self, error: ProtocolError, peer: bytes = b"") -> ErrorMessage:
         """The answer to a Control of `peer` that the control layout refused with `error`, as a request to drive.
 
@@ -177,8 +208,8 @@ class ControlAnswer:
 
         return cast(ErrorMessage, self.guard.answer("ControlMessage", refuse))
 
-    def _admitted(self, simulation: ArraySimulation, controls: _native.ControlLayout, steps: int,
-                  peer: bytes, hand_over: bool) -> Held | Admitted | None:
+    def _admitted(self, controls: _native.ControlLayout, steps: int, peer: bytes,
+                  hand_over: bool) -> Held | Admitted | None:
         """Admit a newcomer, or one of several controllers, claim its robots and apply its Control (several
         controllers'; a lone controller's is served as any other).
 
@@ -200,7 +231,13 @@ class ControlAnswer:
             # Who drives is decided; its Control is served by the hot path, as every other of this controller.
             return ADMITTED
         if self.shared:
-            simulation.apply_values(controls.values, controls.values_set, controls.events_set, controls.events_on)
+            step = self._native_step()
+            if step is None:
+                raise ProtocolError("unexpected message: this scene takes no Controls", ErrorCode.UNEXPECTED_MESSAGE)
+            step.refuse()
+            outcome = step.apply()
+            if outcome.failure:
+                raise RuntimeError(outcome.failure)  # answered as any failure while handling a Control
             self.sessions.hold(controller, steps)
             self.admission.stats.controls += 1
             return HELD

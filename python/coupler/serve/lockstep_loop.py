@@ -96,7 +96,9 @@ class LockstepLoop:
         self.sim.chunk_long_controls = True
         active = self.sim.sessions.active
         self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
-        self.chunked = ChunkedSteps(self.sim.step_long_control)
+        # Takes, in Python-sized chunks, a Control of many steps no C++ hot path takes: a round's steps in C++ (a
+        # batched server's), or a Control for every world through the batch (which gives its own step).
+        self.chunked = ChunkedSteps(self.sim.step_round_chunk)
         # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
         self.hot_path: HotPath | WorldHotPath | None = (HotPath.for_loop(responder, clock, stop_after)
                                                         or WorldHotPath.for_loop(responder, clock, stop_after))
@@ -398,7 +400,7 @@ class LockstepLoop:
         starts = self.sim.starts
         peers, steps, requests = self.sim.sessions.take_round()
         try:
-            steps = self.sim.simulation_run.take(steps, peers)
+            steps = self.sim.take_round(steps, peers)
             if self.sim.long_control is not None:
                 answer = self._step_long_control(stop)
             else:

@@ -1,4 +1,4 @@
-"""A lone controller's Control served in Python is applied, stepped and read in C++, as the hot path serves one.
+"""A Control served in Python is applied, stepped and read in C++, as the hot path serves one.
 
 `ControlAnswer` reads a Control (a native request the hot path handed back
 or that no hot path serves, or a message given to `SimulationServer.handle`)
@@ -13,6 +13,11 @@ serves others between chunks. Under a loop whose hot path this is
 (`chunks`), one of more than `LONG_CONTROL_STEPS` steps is applied in C++
 and its chunks are taken there one call each (`start_chunks`), the loop
 serving others between two calls (`coupler.serve.long_control`).
+
+With several controllers, each Control is applied here without a step
+(`apply`, `HotPath.apply_checked`) and waits for its round, which is then
+stepped and read here (`step_applied`), or under such a loop left to it in
+chunks C++ takes (`start_applied_chunks`).
 """
 
 from __future__ import annotations
@@ -78,17 +83,47 @@ class NativeControlStep:
         chunks to the loop: the C++ outcome, and the `LongControl` of `peers` whose `chunk()` takes the next one in
         C++, counting its steps with `stepped`. None when it was not applied: it failed (the outcome says so), or
         it has too few steps to take in chunks."""
+        return self._chunks(self.path.start_chunks, steps, peers, stepped)
+
+    def start_applied_chunks(self, steps: int, peers: list[bytes],
+                             stepped: Callable[[int], None]) -> tuple[Any, LongControl | None]:
+        """As `start_chunks`, for a round of `steps` steps whose Controls `apply` applied: nothing is applied."""
+        return self._chunks(self.path.start_applied_chunks, steps, peers, stepped)
+
+    def _chunks(self, start: Callable[[int], Any], steps: int, peers: list[bytes],
+                stepped: Callable[[int], None]) -> tuple[Any, LongControl | None]:
         simulation = self._simulation
         simulation.settle()  # C++ steps from a settled state, as a read leaves it
-        outcome = self.path.start_chunks(steps)
+        outcome = start(steps)
         if outcome.clamped or outcome.failure:
             simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
-        if not outcome.controls or outcome.failure:
+        if not outcome.long_steps or outcome.failure:
             return outcome, None
         self.controls += outcome.controls
         control = LongControl(list(peers), steps, drop=self.path.drop_chunks)
         control.chunk = lambda: self._take_chunk(control, stepped)
         return outcome, control
+
+    def apply(self) -> Any:
+        """Apply the Control read into the arrays (checked by `refuse`) without a step, for its round: the C++
+        outcome, its clamps or its failure."""
+        outcome = self.path.apply_checked()
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
+        if not outcome.failure:
+            self._simulation.applied_elsewhere()
+        self.controls += outcome.controls
+        return outcome
+
+    def step_applied(self, steps: int) -> Any:
+        """Take `steps` steps of the controls `apply` applied (a round's) and read the new state; the C++ outcome:
+        its steps and simulated time, or its failure."""
+        simulation = self._simulation
+        simulation.settle()  # C++ steps from a settled state, as a read leaves it
+        outcome = self.path.step_applied(steps)
+        if outcome.failure:
+            simulation.hot_path_served(0, [], True)
+        return outcome
 
     def _take_chunk(self, control: LongControl, stepped: Callable[[int], None]) -> bool:
         """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from coupler.serve.long_control import LONG_CONTROL_STEPS, LongControl
 from coupler.serve.server_stats import ServerStats
 from coupler.serve.simulation import Simulation
@@ -40,18 +38,6 @@ class SimulationRun:
             self.starts += 1
             self.running = True
 
-    def take(self, steps: int, peers: Sequence[bytes]) -> int:
-        """Start, and take the steps of the Control(s) of `peers` with this `steps` field; the steps it takes.
-
-        With `chunk_long_controls`, more than LONG_CONTROL_STEPS are left to the loop in `long_control`.
-        """
-        taken = self.begin(steps)
-        if self.leaves_to_loop(taken):
-            self.long_control = LongControl(list(peers), taken)
-        elif taken:
-            self.step(taken)
-        return taken
-
     def begin(self, steps: int) -> int:
         """Start, for a Control with this `steps` field, applied and yet to take its steps; the steps it takes."""
         if not self.running:
@@ -80,12 +66,6 @@ class SimulationRun:
         self.stats.steps += steps
         if not self.fresh_control:
             self.stats.steps_without_control += steps
-        self.fresh_control = False
-
-    def step_long_control(self, steps: int) -> None:
-        """Take `steps` more of the steps of `long_control`: steps of a Control, not steps without one."""
-        self.simulation.step(steps)
-        self.stats.steps += steps
         self.fresh_control = False
 
     def refuse_while_stepping(self, peer: bytes) -> None:

@@ -110,7 +110,8 @@ class SimulationServer:
         self.peer_left = self.admission.peer_left
         self.lapse_leases = self.admission.lapse_leases
         self.step = self.simulation_run.step
-        self.step_long_control = self.simulation_run.step_long_control
+        self.take_round = self.control_answer.take_round
+        self.step_round_chunk = self.control_answer.step_round_chunk
         self.steps_per_control = self.simulation_run.steps_per_control
         self.round_complete = self.sessions.round_complete
         # Set when a controller ends its session with an ErrorMessage.
@@ -168,7 +169,7 @@ class SimulationServer:
         """Take the step the waiting Controls asked for; return their peers, the steps taken and the requests to
         answer (those the loop attached to `sessions.rounds`)."""
         peers, steps, requests = self.sessions.take_round()
-        return peers, self.simulation_run.take(steps, peers), requests
+        return peers, self.control_answer.take_round(steps, peers), requests
 
     def _dispatch(self, message: Message, peer: bytes) -> Message | Held | None:
         if isinstance(message, (HandshakeInitMessage, ResetMessage)):

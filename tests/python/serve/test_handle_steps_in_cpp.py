@@ -2,7 +2,7 @@
 (`coupler.serve.native_control_step`), as the hot path serves one: the simulation's Python apply, step and read
 are never called, a Control of many steps takes them all at once (under a loop, in chunks C++ takes one call
 each), a free run's takes none, and the answers are those of stepping the same MJCF in MuJoCo directly, bit for
-bit."""
+bit. Several controllers' Controls are applied in C++ too, and their round stepped there (`step_round`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,13 @@ from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.native_responder import NativeResponder  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode  # noqa: E402
-from coupler.wire.messages import ControlMessage, HandshakeInitMessage, ObjectControl, SensorMessage  # noqa: E402
+from coupler.wire.messages import (  # noqa: E402
+    ControlMessage,
+    HandshakeInitMessage,
+    ObjectControl,
+    SensorMessage,
+    SensorRequestMessage,
+)
 
 # A pendulum driven by a motor: torques in N m at the joint.
 SCENE = """
@@ -133,4 +139,96 @@ def test_a_control_of_many_steps_given_under_a_loop_is_applied_in_cpp_and_its_ch
     assert isinstance(message, SensorMessage), message
     assert message.simulated_time == data.time
     assert message.objects["pendulum"].angles == [data.qpos[0]]
+    assert (loop.chunked.chunks, long.taken, sim.stats.steps) == (0, steps, steps)
+
+
+# Two pendulums, one for each of two controllers.
+TWO = """
+<mujoco model="two pendulums">
+  <worldbody>
+    <body name="left" pos="0 0 1">
+      <joint name="left" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+    </body>
+    <body name="right" pos="1 0 1">
+      <joint name="right" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="left" joint="left"/>
+    <motor name="right" joint="right"/>
+  </actuator>
+</mujoco>
+"""
+# Each round: the torques of the two controllers and the steps their Controls ask for (0: one).
+ROUNDS = [(0.3, -0.2, 0), (-0.5, 0.4, 3), (0.2, 0.1, _native.StepChunks.FIRST + 20)]
+
+
+def _two_controllers(simulation: MujocoSimulation) -> SimulationServer:
+    sim = SimulationServer(simulation, controllers=2)
+    for peer in (b"left", b"right"):
+        sim.handle(HandshakeInitMessage(), peer)
+    return sim
+
+
+def _hold_round(sim: SimulationServer, left: float, right: float, steps: int) -> None:
+    for peer, torque in ((b"left", left), (b"right", right)):
+        held = sim.handle(ControlMessage(objects={peer.decode(): ObjectControl([torque])}, steps=steps), peer)
+        assert held is HELD, held
+
+
+def _stepped_directly(left: float, right: float, steps: int, data: mujoco.MjData, model: mujoco.MjModel) -> None:
+    data.ctrl[:] = [left, right]
+    mujoco.mj_step(model, data, nstep=max(steps, 1))
+
+
+def _assert_state(answer: object, data: mujoco.MjData) -> None:
+    assert isinstance(answer, SensorMessage), answer
+    assert answer.simulated_time == data.time
+    for k, name in enumerate(("left", "right")):
+        assert answer.objects[name].angles == [data.qpos[k]]
+        assert answer.objects[name].angular_velocities == [data.qvel[k]]
+
+
+def test_two_controllers_controls_and_their_round_given_to_handle_are_applied_and_stepped_in_cpp():
+    simulation = MujocoSimulation.from_xml_string(TWO)
+    for name in ("apply_values", "step"):  # the round's state is read as any read is
+        setattr(simulation, name, _not_in_python(name))
+    sim = _two_controllers(simulation)
+    model = mujoco.MjModel.from_xml_string(TWO)
+    data = mujoco.MjData(model)
+    for left, right, steps in ROUNDS:
+        _hold_round(sim, left, right, steps)
+        waiting = sim.handle(SensorRequestMessage())  # reads before the step see the controls applied
+        assert isinstance(waiting, SensorMessage) and waiting.simulated_time == data.time
+        assert (waiting.objects["left"].torques, waiting.objects["right"].torques) == ([left], [right])
+        peers, taken, _ = sim.step_round()
+        assert (sorted(peers), taken) == ([b"left", b"right"], max(steps, 1))
+        _stepped_directly(left, right, steps, data, model)
+        _assert_state(sim.handle(SensorRequestMessage()), data)
+    assert (sim.stats.controls, sim.stats.steps, sim.stats.steps_without_control) == (
+        2 * len(ROUNDS), sum(max(steps, 1) for *_, steps in ROUNDS), 0)
+
+
+def test_a_round_of_many_steps_under_a_loop_is_taken_in_chunks_in_cpp(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(TWO)
+    for name in ("apply_values", "step"):
+        setattr(simulation, name, _not_in_python(name))
+    sim = _two_controllers(simulation)
+    responder = NativeResponder(f"ipc://{tmp_path}/rounds.sock", sim)
+    try:
+        loop = LockstepLoop(responder)
+        steps = _native.StepChunks.FIRST + 20
+        _hold_round(sim, 0.4, -0.3, steps)
+        sim.step_round()
+        long = sim.long_control
+        assert long is not None and long.chunk is not None  # its chunks are C++'s to take
+        answer = loop._step_long_control(threading.Event())
+    finally:
+        responder.close()
+    model = mujoco.MjModel.from_xml_string(TWO)
+    data = mujoco.MjData(model)
+    _stepped_directly(0.4, -0.3, steps, data, model)
+    _assert_state(decode(answer.reply), data)
     assert (loop.chunked.chunks, long.taken, sim.stats.steps) == (0, steps, steps)
