@@ -59,8 +59,10 @@ class LockstepLoop:
     state, requests to drive are refused) and a stop ends it. On the hot
     path C++ steps them so; one asking for images is handed here with its
     chunks to take in C++ one call each, serving others between two calls
-    and rendering its images once done; here, in Python, those no hot path
-    takes.
+    and rendering its images once done, and so is a round completed here
+    while the hot path cannot take it; chunks sized here (`ChunkedSteps`)
+    only where no hot path of a single world takes them (a batch's loop),
+    a round's still stepped in C++.
 
     The controllers' Controls are answered in C++ where
     `coupler.serve.hot_path` allows it (traced, published or paced too;

@@ -16,12 +16,15 @@ world (`coupler.serve.world_hot_path`), a newcomer's once admitted too.
 One asking for images (whose images Python renders) is handed to a
 lockstep loop as HELD, applied in C++, with `SimulationServer.long_control`
 set to take its chunks in C++ one call each (`LongControl.chunk`,
-`take_chunks`), the loop serving others between two calls. Those no hot
-path takes (any when the hot path is off, a round completed in Python while
-it cannot take it, a Control for every world the batch checks in Python) go
-to a lockstep loop that sets `SimulationServer.chunk_long_controls`: it is
-handed them as HELD, with the steps still to take in
-`SimulationServer.long_control`, and takes them with `ChunkedSteps`.
+`take_chunks`), the loop serving others between two calls; so is a round
+completed in Python while the hot path cannot take it, its Controls applied
+in C++ already (`NativeControlStep.start_applied_chunks`). Those no hot
+path takes (a round where the loop's hot path is a batch's, a Control for
+every world the batch checks in Python) go to a lockstep loop that sets
+`SimulationServer.chunk_long_controls`: it is handed them as HELD, with the
+steps still to take in `SimulationServer.long_control`, and takes them with
+`ChunkedSteps`: a round's steps in C++ (`SimulationServer.step_round_chunk`),
+a Control for every world through the batch (`LongControl.step`).
 """
 
 from __future__ import annotations

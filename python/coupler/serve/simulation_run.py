@@ -1,4 +1,8 @@
-"""The run of a served simulation: whether it runs, the steps Controls take, and a long Control stepped in chunks."""
+"""The run of a served simulation: whether it runs, the steps Controls take, and a long Control stepped in chunks.
+
+Controls are stepped in C++ (`coupler.serve.native_control_step`), which
+tells this run what it took (`stepped`); `step` is a free run's timed step.
+"""
 
 from __future__ import annotations
 
