@@ -17,6 +17,7 @@ from coupler import _native  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.serve.held import HELD  # noqa: E402
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
+from coupler.serve.native_control_step import NativeControlStep  # noqa: E402
 from coupler.serve.native_responder import NativeResponder  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode  # noqa: E402
@@ -232,3 +233,31 @@ def test_a_round_of_many_steps_under_a_loop_is_taken_in_chunks_in_cpp(tmp_path):
     _stepped_directly(0.4, -0.3, steps, data, model)
     _assert_state(decode(answer.reply), data)
     assert (loop.chunked.chunks, long.taken, sim.stats.steps) == (0, steps, steps)
+
+
+def test_a_round_of_many_steps_no_hot_path_chunks_is_taken_in_chunks_sized_in_python_and_stepped_in_cpp(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(TWO)
+    for name in ("apply_values", "step"):
+        setattr(simulation, name, _not_in_python(name))
+    sim = _two_controllers(simulation)
+    responder = NativeResponder(f"ipc://{tmp_path}/sized.sock", sim)
+    try:
+        loop = LockstepLoop(responder)
+        # As where the loop's hot path is a batch's: the Controls' C++ object takes no chunks itself.
+        step = NativeControlStep.for_simulation(simulation)
+        assert step is not None and not step.chunks
+        sim.control_answer.step_with(step)
+        steps = _native.StepChunks.FIRST + 20
+        _hold_round(sim, 0.4, -0.3, steps)
+        sim.step_round()
+        long = sim.long_control
+        assert long is not None and long.chunk is None
+        answer = loop._step_long_control(threading.Event())
+    finally:
+        responder.close()
+    model = mujoco.MjModel.from_xml_string(TWO)
+    data = mujoco.MjData(model)
+    _stepped_directly(0.4, -0.3, steps, data, model)
+    _assert_state(decode(answer.reply), data)
+    assert loop.chunked.chunks >= 2  # the first is StepChunks.FIRST steps
+    assert (long.taken, sim.stats.steps, sim.stats.steps_without_control) == (steps, steps, 0)
