@@ -161,6 +161,8 @@ class ControlAnswer:
                 outcome, long = step.start_applied_chunks(taken, list(peers), run.stepped)
                 if outcome.failure:
                     raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
+                if long is None:
+                    raise RuntimeError(f"a round of {taken} steps was not left for stepping in chunks")
             run.long_control = long
         elif taken:
             self.step_round_chunk(taken)
