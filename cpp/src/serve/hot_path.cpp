@@ -933,22 +933,11 @@ HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
     frame = serve(steps, outcome);
   } else if (apply(outcome)) {
     // A free run's Control takes no step: answered with the state with its controls applied, as run_free() does.
-    try {
-      stepper_.unsettle();
-      frame = state_frame();
-      outcome.simulated_time = stepper_.time();
-      ++outcome.controls;
-    } catch (const std::exception& e) {
-      outcome.failure = e.what();
-    }
+    stepper_.unsettle();
+    frame = read_state(outcome);
+    if (outcome.failure.empty()) ++outcome.controls;
   }
-  if (!outcome.failure.empty()) {
-    frame = failure_frame(outcome);
-    ++outcome.error_answers;
-  }
-  outcome.answer_bytes = frame.size();
-  outcome.answer_frame = std::move(frame);
-  return outcome;
+  return answered(std::move(frame), outcome);
 }
 
 HotPathOutcome HotPath::apply_checked() {
@@ -975,24 +964,7 @@ HotPathOutcome HotPath::step_applied(std::uint64_t steps) {
   // The caller settled the state the controls were applied to: the step starts from there.
   stepper_.assume_settled();
   state_.clear();
-  std::string frame;
-  if (steps > 0) {
-    frame = step(steps, outcome);
-  } else {
-    try {
-      frame = state_frame();
-      outcome.simulated_time = stepper_.time();
-    } catch (const std::exception& e) {
-      outcome.failure = e.what();
-    }
-  }
-  if (!outcome.failure.empty()) {
-    frame = failure_frame(outcome);
-    ++outcome.error_answers;
-  }
-  outcome.answer_bytes = frame.size();
-  outcome.answer_frame = std::move(frame);
-  return outcome;
+  return answered(steps > 0 ? step(steps, outcome) : read_state(outcome), outcome);
 }
 
 bool HotPath::end_long_control(Server& server, const std::string& text) {
@@ -1082,6 +1054,27 @@ std::string HotPath::step(std::uint64_t steps, HotPathOutcome& outcome) {
     outcome.failure = "unknown exception";
   }
   return {};
+}
+
+std::string HotPath::read_state(HotPathOutcome& outcome) {
+  try {
+    std::string frame = state_frame();
+    outcome.simulated_time = stepper_.time();
+    return frame;
+  } catch (const std::exception& e) {
+    outcome.failure = e.what();
+    return {};
+  }
+}
+
+HotPathOutcome& HotPath::answered(std::string frame, HotPathOutcome& outcome) {
+  if (!outcome.failure.empty()) {
+    frame = failure_frame(outcome);
+    ++outcome.error_answers;
+  }
+  outcome.answer_bytes = frame.size();
+  outcome.answer_frame = std::move(frame);
+  return outcome;
 }
 
 std::string HotPath::failure_frame(const HotPathOutcome& outcome) {

@@ -326,6 +326,10 @@ class HotPath {
   bool apply(HotPathOutcome& outcome);
   std::string step(std::uint64_t steps, HotPathOutcome& outcome);
   static std::string failure_frame(const HotPathOutcome& outcome);
+  // The state read and encoded now, its time in `outcome`; empty, with the failure in `outcome`, when it cannot be.
+  std::string read_state(HotPathOutcome& outcome);
+  // `outcome` answered with `frame`, or with the InternalError frame of its failure (counted as an error answer).
+  static HotPathOutcome& answered(std::string frame, HotPathOutcome& outcome);
   // The frame answering a SensorRequest now: the last state sent, or the state read and encoded.
   const std::string& state_frame();
 
