@@ -865,12 +865,7 @@ HotPathOutcome HotPath::begin_chunks(std::uint64_t steps, bool apply_first) {
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   if (apply_first) {
-    if (!apply(outcome)) {
-      ++outcome.error_answers;
-      outcome.answer_frame = failure_frame(outcome);
-      outcome.answer_bytes = outcome.answer_frame.size();
-      return outcome;
-    }
+    if (!apply(outcome)) return answered({}, outcome);
     ++outcome.controls;
   }
   caller_chunks_.emplace(CallerChunks{steps, steps_before_stop(steps), 0, StepChunks(config_.chunk_seconds)});
@@ -888,12 +883,9 @@ HotPathOutcome HotPath::step_chunk() {
   const auto began = std::chrono::steady_clock::now();
   std::string frame = step(n, outcome);
   if (!outcome.failure.empty()) {
-    ++outcome.error_answers;
     outcome.long_failed = true;
-    outcome.answer_frame = failure_frame(outcome);
-    outcome.answer_bytes = outcome.answer_frame.size();
     caller_chunks_.reset();
-    return outcome;
+    return answered({}, outcome);
   }
   control.chunks.took(n, Seconds(std::chrono::steady_clock::now() - began).count());
   control.taken += n;
@@ -907,9 +899,7 @@ HotPathOutcome HotPath::step_chunk() {
     return outcome;
   }
   caller_chunks_.reset();
-  outcome.answer_bytes = frame.size();
-  outcome.answer_frame = std::move(frame);
-  return outcome;
+  return answered(std::move(frame), outcome);
 }
 
 bool HotPath::drop_chunks() noexcept {
@@ -943,12 +933,7 @@ HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
 HotPathOutcome HotPath::apply_checked() {
   HotPathOutcome outcome;
   if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be applied");
-  if (!apply(outcome)) {
-    ++outcome.error_answers;
-    outcome.answer_frame = failure_frame(outcome);
-    outcome.answer_bytes = outcome.answer_frame.size();
-    return outcome;
-  }
+  if (!apply(outcome)) return answered({}, outcome);
   stepper_.unsettle();  // reads before the round see the controls applied, as the step will
   ++outcome.controls;
   return outcome;
