@@ -29,20 +29,22 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 
-# A pendulum driven by a motor: torques in N m at the joint.
-SCENE = """
-<mujoco model="pendulum">
-  <worldbody>
-    <body name="pendulum" pos="0 0 1">
-      <joint name="pendulum" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="pendulum" joint="pendulum"/>
-  </actuator>
-</mujoco>
-"""
+
+def _pendulums(*pendulums: tuple[str, str, float]) -> str:
+    """The MJCF of hinged pendulums (name, position, arm length in m), each driven by a motor of its name: torques
+    in N m at the joint."""
+    bodies = "".join(f"""
+    <body name="{name}" pos="{pos}">
+      <joint name="{name}" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 {length} 0 0" size="0.02"/>
+    </body>""" for name, pos, length in pendulums)
+    motors = "".join(f"""
+    <motor name="{name}" joint="{name}"/>""" for name, _, _ in pendulums)
+    return f"<mujoco>\n  <worldbody>{bodies}\n  </worldbody>\n  <actuator>{motors}\n  </actuator>\n</mujoco>\n"
+
+
+# A pendulum driven by a motor.
+SCENE = _pendulums(("pendulum", "0 0 1", 0.3))
 # Torques sent and the steps each Control asks for (0: one); the last more than a loop would take in one chunk.
 PLAN = [(0.3, 0), (-0.5, 3), (0.2, _native.StepChunks.FIRST + 20)]
 
@@ -144,24 +146,7 @@ def test_a_control_of_many_steps_given_under_a_loop_is_applied_in_cpp_and_its_ch
 
 
 # Two pendulums, one for each of two controllers.
-TWO = """
-<mujoco model="two pendulums">
-  <worldbody>
-    <body name="left" pos="0 0 1">
-      <joint name="left" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-    <body name="right" pos="1 0 1">
-      <joint name="right" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="left" joint="left"/>
-    <motor name="right" joint="right"/>
-  </actuator>
-</mujoco>
-"""
+TWO = _pendulums(("left", "0 0 1", 0.3), ("right", "1 0 1", 0.2))
 # Each round: the torques of the two controllers and the steps their Controls ask for (0: one).
 ROUNDS = [(0.3, -0.2, 0), (-0.5, 0.4, 3), (0.2, 0.1, _native.StepChunks.FIRST + 20)]
 
