@@ -169,8 +169,13 @@ def test_the_lease_ends_when_its_democlient_is_killed(address: str, tmp_path: Pa
     holder = subprocess.Popen([str(democlient()), "--addr", address, "--shared-channel", "--range", "100000000"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     try:
-        time.sleep(0.5)
-        refused = run([str(democlient()), "--addr", address, "--shared-channel", "--range", "5"], timeout=30)
+        deadline = time.monotonic() + 10.0
+        while True:  # until the holder, once started and connected, holds the lease
+            refused = run([str(democlient()), "--addr", address, "--shared-channel", "--range", "5"], timeout=30)
+            if refused.returncode != 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert holder.poll() is None
         assert refused.returncode != 0 and "leased to another controller" in refused.stdout
     finally:
         holder.kill()
