@@ -166,16 +166,16 @@ def test_a_second_controller_cannot_lease_a_leased_channel(address: str) -> None
 
 
 def test_the_lease_ends_when_its_democlient_is_killed(address: str, tmp_path: Path) -> None:
-    holder = subprocess.Popen([str(democlient()), "--addr", address, "--shared-channel", "--range", "100000000"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    try:
+    with Client(address, timeout=TIMEOUT) as reader:
+        before = reader.request(SensorRequestMessage()).simulated_time
+        holder = subprocess.Popen([str(democlient()), "--addr", address, "--shared-channel", "--range", "100000000"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 10.0
-        while True:  # until the holder, once started and connected, holds the lease
-            refused = run([str(democlient()), "--addr", address, "--shared-channel", "--range", "5"], timeout=30)
-            if refused.returncode != 0 or time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
-        assert holder.poll() is None
+        # The holder drives once it has started and connected: the simulated time moves on.
+        while reader.request(SensorRequestMessage()).simulated_time == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+    try:
+        refused = run([str(democlient()), "--addr", address, "--shared-channel", "--range", "5"], timeout=30)
         assert refused.returncode != 0 and "leased to another controller" in refused.stdout
     finally:
         holder.kill()
