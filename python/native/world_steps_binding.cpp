@@ -360,16 +360,16 @@ void bind_world_steps(py::module_& module) {
            "The caller guarantees that "
            "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
       .def("step_control", &WorldHotPathOf::step_control, py::arg("payload"),
-           "Apply, step and read the Control for every world `payload` (bytes: its frame, checked by the caller, "
-           "which renders the images it asks for and answers it) as run() serves one, without answering it; a "
-           "WorldHotPathOutcome counting it (its failure said there), or None, nothing applied, when the caller is "
-           "to step it (a Control run() hands back for anything but its images, or one of more than "
-           "coupler::StepChunks::kFirst steps). No Control may be in progress: no held answer, none of many steps.")
+           "Apply, step and read the Control for every world `payload` (bytes: its frame, its images and values "
+           "checked by the caller, which renders the images and answers it) as run() serves one, every step at "
+           "once, without answering it; a WorldHotPathOutcome counting it (its failure said there), or None, "
+           "nothing applied, when it does not match the handshake (the caller names the problem). No Control may "
+           "be in progress: no held answer, none of many steps.")
       .def("start_chunks", &WorldHotPathOf::start_chunks, py::arg("payload"),
            "As step_control(), for such a Control of more than coupler::StepChunks::kFirst steps: applied, its steps "
            "left to step_chunk(), which the caller calls chunk after chunk, serving others between two calls; a "
            "WorldHotPathOutcome counting it (controls 1, its steps and resets, long_steps), or None, nothing applied, "
-           "when step_control() would leave it to the caller for anything but its steps.")
+           "when step_control() would refuse it or it has too few steps to take in chunks.")
       .def("step_chunk", &WorldHotPathOf::step_chunk,
            "Take the next chunk of the Control start_chunks() applied, without the GIL: long_steps and long_taken "
            "while steps remain; after its last step, world 0's time in simulated_time and the answer's arrays "

@@ -37,7 +37,7 @@ std::uint64_t WorldHotPath::steps_taken(const ControlMessage& control) noexcept 
   return control.steps == 0 ? 1 : control.steps;
 }
 
-std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool images) {
+std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool checked) {
   ControlMessage control;
   try {
     Message message = decode(payload);
@@ -50,19 +50,20 @@ std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool
   const std::size_t n = worlds_.count();
   const std::size_t values = worlds_.value_count();
   const std::size_t width = values + worlds_.event_count();
-  // Images (unless the caller checked them), a Control that does not match (the caller names its problem), resets
+  // Images and values the caller did not check, a Control that does not match (the caller names its problem), resets
   // where the worlds cannot be reset here: the caller's. One with values for every world or none (stepping no
   // world: it resets those it lists and reads every world) is taken; world_control_problem refuses any other size.
-  const bool unchecked_images = !images && (!control.images.empty() || !control.image_worlds.empty());
+  const bool unchecked_images = !checked && (!control.images.empty() || !control.image_worlds.empty());
   if (control.steps > config_.max_steps || unchecked_images ||
       (!control.reset_worlds.empty() && !worlds_.resets()) ||
       world_control_problem(control, {n, width, worlds_.nq(), worlds_.nv()})) {
     return std::nullopt;
   }
   if (control.world_controls.empty()) return control;  // no value to check: the arrays keep the last Control's
-  // world_control_problem saw every value finite: only a finite bound is left to check.
+  // world_control_problem saw every value finite: only a finite bound is left to check, unless the caller checked
+  // each value against what MuJoCo takes.
   const double* row = control.world_controls.data();
-  for (std::size_t i = 0; std::isfinite(config_.largest_value) && i < n; ++i, row += width) {
+  for (std::size_t i = 0; !checked && std::isfinite(config_.largest_value) && i < n; ++i, row += width) {
     for (std::size_t k = 0; k < values; ++k) {
       if (std::fabs(row[k]) > config_.largest_value) return std::nullopt;
     }
@@ -70,11 +71,11 @@ std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool
   // Checked before any world changes: the arrays hold the last Control served until this one is taken.
   row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken_.begin() + i * values);
-  if (worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
+  if (!checked && worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
   return control;
 }
 
-std::uint64_t WorldHotPath::apply(ControlMessage& control) {
+std::uint64_t WorldHotPath::apply(ControlMessage& control, bool in_chunks) {
   const std::size_t n = worlds_.count();
   const std::size_t values = worlds_.value_count();
   const std::size_t events = worlds_.event_count();
@@ -83,7 +84,7 @@ std::uint64_t WorldHotPath::apply(ControlMessage& control) {
   const std::size_t nq = worlds_.nq();
   const std::size_t nv = worlds_.nv();
   const std::uint64_t steps = steps_taken(control);
-  const bool chunked = steps > StepChunks::kFirst;
+  const bool chunked = in_chunks && steps > StepChunks::kFirst;
   if (chunked) {
     // Its states given are kept until its first chunk: the Control's frame is gone by then.
     long_.emplace(LongControl{std::nullopt, steps, steps, 0, control.reset_worlds.size(), control.shared_memory,
@@ -126,7 +127,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
                                                WorldHotPathOutcome& outcome) {
   std::optional<ControlMessage> control = taken(payload, false);
   if (!control) return std::nullopt;
-  const std::uint64_t steps = apply(*control);
+  const std::uint64_t steps = apply(*control, true);
   if (long_) return std::nullopt;  // taken in chunks once the server hands its request over
   if (!step_applied(steps, control->reset_worlds.size(), outcome)) {
     std::string failed = failure_frame(outcome);
@@ -143,9 +144,9 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
 std::optional<WorldHotPathOutcome> WorldHotPath::step_control(std::string_view payload) {
   if (long_ || held_) throw Error("a Control for every world is in progress: no other can be stepped");
   std::optional<ControlMessage> control = taken(payload, true);
-  if (!control || steps_taken(*control) > StepChunks::kFirst) return std::nullopt;
+  if (!control) return std::nullopt;
   WorldHotPathOutcome outcome;
-  step_applied(apply(*control), control->reset_worlds.size(), outcome);
+  step_applied(apply(*control, false), control->reset_worlds.size(), outcome);
   return outcome;
 }
 
@@ -160,7 +161,7 @@ std::optional<WorldHotPathOutcome> WorldHotPath::start_chunks(std::string_view p
   if (long_ || held_) throw Error("a Control for every world is in progress: no other can be stepped");
   std::optional<ControlMessage> control = taken(payload, true);
   if (!control || control->steps <= StepChunks::kFirst) return std::nullopt;
-  apply(*control);  // kept in long_, to be taken in chunks
+  apply(*control, true);  // kept in long_, to be taken in chunks
   caller_chunks_ = true;
   long_->last = steps_before_stop(long_->steps);
   WorldHotPathOutcome outcome;

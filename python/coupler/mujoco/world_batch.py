@@ -5,15 +5,17 @@ Every world is a `MujocoSimulation` of the same `MjModel` with its own
 does: N worlds given the same controls follow the trajectories of N single
 servers, bit for bit. The worlds of a Control are reset (by each world's own
 C++ reset, `MujocoSimulation.native_reset`), scattered, stepped and read in
-C++ (`coupler.mujoco.native_world_steps`), one call for all of them, on
-persistent threads (one contiguous share each) without the GIL.
+C++ by the batch's hot path (`hot_path`, `coupler.mujoco.batch_hot_path`)
+over `coupler.mujoco.native_world_steps`, one call for all of them, on
+persistent threads (one contiguous share each) without the GIL. Python
+names the values the physics cannot take (`check`) before C++ applies them.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import mujoco
 import numpy as np
@@ -31,8 +33,6 @@ from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
 
 _MAX_CONTROL = float(mujoco.mjMAXVAL)
-# No world to reset: the worlds, and their qpos and qvel rows, `_native.WorldSteps.run` resets.
-_NO_RESETS = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
 
 
 def copy_of(first: MujocoSimulation) -> MujocoSimulation:
@@ -69,7 +69,6 @@ class WorldBatch:
         self._names = self._ranges.names
         self._limits = self._ranges.value_limits()
         self._every_object = np.ones(len(controls.objects), dtype=bool)
-        self._every_event = np.ones(controls.events_on.size, dtype=bool)
         # As many threads as contiguous shares of at most ceil(count / threads) worlds.
         self._native = native_world_steps(self.worlds, self._data, math.ceil(count / math.ceil(count / threads)))
         # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
@@ -78,16 +77,9 @@ class WorldBatch:
         # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0 and the
         # worlds reset since.
         self._left_by_native = False
-        # The last start's rows, which the native steps scatter (zeros for a Control that steps no world).
+        # The last Control's rows, which the native steps scatter (the hot path writes them).
         self._values = np.zeros((count, self._value_count))
         self._events = np.zeros((count, controls.events_on.size), dtype=np.uint8)
-        self._sensors = np.zeros((count, self.sensor_width))
-        self._times = np.zeros(count)
-        self._clamps_counted = True
-        # What the last `start` asked of `advance`.
-        self._resets = _NO_RESETS
-        self._reset_worlds: frozenset[int] = frozenset()
-        self._stepped = False
 
     @staticmethod
     def _make_worlds(first: MujocoSimulation, count: int) -> list[MujocoSimulation]:
@@ -128,80 +120,26 @@ class WorldBatch:
                 f"{values[world, index]:g}, beyond the {self._limits[index]:g} MuJoCo accepts",
                 ErrorCode.CONTROL_MISMATCH)
 
-    def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
-        self.advance(self.start(control), sensors_out, times_out)
-
-    def start(self, control: WorldControl) -> int:
-        """Apply `control`'s values to the worlds it steps; the steps they take (0: none), taken by `advance`.
-
-        The worlds it resets are reset by the next `advance`. ProtocolError
-        for values the physics cannot take, before any world changes.
-        """
-        stepping = control.controls.size > 0
+    def check(self, control: WorldControl) -> None:
+        """Raise ProtocolError naming the first value of `control` (checked by `check_world_control`) the physics
+        cannot take, in any world; the hot path (`hot_path`) applies whatever values it is given."""
+        if not control.controls.size:
+            return
         resets = frozenset(control.resets.tolist())
-        if stepping:
-            rows = control.controls.reshape(self.count, self.control_width)
-            values, events = rows[:, : self._value_count], rows[:, self._value_count :] != 0.0
-            self._check_values(values)
-            if self.first.moves_mocap:
-                # A zero quaternion, checked for every world before any world changes, as _check_values does.
-                for i in range(self.count):
-                    if i not in resets:
-                        self.first.check_values(values[i], self._every_object, f" in world {i}")
-        if stepping:
-            # Written in place: the native hot path reads and writes these very arrays.
-            self._values[...] = values
-            self._events[...] = events
-            self._clamps_counted = False
-        # Reset by the next advance, to one row of each state per reset world (or the start state when empty).
-        self._resets = (np.ascontiguousarray(control.resets, dtype=np.int64),
-                        np.ascontiguousarray(control.qpos, dtype=np.float64),
-                        np.ascontiguousarray(control.qvel, dtype=np.float64)) if resets else _NO_RESETS
-        self._reset_worlds = resets  # not stepped by this Control
-        self._stepped = stepping
-        return max(control.steps, 1) if stepping else 0
+        rows = control.controls.reshape(self.count, self.control_width)
+        values = rows[:, : self._value_count]
+        self._check_values(values)
+        if self.first.moves_mocap:
+            # A zero quaternion, in every world the Control steps.
+            for i in range(self.count):
+                if i not in resets:
+                    self.first.check_values(values[i], self._every_object, f" in world {i}")
 
-    def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
-        """Reset the worlds the last `start` resets (the first call after it), step the others `steps` times, and
-        read every world into `sensors_out` and `times_out` when given.
-
-        A Control's steps may be taken in several calls (chunks): the worlds end
-        in the state one call would have left, bit for bit.
-        """
-        resets, self._resets = self._resets, _NO_RESETS
-        stepping = self._stepped and steps > 0
-        # One call in C++ that resets the worlds to reset, steps every other world and reads them all.
-        step = np.full(self.count, stepping, dtype=np.uint8)
-        step[list(self._reset_worlds)] = 0
-        touched = self._touched(resets[0].tolist())
-        settled, forwarded = self._left_as(touched)
-        sensors = sensors_out if sensors_out is not None else self._sensors
-        times = times_out if times_out is not None else self._times
-        self._left_by_native = False
-        try:
-            outside = self._native.run(self._values, self._events, step, settled, forwarded, steps, sensors, times,
-                                       self.world_data, *resets)
-        except BaseException:
-            for world in self.worlds:
-                world.hot_path_served(0, [], True)
-            raise
-        for i in touched:
-            self.worlds[i].settled_elsewhere(self._forwarded)
-        self._left_by_native = True
-        if stepping and not self._clamps_counted:
-            # A Control stepped in chunks scatters its values each time: its clamps are counted once.
-            self._clamps_counted = True
-            by_world: dict[int, list[int]] = {}
-            for world, index in outside:
-                by_world.setdefault(world, []).append(index)
-            for world, indices in by_world.items():
-                self.worlds[world].count_clamped(indices, self._values[world])
-
-    def _touched(self, resets: Iterable[int] = ()) -> Sequence[int]:
+    def _touched(self) -> Sequence[int]:
         """The worlds whose states must be read one by one before a native call: the copies change only through
         this batch, so after a native call every world is as it left them but world 0 (which ordinary requests drive
-        too) and the worlds reset since."""
-        return sorted({0, *resets}) if self._left_by_native else range(self.count)
+        too)."""
+        return [0] if self._left_by_native else range(self.count)
 
     def _left_as(self, touched: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """(settled, forwarded) of every world, for a native call."""
@@ -247,7 +185,6 @@ class WorldBatch:
         for i in self._touched():
             self.worlds[i].settled_elsewhere(self._forwarded)
         self._left_by_native = True
-        self._resets, self._reset_worlds, self._stepped, self._clamps_counted = _NO_RESETS, frozenset(), True, True
         by_world: dict[int, list[int]] = {}
         for world, index in last_clamped:
             by_world.setdefault(world, []).append(index)

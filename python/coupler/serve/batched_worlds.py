@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 from collections.abc import Sequence
 from concurrent import futures
 from typing import Any, Protocol, runtime_checkable
@@ -23,6 +24,7 @@ import numpy as np
 from coupler import _native
 from coupler.serve.long_control import LONG_CONTROL_STEPS, LongControl
 from coupler.serve.native_responder import NativeResponder
+from coupler.serve.native_world_step import NativeWorldStep
 from coupler.serve.responder import HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation, MessagesFromArrays
 from coupler.serve.simulation_server import SimulationServer
@@ -65,39 +67,21 @@ class Worlds(Protocol):
     world_data: np.ndarray
     """Per world (count x width), its `--world-data` arrays as read after its last step or reset (width 0: none)."""
 
-    def run(self, control: WorldControl, sensors_out: np.ndarray, times_out: np.ndarray) -> None:
-        """Reset the worlds `control.resets` lists, step every other one (unless `control.controls` is empty) with
-        its controls, and read every world into `sensors_out` (count x sensor_width) and `times_out` (count).
-
-        `control` is checked by `check_world_control`; values the physics cannot
-        take raise ProtocolError (CONTROL_MISMATCH) before any world changes.
-        """
+    def check(self, control: WorldControl) -> None:
+        """Raise ProtocolError (CONTROL_MISMATCH) naming the first value of `control` (checked by
+        `check_world_control`) the physics cannot take, in any world; nothing changes."""
         ...
 
-    def start(self, control: WorldControl) -> int:
-        """What `run` does before it steps: apply the values, note the resets; the steps to take (0: none).
-
-        Raises as `run` does, before any world changes.
-        """
-        ...
-
-    def advance(self, steps: int, sensors_out: np.ndarray | None = None, times_out: np.ndarray | None = None) -> None:
-        """Take `steps` more of the last `start`'s steps (resetting its worlds first), reading every world when
-        `sensors_out` and `times_out` are given: `run` is `start` and one `advance`, a long Control several."""
+    def hot_path(self, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int, stop_after: float = math.inf,
+                 trace: bool = False, time_step: float = 0.0) -> Any:
+        """The C++ hot path of these worlds (`_native.WorldHotPath`'s methods), answering from `sensors_out` and
+        `times_out`: every Control for every world is applied, stepped and read through one
+        (`coupler.serve.native_world_step`), each world's values within what `check` lets through."""
         ...
 
     def states(self, worlds: Sequence[int]) -> list[Any]:
         """The states of `worlds` (by index) for the cameras to render, read while nothing steps them."""
         ...
-
-
-class WorldControlStepper(Protocol):
-    """What applies, steps and reads a checked Control for every world in C++ (`coupler.serve.world_hot_path`);
-    one of many steps in chunks, which the loop takes (`start_chunks`)."""
-
-    def step_control(self, frame: bytes) -> bool: ...
-
-    def start_chunks(self, frame: bytes, peer: bytes) -> LongControl | None: ...
 
 
 def _mismatch(text: str) -> ProtocolError:
@@ -195,9 +179,10 @@ class BatchedResponder(NativeResponder):
         self._world_sensors = np.zeros((self.worlds.count, self.worlds.sensor_width))
         self._world_times = np.zeros(self.worlds.count)
         self.world_images = WorldImageAnswer(self.images, self.worlds.count)
-        # The native hot path of a lockstep loop (coupler.serve.world_hot_path), which steps the Controls for every
-        # world served here too; None: they are stepped by `worlds`.
-        self.world_stepper: WorldControlStepper | None = None
+        # What applies, steps and reads in C++ the Controls for every world served here: the C++ object of a lockstep
+        # loop's hot path (coupler.serve.world_hot_path) or of the loop (`step_worlds_for_loop`), else one made when
+        # first needed.
+        self._world_step: NativeWorldStep | None = None
         data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
         self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
         # The "shm" extension for the worlds' arrays too, with or without cameras: a buffer holds the largest answer,
@@ -228,66 +213,65 @@ class BatchedResponder(NativeResponder):
                 return self._world_control(request, control)
         return super()._respond(request)
 
+    def step_worlds_with(self, step: NativeWorldStep) -> None:
+        """Step the Controls for every world served here through `step` (a loop's): one C++ object steps the worlds."""
+        self._world_step = step
+
+    def step_worlds_for_loop(self, stop_after: float | None) -> None:
+        """Under a lockstep loop without a hot path of its own: a Control of many steps for every world is left to
+        the loop, its chunks taken in C++ and cut at `stop_after` simulated seconds."""
+        self._world_step = NativeWorldStep.for_responder(self, stop_after, chunks=True)
+
+    @property
+    def world_step(self) -> NativeWorldStep:
+        """The C++ step of the Controls for every world served here."""
+        if self._world_step is None:
+            self._world_step = NativeWorldStep.for_responder(self)
+        return self._world_step
+
     def _world_control(self, request: _native.Request, control: WorldControl) -> Answer:
         refused = self._refused_unread(request)
         if refused is not None:
             return refused
 
         taken = max(control.steps, 1) if control.controls.size else 0
-        # As on the single-world path: a Control of many steps is stepped in chunks by the loop, which serves
-        # readers and newcomers and looks for a stop between them.
-        chunked = self.sim.chunk_long_controls and taken > LONG_CONTROL_STEPS
+        step = self.world_step
+        # As on the single-world path: under a loop, a Control of many steps is stepped in chunks, the loop serving
+        # readers and newcomers and looking for a stop between them.
+        chunked = step.chunks and self.sim.chunk_long_controls and taken > LONG_CONTROL_STEPS
         wanted = request.image_requests
         shared = request.shared_memory
         rendered: list[int] = []
-        # Of many steps: its chunks taken in C++ when the native hot path applied it.
-        in_cpp: list[LongControl] = []
+        long: list[LongControl] = []
 
         def run() -> None:
             check_world_control(control, self.worlds)
+            self.worlds.check(control)
             ring = self.shared_images.announced.slot_bytes if shared and self.shared_images is not None else 0
             rendered.extend(self.world_images.check(wanted, control.image_worlds, self._answer_bytes, ring))
             if chunked:
-                started = self.world_stepper.start_chunks(request.frame, request.peer) if self.world_stepper else None
-                if started is None:
-                    self.worlds.start(control)
-                else:
-                    in_cpp.append(started)
-            elif not self._worlds_stepped_in_cpp(request.frame):
-                self.worlds.run(control, self._world_sensors, self._world_times)
+                long.append(step.start_chunks(request.frame, request.peer))
+            else:
+                step.take(request.frame)
 
         answer = self.sim.handle_driving(request.peer, taken, run)
         if isinstance(answer, ErrorMessage):
             return Answer(encode(answer))
-        if chunked and in_cpp:
+        if long:
             # C++ writes the answer's arrays with the last chunk.
-            long = in_cpp[0]
-            long.answer = lambda: self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered,
-                                                     shared=shared)
-            self.sim.long_control = long
+            long[0].answer = lambda: self._world_answer(taken, wanted=wanted, image_worlds=rendered,
+                                                        shared=shared)
+            self.sim.long_control = long[0]
             return HELD_ANSWER
-        if chunked:
-            self.sim.long_control = LongControl([request.peer], taken, step=self.worlds.advance,
-                                                answer=lambda: self._world_answer(taken, wanted=wanted,
-                                                                                  image_worlds=rendered,
-                                                                                  shared=shared))
-            return HELD_ANSWER
-        return self._world_answer(taken, read=False, wanted=wanted, image_worlds=rendered, request=request,
+        return self._world_answer(taken, wanted=wanted, image_worlds=rendered, request=request,
                                   shared=shared)
 
-    def _worlds_stepped_in_cpp(self, frame: bytes) -> bool:
-        """Whether the native hot path applied, stepped and read the Control for every world `frame` (checked here)
-        into the arrays the answer is written from, as it steps the Controls it answers itself."""
-        return self.world_stepper is not None and self.world_stepper.step_control(frame)
-
-    def _world_answer(self, taken: int, read: bool = True, wanted: Wanted = (), image_worlds: Sequence[int] = (),
+    def _world_answer(self, taken: int, wanted: Wanted = (), image_worlds: Sequence[int] = (),
                       request: _native.Request | None = None, shared: bool = False) -> Answer:
-        """The answer to a Control for every world that took `taken` steps, with the images `wanted` of
-        `image_worlds`; `read`: read the worlds first; `shared`: its arrays through shared memory, as the Control
-        asked. With the `request` to answer, the images render while others are served (when answers wait for
-        images here): the answer returned then sends nothing."""
-        if read:
-            self.worlds.advance(0, self._world_sensors, self._world_times)
+        """The answer to a Control for every world that took `taken` steps (C++ read every world into the answer's
+        arrays), with the images `wanted` of `image_worlds`; `shared`: its arrays through shared memory, as the
+        Control asked. With the `request` to answer, the images render while others are served (when answers wait
+        for images here): the answer returned then sends nothing."""
         data = self.worlds.world_data
         time = float(self._world_times[0])
         ring = self.shared_images.ring if shared and self.shared_images is not None else None

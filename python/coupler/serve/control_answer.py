@@ -29,7 +29,6 @@ from coupler import _native
 from coupler.serve.controller_admission import ControllerAdmission
 from coupler.serve.controller_sessions import Controller, ControllerSessions
 from coupler.serve.held import ADMITTED, HELD, Admitted, Held
-from coupler.serve.long_control import LongControl
 from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.request_guard import RequestGuard
 from coupler.serve.simulation import ArraySimulation
@@ -63,6 +62,12 @@ class ControlAnswer:
         """Step the Controls served here through `step`, over the `_native.HotPath` of a loop: one C++ object steps
         the simulation."""
         self._step = step
+        self._step_made = True
+
+    def step_for_loop(self, stop_after: float | None, time_step: float) -> None:
+        """Under a lockstep loop without a hot path of its own: step the Controls served here through a C++ object of
+        the loop's, which takes a long Control's chunks, cut at `stop_after` simulated seconds (`time_step` each)."""
+        self._step = NativeControlStep.for_simulation(self.run.simulation, True, stop_after, time_step)
         self._step_made = True
 
     def _native_step(self) -> NativeControlStep | None:
@@ -149,34 +154,24 @@ class ControlAnswer:
     def take_round(self, steps: int, peers: Sequence[bytes]) -> int:
         """Start, and take in C++ the steps of the round of `peers`' Controls (applied and held here) with this `steps`
         field; the steps it takes. Under a loop (`chunk_long_controls`) more than LONG_CONTROL_STEPS are left to it in
-        `long_control`: its chunks taken in C++ one call each where the loop's hot path is this C++ object, else
-        through `step_round_chunk`."""
+        `long_control`, its chunks taken in C++ one call each."""
         run = self.run
         step = self._native_step()
         assert step is not None  # a Control of several controllers is applied in C++ (`_admitted`)
         taken = run.begin(steps)
-        if run.leaves_to_loop(taken):
-            long: LongControl | None = LongControl(list(peers), taken)
-            if step.chunks:
-                outcome, long = step.start_applied_chunks(taken, list(peers), run.stepped)
-                if outcome.failure:
-                    raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
-                if long is None:
-                    raise RuntimeError(f"a round of {taken} steps was not left for stepping in chunks")
+        if step.chunks and run.leaves_to_loop(taken):
+            outcome, long = step.start_applied_chunks(taken, list(peers), run.stepped)
+            if outcome.failure:
+                raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
+            if long is None:
+                raise RuntimeError(f"a round of {taken} steps was not left for stepping in chunks")
             run.long_control = long
         elif taken:
-            self.step_round_chunk(taken)
+            outcome = step.step_applied(taken)
+            if outcome.failure:
+                raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
+            run.stepped(outcome.steps)
         return taken
-
-    def step_round_chunk(self, steps: int) -> None:
-        """Take in C++ `steps` more steps of the controls of the round applied here (a loop's `ChunkedSteps` takes a
-        round of many steps so): steps of its Controls."""
-        step = self._native_step()
-        assert step is not None
-        outcome = step.step_applied(steps)
-        if outcome.failure:
-            raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
-        self.run.stepped(outcome.steps)
 
     def refusal(self, error: ProtocolError, peer: bytes = b"") -> ErrorMessage:
         """The answer to a Control of `peer` that the control layout refused with `error`, as a request to drive.

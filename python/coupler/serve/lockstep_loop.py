@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from typing import Any
@@ -12,7 +11,7 @@ from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
 from coupler.serve.world_hot_path import WorldHotPath
-from coupler.serve.long_control import CHUNK_SECONDS, ChunkedSteps, take_chunks
+from coupler.serve.long_control import CHUNK_SECONDS, take_chunks
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -60,9 +59,9 @@ class LockstepLoop:
     path C++ steps them so; one asking for images is handed here with its
     chunks to take in C++ one call each, serving others between two calls
     and rendering its images once done, and so is a round completed here
-    while the hot path cannot take it; chunks sized here (`ChunkedSteps`)
-    only where no hot path of a single world takes them (a batch's loop),
-    a round's still stepped in C++.
+    while the hot path cannot take it, and a Control for every world served
+    here. Without a hot path of its own, the loop gives the simulation (or
+    the batch) a C++ object of its own that takes the chunks so.
 
     The controllers' Controls are answered in C++ where
     `coupler.serve.hot_path` allows it (traced, published or paced too;
@@ -98,9 +97,6 @@ class LockstepLoop:
         self.sim.chunk_long_controls = True
         active = self.sim.sessions.active
         self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
-        # Takes, in Python-sized chunks, a Control of many steps no C++ hot path takes: a round's steps in C++ (a
-        # batched server's), or a Control for every world through the batch (which gives its own step).
-        self.chunked = ChunkedSteps(self.sim.step_round_chunk)
         # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
         self.hot_path: HotPath | WorldHotPath | None = (HotPath.for_loop(responder, clock, stop_after)
                                                         or WorldHotPath.for_loop(responder, clock, stop_after))
@@ -113,6 +109,12 @@ class LockstepLoop:
             # Python decides who drives; the hot path serves the Control that admitted a controller, as its others.
             self.sim.control_answer.hands_over = self.hot_path.takes_admitted
         inner = getattr(responder, "inner", responder)
+        # Without a hot path, this loop still takes the chunks of a long Control in C++, through a C++ object of its
+        # own, cut at its stop_after.
+        if self.hot_path is None:
+            self.sim.control_answer.step_for_loop(stop_after, self.sim.handshake.time_step)
+        if not isinstance(self.hot_path, WorldHotPath) and hasattr(inner, "step_worlds_for_loop"):
+            inner.step_worlds_for_loop(stop_after)
         if (not isinstance(self.hot_path, HotPath) or self.sim.shared) and getattr(inner, "shared_channel", None) is not None:
             inner.shared_channel = None  # only the hot path of a lone controller answers through the channel
         # A responder that renders images ("images" extension) does so while others are served, when one
@@ -300,10 +302,7 @@ class LockstepLoop:
             return not stop.is_set()
 
         try:
-            if long.chunk is not None:
-                done = take_chunks(long, between_chunks)  # stepped in C++, which cuts it at stop_after
-            else:
-                done = self.chunked.run(long, between_chunks, until=self._steps_before_stop_after())
+            done = take_chunks(long, between_chunks)  # stepped in C++, which cuts it at stop_after
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping a Control of many steps")
             self.sim.stats.errors_sent += 1
@@ -320,19 +319,6 @@ class LockstepLoop:
             self._stop_after_reached = True
             return self.responder.error_answer(long.stopped(f": --stop-after {self.stop_after:g} s reached"))
         return long.answer() if long.answer is not None else self.responder.round_answer(long.steps)
-
-    def _steps_before_stop_after(self) -> int | None:
-        """How many steps of the long Control being stepped reach `stop_after` (at least one); None: no limit.
-
-        A Control of many steps is cut there: `--stop-after 0.01` never runs to 200 s of simulated time.
-        """
-        if self.stop_after is None:
-            return None
-        now = self.sim.simulation.sensors().simulated_time
-        time_step = self.sim.handshake.time_step
-        if not time_step > 0:
-            return None
-        return max(1, math.ceil((self.stop_after - now) / time_step - 1e-9))
 
     def _done(self, stepped_to: float | None) -> bool:
         if self._stop_after_reached or (self.hot_path is not None and self.hot_path.stopped_at_stop_after):

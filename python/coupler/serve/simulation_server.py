@@ -111,7 +111,6 @@ class SimulationServer:
         self.lapse_leases = self.admission.lapse_leases
         self.step = self.simulation_run.step
         self.take_round = self.control_answer.take_round
-        self.step_round_chunk = self.control_answer.step_round_chunk
         self.steps_per_control = self.simulation_run.steps_per_control
         self.round_complete = self.sessions.round_complete
         # Set when a controller ends its session with an ErrorMessage.

@@ -16,13 +16,14 @@ steps, a value that is not finite or large enough to need `WorldBatch`'s
 check, any other request, the first clamp of a value (Python warns about
 it), a failure, and a timer. Python is told what happened and counts it as
 its own path does. A Control for every world that Python serves (one asking
-for images, a newcomer's) is checked there, then applied, stepped and read
-here all the same (`step_control`, the very C++ steps): Python renders its
-images and answers it; one of more than `LONG_CONTROL_STEPS` steps is applied
-here (`start_chunks`) and stepped here chunk by chunk, one call each, the
-loop serving others between two calls as between any two chunks and
-rendering its images once the last is taken. A Control of more than `LONG_CONTROL_STEPS` steps is
-stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
+for images, a newcomer's, one with a value large enough to need
+`WorldBatch`'s check) is checked there, then applied, stepped and read by
+this very C++ object all the same (`coupler.serve.native_world_step`):
+Python renders its images and answers it; one of more than
+`LONG_CONTROL_STEPS` steps is applied here and stepped here chunk by chunk,
+one call each, the loop serving others between two calls as between any two
+chunks and rendering its images once the last is taken. A Control of more
+than `LONG_CONTROL_STEPS` steps is stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
 path), each request that arrives between two chunks coming back to Python
 (reads answered, requests to drive refused: it is mirrored in
 `SimulationServer.long_control`), and it stops at `--stop-after` or when the
@@ -57,6 +58,7 @@ from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER, HotPath
 from coupler.serve.long_control import LongControl
+from coupler.serve.native_world_step import NativeWorldStep
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
@@ -83,10 +85,13 @@ class WorldHotPath:
         self.stopped_at_stop_after = False
         if publisher is not None:
             self._path.publish_to(publisher.native)
-        self.controls = 0  # Controls for every world answered in C++ so far
+        # The Controls for every world served in Python are stepped through this very object.
+        self._world_step = NativeWorldStep(self._path, chunks=True)
+        responder.step_worlds_with(self._world_step)
+        self._controls = 0  # Controls for every world answered by serve() so far
         # The single-world hot path whose C++ object steps world 0's ordinary Controls (which Python reads).
         self.world_0: HotPath | None = None
-        self.resets = 0  # worlds they reset
+        self._resets = 0  # worlds they reset
         self.reads = 0  # none: reads go to Python
         self.controller_served = False  # the last serve() answered a Control
 
@@ -94,9 +99,8 @@ class WorldHotPath:
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
         """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
         it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
-        lockstep, one controller, worlds with a native hot path (a `hot_path` method, as
-        `coupler.mujoco.world_batch.WorldBatch` has). --trace and --trace-sizes log what C++ reports; paced by
-        `clock`, C++ holds each answer until its time."""
+        lockstep, one controller. --trace and --trace-sizes log what C++ reports; paced by `clock`, C++ holds
+        each answer until its time."""
         publisher: NativePublisher | None = None
         if isinstance(responder, ObservedResponder):
             publisher, responder = responder.observer, responder.inner
@@ -105,10 +109,7 @@ class WorldHotPath:
         sim = responder.sim
         if not sim.lockstep or sim.shared:
             return None
-        if not hasattr(responder.worlds, "hot_path"):
-            return None
         path = cls(responder, stop_after, publisher, clock)
-        responder.world_stepper = path
         # World 0's ordinary Controls, which Python reads: stepped in C++ through a single-world hot path's C++
         # object, as on a server of one world (its run() is never called here: this path serves the lone controller).
         parts = sim.simulation.hot_path_parts()
@@ -116,50 +117,16 @@ class WorldHotPath:
             path.world_0 = HotPath(responder, parts, stop_after, None, clock)
         return path
 
-    def step_control(self, frame: bytes) -> bool:
-        """Apply, step and read in C++ the Control for every world `frame` the responder serves (checked there,
-        with the images it asks for, which it renders and answers with), as serve() steps any; whether it did
-        (False: nothing applied, the responder steps it). The responder counts it as it counts every Control; a
-        failure of the worlds raises, as on its own path."""
-        if self._long or self._held or self.sim.long_control is not None:
-            return False  # its controller waits for the answer C++ owes: whatever steps now is not C++'s to take
-        outcome = self._path.step_control(frame)
-        if outcome is None:
-            return False
-        if outcome.failure:
-            raise RuntimeError(outcome.failure)
-        self.controls += outcome.controls
-        self.resets += outcome.resets
-        return True
+    @property
+    def controls(self) -> int:
+        """Controls for every world stepped in C++ so far: answered by serve(), and those Python checked and this very
+        C++ object stepped (`NativeWorldStep`)."""
+        return self._controls + self._world_step.controls
 
-    def start_chunks(self, frame: bytes, peer: bytes) -> LongControl | None:
-        """Apply in C++ the Control for every world `frame` of `peer`, of more than `LONG_CONTROL_STEPS` steps, that
-        the responder serves (checked there, with the images it asks for), as step_control() would, its chunks left
-        to the loop (`LockstepLoop._step_long_control`), which serves others between them and answers it: the long
-        Control to mirror in `SimulationServer.long_control` (its answer still to set), or None, nothing applied,
-        when the responder steps it. A failure of the worlds raises, as on its own path."""
-        if self._long or self._held or self.sim.long_control is not None:
-            return None  # its controller waits for the answer C++ owes: whatever steps now is not C++'s to take
-        outcome = self._path.start_chunks(frame)
-        if outcome is None:
-            return None
-        self.controls += outcome.controls
-        self.resets += outcome.resets
-        control = LongControl([peer], outcome.long_steps, drop=self._path.drop_chunks)
-        control.chunk = lambda: self._take_chunk(control)
-        return control
-
-    def _take_chunk(self, control: LongControl) -> bool:
-        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
-        last is taken, or where stop_after cuts it). A failure of the worlds raises."""
-        outcome = self._path.step_chunk()
-        if outcome.failure:
-            raise RuntimeError(outcome.failure)
-        if outcome.long_steps:
-            control.taken = outcome.long_taken
-        else:
-            control.taken = control.steps
-        return outcome.long_steps > 0 and not outcome.long_at_stop_after
+    @property
+    def resets(self) -> int:
+        """Worlds those Controls reset."""
+        return self._resets + self._world_step.resets
 
     @property
     def long_in_progress(self) -> bool:
@@ -234,8 +201,8 @@ class WorldHotPath:
             sim.sessions.renew(peer)  # waiting for its answer, not gone
         served = outcome.controls
         self.controller_served = served > 0
-        self.controls += served
-        self.resets += outcome.resets
+        self._controls += served
+        self._resets += outcome.resets
         stats = sim.stats
         stats.requests += served
         stats.controls += served

@@ -24,6 +24,7 @@ from scripted_server import ScriptedServer
 
 STEPS = 10
 TIMEOUT = 5.0
+FIRST_IMAGE_TIMEOUT = 60.0
 CAMERA = "overview"
 
 
@@ -31,6 +32,10 @@ CAMERA = "overview"
 def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     address = f"ipc://{tmp_path_factory.mktemp('session-channel') / 'coupler.sock'}"
     with coupler_server(address, "--scene", "arm", "--camera", f"{CAMERA}=64x64"):
+        # The server makes its OpenGL context for the first image asked for: seconds on a loaded machine, which the
+        # tests' timeouts are not about.
+        with Session(address, timeout=FIRST_IMAGE_TIMEOUT) as session:
+            session.sensors(images={CAMERA: "rgb"})
         yield address
 
 

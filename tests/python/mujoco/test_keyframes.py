@@ -14,6 +14,7 @@ from coupler.serve.simulation_server import SimulationServer
 from coupler.wire.errors import Error
 from coupler.wire.messages import ControlMessage, ErrorCode, ErrorMessage, HandshakeInitMessage, ObjectControl, ResetMessage
 from coupler.wire.world_frames import WorldControl
+from batch_steps import run_batch
 
 # An arm whose hand a mocap body holds through a weld, an integrating actuator (it has act), and two keyframes
 # that set everything a keyframe sets: qpos, qvel, act, ctrl, mocap_pos, mocap_quat.
@@ -145,10 +146,10 @@ def test_every_world_of_a_batch_starts_and_resets_at_the_keyframe(model_file):
         _assert_same_state(world.data, expected)
     sensors, times = np.zeros((3, batch.sensor_width)), np.zeros(3)
     steps = np.full(3 * batch.control_width, 0.2)
-    batch.run(WorldControl(worlds=3, controls=steps, steps=5, resets=np.zeros(0, dtype=np.int64),
-                           qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
-    batch.run(WorldControl(worlds=3, controls=steps, steps=1, resets=np.array([1], dtype=np.int64),
-                           qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+    run_batch(batch, WorldControl(worlds=3, controls=steps, steps=5, resets=np.zeros(0, dtype=np.int64),
+                                  qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+    run_batch(batch, WorldControl(worlds=3, controls=steps, steps=1, resets=np.array([1], dtype=np.int64),
+                                  qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
     _assert_same_state(batch.worlds[1].data, expected)
     assert times.tolist()[1] == 0.0 and times[0] > 0.0
 

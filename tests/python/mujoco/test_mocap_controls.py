@@ -22,6 +22,7 @@ from coupler.wire.messages import (
     ValueType,
 )
 from coupler.wire.world_frames import WorldControl
+from batch_steps import run_batch
 from mocap_scenes import MOCAP_ARM as ARM
 
 POSE = ["x", "y", "z", "qw", "qx", "qy", "qz"]
@@ -118,8 +119,9 @@ def test_batched_worlds_move_each_worlds_mocap_body_as_a_single_scene_does():
     for _ in range(5):
         poses = [_pose(rng) + [0.2], _pose(rng) + [-0.2]]  # the Control arrays put objects in name order
         rows = [[wrist] + pose for *pose, wrist in poses]
-        batch.run(WorldControl(worlds=2, controls=np.array(rows, dtype=float).ravel(), steps=2,
-                               resets=np.zeros(0, dtype=np.int64), qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+        run_batch(batch, WorldControl(worlds=2, controls=np.array(rows, dtype=float).ravel(), steps=2,
+                                      resets=np.zeros(0, dtype=np.int64), qpos=np.zeros(0), qvel=np.zeros(0)),
+                  sensors, times)
         for single, (*pose, wrist) in zip(singles, poses):
             single.apply(_control(pose, wrist))
             single.step(2)
@@ -150,8 +152,9 @@ def test_a_zero_quaternion_in_one_world_is_refused_before_any_world_moves():
     rows = [[0.0, 0.2, 0.0, 0.6, 1.0, 0.0, 0.0, 0.0], [0.0, 0.2, 0.0, 0.6, 0.0, 0.0, 0.0, 0.0]]
     sensors, times = np.zeros((2, batch.sensor_width)), np.zeros(2)
     with pytest.raises(Exception, match="mocap body 'target' in world 1 is zero") as refused:
-        batch.run(WorldControl(worlds=2, controls=np.array(rows).ravel(), steps=1, resets=np.zeros(0, dtype=np.int64),
-                               qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+        run_batch(batch, WorldControl(worlds=2, controls=np.array(rows).ravel(), steps=1,
+                                      resets=np.zeros(0, dtype=np.int64), qpos=np.zeros(0), qvel=np.zeros(0)),
+                  sensors, times)
     assert refused.value.code == ErrorCode.CONTROL_MISMATCH
     assert [world.data.time for world in batch.worlds] == [0.0, 0.0]
     assert batch.worlds[0].data.mocap_pos[0].tolist() == [0.3, 0.0, 0.5]

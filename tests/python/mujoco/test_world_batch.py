@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from coupler.limits import MAX_STEPS_PER_CONTROL
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_batch import WorldBatch
 from coupler.scenes import SCENES_DIR
+from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.wire.errors import ProtocolError
 from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
+from batch_steps import frame_of, run_batch
 from mocap_scenes import MOCAP_PENDULUM
 
 WORLDS = 4
@@ -47,7 +50,7 @@ def batch():
 
 def test_every_world_starts_as_world_0_started(batch):
     sensors, times = _outputs(batch)
-    batch.run(_control(), sensors, times)
+    run_batch(batch, _control(), sensors, times)
     for row in sensors[1:]:
         np.testing.assert_array_equal(row, sensors[0])
     assert times.tolist() == [0.0] * WORLDS
@@ -63,7 +66,7 @@ def test_worlds_on_two_threads_follow_the_trajectories_of_single_simulations_bit
     every_object, every_event = np.ones(len(flat.objects), bool), np.ones(flat.events_on.size, bool)
     for _ in range(5):
         controls = _random_controls(batch, rng)
-        batch.run(_control(controls, steps=3), sensors, times)
+        run_batch(batch, _control(controls, steps=3), sensors, times)
         for i, single in enumerate(singles):
             single.apply_values(controls[i, :value_count], every_object, every_event, controls[i, value_count:] != 0)
             single.step(3)
@@ -75,10 +78,10 @@ def test_worlds_on_two_threads_follow_the_trajectories_of_single_simulations_bit
 def test_a_reset_world_restarts_from_the_given_qpos_while_the_others_step(batch):
     sensors, times = _outputs(batch)
     controls = np.zeros((WORLDS, batch.control_width))
-    batch.run(_control(controls, steps=2), sensors, times)
+    run_batch(batch, _control(controls, steps=2), sensors, times)
     qpos = batch.first.data.qpos.copy()
     qpos[0] = 0.5
-    batch.run(_control(controls, steps=2, resets=[2], qpos=qpos), sensors, times)
+    run_batch(batch, _control(controls, steps=2, resets=[2], qpos=qpos), sensors, times)
     assert times.tolist() == pytest.approx([0.008, 0.008, 0.0, 0.008])
     assert batch.worlds[2].data.qpos[0] == 0.5
 
@@ -89,7 +92,7 @@ def test_a_control_mujoco_would_zero_is_refused_before_any_world_changes(batch):
     controls[3, 0] = 1e300
     before = batch.worlds[0].data.ctrl.copy()
     with pytest.raises(ProtocolError, match="in world 3 is 1e\\+300") as raised:
-        batch.run(_control(controls), sensors, times)
+        run_batch(batch, _control(controls), sensors, times)
     assert raised.value.code == ErrorCode.CONTROL_MISMATCH
     assert [world.data.time for world in batch.worlds] == [0.0] * WORLDS
     np.testing.assert_array_equal(batch.worlds[0].data.ctrl, before)
@@ -109,16 +112,20 @@ def test_a_control_taken_in_chunks_ends_bit_for_bit_where_one_run_ends_its_reset
         controls = _random_controls(batch, np.random.default_rng(1))
         qpos = batch.first.data.qpos.copy()
         qpos[0] = 0.5
-        control = _control(controls, steps=30, resets=[1], qpos=qpos)
+        steps = LONG_CONTROL_STEPS + 150
+        control = _control(controls, steps=steps, resets=[1], qpos=qpos)
         expected, expected_times = _outputs(whole)
-        whole.run(control, expected, expected_times)
+        run_batch(whole, control, expected, expected_times)
         sensors, times = _outputs(batch)
-        assert batch.start(control) == 30
-        for chunk in (1, 12, 17):
-            batch.advance(chunk)
-        batch.advance(0, sensors, times)
+        path = batch.hot_path(sensors, times, MAX_STEPS_PER_CONTROL)
+        assert path.start_chunks(frame_of(control)).long_steps == steps
+        chunks = 1
+        while path.step_chunk().long_steps:
+            chunks += 1
+        assert chunks >= 2  # the first is LONG_CONTROL_STEPS steps
         np.testing.assert_array_equal(sensors, expected)
-        assert times.tolist() == expected_times.tolist() == pytest.approx([0.06, 0.0, 0.06, 0.06])
+        time = steps * 0.002
+        assert times.tolist() == expected_times.tolist() == pytest.approx([time, 0.0, time, time])
     finally:
         whole.close()
 
@@ -157,12 +164,12 @@ def test_world_data_is_read_right_after_the_step_as_mj_step_and_mj_rne_post_cons
         mujoco.mj_resetDataKeyframe(model, data, 0)
         mujoco.mj_forward(model, data)
         sensors, times = _outputs(made)
-        made.run(_control(), sensors, times)
+        run_batch(made, _control(), sensors, times)
         rng = np.random.default_rng(3)
         for _ in range(5):
             controls = _random_controls(made, rng)
             controls[:] = controls[0]  # every world as the one stepped here
-            made.run(_control(controls, steps=3), sensors, times)
+            run_batch(made, _control(controls, steps=3), sensors, times)
             single.apply_values(controls[0, : single.flat.controls.values.size],
                                 np.ones(len(single.flat.controls.objects), dtype=bool),
                                 np.ones(single.flat.controls.events_on.size, dtype=bool),
@@ -228,8 +235,9 @@ def test_worlds_settled_by_the_stages_their_readings_need_read_as_mj_forward_lea
         rng = np.random.default_rng(5)
         for _ in range(20):
             controls = rng.uniform(-1.0, 1.0, size=(made.count, made.control_width))
-            made.run(WorldControl(worlds=WORLDS, controls=controls.ravel(), steps=4, resets=np.zeros(0, np.int64),
-                                  qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+            run_batch(made, WorldControl(worlds=WORLDS, controls=controls.ravel(), steps=4,
+                                         resets=np.zeros(0, np.int64), qpos=np.zeros(0), qvel=np.zeros(0)),
+                      sensors, times)
             for i, single in enumerate(singles):
                 single.apply_values(controls[i], every_object, every_event, np.zeros(0, bool))
                 single.step(4)
@@ -255,12 +263,13 @@ def test_worlds_with_a_mocap_body_step_as_single_scenes_from_a_first_control_tha
     every_object = np.ones(len(batch.first.flat.controls.objects), dtype=bool)
     rng = np.random.default_rng(5)
     try:
-        batch.run(WorldControl(worlds=3, controls=np.zeros(0), steps=0, resets=np.array([1], dtype=np.int64),
-                               qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+        run_batch(batch, WorldControl(worlds=3, controls=np.zeros(0), steps=0, resets=np.array([1], dtype=np.int64),
+                                      qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
         for _ in range(4):
             rows = rng.uniform(-1.0, 1.0, size=(3, batch.control_width))
-            batch.run(WorldControl(worlds=3, controls=rows.ravel(), steps=3, resets=np.zeros(0, dtype=np.int64),
-                                   qpos=np.zeros(0), qvel=np.zeros(0)), sensors, times)
+            run_batch(batch, WorldControl(worlds=3, controls=rows.ravel(), steps=3,
+                                          resets=np.zeros(0, dtype=np.int64), qpos=np.zeros(0), qvel=np.zeros(0)),
+                      sensors, times)
             for single, world, row, read in zip(singles, batch.worlds, rows, sensors):
                 single.apply_values(row, every_object, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
                 single.step(3)

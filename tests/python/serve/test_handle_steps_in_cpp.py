@@ -17,12 +17,13 @@ from coupler import _native  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.serve.held import HELD  # noqa: E402
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
-from coupler.serve.native_control_step import NativeControlStep  # noqa: E402
 from coupler.serve.native_responder import NativeResponder  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import decode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
+    ErrorCode,
+    ErrorMessage,
     HandshakeInitMessage,
     ObjectControl,
     SensorMessage,
@@ -142,7 +143,7 @@ def test_a_control_of_many_steps_given_under_a_loop_is_applied_in_cpp_and_its_ch
     assert isinstance(message, SensorMessage), message
     assert message.simulated_time == data.time
     assert message.objects["pendulum"].angles == [data.qpos[0]]
-    assert (loop.chunked.chunks, long.taken, sim.stats.steps) == (0, steps, steps)
+    assert (long.taken, sim.stats.steps) == (steps, steps)
 
 
 # Two pendulums, one for each of two controllers.
@@ -217,26 +218,27 @@ def test_a_round_of_many_steps_under_a_loop_is_taken_in_chunks_in_cpp(tmp_path):
     data = mujoco.MjData(model)
     _stepped_directly(0.4, -0.3, steps, data, model)
     _assert_state(decode(answer.reply), data)
-    assert (loop.chunked.chunks, long.taken, sim.stats.steps) == (0, steps, steps)
+    assert (long.taken, sim.stats.steps) == (steps, steps)
 
 
-def test_a_round_of_many_steps_no_hot_path_chunks_is_taken_in_chunks_sized_in_python_and_stepped_in_cpp(tmp_path):
+class _NoHotPathResponder(NativeResponder):
+    """A responder no hot path is made for (only the native responder itself gets one)."""
+
+
+def test_a_round_of_many_steps_under_a_loop_without_a_hot_path_is_taken_in_chunks_in_cpp(tmp_path):
     simulation = MujocoSimulation.from_xml_string(TWO)
     for name in ("apply_values", "step"):
         setattr(simulation, name, _not_in_python(name))
     sim = _two_controllers(simulation)
-    responder = NativeResponder(f"ipc://{tmp_path}/sized.sock", sim)
+    responder = _NoHotPathResponder(f"ipc://{tmp_path}/plain.sock", sim)
     try:
         loop = LockstepLoop(responder)
-        # As where the loop's hot path is a batch's: the Controls' C++ object takes no chunks itself.
-        step = NativeControlStep.for_simulation(simulation)
-        assert step is not None and not step.chunks
-        sim.control_answer.step_with(step)
+        assert loop.hot_path is None
         steps = _native.StepChunks.FIRST + 20
         _hold_round(sim, 0.4, -0.3, steps)
         sim.step_round()
         long = sim.long_control
-        assert long is not None and long.chunk is None
+        assert long is not None and long.chunk is not None  # its chunks are C++'s to take, the loop's own object's
         answer = loop._step_long_control(threading.Event())
     finally:
         responder.close()
@@ -244,5 +246,27 @@ def test_a_round_of_many_steps_no_hot_path_chunks_is_taken_in_chunks_sized_in_py
     data = mujoco.MjData(model)
     _stepped_directly(0.4, -0.3, steps, data, model)
     _assert_state(decode(answer.reply), data)
-    assert loop.chunked.chunks >= 2  # the first is StepChunks.FIRST steps
     assert (long.taken, sim.stats.steps, sim.stats.steps_without_control) == (steps, steps, 0)
+
+
+def test_a_round_of_many_steps_under_a_loop_without_a_hot_path_stops_in_cpp_at_stop_after(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(TWO)
+    sim = _two_controllers(simulation)
+    responder = _NoHotPathResponder(f"ipc://{tmp_path}/cut.sock", sim)
+    stop_after = 0.5  # 250 steps of 2 ms
+    try:
+        loop = LockstepLoop(responder, stop_after=stop_after)
+        steps = 1000
+        _hold_round(sim, 0.4, -0.3, steps)
+        sim.step_round()
+        answer = loop._step_long_control(threading.Event())
+    finally:
+        responder.close()
+    model = mujoco.MjModel.from_xml_string(TWO)
+    data = mujoco.MjData(model)
+    _stepped_directly(0.4, -0.3, 250, data, model)
+    assert simulation.data.time == data.time
+    assert simulation.data.qpos.tolist() == data.qpos.tolist()
+    ended = decode(answer.reply)
+    assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
+    assert "after 250 of the 1000 steps" in ended.text and "--stop-after 0.5 s reached" in ended.text

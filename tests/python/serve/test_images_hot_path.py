@@ -61,16 +61,14 @@ def served(tmp_path_factory: pytest.TempPathFactory):
         refused = client.request(ControlMessage(objects={cart: ObjectControl(values=[1.0])},
                                                 images=[ImageRequest("nose", ["rgb"])]))
         assert hot.loop.hot_path is not None
-        yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, hot.sim.simulation.data.time,
-               hot.loop.chunked.chunks)
+        yield answers, refused, hot.loop.hot_path.controls, hot.sim.stats, hot.sim.simulation.data.time
 
 
 def test_a_lone_controllers_controls_asking_for_images_are_stepped_in_cpp(served):
-    answers, _, stepped_in_cpp, stats, _, chunked_in_python = served
+    answers, _, stepped_in_cpp, stats, _ = served
     assert all(isinstance(answer, SensorMessage) for answer in answers)
     assert max(STEPS) > LONG_CONTROL_STEPS
     assert stepped_in_cpp == len(FORCES)
-    assert chunked_in_python == 0
     assert stats.controls == len(FORCES)
     assert stats.steps == sum(max(steps, 1) for steps in STEPS)
 
@@ -95,7 +93,7 @@ def test_their_readings_and_images_are_those_of_stepping_the_scene_in_mujoco_and
 
 
 def test_a_control_asking_for_a_camera_the_scene_lacks_is_refused_and_nothing_steps(served):
-    _, refused, _, _, simulated, _ = served
+    _, refused, _, _, simulated = served
     assert isinstance(refused, ErrorMessage) and "no camera named 'nose'" in refused.text
     assert simulated == pytest.approx(sum(max(steps, 1) for steps in STEPS) * 0.002)
 
@@ -116,9 +114,9 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
             read = reader.request(SensorRequestMessage())
         hot.stop.set()
         ended = driver.receive()
-        stepped_in_cpp, chunked_in_python = hot.loop.hot_path.controls, hot.loop.chunked.chunks
+        stepped_in_cpp = hot.loop.hot_path.controls
     # The read saw the state of the last chunk taken: part of the way there.
     assert 0 < read.simulated_time < LONGEST * 0.002
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
-    assert stepped_in_cpp == 1 and chunked_in_python == 0
+    assert stepped_in_cpp == 1

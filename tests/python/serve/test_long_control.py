@@ -14,7 +14,7 @@ import pytest
 
 from coupler.scenes import load_scene
 from coupler.serve.lockstep_loop import LockstepLoop
-from coupler.serve.long_control import LONG_CONTROL_STEPS, ChunkedSteps, LongControl
+from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.simulation import Simulation
 from coupler.serve.simulation_server import SimulationServer
@@ -40,49 +40,6 @@ DRIVER_TIMEOUT = 120.0
 
 def arm_control(steps: int) -> ControlMessage:
     return ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}, steps=steps)
-
-
-class FakeClock:
-    """perf_counter for ChunkedSteps: every step takes `per_step` seconds."""
-
-    def __init__(self, per_step: float) -> None:
-        self.now = 0.0
-        self.per_step = per_step
-
-    def __call__(self) -> float:
-        return self.now
-
-    def step(self, n: int) -> None:
-        self.now += n * self.per_step
-
-
-def test_chunked_steps_take_every_step_in_chunks_of_about_the_chunk_time():
-    clock = FakeClock(per_step=0.001)  # 20 steps make a 20 ms chunk
-    sizes: list[int] = []
-
-    def step(n: int) -> None:
-        sizes.append(n)
-        clock.step(n)
-
-    control = LongControl([b"p"], steps=1000)
-    assert ChunkedSteps(step, chunk_seconds=0.02, clock=clock).run(control, lambda: True)
-    assert sum(sizes) == control.taken == 1000
-    assert sizes[0] == LONG_CONTROL_STEPS and set(sizes[1:-1]) == {20}
-
-
-def test_chunked_steps_serve_between_chunks_but_not_after_the_last():
-    clock = FakeClock(per_step=0.001)
-    served: list[int] = []
-    control = LongControl([b"p"], steps=3 * LONG_CONTROL_STEPS)
-    ChunkedSteps(clock.step, chunk_seconds=0.1, clock=clock).run(control, lambda: served.append(control.taken) or True)
-    assert served == [LONG_CONTROL_STEPS, 2 * LONG_CONTROL_STEPS]
-
-
-def test_chunked_steps_stop_when_told_between_chunks():
-    clock = FakeClock(per_step=0.001)
-    control = LongControl([b"p"], steps=10_000)
-    assert not ChunkedSteps(clock.step, chunk_seconds=0.02, clock=clock).run(control, lambda: False)
-    assert control.taken == LONG_CONTROL_STEPS
 
 
 @contextlib.contextmanager

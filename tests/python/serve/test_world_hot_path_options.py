@@ -32,10 +32,10 @@ from world_pendulums import PENDULUM, TIME_STEP, MujocoPendulums  # noqa: E402
 WORLDS = 3
 
 
-def served_pendulums(address: str, **options) -> ServedBatch:
-    """WORLDS pendulums served by a lockstep loop in a thread, traced or paced as asked (stopping at `stop_after`
+def served_pendulums(address: str, worlds: int = WORLDS, **options) -> ServedBatch:
+    """`worlds` pendulums served by a lockstep loop in a thread, traced or paced as asked (stopping at `stop_after`
     simulated seconds), with every world's qpos and qvel in its answers."""
-    return ServedBatch(MujocoSimulation.from_xml_string(PENDULUM), address, WORLDS, session_timeout=60.0, **options)
+    return ServedBatch(MujocoSimulation.from_xml_string(PENDULUM), address, worlds, session_timeout=60.0, **options)
 
 
 def exchanges() -> list[tuple[np.ndarray | None, int, list[int]]]:
@@ -167,16 +167,16 @@ def test_a_long_control_for_every_world_is_stepped_in_cpp_in_chunks_ends_where_m
             np.testing.assert_array_equal(state, direct.run(controls, steps, resets))
         ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
     assert served.loop.hot_path.controls == len(plan)  # in C++, chunks and all
-    assert served.loop.chunked.chunks == 0  # none stepped by Python
     assert "answered HELD" in logged(caplog)
 
 
 def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_stop_ends_the_control(make_address):
-    steps = 100_000  # about half a second of stepping
-    with served_pendulums(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver, \
+    steps = 100_000
+    worlds = 64  # seconds of stepping, far longer than the requests below take however fast the machine steps
+    with served_pendulums(make_address("ipc"), worlds) as served, req_socket(served.responder.endpoint) as driver, \
             req_socket(served.responder.endpoint) as other:
         ask(driver, encode(HandshakeInitMessage()))
-        driver.send(encode_world_control(WORLDS, np.zeros((WORLDS, 1)), steps))
+        driver.send(encode_world_control(worlds, np.zeros((worlds, 1)), steps))
         time.sleep(0.05)
         reads = [decode(ask(other, encode(SensorRequestMessage()))) for _ in range(3)]
         busy = decode(ask(other, encode(HandshakeInitMessage())))
@@ -187,7 +187,7 @@ def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_sto
     assert isinstance(busy, ErrorMessage) and busy.code == ErrorCode.SERVER_BUSY and "being stepped" in busy.text
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert f"of the {steps} steps" in ended.text
-    assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0  # stepped in C++ alone
+    assert served.loop.hot_path.controls == 1  # stepped in C++ alone
 
 
 def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after(make_address):
@@ -197,7 +197,7 @@ def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after(make_address)
         answer = decode(ask(driver, encode_world_control(WORLDS, np.full((WORLDS, 1), 0.5), 1000)))
         served.thread.join(timeout=5)
         assert not served.thread.is_alive()  # the loop ended there
-    assert served.loop.hot_path.controls == 1 and served.loop.chunked.chunks == 0
+    assert served.loop.hot_path.controls == 1
     # Stepped to the step reaching 0.5 s, as MuJoCo steps it.
     direct = MujocoPendulums(WORLDS).run(np.full((WORLDS, 1), 0.5), 50, [])
     np.testing.assert_array_equal([[w.data.qpos[0], w.data.qvel[0]] for w in served.worlds.worlds], direct)
@@ -221,4 +221,22 @@ def test_paced_a_long_control_for_every_world_that_starts_the_run_waits_for_its_
         ask(driver, encode(SensorRequestMessage()))  # handed back: C++ has reported every Control
     # The first waited for its own steps after them, which started the clock; the second for its time on it.
     assert took[0] >= 0.1 - 0.002 and took[1] >= 0.2 - 0.002
-    assert served.loop.hot_path.controls == 2 and served.loop.chunked.chunks == 0
+    assert served.loop.hot_path.controls == 2
+
+
+def test_a_value_only_pythons_check_lets_through_is_applied_and_stepped_by_the_world_hot_paths_cpp_object(
+        make_address):
+    # Beyond the size C++ lets through unchecked (WorldHotPath's largest value), within what MuJoCo takes: C++ hands
+    # the Control to Python, which checks it and has the loop's C++ object apply and step it all the same.
+    huge = 9_999_999_995.0
+    controls = np.array([[huge], [-huge], [0.5]])
+    direct = MujocoPendulums(WORLDS)
+    with served_pendulums(make_address("ipc")) as served, req_socket(served.responder.endpoint) as driver:
+        ask(driver, encode(HandshakeInitMessage()))
+        for steps in (3, 150):  # the second in chunks
+            answer = ask(driver, encode_world_control(WORLDS, controls, steps))
+            state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
+            np.testing.assert_array_equal(state, direct.run(controls, steps, []))
+        hot_path = served.loop.hot_path
+        assert isinstance(hot_path, WorldHotPath) and hot_path.controls == 2
+    assert served.worlds.clamped_values == 2 * 2  # two worlds' values clamped by each Control

@@ -84,14 +84,13 @@ def served(tmp_path_factory: pytest.TempPathFactory):
             WORLDS, np.array(LONG)[:, None], LONG_STEPS, images=[("eye", ["rgb", "depth"])], image_worlds=LONG_WORLDS)))
         assert hot.loop.hot_path is not None and hot.loop.hot_path.world_0 is not None
         yield (answers, refused, hot.loop.hot_path.controls, hot.sim.stats, time, ordinary,
-               hot.loop.hot_path.world_0.controls, last, long, hot.loop.chunked.chunks)
+               hot.loop.hot_path.world_0.controls, last, long)
 
 
 def test_controls_for_every_world_asking_for_images_are_stepped_by_the_native_world_hot_path(served):
-    _, _, stepped_in_cpp, stats, *_, chunked_in_python = served
+    _, _, stepped_in_cpp, stats, *_ = served
     assert LONG_STEPS > LONG_CONTROL_STEPS
     assert stepped_in_cpp == len(FORCES) + 2
-    assert chunked_in_python == 0
     assert stats.controls == len(FORCES) + len(ORDINARY) + 2
     assert stats.steps == sum(max(steps, 1) for steps in STEPS + [steps for _, steps, _ in ORDINARY]) + 2 + LONG_STEPS
 
@@ -123,7 +122,7 @@ def test_a_control_for_every_world_asking_for_a_camera_the_scene_lacks_is_refuse
 
 
 def test_ordinary_controls_driving_world_0_are_stepped_by_the_single_world_hot_path_as_mujoco_steps_it(served):
-    *_, ordinary, stepped_in_cpp, _, _, _ = served
+    *_, ordinary, stepped_in_cpp, _, _ = served
     assert stepped_in_cpp == len(ORDINARY)
     model = mujoco.MjModel.from_xml_string(SCENE)
     data = mujoco.MjData(model)
@@ -164,7 +163,7 @@ def _stepped_directly(then: list[tuple[list[float], int]]) -> list[mujoco.MjData
 
 
 def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world_on_as_mujoco_does(served):
-    *_, (_, times, data, _, _), _, _ = served
+    *_, (_, times, data, _, _), _ = served
     direct = _stepped_directly([(LAST, 2)])
     assert times.tolist() == [world.time for world in direct]
     np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
@@ -172,7 +171,7 @@ def test_a_control_for_every_world_after_world_0s_ordinary_ones_steps_each_world
 
 def test_a_control_for_every_world_of_many_steps_asking_for_images_ends_where_mujoco_ends_rendered_as_it_renders(
         served):
-    *_, (_, times, data, images, shown), _ = served
+    *_, (_, times, data, images, shown) = served
     direct = _stepped_directly([(LAST, 2), (LONG, LONG_STEPS)])
     assert times.tolist() == [world.time for world in direct]
     np.testing.assert_array_equal(data.reshape(WORLDS, -1), [np.concatenate([w.qpos, w.qvel]) for w in direct])
@@ -196,9 +195,9 @@ def test_a_control_for_every_world_of_many_steps_asking_for_images_answers_reads
             read = decode(ask(reader, encode(SensorRequestMessage())))
         hot.stop.set()
         ended = decode(driver.recv())
-        stepped_in_cpp, chunked_in_python = hot.loop.hot_path.controls, hot.loop.chunked.chunks
+        stepped_in_cpp = hot.loop.hot_path.controls
     # The read saw world 0's state of the last chunk taken: part of the way there.
     assert isinstance(read, SensorMessage) and 0 < read.simulated_time < LONGEST * 0.002
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
-    assert stepped_in_cpp == 1 and chunked_in_python == 0
+    assert stepped_in_cpp == 1

@@ -158,15 +158,16 @@ class WorldHotPath {
                           std::optional<HotPathPacing> pacing = std::nullopt);
   // Applies, steps and reads the Control for every world `payload` as run() serves one, without answering it: the
   // caller, which checked it (and the images it asks for, which it renders), answers from the arrays. The outcome
-  // counts it (its failure said there); nullopt, nothing applied, when the caller is to step it: a Control run()
-  // would hand back for anything but its images, and one of more than StepChunks::kFirst steps, which
-  // start_chunks() applies. No Control may be in progress here (a held answer, one of many steps); `payload`'s
-  // controller alone drives the worlds.
+  // counts it (its failure said there); nullopt, nothing applied, when it does not match the handshake (the
+  // caller names the problem). Every step is taken at once: under a loop, the caller gives one of more than
+  // StepChunks::kFirst steps to start_chunks() instead. The caller checked its images and values: any value MuJoCo
+  // takes is applied, as run() applies those within largest_value. No Control may be in progress here (a held
+  // answer, one of many steps); `payload`'s controller alone drives the worlds.
   std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
   // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
   // others between them: applied, its steps left to step_chunk(); the outcome counts it (`controls` 1, its `steps`
   // and `resets`, as run() counts one of many steps when it takes it) and its `long_steps`. nullopt, nothing
-  // applied, when step_control() would leave it to the caller for anything but its steps.
+  // applied, when step_control() would refuse it, or it has too few steps to take in chunks.
   std::optional<WorldHotPathOutcome> start_chunks(std::string_view payload);
   // Takes the next chunk of the Control start_chunks() applied: `long_steps` and `long_taken` while steps remain;
   // once its last step is taken, world 0's time in `simulated_time` and the answer's arrays written; stopped at the
@@ -195,12 +196,12 @@ class WorldHotPath {
   // The answer to `payload` when it is a Control this path serves; nullopt to hand it back (or, for one of many
   // steps, applied, to take it in chunks once the server hands its request over: long_ says so).
   std::optional<std::string> serve(std::string_view payload, SharedRingWriter* ring, WorldHotPathOutcome& outcome);
-  // `payload` decoded when it is a Control this path takes (`images`: whatever images it asks for, which the
-  // caller checked); nullopt to hand it back, nothing of it applied.
-  std::optional<ControlMessage> taken(std::string_view payload, bool images);
+  // `payload` decoded when it is a Control this path takes (`checked`: whatever images it asks for and values it
+  // carries, which the caller checked); nullopt to hand it back, nothing of it applied.
+  std::optional<ControlMessage> taken(std::string_view payload, bool checked);
   // Applies `control` (taken): its values and events into the arrays, its worlds to reset noted; the steps it
-  // takes (steps_taken). One of more than StepChunks::kFirst is kept in long_, to be taken in chunks.
-  std::uint64_t apply(ControlMessage& control);
+  // takes (steps_taken). `in_chunks`, one of more than StepChunks::kFirst is kept in long_, to be taken in chunks.
+  std::uint64_t apply(ControlMessage& control, bool in_chunks);
   // The steps every world it does not reset takes: 0 for a Control with no values, which steps no world (it resets
   // those it lists and reads them all), else its steps, at least 1.
   static std::uint64_t steps_taken(const ControlMessage& control) noexcept;
