@@ -1,6 +1,7 @@
 """Options of a batched server served by the world hot path (`coupler.serve.world_hot_path`) as by any server:
 traced (--trace, --trace-sizes), paced, stopped at --stop-after, C++ answers the Controls for every world and logs
-every exchange; the answers are MuJoCo's own steps of each world."""
+every exchange. A Control for every world that Python serves is stepped by the same C++ object, and without a loop
+by the batch's own, every step at once. The answers are MuJoCo's own steps of each world."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ pytest.importorskip("mujoco")
 
 
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.mujoco.world_batch import WorldBatch  # noqa: E402
+from coupler.serve.batched_worlds import BatchedResponder, WorldsSimulation  # noqa: E402
 from coupler.serve.run_clock import RunClock  # noqa: E402
+from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.serve.world_hot_path import WorldHotPath  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
@@ -240,3 +244,24 @@ def test_a_value_only_pythons_check_lets_through_is_applied_and_stepped_by_the_w
         hot_path = served.loop.hot_path
         assert isinstance(hot_path, WorldHotPath) and hot_path.controls == 2
     assert served.worlds.clamped_values == 2 * 2  # two worlds' values clamped by each Control
+
+
+def test_without_a_loop_a_control_for_every_world_of_many_steps_is_stepped_at_once_by_the_batchs_cpp_object(
+        make_address):
+    steps = 150  # more than a loop takes in one chunk: no loop, no chunks
+    controls = np.array([[0.5], [-1.0], [1.5]])
+    batch = WorldBatch(MujocoSimulation.from_xml_string(PENDULUM), WORLDS, data_names=("qpos", "qvel"))
+    responder = BatchedResponder(make_address("ipc"), SimulationServer(WorldsSimulation(batch)))
+    try:
+        with req_socket(responder.endpoint) as driver:
+            driver.send(encode_world_control(WORLDS, controls, steps))
+            request = responder.receive(5.0)
+            assert request is not None
+            responder.send(request, responder.respond(request))
+            answer = driver.recv()
+    finally:
+        responder.close()
+        batch.close()
+    state = np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2)
+    np.testing.assert_array_equal(state, MujocoPendulums(WORLDS).run(controls, steps, []))
+    assert responder.world_step.controls == 1 and not responder.world_step.chunks
