@@ -14,9 +14,9 @@ import mujoco
 import numpy as np
 
 from coupler import _native
-from coupler.wire.errors import Error
+from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import ValueType
+from coupler.wire.messages import ErrorCode, ValueType
 from coupler.mujoco.layout import MOCAP_CONTROLS, SceneLayout
 
 # MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
@@ -115,6 +115,24 @@ class ControlRanges:
         """Per value, the largest magnitude whose control MuJoCo accepts (inf for a zero factor)."""
         with np.errstate(divide="ignore"):
             return _MAX_CONTROL * np.abs(self.divisor) / np.abs(self.scale)
+
+    def refuse_beyond(self, values: np.ndarray, sent: np.ndarray | None = None) -> None:
+        """Raise ProtocolError (CONTROL_MISMATCH) naming the first of `values` whose control MuJoCo would zero
+        (beyond its value limit); nothing is applied. `values`: one per flat value, or rows of them, one per world
+        (the message names the world); `sent`: which of them the Control sets (default: every one)."""
+        beyond = np.abs(self.controls(values)) > _MAX_CONTROL
+        if sent is not None:
+            beyond &= sent
+        if not beyond.any():
+            return
+        at = tuple(int(k) for k in np.argwhere(beyond)[0])
+        index = at[-1]
+        obj, control = self.names[index]
+        world = f" in world {at[0]}" if len(at) == 2 else ""
+        raise ProtocolError(
+            f"control does not match the handshake: control '{control}' of object '{obj}'{world} is "
+            f"{values[at]:g}, beyond the {float(self.value_limits()[index]):g} MuJoCo accepts",
+            ErrorCode.CONTROL_MISMATCH)
 
     def value_range(self, i: int) -> tuple[float, float]:
         """Value `i`'s ctrlrange in the units the controller sends."""

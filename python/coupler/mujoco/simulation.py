@@ -72,10 +72,6 @@ def _compile(path: Path) -> mujoco.MjModel:
         raise ModelError(f"MuJoCo cannot compile '{path}': {reason!r}") from None
 
 
-# MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
-_MAX_CONTROL = float(mujoco.mjMAXVAL)
-
-
 class MujocoSimulation(MessagesFromArrays):
     """Serves a MuJoCo model: the scene of an MJCF file, or a compiled `mujoco.MjModel`.
 
@@ -123,7 +119,7 @@ class MujocoSimulation(MessagesFromArrays):
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
         # A Control moves mocap bodies: their poses, which the scatter writes, are of the position stage.
         self.moves_mocap = self._scatter.pose_count > 0
-        # Values up to this size cannot exceed _MAX_CONTROL whatever their scale: the common case checks only that.
+        # Values up to this size are within every value limit whatever their scale: the common case checks only that.
         # Kept a little below the smallest limit, which is itself rounded.
         limits = self._ranges.value_limits()
         self._safe_value = float(limits.min()) * (1.0 - 1e-9) if limits.size else np.inf
@@ -167,14 +163,7 @@ class MujocoSimulation(MessagesFromArrays):
         """Raise CONTROL_MISMATCH naming the first sent control MuJoCo would zero, if any; nothing is applied."""
         if not values.size or float(np.abs(values).max()) <= self._safe_value:
             return  # the common case: no value comes near any limit
-        c = self._ranges
-        sent = values_set[c.objects]
-        for i in np.flatnonzero(sent & (np.abs(c.controls(values)) > _MAX_CONTROL)):
-            obj, control = c.names[i]
-            limit = float(c.value_limits()[i])
-            raise ProtocolError(
-                f"control does not match the handshake: control '{control}' of object '{obj}' is {values[i]:g}, "
-                f"beyond the {limit:g} MuJoCo accepts", ErrorCode.CONTROL_MISMATCH)
+        self._ranges.refuse_beyond(values, values_set[self._ranges.objects])
 
     def count_clamped(self, indices: list[int], values: np.ndarray) -> None:
         """Count what the scatter reports it did not write as sent (`indices` into `values`, the Control's values it

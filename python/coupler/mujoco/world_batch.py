@@ -28,11 +28,8 @@ from coupler.mujoco.world_data import WorldData
 from coupler.mujoco.batch_hot_path import BatchHotPath
 from coupler.mujoco.world_memory import PROBE_WORLDS, available_bytes, check_worlds_fit
 from coupler.serve.memory_trim import resident_bytes
-from coupler.wire.errors import Error, ProtocolError
-from coupler.wire.messages import ErrorCode
+from coupler.wire.errors import Error
 from coupler.wire.world_frames import WorldControl
-
-_MAX_CONTROL = float(mujoco.mjMAXVAL)
 
 
 def copy_of(first: MujocoSimulation) -> MujocoSimulation:
@@ -66,8 +63,6 @@ class WorldBatch:
         self._data = [WorldData(world.model, world.data, data_names) for world in self.worlds] if data_names else []
         self.world_data = np.zeros((count, self._data[0].width if self._data else 0))
         _, self._ranges = control_scatter(first.layout, first.flat, first.data)
-        self._names = self._ranges.names
-        self._limits = self._ranges.value_limits()
         self._every_object = np.ones(len(controls.objects), dtype=bool)
         # As many threads as contiguous shares of at most ceil(count / threads) worlds.
         self._native = native_world_steps(self.worlds, self._data, math.ceil(count / math.ceil(count / threads)))
@@ -108,18 +103,6 @@ class WorldBatch:
     def clamped_values(self) -> int:
         return sum(world.clamped_values for world in self.worlds)
 
-    def _check_values(self, values: np.ndarray) -> None:
-        """ProtocolError naming the first control value MuJoCo would zero, in any world; nothing is applied."""
-        # MuJoCo zeroes every control of a step, with only a warning, when one is beyond mjMAXVAL.
-        beyond = np.abs(self._ranges.controls(values)) > _MAX_CONTROL
-        if beyond.any():
-            world, index = (int(k) for k in np.argwhere(beyond)[0])
-            obj, control = self._names[index]
-            raise ProtocolError(
-                f"control does not match the handshake: control '{control}' of object '{obj}' in world {world} is "
-                f"{values[world, index]:g}, beyond the {self._limits[index]:g} MuJoCo accepts",
-                ErrorCode.CONTROL_MISMATCH)
-
     def check(self, control: WorldControl) -> None:
         """Raise ProtocolError naming the first value of `control` (checked by `check_world_control`) the physics
         cannot take, in any world; the hot path (`hot_path`) applies whatever values it is given."""
@@ -128,7 +111,7 @@ class WorldBatch:
         resets = frozenset(control.resets.tolist())
         rows = control.controls.reshape(self.count, self.control_width)
         values = rows[:, : self._value_count]
-        self._check_values(values)
+        self._ranges.refuse_beyond(values)
         if self.first.moves_mocap:
             # A zero quaternion, in every world the Control steps.
             for i in range(self.count):
