@@ -102,12 +102,13 @@ import math
 from typing import Any
 
 from coupler import _native
+from coupler.serve.answers_in_progress import AnswersInProgress
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path_parts import HotPathParts, HotPathSimulation
-from coupler.serve.long_control import CHUNK_SECONDS, LongControl
+from coupler.serve.long_control import CHUNK_SECONDS
 from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.native_responder import NativeResponder
-from coupler.serve.run_clock import LONGEST_HOLD, RunClock
+from coupler.serve.run_clock import RunClock
 from coupler.wire.errors import Error
 
 __all__ = ["RETURN_AFTER", "HotPath", "HotPathParts", "HotPathSimulation"]
@@ -119,34 +120,29 @@ log = logging.getLogger(__name__)
 RETURN_AFTER = 0.1
 
 
-class HotPath:
+class HotPath(AnswersInProgress):
     """Serves the controllers' Controls through `coupler._native.HotPath` for a `LockstepLoop`."""
 
     def __init__(self, responder: NativeResponder, parts: HotPathParts, stop_after: float | None = None,
                  publisher: NativePublisher | None = None, clock: RunClock | None = None) -> None:
-        self.responder = responder
-        # What answers the reads C++ could not (the simulation failed): the responder as the loop sees it, so that a
-        # publisher sees them as every read.
-        self._reads_responder: Any = responder
-        self._clock = clock if clock is not None and clock.speed is not None else None
-        self.sim = responder.sim
-        simulation = self.sim.simulation
+        sim = responder.sim
+        simulation = sim.simulation
         if not isinstance(simulation, HotPathSimulation):
             raise TypeError(f"a {type(simulation).__name__} has no parts for the hot path")
-        self._simulation = simulation
         flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation, as NativeResponder demands
-        self._path = _native.HotPath(
+        super().__init__(responder, _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
             largest_value=parts.largest_value,
             value_limits=[] if parts.value_limits is None else parts.value_limits,
             stop_after=math.inf if stop_after is None else stop_after,
-            trace=self.sim.trace, time_step=self.sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS)
+            trace=sim.trace, time_step=sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS), clock, stop_after)
+        # What answers the reads C++ could not (the simulation failed): the responder as the loop sees it, so that a
+        # publisher sees them as every read.
+        self._reads_responder: Any = responder
+        self._simulation = simulation
         # The Controls served in Python are stepped through this very object: one C++ object steps the simulation.
         self._control_step = NativeControlStep(simulation, self._path, chunks=True)
         self.sim.control_answer.step_with(self._control_step)
-        self._stop_after = stop_after
-        # A Control of many steps reached stop_after and was ended: the loop ends.
-        self.stopped_at_stop_after = False
         if publisher is not None:
             data = getattr(simulation, "data", None)  # a MuJoCo scene's mjData: its state is published after each step
             state = None if data is None else (data.qpos, data.qvel, data.act, data.ctrl, data.mocap_pos,
@@ -156,8 +152,6 @@ class HotPath:
         self.reads = 0  # SensorRequests answered in C++ so far
         self.rounds = 0  # several controllers: rounds stepped and answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
-        self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
-        self._held_peers: list[bytes] = []  # paced: the controllers whose answers C++ holds until their time
         self._free_run_states: Any = None  # published free runs: the states the observer sees
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
@@ -260,12 +254,7 @@ class HotPath:
         if waited is not None:
             return waited, None
         return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
-        pacing = {}
-        if self._clock is not None:
-            pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
-                      "late_after": sim.handshake.time_step}
-        if pacing:
-            pacing["longest_hold"] = LONGEST_HOLD
+        pacing = self._pacing()
         if sim.shared:
             return self._serve_rounds(return_after, pacing, first)
         long = sim.long_control if self._long else None
@@ -313,70 +302,11 @@ class HotPath:
         self._mirror_long(outcome, [peer])
         return grace.arrived(outcome.request), outcome.simulated_time
 
-    def _started(self, outcome: Any) -> None:
-        """What a run() or run_rounds() `outcome` tells of pacing and of the run: a Control (or round) taken in C++
-        that started it makes it run, and paced, C++ anchored its clock there, which this clock follows."""
-        if outcome.started:
-            self.sim.simulation_run.start()
-        if self._clock is not None:
-            if outcome.started:
-                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
-            self._clock.deadlines_missed += outcome.deadlines_missed
-
-    def _hold(self, outcome: Any, peers: list[bytes]) -> None:
-        """Note the answers to `peers` C++ holds for their time after `outcome`; their leases run on meanwhile."""
-        if not outcome.answer_held:
-            self._held_peers = []
-            return
-        if not self._held_peers:
-            self._held_peers = peers
-        for peer in self._held_peers:
-            self.sim.sessions.renew(peer)  # waiting for its answer, not gone
-
     def _answer_unanswered(self, reads: list[Any]) -> None:
         """Answer the reads C++ took and could not answer (the simulation failed), as the loop answers any request."""
         responder = self._reads_responder
         for read in reads:
             responder.send(read, responder.respond(read))
-
-    def _mirror_long(self, outcome: Any, peers: list[bytes]) -> None:
-        """Mirror the Control of many steps C++ has in progress (of `peers`, when it started in this run) in
-        `SimulationServer.long_control`: requests to drive are refused while it is stepped, as for any long Control
-        (coupler.serve.long_control). One stopped at stop_after is ended here."""
-        sim = self.sim
-        long = sim.long_control if self._long else None
-        self._long = outcome.long_steps > 0
-        if self._long:
-            peers = long.peers if long is not None else peers
-            sim.long_control = LongControl(peers, outcome.long_steps, outcome.long_taken)
-            for peer in peers:
-                sim.sessions.renew(peer)  # waiting for its answer, not gone
-        elif long is not None:
-            sim.long_control = None
-        if outcome.long_at_stop_after:
-            self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
-            self.stopped_at_stop_after = True
-
-    @property
-    def long_in_progress(self) -> bool:
-        """True while a Control's answer is still to come across serve()s: one of many steps (a lone controller's
-        or a round's) stepped in C++, or a paced answer C++ holds until its time."""
-        return self._long or bool(self._held_peers)
-
-    def end_long_control(self, why: str = "") -> None:
-        """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
-        server stopped after some of its steps (`why`: a reason to add); a paced answer held (a round's: to each
-        of its Controls) is sent at once."""
-        if self._held_peers:
-            self._path.send_held(self.responder.server)
-            self._held_peers = []
-        long = self.sim.long_control
-        if not self._long or long is None:
-            return
-        self._path.end_long_control(self.responder.server, long.stopped(why).text)
-        self._long = False
-        self.sim.stats.errors_sent += 1
-        self.sim.long_control = None
 
     def _serve_rounds(self, return_after: float, pacing: dict[str, float],
                       first: Any | None) -> tuple[Any | None, float | None]:

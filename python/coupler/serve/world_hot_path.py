@@ -54,35 +54,25 @@ import math
 from typing import Any
 
 from coupler.limits import MAX_STEPS_PER_CONTROL
+from coupler.serve.answers_in_progress import AnswersInProgress
 from coupler.serve.batched_worlds import BatchedResponder
 from coupler.serve.frame_observer import NativePublisher, ObservedResponder
 from coupler.serve.hot_path import RETURN_AFTER, HotPath
-from coupler.serve.long_control import LongControl
 from coupler.serve.native_world_step import NativeWorldStep
-from coupler.serve.run_clock import LONGEST_HOLD, RunClock
+from coupler.serve.run_clock import RunClock
 
 log = logging.getLogger(__name__)
 
 
-class WorldHotPath:
+class WorldHotPath(AnswersInProgress):
     """Serves a lone controller's Controls for every world of `responder`'s batch in C++."""
 
     def __init__(self, responder: BatchedResponder, stop_after: float | None = None,
                  publisher: NativePublisher | None = None, clock: RunClock | None = None) -> None:
-        self.responder = responder
-        self.sim = responder.sim
-        self._path = responder.worlds.hot_path(  # type: ignore[attr-defined]  # checked by for_loop
+        super().__init__(responder, responder.worlds.hot_path(
             responder.world_sensors, responder.world_times, MAX_STEPS_PER_CONTROL,
             math.inf if stop_after is None else stop_after, trace=responder.sim.trace,
-            time_step=responder.sim.handshake.time_step)
-        # Paced (a clock with a speed): answers wait for their time in C++.
-        self._clock = clock if clock is not None and clock.speed is not None else None
-        self._held = False  # paced: C++ holds the controller's answer until its time
-        self._held_peer = b""
-        self._long = False  # a Control of many steps is stepped in C++, mirrored in sim.long_control
-        self._stop_after = stop_after
-        # A Control of many steps reached stop_after and was ended: the loop ends.
-        self.stopped_at_stop_after = False
+            time_step=responder.sim.handshake.time_step), clock, stop_after)
         if publisher is not None:
             self._path.publish_to(publisher.native)
         # The Controls for every world served in Python are stepped through this very object.
@@ -128,31 +118,11 @@ class WorldHotPath:
         """Worlds those Controls reset."""
         return self._resets + self._world_step.resets
 
-    @property
-    def long_in_progress(self) -> bool:
-        """True while a Control's answer is still to come across serve()s: one of many steps stepped in C++, or
-        a paced answer C++ holds until its time."""
-        return self._long or self._held
-
-    def end_long_control(self, why: str = "") -> None:
-        """Answer the Control of many steps in progress in C++, if any: the server stopped after some of its steps
-        (`why`: a reason to add); a paced answer held is sent at once."""
-        if self._held:
-            self._path.send_held(self.responder.server)
-            self._held = False
-        long = self.sim.long_control
-        if not self._long or long is None:
-            return
-        self._path.end_long_control(self.responder.server, long.stopped(why).text)
-        self._long = False
-        self.sim.stats.errors_sent += 1
-        self.sim.long_control = None
-
     def ready(self) -> bool:
         """True when the next request may go to C++: an accepted lone controller drives the worlds, running or
         waiting for the Control that starts them, or its answer waits for its time there."""
         sim = self.sim
-        if self._long or self._held:
+        if self.long_in_progress:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if len(active) != 1 or sim.long_control is not None:
@@ -174,31 +144,20 @@ class WorldHotPath:
         long = sim.long_control if self._long else None
         if long is not None:
             peer = long.peers[0]
-        elif self._held:
-            peer = self._held_peer
+        elif self._held_peers:
+            peer = self._held_peers[0]
         else:
             peer = next(iter(sim.sessions.active))  # the lone controller's
         controller = sim.sessions.active.get(peer)
         shared = responder.shared_images
         ring = shared.ring if shared is not None else None
-        pacing = {}
-        if self._clock is not None:
-            pacing = {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
-                      "late_after": sim.handshake.time_step, "longest_hold": LONGEST_HOLD}
+        pacing = self._pacing()
         return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
         outcome = self._path.run(responder.server, peer, return_after, ring,
                                  starting=not sim.running, steps_before=sim.stats.steps,
                                  sizes_logged=responder.sizes_logged, **pacing)
-        if outcome.started:
-            sim.simulation_run.start()
-        if self._clock is not None:
-            if outcome.started:
-                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
-            self._clock.deadlines_missed += outcome.deadlines_missed
-        self._held = outcome.answer_held
-        if self._held:
-            self._held_peer = peer
-            sim.sessions.renew(peer)  # waiting for its answer, not gone
+        self._started(outcome)
+        self._hold(outcome, [peer])
         served = outcome.controls
         self.controller_served = served > 0
         self._controls += served
@@ -222,20 +181,5 @@ class WorldHotPath:
             responder.log_traced(outcome.request_frame, answered, held=answered is None)
         if outcome.answer_bytes:
             responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
-        self._mirror_long(outcome, peer)
+        self._mirror_long(outcome, [peer])
         return grace.arrived(outcome.request), outcome.simulated_time
-
-    def _mirror_long(self, outcome: Any, peer: bytes) -> None:
-        """Mirror the Control of many steps C++ has in progress (of `peer`) in `SimulationServer.long_control`:
-        requests to drive are refused while it is stepped, as for any long Control (coupler.serve.long_control).
-        One stopped at stop_after is ended here."""
-        sim = self.sim
-        long_before, self._long = self._long, outcome.long_steps > 0
-        if self._long:
-            sim.long_control = LongControl([peer], outcome.long_steps, outcome.long_taken)
-            sim.sessions.renew(peer)  # waiting for its answer, not gone
-        elif long_before:
-            sim.long_control = None
-        if outcome.long_at_stop_after:
-            self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
-            self.stopped_at_stop_after = True

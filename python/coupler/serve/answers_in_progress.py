@@ -1,0 +1,102 @@
+"""What a loop's C++ hot path still owes across its serve() calls: answers it holds for their time, a long Control.
+
+Both hot paths (`coupler.serve.hot_path` of one world, `coupler.serve.world_hot_path`
+of a batch) return to Python every 0.1 s at most, and may do so with work
+under way in C++: paced (`--realtime`), answers held until they are due;
+a Control of more than `LONG_CONTROL_STEPS` steps, taken in chunks. Python
+mirrors such a Control in `SimulationServer.long_control`, so that requests
+to drive are refused while it is stepped as for any long Control
+(`coupler.serve.long_control`); keeps the leases of the controllers that
+wait for its answers; and ends it on a stop, or where `--stop-after` cuts
+it, answered with SessionEnded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coupler.serve.long_control import LongControl
+from coupler.serve.run_clock import LONGEST_HOLD, RunClock
+
+
+class AnswersInProgress:
+    """The answers `path` (a loop's `_native.HotPath`, or a batch's hot path) owes to the controllers of `responder`
+    across serve() calls; paced by `clock` when it has a speed; a long Control cut at `stop_after` simulated s."""
+
+    def __init__(self, responder: Any, path: Any, clock: RunClock | None, stop_after: float | None) -> None:
+        self.responder = responder
+        self.sim = responder.sim
+        self._path = path
+        # Paced (a clock with a speed): answers wait for their time in C++.
+        self._clock = clock if clock is not None and clock.speed is not None else None
+        self._stop_after = stop_after
+        self._long = False  # a Control of many steps (a lone controller's or a round's) is in progress in C++
+        self._held_peers: list[bytes] = []  # paced: the controllers whose answers C++ holds until their time
+        # A Control of many steps reached stop_after and was ended: the loop ends.
+        self.stopped_at_stop_after = False
+
+    @property
+    def long_in_progress(self) -> bool:
+        """True while a Control's answer is still to come across serve()s: one of many steps (a lone controller's
+        or a round's) stepped in C++, or a paced answer C++ holds until its time."""
+        return self._long or bool(self._held_peers)
+
+    def end_long_control(self, why: str = "") -> None:
+        """Answer the Control of many steps in progress in C++ (a round's: each of its Controls), if any: the
+        server stopped after some of its steps (`why`: a reason to add); a paced answer held (a round's: to each
+        of its Controls) is sent at once."""
+        if self._held_peers:
+            self._path.send_held(self.responder.server)
+            self._held_peers = []
+        long = self.sim.long_control
+        if not self._long or long is None:
+            return
+        self._path.end_long_control(self.responder.server, long.stopped(why).text)
+        self._long = False
+        self.sim.stats.errors_sent += 1
+        self.sim.long_control = None
+
+    def _started(self, outcome: Any) -> None:
+        """What a run's `outcome` tells of pacing and of the run: a Control (or round) taken in C++ that started it
+        makes it run, and paced, C++ anchored its clock there, which this clock follows."""
+        if outcome.started:
+            self.sim.simulation_run.start()
+        if self._clock is not None:
+            if outcome.started:
+                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
+            self._clock.deadlines_missed += outcome.deadlines_missed
+
+    def _pacing(self) -> dict[str, float]:
+        """The pacing arguments of a run: none unpaced."""
+        if self._clock is None:
+            return {}
+        return {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
+                "late_after": self.sim.handshake.time_step, "longest_hold": LONGEST_HOLD}
+
+    def _hold(self, outcome: Any, peers: list[bytes]) -> None:
+        """Note the answers to `peers` C++ holds for their time after `outcome`; their leases run on meanwhile."""
+        if not outcome.answer_held:
+            self._held_peers = []
+            return
+        if not self._held_peers:
+            self._held_peers = peers
+        for peer in self._held_peers:
+            self.sim.sessions.renew(peer)  # waiting for its answer, not gone
+
+    def _mirror_long(self, outcome: Any, peers: list[bytes]) -> None:
+        """Mirror the Control of many steps C++ has in progress (of `peers`, when it started in this run) in
+        `SimulationServer.long_control`: requests to drive are refused while it is stepped, as for any long Control
+        (coupler.serve.long_control). One stopped at stop_after is ended here."""
+        sim = self.sim
+        long = sim.long_control if self._long else None
+        self._long = outcome.long_steps > 0
+        if self._long:
+            peers = long.peers if long is not None else peers
+            sim.long_control = LongControl(peers, outcome.long_steps, outcome.long_taken)
+            for peer in peers:
+                sim.sessions.renew(peer)  # waiting for its answer, not gone
+        elif long is not None:
+            sim.long_control = None
+        if outcome.long_at_stop_after:
+            self.end_long_control(f": --stop-after {self._stop_after:g} s reached")
+            self.stopped_at_stop_after = True
