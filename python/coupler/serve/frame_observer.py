@@ -103,11 +103,6 @@ class ObservedResponder:
             self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return answer
 
-    def step(self) -> None:
-        self.inner.step()
-        if self.free_run_states.take():
-            self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
-
     def round_answer(self, steps: int) -> Answer:
         self.observer.on_step(self.sim.simulation, self.sim.stats.steps, time.time())
         return self.inner.round_answer(steps)

@@ -18,14 +18,16 @@ class FreeRunLoop:
     without a fresh Control since the previous step are counted, which
     tells whether the controller kept up.
 
-    While a controller drives, the steps and the answers to its Controls
-    and to reads are taken in C++ (`coupler.serve.hot_path`), which hands
-    every other request back to be served here (traced, C++ returns after each Control with its frames,
-    which are logged, and hands reads back). Published (`--publish`,
-    `--record`), C++ publishes what the observer would: each Control and each
-    read with its answer, and the states `coupler.serve.frame_observer` says
-    (at most a thousand a wall second on average). Observed otherwise, it
-    steps through the responder.
+    The simulation runs from a controller's first Control until no
+    controller is left. The steps, and the answers to the controller's
+    Controls and to reads, are taken in C++ (`coupler.serve.hot_path`),
+    which hands every other request back to be served here (traced, C++
+    returns after each Control with its frames, which are logged, and hands
+    reads back). Published (`--publish`, `--record`), C++ publishes what
+    the observer would: each Control and each read with its answer, and the
+    states `coupler.serve.frame_observer` says (at most a thousand a wall
+    second on average). It needs the native responder (observed or not) and
+    a simulation with C++ parts, which every scene that takes Controls has.
     """
 
     def __init__(
@@ -43,20 +45,19 @@ class FreeRunLoop:
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
         self._closed = ClosedPeerWatch(responder)
-        # Where the steps and a controller's Controls are served in C++; None when every step is taken here.
-        self.hot_path = HotPath.for_free_run(responder, stop_after)
+        # Where the steps and a controller's Controls are served.
+        hot_path = HotPath.for_free_run(responder, stop_after)
+        if hot_path is None:
+            raise ValueError("FreeRunLoop steps in C++: it needs the native responder and a simulation with C++ parts")
+        self.hot_path = hot_path
 
     def run(self, stop: threading.Event, poll_timeout: float = 0.5) -> None:
         """Serve until `stop` is set, `stop_after` simulated seconds pass, or a session ends with --exit-on-error."""
-        time_step = self.sim.handshake.time_step
-        simulated = self.sim.simulation.sensors().simulated_time
         while not stop.is_set():
-            if self.hot_path is not None and self.sim.running and self.hot_path.ready():
+            if self.sim.running and self.hot_path.ready():
                 handed_back, stepped_to = self.hot_path.serve_free(self.clock, poll_timeout)
-                if stepped_to is not None:
-                    simulated = stepped_to
-                    if self.stop_after is not None and simulated >= self.stop_after:
-                        return
+                if stepped_to is not None and self.stop_after is not None and stepped_to >= self.stop_after:
+                    return
                 if handed_back is None:
                     self._closed.release()
                     continue
@@ -65,25 +66,15 @@ class FreeRunLoop:
                 if self.exit_on_session_end and self.sim.session_ended.is_set():
                     return
                 continue
+            # Not running (no controller yet, or none left), or C++ cannot take the simulation as it is (it
+            # failed): requests are served, nothing steps.
             was_running = self.sim.running
-            wait = self.clock.due_in(simulated + time_step) if was_running else poll_timeout
-            self._serve_requests(max(wait, 0.0))
+            self._serve_requests(poll_timeout)
             if self.exit_on_session_end and self.sim.session_ended.is_set():
                 return
-            if not self.sim.running:
-                continue
-            if not was_running:
-                simulated = self.sim.simulation.sensors().simulated_time
-                self.clock.anchor(simulated)
-                continue
-            if self.clock.due_in(simulated + time_step) > 0:
-                continue  # woken early by a request; the step is not due yet
-            if -self.clock.due_in(simulated + time_step) > time_step:
-                self.clock.deadlines_missed += 1
-            self.responder.step()
-            simulated += time_step
-            if self.stop_after is not None and simulated >= self.stop_after:
-                return
+            if self.sim.running and not was_running:
+                # The first Control started the run: its clock starts at the simulated time now.
+                self.clock.anchor(self.sim.simulation.sensors().simulated_time)
 
     def _serve_requests(self, timeout: float) -> None:
         """Answer every request that arrives within `timeout` seconds; return when it has passed or one was served."""

@@ -392,9 +392,6 @@ class NativeResponder:
             answer = lease.handshake(answer, request.peer)
         return Answer(None if answer is None or isinstance(answer, Held) else encode(answer))
 
-    def step(self) -> None:
-        self.sim.step()
-
     def round_answer(self, steps: int) -> Answer:
         simulated_time = self._simulation.sensor_values(self._sensors.values)
         answer = Answer(self._sensors.encode(simulated_time), simulated_time, steps)

@@ -53,10 +53,6 @@ class Responder(Protocol):
         """Handle one request through `sim`: apply, step and read as the protocol says."""
         ...
 
-    def step(self) -> None:
-        """Step the simulation once on the loop's own clock (free run), not as the answer to a Control."""
-        ...
-
     def round_answer(self, steps: int) -> Answer:
         """The current state, as the answer to each Control of a step of several controllers that took `steps`."""
         ...

@@ -1,7 +1,8 @@
 """The run of a served simulation: whether it runs, the steps Controls take, and a long Control stepped in chunks.
 
 Controls are stepped in C++ (`coupler.serve.native_control_step`), which
-tells this run what it took (`stepped`); `step` is a free run's timed step.
+tells this run what it took (`stepped`); so are a free run's timed steps
+(`coupler.serve.free_run_loop`), which its loop counts.
 """
 
 from __future__ import annotations
@@ -63,14 +64,6 @@ class SimulationRun:
     def steps_per_control(self, steps: int) -> int:
         """How many steps a Control with this `steps` field takes: none unless in lockstep."""
         return max(steps, 1) if self.lockstep else 0
-
-    def step(self, steps: int = 1) -> None:
-        """Advance the simulation, counting steps taken without a fresh Control."""
-        self.simulation.step(steps)
-        self.stats.steps += steps
-        if not self.fresh_control:
-            self.stats.steps_without_control += steps
-        self.fresh_control = False
 
     def refuse_while_stepping(self, peer: bytes) -> None:
         """While a long Control is stepped, only reads are served: refuse `peer`'s request to drive."""

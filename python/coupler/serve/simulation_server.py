@@ -109,7 +109,6 @@ class SimulationServer:
         self.handle_driving = self.worlds_driving.answer
         self.peer_left = self.admission.peer_left
         self.lapse_leases = self.admission.lapse_leases
-        self.step = self.simulation_run.step
         self.take_round = self.control_answer.take_round
         self.steps_per_control = self.simulation_run.steps_per_control
         self.round_complete = self.sessions.round_complete
