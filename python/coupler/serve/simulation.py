@@ -6,7 +6,11 @@ both implement this protocol, so the loop never depends on physics.
 
 An `ArraySimulation` also reads and writes the flat arrays of
 `coupler.wire.flat_layout`, which lets the native server path answer a Control
-without building a message (`coupler.serve.native_responder`).
+without building a message (`coupler.serve.native_responder`). The server
+applies, steps and reads a simulation through the C++ parts it gives
+(`coupler.serve.hot_path_parts`); `apply`, `apply_values` and `step` are the
+same operations in Python, for the scene's own users (tests stepping a scene
+as the server should, the step-cost benchmarks).
 """
 
 from __future__ import annotations
@@ -49,8 +53,7 @@ class ArraySimulation(Simulation, Protocol):
     """A Simulation whose state and controls also move through flat arrays.
 
     `sensors()` must describe the same numbers `sensor_values` writes, and
-    `apply()` must do what `apply_values` does, so that both server paths
-    send the same frames.
+    `apply()` must do what `apply_values` does.
     """
 
     flat: FlatLayout
