@@ -69,8 +69,8 @@ class WorldBatch:
         # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
         # readings need: the next step starts afresh).
         _, self._forwarded = settling(first)
-        # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0 and the
-        # worlds reset since.
+        # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0, which
+        # ordinary requests drive too.
         self._left_by_native = False
         # The last Control's rows, which the native steps scatter (the hot path writes them).
         self._values = np.zeros((count, self._value_count))
