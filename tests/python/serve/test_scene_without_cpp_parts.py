@@ -18,20 +18,7 @@ from coupler.wire.messages import (  # noqa: E402
     SensorMessage,
     SensorRequestMessage,
 )
-
-PENDULUM = """
-<mujoco>
-  <worldbody>
-    <body name="pendulum" pos="0 0 1">
-      <joint name="pendulum" type="hinge" axis="0 1 0"/>
-      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="pendulum" joint="pendulum"/>
-  </actuator>
-</mujoco>
-"""
+from world_pendulums import PENDULUM  # noqa: E402
 
 
 def _without_cpp_parts() -> MujocoSimulation:
@@ -41,7 +28,7 @@ def _without_cpp_parts() -> MujocoSimulation:
 
 
 def _refused_control(sim: SimulationServer, peer: bytes = b"") -> None:
-    answer = sim.handle(ControlMessage(objects={"pendulum": ObjectControl([0.5])}, steps=3), peer)
+    answer = sim.handle(ControlMessage(objects={"arm": ObjectControl([0.5])}, steps=3), peer)
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.UNEXPECTED_MESSAGE
     assert answer.text == "unexpected message: this scene takes no Controls"
 
@@ -52,7 +39,7 @@ def test_a_lone_controllers_control_is_refused_and_nothing_steps():
     _refused_control(sim)
     read = sim.handle(SensorRequestMessage())
     assert isinstance(read, SensorMessage) and read.simulated_time == 0.0
-    assert read.objects["pendulum"].torques == [0.0]
+    assert read.objects["arm"].torques == [0.0]
     assert (sim.stats.controls, sim.stats.steps) == (0, 0)
 
 
@@ -63,5 +50,5 @@ def test_a_control_of_one_of_several_controllers_is_refused_and_nothing_is_held(
     _refused_control(sim, b"one")
     read = sim.handle(SensorRequestMessage(), b"two")
     assert isinstance(read, SensorMessage) and read.simulated_time == 0.0
-    assert read.objects["pendulum"].torques == [0.0]
+    assert read.objects["arm"].torques == [0.0]
     assert sim.stats.controls == 0
