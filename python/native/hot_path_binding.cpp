@@ -50,8 +50,7 @@ std::vector<py::bytes> as_bytes(const std::vector<std::string>& peers) {
 class HotPathOf {
  public:
   HotPathOf(py::object controls, py::object sensors, py::object scatter, py::object gather, py::object stepper,
-            std::uint64_t max_steps, double largest_value, double stop_after, bool trace, double time_step,
-            double chunk_seconds, std::vector<double> value_limits)
+            std::uint64_t max_steps, double stop_after, bool trace, double time_step, double chunk_seconds)
       : controls_(std::move(controls)),
         sensors_(std::move(sensors)),
         scatter_(std::move(scatter)),
@@ -61,8 +60,6 @@ class HotPathOf {
     auto& s = sensors_.cast<SensorArrays&>();
     HotPathConfig config;
     config.max_steps = max_steps;
-    config.largest_value = largest_value;
-    config.value_limits = std::move(value_limits);
     config.stop_after = stop_after;
     config.trace = trace;
     config.time_step = time_step;
@@ -327,19 +324,15 @@ void bind_hot_path(py::module_& module) {
                         "(a SensorLayout). A Control of more than StepChunks.FIRST steps is taken in chunks of about "
                         "`chunk_seconds` of stepping, reads answered between them, and stops at the step reaching "
                         "`stop_after` (given `time_step`, seconds a step takes). A Control of more than `max_steps` "
-                        "steps, or leaving a value beyond its limit in `value_limits` (one per value of the control "
-                        "arrays; only values beyond `largest_value` are looked up; empty: `largest_value` for every "
-                        "value), is handed back; run() returns after a Control that stepped to `stop_after` "
+                        "steps, or with a value `scatter` refuses, is handed back; run() returns after a Control that stepped to `stop_after` "
                         "(seconds) or later. With `trace`, run() returns after each Control answered, its frames in "
                         "the outcome, and hands back every other request, for the caller to log.")
-      .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, double,
-                    bool, double, double, std::vector<double>>(),
+      .def(py::init<py::object, py::object, py::object, py::object, py::object, std::uint64_t, double, bool, double,
+                    double>(),
            py::arg("controls"), py::arg("sensors"), py::arg("scatter"), py::arg("gather"), py::arg("stepper"),
            py::arg("max_steps") = HotPathConfig::kDefaultMaxSteps,
-           py::arg("largest_value") = std::numeric_limits<double>::infinity(),
            py::arg("stop_after") = std::numeric_limits<double>::infinity(), py::arg("trace") = false,
-           py::arg("time_step") = 0.0, py::arg("chunk_seconds") = StepChunks::kSeconds,
-           py::arg("value_limits") = std::vector<double>())
+           py::arg("time_step") = 0.0, py::arg("chunk_seconds") = StepChunks::kSeconds)
       .def_property_readonly_static(
           "DEFAULT_MAX_STEPS", [](const py::object&) { return HotPathConfig::kDefaultMaxSteps; },
           "Controls asking for more steps than this go back to the caller (the cap on a Control's steps).")

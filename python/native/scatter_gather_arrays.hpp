@@ -4,6 +4,7 @@
 // through them (coupler._native.HotPath).
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -64,11 +65,12 @@ struct PoseArrays {
 struct ScatterInto {
   ScatterInto(const py::handle& target, std::size_t object_count, std::vector<ControlScatter::Value> values,
               std::vector<ControlScatter::Event> events, const py::handle& pose_position = py::none(),
-              const py::handle& pose_quaternion = py::none(), std::vector<ControlScatter::Pose> poses = {})
+              const py::handle& pose_quaternion = py::none(), std::vector<ControlScatter::Pose> poses = {},
+              double max_control = std::numeric_limits<double>::infinity())
       : array(checked<Doubles>(target, kAnySize, "the control array")),
         pose_arrays(pose_position, pose_quaternion),
         scatter(array.mutable_data(), static_cast<std::size_t>(array.size()), object_count, std::move(values),
-                std::move(events), pose_arrays.targets(), std::move(poses)) {}
+                std::move(events), pose_arrays.targets(), std::move(poses), max_control) {}
 
   std::vector<std::size_t> apply(const py::handle& values, const py::handle& values_set, const py::handle& events_set,
                                  const py::handle& events_on) const {

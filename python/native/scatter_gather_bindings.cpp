@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,10 +21,13 @@ namespace coupler::python {
 
 void bind_scatter_gather(py::module_& module) {
   py::class_<ControlScatter::Value>(module, "ScatteredValue")
-      .def(py::init([](std::size_t object, std::size_t place, double scale, double low, double high,
-                       double divisor) { return ControlScatter::Value{object, place, scale, low, high, divisor}; }),
+      .def(py::init([](std::size_t object, std::size_t place, double scale, double low, double high, double divisor,
+                       std::string object_name, std::string control) {
+             return ControlScatter::Value{object, place, scale, low, high, divisor, std::move(object_name),
+                                          std::move(control)};
+           }),
            py::arg("object"), py::arg("place"), py::arg("scale"), py::arg("low"), py::arg("high"),
-           py::arg("divisor") = 1.0);
+           py::arg("divisor") = 1.0, py::arg("object_name") = "", py::arg("control") = "");
   py::class_<ControlScatter::Event>(module, "ScatteredEvent")
       .def(py::init([](std::size_t place, double off, double on) { return ControlScatter::Event{place, off, on}; }),
            py::arg("place"), py::arg("off"), py::arg("on"));
@@ -36,22 +40,24 @@ void bind_scatter_gather(py::module_& module) {
 
   py::class_<ScatterInto>(module, "ControlScatter",
                           "coupler::ControlScatter writing into `target` and, for `poses`, into `pose_position` and "
-                          "`pose_quaternion` (float64 NumPy arrays it keeps alive).")
+                          "`pose_quaternion` (float64 NumPy arrays it keeps alive); it refuses a Control writing a "
+                          "number larger in magnitude than `max_control` (MuJoCo's mjMAXVAL).")
       .def(py::init<const py::handle&, std::size_t, std::vector<ControlScatter::Value>,
                     std::vector<ControlScatter::Event>, const py::handle&, const py::handle&,
-                    std::vector<ControlScatter::Pose>>(),
+                    std::vector<ControlScatter::Pose>, double>(),
            py::arg("target"), py::arg("object_count"), py::arg("values"), py::arg("events"),
            py::arg("pose_position") = py::none(), py::arg("pose_quaternion") = py::none(),
-           py::arg("poses") = std::vector<ControlScatter::Pose>{})
+           py::arg("poses") = std::vector<ControlScatter::Pose>{},
+           py::arg("max_control") = std::numeric_limits<double>::infinity())
       .def_property_readonly("pose_count", [](const ScatterInto& s) { return s.scatter.pose_count(); })
       .def("apply", &ScatterInto::apply, py::arg("values"), py::arg("values_set"), py::arg("events_set"),
            py::arg("events_on"),
            "Write the Control held in a ControlLayout's arrays; return the indices of what was not written as sent "
            "(a quaternion normalised: its qw; a value outside its range). ProtocolError (CONTROL_MISMATCH), with "
-           "nothing written, for a pose with a zero quaternion.")
+           "nothing written, for what `check` refuses.")
       .def("check", &ScatterInto::check, py::arg("values"), py::arg("values_set"), py::arg("where") = "",
-           "ProtocolError (CONTROL_MISMATCH) naming the first pose set with a zero quaternion, its body's name "
-           "followed by `where`.");
+           "ProtocolError (CONTROL_MISMATCH) naming the first value set beyond its limit, and its limit, else the "
+           "first pose set with a zero quaternion, its body's name; each followed by `where`.");
   module.def("quaternion_length", &quaternion_length, py::arg("w"), py::arg("x"), py::arg("y"), py::arg("z"),
              "The length of the quaternion (w, x, y, z) as the scatter computes it (math.hypot's, bit for bit).");
 

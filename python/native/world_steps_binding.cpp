@@ -1,6 +1,7 @@
-// coupler._native.WorldSteps: the worlds of a batched server stepped in C++
-// on persistent threads, one call per Control, the GIL released meanwhile
-// (coupler.mujoco.native_world_steps builds it from the worlds' parts).
+// coupler._native.WorldSteps: the worlds of a batched server, stepped in C++
+// on persistent threads by coupler._native.WorldHotPath (bound here too), the
+// GIL released meanwhile (coupler.mujoco.native_world_steps builds it from the
+// worlds' parts).
 
 #include <chrono>
 #include <cstdint>
@@ -79,8 +80,6 @@ class WorldStepsOf {
       }
     }
     value_count_ = worlds.front().scatter->value_count();
-    event_count_ = worlds.front().scatter->event_count();
-    sensor_width_ = worlds.front().gather->size();
     data_width_ = data_width;
     std::optional<std::vector<MujocoFunctions::Stage>> stages;
     if (readings_stages) {
@@ -92,54 +91,19 @@ class WorldStepsOf {
                                           stages_forward);
   }
 
-  py::list run(const py::array& values, const py::array& events_on, const py::array& step, const py::array& settled,
-               const py::array& forwarded, std::uint64_t steps, const py::array& sensors, const py::array& times,
-               const py::array& data, const py::array& resets, const py::array& reset_qpos,
-               const py::array& reset_qvel) {
+  void check(const py::array_t<double, py::array::c_style | py::array::forcecast>& values,
+             const py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>& resets) const {
     const std::size_t n = steps_->count();
-    WorldSteps::Batch batch;
-    batch.values = in_place<double>(values, n * value_count_, "values");
-    batch.events_on = in_place<std::uint8_t>(events_on, n * event_count_, "events_on");
-    batch.step = in_place<std::uint8_t>(step, n, "step");
-    batch.settled = in_place<std::uint8_t>(settled, n, "settled");
-    batch.forwarded = in_place<std::uint8_t>(forwarded, n, "forwarded");
-    batch.steps = steps;
-    batch.sensors = in_place<double>(sensors, n * sensor_width_, "sensors");
-    batch.times = in_place<double>(times, n, "times");
-    batch.data = in_place<double>(data, n * data_width_, "data");
-    // The worlds `resets` lists (ascending, each once), reset to their rows of reset_qpos and reset_qvel (when
-    // those are not empty).
-    const std::size_t r = static_cast<std::size_t>(resets.size());
-    const std::size_t nq = steps_->nq();
-    const std::size_t nv = steps_->nv();
+    const double* rows = in_place<double>(values, n * value_count_, "values", false);
     std::vector<std::uint8_t> reset(n, 0);
-    std::vector<const double*> qpos(n, nullptr);
-    std::vector<const double*> qvel(n, nullptr);
-    if (r > 0) {
-      const auto* worlds = in_place<std::int64_t>(resets, r, "resets", false);
-      const double* p = reset_qpos.size() ? in_place<double>(reset_qpos, r * nq, "reset_qpos", false) : nullptr;
-      const double* v = reset_qvel.size() ? in_place<double>(reset_qvel, r * nv, "reset_qvel", false) : nullptr;
-      for (std::size_t k = 0; k < r; ++k) {
-        const auto world = worlds[k];
-        if (world < 0 || static_cast<std::size_t>(world) >= n || reset[world]) {
-          throw Error("resets must list worlds below " + std::to_string(n) + ", each once");
-        }
-        reset[world] = 1;
-        if (p) qpos[world] = p + k * nq;
-        if (v) qvel[world] = v + k * nv;
+    const std::int64_t* worlds = resets.data();
+    for (py::ssize_t k = 0; k < resets.size(); ++k) {
+      if (worlds[k] < 0 || static_cast<std::size_t>(worlds[k]) >= n) {
+        throw Error("resets must list worlds below " + std::to_string(n));
       }
-      batch.reset = reset.data();
-      batch.reset_qpos = qpos.data();
-      batch.reset_qvel = qvel.data();
+      reset[static_cast<std::size_t>(worlds[k])] = 1;
     }
-    std::vector<std::pair<std::size_t, std::size_t>> outside;
-    {
-      py::gil_scoped_release release;
-      outside = steps_->run(batch);
-    }
-    py::list out;
-    for (const auto& [world, value] : outside) out.append(py::make_tuple(world, value));
-    return out;
+    steps_->check(rows, reset.data());
   }
 
   std::size_t threads() const { return steps_->threads(); }
@@ -153,8 +117,6 @@ class WorldStepsOf {
   py::list data_gathers_;
   py::list resets_;
   std::size_t value_count_ = 0;
-  std::size_t event_count_ = 0;
-  std::size_t sensor_width_ = 0;
   std::size_t data_width_ = 0;
   std::unique_ptr<WorldSteps> steps_;
 };
@@ -164,7 +126,7 @@ class WorldHotPathOf {
  public:
   WorldHotPathOf(py::object worlds, py::array values, py::array events_on, py::array settled, py::array forwarded,
                  py::array sensors, py::array times, py::array data, bool forwarded_after, std::uint64_t max_steps,
-                 double largest_value, double stop_after, bool trace, double time_step)
+                 double stop_after, bool trace, double time_step)
       : worlds_(std::move(worlds)),
         arrays_{std::move(values), std::move(events_on), std::move(settled), std::move(forwarded), std::move(sensors),
                 std::move(times), std::move(data)} {
@@ -181,7 +143,6 @@ class WorldHotPathOf {
     arrays.data = in_place<double>(arrays_[6], n * steps.data_width(), "data");
     WorldHotPathConfig config;
     config.max_steps = max_steps;
-    config.largest_value = largest_value;
     config.stop_after = stop_after;
     config.trace = trace;
     config.time_step = time_step;
@@ -266,13 +227,10 @@ void bind_world_steps(py::module_& module) {
            "read (None: mj_forward itself; empty: the readings need none); `stages_forward`: they are all of "
            "the position and velocity stages, from which a world's next step may start; `resets`: each world's "
            "MujocoReset, of its stepper (empty: no world is reset here).")
-      .def("run", &WorldStepsOf::run, py::arg("values"), py::arg("events_on"), py::arg("step"), py::arg("settled"),
-           py::arg("forwarded"), py::arg("steps"), py::arg("sensors"), py::arg("times"), py::arg("data"),
-           py::arg("resets") = py::array_t<std::int64_t>(0), py::arg("reset_qpos") = py::array_t<double>(0),
-           py::arg("reset_qvel") = py::array_t<double>(0),
-           "Reset the worlds `resets` lists (int64, to their rows of `reset_qpos` and `reset_qvel` when those are "
-           "not empty) and read their data; scatter, step (the other worlds marked in `step`) and read the data of "
-           "the others; gather every world. The (world, value) pairs written outside their range.")
+      .def("check", &WorldStepsOf::check, py::arg("values"), py::arg("resets"),
+           "ProtocolError (CONTROL_MISMATCH) naming the first value of `values` (float64, count x value_count) a "
+           "world's scatter refuses, and the world: one beyond its limit in any world, else a mocap body's zero "
+           "quaternion in a world not listed in `resets` (int64).")
       .def_property_readonly("threads", &WorldStepsOf::threads);
 
   py::class_<WorldHotPathOutcome>(module, "WorldHotPathOutcome", "What WorldHotPath.run did, and the request it "
@@ -331,16 +289,16 @@ void bind_world_steps(py::module_& module) {
                              "place: `values` and `events_on` (the last Control's rows), `settled` and `forwarded` "
                              "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
                              "with images, with resets the worlds cannot take here, of more than `max_steps` steps "
-                             "or with a value beyond `largest_value` (or not finite) are handed back, those of "
+                             "or with a value a world's scatter refuses are handed back, those of "
                              "more than coupler::StepChunks::kFirst taken in chunks; run() returns "
                              "after a Control that stepped world 0 to `stop_after` (seconds) or later, and with "
                              "`trace`, after each Control, its frames in the outcome. `forwarded_after`: what the "
                              "worlds' steps leave in each world they read.")
       .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, py::array, py::array, bool,
-                    std::uint64_t, double, double, bool, double>(),
+                    std::uint64_t, double, bool, double>(),
            py::arg("worlds"), py::arg("values"), py::arg("events_on"), py::arg("settled"), py::arg("forwarded"),
            py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
-           py::arg("largest_value"), py::arg("stop_after") = std::numeric_limits<double>::infinity(),
+           py::arg("stop_after") = std::numeric_limits<double>::infinity(),
            py::arg("trace") = false, py::arg("time_step") = 0.0)
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("ring") = nullptr, py::arg("starting") = false, py::arg("steps_before") = 0,

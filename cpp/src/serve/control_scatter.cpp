@@ -1,6 +1,8 @@
 #include <coupler/serve/control_scatter.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -30,17 +32,28 @@ constexpr std::size_t kQw = 3;
 
 bool zero_quaternion(const double* q) noexcept { return q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0; }
 
+// As Python's format(x, "g"), which the refusals have always used.
+std::string shown(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+// Keeps a limit rounded up from the smallest below it, so that a value under it is within every limit.
+constexpr double kBelowEveryLimit = 1.0 - 1e-9;
+
 }  // namespace
 
 ControlScatter::ControlScatter(double* target, std::size_t target_size, std::size_t object_count,
                                std::vector<Value> values, std::vector<Event> events, PoseTargets pose_targets,
-                               std::vector<Pose> poses)
+                               std::vector<Pose> poses, double max_control)
     : target_(target),
       values_(std::move(values)),
       events_(std::move(events)),
       pose_targets_(pose_targets),
       poses_(std::move(poses)),
-      object_count_(object_count) {
+      object_count_(object_count),
+      max_control_(max_control) {
   for (const Value& value : values_) {
     check_place(value.place, target_size, "a control value");
     check_object(value.object, object_count, "a control value");
@@ -65,20 +78,80 @@ ControlScatter::ControlScatter(double* target, std::size_t target_size, std::siz
   for (std::size_t k = 0; k < count; ++k) {
     if (!posed[k]) sources_.push_back(k);
   }
+  // A pose's numbers are written as sent (its quaternion is normalised from them): each has max_control for limit.
+  limits_.assign(count, max_control_);
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const Value& v = values_[i];
+    limits_[sources_[i]] = v.scale == 0.0 ? std::numeric_limits<double>::infinity()
+                                          : max_control_ * std::fabs(v.divisor) / std::fabs(v.scale);
+  }
+  within_every_limit_ = limits_.empty() ? std::numeric_limits<double>::infinity()
+                                        : *std::min_element(limits_.begin(), limits_.end()) * kBelowEveryLimit;
 }
 
 ControlScatter::ControlScatter(double* target, std::size_t target_size, std::size_t object_count,
-                               std::vector<Value> values, std::vector<Event> events)
-    : ControlScatter(target, target_size, object_count, std::move(values), std::move(events), PoseTargets{}, {}) {}
+                               std::vector<Value> values, std::vector<Event> events, double max_control)
+    : ControlScatter(target, target_size, object_count, std::move(values), std::move(events), PoseTargets{}, {},
+                     max_control) {}
+
+bool ControlScatter::beyond(double value, double scale, double divisor) const noexcept {
+  // The number written, as apply() computes it, is what MuJoCo takes or zeroes.
+  return std::fabs(value) > within_every_limit_ && std::fabs(value * scale / divisor) > max_control_;
+}
+
+std::optional<std::size_t> ControlScatter::first_beyond(const double* values,
+                                                        const std::uint8_t* values_set) const noexcept {
+  std::optional<std::size_t> first;
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const Value& v = values_[i];
+    if (values_set[v.object] && beyond(values[sources_[i]], v.scale, v.divisor)) {
+      first = sources_[i];
+      break;  // sources_ ascend
+    }
+  }
+  for (const Pose& pose : poses_) {
+    if (!values_set[pose.object] || (first && pose.first > *first)) continue;
+    for (std::size_t k = pose.first; k < pose.first + kPoseValues && (!first || k < *first); ++k) {
+      if (beyond(values[k], 1.0, 1.0)) first = k;
+    }
+  }
+  return first;
+}
 
 bool ControlScatter::refuses(const double* values, const std::uint8_t* values_set) const noexcept {
+  if (first_beyond(values, values_set)) return true;
   for (const Pose& pose : poses_) {
     if (values_set[pose.object] && zero_quaternion(values + pose.first + kQw)) return true;
   }
   return false;
 }
 
+void ControlScatter::check_values(const double* values, const std::uint8_t* values_set,
+                                  const std::string& where) const {
+  const std::optional<std::size_t> k = first_beyond(values, values_set);
+  if (!k) return;
+  std::string object;
+  std::string control;
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    if (sources_[i] == *k) {
+      object = values_[i].object_name;
+      control = values_[i].control;
+    }
+  }
+  for (const Pose& pose : poses_) {
+    if (*k >= pose.first && *k < pose.first + kPoseValues) {
+      object = pose.name;
+      control = kPoseControls[*k - pose.first];
+    }
+  }
+  throw ProtocolError(ErrorCode::ControlMismatch, "control does not match the handshake: control '" + control +
+                                                      "' of object '" + object + "'" + where + " is " +
+                                                      shown(values[*k]) + ", beyond the " + shown(limits_[*k]) +
+                                                      " MuJoCo accepts");
+}
+
 void ControlScatter::check(const double* values, const std::uint8_t* values_set, const std::string& where) const {
+  check_values(values, values_set, where);
   for (const Pose& pose : poses_) {
     if (values_set[pose.object] && zero_quaternion(values + pose.first + kQw)) {
       throw ProtocolError(ErrorCode::ControlMismatch,
@@ -93,8 +166,8 @@ std::vector<std::size_t> ControlScatter::apply(const double* values, const std::
                                                const std::uint8_t* events_set,
                                                const std::uint8_t* events_on) const {
   std::vector<std::size_t> outside;
+  check(values, values_set);
   if (!poses_.empty()) {
-    check(values, values_set);
     for (const Pose& pose : poses_) {
       if (!values_set[pose.object]) continue;
       const double* sent = values + pose.first;

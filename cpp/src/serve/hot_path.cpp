@@ -35,9 +35,6 @@ HotPath::HotPath(const ControlLayout& controls, ControlTargets targets, SensorLa
       scatter.event_count() != controls.event_count()) {
     throw Error("the hot path's scatter does not take the arrays of its control layout");
   }
-  if (!config_.value_limits.empty() && config_.value_limits.size() != controls.size()) {
-    throw Error("the hot path's value limits are not one per value of its control layout");
-  }
   if (gather.size() != sensors.size()) throw Error("the hot path's gather does not fill the arrays of its sensor layout");
   if (!targets.values || !targets.values_set || !targets.events_set || !targets.events_on || !sensor_values) {
     throw Error("the hot path needs its control and sensor arrays");
@@ -246,8 +243,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       }
       if (!read_decoded(payload, steps)) return std::nullopt;
     }
-    if (beyond_limits()) return std::nullopt;
-    // A mocap body's zero quaternion: the caller refuses the Control, naming the body.
+    // A value the simulation cannot take, a mocap body's zero quaternion: the caller refuses the Control, naming it.
     if (scatter_.refuses(targets_.values, targets_.values_set)) return std::nullopt;
     last_control = Clock::now();
     if (rounds) {
@@ -733,8 +729,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       if (publisher_) publish_read(payload, frame);
       return frame;
     }
-    if (beyond_limits()) return std::nullopt;
-    // A mocap body's zero quaternion: the caller refuses the Control, naming the body.
+    // A value the simulation cannot take, a mocap body's zero quaternion: the caller refuses the Control, naming it.
     if (scatter_.refuses(targets_.values, targets_.values_set)) return std::nullopt;
     const std::int64_t received_ns = publisher_ ? wall_clock_nanoseconds() : 0;
     if (!apply(outcome)) {
@@ -820,15 +815,6 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   outcome.fresh_control = fresh;
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
-}
-
-bool HotPath::beyond_limits() const {
-  const std::vector<double>& limits = config_.value_limits;
-  for (std::size_t i = 0; i < controls_.size(); ++i) {
-    const double magnitude = std::fabs(targets_.values[i]);
-    if (magnitude > config_.largest_value && (limits.empty() || magnitude > limits[i])) return true;
-  }
-  return false;
 }
 
 bool HotPath::read_decoded(std::string_view payload, std::uint64_t& steps) {

@@ -60,18 +60,10 @@ std::optional<ControlMessage> WorldHotPath::taken(std::string_view payload, bool
     return std::nullopt;
   }
   if (control.world_controls.empty()) return control;  // no value to check: the arrays keep the last Control's
-  // world_control_problem saw every value finite: only a finite bound is left to check, unless the caller checked
-  // each value against what MuJoCo takes.
-  const double* row = control.world_controls.data();
-  for (std::size_t i = 0; !checked && std::isfinite(config_.largest_value) && i < n; ++i, row += width) {
-    for (std::size_t k = 0; k < values; ++k) {
-      if (std::fabs(row[k]) > config_.largest_value) return std::nullopt;
-    }
-  }
   // Checked before any world changes: the arrays hold the last Control served until this one is taken.
-  row = control.world_controls.data();
+  const double* row = control.world_controls.data();
   for (std::size_t i = 0; i < n; ++i, row += width) std::copy(row, row + values, taken_.begin() + i * values);
-  if (!checked && worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names the mocap body
+  if (!checked && worlds_.refuses(taken_.data())) return std::nullopt;  // the caller names what it refuses
   return control;
 }
 

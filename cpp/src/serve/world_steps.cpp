@@ -47,6 +47,18 @@ bool WorldSteps::refuses(const double* values) const noexcept {
   return false;
 }
 
+void WorldSteps::check(const double* values, const std::uint8_t* reset) const {
+  // Only the rare refused Control builds the worlds' texts.
+  if (!refuses(values)) return;
+  for (std::size_t i = 0; i < worlds_.size(); ++i) {
+    worlds_[i].scatter->check_values(values + i * value_count_, every_object_.data(), " in world " + std::to_string(i));
+  }
+  for (std::size_t i = 0; i < worlds_.size(); ++i) {
+    if (reset && reset[i]) continue;
+    worlds_[i].scatter->check(values + i * value_count_, every_object_.data(), " in world " + std::to_string(i));
+  }
+}
+
 void WorldSteps::run_world(std::size_t i, const Batch& batch,
                            std::vector<std::pair<std::size_t, std::size_t>>& outside) const {
   const World& w = worlds_[i];

@@ -29,12 +29,9 @@ class BatchHotPath:
         self._settled = np.ones(count, dtype=np.uint8)
         self._forwarded = np.ones(count, dtype=np.uint8)
         self._long = False  # a Control of many steps was in progress after the last run
-        # A value up to this size is within what MuJoCo takes, whatever its scale; larger ones go to the one check,
-        # WorldBatch._check_values.
-        largest = batch.first.native_parts().largest_value
         self._path = _native.WorldHotPath(batch.stepper, batch.values, batch.events, self._settled, self._forwarded,
                                           sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
-                                          largest, stop_after, trace, time_step)
+                                          stop_after, trace, time_step)
 
     def send_held(self, server: Any) -> bool:
         """`_native.WorldHotPath.send_held`: the paced answer held for its time, sent now."""

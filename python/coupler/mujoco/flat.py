@@ -14,12 +14,12 @@ import mujoco
 import numpy as np
 
 from coupler import _native
-from coupler.wire.errors import Error, ProtocolError
+from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
-from coupler.wire.messages import ErrorCode, ValueType
+from coupler.wire.messages import ValueType
 from coupler.mujoco.layout import MOCAP_CONTROLS, SceneLayout
 
-# MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this.
+# MuJoCo zeroes every control of the step, with only a warning, when any one is beyond this: the scatter refuses it.
 _MAX_CONTROL = float(mujoco.mjMAXVAL)
 
 
@@ -102,37 +102,9 @@ class ControlRanges:
     low: np.ndarray  # the ctrlrange, -inf/inf where unlimited
     high: np.ndarray
     names: list[tuple[str, str]]  # each value's (object, control)
-    objects: np.ndarray  # each value's object, as an index into the Control's objects
     # A mocap body's name by the index of its qw in the values, which the scatter reports when it normalises the
     # body's quaternion from another length.
     quaternions: dict[int, str] = field(default_factory=dict)
-
-    def controls(self, values: np.ndarray) -> np.ndarray:
-        """The actuator controls `values` (one per flat value, or rows of them) become, as the scatter computes."""
-        return values * self.scale / self.divisor
-
-    def value_limits(self) -> np.ndarray:
-        """Per value, the largest magnitude whose control MuJoCo accepts (inf for a zero factor)."""
-        with np.errstate(divide="ignore"):
-            return _MAX_CONTROL * np.abs(self.divisor) / np.abs(self.scale)
-
-    def refuse_beyond(self, values: np.ndarray, sent: np.ndarray | None = None) -> None:
-        """Raise ProtocolError (CONTROL_MISMATCH) naming the first of `values` whose control MuJoCo would zero
-        (beyond its value limit); nothing is applied. `values`: one per flat value, or rows of them, one per world
-        (the message names the world); `sent`: which of them the Control sets (default: every one)."""
-        beyond = np.abs(self.controls(values)) > _MAX_CONTROL
-        if sent is not None:
-            beyond &= sent
-        if not beyond.any():
-            return
-        at = tuple(int(k) for k in np.argwhere(beyond)[0])
-        index = at[-1]
-        obj, control = self.names[index]
-        world = f" in world {at[0]}" if len(at) == 2 else ""
-        raise ProtocolError(
-            f"control does not match the handshake: control '{control}' of object '{obj}'{world} is "
-            f"{values[at]:g}, beyond the {float(self.value_limits()[index]):g} MuJoCo accepts",
-            ErrorCode.CONTROL_MISMATCH)
 
     def value_range(self, i: int) -> tuple[float, float]:
         """Value `i`'s ctrlrange in the units the controller sends."""
@@ -145,7 +117,7 @@ def control_scatter(
     scene: SceneLayout, flat: FlatLayout, data: mujoco.MjData
 ) -> tuple[_native.ControlScatter, ControlRanges]:
     """The scatter that writes `flat.controls`' arrays to `data.ctrl` (and a mocap body's pose to `data.mocap_pos`
-    and `mocap_quat`), and the ranges it checks."""
+    and `mocap_quat`), refusing a value MuJoCo would zero, and the ranges it reports values outside of."""
     scale: list[float] = []
     divisor: list[float] = []
     low: list[float] = []
@@ -175,11 +147,10 @@ def control_scatter(
             quaternions[first + 3] = placed.name
     # A place of -1 is no actuator's but a pose's: the scatter takes the others, in order, as its values.
     values = [_native.ScatteredValue(object=objects[i], place=p, scale=scale[i], low=low[i], high=high[i],
-                                     divisor=divisor[i])
+                                     divisor=divisor[i], object_name=names[i][0], control=names[i][1])
               for i, p in enumerate(places) if p >= 0]
     ranges = ControlRanges(scale=np.array(scale), divisor=np.array(divisor), low=np.array(low), high=np.array(high),
-                           names=names, objects=np.array(objects, dtype=np.intp),
-                           quaternions=quaternions)
+                           names=names, quaternions=quaternions)
     scatter = _native.ControlScatter(data.ctrl, len(flat.controls.objects), values, events, data.mocap_pos,
-                                     data.mocap_quat, poses)
+                                     data.mocap_quat, poses, max_control=_MAX_CONTROL)
     return scatter, ranges

@@ -119,10 +119,6 @@ class MujocoSimulation(MessagesFromArrays):
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
         # A Control moves mocap bodies: their poses, which the scatter writes, are of the position stage.
         self.moves_mocap = self._scatter.pose_count > 0
-        # Values up to this size are within every value limit whatever their scale: the common case checks only that.
-        # Kept a little below the smallest limit, which is itself rounded.
-        limits = self._ranges.value_limits()
-        self._safe_value = float(limits.min()) * (1.0 - 1e-9) if limits.size else np.inf
         self._stepper = mujoco_stepper(self.model, self.data)
         # The one reset of a world, in C++ (a batch resets its worlds through it too).
         self._reset = mujoco_reset(self.data, self._stepper, self.start_keyframe)
@@ -151,19 +147,12 @@ class MujocoSimulation(MessagesFromArrays):
     def apply_values(
         self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
     ) -> None:
-        self._refuse_unrepresentable(values, values_set)
         outside = self._scatter.apply(values, values_set, events_set, events_on)
         if self.moves_mocap:
             self._forwarded = False  # the next step starts afresh
         if outside:
             self.count_clamped(outside, values)
         self._fresh = False
-
-    def _refuse_unrepresentable(self, values: np.ndarray, values_set: np.ndarray) -> None:
-        """Raise CONTROL_MISMATCH naming the first sent control MuJoCo would zero, if any; nothing is applied."""
-        if not values.size or float(np.abs(values).max()) <= self._safe_value:
-            return  # the common case: no value comes near any limit
-        self._ranges.refuse_beyond(values, values_set[self._ranges.objects])
 
     def count_clamped(self, indices: list[int], values: np.ndarray) -> None:
         """Count what the scatter reports it did not write as sent (`indices` into `values`, the Control's values it
@@ -252,21 +241,15 @@ class MujocoSimulation(MessagesFromArrays):
         if not self.settled:
             self._settle()
 
-    def check_values(self, values: np.ndarray, values_set: np.ndarray, where: str = "") -> None:
-        """ProtocolError (CONTROL_MISMATCH) for values `apply_values` would refuse in the scatter (a mocap body's zero
-        quaternion), naming the body followed by `where` (" in world 3")."""
-        self._scatter.check(values, values_set, where)
-
     def hot_path_parts(self) -> HotPathParts | None:
         return self.native_parts()
 
     def refuse_values(self, values: np.ndarray, values_set: np.ndarray) -> None:
-        self._refuse_unrepresentable(values, values_set)
         self._scatter.check(values, values_set)
 
     def native_parts(self) -> HotPathParts:
         """The C++ scatter (actuator controls and mocap poses), gather and stepper of this scene."""
-        return HotPathParts(self._scatter, self._gather, self._stepper, self._safe_value, self._ranges.value_limits())
+        return HotPathParts(self._scatter, self._gather, self._stepper)
 
     @property
     def native_reset(self) -> _native.MujocoReset:

@@ -21,7 +21,6 @@ import mujoco
 import numpy as np
 
 from coupler import _native
-from coupler.mujoco.flat import control_scatter
 from coupler.mujoco.native_world_steps import native_world_steps, settling
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
@@ -62,8 +61,6 @@ class WorldBatch:
         self.state_sizes = (first.model.nq, first.model.nv)
         self._data = [WorldData(world.model, world.data, data_names) for world in self.worlds] if data_names else []
         self.world_data = np.zeros((count, self._data[0].width if self._data else 0))
-        _, self._ranges = control_scatter(first.layout, first.flat, first.data)
-        self._every_object = np.ones(len(controls.objects), dtype=bool)
         # As many threads as contiguous shares of at most ceil(count / threads) worlds.
         self._native = native_world_steps(self.worlds, self._data, math.ceil(count / math.ceil(count / threads)))
         # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
@@ -105,18 +102,10 @@ class WorldBatch:
 
     def check(self, control: WorldControl) -> None:
         """Raise ProtocolError naming the first value of `control` (checked by `check_world_control`) the physics
-        cannot take, in any world; the hot path (`hot_path`) applies whatever values it is given."""
-        if not control.controls.size:
-            return
-        resets = frozenset(control.resets.tolist())
-        rows = control.controls.reshape(self.count, self.control_width)
-        values = rows[:, : self._value_count]
-        self._ranges.refuse_beyond(values)
-        if self.first.moves_mocap:
-            # A zero quaternion, in every world the Control steps.
-            for i in range(self.count):
-                if i not in resets:
-                    self.first.check_values(values[i], self._every_object, f" in world {i}")
+        cannot take, in any world (`_native.WorldSteps.check`, the worlds' scatters' own check, as the hot path's)."""
+        if control.controls.size:
+            rows = control.controls.reshape(self.count, self.control_width)
+            self._native.check(rows[:, : self._value_count], control.resets)
 
     def _touched(self) -> Sequence[int]:
         """The worlds whose states must be read one by one before a native call: the copies change only through

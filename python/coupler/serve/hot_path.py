@@ -17,8 +17,8 @@ which C++ reports (`HotPathOutcome.started`) and Python marks
 time that Control steps from, which Python's clock then follows. Everything
 else comes back to Python, which keeps the control plane: another peer's
 request to drive, another kind of request, a Control that does not match the
-handshake or asks for more steps than the cap, one with a value beyond what
-MuJoCo takes for its control (`HotPathParts.value_limits`), the first clamp
+handshake or asks for more steps than the cap, one with a value the scatter
+refuses (beyond what MuJoCo takes for its control), the first clamp
 of a value, a failure, and a timer (`return_after`), so that signals, closed
 peers and stops are seen as on the Python path. A Control of another
 encoding than the plain one (Click's deprecated single-type value lists, an
@@ -132,8 +132,6 @@ class HotPath(AnswersInProgress):
         flat = simulation.flat  # type: ignore[attr-defined]  # an ArraySimulation, as NativeResponder demands
         super().__init__(responder, _native.HotPath(
             flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
-            largest_value=parts.largest_value,
-            value_limits=[] if parts.value_limits is None else parts.value_limits,
             stop_after=math.inf if stop_after is None else stop_after,
             trace=sim.trace, time_step=sim.handshake.time_step, chunk_seconds=CHUNK_SECONDS), clock, stop_after)
         # What answers the reads C++ could not (the simulation failed): the responder as the loop sees it, so that a

@@ -6,7 +6,6 @@ served in Python (`coupler.serve.native_control_step`) both take these parts.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,10 +21,6 @@ class HotPathParts:
     scatter: _native.ControlScatter  # writes the control arrays into the simulation
     gather: _native.SensorGather  # fills the sensor array from the simulation
     stepper: Any  # a _native.CountedSteps or _native.MujocoStepper (or a _native.Stepper written in Python)
-    # A Control leaving a value beyond its limit goes back to Python, which names the value it refuses: per value of
-    # the control arrays (None: `largest_value` for every one); values up to `largest_value` are within every limit.
-    largest_value: float = math.inf
-    value_limits: Any = None  # a NumPy array of floats, or None
 
 
 @runtime_checkable

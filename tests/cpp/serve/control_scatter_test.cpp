@@ -163,6 +163,83 @@ TEST_CASE("control scatter refuses a zero quaternion naming its body and writes 
                     Catch::Contains("mocap body 'target' in world 3 is zero"));
 }
 
+namespace {
+
+// MuJoCo's mjMAXVAL is 1e10; here 100. Object 0 ("arm") has a motor of gear 4 (a value's limit 25) and one of
+// scale 0 (no limit), object 1 ("cart") a force with divisor 2 (limit 200), then a mocap body's pose.
+struct LimitedScene {
+  std::vector<double> ctrl = std::vector<double>(3, 9.0);
+  std::vector<double> position = std::vector<double>(3, 9.0);
+  std::vector<double> quaternion = std::vector<double>(4, 9.0);
+  ControlScatter scatter{ctrl.data(),
+                         ctrl.size(),
+                         3,
+                         {{0, 0, 4.0, -kInf, kInf, 1.0, "arm", "shoulder"},
+                          {0, 1, 0.0, -kInf, kInf, 1.0, "arm", "idle"},
+                          {1, 2, 1.0, -kInf, kInf, 2.0, "cart", "push"}},
+                         {},
+                         {position.data(), position.size(), quaternion.data(), quaternion.size()},
+                         {{2, 3, 0, "target"}},
+                         100.0};
+};
+
+const std::uint8_t kAll[] = {1, 1, 1};
+
+}  // namespace
+
+TEST_CASE("control scatter gives each value the largest magnitude it may have", "[control_scatter]") {
+  LimitedScene scene;
+  CHECK(scene.scatter.value_limits() == std::vector<double>{25.0, kInf, 200.0, 100.0, 100.0, 100.0, 100.0, 100.0,
+                                                            100.0, 100.0});
+}
+
+TEST_CASE("control scatter takes a value at its limit and refuses one beyond, naming it and its limit",
+          "[control_scatter]") {
+  LimitedScene scene;
+  const double at_limit[] = {-25.0, 1e300, 200.0, 100.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0};
+  CHECK_FALSE(scene.scatter.refuses(at_limit, kAll));
+  scene.scatter.apply(at_limit, kAll, kNoEvents, kNoEvents);
+  CHECK(scene.ctrl == std::vector<double>{-100.0, 0.0, 100.0});
+
+  const double beyond[] = {0.0, 0.0, -200.5, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0};
+  CHECK(scene.scatter.refuses(beyond, kAll));
+  try {
+    scene.scatter.apply(beyond, kAll, kNoEvents, kNoEvents);
+    FAIL("a value beyond its limit was applied");
+  } catch (const ProtocolError& refused) {
+    CHECK(refused.code() == ErrorCode::ControlMismatch);
+    CHECK(refused.text() == "control does not match the handshake: control 'push' of object 'cart' is -200.5, "
+                            "beyond the 200 MuJoCo accepts");
+  }
+  CHECK(scene.ctrl == std::vector<double>{-100.0, 0.0, 100.0});
+}
+
+TEST_CASE("control scatter names the first value beyond its limit, a pose's by its own name, after `where`",
+          "[control_scatter]") {
+  LimitedScene scene;
+  const double values[] = {0.0, 0.0, 0.0, 0.0, 1e3, 0.0, 0.0, 0.0, 0.0, 1e9};
+  CHECK_THROWS_WITH(scene.scatter.check(values, kAll, " in world 2"),
+                    "control does not match the handshake: control 'y' of object 'target' in world 2 is 1000, "
+                    "beyond the 100 MuJoCo accepts");
+}
+
+TEST_CASE("control scatter refuses a value beyond its limit only for an object the Control carries",
+          "[control_scatter]") {
+  LimitedScene scene;
+  const double values[] = {1e6, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0};
+  const std::uint8_t cart_only[] = {0, 1, 0};
+  CHECK_FALSE(scene.scatter.refuses(values, cart_only));
+  CHECK_NOTHROW(scene.scatter.check(values, cart_only));
+}
+
+TEST_CASE("control scatter names a value beyond its limit before a zero quaternion", "[control_scatter]") {
+  LimitedScene scene;
+  const double values[] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  CHECK_THROWS_WITH(scene.scatter.check(values, kAll), Catch::Contains("mocap body 'target' is zero"));
+  const double also_beyond[] = {26.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  CHECK_THROWS_WITH(scene.scatter.check(also_beyond, kAll), Catch::Contains("control 'shoulder' of object 'arm' is 26"));
+}
+
 TEST_CASE("control scatter refuses a pose outside its arrays or over another's values", "[control_scatter]") {
   std::vector<double> ctrl(1), position(3), quaternion(4);
   const ControlScatter::PoseTargets targets{position.data(), position.size(), quaternion.data(), quaternion.size()};

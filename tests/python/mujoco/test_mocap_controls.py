@@ -158,3 +158,15 @@ def test_a_zero_quaternion_in_one_world_is_refused_before_any_world_moves():
     assert refused.value.code == ErrorCode.CONTROL_MISMATCH
     assert [world.data.time for world in batch.worlds] == [0.0, 0.0]
     assert batch.worlds[0].data.mocap_pos[0].tolist() == [0.3, 0.0, 0.5]
+
+
+def test_a_zero_quaternion_in_a_world_reset_instead_of_stepped_is_not_refused():
+    batch = WorldBatch(MujocoSimulation.from_xml_string(ARM), 2)
+    rows = [[0.0, 0.2, 0.0, 0.6, 1.0, 0.0, 0.0, 0.0], [0.0, 0.2, 0.0, 0.6, 0.0, 0.0, 0.0, 0.0]]
+    sensors, times = np.zeros((2, batch.sensor_width)), np.zeros(2)
+    run_batch(batch, WorldControl(worlds=2, controls=np.array(rows).ravel(), steps=1,
+                                  resets=np.array([1], dtype=np.int64), qpos=np.zeros(0), qvel=np.zeros(0)),
+              sensors, times)
+    assert [world.data.time for world in batch.worlds] == [batch.first.model.opt.timestep, 0.0]
+    assert batch.worlds[0].data.mocap_pos[0].tolist() == [0.2, 0.0, 0.6]
+    assert batch.worlds[1].data.mocap_pos[0].tolist() == [0.3, 0.0, 0.5]  # reset to its start

@@ -1,7 +1,7 @@
 """Controls the hot path's plain reader and quick checks leave aside, applied and stepped by the C++ hot path all the
 same (`coupler.serve.hot_path`): a Control of another encoding (Click's deprecated single-type value lists) is
-read by the full decoder there; a value beyond the smallest any control may hold is looked up against its own
-control's limit there. The answers are those of stepping the same MJCF in MuJoCo directly."""
+read by the full decoder there; a value beyond the smallest any control may hold is checked against its own
+control's limit by the scene's C++ scatter there. The answers are those of stepping the same MJCF in MuJoCo directly."""
 
 from __future__ import annotations
 

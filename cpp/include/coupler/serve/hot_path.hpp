@@ -67,13 +67,6 @@ struct HotPathConfig {
   static constexpr std::uint64_t kDefaultMaxSteps = limits::kMaxStepsPerControl;
 
   std::uint64_t max_steps = kDefaultMaxSteps;
-  // A Control leaving a value of the control arrays larger in magnitude than
-  // its own limit in `value_limits` goes back to the caller, which names the
-  // value it refuses (MuJoCo would zero every control of the step). Values up
-  // to `largest_value` are within every limit: only larger ones are looked
-  // up. Without `value_limits`, `largest_value` is every value's limit.
-  double largest_value = std::numeric_limits<double>::infinity();
-  std::vector<double> value_limits;
   // Return after answering a Control that stepped the simulation to this
   // time (seconds) or later.
   double stop_after = std::numeric_limits<double>::infinity();
@@ -320,8 +313,6 @@ class HotPath {
   // arrays through the full decoder and ControlLayout::read, as the caller would: false, having written nothing,
   // for any other frame, one the layout refuses, one asking for images or for more than max_steps steps.
   bool read_decoded(std::string_view payload, std::uint64_t& steps);
-  // A value of the control arrays is beyond its limit (HotPathConfig::value_limits).
-  bool beyond_limits() const;
   // The two halves of serve(): false (and the failure in the outcome) when the simulation failed.
   bool apply(HotPathOutcome& outcome);
   std::string step(std::uint64_t steps, HotPathOutcome& outcome);

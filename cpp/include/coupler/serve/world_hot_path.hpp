@@ -7,11 +7,11 @@
 // answered, over and over. Only the common case is served here: a Control
 // with values for every world or none (one that steps no world: it resets
 // those it lists, if any, and reads every world), asking for no image and
-// no more than max_steps steps, with values that are finite and no larger
-// than largest_value, and resets when the worlds can be reset here; one
+// no more than max_steps steps, with values that are finite and that every
+// world's scatter takes, and resets when the worlds can be reset here; one
 // that world_control_problem finds wrong is never served here.
 // Everything else (images, any other request, a Control that does not
-// match, a value the caller must look at, a mocap body's zero quaternion)
+// match, a value MuJoCo cannot take, a mocap body's zero quaternion)
 // goes back to the caller, which owns the control plane and every refusal's
 // text, untouched. With a publisher (publish_to), it publishes what the
 // caller's observer would for each Control it answers. Traced, it returns
@@ -57,9 +57,6 @@ struct WorldHotPathConfig {
   // Controls asking for more steps than this go back to the caller, which refuses those beyond the cap. Those of
   // more than StepChunks::kFirst steps and at most this are taken in chunks.
   std::uint64_t max_steps = HotPathConfig::kDefaultMaxSteps;
-  // A Control holding a value larger than this in magnitude (or one that is not finite) goes back to the
-  // caller, whose check names the value it refuses, or serves it.
-  double largest_value = std::numeric_limits<double>::infinity();
   // Return after answering a Control that stepped world 0 to this time (seconds) or later; a Control of many
   // steps stops at the step reaching it (given time_step), for the caller to end.
   double stop_after = std::numeric_limits<double>::infinity();
@@ -160,8 +157,8 @@ class WorldHotPath {
   // caller, which checked it (and the images it asks for, which it renders), answers from the arrays. The outcome
   // counts it (its failure said there); nullopt, nothing applied, when it does not match the handshake (the
   // caller names the problem). Every step is taken at once: under a loop, the caller gives one of more than
-  // StepChunks::kFirst steps to start_chunks() instead. The caller checked its images and values: any value MuJoCo
-  // takes is applied, as run() applies those within largest_value. No Control may be in progress here (a held
+  // StepChunks::kFirst steps to start_chunks() instead. The caller checked its images and values (WorldSteps::check)
+  // as run() checks them. No Control may be in progress here (a held
   // answer, one of many steps); `payload`'s controller alone drives the worlds.
   std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
   // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves

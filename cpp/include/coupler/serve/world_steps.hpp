@@ -64,8 +64,14 @@ class WorldSteps {
   // A world's simulated time, read from its state.
   double time(std::size_t world) const { return worlds_.at(world).stepper->time(); }
 
-  // Whether a world's scatter refuses its row of `values` (count x value_count): a mocap body's zero quaternion.
+  // Whether a world's scatter refuses its row of `values` (count x value_count): a value beyond its limit, a mocap
+  // body's zero quaternion.
   bool refuses(const double* values) const noexcept;
+  // Throws coupler::ProtocolError (ControlMismatch) naming the first thing a
+  // world's scatter refuses in its row of `values`, and the world: a value
+  // beyond its limit in any world, else a mocap body's zero quaternion in a
+  // world that is stepped, not reset (`reset`: a flag per world, or null).
+  void check(const double* values, const std::uint8_t* reset) const;
 
   // What one call does. Per world i: when reset[i], it is reset (MujocoReset,
   // to reset_qpos[i] and reset_qvel[i] where given) and its data row read;
