@@ -94,8 +94,8 @@ class WorldLayout:
         if sensors.size != times.size * width or world >= times.size:
             raise RecordingError(f"a recorded answer for every world holds {sensors.size} readings for "
                                  f"{times.size} worlds; the handshake's take {width} each")
-        row = sensors[world * width : (world + 1) * width]
-        return encode(self.flat.sensor_message(row, float(times[world])))
+        self.flat.sensors.values[:] = sensors[world * width : (world + 1) * width]
+        return self.flat.sensors.encode(float(times[world]))
 
     def difference(self, recorded: bytes, replayed: bytes, world: int) -> Difference | None:
         """Where world `world`'s answers in two answers for every world differ (None: its part is the same);

@@ -92,7 +92,7 @@ class ControlAnswer:
         answer = self.values(flat.controls, steps, flat.sensors.values, peer, hand_over=False)
         assert not isinstance(answer, Admitted)
         if isinstance(answer, float):
-            return flat.sensor_message(flat.sensors.values, answer)
+            return flat.sensor_message(answer)
         return answer
 
     def values(self, controls: _native.ControlLayout, steps: int, sensors_out: np.ndarray,

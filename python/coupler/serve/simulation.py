@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from coupler.wire.codec import encode
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import ControlMessage, HandshakeMessage, SensorMessage
 
@@ -33,7 +34,8 @@ class Simulation(Protocol):
         ...
 
     def apply(self, control: ControlMessage) -> None:
-        """Set the controls a Control carries; it was already checked against the handshake.
+        """Set the controls a Control carries, as a server reads its frame (ProtocolError, setting nothing, when it
+        does not match the handshake).
 
         Objects and events the message leaves out keep their last values.
         """
@@ -98,11 +100,9 @@ class MessagesFromArrays:
     """
 
     def sensors(self: ArraySimulation) -> SensorMessage:
-        out = self.flat.sensors.values
-        simulated_time = self.sensor_values(out)
-        return self.flat.sensor_message(out, simulated_time)
+        return self.flat.sensor_message(self.sensor_values(self.flat.sensors.values))
 
     def apply(self: ArraySimulation, control: ControlMessage) -> None:
-        self.flat.read_control(control)
         c = self.flat.controls
+        c.decode(encode(control))
         self.apply_values(c.values, c.values_set, c.events_set, c.events_on)

@@ -5,9 +5,9 @@ controls from a few arrays can be served without building a message per step
 (`coupler.serve.native_responder`), and a controller can send its Controls and read
 the answers the same way (`coupler.controller.session`). The order of the numbers is
 defined once, by the C++ layouts (`coupler::SensorLayout`,
-`coupler::ControlLayout`, here through `coupler._native`); this module only
-converts between those arrays and the message dataclasses, for the requests
-that do go through messages.
+`coupler::ControlLayout`, here through `coupler._native`), which also turn
+the arrays into frames and frames into the arrays; this module says where
+each object's readings sit, and reads the arrays as a message.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from coupler import _native
-from coupler.wire.codec import encode
-from coupler.wire.messages import ControlMessage, HandshakeMessage, ObjectSensors, Sensor, SensorMessage, ValueType
+from coupler.wire.codec import decode, encode
+from coupler.wire.messages import HandshakeMessage, SensorMessage, ValueType
 
 __all__ = ["FlatLayout", "ObjectSlots", "ReadingSlot"]
 
@@ -55,7 +55,7 @@ class FlatLayout:
     `sensors` (`_native.SensorLayout`) lists where each reading sits
     (`sensors.slots`, and per object in `objects`), encodes `sensors.values`
     and reads a received SensorMessage frame into a new array; `controls`
-    (`_native.ControlLayout`) reads a Control into `controls.values`,
+    (`_native.ControlLayout`) reads a Control frame into `controls.values`,
     `values_set` (per object), `events_set` and `events_on` (per event).
     `value_object` gives each control value's object, to expand `values_set`
     to the values.
@@ -67,10 +67,6 @@ class FlatLayout:
         self.controls = _native.ControlLayout(frame)
         # Each control value's object, as an index into values_set.
         self.value_object = np.repeat(np.arange(len(self.controls.objects)), [o.size for o in self.controls.objects])
-        self._control_objects = {o.name: (k, o) for k, o in enumerate(self.controls.objects)}
-        self._event_places = {
-            o.name: {event: o.event_offset + i for i, event in enumerate(o.events)} for o in self.controls.objects
-        }
         self.objects = self._object_slots(handshake)
 
     def _object_slots(self, handshake: HandshakeMessage) -> dict[str, ObjectSlots]:
@@ -98,45 +94,6 @@ class FlatLayout:
             for name in joint_parts
         }
 
-    def sensor_message(self, values: np.ndarray, simulated_time: float) -> SensorMessage:
-        """The SensorMessage of an array filled in `sensors.slots` order (ACTIVATED readings as 1.0 or 0.0)."""
-        numbers = values.tolist()
-        objects = {}
-        for name, slots in self.objects.items():
-            readings = ObjectSensors(
-                object_sensors=[_sensor(r, numbers) for r in slots.object_sensors],
-                sensors={sensor: [_sensor(r, numbers) for r in spans] for sensor, spans in slots.sensors.items()},
-            )
-            for part, (start, stop) in slots.joint_parts.items():
-                setattr(readings, part, numbers[start:stop])
-            if slots.forces is not None:
-                start, stop = slots.forces
-                readings.forces = [tuple(numbers[i : i + 3]) for i in range(start, stop, 3)]
-            objects[name] = readings
-        return SensorMessage(objects=objects, simulated_time=simulated_time)
-
-    def read_control(self, control: ControlMessage) -> None:
-        """Write a Control already checked against the handshake to the `controls` arrays.
-
-        As `controls.read` does for a native request; an object whose values
-        list is empty (events only) is left as it is, and so marked unset.
-        """
-        c = self.controls
-        c.values_set[:] = False
-        c.events_set[:] = False
-        for name, sent in control.objects.items():
-            k, described = self._control_objects[name]
-            if sent.values:
-                c.values[described.offset : described.offset + described.size] = sent.values
-                c.values_set[k] = True
-            places = self._event_places[name]
-            for event, on in sent.events.items():
-                c.events_set[places[event]] = True
-                c.events_on[places[event]] = on
-
-
-def _sensor(reading: ReadingSlot, numbers: list[float]) -> Sensor:
-    value = tuple(numbers[reading.start : reading.stop])
-    if reading.type == ValueType.ACTIVATED:
-        value = (1.0 if value[0] != 0.0 else 0.0,)
-    return Sensor(reading.type, value)
+    def sensor_message(self, simulated_time: float) -> SensorMessage:
+        """The SensorMessage of `sensors.values` at this time: the frame `sensors.encode` writes, decoded."""
+        return decode(self.sensors.encode(simulated_time))

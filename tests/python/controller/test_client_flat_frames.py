@@ -201,5 +201,6 @@ def test_arbitrary_bytes_never_crash_the_reader_and_what_it_takes_decodes_alike(
     if read is None:
         return
     values, simulated_time = read
-    # As frames, so that NaN readings compare equal.
-    assert encode(STATIC.flat.sensor_message(values, simulated_time)) == encode(decode(frame))
+    # As frames, so that NaN readings compare equal: the numbers read, encoded again, are the frame's message.
+    STATIC.flat.sensors.values[:] = values
+    assert STATIC.flat.sensors.encode(simulated_time) == encode(decode(frame))

@@ -220,17 +220,18 @@ def test_position_control_moves_the_joint_to_its_target(arm: MujocoSimulation) -
 
 def test_gripper_event_closes_and_opens_the_fingers(arm: MujocoSimulation) -> None:
     fingers = slice(7, 9)
-    arm.apply(_control("arm", gripper=True))
+    home = _home_values(arm, "arm")
+    arm.apply(_control("arm", home, gripper=True))
     arm.step(250)
     assert all(q > 0.035 for q in arm.sensors().objects["arm"].angles[fingers])
-    arm.apply(_control("arm", gripper=False))
+    arm.apply(_control("arm", home, gripper=False))
     arm.step(250)
     assert all(q < 0.005 for q in arm.sensors().objects["arm"].angles[fingers])
 
 
 def test_missing_events_keep_their_last_value(arm: MujocoSimulation) -> None:
     gripper = arm.layout.objects["arm"].events["gripper"]
-    arm.apply(_control("arm", gripper=True))
+    arm.apply(_control("arm", _home_values(arm, "arm"), gripper=True))
     arm.apply(_control("arm", _home_values(arm, "arm")))
     assert arm.data.ctrl[gripper.ctrl_adr] == gripper.on
 
