@@ -26,7 +26,8 @@ def require_matplotlib() -> None:
         ) from None
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """matplotlib.pyplot drawing to files only (the Agg backend); BenchmarkError without matplotlib."""
     require_matplotlib()
     import matplotlib
 
@@ -46,7 +47,7 @@ def rtt_plot(rows: list[Measured], floors: list[Measured], path: Path) -> Path:
     """One panel per server and scene: each row's round-trip survival curve on log-log axes, so the
     tail out to p99.9 reads as clearly as the median; each blocking row's floor (`floors[i]` is
     `rows[i]`'s) dotted in the same colour."""
-    plt = _pyplot()
+    plt = pyplot()
     groups = list(dict.fromkeys((row.spec.peer, row.spec.scene) for row in rows))
     fig, axes = plt.subplots(len(groups), 1, figsize=(10, 3.6 * len(groups)), squeeze=False, sharex=True)
     pairs = list(dict.fromkeys((row.spec.client, row.spec.transport) for row in rows))
@@ -83,7 +84,7 @@ def rtt_plot(rows: list[Measured], floors: list[Measured], path: Path) -> Path:
 def frequency_plot(result: dict[str, Any], path: Path) -> Path:
     """Control frequency against step size: held in real-time lockstep (filled) and unpaced (hollow),
     with the frequency real time asks for as a line."""
-    plt = _pyplot()
+    plt = pyplot()
     points = result["points"]
     fig, ax = plt.subplots(figsize=(8, 5))
     # The real-time line spans a little beyond the measured steps, so it shows even for one step size.

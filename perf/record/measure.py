@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 from mcap.reader import make_reader
 
-from coupler._proto import coupler_pb2
 from coupler.record.publisher import FramePublisher
 from coupler.record.recording_process import RecordingProcess
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
-from coupler.wire.messages import SensorRequestMessage
+from coupler.wire.codec import encode
+from coupler.wire.messages import ErrorCode, ErrorMessage, SensorRequestMessage
 
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
@@ -129,7 +129,8 @@ def round_trips(folder: Path, rounds: int, count: int) -> dict[str, Any]:
 
 
 def _answer(size: int) -> bytes:
-    return coupler_pb2.ErrorMessage(messageType=coupler_pb2.ErrorMessageType, errormessage="x" * size).SerializeToString()
+    """A frame of about `size` bytes, as the recorder takes any answer."""
+    return encode(ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "x" * size))
 
 
 def recorder_throughput(folder: Path, size: int, megabytes: float) -> dict[str, Any]:

@@ -88,7 +88,7 @@ def render(result: dict[str, Any]) -> str:
 
 def plot(result: dict[str, Any], path: Path) -> Path:
     """RSS of server and client against round trips, with the reference point and each process's limit."""
-    plt = plots._pyplot()
+    plt = plots.pyplot()
     samples = result["samples"]
     round_trips = [sample["round_trips"] for sample in samples]
     fig, ax = plt.subplots(figsize=(9, 5))
