@@ -89,6 +89,8 @@ class AnswersInProgress:
         (coupler.serve.long_control). One stopped at stop_after is ended here."""
         sim = self.sim
         long = sim.long_control if self._long else None
+        if self._long or outcome.long_steps > 0:
+            sim.stats.chunks += 1  # C++ may have taken some of its chunks: reads see the state they left
         self._long = outcome.long_steps > 0
         if self._long:
             peers = long.peers if long is not None else peers

@@ -56,7 +56,9 @@ class LockstepLoop:
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
     state, requests to drive are refused) and a stop ends it. On the hot
-    path C++ steps them so; one asking for images is handed here with its
+    path C++ steps them so, and hands back what waits after a chunk: the
+    first request, then every other waiting, is served here before its next
+    chunk, for at most a chunk's time; one asking for images is handed here with its
     chunks to take in C++ one call each, serving others between two calls
     and rendering its images once done, and so is a round completed here
     while the hot path cannot take it, and a Control for every world served
@@ -105,6 +107,9 @@ class LockstepLoop:
         self._admitted: Any | None = None
         # The last request the hot path handed back: served here, not offered to it again.
         self._declined: Any | None = None
+        # Until when (time.perf_counter()) the requests that wait after a chunk of the hot path's long Control are
+        # served here before its next chunk; None: none are.
+        self._between_chunks_until: float | None = None
         if isinstance(self.hot_path, HotPath):
             # Python decides who drives; the hot path serves the Control that admitted a controller, as its others.
             self.sim.control_answer.hands_over = self.hot_path.takes_admitted
@@ -168,6 +173,8 @@ class LockstepLoop:
                 request = self._served_by_hot_path(poll_timeout, first)
                 if request is _DONE:
                     return
+            elif self._between_chunks_until is not None:
+                request = self._waiting_between_chunks()
             elif rendering and not self._requests.waiting():
                 # Wakes as soon as an image is done; requests meanwhile wait at most this long.
                 self._renders.wait_rendered(_RENDERING_POLL)
@@ -214,11 +221,25 @@ class LockstepLoop:
         if self._done(stepped_to):
             return _DONE
         if handed_back is not None and self.hot_path.long_in_progress:
-            # Its controller waits for its answer, not to send: served at once, as between two chunks.
+            # Its controller waits for its answer, not to send: served at once, and the others that wait after it,
+            # as between two chunks of a long Control stepped here (C++ hands back one request a chunk).
+            self._between_chunks_until = time.perf_counter() + CHUNK_SECONDS
             return handed_back
         if handed_back is not None:
             self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
         return self._requests.take() if self._requests.waiting() else None
+
+    def _waiting_between_chunks(self) -> Any | None:
+        """Between two chunks of the hot path's long Control: the next request waiting, taken from the socket too;
+        None, ending the pause, once none waits or the chunk's time is up."""
+        assert self._between_chunks_until is not None
+        if time.perf_counter() < self._between_chunks_until:
+            request = self._requests.take_any()
+            if request is not None:
+                self._declined = request  # served here, as the one handed back
+                return request
+        self._between_chunks_until = None
+        return None
 
     def _to_hot_path(self, request: Any) -> bool:
         """True when `request`, which the loop took from the socket itself (gathered while it served another), is a
@@ -288,6 +309,7 @@ class LockstepLoop:
         assert long is not None
 
         def between_chunks() -> bool:
+            self.sim.stats.chunks += 1  # reads see the state the chunk left
             for peer in long.peers:
                 # Its Control is being stepped, it is not gone: its lease must not lapse meanwhile.
                 self.sim.sessions.renew(peer)

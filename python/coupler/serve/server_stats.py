@@ -20,3 +20,6 @@ class ServerStats:
     sessions_ended: int = 0
     refused_busy: int = 0  # requests to drive refused with SERVER_BUSY
     peers_left: int = 0  # controllers whose connection was reported closed
+    # Chunks of long Controls taken (a chunk, or a hot path's run while one is stepped): a long Control's steps count
+    # in `steps` once it is taken, and the state changes with each of its chunks.
+    chunks: int = 0

@@ -5,6 +5,7 @@ by the batch's own, every step at once. The answers are MuJoCo's own steps of ea
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import time
@@ -192,6 +193,46 @@ def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_sto
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert f"of the {steps} steps" in ended.text
     assert served.loop.hot_path.controls == 1  # stepped in C++ alone
+
+
+def test_every_read_waiting_after_a_chunk_of_a_long_control_is_answered_before_its_next_chunk(make_address):
+    steps, worlds, readers = 100_000, 64, 5
+    with served_pendulums(make_address("ipc"), worlds) as served, req_socket(served.responder.endpoint) as driver, \
+            contextlib.ExitStack() as stack:
+        others = [stack.enter_context(req_socket(served.responder.endpoint)) for _ in range(readers)]
+        ask(driver, encode(HandshakeInitMessage()))
+        ask(driver, encode_world_control(worlds, np.zeros((worlds, 1)), 1))
+        time.sleep(0.15)  # C++ waits for the controller's next Control: the long one goes to its chunks
+        driver.send(encode_world_control(worlds, np.zeros((worlds, 1)), steps))
+        time.sleep(0.05)
+        for other in others:
+            other.send(encode(SensorRequestMessage()))
+        times = [decode(other.recv()).simulated_time for other in others]
+        served.stop.set()
+        decode(driver.recv())
+    assert served.loop.hot_path.controls == 2  # both stepped by the C++ world hot path's run
+    # Read after the same chunk, or after two when they arrived across a chunk's end; a read a chunk would have shown
+    # five states, the last waiting for four chunks.
+    assert 0 < min(times) and len(set(times)) <= 2, times
+
+
+@pytest.mark.parametrize("in_cpp", [True, False], ids=["taken-by-the-hot-path", "taken-by-the-loop"])
+def test_reads_between_the_chunks_of_a_long_control_for_every_world_see_each_chunks_state(make_address, in_cpp):
+    steps, worlds = 100_000, 64
+    with served_pendulums(make_address("ipc"), worlds) as served, req_socket(served.responder.endpoint) as driver, \
+            req_socket(served.responder.endpoint) as reader:
+        ask(driver, encode(HandshakeInitMessage()))
+        if in_cpp:
+            ask(driver, encode_world_control(worlds, np.zeros((worlds, 1)), 1))
+            time.sleep(0.15)  # C++ waits for the controller's next Control: the long one goes to its chunks
+        driver.send(encode_world_control(worlds, np.zeros((worlds, 1)), steps))
+        times = []
+        for _ in range(3):
+            time.sleep(0.05)  # more than a chunk
+            times.append(decode(ask(reader, encode(SensorRequestMessage()))).simulated_time)
+        served.stop.set()
+        decode(driver.recv())
+    assert 0 < times[0] < times[1] < times[2] < steps * TIME_STEP, times
 
 
 def test_a_long_control_for_every_world_stops_in_cpp_at_stop_after(make_address):
