@@ -194,12 +194,16 @@ def test_an_idle_native_server_uses_under_one_percent_of_a_cpu(tmp_path):
     process = start_demo_server(f"ipc://{tmp_path / 'idle.sock'}", "--scene", "static")
     try:
         time.sleep(1.0)  # past start-up
-        before, started = _cpu_seconds(process.pid), time.monotonic()
-        time.sleep(1.5)
-        used = (_cpu_seconds(process.pid) - before) / (time.monotonic() - started)
+        # The least of three windows: a server that polls uses its share in every one, while a window of this busy
+        # machine may catch a stray piece of work.
+        used = []
+        for _ in range(3):
+            before, started = _cpu_seconds(process.pid), time.monotonic()
+            time.sleep(0.5)
+            used.append((_cpu_seconds(process.pid) - before) / (time.monotonic() - started))
     finally:
         stop(process)
-    assert used < 0.01
+    assert min(used) < 0.01, used
 
 
 def test_with_trace_every_request_and_answer_is_logged_and_a_control_is_served_the_same(make_address, caplog):
