@@ -32,14 +32,14 @@ constexpr std::size_t kQw = 3;
 
 bool zero_quaternion(const double* q) noexcept { return q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0; }
 
-// As Python's format(x, "g"), which the refusals have always used.
+// Six significant digits, as %g (and Python's format(x, "g")) shows a number.
 std::string shown(double x) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", x);
   return text;
 }
 
-// Keeps a limit rounded up from the smallest below it, so that a value under it is within every limit.
+// A value up to this share of the smallest limit is within every limit, however the limits were rounded.
 constexpr double kBelowEveryLimit = 1.0 - 1e-9;
 
 }  // namespace

@@ -157,9 +157,9 @@ class WorldHotPath {
   // caller, which checked it (and the images it asks for, which it renders), answers from the arrays. The outcome
   // counts it (its failure said there); nullopt, nothing applied, when it does not match the handshake (the
   // caller names the problem). Every step is taken at once: under a loop, the caller gives one of more than
-  // StepChunks::kFirst steps to start_chunks() instead. The caller checked its images and values (WorldSteps::check)
-  // as run() checks them. No Control may be in progress here (a held
-  // answer, one of many steps); `payload`'s controller alone drives the worlds.
+  // StepChunks::kFirst steps to start_chunks() instead. The caller checked its images, and its values as run()
+  // checks them (WorldSteps::check). No Control may be in progress here (a held answer, one of many steps);
+  // `payload`'s controller alone drives the worlds.
   std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
   // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
   // others between them: applied, its steps left to step_chunk(); the outcome counts it (`controls` 1, its `steps`
