@@ -56,14 +56,15 @@ class LockstepLoop:
     in chunks of about `CHUNK_SECONDS` (`coupler.serve.long_control`);
     between chunks, waiting requests are served (reads see the last chunk's
     state, requests to drive are refused) and a stop ends it. On the hot
-    path C++ steps them so, and hands back what waits after a chunk: the
-    first request, then every other waiting, is served here before its next
-    chunk, for at most a chunk's time; one asking for images is handed here with its
-    chunks to take in C++ one call each, serving others between two calls
-    and rendering its images once done, and so is a round completed here
-    while the hot path cannot take it, and a Control for every world served
-    here. Without a hot path of its own, the loop gives the simulation (or
-    the batch) a C++ object of its own that takes the chunks so.
+    path C++ steps them so, and hands back the first request waiting after
+    a chunk: a lone controller's loop serves it and every other waiting
+    before the next chunk, for at most a chunk's time. One asking for images
+    is handed here with its chunks to take in C++ one call each, serving
+    others between two calls and rendering its images once done, and so is
+    a round completed here while the hot path cannot take it, and a Control
+    for every world served here. Without a hot path of its own, the loop
+    gives the simulation (or the batch) a C++ object of its own that takes
+    the chunks so.
 
     The controllers' Controls are answered in C++ where
     `coupler.serve.hot_path` allows it (traced, published or paced too;

@@ -195,15 +195,22 @@ def test_readers_and_newcomers_are_served_between_the_chunks_cpp_steps_and_a_sto
     assert served.loop.hot_path.controls == 1  # stepped in C++ alone
 
 
+def start_long_control(driver, worlds: int, steps: int, in_cpp: bool = True) -> None:
+    """Send a Control for every world of `steps` steps, taken in chunks: by the C++ world hot path's run (after a
+    first Control, it waits in C++ for the controller's next one), or without a first by the loop itself."""
+    ask(driver, encode(HandshakeInitMessage()))
+    if in_cpp:
+        ask(driver, encode_world_control(worlds, np.zeros((worlds, 1)), 1))
+        time.sleep(0.15)
+    driver.send(encode_world_control(worlds, np.zeros((worlds, 1)), steps))
+
+
 def test_every_read_waiting_after_a_chunk_of_a_long_control_is_answered_before_its_next_chunk(make_address):
     steps, worlds, readers = 100_000, 64, 5
     with served_pendulums(make_address("ipc"), worlds) as served, req_socket(served.responder.endpoint) as driver, \
             contextlib.ExitStack() as stack:
         others = [stack.enter_context(req_socket(served.responder.endpoint)) for _ in range(readers)]
-        ask(driver, encode(HandshakeInitMessage()))
-        ask(driver, encode_world_control(worlds, np.zeros((worlds, 1)), 1))
-        time.sleep(0.15)  # C++ waits for the controller's next Control: the long one goes to its chunks
-        driver.send(encode_world_control(worlds, np.zeros((worlds, 1)), steps))
+        start_long_control(driver, worlds, steps)
         time.sleep(0.05)
         for other in others:
             other.send(encode(SensorRequestMessage()))
@@ -221,11 +228,7 @@ def test_reads_between_the_chunks_of_a_long_control_for_every_world_see_each_chu
     steps, worlds = 100_000, 64
     with served_pendulums(make_address("ipc"), worlds) as served, req_socket(served.responder.endpoint) as driver, \
             req_socket(served.responder.endpoint) as reader:
-        ask(driver, encode(HandshakeInitMessage()))
-        if in_cpp:
-            ask(driver, encode_world_control(worlds, np.zeros((worlds, 1)), 1))
-            time.sleep(0.15)  # C++ waits for the controller's next Control: the long one goes to its chunks
-        driver.send(encode_world_control(worlds, np.zeros((worlds, 1)), steps))
+        start_long_control(driver, worlds, steps, in_cpp)
         times = []
         for _ in range(3):
             time.sleep(0.05)  # more than a chunk
