@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <limits>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -49,6 +50,13 @@ void bind_scatter_gather(py::module_& module) {
            py::arg("pose_position") = py::none(), py::arg("pose_quaternion") = py::none(),
            py::arg("poses") = std::vector<ControlScatter::Pose>{},
            py::arg("max_control") = std::numeric_limits<double>::infinity())
+      .def_property_readonly_static(
+          "POSE_CONTROLS",
+          [](const py::object&) {
+            return std::vector<std::string>(std::begin(ControlScatter::kPoseControls),
+                                            std::end(ControlScatter::kPoseControls));
+          },
+          "The names of a pose's seven values, in the order the scatter takes them: x, y, z, then qw, qx, qy, qz.")
       .def_property_readonly("pose_count", [](const ScatterInto& s) { return s.scatter.pose_count(); })
       .def("apply", &ScatterInto::apply, py::arg("values"), py::arg("values_set"), py::arg("events_set"),
            py::arg("events_on"),

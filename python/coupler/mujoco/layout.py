@@ -116,6 +116,7 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
+from coupler import _native
 from coupler.wire.errors import Error
 from coupler.wire.messages import HandshakeMessage, ObjectDescription, Range, ValueType
 from coupler.wire.name_list import valid_names
@@ -165,9 +166,9 @@ _TARGET_OBJECTS: dict[int, mujoco.mjtObj] = {
     int(_Trn.mjTRN_BODY): _Obj.mjOBJ_BODY,
 }
 
-MOCAP_CONTROLS = [("x", ValueType.MOCAP_POSITION), ("y", ValueType.MOCAP_POSITION), ("z", ValueType.MOCAP_POSITION),
-                  ("qw", ValueType.MOCAP_QUATERNION), ("qx", ValueType.MOCAP_QUATERNION),
-                  ("qy", ValueType.MOCAP_QUATERNION), ("qz", ValueType.MOCAP_QUATERNION)]
+# In the order the C++ scatter takes a pose's values, which names them in its refusals.
+MOCAP_CONTROLS = [(name, ValueType.MOCAP_POSITION if k < 3 else ValueType.MOCAP_QUATERNION)
+                  for k, name in enumerate(_native.ControlScatter.POSE_CONTROLS)]
 """A mocap body's controls, after its object's actuators: its world position, then its orientation (w, x, y, z)."""
 
 SCENE_SENSORS = "world"
