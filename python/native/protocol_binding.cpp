@@ -1,5 +1,5 @@
-// The protocol's enums and constants, defined once in coupler/wire/types.hpp, messages.hpp and
-// image_kinds.hpp, exported for coupler.wire.messages, which builds its IntEnums from them.
+// The protocol's enums, constants and message fields, defined once in coupler/wire/types.hpp, messages.hpp
+// and image_kinds.hpp, exported for coupler.wire.messages, which builds its enums and dataclasses from them.
 
 #include <cctype>
 #include <string>
@@ -11,6 +11,7 @@
 #include <coupler/wire/types.hpp>
 
 #include "bindings.hpp"
+#include "message_objects.hpp"
 
 namespace py = pybind11;
 
@@ -41,7 +42,7 @@ py::list members(const std::array<Enum, N>& all) {
 
 void bind_protocol(py::module_& module) {
   py::module_ protocol = module.def_submodule(
-      "protocol", "coupler/wire/types.hpp, messages.hpp, image_kinds.hpp: the protocol's enums and constants.");
+      "protocol", "coupler/wire/types.hpp, messages.hpp, image_kinds.hpp: the protocol's enums, constants and message fields.");
   protocol.attr("version") = kProtocolVersion;
   protocol.attr("message_types") = members(kMessageTypes);
   protocol.attr("value_types") = members(kValueTypes);
@@ -71,6 +72,10 @@ void bind_protocol(py::module_& module) {
   }
   protocol.attr("image_kinds") = kinds;
   protocol.attr("image_bytes_per_pixel") = bytes_per_pixel;
+  protocol.attr("control_fields") = control_field_names();
+  protocol.attr("message_fields") = message_fields();
+  protocol.def("types_of_joint", &types_of_joint, py::arg("description"), py::arg("joint"),
+               "ObjectDescription::types_of_joint: the types of joint sensor `joint`'s readings.");
 }
 
 }  // namespace coupler::python
