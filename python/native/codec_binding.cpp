@@ -100,6 +100,22 @@ py::object read_world_sensors(const py::bytes& frame) {
                         to_python(sensors->world_sensors_shared), to_python(sensors->world_data_shared));
 }
 
+py::object message_kind_of(const py::bytes& frame) {
+  const std::optional<MessageType> kind = message_kind(std::string_view(frame));
+  return kind ? py::object(py::int_(static_cast<int>(*kind))) : py::object(py::none());
+}
+
+py::object decode_images(const py::bytes& frame) {
+  Message message = decode(std::string_view(frame));
+  auto* sensors = std::get_if<SensorMessage>(&message);
+  if (sensors == nullptr || (sensors->images.empty() && sensors->world_images.empty())) return py::none();
+  // The readings are left in C++: a recorder looks at the images of every answer, and the readings of none.
+  sensors->objects.clear();
+  sensors->world_sensors.clear();
+  sensors->world_data.clear();
+  return to_python(message);
+}
+
 py::bytes encode_image_fields_of(const py::list& images) { return py::bytes(encode_image_fields(images_of(images, true))); }
 
 }  // namespace
@@ -116,6 +132,12 @@ void bind_codec(py::module_& module) {
       "decode",
       [](const py::bytes& frame) { return to_python(coupler::decode(std::string_view(frame))); },
       py::arg("frame"), "coupler.wire.codec.decode: the frame's message, as the C++ codec reads it.");
+  module.def("message_kind", &message_kind_of, py::arg("frame"),
+             "coupler::message_kind: the MessageType number of the frame's field 1, read without decoding the "
+             "rest (none: a HandshakeInit, as decode reads it); None for an unknown kind or a malformed top level.");
+  module.def("decode_images", &decode_images, py::arg("frame"),
+             "The SensorMessage of the frame without its readings (objects, world sensors and world data left "
+             "empty), or None for a frame of another kind or without images; ProtocolError as decode.");
   module.def("encode_world_control", &encode_world_control, py::arg("worlds"), py::arg("controls"), py::arg("steps"),
              py::arg("resets"), py::arg("qpos"), py::arg("qvel"), py::arg("images") = py::list(),
              py::arg("image_worlds") = std::vector<std::uint32_t>(), py::arg("shared_memory") = false,

@@ -8,6 +8,7 @@
 
 #include "coupler.pb.h"
 #include "wire/deterministic_wire.hpp"
+#include "wire/message_kind_scan.hpp"
 #include "wire/world_fields_check.hpp"
 
 namespace coupler {
@@ -553,6 +554,8 @@ std::string describe(const Message& message) {
   return std::string(to_string(type_of(message))) + " { " +
          with_proto(message, [](const auto& proto) { return proto.ShortDebugString(); }) + " }";
 }
+
+std::optional<MessageType> message_kind(std::string_view frame) { return detail::scan_message_kind(frame); }
 
 Message decode(std::string_view frame) {
   if (frame.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) malformed("frame too large to parse");

@@ -37,8 +37,10 @@ std::optional<MessageType> scan_message_kind(std::string_view frame) {
         return std::nullopt;  // groups and invalid wire types: left to the decoder
     }
   }
-  if (!kind || *kind > static_cast<std::uint64_t>(MessageType::SensorRequest)) return std::nullopt;
-  return static_cast<MessageType>(*kind);
+  // Without field 1, the kind is protobuf's default, 0: a HandshakeInit, as the decoder reads it.
+  const std::uint64_t read = kind.value_or(0);
+  if (read > static_cast<std::uint64_t>(MessageType::SensorRequest)) return std::nullopt;
+  return static_cast<MessageType>(read);
 }
 
 }  // namespace coupler::detail

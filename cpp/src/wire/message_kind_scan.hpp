@@ -12,7 +12,8 @@ namespace coupler::detail {
 // of a frame whose top level is well formed: every field's tag fits 32 bits
 // and every field lies inside the frame. The fields are skipped, never
 // parsed, so the cost is bounded by the number of top-level fields, which the
-// frame's size bounds. nullopt for anything else (no kind, a malformed top
+// frame's size bounds. Without field 1, a HandshakeInit (protobuf's default,
+// 0), as the decoder reads it. nullopt for anything else (a malformed top
 // level, a kind out of range, groups): the decoder then says what is wrong.
 std::optional<MessageType> scan_message_kind(std::string_view frame);
 

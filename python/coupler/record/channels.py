@@ -18,6 +18,8 @@ from google.protobuf.descriptor import FileDescriptor
 from foxglove_schemas_protobuf import FrameTransforms_pb2, SceneUpdate_pb2
 
 from coupler._proto import coupler_pb2, coupler_record_pb2
+from coupler.wire.codec import message_kind
+from coupler.wire.messages import MessageType
 
 REQUESTS = "/coupler/requests/"
 ANSWERS = "/coupler/answers/"
@@ -26,10 +28,7 @@ SCENE_UPDATE_TOPIC = "/coupler/foxglove/scene"
 TRANSFORMS_TOPIC = "/coupler/foxglove/transforms"
 
 # MessageType value -> the message name (HandshakeInit, Control, ...), as in coupler.proto.
-KINDS: dict[int, str] = {
-    value.number: value.name.removesuffix("MessageType")
-    for value in coupler_pb2.DESCRIPTOR.enum_types_by_name["MessageType"].values
-}
+KINDS: dict[int, str] = {kind.value: kind.name.title().replace("_", "") for kind in MessageType}
 REQUEST_KINDS = ("HandshakeInit", "Control", "SensorRequest", "Reset", "Error")
 ANSWER_KINDS = ("Handshake", "Sensor", "Reset", "Error")
 STATE_SCHEMA = coupler_record_pb2.MujocoState.DESCRIPTOR.full_name
@@ -43,8 +42,10 @@ class Channel:
 
 
 def frame_kind(frame: bytes) -> str:
-    """The kind of a protocol frame (Control, Sensor, ...), read from its messageType field."""
-    return KINDS.get(coupler_pb2.Message.FromString(frame).messageType, "Unknown")
+    """The kind of a protocol frame (Control, Sensor, ...), read from its messageType field without decoding the
+    rest; "Unknown" for a frame of no known kind."""
+    kind = message_kind(frame)
+    return "Unknown" if kind is None else KINDS[kind]
 
 
 def message_class(kind: str) -> type:

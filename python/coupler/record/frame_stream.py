@@ -37,22 +37,14 @@ END = struct.Struct("<Q")  # how many frame messages were sent
 _PART_LENGTH = struct.Struct("<Q")  # before each part of a scene message
 NO_TIME = -1
 
-_MESSAGE_TYPE_TAG = 0x08  # field 1 (messageType), varint: every frame starts with it, unless the type is 0
-
-_REQUEST_TOPICS = {value: (REQUESTS + name).encode() for value, name in KINDS.items()}
-_ANSWER_TOPICS = {value: (ANSWERS + name).encode() for value, name in KINDS.items()}
+_REQUEST_TOPICS = {name: (REQUESTS + name).encode() for name in [*KINDS.values(), "Unknown"]}
+_ANSWER_TOPICS = {name: (ANSWERS + name).encode() for name in [*KINDS.values(), "Unknown"]}
 STATE = STATE_TOPIC.encode()
 
 
 def frame_topic(request: bool, frame: bytes) -> bytes:
-    """The topic of a protocol frame, read from its first two bytes where it can (protobuf writes fields in
-    number order, so messageType comes first), else from the decoded frame."""
-    topics = _REQUEST_TOPICS if request else _ANSWER_TOPICS
-    if len(frame) > 1 and frame[0] == _MESSAGE_TYPE_TAG:
-        topic = topics.get(frame[1])
-        if topic is not None:
-            return topic
-    return ((REQUESTS if request else ANSWERS) + frame_kind(frame)).encode()
+    """The topic of a protocol frame: its kind's (`frame_kind`), among requests or answers."""
+    return (_REQUEST_TOPICS if request else _ANSWER_TOPICS)[frame_kind(frame)]
 
 
 def topic_of(parts: list[bytes]) -> bytes:

@@ -30,23 +30,20 @@ import logging
 from dataclasses import dataclass
 
 from google.protobuf.descriptor import FileDescriptor
-from google.protobuf.message import DecodeError
 
 from foxglove_schemas_protobuf import CameraCalibration_pb2, RawImage_pb2
 
-from coupler._proto import coupler_pb2
+from coupler.wire.codec import decode, decode_images
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import IMAGE_BYTES_PER_PIXEL, CameraDescription, HandshakeMessage
 from coupler.wire.peer_text import shown
 
 log = logging.getLogger(__name__)
 
 CAMERA_TOPIC = "/coupler/camera/"
 WORLD_TOPIC = "/coupler/world/"  # + K + "/camera/NAME": world K's images in an answer for every world
-# The images (102) and worldImages (111) fields of a SensorMessage, length-delimited: frames without either carry
-# no image, and are not decoded.
-_IMAGES_TAG = b"\xb2\x06"
-_WORLD_IMAGES_TAG = b"\xfa\x06"
-# Per kind: the RawImage encoding, and its bytes per pixel.
-_ENCODINGS = {"rgb": ("rgb8", 3), "depth": ("32FC1", 4), "segmentation": ("32SC1", 4)}
+# Per image kind, the RawImage encoding: depth in metres as float32, segmentation geom ids as int32.
+_ENCODINGS = {"rgb": "rgb8", "depth": "32FC1", "segmentation": "32SC1"}
 
 _LATEST_SECONDS = 9.2e9  # below 2**63 ns: an MCAP publish time and a protobuf Timestamp hold it
 
@@ -86,38 +83,38 @@ class RecordedImages:
     """Turns the images of recorded answers into Foxglove messages; knows the cameras from the handshake."""
 
     def __init__(self) -> None:
-        self._cameras: dict[str, coupler_pb2.Camera] = {}
+        self._cameras: dict[str, CameraDescription] = {}
         self._calibrated: set[tuple[str, int | None]] = set()
         self._said_unfilled = False
 
     def saw_handshake(self, payload: bytes) -> None:
         try:
-            handshake = coupler_pb2.HandshakeMessage.FromString(payload)
-        except DecodeError:
+            handshake = decode(payload)
+        except ProtocolError:
             return
-        self._cameras = {camera.name: camera for camera in handshake.cameras}
-        self._calibrated.clear()
+        if isinstance(handshake, HandshakeMessage):
+            self._cameras = dict(handshake.cameras)
+            self._calibrated.clear()
 
     def messages(self, payload: bytes, log_time: int) -> list[FoxgloveMessage]:
         """The Foxglove messages the answer `payload` makes: each of its images, each world's image of its stacks,
         and a camera's calibration with its first image (per world)."""
-        if _IMAGES_TAG not in payload and _WORLD_IMAGES_TAG not in payload:
-            return []
         try:
-            answer = coupler_pb2.SensorMessage.FromString(payload)
-        except DecodeError:
+            answer = decode_images(payload)
+        except ProtocolError:
+            return []
+        if answer is None:
             return []
         out: list[FoxgloveMessage] = []
         for image in answer.images:
             out += self._image(image.camera, image.kind, image.width, image.height, image.data, None, log_time, None)
-        if answer.worldImages:
-            times = answer.worldTimes
-            worlds = list(answer.imageWorlds) or list(range(len(times)))
-            for stack in answer.worldImages:
-                encoding = _ENCODINGS.get(stack.kind)
-                if encoding is None:
+        if answer.world_images:
+            times = answer.world_times
+            worlds = answer.image_worlds or list(range(len(times)))
+            for stack in answer.world_images:
+                if stack.kind not in _ENCODINGS:
                     continue
-                size = stack.width * stack.height * encoding[1]
+                size = stack.width * stack.height * IMAGE_BYTES_PER_PIXEL[stack.kind]
                 if len(stack.data) != size * len(worlds):
                     self._unfilled(stack.camera)
                     continue
@@ -136,11 +133,12 @@ class RecordedImages:
         encoding = _ENCODINGS.get(kind)
         if encoding is None:
             return []
-        if len(data) != width * height * encoding[1]:
+        pixel = IMAGE_BYTES_PER_PIXEL[kind]
+        if len(data) != width * height * pixel:
             self._unfilled(camera)
             return []
-        raw = RawImage_pb2.RawImage(frame_id=camera, width=width, height=height, encoding=encoding[0],
-                                    step=width * encoding[1], data=data)
+        raw = RawImage_pb2.RawImage(frame_id=camera, width=width, height=height, encoding=encoding,
+                                    step=width * pixel, data=data)
         _stamp(raw.timestamp, stamp)
         out = [FoxgloveMessage(camera_topic(camera, kind, world), RAW_IMAGE, raw.SerializeToString(), publish)]
         calibration = self._calibration(camera, world, stamp)

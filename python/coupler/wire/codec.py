@@ -16,9 +16,12 @@ simVars) are left out, as Click leaves them out.
 from __future__ import annotations
 
 from coupler import _native
-from coupler.wire.messages import Message
+from coupler.wire.messages import Message, MessageType, SensorMessage
 
-__all__ = ["decode", "encode"]
+__all__ = ["decode", "decode_images", "encode", "message_kind"]
+
+# By number: a recorder asks every frame's kind, faster than MessageType(number) makes it.
+_KINDS = {kind.value: kind for kind in MessageType}
 
 
 def encode(message: Message) -> bytes:
@@ -42,3 +45,18 @@ def decode(frame: bytes) -> Message:
     protocol layer to judge.
     """
     return _native.decode(frame)
+
+
+def message_kind(frame: bytes) -> MessageType | None:
+    """The kind of message `frame` holds, read from field 1 as decode reads it (a frame without one is a
+    HandshakeInit) without decoding the rest; None for an unknown kind or a malformed frame, whose problem
+    decode names."""
+    kind = _native.message_kind(frame)
+    return None if kind is None else _KINDS[kind]
+
+
+def decode_images(frame: bytes) -> SensorMessage | None:
+    """The SensorMessage of `frame` with its images and times but without its readings (objects, world sensors
+    and world data left empty), or None for a frame of another kind or without images: what a recorder needs of
+    every answer, without making Python numbers of readings it does not look at. Raises ProtocolError as decode."""
+    return _native.decode_images(frame)

@@ -200,3 +200,23 @@ TEST_CASE("a zero time is left out of the frame, as Click leaves it out") {
   negative_zero.simulated_time = -0.0;
   CHECK(std::signbit(decode_as<SensorMessage>(encode(negative_zero)).simulated_time));
 }
+
+TEST_CASE("message_kind reads the kind of every message as decode does, without decoding it") {
+  const Message messages[] = {HandshakeInitMessage{}, HandshakeMessage{}, ControlMessage{}, SensorMessage{},
+                              SensorRequestMessage{},  ResetMessage{},     ErrorMessage{}};
+  for (const Message& message : messages) CHECK(message_kind(encode(message)) == type_of(decode(encode(message))));
+}
+
+TEST_CASE("message_kind of a frame without a kind is a HandshakeInit, as decode reads it") {
+  CHECK(message_kind("") == MessageType::HandshakeInit);
+  CHECK(message_kind(std::string("\x10\x01", 2)) == MessageType::HandshakeInit);  // a version alone
+}
+
+TEST_CASE("message_kind takes the last kind of a frame that repeats it, as decode does") {
+  CHECK(message_kind(std::string("\x08\x02\x08\x03", 4)) == MessageType::Sensor);
+}
+
+TEST_CASE("message_kind leaves an unknown kind and a malformed frame to decode") {
+  CHECK_FALSE(message_kind(std::string("\x08\x09", 2)).has_value());
+  CHECK_FALSE(message_kind(std::string("\x08\x03\x12\x05ab", 5)).has_value());  // a field past the frame's end
+}

@@ -1,17 +1,21 @@
-"""The published stream's format: topics read from a frame's first bytes agree with the decoded frame."""
+"""The published stream's format: each frame on its kind's topic, and the messages that frame it."""
 
 import pytest
 
-from coupler._proto import coupler_pb2
-from coupler.record.channels import KINDS, frame_kind
 from coupler.record.frame_stream import StreamError, frame_topic, parse, parse_scene, scene_message
+from coupler.wire.codec import encode
+from coupler.wire.messages import MESSAGE_TYPES
 
 
-@pytest.mark.parametrize("value", sorted(KINDS))
-def test_the_topic_of_every_message_kind_is_the_one_its_decoded_frame_names(value):
-    frame = coupler_pb2.Message(messageType=value).SerializeToString() + b"\x12\x00"  # and a field after it
-    assert frame_topic(True, frame) == f"/coupler/requests/{frame_kind(frame)}".encode()
-    assert frame_topic(False, frame) == f"/coupler/answers/{frame_kind(frame)}".encode()
+@pytest.mark.parametrize("kind", MESSAGE_TYPES, ids=lambda kind: kind.__name__)
+def test_a_frame_goes_on_the_topic_of_its_kind_among_requests_or_answers(kind):
+    name = kind.__name__.removesuffix("Message")
+    assert frame_topic(True, encode(kind())) == f"/coupler/requests/{name}".encode()
+    assert frame_topic(False, encode(kind())) == f"/coupler/answers/{name}".encode()
+
+
+def test_a_frame_of_no_known_kind_goes_on_the_unknown_topic():
+    assert frame_topic(False, b"\x08\x09") == b"/coupler/answers/Unknown"
 
 
 def test_a_message_that_is_not_topic_header_payload_is_refused_with_its_shape():

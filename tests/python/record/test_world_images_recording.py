@@ -18,12 +18,13 @@ from foxglove_schemas_protobuf.CameraCalibration_pb2 import CameraCalibration  #
 from foxglove_schemas_protobuf.RawImage_pb2 import RawImage  # noqa: E402
 
 from coupler import Session  # noqa: E402
-from coupler._proto import coupler_pb2  # noqa: E402
 from coupler.controller.world_session import WorldSession  # noqa: E402
 from coupler.record.recorded_images import RecordedImages  # noqa: E402
 from coupler.record.recording import Recording  # noqa: E402
 from coupler.record.world_recording import WorldRecording  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
+from coupler.wire.codec import encode  # noqa: E402
+from coupler.wire.messages import Image, SensorMessage, SharedSlice  # noqa: E402
 from coupler.wire.world_frames import encode_world_control, read_world_answer_with_images  # noqa: E402
 
 # A pendulum driven differently in each world, so that each world's picture is its own.
@@ -195,10 +196,9 @@ def test_a_chosen_world_of_the_recording_holds_its_images_as_a_lone_servers_reco
 
 
 def test_an_image_whose_pixels_are_not_in_the_answer_is_left_out_saying_so_once(caplog):
-    answer = coupler_pb2.SensorMessage(worldTimes=[0.1, 0.2], imageWorlds=[0, 1])
-    for kind in ("rgb", "depth"):
-        stack = answer.worldImages.add(camera="eye", kind=kind, width=WIDTH, height=HEIGHT)
-        stack.shared.slot = 1  # the pixels lie in shared memory, out of the recorder's reach
+    # The pixels lie in shared memory, out of the recorder's reach.
+    stacks = [Image("eye", kind, WIDTH, HEIGHT, shared=SharedSlice(slot=1)) for kind in ("rgb", "depth")]
+    answer = SensorMessage(world_times=[0.1, 0.2], image_worlds=[0, 1], world_images=stacks)
     with caplog.at_level(logging.WARNING, logger="coupler.record.recorded_images"):
-        assert RecordedImages().messages(answer.SerializeToString(), 0) == []
+        assert RecordedImages().messages(encode(answer), 0) == []
     assert len(caplog.records) == 1 and "does not hold its pixels" in caplog.text

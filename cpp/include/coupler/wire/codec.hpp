@@ -1,6 +1,7 @@
 #pragma once
 // One codec for every message kind: Message values <-> wire frames.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,13 @@ std::string encode_image_fields(const std::vector<Image>& images);
 // Throws ProtocolError naming the problem for anything that is not a valid
 // message.
 Message decode(std::string_view frame);
+
+// The kind of message a frame holds, read from field 1 as decode() reads it
+// (the last one wins) without decoding the rest: its fields are skipped, not
+// parsed; without field 1, a HandshakeInit, as decode() reads it (an empty
+// frame too). nullopt for a frame of an unknown kind or whose top level is
+// malformed: decode() then says what is wrong.
+std::optional<MessageType> message_kind(std::string_view frame);
 
 // decode(), then throws ProtocolError (UnexpectedMessage) unless the frame
 // holds a T.
