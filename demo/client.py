@@ -22,7 +22,6 @@ from coupler.cli.number_flags import int_in
 from coupler.scenes.pick_approach import PickApproach, find_arm
 
 DEFAULT_ADDRESS = limits.DEFAULT_ADDRESS
-MAX_RANGE = 1_000_000_000
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -34,8 +33,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--addr", default=DEFAULT_ADDRESS, help="server address: tcp://host:port, ipc://path or inproc://name")
-    parser.add_argument("--range", type=int_in(0, MAX_RANGE), default=0, metavar="N",
-                        help=f"extra Control round trips after the first, at most {MAX_RANGE}")
+    parser.add_argument("--range", type=int_in(0, limits.MAX_RANGE), default=0, metavar="N",
+                        help=f"extra Control round trips after the first, at most {limits.MAX_RANGE}")
     parser.add_argument("--timings", action="store_true",
                         help="print time blocked in receive, time between send and reply, total time, "
                              "round trips per second and p50/p99 round-trip time")

@@ -23,12 +23,12 @@ import mujoco
 import numpy as np
 
 from coupler import Session, ValueType
+from coupler.limits import DEFAULT_ADDRESS
 from coupler.scenes import scene_path
 
 CAMERA = "overview"
 ARM = "arm"
 JOINTS = [f"joint{i}" for i in range(1, 8)]
-DEFAULT_ADDRESS = "tcp://127.0.0.1:5555"
 DEFAULT_HEIGHT = 0.12  # m, the tool point above the point seen on the box
 
 

@@ -9,6 +9,13 @@
 
 namespace {
 
+// A bound as the help shows it: 0.001, 86400.
+std::string number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
 const std::string kUsage = std::string(R"(usage: democlient [options]
 
 Connects to a coupler or Click simulation server, does the handshake, checks
@@ -18,7 +25,7 @@ options:
   --addr ADDR         server address: tcp://host:port, ipc://path or
                       inproc://name (default )") + coupler::limits::kDefaultAddress + R"()
   --range N           extra Control round trips after the first, at most
-                      1000000000 (default 0)
+                      )" + std::to_string(coupler::limits::kMaxRange) + R"( (default 0)
   --timings           print time blocked in receive, time between send and
                       reply, total time, round trips per second and p50/p99
                       round-trip time
@@ -46,7 +53,8 @@ options:
                       print per world its time and each picture's size and
                       FNV-1a 64 hash (default: drive the scene)
   --timeout SECONDS   give up when the server does not answer within this
-                      many seconds, from 0.001 to 86400 (default )" +
+                      many seconds, from )" + number(coupler::limits::kMinTimeoutSeconds) + " to " +
+                             number(coupler::limits::kMaxTimeoutSeconds) + R"( (default )" +
                              std::to_string(coupler::limits::kRequestTimeout.count() / 1000) + R"()
   --curve-server-key PATH
                       the server's public NAME.key: connect with CurveZMQ
@@ -59,11 +67,13 @@ options:
                       the connection when the server sends nothing for )" +
                              std::to_string(coupler::limits::kHeartbeatTimeoutIntervals) + R"(
                       times as long, so a dead server is noticed; from
-                      0.01 to 3600, 0 turns heartbeats off (default )" +
+                      )" + number(coupler::limits::kMinHeartbeatSeconds) + " to " +
+                             number(coupler::limits::kMaxHeartbeatSeconds) + R"(, 0 turns heartbeats off (default )" +
                              std::to_string(coupler::limits::kHeartbeatInterval.count() / 1000) + R"()
   --max-frame-bytes N largest frame accepted from the server; a larger one
                       is never decoded, ZeroMQ drops the connection instead;
-                      at most 2147483647, 0 means no limit (default )" +
+                      at most )" + std::to_string(coupler::limits::kLargestFrameLimit) +
+                             R"(, 0 means no limit (default )" +
                              std::to_string(coupler::limits::kMaxFrameBytes) + R"()
   -h, --help          show this help and exit
 )";
@@ -74,12 +84,12 @@ options:
   std::exit(2);
 }
 
-// The limits match the Python demo client's: beyond them a value is a typo, and ZeroMQ takes
-// times as int milliseconds, so a larger value would overflow on the way to the socket.
-constexpr std::uint64_t kMaxRange = 1000000000;
-constexpr std::uint64_t kMaxFrameBytes = 2147483647;
-constexpr double kMinTimeout = 0.001, kMaxTimeout = 86400.0;
-constexpr double kMinHeartbeat = 0.01, kMaxHeartbeat = 3600.0;
+using coupler::limits::kLargestFrameLimit;
+using coupler::limits::kMaxHeartbeatSeconds;
+using coupler::limits::kMaxRange;
+using coupler::limits::kMaxTimeoutSeconds;
+using coupler::limits::kMinHeartbeatSeconds;
+using coupler::limits::kMinTimeoutSeconds;
 
 // A value echoed in an error is cut short: the message stays one readable line.
 std::string shown(const char* text) {
@@ -144,16 +154,17 @@ Options parse_options(int argc, char** argv) {
     } else if (arg == "--trace") {
       options.trace = true;
     } else if (arg == "--timeout") {
-      const double seconds = parse_seconds(arg, value(), kMinTimeout, kMaxTimeout, false);
+      const double seconds = parse_seconds(arg, value(), kMinTimeoutSeconds, kMaxTimeoutSeconds, false);
       options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000.0)));
     } else if (arg == "--curve-server-key") {
       options.curve_server_key = value();
     } else if (arg == "--curve-key") {
       options.curve_key = value();
     } else if (arg == "--heartbeat") {
-      options.heartbeat = parse_seconds(arg, value(), kMinHeartbeat, kMaxHeartbeat, true);
+      options.heartbeat = parse_seconds(arg, value(), kMinHeartbeatSeconds, kMaxHeartbeatSeconds, true);
     } else if (arg == "--max-frame-bytes") {
-      options.max_frame_bytes = static_cast<std::int64_t>(parse_count(arg, value(), kMaxFrameBytes));
+      options.max_frame_bytes =
+          static_cast<std::int64_t>(parse_count(arg, value(), static_cast<std::uint64_t>(kLargestFrameLimit)));
     } else {
       fail("unknown option '" + std::string(arg) + "'");
     }

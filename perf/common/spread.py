@@ -3,10 +3,16 @@ highest repetition strayed from it."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+
+def median_or_none(values: Sequence[float]) -> float | None:
+    """The median of `values` (of an even count, the mean of the middle two); None for none."""
+    return statistics.median(values) if values else None
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from perf.common.arguments import list_of, positive
 from perf.common.errors import BenchmarkError
 from coupler.wire.errors import Error
 from perf.common.results import DEFAULT_DIR
+from perf.common.spread import median_or_none
 from perf.gym import render as gym_render
 from perf.gym.envpool_stepper import DEFAULT_ENVPOOL_PYTHON, ENVPOOL_SUBJECTS, EnvPoolStepper, missing_reason
 from perf.gym.forms import FULL, QUICK, RAY, Form
@@ -130,10 +131,6 @@ def measure_point(settings: Settings, model: str, envs: int, peers: dict[str, An
     return blocks
 
 
-def _median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
-
-
 def summarise(blocks: list[Block], cores: int | None = None) -> list[dict[str, Any]]:
     """Per (model, N, subject): median and spread of steps/s, CPU per step, cores used; ratios per repeat.
     `cores`: the CPUs the limit over all cores counts (default: those this process may use)."""
@@ -162,10 +159,10 @@ def summarise(blocks: list[Block], cores: int | None = None) -> list[dict[str, A
                 limit_ratios.append(limit.cpu_us_per_env_step / b.cpu_us_per_env_step)
                 # Steps per second, against one core's rate on every core at once: the physical limit.
                 all_cores_ratios.append(b.env_steps_per_s / (limit.env_steps_per_s * cores))
-        row["vs_best_gymnasium"] = _median(gym_ratios)
-        row["vs_best_envpool"] = _median(envpool_ratios)
-        row["vs_inprocess_per_core"] = _median(limit_ratios)
-        row["vs_inprocess_all_cores"] = _median(all_cores_ratios)
+        row["vs_best_gymnasium"] = median_or_none(gym_ratios)
+        row["vs_best_envpool"] = median_or_none(envpool_ratios)
+        row["vs_inprocess_per_core"] = median_or_none(limit_ratios)
+        row["vs_inprocess_all_cores"] = median_or_none(all_cores_ratios)
         rows.append(row)
     return rows
 

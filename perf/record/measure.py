@@ -50,7 +50,7 @@ def _start_subscribers(folder: Path, address: str, count: int, tag: str) -> list
 def _until_subscribed(server_address: str, subscribers: list[tuple[subprocess.Popen, Path]]) -> None:
     """Ask the server for sensors until every subscriber has received something."""
     deadline = time.monotonic() + READY_TIMEOUT
-    with Client(server_address, timeout=5.0) as client:
+    with Client(server_address) as client:
         while not all(ready.exists() for _, ready in subscribers):
             if time.monotonic() > deadline:
                 raise BenchmarkError(f"subscribers not receiving within {READY_TIMEOUT:g} s")

@@ -28,6 +28,7 @@ from typing import Any
 
 import zmq
 
+from coupler.limits import HEARTBEAT
 from perf.common import host, paired, provenance, results
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
@@ -48,7 +49,7 @@ DEFAULT_REPETITIONS = 5
 QUICK_REPETITIONS = 1
 # Fewer repetitions give a cost no spread to judge it by: such a run shows each step's figures, not the costs.
 MIN_REPETITIONS_FOR_COSTS = 3
-HEARTBEAT_SECONDS = 1.0  # coupler's default
+HEARTBEAT_SECONDS = HEARTBEAT  # coupler's default
 
 
 @dataclass(frozen=True)

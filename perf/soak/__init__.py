@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from coupler.limits import REQUEST_TIMEOUT
 from perf.common import host
 from perf.common import plots
 from perf.common import results
@@ -48,7 +49,7 @@ class Settings:
     sample_every: int = DEFAULT_SAMPLE_EVERY
     limit_mib: float = DEFAULT_LIMIT_MIB
     tolerance: float = DEFAULT_TOLERANCE
-    timeout: float = 5.0
+    timeout: float = REQUEST_TIMEOUT
     server_args: tuple[str, ...] = ()
     quick: bool = False
 
@@ -156,7 +157,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tolerance", type=positive(float), default=DEFAULT_TOLERANCE, metavar="FRACTION",
                         help="how far a reply's simulated time may be from one step after the one before, as a "
                              "fraction of the time step (default: %(default)g)")
-    parser.add_argument("--timeout", type=positive(float), default=5.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=positive(float), default=REQUEST_TIMEOUT, metavar="SECONDS",
                         help="the controller gives up when the server does not answer a round trip within this "
                              "time, which fails the run (default: %(default)g)")
     add_common_flags(parser, "soak")

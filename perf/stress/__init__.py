@@ -52,6 +52,7 @@ from perf.common.endpoints import free_tcp_address
 from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
 from perf.common.process_stats import rss_kib
+from perf.common.spread import median_or_none
 from perf.soak.memory import KIB_PER_MIB
 from perf.stress import phases, publisher, recorder, storm
 from perf.stress import worlds as worlds_phase
@@ -121,10 +122,6 @@ def storm_progress(name: str, total: int) -> Callable[[int], None]:
     return progress
 
 
-def _median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
-
-
 def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
     """Run every phase against one server; the figures of each."""
     address = free_tcp_address()
@@ -166,8 +163,8 @@ def stress(settings: Settings, workdir: Path) -> dict[str, Any]:
                                   "steps_per_s": statistics.median(windows.reading_rates),
                                   "quiet_steps_per_s": statistics.median(windows.quiet_rates),
                                   "longest_round_trip": controller.longest_round_trip(started, time.monotonic()),
-                                  "median_round_trip": _median(windows.reading_round_trips),
-                                  "quiet_median_round_trip": _median(windows.quiet_round_trips)}
+                                  "median_round_trip": median_or_none(windows.reading_round_trips),
+                                  "quiet_median_round_trip": median_or_none(windows.quiet_round_trips)}
             log.info("perf.stress: readers: %d reads, controller at %.0f steps/s with them, %.0f without "
                      "(median ratio %.2f, windows %s)", windows.answers.answered, figures["readers"]["steps_per_s"],
                      figures["readers"]["quiet_steps_per_s"], figures["readers"]["ratio"],

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from coupler.limits import MAX_FRAME_BYTES  # the server's --max-frame-bytes default
 from coupler.transport.client import Client
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import Error
@@ -35,7 +36,6 @@ from perf.stress.readers import LINE_PREFIX as READERS_PREFIX
 from perf.stress.readers import Answers, ask_until, is_state
 
 ANSWER_TIMEOUT = 0.5  # s: how long a reader or a newcomer may wait, even behind a long Control
-MAX_FRAME_BYTES = 1 << 20  # the server's --max-frame-bytes default
 ASK_PAUSE = 0.01  # s between a reader's (or newcomer's) answer and its next request during a long Control
 GOODBYE = ErrorMessage(code=ErrorCode.SESSION_ENDED, text="stress phase over")
 
@@ -136,7 +136,7 @@ def send_pathological(address: str, frame: bytes, seconds: float) -> Refusals:
     """Send `frame` again and again for `seconds` from a peer that never drives; how it was answered."""
     refusals = Refusals()
     deadline = time.monotonic() + seconds
-    with Client(address, timeout=5.0) as client:
+    with Client(address) as client:
         while time.monotonic() < deadline:
             client.send_frame(frame)
             try:
@@ -216,7 +216,7 @@ def long_control(address: str, steps: int, readers: int = 3, newcomers: int = 2)
 
 def start_long_control(address: str, steps: int) -> Client:
     """A peer that handshakes and sends a Control of `steps` steps, not waiting for its answer; close it after."""
-    driver = Client(address, timeout=5.0)
+    driver = Client(address)
     try:
         answer = driver.request(HandshakeInitMessage())
         if isinstance(answer, ErrorMessage):

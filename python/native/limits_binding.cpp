@@ -20,6 +20,14 @@ void bind_limits(py::module_& module) {
   limits.attr("max_frame_bytes") = limits::kMaxFrameBytes;
   limits.attr("handshake_timeout") = seconds(limits::kHandshakeTimeout);
   limits.attr("max_steps_per_control") = limits::kMaxStepsPerControl;
+  limits.attr("min_timeout") = limits::kMinTimeoutSeconds;
+  limits.attr("max_timeout") = limits::kMaxTimeoutSeconds;
+  limits.attr("min_heartbeat") = limits::kMinHeartbeatSeconds;
+  limits.attr("max_heartbeat") = limits::kMaxHeartbeatSeconds;
+  limits.attr("min_handshake_timeout") = limits::kMinHandshakeTimeoutSeconds;
+  limits.attr("max_handshake_timeout") = limits::kMaxHandshakeTimeoutSeconds;
+  limits.attr("largest_frame_limit") = limits::kLargestFrameLimit;
+  limits.attr("max_range") = limits::kMaxRange;
 }
 
 }  // namespace coupler::python

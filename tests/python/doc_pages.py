@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from coupler.limits import DEFAULT_ADDRESS
+
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 DOCS = REPO / "docs"
@@ -15,7 +17,7 @@ DOCS = REPO / "docs"
 ILLUSTRATIVE = "<!-- illustrative -->"
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
 # The address the pages' controllers and commands connect to, `coupler serve`'s default.
-SHOWN_ADDRESS = "tcp://127.0.0.1:5555"
+SHOWN_ADDRESS = DEFAULT_ADDRESS
 
 _FENCE = re.compile(r"^(```+|~~~+)\s*([\w+-]*)")
 # [text](target) and ![alt](target), not inside code; the target ends at a space (a title) or ")".

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from coupler.cli.number_flags import float_in, int_in
 from coupler.cli.serve import LOG_TIME_FLAG, LOG_TIME_HELP, LOG_TIMES, MAX_PUBLISH_HWM, PUBLISH_HWM_FLAG
 from coupler.cli.transport_flags import add_client_flags, check_connect_address, client_options
+from coupler.record.subscriber_socket import DEFAULT_RCVHWM
 from coupler.wire.errors import Error
 from coupler.wire.missing_extra import needs_extra
 
@@ -43,10 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-messages", type=int_in(1, MAX_MESSAGES), default=None, metavar="N",
                         help="stop after writing this many messages of the stream (the 3D scene the recording derives "
                              "from them is not counted) (default: no limit)")
-    parser.add_argument(PUBLISH_HWM_FLAG, type=int_in(1, MAX_PUBLISH_HWM), default=None, metavar="N",
+    parser.add_argument(PUBLISH_HWM_FLAG, type=int_in(1, MAX_PUBLISH_HWM), default=DEFAULT_RCVHWM, metavar="N",
                         help="messages of the published stream this subscriber's socket holds while the file is being "
                              "written; beyond them the server drops messages for it, counted here from the sequence "
-                             "numbers (default: 100000)")
+                             "numbers (default: %(default)s)")
     parser.add_argument(LOG_TIME_FLAG, choices=LOG_TIMES, default="wall",
                         help=LOG_TIME_HELP.format(file="the recording") + " (default: %(default)s)")
     parser.add_argument("--quiet", action="store_true",
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     check_connect_address(args.addr)
     with needs_extra("coupler record", "record"):
         from coupler.record.frame_stream import StreamError
-        from coupler.record.stream_recorder import DEFAULT_RCVHWM, StopWhen, StreamRecorder
+        from coupler.record.stream_recorder import StopWhen, StreamRecorder
     transport = client_options(args)
     # A file size limit (ulimit -f) ends writing with EFBIG, counted as a failed write, not the process.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        recorder = StreamRecorder(args.addr, args.recording, transport, args.publish_hwm or DEFAULT_RCVHWM,
+        recorder = StreamRecorder(args.addr, args.recording, transport, args.publish_hwm,
                                   overwrite=args.overwrite, place_when_told=args.place_when_told,
                                   log_time=args.log_time)
     except StreamError as error:

@@ -32,6 +32,7 @@ from coupler.mujoco.camera_size import MAX_WIDTH as MAX_CAMERA_WIDTH
 from coupler.mujoco.camera_size import CameraSize, parse_camera_size
 from coupler.scenes import load_scene, scene_names
 from coupler.serve.app import ServeOptions, serve
+from coupler.serve.long_control import LONG_CONTROL_STEPS
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.responder import Responder
 from coupler.serve.simulation import Simulation
@@ -129,8 +130,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stop-after", type=float_in(MIN_STEP, MAX_STOP_AFTER, unit="s"),
                         default=defaults.stop_after, metavar="SECONDS",
                         help=f"stop after this much simulated time, from {MIN_STEP:g} to {MAX_STOP_AFTER:g} s: at "
-                             "the first Control reaching it; a Control of more than 100 steps is cut there and "
-                             "answered SessionEnded (default: run until interrupted)")
+                             f"the first Control reaching it; a Control of more than {LONG_CONTROL_STEPS} steps is cut "
+                             "there and answered SessionEnded (default: run until interrupted)")
     parser.add_argument("--exit-on-error", action="store_true",
                         help="exit when a controller ends its session with an ErrorMessage, instead of waiting for "
                              "the next controller (default: off)")

@@ -12,6 +12,15 @@ from typing import Any
 from coupler.transport.bind_policy import check_port, tcp_host, transport_of
 from coupler.transport.curve_keys import load_key_pair, load_public_key, load_public_keys
 from coupler.cli.number_flags import float_in, int_in
+from coupler.limits import (
+    LARGEST_FRAME_LIMIT,
+    MAX_HANDSHAKE_TIMEOUT,
+    MAX_HEARTBEAT,
+    MAX_TIMEOUT,
+    MIN_HANDSHAKE_TIMEOUT,
+    MIN_HEARTBEAT,
+    MIN_TIMEOUT,
+)
 from coupler.wire.errors import Error
 from coupler.transport.options import (
     DEFAULT_HANDSHAKE_TIMEOUT,
@@ -22,19 +31,13 @@ from coupler.transport.options import (
     TransportOptions,
 )
 
-# ZeroMQ takes heartbeat times in whole milliseconds (int) and the frame limit as int64;
-# these bounds keep both far from overflow and from values no deployment needs.
-MIN_HEARTBEAT, MAX_HEARTBEAT = 0.01, 3600.0
-MAX_FRAME_BYTES = (1 << 31) - 1
-MIN_HANDSHAKE_TIMEOUT, MAX_HANDSHAKE_TIMEOUT = 0.1, 600.0
-MIN_TIMEOUT, MAX_TIMEOUT = 0.001, 86400.0
 
 
 def _add_max_frame_bytes_flag(parser: argparse.ArgumentParser, peer: str) -> None:
-    parser.add_argument("--max-frame-bytes", type=int_in(0, MAX_FRAME_BYTES), default=DEFAULT_MAX_FRAME_BYTES,
+    parser.add_argument("--max-frame-bytes", type=int_in(0, LARGEST_FRAME_LIMIT), default=DEFAULT_MAX_FRAME_BYTES,
                         metavar="N",
                         help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
-                             f"the connection instead; at most {MAX_FRAME_BYTES}, 0 means no limit (default: %(default)s)")
+                             f"the connection instead; at most {LARGEST_FRAME_LIMIT}, 0 means no limit (default: %(default)s)")
 
 
 def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:

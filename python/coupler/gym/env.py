@@ -21,6 +21,7 @@ from coupler.gym.spaces import ActionLayout, observation_space
 from coupler.gym.labels import action_names, observation_names
 from coupler.gym.tasks import (ArmPick, ArmReach, BatchTask, NoTask, Task, ant, half_cheetah, hopper, humanoid,
                                 inverted_pendulum, swimmer, walker2d)
+from coupler.limits import REQUEST_TIMEOUT
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.codec import encode
 from coupler.wire.errors import Error
@@ -112,7 +113,7 @@ class CouplerEnv(gymnasium.Env[np.ndarray, np.ndarray]):
     metadata: dict[str, Any] = {"render_modes": RENDER_MODES}
 
     def __init__(self, scene: str | None = None, task: Task | BatchTask | str | None = None,
-                 frame_skip: int | None = None, address: str | None = None, timeout: float = 5.0,
+                 frame_skip: int | None = None, address: str | None = None, timeout: float = REQUEST_TIMEOUT,
                  start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
                  serve_flags: Sequence[str] = (), cameras: Sequence[CameraEntry] = ()) -> None:

@@ -25,6 +25,7 @@ from coupler.gym.labels import action_names, observation_names
 from coupler.gym.own_servers import serving, stop_timeout
 from coupler.gym.rendering import (DEFAULT_HEIGHT, DEFAULT_WIDTH, RENDER_MODES, SceneRenderer, check_render_mode,
                                    render_fps, robots_of)
+from coupler.limits import REQUEST_TIMEOUT
 from coupler.serve.serve_process import DEFAULT_START_TIMEOUT, ServeProcess
 from coupler.wire.errors import Error
 from coupler.wire.messages import IMAGE_KINDS
@@ -109,7 +110,7 @@ class CouplerVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs: int = 1, scene: str | None = None, task: Task | BatchTask | str | None = None,
                  frame_skip: int | None = None,
                  max_episode_steps: int | None = None, servers: int = 1, threads: int | None = None,
-                 addresses: list[str] | None = None, pool: Any = None, timeout: float = 5.0,
+                 addresses: list[str] | None = None, pool: Any = None, timeout: float = REQUEST_TIMEOUT,
                  start_timeout: float = DEFAULT_START_TIMEOUT, render_mode: str | None = None,
                  width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT, camera: str | int | None = None,
                  serve_flags: tuple[str, ...] | list[str] = (), cameras: Sequence[CameraEntry] = (),

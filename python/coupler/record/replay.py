@@ -16,6 +16,7 @@ import logging
 from collections import deque
 from dataclasses import dataclass
 
+from coupler.limits import REQUEST_TIMEOUT
 from coupler.record.divergence import Difference, first_difference
 from coupler.record.recording import Recording
 from coupler.record.world_recording import WorldLayout
@@ -71,12 +72,12 @@ class ReplayResult:
         return f"identical, {self.steps} steps ({self.answers} answers compared)"
 
 
-def replay(path: str, address: str, timeout: float = 5.0, transport: TransportOptions | None = None,
+def replay(path: str, address: str, timeout: float = REQUEST_TIMEOUT, transport: TransportOptions | None = None,
            world: int | None = None) -> ReplayResult:
     """Re-drive the server at `address` with the requests recorded in `path`; stop at the first divergence (of
     world `world`'s readings in answers for every world, when given).
 
-    `timeout` (seconds, default 5) bounds every request. Raises ReplayError
+    `timeout` (seconds, default `coupler.limits.REQUEST_TIMEOUT`) bounds every request. Raises ReplayError
     when the server does not answer or the recording has answers without requests.
     """
     recording = Recording(path)

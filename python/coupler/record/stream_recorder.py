@@ -56,7 +56,7 @@ from coupler.record.mcap_log import McapLog
 from coupler.record.mocap_poses import MocapMismatch, mocap_poses
 from coupler.record.recording_target import RecordingTarget
 from coupler.record.scene_record import MODEL_BINARY
-from coupler.record.subscriber_socket import subscriber_socket
+from coupler.record.subscriber_socket import DEFAULT_RCVHWM, subscriber_socket
 from coupler.transport.options import TransportOptions
 from coupler.wire.errors import Error
 
@@ -65,7 +65,6 @@ log = logging.getLogger(__name__)
 FLUSH_EVERY = 1.0  # seconds: what has arrived reaches the disk at least this often
 POLL_EVERY = 0.1  # seconds between looks at the stop conditions while nothing arrives
 DRAIN_AT_MOST = 1000  # messages written between looks at the stop conditions
-DEFAULT_RCVHWM = 100_000  # messages this subscriber's socket holds while the file is being written
 PLACE = b"place\n"  # what the watched file descriptor says when the recording has started (place_when_told)
 _HANDSHAKE_FAILED = {
     zmq.EVENT_HANDSHAKE_FAILED_AUTH: "the publisher refused this subscriber's key (is its public key in the "

@@ -8,6 +8,8 @@ import zmq
 
 from coupler.transport.options import TransportOptions
 
+DEFAULT_RCVHWM = 100_000  # messages a recorder's socket holds while the file is being written
+
 # a frame of max_frame_bytes plus its topic and header, never the limit itself
 _TOPIC_AND_HEADER_BYTES = 4096
 

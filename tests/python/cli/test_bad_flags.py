@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from coupler import limits
 from peers import democlient
 
 SERVE = [sys.executable, "-m", "coupler.cli", "serve"]
@@ -93,6 +94,23 @@ def test_demo_client_refuses_a_bad_number_in_one_line_naming_the_flag(flags: lis
 @pytest.mark.parametrize("flags", DEMO_CLIENT_BAD_FLAGS + [["--timeout", "1e-9"], ["--heartbeat", "-1"]], ids=" ".join)
 def test_democlient_refuses_a_bad_number_in_one_line_naming_the_flag(flags: list[str]) -> None:
     assert_refused_in_one_line(run_flags([str(democlient())], flags), flags[0])
+
+
+# Just beyond the widest value each flag takes, and the range the refusal names.
+BEYOND_THE_WIDEST = [
+    ("--timeout", str(limits.MAX_TIMEOUT * 2), f"from {limits.MIN_TIMEOUT:g} to {limits.MAX_TIMEOUT:g}"),
+    ("--heartbeat", str(limits.MAX_HEARTBEAT * 2), f"from {limits.MIN_HEARTBEAT:g} to {limits.MAX_HEARTBEAT:g}"),
+    ("--range", str(limits.MAX_RANGE + 1), f"from 0 to {limits.MAX_RANGE}"),
+    ("--max-frame-bytes", str(limits.LARGEST_FRAME_LIMIT + 1), f"from 0 to {limits.LARGEST_FRAME_LIMIT}"),
+]
+
+
+@pytest.mark.parametrize("flag, value, bounds", BEYOND_THE_WIDEST, ids=lambda x: x if x.startswith("--") else "")
+def test_both_demo_clients_refuse_a_value_just_beyond_the_widest_naming_the_same_bounds(flag, value, bounds) -> None:
+    for program in (DEMO_CLIENT, [str(democlient())]):
+        result = run_flags(program, [flag, value])
+        assert_refused_in_one_line(result, flag)
+        assert bounds in result.stderr, result.stderr
 
 
 def test_democlient_timeout_counts_seconds(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from coupler.limits import MAX_STEPS_PER_CONTROL
 from coupler.scenes import load_scene
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.long_control import LONG_CONTROL_STEPS
@@ -33,7 +34,7 @@ from peers import REPO, server_command, wait_until_serving
 pytest.importorskip("mujoco")
 
 ARM_STEP = 0.002  # the arm scene's time step
-LONGEST = 100_000  # the cap on steps: the longest Control there is
+LONGEST = MAX_STEPS_PER_CONTROL  # the cap on steps: the longest Control there is
 # About 2 s of stepping on an idle machine; on a loaded one (a busy CI) many times that. Readers wait 0.5 s at most.
 DRIVER_TIMEOUT = 120.0
 

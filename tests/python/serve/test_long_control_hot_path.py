@@ -9,6 +9,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
+from coupler.limits import MAX_STEPS_PER_CONTROL  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
@@ -41,7 +42,7 @@ PENDULUM = """
 </mujoco>
 """
 TORQUE = 0.3
-LONGEST = 100_000  # the cap on steps: on the arm, seconds of stepping
+LONGEST = MAX_STEPS_PER_CONTROL  # the cap on steps: on the arm, seconds of stepping
 
 
 def pendulum_control(steps: int) -> ControlMessage:

@@ -26,4 +26,15 @@ inline constexpr std::chrono::milliseconds kHandshakeTimeout{3000};
 // server for every other purpose; a controller wanting more sends again.
 inline constexpr std::uint32_t kMaxStepsPerControl = 100000;
 
+// The widest values a command line takes for these (coupler's flags and the
+// democlient's): beyond them a value is a typo, and ZeroMQ takes times as int
+// milliseconds and the frame limit as an int, so larger ones would overflow
+// on the way to the socket.
+inline constexpr double kMinTimeoutSeconds = 0.001, kMaxTimeoutSeconds = 86400.0;
+inline constexpr double kMinHeartbeatSeconds = 0.01, kMaxHeartbeatSeconds = 3600.0;
+inline constexpr double kMinHandshakeTimeoutSeconds = 0.1, kMaxHandshakeTimeoutSeconds = 600.0;
+inline constexpr std::int64_t kLargestFrameLimit = 2147483647;
+// The most extra Control round trips a demo client's --range asks for.
+inline constexpr std::uint64_t kMaxRange = 1000000000;
+
 }  // namespace coupler::limits
