@@ -32,7 +32,7 @@ class _View:
     """`coupler view --web` of `address`, and a headless browser on its page when `browser`."""
 
     def __init__(self, address: str, browser: bool, fps: float) -> None:
-        self.process = subprocess.Popen([python(), "-m", "coupler.cli", "view", address, "--web", "--web-addr",
+        self.process = subprocess.Popen([python(), "-m", "coupler.cli", "view", "--addr", address, "--web", "--web-addr",
                                          "127.0.0.1:0", "--fps", repr(fps)], cwd=REPO, stdout=subprocess.PIPE,
                                         stderr=subprocess.STDOUT, text=True)
         self.browser: HeadlessBrowser | None = None

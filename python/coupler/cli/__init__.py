@@ -7,7 +7,7 @@
     coupler replay run.mcap --scene recorded   # replay a recording, compare bit for bit
     coupler plot run.mcap               # controls and joint readings of a recording, as a PNG
     coupler render run.mcap --out run.mp4   # the recorded MuJoCo states, rendered
-    coupler view tcp://127.0.0.1:5556   # watch a server that publishes (serve --publish) in 3D, or a recording
+    coupler view --addr tcp://127.0.0.1:5556   # watch a server that publishes (serve --publish) in 3D, or a recording
 """
 
 from __future__ import annotations

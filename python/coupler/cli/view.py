@@ -1,9 +1,9 @@
 """`coupler view`: watch a run in 3D, live from a server's publish address or from a recording.
 
-    coupler view tcp://127.0.0.1:5556            # a server started with --publish tcp://127.0.0.1:5556
-    coupler view run.mcap                        # a recording: play, pause, speed and seek in the page
-    coupler view run.mcap --native               # in MuJoCo's own viewer (needs a display)
-    coupler view tcp://127.0.0.1:5556 --foxglove # to Foxglove: open ws://127.0.0.1:8765 there
+    coupler view --addr tcp://127.0.0.1:5556            # a server started with --publish tcp://127.0.0.1:5556
+    coupler view run.mcap                               # a recording: play, pause, speed and seek in the page
+    coupler view run.mcap --native                      # in MuJoCo's own viewer (needs a display)
+    coupler view --addr tcp://127.0.0.1:5556 --foxglove # to Foxglove: open ws://127.0.0.1:8765 there
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ MIN_SPEED, MAX_SPEED = 0.01, 100.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source",
-                        help="what to watch: a server's publish address (its --publish, e.g. tcp://127.0.0.1:5556 or "
-                             "ipc://PATH) or a recording (an MCAP file written by --record or `coupler record`)")
+    parser.add_argument("recording", nargs="?", default=None,
+                        help="a recording to watch (an MCAP file written by --record or `coupler record`); one of "
+                             "it and --addr (default: none)")
+    parser.add_argument("--addr", default=None,
+                        help="a server's publish address to watch live (its --publish, e.g. tcp://127.0.0.1:5556 or "
+                             "ipc://PATH); one of it and a recording (default: none)")
     front = parser.add_mutually_exclusive_group()
     front.add_argument("--web", action="store_true",
                        help="show the view in the browser, served at --web-addr (default where no display is "
@@ -106,9 +109,22 @@ def _say(line: str) -> None:
     print(f"coupler view: {line}", file=sys.stderr, flush=True)
 
 
+def _source(args: argparse.Namespace) -> str:
+    """What to watch: --addr or the recording, exactly one; coupler.Error in one line otherwise."""
+    if args.addr is not None and args.recording is not None:
+        raise Error("watch either a live server (--addr) or a recording, not both")
+    if args.recording is not None and "://" in args.recording:
+        raise Error(f"{args.recording[:200]!r} is an address: a live server's publish address goes in --addr "
+                    "(coupler view --addr ADDRESS)")
+    if args.addr is None and args.recording is None:
+        raise Error("nothing to watch: give a live server's publish address (--addr) or a recording")
+    return args.addr if args.addr is not None else args.recording
+
+
 def run(args: argparse.Namespace) -> int:
     front = _front_end(args)
-    live = "://" in args.source
+    args.source = _source(args)
+    live = args.addr is not None
     if front == "foxglove":
         return _serve_foxglove(args, live)
     if front == "web":

@@ -1,4 +1,4 @@
-"""`coupler view ADDR --foxglove`: a publishing server's stream served to Foxglove over its WebSocket
+"""`coupler view --addr ADDR --foxglove`: a publishing server's stream served to Foxglove over its WebSocket
 protocol (foxglove-sdk's server), so Foxglove's 3D, Plot and Raw Messages panels follow a run live.
 
 It is a subscriber like any other: it reads every message of the stream

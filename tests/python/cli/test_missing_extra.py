@@ -81,7 +81,7 @@ def test_viewing_without_viser_names_the_view_extra(tmp_path):
 def test_serving_to_foxglove_without_foxglove_sdk_names_the_foxglove_extra():
     result = _without(["foxglove"], """
         from coupler.cli import main
-        sys.exit(main(["view", "ipc:///tmp/nobody", "--foxglove"]))
+        sys.exit(main(["view", "--addr", "ipc:///tmp/nobody", "--foxglove"]))
     """)
     assert result.returncode == 1, result.stderr
     lines = result.stderr.splitlines()

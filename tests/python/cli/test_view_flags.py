@@ -39,7 +39,7 @@ def test_an_address_that_is_not_host_and_port_is_one_clear_error(text):
 def test_the_native_viewer_without_a_display_says_to_use_the_browser(monkeypatch, capsys):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    assert main(["view", "ipc:///tmp/nobody", "--native"]) == 1
+    assert main(["view", "--addr", "ipc:///tmp/nobody", "--native"]) == 1
     assert capsys.readouterr().err == ("coupler view: no display to open MuJoCo's viewer on ($DISPLAY is not set): use "
                                        "--web for the browser view\n")
 
@@ -51,7 +51,22 @@ def test_foxglove_of_a_recording_says_to_open_it_in_foxglove(capsys):
 
 
 def test_a_foxglove_address_reachable_from_other_machines_is_refused_naming_its_flag(capsys):
-    assert main(["view", "ipc:///tmp/nobody", "--foxglove", "--foxglove-addr", "0.0.0.0:8765"]) == 1
+    assert main(["view", "--addr", "ipc:///tmp/nobody", "--foxglove", "--foxglove-addr", "0.0.0.0:8765"]) == 1
     assert capsys.readouterr().err == ("coupler view: refusing --foxglove-addr 0.0.0.0:8765: it is reachable from other "
                                        "machines; use 127.0.0.1:PORT, or pass --allow-remote to listen there on "
                                        "purpose\n")
+
+
+def test_an_address_given_as_the_recording_is_refused_naming_addr(capsys):
+    assert main(["view", "tcp://127.0.0.1:5556", "--web"]) == 1
+    assert capsys.readouterr().err == ("coupler view: 'tcp://127.0.0.1:5556' is an address: a live server's publish "
+                                       "address goes in --addr (coupler view --addr ADDRESS)\n")
+
+
+@pytest.mark.parametrize(("args", "problem"), [
+    ([], "nothing to watch: give a live server's publish address (--addr) or a recording"),
+    (["run.mcap", "--addr", "ipc:///tmp/nobody"], "watch either a live server (--addr) or a recording, not both"),
+], ids=["neither", "both"])
+def test_view_watches_exactly_one_of_a_live_server_and_a_recording(args, problem, capsys):
+    assert main(["view", *args, "--web"]) == 1
+    assert capsys.readouterr().err == f"coupler view: {problem}\n"

@@ -45,8 +45,8 @@ def views(moving_arm) -> Iterator[Views]:
     display = VirtualDisplay(SCREEN_WIDTH, SCREEN_HEIGHT)
     # Software WebGL draws every frame on the CPU, and a screenshot waits for the frame being drawn: at 10 frames
     # a second the browser keeps up on a loaded machine, and the arm still moves between two screenshots.
-    web = ViewProcess(moving_arm.publish, "--web", "--web-addr", "127.0.0.1:0", "--fps", "10")
-    native = ViewProcess(moving_arm.publish, "--native", env=display.env())
+    web = ViewProcess("--addr", moving_arm.publish, "--web", "--web-addr", "127.0.0.1:0", "--fps", "10")
+    native = ViewProcess("--addr", moving_arm.publish, "--native", env=display.env())
     try:
         yield Views(web, native, display)
     finally:
