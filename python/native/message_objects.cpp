@@ -171,10 +171,10 @@ void from_py(const py::handle& in, ControlField& out, Shape) {
 }
 
 void from_py(const py::handle& in, std::string& out, Shape shape) {
-  // Pixels a client resolved out of shared memory are an array, not bytes.
+  // Pixels a client resolved out of shared memory are an array, not bytes: their bytes in C order, however the
+  // array is laid out.
   if (shape == Shape::Bytes && !py::isinstance<py::bytes>(in) && py::isinstance<py::buffer>(in)) {
-    const py::buffer_info info = py::reinterpret_borrow<py::buffer>(in).request();
-    out.assign(static_cast<const char*>(info.ptr), static_cast<std::size_t>(info.size * info.itemsize));
+    out = py::memoryview(py::reinterpret_borrow<py::object>(in)).attr("tobytes")().cast<std::string>();
     return;
   }
   out = in.cast<std::string>();

@@ -131,6 +131,8 @@ def _message(name: str, doc: str, **methods: object) -> type:
         namespace=methods)
     made.__module__ = __name__
     made.__doc__ = doc
+    for method_name, method in methods.items():
+        method.__name__, method.__qualname__ = method_name, f"{name}.{method_name}"  # type: ignore[attr-defined]
     return made
 
 

@@ -82,8 +82,8 @@ def test_pixels_resolved_out_of_shared_memory_are_sent_as_where_they_lie():
     assert (image.data, image.shared) == (b"", where)
 
 
-def test_pixels_given_as_an_array_are_sent_as_their_bytes():
-    pixels = np.arange(12, dtype=np.uint8).reshape(2, 2, 3)
+def test_pixels_given_as_an_array_are_sent_as_their_bytes_in_c_order():
+    pixels = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)[:, ::2]  # a view with gaps between its pixels
     [image] = decode(encode(SensorMessage(images=[Image("eye", "rgb", 2, 2, 0.5, pixels)]))).images
     assert image.data == pixels.tobytes()
 
