@@ -232,18 +232,22 @@ void from_py(const py::handle& in, T& out, Shape shape) {
 using MessageKinds = std::tuple<ControlMessage, SensorMessage, SensorRequestMessage, ResetMessage,
                                 HandshakeInitMessage, HandshakeMessage, ErrorMessage>;
 
+// Reads `in` into `out` as a Kind when it is one.
+template <class Kind>
+bool read_as(const py::handle& in, Message& out) {
+  if (!py::isinstance(in, class_of<Kind>())) return false;
+  from_py(in, out.emplace<Kind>(), Shape::Plain);
+  return true;
+}
+
 template <class... Kinds>
 Message message_of(const py::handle& in, std::tuple<Kinds...>*) {
-  std::optional<Message> out;
-  const auto read = [&](auto kind) {
-    using Kind = decltype(kind);
-    if (out || !py::isinstance(in, class_of<Kind>())) return;
-    from_py(in, kind, Shape::Plain);
-    out = std::move(kind);
-  };
-  (read(Kinds{}), ...);
-  if (!out) throw py::type_error(py::str(in.get_type().attr("__name__")).cast<std::string>() + " is not a coupler message");
-  return *std::move(out);
+  Message out;
+  // The first kind `in` is an instance of: the fold stops there.
+  if (!(read_as<Kinds>(in, out) || ...)) {
+    throw py::type_error(py::str(in.get_type().attr("__name__")).cast<std::string>() + " is not a coupler message");
+  }
+  return out;
 }
 
 // ---- The table, for coupler.wire.messages
