@@ -11,7 +11,6 @@ from pathlib import Path
 import zmq
 
 from coupler.serve.serve_process import ServeProcess
-from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import Message, SensorRequestMessage
 
@@ -34,11 +33,10 @@ class ServerProcess(ServeProcess):
     """A server run for one measurement, as a context manager.
 
     Entering starts it and, given a `handshake_address`, returns once the
-    `probe` sent there is answered: by default a SensorRequest, which leaves
-    a coupler server free for the next controller (a HandshakeInit would
-    hold it for its lease); Click's server answers only a HandshakeInit.
-    A probe rather than the serving line, since the servers measured include
-    Click's and the C++ ones, which print none. A server that speaks no
+    `probe` sent there is answered (ServeProcess's probe): by default a
+    SensorRequest; Click's server answers only a HandshakeInit. A probe
+    rather than the serving line, since the servers measured include Click's
+    and the C++ ones, which print none. A server that speaks no
     protocol (a ping-pong floor) is probed with `raw_probe`, a request frame
     and the size of the reply it expects. Leaving stops it if it still runs.
     Its whole output goes to `log_path`.
@@ -56,9 +54,9 @@ class ServerProcess(ServeProcess):
         raw_probe: tuple[bytes, int] | None = None,
     ) -> None:
         super().__init__(command=command, address=handshake_address, start_timeout=ready_timeout,
-                         log_path=log_path, env=env, cwd=REPO)
-        self.probe = probe or SensorRequestMessage()
-        self.client_options = client_options or {}  # what the readiness probe needs (CURVE keys)
+                         log_path=log_path, env=env, cwd=REPO,
+                         probe=(probe or SensorRequestMessage()) if handshake_address is not None else None,
+                         client_options=client_options)
         self.raw_probe = raw_probe
 
     def __enter__(self) -> ServerProcess:
@@ -76,15 +74,9 @@ class ServerProcess(ServeProcess):
                 raise BenchmarkError(str(error)) from None
 
     def _serving(self) -> bool:
-        assert self.address is not None
         if self.raw_probe is not None:
             return self._answers_raw_probe(*self.raw_probe)
-        try:
-            with Client(self.address, timeout=0.3, **self.client_options) as client:
-                client.request(self.probe)
-                return True
-        except Error:
-            return False
+        return super()._serving()
 
     def log(self) -> str:
         self.output()  # waits for the rest of the output of a server that has exited

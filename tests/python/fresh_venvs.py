@@ -3,16 +3,14 @@ repository's environment leaking in: what the install tests (tests/python/instal
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import venv
-from collections.abc import Iterator
 from pathlib import Path
 
-from peers import wait_until_serving
+from coupler.serve.serve_process import ServeProcess
 
 # Building the package compiles the C++ library: several minutes on a busy machine.
 BUILD_TIMEOUT = 1800.0
@@ -75,15 +73,8 @@ def fresh_venv(root: Path) -> Path:
     return root / "venv" / "bin"
 
 
-@contextlib.contextmanager
-def serving(command: list[str], address: str, bin_dir: Path, only: Path | None = None) -> Iterator[subprocess.Popen]:
-    """Run the server `command` (from the venv of `bin_dir`, with PATH that and `only`) until the block ends,
-    once it answers on `address`; killed however the block ends."""
-    process = subprocess.Popen(command, cwd=bin_dir.parent.parent, env=clean_environment(bin_dir, only),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
-        yield process
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+def serving(command: list[str], address: str, bin_dir: Path, only: Path | None = None) -> ServeProcess:
+    """The server `command` (from the venv of `bin_dir`, with PATH that and `only`), as a context that returns
+    once it serves on `address` and stops it however the block ends."""
+    return ServeProcess(command=command, address=address, cwd=bin_dir.parent.parent,
+                        env=clean_environment(bin_dir, only))

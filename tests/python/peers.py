@@ -3,22 +3,16 @@ client, and the C++ democlient, each run as a process of its own."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from typing import Any
 from pathlib import Path
 
 import pytest
 
 from coupler.serve.serve_process import STOP_WITH_OWNER, ServeProcess
-from coupler.transport.client import Client
-from coupler.wire.errors import Error
-from coupler.wire.messages import HandshakeInitMessage, Message, SensorRequestMessage
+from coupler.wire.messages import HandshakeInitMessage
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,56 +59,23 @@ def address_for(transport: str, tmp_path: Path) -> str:
     raise ValueError(f"no address for transport {transport!r} that another process can reach")
 
 
-def wait_until_serving(
-    address: str, process: subprocess.Popen, timeout: float = 20.0, probe: Message | None = None,
-    **client_options: Any,
-) -> None:
-    """Return once `probe` sent to `address` is answered; fail if the process dies or time runs out.
-
-    The default probe, a SensorRequest, leaves a coupler server free for the
-    next controller (a HandshakeInit would hold it for the lease); Click's
-    server answers only HandshakeInit and Control. `client_options` go to the
-    probing Client (CURVE keys for a CURVE server).
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read() if process.stdout else ''}")
-        try:
-            with Client(address, timeout=0.3, **client_options) as client:
-                client.request(probe or SensorRequestMessage())
-                return
-        except Error:
-            continue
-    raise RuntimeError(f"no server answered on {address} within {timeout} s")
-
-
-@contextlib.contextmanager
-def running(
-    command: list[str], address: str, probe: Message | None = None, **client_options: Any
-) -> Iterator[subprocess.Popen]:
-    """Run a server process until the block ends, killing it however the block ends."""
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process, probe=probe, **client_options)
-        yield process
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-
-
 def server_command(address: str, *flags: str) -> list[str]:
     """demo.server with `flags`."""
     return [sys.executable, "-m", "demo.server", "--addr", address, *flags]
 
 
-def coupler_server(address: str, *flags: str) -> ServeProcess:
-    """demo.server with `flags`, as a context that returns once it serves and stops it on exit."""
-    return ServeProcess(command=server_command(address, *flags, STOP_WITH_OWNER), address=address, cwd=REPO)
+def coupler_server(address: str, *flags: str, log_path: Path | None = None) -> ServeProcess:
+    """demo.server with `flags`, as a context that returns once it serves and stops it on exit; its whole
+    output also goes to `log_path` when given."""
+    return ServeProcess(command=server_command(address, *flags, STOP_WITH_OWNER), address=address, cwd=REPO,
+                        log_path=log_path)
 
 
-def click_server(address: str) -> contextlib.AbstractContextManager[subprocess.Popen]:
-    return running([str(pclick_python()), "-m", "pclick.demo.server", "--addr", address], address, HandshakeInitMessage())
+def click_server(address: str) -> ServeProcess:
+    """Click's demo server, as a context that returns once it answers a handshake (it prints no serving line,
+    and answers nothing else) and stops it on exit."""
+    return ServeProcess(command=[str(pclick_python()), "-m", "pclick.demo.server", "--addr", address],
+                        address=address, probe=HandshakeInitMessage(), cwd=REPO)
 
 
 def run(command: list[str], timeout: float = 120.0) -> subprocess.CompletedProcess:

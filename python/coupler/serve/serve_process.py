@@ -6,7 +6,8 @@
 The server is ready once it prints its serving line (`app.serve` prints it
 after binding its address): unlike a probe, that needs no client keys, holds
 no controller session, and names the endpoint actually bound (the port of a
-`tcp://host:0` address).
+`tcp://host:0` address). A server of another kind, which prints no such line
+(Click's, coupler's C++ programs), is ready once a probe request is answered.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
+from coupler.transport.client import Client
 from coupler.wire.errors import Error
+from coupler.wire.messages import Message
 
 log = logging.getLogger("coupler.serve")
 
@@ -35,6 +38,7 @@ SERVING = "serving scene"  # how the line `app.serve` prints once bound begins: 
 _KEPT_LINES = 1000  # of the server's output, kept for `output()` and error messages
 _TAIL_CHARS = 2000  # of that output, quoted in an error
 _POLL = 0.05  # seconds between looks at a server that is starting
+_PROBE_TIMEOUT = 0.3  # seconds a probe waits for its answer before the server is looked at again
 _READER_JOIN = 2.0  # seconds to wait for the rest of the output once the server has exited
 # The flag of `coupler serve` that ties it to its owner: it stops when its standard input closes, which
 # the kernel does when the owner ends, however it ends (a signal to the owner's thread that started it,
@@ -64,7 +68,11 @@ class ServeProcess:
     `args` are the flags of `coupler serve`; it binds `address`, by default
     an ipc:// socket in a temporary folder of its own, removed on `close()`.
     `command` runs another program instead (a server of another kind:
-    `address` is then only what it binds). The process's standard input is
+    `address` is then only what it binds) and, when that program prints no
+    serving line, `probe`: the server serves once a Client sending it to
+    `address` is answered (`client_options` go to that Client: CURVE keys).
+    A SensorRequest leaves a coupler server free for the next controller;
+    Click's answers only a HandshakeInit or a Control. The process's standard input is
     a pipe this object holds: `coupler serve` given STOP_WITH_OWNER (as the
     default command is) stops when it closes, so it never outlives its owner,
     and removes its private folder as it stops (REMOVE_ON_EXIT), so an owner
@@ -81,9 +89,12 @@ class ServeProcess:
     def __init__(self, args: Sequence[str] = (), *, address: str | None = None,
                  command: Sequence[str] | None = None, start_timeout: float = DEFAULT_START_TIMEOUT,
                  stop_timeout: float = DEFAULT_STOP_TIMEOUT, log_path: Path | None = None,
-                 env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None) -> None:
+                 env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
+                 probe: Message | None = None, client_options: dict[str, Any] | None = None) -> None:
         if command is None and "--addr" in args:
             raise Error("give ServeProcess the server's address as address=, not as --addr among its flags")
+        if probe is not None and (command is None or address is None):
+            raise Error("a probe is for a server of another kind: give ServeProcess its command= and address=")
         self._folder: Path | None = None
         owned: list[str] = []
         if address is None and command is None:
@@ -99,6 +110,8 @@ class ServeProcess:
         self.stop_timeout = stop_timeout
         self.log_path = log_path
         self.endpoint: str | None = None  # the endpoint bound, from the serving line
+        self.probe = probe
+        self.client_options = client_options or {}
         self._env = env
         self._cwd = cwd
         self._process: subprocess.Popen[bytes] | None = None
@@ -156,8 +169,17 @@ class ServeProcess:
             self._serving_seen.wait(min(remaining, _POLL))
 
     def _serving(self) -> bool:
-        """Whether the server serves: it printed its serving line."""
-        return self._serving_seen.is_set()
+        """Whether the server serves: it printed its serving line, or answered the probe."""
+        if self.probe is None:
+            return self._serving_seen.is_set()
+        assert self.address is not None
+        try:
+            with Client(self.address, timeout=_PROBE_TIMEOUT, **self.client_options) as client:
+                client.request(self.probe)
+        except Error:
+            return False
+        self.endpoint = self.address
+        return True
 
     def _read_output(self, stream: IO[bytes], log_file: IO[bytes] | None) -> None:
         try:

@@ -2,7 +2,6 @@
 
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
@@ -11,7 +10,8 @@ import pytest
 from coupler.wire.messages import ValueType
 from coupler.controller.session import Session
 from coupler.scenes import SCENES_DIR
-from peers import REPO, address_for, coupler_server, democlient, run, wait_until_serving
+from coupler.serve.serve_process import ServeProcess
+from peers import address_for, coupler_server, democlient, run
 
 
 def python_client(address: str, *flags: str):
@@ -82,34 +82,23 @@ def test_an_unknown_scene_is_refused_with_the_list_of_scenes():
     assert "arm" in result.stdout and "static" in result.stdout
 
 
-def start_server(address: str, *flags: str) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "demo.server", "--addr", address, *flags],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    wait_until_serving(address, process)
-    return process
-
-
-def finish(process: subprocess.Popen, timeout: float = 30.0) -> str:
-    try:
-        out, _ = process.communicate(timeout=timeout)
-    finally:
-        process.kill()
-    return out
+def finish(server: ServeProcess, timeout: float = 30.0) -> tuple[int, str]:
+    """The exit status and the output of a server that is ending: signalled, or stopping by itself."""
+    code = server.wait(timeout)
+    return code, server.output()
 
 
 def test_interrupting_the_server_prints_its_summary(tmp_path):
     address = address_for("ipc", tmp_path)
-    process = start_server(address, "--scene", "arm")
-    with Session(address) as session:
-        controls = session.controls()
-        controls["arm"][:] = 0.0  # puts joint4 outside its range, once per control
-        for _ in range(10):
-            session.step(controls)
-    process.send_signal(signal.SIGINT)
-    out = finish(process)
-    assert process.returncode == 0
+    with coupler_server(address, "--scene", "arm") as server:
+        with Session(address) as session:
+            controls = session.controls()
+            controls["arm"][:] = 0.0  # puts joint4 outside its range, once per control
+            for _ in range(10):
+                session.step(controls)
+        server.send_signal(signal.SIGINT)
+        code, out = finish(server)
+    assert code == 0, out
     for line in ["simulated time:        0.0200 s", "controls received:     10", "steps without control: 0",
                  "real-time factor:", "steps per wall second:", "values clamped:        10"]:
         assert line in out
@@ -117,55 +106,50 @@ def test_interrupting_the_server_prints_its_summary(tmp_path):
 
 def test_stop_after_ends_the_run_after_that_much_simulated_time(tmp_path):
     address = address_for("ipc", tmp_path)
-    process = start_server(address, "--scene", "static", "--stop-after", "0.01")
-    with Session(address) as session:
-        for _ in range(10):
-            session.step(session.controls())
-    out = finish(process)
-    assert process.returncode == 0
+    with coupler_server(address, "--scene", "static", "--stop-after", "0.01") as server:
+        with Session(address) as session:
+            for _ in range(10):
+                session.step(session.controls())
+        code, out = finish(server)
+    assert code == 0, out
     assert "simulated time:        0.0100 s" in out
 
 
 def test_exit_on_error_ends_the_server_when_the_controller_leaves(tmp_path):
     address = address_for("ipc", tmp_path)
-    process = start_server(address, "--scene", "static", "--exit-on-error")
-    with Session(address) as session:
-        session.step(session.controls())
-    out = finish(process)
-    assert process.returncode == 0
+    with coupler_server(address, "--scene", "static", "--exit-on-error") as server:
+        with Session(address) as session:
+            session.step(session.controls())
+        code, out = finish(server)
+    assert code == 0, out
     assert "controls received:     1" in out
 
 
 def test_realtime_lockstep_never_runs_ahead_of_the_wall_clock(tmp_path):
     address = address_for("ipc", tmp_path)
-    process = start_server(address, "--scene", "arm", "--realtime")
-    try:
-        with Session(address) as session:
-            controls = session.controls()
-            first = session.step(controls).time
-            started = time.monotonic()
-            for _ in range(100):
-                last = session.step(controls).time
-            wall = time.monotonic() - started
-    finally:
-        process.kill()
-        process.wait()
+    with coupler_server(address, "--scene", "arm", "--realtime"), Session(address) as session:
+        controls = session.controls()
+        first = session.step(controls).time
+        started = time.monotonic()
+        for _ in range(100):
+            last = session.step(controls).time
+        wall = time.monotonic() - started
     assert wall >= (last - first) * 0.98
 
 
 def test_free_mode_counts_the_steps_a_slow_controller_did_not_control(tmp_path):
     address = address_for("ipc", tmp_path)
-    process = start_server(address, "--scene", "arm", "--mode", "free", "--stop-after", "0.4")
-    with Session(address, timeout=1.0) as session:  # unanswered after the stop: ends the loop
-        controls = session.controls()
-        try:
-            while True:
-                readings = session.step(controls)  # applies, does not step
-                time.sleep(0.02)  # a controller ten times slower than the 2 ms step
-        except Exception:
-            pass  # the server stopped after 0.4 s of simulated time
-    out = finish(process)
-    assert process.returncode == 0
+    with coupler_server(address, "--scene", "arm", "--mode", "free", "--stop-after", "0.4") as server:
+        with Session(address, timeout=1.0) as session:  # unanswered after the stop: ends the loop
+            controls = session.controls()
+            try:
+                while True:
+                    readings = session.step(controls)  # applies, does not step
+                    time.sleep(0.02)  # a controller ten times slower than the 2 ms step
+            except Exception:
+                pass  # the server stopped after 0.4 s of simulated time
+        code, out = finish(server)
+    assert code == 0, out
     line = next(l for l in out.splitlines() if l.startswith("controller could not keep up"))
     missed, total = (int(x) for x in line.split(": ")[1].replace(" steps", "").split(" of "))
     assert total == 200

@@ -7,7 +7,6 @@ import contextlib
 import logging
 import math
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -36,7 +35,7 @@ from coupler.wire.messages import (
 from geared_pendulums import GEAR, PENDULUMS
 from mocap_scenes import MOCAP_ARM
 from served_loop import Served, ask, req_socket
-from peers import REPO, server_command, wait_until_serving
+from peers import coupler_server
 
 import pytest
 
@@ -328,26 +327,24 @@ def _control_loop(address: str, answered: list[int], stop: threading.Event) -> N
 @pytest.mark.parametrize("scene", ["static", "arm"])
 def test_sigterm_while_the_hot_path_serves_answers_the_control_in_hand_and_exits_within_a_second(scene, tmp_path):
     address = f"ipc://{tmp_path / 's.sock'}"
-    process = subprocess.Popen(server_command(address, "--scene", scene), cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
     answered = [0]
     stop = threading.Event()
     driver = threading.Thread(target=_control_loop, args=(address, answered, stop))
-    try:
-        wait_until_serving(address, process)
-        driver.start()
-        deadline = time.monotonic() + 10.0
-        while answered[0] < 200 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        signalled = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        out, _ = process.communicate(timeout=10)
-        exited_after = time.monotonic() - signalled
-    finally:
-        stop.set()
-        process.kill()
-        driver.join(timeout=10)
-    assert process.returncode == 0
+    with coupler_server(address, "--scene", scene) as server:
+        try:
+            driver.start()
+            deadline = time.monotonic() + 10.0
+            while answered[0] < 200 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            signalled = time.monotonic()
+            server.send_signal(signal.SIGTERM)
+            code = server.wait(timeout=10)
+            exited_after = time.monotonic() - signalled
+        finally:
+            stop.set()
+            driver.join(timeout=10)
+        out = server.output()
+    assert code == 0, out
     assert exited_after < 1.0
     received = next(line for line in out.splitlines() if line.startswith("controls received:"))
     # Every Control the server took was answered: none was left in hand.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from peers import REPO, server_command, wait_until_serving
+from peers import coupler_server
 
 pytest.importorskip("mujoco")
 
@@ -143,22 +142,17 @@ def test_sigterm_ends_serving_within_a_second_during_a_control_of_the_most_steps
     """
     address = ipc(tmp_path)
     flags = ["--scene", "arm"]
-    process = subprocess.Popen(server_command(address, *flags), cwd=REPO, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_until_serving(address, process)
+    with coupler_server(address, *flags) as server:
         with Client(address, timeout=DRIVER_TIMEOUT) as driver:
             driver.request(HandshakeInitMessage())
             driver.send(arm_control(LONGEST))
             time.sleep(0.2)
             assert pending(driver)
-            process.send_signal(signal.SIGTERM)
+            server.send_signal(signal.SIGTERM)
             answer = driver.receive(timeout=1.0)
-            process.wait(timeout=10.0)
-    finally:
-        process.kill()
-        out = process.communicate(timeout=10)[0]
-    assert process.returncode == 0, out
+            code = server.wait(timeout=10.0)
+        out = server.output()
+    assert code == 0, out
     # The controller is told its Control was cut short, never handed a state it did not ask for.
     assert isinstance(answer, ErrorMessage) and answer.code == ErrorCode.SESSION_ENDED, answer
     assert f"of the {LONGEST} steps" in answer.text

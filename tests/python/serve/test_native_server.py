@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -33,7 +31,7 @@ from coupler.serve.simulation_server import SimulationServer
 from coupler.scenes.static import StaticScene
 from coupler.serve.hot_path import HotPathParts
 from failing_stepper import failing_parts
-from peers import REPO, server_command, wait_until_serving
+from peers import coupler_server
 
 
 @pytest.fixture
@@ -164,24 +162,6 @@ def test_a_responder_polled_without_waiting_gives_the_request_that_waits_or_none
         assert responder.receive(0.0) is None
 
 
-def start_demo_server(address: str, *flags: str) -> subprocess.Popen:
-    process = subprocess.Popen(
-        server_command(address, *flags),
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    wait_until_serving(address, process)
-    return process
-
-
-def stop(process: subprocess.Popen) -> str:
-    process.send_signal(signal.SIGTERM)
-    try:
-        out, _ = process.communicate(timeout=10)
-    finally:
-        process.kill()
-    return out
-
-
 def _cpu_seconds(pid: int) -> float:
     """CPU time of the process's threads to the nanosecond (schedstat), not in 10 ms clock ticks: a short
     window then judges the server, not the tick a stray wake-up happened to land on."""
@@ -191,18 +171,15 @@ def _cpu_seconds(pid: int) -> float:
 
 @pytest.mark.skipif(not Path("/proc/self/schedstat").exists(), reason="reads CPU time from /proc")
 def test_an_idle_native_server_uses_under_one_percent_of_a_cpu(tmp_path):
-    process = start_demo_server(f"ipc://{tmp_path / 'idle.sock'}", "--scene", "static")
-    try:
+    with coupler_server(f"ipc://{tmp_path / 'idle.sock'}", "--scene", "static") as server:
         time.sleep(1.0)  # past start-up
         # The least of three windows: a server that polls uses its share in every one, while a window of this busy
         # machine may catch a stray piece of work.
         used = []
         for _ in range(3):
-            before, started = _cpu_seconds(process.pid), time.monotonic()
+            before, started = _cpu_seconds(server.pid), time.monotonic()
             time.sleep(0.5)
-            used.append((_cpu_seconds(process.pid) - before) / (time.monotonic() - started))
-    finally:
-        stop(process)
+            used.append((_cpu_seconds(server.pid) - before) / (time.monotonic() - started))
     assert min(used) < 0.01, used
 
 

@@ -104,6 +104,29 @@ def test_an_address_among_the_flags_is_refused_naming_the_keyword():
         ServeProcess(["--addr", "tcp://127.0.0.1:5555"])
 
 
+def test_a_server_that_prints_no_serving_line_serves_once_it_answers_the_probe(tmp_path):
+    # A server of another kind that binds late, prints nothing, and answers a SensorRequest with an empty state.
+    address = f"ipc://{tmp_path / 'quiet.sock'}"
+    with ServeProcess(command=_python(f"""
+        import time
+        from coupler.transport.server import Server
+        from coupler.wire.messages import SensorMessage
+        time.sleep(0.5)
+        with Server({address!r}) as server:
+            while True:
+                request = server.receive(60.0)
+                server.reply(request, SensorMessage(simulated_time=1.5))
+    """), address=address, probe=SensorRequestMessage()) as server:
+        assert server.endpoint == address
+        with Client(address, timeout=5.0) as client:
+            assert client.request(SensorRequestMessage()) == SensorMessage(simulated_time=1.5)
+
+
+def test_a_probe_for_coupler_serve_is_refused_as_it_prints_its_serving_line():
+    with pytest.raises(Error, match="a probe is for a server of another kind"):
+        ServeProcess(["--scene", "static"], probe=SensorRequestMessage())
+
+
 @pytest.mark.parametrize(("line", "endpoint"), [
     ("serving scene 'arm' (arm) on tcp://127.0.0.1:40123, mode lockstep, time step 0.002 s", "tcp://127.0.0.1:40123"),
     ("serving scene 'a on b.xml' (arm) on ipc:///tmp/s, mode free, time step 0.01 s", "ipc:///tmp/s"),

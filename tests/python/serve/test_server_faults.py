@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from coupler.serve.serve_process import ServeProcess
 from coupler.transport.client import Client
 from coupler.wire.messages import (
     ControlMessage,
@@ -25,7 +26,7 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-from peers import REPO, address_for, coupler_server, free_tcp_address, server_command, wait_until_serving
+from peers import REPO, address_for, coupler_server, free_tcp_address
 
 STATIC_STEP = 0.001
 ARM_ZEROS = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)})
@@ -66,7 +67,7 @@ def stall(address: str, *flags: str) -> subprocess.Popen:
 
 
 @pytest.fixture(scope="module")
-def leased_server(tmp_path_factory) -> Iterator[tuple[str, subprocess.Popen]]:
+def leased_server(tmp_path_factory) -> Iterator[tuple[str, ServeProcess]]:
     """One static-scene server with a short lease, shared by the kill tests (each frees it when done)."""
     address = address_for("ipc", tmp_path_factory.mktemp("faults"))
     with coupler_server(address, "--scene", "static", "--session-timeout", str(LEASE)) as server:
@@ -178,22 +179,16 @@ def test_eight_clients_at_once_each_get_every_answer_and_only_the_controller_ste
 def test_a_signal_stops_the_server_cleanly_after_answering_the_pending_request(signum, tmp_path):
     socket_file = tmp_path / "coupler.sock"
     address = f"ipc://{socket_file}"
-    process = subprocess.Popen(
-        server_command(address, "--scene", "static", "--realtime", "--step", "0.5"),
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        wait_until_serving(address, process)
+    with coupler_server(address, "--scene", "static", "--realtime", "--step", "0.5") as server:
         with Client(address, timeout=5.0) as controller:
             controller.send(ARM_ZEROS)  # its answer is held until 0.5 s of wall time have passed
             time.sleep(0.1)
-            process.send_signal(signum)
+            server.send_signal(signum)
             answer = controller.receive()
-        out, _ = process.communicate(timeout=10)
-    finally:
-        process.kill()
+        code = server.wait(timeout=10)
+        out = server.output()
     assert isinstance(answer, SensorMessage) and answer.simulated_time == pytest.approx(0.5)
-    assert process.returncode == 0, out
+    assert code == 0, out
     assert "simulated time:        0.5000 s" in out
     assert "controls received:     1" in out
     assert not socket_file.exists()

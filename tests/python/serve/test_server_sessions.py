@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from coupler.transport.client import Client
-from peers import REPO, address_for, run, wait_until_serving
+from peers import address_for, coupler_server, run
 from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.wire.messages import (
     ControlMessage,
@@ -229,12 +228,7 @@ def test_two_controllers_stop_after_that_much_simulated_time(two_arms, tmp_path)
 
 def test_demo_server_with_two_controllers_steps_once_both_sent_and_counts_refusals(tmp_path):
     address = address_for("ipc", tmp_path)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "demo.server", "--addr", address, "--scene", "static", "--controllers", "2"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    try:
-        wait_until_serving(address, process)
+    with coupler_server(address, "--scene", "static", "--controllers", "2") as server:
         with Client(address, timeout=5.0) as arm, Client(address, timeout=5.0) as cart, \
                 Client(address, timeout=5.0) as third:
             arm.request(HandshakeInitMessage())
@@ -244,11 +238,10 @@ def test_demo_server_with_two_controllers_steps_once_both_sent_and_counts_refusa
             assert not arm.wait(0.2)
             cart.send(control({"cart": 4}))
             assert arm.receive().simulated_time == cart.receive().simulated_time == pytest.approx(0.001)
-        process.send_signal(signal.SIGINT)
-        out, _ = process.communicate(timeout=10)
-    finally:
-        process.kill()
-    assert process.returncode == 0, out
+        server.send_signal(signal.SIGINT)
+        code = server.wait(timeout=10)
+        out = server.output()
+    assert code == 0, out
     assert "steps:                 1" in out
     assert "controls received:     2" in out
     assert "refused, busy:         1" in out

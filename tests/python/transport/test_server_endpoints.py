@@ -3,17 +3,17 @@ drops connections that stall in their handshake, and takes the open files it is 
 
 from __future__ import annotations
 
-import resource
 import socket
 import subprocess
 import time
 from pathlib import Path
 
 
+from coupler.serve.serve_process import STOP_WITH_OWNER, ServeProcess
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import SensorMessage, SensorRequestMessage
-from peers import REPO, coupler_server, free_tcp_address, server_command, wait_until_serving
+from peers import REPO, coupler_server, free_tcp_address, server_command
 
 # The signature, version 3.0 and the NULL mechanism of a ZMTP 3 greeting, then padding: all
 # a peer sends before it stalls.
@@ -39,8 +39,10 @@ def test_a_second_server_on_a_live_ipc_path_is_refused_and_the_first_stays_reach
         assert answered(address, timeout=2.0)
 
 
-def _limit_open_files(soft: int, hard: int):
-    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+def _short_of_files(soft: int, hard: int, address: str, *flags: str) -> ServeProcess:
+    """demo.server allowed `soft` open files, and `hard` at most (prlimit sets them, then runs it in its place)."""
+    return ServeProcess(command=["prlimit", f"--nofile={soft}:{hard}", *server_command(address, *flags, STOP_WITH_OWNER)],
+                        address=address, cwd=REPO)
 
 
 def _open_files_soft_limit(pid: int) -> int:
@@ -52,14 +54,8 @@ def _open_files_soft_limit(pid: int) -> int:
 
 def test_the_server_raises_its_open_file_limit_to_the_hard_limit() -> None:
     address = free_tcp_address()
-    process = subprocess.Popen(server_command(address, "--scene", "static"), cwd=REPO, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, preexec_fn=_limit_open_files(256, 1024))
-    try:
-        wait_until_serving(address, process)
-        assert _open_files_soft_limit(process.pid) == 1024
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+    with _short_of_files(256, 1024, address, "--scene", "static") as server:
+        assert _open_files_soft_limit(server.pid) == 1024
 
 
 STALLED_CONNECTIONS = 300
@@ -70,28 +66,24 @@ NEWCOMER_BOUND = 15.0  # seconds; ZeroMQ's own handshake timeout is 30 s
 def test_a_new_controller_gets_in_past_hundreds_of_stalled_handshakes_on_a_server_short_of_files() -> None:
     address = free_tcp_address()
     host, port = address.removeprefix("tcp://").rsplit(":", 1)
-    process = subprocess.Popen(server_command(address, "--scene", "static", "--handshake-timeout", "0.5"), cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               preexec_fn=_limit_open_files(SERVER_OPEN_FILES, SERVER_OPEN_FILES))
     stalled: list[socket.socket] = []
-    try:
-        wait_until_serving(address, process)
-        for _ in range(STALLED_CONNECTIONS):
-            connection = socket.socket()
-            connection.settimeout(1.0)
-            try:
-                connection.connect((host, int(port)))
-                connection.sendall(ZMTP_GREETING)
-            except OSError:
-                pass  # the backlog is full: the connection stays pending, as an attacker's would
-            stalled.append(connection)
-        started = time.monotonic()
-        while not answered(address, timeout=1.0):
-            assert process.poll() is None, "the server died"
-            assert time.monotonic() - started < NEWCOMER_BOUND, "no answer for a new controller"
-        assert process.poll() is None
-    finally:
-        for connection in stalled:
-            connection.close()
-        process.kill()
-        process.wait(timeout=10)
+    with _short_of_files(SERVER_OPEN_FILES, SERVER_OPEN_FILES, address, "--scene", "static",
+                         "--handshake-timeout", "0.5") as server:
+        try:
+            for _ in range(STALLED_CONNECTIONS):
+                connection = socket.socket()
+                connection.settimeout(1.0)
+                try:
+                    connection.connect((host, int(port)))
+                    connection.sendall(ZMTP_GREETING)
+                except OSError:
+                    pass  # the backlog is full: the connection stays pending, as an attacker's would
+                stalled.append(connection)
+            started = time.monotonic()
+            while not answered(address, timeout=1.0):
+                assert server.poll() is None, "the server died"
+                assert time.monotonic() - started < NEWCOMER_BOUND, "no answer for a new controller"
+            assert server.poll() is None
+        finally:
+            for connection in stalled:
+                connection.close()
