@@ -1,13 +1,16 @@
 // coupler._native.WorldSession: coupler::WorldSession over a bound coupler._native.Session, for
-// coupler.controller.WorldSession. Waits release the GIL; the answer's arrays are read-only NumPy views that hold
-// what they point into (the decoded answer, the mapped ring).
+// coupler.controller.WorldSession, and read_world_answer, its reading of an answer for code that holds only the
+// frame. Waits release the GIL; the answer's arrays are read-only NumPy views that hold what they point into (the
+// decoded answer, the mapped ring).
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -15,6 +18,8 @@
 
 #include <coupler/controller/session.hpp>
 #include <coupler/controller/world_session.hpp>
+#include <coupler/transport/shared_ring.hpp>
+#include <coupler/wire/codec.hpp>
 
 #include "bindings.hpp"
 #include "image_requests_of.hpp"
@@ -67,9 +72,32 @@ py::tuple arrays_of(const WorldAnswer& answer) {
                         view(answer.data.data, {worlds, size(answer.data_width)}, holds), stacks, image_worlds);
 }
 
+// A frame's answer to a Control for every world, read and checked as WorldSession::receive reads it, by a reader
+// that knows no handshake: as many worlds as the answer has times, and as many readings per world as its sensors
+// divide into. None for a frame of another kind.
+py::object read_world_answer(const py::bytes& frame, std::shared_ptr<const SharedRingReader> shared) {
+  Message message = decode(std::string_view(frame));
+  auto* sensors = std::get_if<SensorMessage>(&message);
+  if (sensors == nullptr) return py::none();
+  auto held = std::make_shared<const SensorMessage>(std::move(*sensors));
+  const std::size_t worlds = held->world_times.size();
+  const std::size_t readings = held->world_sensors_shared ? held->world_sensors_shared->length / sizeof(double)
+                                                          : held->world_sensors.size();
+  WorldAnswer answer = world_answer(*held, worlds, worlds == 0 ? 0 : readings / worlds, shared.get());
+  answer.holds = std::make_shared<std::pair<std::shared_ptr<const SensorMessage>,
+                                            std::shared_ptr<const SharedRingReader>>>(std::move(held),
+                                                                                      std::move(shared));
+  return arrays_of(answer);
+}
+
 }  // namespace
 
 void bind_world_session(py::module_& module) {
+  module.def("read_world_answer", &read_world_answer, py::arg("frame"), py::arg("shared") = nullptr,
+             "coupler::world_answer of a frame: WorldSession.receive's arrays, or None for a frame that is not a "
+             "SensorMessage. `shared`: the SharedRingReader its arrays in shared memory are read from. Raises "
+             "ProtocolError for arrays that do not fit its worlds, an image of an unknown kind or whose bytes do not "
+             "fill its pictures, or arrays in shared memory without `shared`.");
   py::class_<WorldSession>(module, "WorldSession",
                            "coupler::WorldSession over a coupler._native.Session (kept alive by it), for "
                            "coupler.controller.WorldSession. Waits release the GIL.")

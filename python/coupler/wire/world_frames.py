@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
 from coupler import _native
 from coupler.wire.codec import decode
 from coupler.wire.errors import ProtocolError, RemoteError
-from coupler.wire.messages import ErrorCode, ErrorMessage, SharedSlice
+from coupler.wire.messages import ErrorCode, ErrorMessage
 from coupler.wire.peer_text import shown
 
 __all__ = ["WorldControl", "WorldImages", "carries_worlds", "encode_world_control", "encode_world_sensors",
@@ -138,50 +137,25 @@ def read_world_answer(frame: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return sensors, times, data
 
 
-_PIXELS = {"rgb": (np.dtype(np.uint8), 3), "depth": (np.dtype("<f4"), 0), "segmentation": (np.dtype("<i4"), 0)}
-
-
-class SharedView(Protocol):
-    """A client's mapping of the ring its server announced: the bytes a SharedSlice names, read-only, no copy."""
-
-    def view(self, slice: SharedSlice) -> np.ndarray: ...
-
-
 def read_world_answer_with_images(
         frame: bytes,
-        shared: SharedView | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[WorldImages], np.ndarray]:
-    """`read_world_answer`'s arrays, then the answer's images and the worlds they show (in the order the images
-    stack them). ProtocolError (MALFORMED_FRAME) for an image of an unknown kind or whose bytes do not fill its
-    worlds' pictures.
-
-    Arrays that lie in shared memory (the "shm" extension) are read-only views of the mapping `shared`;
-    ProtocolError when there is none, coupler.Error (one line) for a buffer since overwritten."""
-    read = _native.read_world_sensors(frame)
+        shared: _native.SharedRingReader | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[WorldImages], np.ndarray]:
+    """`read_world_answer`'s arrays, then the answer's images and the worlds they show, as the C++ WorldSession
+    reads an answer (`coupler._native.read_world_answer`): read-only views of the frame, or of the mapping `shared`
+    for arrays in shared memory (the "shm" extension). ProtocolError (MALFORMED_FRAME) for readings that do not
+    divide among its worlds, an image of an unknown kind or whose bytes do not fill its worlds' pictures, and
+    arrays in shared memory without `shared`; coupler.Error (one line) for a buffer since overwritten."""
+    read = _native.read_world_answer(frame, shared)
     if read is not None:
-        sensors, times, data, stacks, image_worlds, sensors_shared, data_shared = read
-        if sensors_shared is not None or data_shared is not None or any(
-                not isinstance(stack[4], bytes) for stack in stacks):
-            if shared is None:
-                raise ProtocolError("an answer's arrays lie in shared memory this client did not map",
-                                    ErrorCode.MALFORMED_FRAME)
-            if sensors_shared is not None:
-                sensors = _doubles(shared.view(sensors_shared), "world sensors")
-            if data_shared is not None:
-                data = _doubles(shared.view(data_shared), "world data")
-            stacks = [stack if isinstance(stack[4], bytes) else (*stack[:4], shared.view(stack[4])) for stack in stacks]
-        return sensors, times, data, [_stacked(stack, image_worlds.size) for stack in stacks], image_worlds
+        sensors, times, data, stacks, image_worlds = read
+        return (sensors.reshape(-1), times, data.reshape(-1), [WorldImages(*stack) for stack in stacks],
+                image_worlds.astype(np.int64))
     message = decode(frame)
     if isinstance(message, ErrorMessage):
         raise RemoteError(message.code, shown(message.text))
     raise ProtocolError(f"unexpected message: a {type(message).__name__} answered a Control for every world",
                         ErrorCode.UNEXPECTED_MESSAGE)
-
-
-def _doubles(raw: np.ndarray, what: str) -> np.ndarray:
-    if raw.size % 8:
-        raise ProtocolError(f"the {what} in shared memory take {raw.size} bytes, not whole float64 numbers",
-                            ErrorCode.MALFORMED_FRAME)
-    return raw.view("<f8")
 
 
 def world_answer_bytes(worlds: int, sensor_width: int, data_width: int = 0) -> int:
@@ -194,17 +168,3 @@ def world_control_bytes(worlds: int, control_width: int) -> int:
     """The most bytes a Control for `worlds` worlds of `control_width` numbers takes, every world reset (without
     a given state) or stepped."""
     return 8 * worlds * control_width + 5 * worlds + _FRAME_OVERHEAD
-
-
-def _stacked(stack: tuple[str, str, int, int, bytes | np.ndarray], worlds: int) -> WorldImages:
-    camera, kind, width, height, data = stack
-    if kind not in _PIXELS:
-        raise ProtocolError(f"an image of camera {shown(camera)!r} is of unknown kind {shown(kind)!r}",
-                            ErrorCode.MALFORMED_FRAME)
-    dtype, channels = _PIXELS[kind]
-    shape = (worlds, height, width, channels) if channels else (worlds, height, width)
-    expected = int(np.prod(shape)) * dtype.itemsize
-    if len(data) != expected:  # a view of shared memory is a flat uint8 array: its length is its bytes too
-        raise ProtocolError(f"the {kind} images of camera {shown(camera)!r} have {len(data)} bytes; {worlds} of "
-                            f"{width}x{height} take {expected}", ErrorCode.MALFORMED_FRAME)
-    return WorldImages(camera, kind, np.frombuffer(data, dtype).reshape(shape))

@@ -164,6 +164,7 @@ def _tampered(recording: Path, out: Path, world: int) -> None:
                 answers += 1
                 if answers == 2:
                     sensors, times = read_world_sensors(data)
+                    sensors = sensors.copy()  # the answer's arrays are read-only views of its frame
                     sensors[world * (sensors.size // WORLDS)] += 1e-9
                     data = encode_world_sensors(sensors, times)
             writer.add_message(channels[message.topic], message.log_time, data, message.publish_time)

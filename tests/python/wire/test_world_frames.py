@@ -16,6 +16,7 @@ from coupler.wire.world_frames import (
     carries_worlds,
     encode_world_control,
     encode_world_sensors,
+    read_world_answer_with_images,
     read_world_control,
     read_world_sensors,
 )
@@ -93,3 +94,34 @@ def test_the_shared_vector_reads_back_as_arrays():
     assert (control.worlds, control.steps, control.resets.tolist()) == (2, 5, [1])
     assert control.controls.tolist() == [0.5, 1.0, -0.25, 0.0]
     assert (control.qpos.tolist(), control.qvel.tolist()) == ([0.125], [-1.5])
+
+
+def test_an_answer_whose_readings_do_not_divide_among_its_worlds_is_refused_naming_both():
+    frame = pb.SensorMessage(messageType=pb.SensorMessageType, worldSensors=[1.0, 2.0, 3.0],
+                             worldTimes=[0.0, 0.0]).SerializeToString()
+    with pytest.raises(ProtocolError, match="answered with 3 readings, 2 times .* for 2 worlds"):
+        read_world_sensors(frame)
+
+
+def test_an_answers_image_of_an_unknown_kind_is_refused_naming_it():
+    frame = pb.SensorMessage(messageType=pb.SensorMessageType, worldTimes=[0.0], imageWorlds=[0], worldImages=[
+        pb.Image(camera="eye", kind="infrared", width=1, height=1, data=b"\0")]).SerializeToString()
+    with pytest.raises(ProtocolError, match="camera 'eye' is of unknown kind 'infrared'"):
+        read_world_answer_with_images(frame)
+
+
+def test_an_answers_images_that_do_not_fill_their_worlds_pictures_are_refused_naming_the_sizes():
+    frame = pb.SensorMessage(messageType=pb.SensorMessageType, worldTimes=[0.0, 0.0], imageWorlds=[0, 1], worldImages=[
+        pb.Image(camera="eye", kind="depth", width=2, height=1, data=bytes(12))]).SerializeToString()
+    with pytest.raises(ProtocolError, match="the depth images of camera 'eye' have 12 bytes; 2 of 2x1 take 16"):
+        read_world_answer_with_images(frame)
+
+
+def test_an_answers_images_read_as_stacks_of_their_worlds_pictures():
+    pixels = np.arange(2 * 1 * 2 * 3, dtype=np.uint8)
+    frame = pb.SensorMessage(messageType=pb.SensorMessageType, worldTimes=[0.0, 0.0, 0.0], imageWorlds=[0, 2],
+                             worldImages=[pb.Image(camera="eye", kind="rgb", width=2, height=1,
+                                                   data=pixels.tobytes())]).SerializeToString()
+    _, _, _, [stack], worlds = read_world_answer_with_images(frame)
+    assert (stack.camera, stack.kind, worlds.tolist()) == ("eye", "rgb", [0, 2])
+    np.testing.assert_array_equal(stack.pixels, pixels.reshape(2, 1, 2, 3))
