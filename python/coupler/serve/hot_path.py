@@ -272,14 +272,8 @@ class HotPath(AnswersInProgress):
         self.controller_served = outcome.simulated_time is not None
         self._controls += served
         self.reads += outcome.reads
-        if outcome.reads:
-            # Reads renew no lease (README, "Reliability and security"): they are only counted.
-            sim.stats.requests += outcome.reads
-            sim.stats.sensor_requests += outcome.reads
         stats = sim.stats
-        stats.requests += served
-        stats.controls += served
-        stats.steps += outcome.steps
+        stats.count_run(served, outcome.reads, outcome.steps)
         if served or outcome.failure or long is not None or outcome.long_steps or held is not None:
             if outcome.answer_bytes and not outcome.failure:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
@@ -292,9 +286,7 @@ class HotPath(AnswersInProgress):
             if outcome.clamped or outcome.failure:
                 self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
             if outcome.failure:
-                if not outcome.long_failed:
-                    stats.requests += 1  # a Control whose values could not be applied, answered with the error
-                stats.errors_sent += 1
+                stats.count_failed_control(counted=outcome.long_failed)
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
@@ -328,10 +320,7 @@ class HotPath(AnswersInProgress):
         self.reads += outcome.reads
         self.rounds += outcome.rounds
         self.controller_served = outcome.controls > 0
-        stats.requests += outcome.controls + outcome.reads
-        stats.controls += outcome.controls
-        stats.sensor_requests += outcome.reads
-        stats.steps += outcome.steps
+        stats.count_run(outcome.controls, outcome.reads, outcome.steps)
         if sim.trace and outcome.request_frame:
             self.responder.log_traced(outcome.request_frame, None, held=True)
         if outcome.rounds:
@@ -340,9 +329,7 @@ class HotPath(AnswersInProgress):
         if outcome.clamped or outcome.failure:
             self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
         if outcome.failure:
-            if not outcome.rounds:
-                stats.requests += 1  # a Control whose values could not be applied, answered with the error
-            stats.errors_sent += outcome.error_answers
+            stats.count_failed_control(outcome.error_answers, counted=outcome.rounds > 0)
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
         self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer for peer, _ in drives])
@@ -372,11 +359,7 @@ class HotPath(AnswersInProgress):
         stats = sim.stats
         self._controls += outcome.controls
         self.reads += outcome.reads
-        stats.requests += outcome.controls + outcome.reads
-        stats.controls += outcome.controls
-        stats.sensor_requests += outcome.reads
-        stats.steps += outcome.steps
-        stats.steps_without_control += outcome.steps_without_control
+        stats.count_run(outcome.controls, outcome.reads, outcome.steps, outcome.steps_without_control)
         sim.simulation_run.fresh_control = outcome.fresh_control
         if outcome.controls:
             self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
@@ -388,8 +371,7 @@ class HotPath(AnswersInProgress):
             self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
         if outcome.failure:
             if outcome.error_answers:
-                stats.requests += 1  # a Control whose values could not be applied, answered with the error
-                stats.errors_sent += 1
+                stats.count_failed_control()
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             else:
                 raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")

@@ -163,16 +163,12 @@ class WorldHotPath(AnswersInProgress):
         self._controls += served
         self._resets += outcome.resets
         stats = sim.stats
-        stats.requests += served
-        stats.controls += served
-        stats.steps += outcome.steps
+        stats.count_run(served, 0, outcome.steps)
         if controller is not None and (served or outcome.failure):
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
         if outcome.failure:
-            if not outcome.long_failed:
-                stats.requests += 1  # a Control whose worlds could not be stepped, answered with the error
-            stats.errors_sent += 1
+            stats.count_failed_control(counted=outcome.long_failed)
             log.error("internal error while handling ControlMessage: %s", outcome.failure)
         # Logged as the Python path logs an exchange: traced, its frames once answered (a held answer too, before
         # what is served while it waits); its sizes once sent.
