@@ -10,28 +10,21 @@ using Seconds = std::chrono::duration<double>;
 }  // namespace
 
 AnswerPacing::AnswerPacing(const HotPathPacing& pacing, Clock::time_point started) noexcept
-    : pacing_(pacing),
-      started_(started),
+    : clock_(pacing.speed),
+      late_after_(pacing.late_after),
       // Infinite: every hold is slept through (a billion seconds is as good, and fits the clock's duration).
       longest_hold_(std::chrono::duration_cast<Clock::duration>(
-          Seconds(std::isfinite(pacing.longest_hold) ? pacing.longest_hold : 1e9))) {}
-
-AnswerPacing::Clock::time_point AnswerPacing::due_at(double time) const noexcept {
-  return started_ + std::chrono::duration_cast<Clock::duration>(Seconds(pacing_.zero_due_in + time / pacing_.speed));
+          Seconds(std::isfinite(pacing.longest_hold) ? pacing.longest_hold : 1e9))) {
+  clock_.anchor(0.0, started + std::chrono::duration_cast<Clock::duration>(Seconds(pacing.zero_due_in)));
 }
 
 bool AnswerPacing::hold_until_due(double time) const {
-  const auto due = due_at(time);
-  const auto now = Clock::now();
-  if (due > now) {
-    std::this_thread::sleep_for(due - now);
+  const double wait = clock_.due_in(time, Clock::now());
+  if (wait > 0.0) {
+    std::this_thread::sleep_for(Seconds(wait));
     return false;
   }
-  return Seconds(now - due).count() > pacing_.late_after;
-}
-
-void AnswerPacing::anchor(double stepped_from, Clock::time_point wall) noexcept {
-  pacing_.zero_due_in = Seconds(wall - started_).count() - stepped_from / pacing_.speed;
+  return -wait > late_after_;
 }
 
 }  // namespace coupler

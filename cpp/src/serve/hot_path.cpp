@@ -13,6 +13,7 @@
 #include "wire/control_frame_reader.hpp"
 
 #include <coupler/serve/recording_channels.hpp>
+#include <coupler/serve/run_clock.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
@@ -709,10 +710,9 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   HotPathOutcome outcome;
   const auto started = Clock::now();
   const auto deadline = started + return_after;
-  const auto due_at = [&](double time) {
-    if (!(free.speed > 0.0)) return started;  // unpaced: as fast as it steps
-    return started + std::chrono::duration_cast<Clock::duration>(Seconds(free.zero_due_in + time / free.speed));
-  };
+  // Unpaced (speed 0), every step is due at once and none is late.
+  RunClock clock(free.speed > 0.0 ? std::optional<double>(free.speed) : std::nullopt);
+  clock.anchor(0.0, started + std::chrono::duration_cast<Clock::duration>(Seconds(free.zero_due_in)));
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   bool fresh = free.fresh_control;
@@ -770,9 +770,8 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
   for (;;) {
     const auto now = Clock::now();
     if (!pending_.empty() && now >= publish_due_) flush_published();
-    const auto step_due = due_at(time + free.time_step);
-    if (now >= step_due) {
-      if (Seconds(now - step_due).count() > free.late_after) ++outcome.deadlines_missed;
+    const double step_time = time + free.time_step;
+    if (clock.delay_until(step_time, free.late_after, now) == 0.0) {  // due: counted when late
       try {
         state_.clear();
         stepper_.step(1);
@@ -796,7 +795,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
       continue;
     }
     if (now >= deadline) break;
-    auto until = std::min(deadline, step_due);
+    auto until = std::min(deadline, clock.due_at(step_time));
     if (!pending_.empty()) until = std::min(until, publish_due_);
     const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = server.receive_offering(left, answer);
@@ -813,6 +812,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
     }
   }
   outcome.fresh_control = fresh;
+  outcome.deadlines_missed = clock.deadlines_missed();
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }

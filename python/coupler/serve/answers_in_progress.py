@@ -64,7 +64,7 @@ class AnswersInProgress:
         if self._clock is not None:
             if outcome.started:
                 self._clock.anchor(outcome.start_time, ago=outcome.since_start)
-            self._clock.deadlines_missed += outcome.deadlines_missed
+            self._clock.count_missed(outcome.deadlines_missed)
 
     def _pacing(self) -> dict[str, float]:
         """The pacing arguments of a run: none unpaced."""

@@ -355,7 +355,7 @@ class HotPath(AnswersInProgress):
             zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
             time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)
-        clock.deadlines_missed += outcome.deadlines_missed
+        clock.count_missed(outcome.deadlines_missed)
         stats = sim.stats
         self._controls += outcome.controls
         self.reads += outcome.reads

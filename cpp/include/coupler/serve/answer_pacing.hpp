@@ -1,13 +1,15 @@
 #pragma once
 // Wall-clock pacing of a run's answers (coupler serve --realtime), as one
 // call of a hot path sees it: when an answer stepped to a simulated time is
-// due, the hold until then, and the anchor a run's first Control sets. One
-// rule for the single-world hot path (hot_path.hpp) and a batch's
-// (world_hot_path.hpp).
+// due (the run's RunClock), the hold until then, and the anchor a run's
+// first Control sets. One rule for the single-world hot path (hot_path.hpp)
+// and a batch's (world_hot_path.hpp).
 
 #include <chrono>
 #include <cstdint>
 #include <limits>
+
+#include <coupler/serve/run_clock.hpp>
 
 namespace coupler {
 
@@ -32,26 +34,26 @@ struct HotPathPacing {
 // HotPathPacing from the moment a run() started.
 class AnswerPacing {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = RunClock::Clock;
 
   AnswerPacing(const HotPathPacing& pacing, Clock::time_point started) noexcept;
 
   // When an answer stepped to simulated `time` is due on the wall clock.
-  Clock::time_point due_at(double time) const noexcept;
+  Clock::time_point due_at(double time) const noexcept { return clock_.due_at(time); }
   // Sleeps until an answer stepped to `time` is due; true when it was due more than late_after ago (a missed
   // deadline).
   bool hold_until_due(double time) const;
   // An answer stepped to `time` waits longer than longest_hold from `now`: it is held while others are served.
   bool holds_long(double time, Clock::time_point now) const noexcept { return due_at(time) - now > longest_hold_; }
   // The run starts at `wall`, from simulated time `stepped_from`: it is due then.
-  void anchor(double stepped_from, Clock::time_point wall) noexcept;
+  void anchor(double stepped_from, Clock::time_point wall) noexcept { clock_.anchor(stepped_from, wall); }
 
   Clock::duration longest_hold() const noexcept { return longest_hold_; }
-  double speed() const noexcept { return pacing_.speed; }
+  double speed() const noexcept { return *clock_.speed(); }
 
  private:
-  HotPathPacing pacing_;
-  Clock::time_point started_;
+  RunClock clock_;
+  double late_after_;
   Clock::duration longest_hold_;
 };
 

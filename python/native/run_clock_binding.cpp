@@ -1,0 +1,62 @@
+// coupler._native.RunClock: coupler::RunClock on the steady clock Python's time.monotonic() reads, for
+// coupler.serve.run_clock. Its waits release the GIL.
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include <pybind11/stl.h>
+
+#include <coupler/serve/run_clock.hpp>
+
+#include "bindings.hpp"
+
+namespace py = pybind11;
+
+namespace coupler::python {
+namespace {
+
+using Clock = RunClock::Clock;
+using Seconds = std::chrono::duration<double>;
+
+Clock::duration seconds(double value) { return std::chrono::duration_cast<Clock::duration>(Seconds(value)); }
+
+}  // namespace
+
+void bind_run_clock(py::module_& module) {
+  py::class_<RunClock>(module, "RunClock",
+                       "coupler::RunClock (coupler/serve/run_clock.hpp): when a simulated time is due on the wall "
+                       "clock, from an anchor set when a run (re)starts. `speed`: simulated seconds per wall second; "
+                       "None: as fast as possible, nothing ever early or late.")
+      .def(py::init<std::optional<double>>(), py::arg("speed") = 1.0)
+      .def_property_readonly("speed", &RunClock::speed)
+      .def(
+          "anchor", [](RunClock& clock, double time, double ago) { clock.anchor(time, Clock::now() - seconds(ago)); },
+          py::arg("simulated_time"), py::arg("ago") = 0.0,
+          "Pacing restarts: `simulated_time` is due now (or was `ago` seconds ago).")
+      .def(
+          "due_in", [](const RunClock& clock, double time) { return clock.due_in(time, Clock::now()); },
+          py::arg("simulated_time"), "Seconds until the wall clock reaches this simulated time (negative when late).")
+      .def(
+          "delay_until",
+          [](RunClock& clock, double time, double late_after) { return clock.delay_until(time, late_after, Clock::now()); },
+          py::arg("simulated_time"), py::arg("late_after"),
+          "Seconds to wait until this simulated time is due; 0 when due, counting a missed deadline when it was due "
+          "more than `late_after` seconds ago.")
+      .def(
+          "wait_until",
+          [](RunClock& clock, double time, double late_after) {
+            const double delay = clock.delay_until(time, late_after, Clock::now());
+            if (delay > 0.0) {
+              py::gil_scoped_release released;
+              std::this_thread::sleep_for(Seconds(delay));
+            }
+          },
+          py::arg("simulated_time"), py::arg("late_after"),
+          "Sleep (never spin) until this simulated time is due, counting a missed deadline as delay_until does.")
+      .def_property_readonly("deadlines_missed", &RunClock::deadlines_missed)
+      .def("count_missed", &RunClock::count_missed, py::arg("deadlines"),
+           "Deadlines missed elsewhere (a hot path's run), counted with this clock's.");
+}
+
+}  // namespace coupler::python
