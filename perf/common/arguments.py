@@ -1,4 +1,5 @@
-"""argparse types the tools share: positive numbers and comma-separated lists."""
+"""argparse types the tools share (positive numbers, comma-separated lists) and the flags every tool declares
+the same way: where its results go, whether it plots, and what its demo.servers are given."""
 
 from __future__ import annotations
 
@@ -42,16 +43,25 @@ def positive(convert: Callable[[str], Number]) -> Callable[[str], Number]:
     return parse
 
 
-def add_common_flags(parser: argparse.ArgumentParser, name: str) -> None:
-    """The flags every tool has: extra demo.server flags, where its NAME.json, NAME.md and NAME.png go,
-    and whether to plot."""
-    from perf.common.results import DEFAULT_DIR  # here, so argparse types above import nothing of perf
-
+def add_server_args(parser: argparse.ArgumentParser) -> None:
+    """--server-args, for a tool that starts demo.servers: flags it passes to each, read with shlex.split."""
     parser.add_argument("--server-args", default="", metavar="ARGS",
                         help="extra flags for every demo.server, as one shell-quoted string, e.g. "
                              "'--trace-sizes' (default: none)")
+
+
+def add_output_flags(parser: argparse.ArgumentParser, name: str, *, plot: bool, instead: str = "") -> None:
+    """--out DIR, where NAME.json and NAME.md (and NAME.png) go, and, when the tool draws NAME.png, --no-plot.
+
+    `instead` names the files a flag writes in their place, e.g. "record-long.* with --long"."""
+    from perf.common.results import DEFAULT_DIR  # here, so argparse types above import nothing of perf
+
+    files = [f"{name}.json", f"{name}.md", *([f"{name}.png"] if plot else [])]
+    written = f"{', '.join(files[:-1])} and {files[-1]}" + (f", or {instead}" if instead else "")
+    shown = DEFAULT_DIR.relative_to(DEFAULT_DIR.parents[1])  # as the checkout names it, not this machine
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help=f"directory for {name}.json, {name}.md and {name}.png (default: perf/results)")
-    parser.add_argument("--no-plot", action="store_true",
-                        help=f"skip {name}.png (the plot needs matplotlib; without this flag a missing matplotlib "
-                             "is an error; default: plot)")
+                        help=f"directory for {written} (default: {shown})")
+    if plot:
+        parser.add_argument("--no-plot", action="store_true",
+                            help=f"skip {name}.png (the plot needs matplotlib; without this flag a missing "
+                                 "matplotlib is an error; default: plot)")

@@ -25,11 +25,10 @@ import time
 from pathlib import Path
 
 from perf.common import host, programs, results
-from perf.common.arguments import positive
+from perf.common.arguments import add_output_flags, positive
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess, run_client
-from perf.common.results import DEFAULT_DIR
 from perf.floor import shm_serve
 from perf.rtt.recording import record
 from perf.vision import targets
@@ -148,8 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-seconds", type=float, default=3.0,
                         help="how long the server's idle CPU is watched (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="3 slices of 300 round trips, 0.5 s idle")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for shm.json and shm.md (default: perf/results)")
+    add_output_flags(parser, "shm", plot=False)
     args = parser.parse_args(argv)
     if args.quick:
         args.slices, args.count, args.idle_seconds = 3, 300, 0.5

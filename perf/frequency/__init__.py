@@ -31,7 +31,7 @@ from perf.common.endpoints import TRANSPORTS
 from perf.common.errors import BenchmarkError
 from perf.frequency.measure import CLIENTS, PACINGS, Conditions, Point, PointSpec, measure_point
 from perf.frequency import render as frequency_render
-from perf.common.arguments import add_common_flags, list_of, positive
+from perf.common.arguments import add_output_flags, add_server_args, list_of, positive
 from perf.rtt.measure import RECEIVE_MODES
 
 log = logging.getLogger("perf.frequency")
@@ -159,7 +159,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--receive", choices=RECEIVE_MODES, default="blocking",
                         help="the controllers' receive mode: blocking (--blocking-receive) or non-blocking "
                              "polling (default: %(default)s)")
-    add_common_flags(parser, "frequency")
+    add_server_args(parser)
+    add_output_flags(parser, "frequency", plot=True)
     args = parser.parse_args(argv)
     if args.steps is None:
         args.steps = QUICK_STEPS_MS if args.quick else DEFAULT_STEPS_MS

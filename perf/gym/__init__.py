@@ -36,10 +36,9 @@ from typing import Any
 import numpy as np
 
 from perf.common import host, results
-from perf.common.arguments import list_of, positive
+from perf.common.arguments import add_output_flags, list_of, positive
 from perf.common.errors import BenchmarkError
 from coupler.wire.errors import Error
-from perf.common.results import DEFAULT_DIR
 from perf.common.spread import median_or_none
 from perf.gym import render as gym_render
 from perf.gym.envpool_stepper import DEFAULT_ENVPOOL_PYTHON, ENVPOOL_SUBJECTS, EnvPoolStepper, missing_reason
@@ -225,8 +224,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the python of EnvPool's own venv, which runs perf/gym/envpool_peer.py; when it does "
                              "not exist the envpool subjects are left out and the result says why (default: "
                              ".venv-envpool/bin/python of this checkout, made by scripts/setup)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for the result files (default: perf/results; perf/latest publishes it)")
+    add_output_flags(parser, FULL.result, plot=False, instead=f"{RAY.result}.* with --ray")
     args = parser.parse_args(argv)
     args.form = form_of(args)
     args.command = command_of(argv if argv is not None else sys.argv[1:])

@@ -16,9 +16,8 @@ import tempfile
 from pathlib import Path
 
 from perf.common import host, results
-from perf.common.arguments import positive
+from perf.common.arguments import add_output_flags, positive
 from perf.common.errors import BenchmarkError
-from perf.common.results import DEFAULT_DIR
 from perf.record.long_run import long_recording
 from perf.record.measure import PAYLOADS, VARIANTS, publisher_throughput, recorder_throughput, round_trips
 from perf.record.render import long_markdown, markdown
@@ -42,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"steps of the long recording (default: {LONG_STEPS:,}, or {QUICK_LONG_STEPS:,} with "
                              "--quick)")
     parser.add_argument("--quick", action="store_true", help="a short run for CI (default: off)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for record.json and record.md (record-long.* with --long) "
-                             "(default: perf/results)")
+    add_output_flags(parser, "record", plot=False, instead="record-long.* with --long")
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 5)
     count = args.count or (300 if args.quick else 2000)

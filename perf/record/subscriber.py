@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m perf.record.subscriber", description=__doc__.split("\n\n")[0])
     parser.add_argument("address", help="the server's --publish address")
     parser.add_argument("--ready", type=Path, required=True, help="file touched once the first message arrived")
+    # Not add_output_flags: perf.record names this one file for the child it starts, no results directory.
     parser.add_argument("--out", type=Path, required=True,
                         help="where to write the counts (JSON: received, lost, bytes, seconds from the first to the "
                              "last message, last: time.perf_counter() at the last message, first_sequence)")

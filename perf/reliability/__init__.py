@@ -30,6 +30,7 @@ import zmq
 
 from coupler.limits import HEARTBEAT
 from perf.common import host, paired, provenance, results
+from perf.common.arguments import add_output_flags
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.markdown import number, table
@@ -205,8 +206,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "every step runs, and the costs, which need at least "
                              f"{MIN_REPETITIONS_FOR_COSTS} repetitions for a spread, are left out "
                              "(default: the full run)")
-    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
-                        help="directory for reliability.json and reliability.md (default: perf/results)")
+    add_output_flags(parser, "reliability", plot=False)
     args = parser.parse_args(argv)
     args.count = args.count or (QUICK_COUNT if args.quick else DEFAULT_COUNT)
     args.repetitions = args.repetitions or (QUICK_REPETITIONS if args.quick else DEFAULT_REPETITIONS)

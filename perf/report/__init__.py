@@ -98,6 +98,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--results", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
                         help="directory holding the results (default: perf/results)")
+    # Not add_output_flags: the report is one file, by default beside the results it reads.
     parser.add_argument("--out", type=Path, default=None, metavar="PATH",
                         help="where to write the report (default: REPORT.md in the results directory)")
     parser.add_argument("--docs-page", type=Path, default=None, metavar="PATH",

@@ -36,7 +36,7 @@ from perf.common import results
 from perf.common import targets
 from perf.common.endpoints import CURVE_TRANSPORT, TRANSPORT_CHOICES, floor_transport
 from perf.common.errors import BenchmarkError
-from perf.common.arguments import add_common_flags, list_of
+from perf.common.arguments import add_output_flags, add_server_args, list_of
 from perf.rtt.measure import (
     CLIENTS,
     COUPLER,
@@ -347,7 +347,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "this process may use, with taskset, so every row and floor pays the same context "
                              "switches and no wake-up of another core; unpinned with fewer than two CPUs or no "
                              "taskset)")
-    add_common_flags(parser, "rtt")
+    add_server_args(parser)
+    add_output_flags(parser, "rtt", plot=True)
     args = parser.parse_args(argv)
     if args.count is None:
         args.count = QUICK_COUNT if args.quick else DEFAULT_COUNT

@@ -24,7 +24,7 @@ from perf.common import host
 from perf.common import plots
 from perf.common import results
 from perf.soak import render as soak_render
-from perf.common.arguments import add_common_flags, positive
+from perf.common.arguments import add_output_flags, add_server_args, positive
 from perf.common.endpoints import TRANSPORTS
 from perf.common.errors import BenchmarkError
 from perf.soak.memory import DEFAULT_LIMIT_MIB, KIB_PER_MIB, Sample, growth, reference_round_trip
@@ -160,7 +160,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=positive(float), default=REQUEST_TIMEOUT, metavar="SECONDS",
                         help="the controller gives up when the server does not answer a round trip within this "
                              "time, which fails the run (default: %(default)g)")
-    add_common_flags(parser, "soak")
+    add_server_args(parser)
+    add_output_flags(parser, "soak", plot=True)
     args = parser.parse_args(argv)
     if args.round_trips is None:
         args.round_trips = QUICK_ROUND_TRIPS if args.quick else DEFAULT_ROUND_TRIPS

@@ -47,7 +47,7 @@ from typing import Any
 from coupler.wire.errors import Error
 from coupler.wire.messages import ErrorCode, ErrorMessage
 from perf.common import host, programs, results
-from perf.common.arguments import positive
+from perf.common.arguments import add_output_flags, add_server_args, positive
 from perf.common.endpoints import free_tcp_address
 from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
@@ -309,10 +309,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--worlds-steps", type=positive(int), default=None, metavar="N",
                         help=f"steps of the Controls for every world of the batched-worlds phase, at most 100,000 "
                              f"(default {defaults.worlds_steps:,}; {QUICK['worlds_steps']:,} with --quick)")
-    parser.add_argument("--server-args", default="", metavar="ARGS",
-                        help="extra flags for demo.server, as one shell-quoted string (default: none)")
-    parser.add_argument("--out", type=Path, default=results.DEFAULT_DIR, metavar="DIR",
-                        help="directory for stress.json and stress.md (default: perf/results)")
+    add_server_args(parser)
+    add_output_flags(parser, "stress", plot=False)
     return parser.parse_args(argv)
 
 

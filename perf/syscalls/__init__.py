@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perf.common import programs
+from perf.common.arguments import add_output_flags
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.markdown import number, table
 from perf.common.processes import ServerProcess, run_client
 from perf.common.program_output import figure
-from perf.common.results import DEFAULT_DIR, measured_now, write
+from perf.common.results import measured_now, write
 from perf.rtt.recording import Recording, record
 
 log = logging.getLogger("perf.syscalls")
@@ -147,8 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default=",".join(CLIENTS),
                         help="comma-separated clients to count, from: %(default)s (default: all)")
     parser.add_argument("--quick", action="store_true", help="CI run: 1000 round trips a client")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for syscalls.json and syscalls.md (default: perf/results)")
+    add_output_flags(parser, "syscalls", plot=False)
     args = parser.parse_args(argv)
     count = args.count or (1000 if args.quick else 20000)
     if count < 1:

@@ -16,10 +16,9 @@ import tempfile
 from pathlib import Path
 
 from perf.common import host, results
-from perf.common.arguments import positive
+from perf.common.arguments import add_output_flags, positive
 from perf.common.errors import BenchmarkError
 from perf.common.paired import ratio
-from perf.common.results import DEFAULT_DIR
 from perf.view.measure import interleaved
 
 SLOWDOWN_TARGET = 0.95  # steps per second with a view open, at least this share of those without
@@ -74,8 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the view's --fps, the most frames it draws a second (default: %(default)g, as the "
                              "view's own default)")
     parser.add_argument("--quick", action="store_true", help="a short run for CI (default: off)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for view.json and view.md (default: perf/results)")
+    add_output_flags(parser, "view", plot=False)
     args = parser.parse_args(argv)
     rounds = args.rounds or (1 if args.quick else 5)
     count = args.count or (1000 if args.quick else 20000)

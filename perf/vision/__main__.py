@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import perf.vision
 from perf.common import host, results
-from perf.common.arguments import positive
+from perf.common.arguments import add_output_flags, positive
 from perf.common.errors import BenchmarkError
-from perf.common.results import DEFAULT_DIR
 from perf.vision.delivery import measure_delivery
 from perf.vision.measure import KINDS, SIZES, measure, parse_size
 from perf.vision.render import markdown
@@ -25,8 +23,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="rounds, the renderer alone and coupler once each per round (default: %(default)s)")
     parser.add_argument("--count", type=positive(int), default=20,
                         help="images timed per kind, size and side in each round (default: %(default)s)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for vision.json and vision.md (default: perf/results)")
+    add_output_flags(parser, "vision", plot=False)
     parser.add_argument("--delivery-only", action="store_true",
                         help="measure only the delivery of images rendered beforehand, through shared memory and "
                              "through the socket (no renderer needed; default: rendering too)")

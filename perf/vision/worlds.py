@@ -18,13 +18,11 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from perf.common import host, results
-from perf.common.arguments import positive
+from perf.common.arguments import add_output_flags, positive
 from perf.common.errors import BenchmarkError
 from perf.common.spread import Spread
-from perf.common.results import DEFAULT_DIR
 from perf.vision.render import worlds_markdown
 from perf.vision.measure import CAMERA, parse_size
 
@@ -124,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help=f"a few seconds, for CI: {QUICK['worlds']} worlds, {QUICK['rounds']} rounds of "
                              f"{QUICK['steps']} steps (overrides --worlds, --rounds and --steps)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory for vision_worlds.json and vision_worlds.md (default: perf/results)")
+    add_output_flags(parser, "vision_worlds", plot=False)
     args = parser.parse_args(argv)
     if args.quick:
         args.worlds, args.rounds, args.steps = QUICK["worlds"], QUICK["rounds"], QUICK["steps"]
