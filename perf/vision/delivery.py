@@ -19,8 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from coupler import Session, _native
+from coupler import Session
+from coupler.serve.shared_channel import SharedChannelServer
 from coupler.serve.shared_images import SharedImages
+from coupler.transport.options import TransportOptions
+from coupler.transport.server import Server
 from coupler.wire.codec import decode, encode
 from coupler.wire.errors import TimeoutError
 from coupler.wire.messages import (
@@ -44,7 +47,7 @@ def _pixels(width: int, height: int, kind: str) -> np.ndarray:
     return np.random.default_rng(0).integers(0, 255, shape).astype(_DTYPES[kind])
 
 
-def _answer_through(channel: _native.SharedChannelServer, state: bytes, answer_images, stop) -> None:
+def _answer_through(channel: SharedChannelServer, state: bytes, answer_images, stop) -> None:
     """As `coupler serve` answers through its channel: a plain read with the state, a read asking for images
     with them, anything else handed back empty (the client sends it through the socket)."""
     plain = encode(SensorRequestMessage())
@@ -64,8 +67,8 @@ def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> Non
     asks for images; its shared channel leased to whoever asks (one session at a time)."""
     pixels = _pixels(width, height, kind)
     shared = SharedImages(FRAME_BYTES)
-    channel = _native.SharedChannelServer(CHANNEL_BYTES)
-    server = _native.Server(address, max_frame_bytes=FRAME_BYTES)
+    channel = SharedChannelServer(CHANNEL_BYTES)
+    server = Server(address, TransportOptions(max_frame_bytes=FRAME_BYTES))
     handshake = shared.handshake(HandshakeMessage(
         server=ServerInfo("perf.vision", "0", [EXTENSION_IMAGES, EXTENSION_SHARED_MEMORY])))
     leased = dataclasses.replace(handshake, shared_channel=channel.path)
@@ -83,12 +86,12 @@ def _serve(address: str, width: int, height: int, kind: str, ready, stop) -> Non
         except TimeoutError:
             continue
         if isinstance(request.message, HandshakeInitMessage):
-            server.reply(request, encode(leased if request.message.shared_channel else handshake))
+            server.reply(request, leased if request.message.shared_channel else handshake)
             continue
         if not getattr(request.message, "images", None):
-            server.reply(request, state)  # the first Control, and reads without images
+            server.reply_frame(request, state)  # the first Control, and reads without images
             continue
-        server.reply(request, answer_images(request.shared_memory))
+        server.reply_frame(request, answer_images(request.message.shared_memory))
     server.close()
 
 

@@ -25,13 +25,17 @@ log = logging.getLogger(__name__)
 # The channel's frames hold at least this many bytes each way; a client sends a larger request through the socket.
 MIN_CAPACITY = 1 << 16
 
+# The server's end of a channel, for a server of its own (a benchmark's): one request and one answer frame at a time,
+# `receive(timeout)` and `reply(frame)`, at `path`.
+SharedChannelServer = _native.SharedChannelServer
+
 
 class SharedChannelLease:
     """The channel (made on the first request for it) and the peer that holds it, if any."""
 
     def __init__(self, answer_bytes: int) -> None:
         self._capacity = max(MIN_CAPACITY, 2 * answer_bytes)
-        self.channel: _native.SharedChannelServer | None = None
+        self.channel: SharedChannelServer | None = None
         self.holder: bytes | None = None
 
     def refusal(self, peer: bytes) -> ErrorMessage | None:
@@ -44,7 +48,7 @@ class SharedChannelLease:
     def handshake(self, handshake: HandshakeMessage, peer: bytes) -> HandshakeMessage:
         """`handshake` naming the channel, now leased to `peer` (whom refusal() let have it)."""
         if self.channel is None:
-            self.channel = _native.SharedChannelServer(self._capacity)
+            self.channel = SharedChannelServer(self._capacity)
         if self.holder is None:
             self.channel.forget()
             log.info("shared channel leased")
@@ -60,6 +64,6 @@ class SharedChannelLease:
             self.holder = None
             log.info("shared channel released")
 
-    def channel_of(self, peer: bytes) -> _native.SharedChannelServer | None:
+    def channel_of(self, peer: bytes) -> SharedChannelServer | None:
         """The channel when `peer` holds it."""
         return self.channel if self.holder == peer else None

@@ -85,6 +85,11 @@ class Server:
         """Answer a request. Never blocks; an answer that cannot be delivered is logged and dropped."""
         self._server.reply(request.native, encode(message))
 
+    def reply_frame(self, request: Request, frame: bytes) -> None:
+        """Answer a request with a frame encoded already (an answer put together from encoded parts, as a
+        server adds images to a state's frame); as `reply` otherwise."""
+        self._server.reply(request.native, frame)
+
     def take_closed_peers(self) -> list[bytes]:
         """The identities (`Request.peer`) of peers whose connection has closed since the last call; never blocks."""
         return self._server.take_closed_peers()

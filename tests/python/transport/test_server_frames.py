@@ -118,3 +118,12 @@ def test_bad_frames_before_a_request_do_not_end_the_receive_that_gets_it(server,
     peer.send_multipart([b"", encode(SensorRequestMessage())])
     assert server.receive(timeout=2.0).message == SensorRequestMessage()
     assert server.bad_frames == 3
+
+
+def test_a_frame_encoded_already_is_sent_as_the_answer_byte_for_byte(server, raw_peer):
+    peer = raw_peer()
+    peer.send(encode(SensorRequestMessage()))
+    frame = SENSOR_FRAME + b"\x2a\x00"  # a state and an empty field after it, as an answer with parts added
+    server.reply_frame(server.receive(timeout=2.0), frame)
+    assert peer.poll(2000)
+    assert peer.recv() == frame
