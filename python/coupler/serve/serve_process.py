@@ -72,11 +72,12 @@ class ServeProcess:
     serving line, `probe`: the server serves once a Client sending it to
     `address` is answered (`client_options` go to that Client: CURVE keys).
     A SensorRequest leaves a coupler server free for the next controller;
-    Click's answers only a HandshakeInit or a Control. The process's standard input is
-    a pipe this object holds: `coupler serve` given STOP_WITH_OWNER (as the
-    default command is) stops when it closes, so it never outlives its owner,
-    and removes its private folder as it stops (REMOVE_ON_EXIT), so an owner
-    killed with SIGKILL leaves nothing behind.
+    Click's answers only a HandshakeInit or a Control.
+    The process's standard input is a pipe this object holds: `coupler serve`
+    given STOP_WITH_OWNER (as the default command is) stops when it closes,
+    so it never outlives its owner, and removes its private folder as it
+    stops (REMOVE_ON_EXIT), so an owner killed with SIGKILL leaves nothing
+    behind.
     Its standard output and error are read as they come and kept (the last
     lines, and all of it in `log_path` when given), so it never blocks on
     them. `start()` (or entering the context) returns once it serves;

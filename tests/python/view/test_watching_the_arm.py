@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,10 @@ WIDTH, HEIGHT = 1000, 560  # of the browser's page
 PANEL_WIDTH = 340  # viser's panel floats over the right of the scene
 SCREEN_WIDTH, SCREEN_HEIGHT = 800, 600  # of the virtual display
 DRAWN_TIMEOUT = 20.0  # seconds for a view to connect, load the scene and draw it
+# Seconds to see the arm elsewhere: the swing comes back to poses it had (a lean before and after its turn), so a
+# screenshot a fixed time later may show it where it was; within half a swing (about 2 s of wall time at the moving
+# arm's pace) it is far from any pose it had.
+MOVED_TIMEOUT = 4.0
 DARK = 80  # a pixel whose channels are all below this is the arm's dark joint material, nothing else in the page
 BRIGHT = 170  # in MuJoCo's viewer, the arm's white links; its dark background and floor are darker
 ARM_BODIES = ("link1", "link2", "link3", "link4", "link5", "link6", "link7", "hand")
@@ -113,13 +117,30 @@ def _drawn_screenshot(browser: HeadlessBrowser, views: Views, region: tuple[slic
         time.sleep(0.2)
 
 
+def _changed(first: np.ndarray, second: np.ndarray, region: tuple[slice, slice] | None = None) -> int:
+    """Pixels of `region` (all of it: None) that differ between two screenshots."""
+    if region is not None:
+        first, second = first[region], second[region]
+    return int((np.abs(first.astype(int) - second.astype(int)).sum(axis=2) > 60).sum())
+
+
+def _moved_screenshot(screenshot: Callable[[], np.ndarray], first: np.ndarray, pixels: int,
+                      region: tuple[slice, slice] | None = None) -> np.ndarray:
+    """A screenshot in which more than `pixels` of `region` changed from `first`, taken from 1 s on, every 0.25 s;
+    the last taken when none is, by MOVED_TIMEOUT."""
+    time.sleep(1.0)
+    deadline = time.monotonic() + MOVED_TIMEOUT
+    while _changed(first, second := screenshot(), region) <= pixels and time.monotonic() < deadline:
+        time.sleep(0.25)
+    return second
+
+
 def test_the_page_draws_the_arm_and_moves_it_as_the_controller_drives_it(moving_arm, views, browser, tmp_path):
     region = _arm_region()
     first = _drawn_screenshot(browser, views, region)
     # viser's notice that WebGL runs in software is closed for the screenshot kept for the docs.
     browser.evaluate("document.querySelectorAll('.mantine-Notification-closeButton').forEach(b => b.click())")
-    time.sleep(1.0)
-    second = browser.screenshot()
+    second = _moved_screenshot(browser.screenshot, first, 500, region)
     Image.fromarray(first).save(tmp_path / "first.png")
     Image.fromarray(second).save(tmp_path / "second.png")
     kept = os.environ.get(SCREENSHOT_FOR_DOCS)
@@ -132,9 +153,9 @@ def test_the_page_draws_the_arm_and_moves_it_as_the_controller_drives_it(moving_
     outside[:150, :320] = 255  # viser's notice of software WebGL
     outside[HEIGHT - 80:, :80] = 255  # the axes in the corner
     assert _dark_pixels(first[region]) > 200 and _dark_pixels(outside) < 50
-    # Moved: a second later the arm is elsewhere.
-    changed = np.abs(first[region].astype(int) - second[region].astype(int)).sum(axis=2) > 60
-    assert changed.sum() > 500, (f"{changed.sum()} pixels changed where the arm is; the controller took "
+    # Moved: a while later the arm is elsewhere.
+    changed = _changed(first, second, region)
+    assert changed > 500, (f"{changed} pixels changed where the arm is; the controller took "
                                  f"{moving_arm.steps} steps ({moving_arm.error!r}); the view said: {views.web.lines}")
 
 
@@ -148,11 +169,10 @@ def test_the_native_viewer_draws_the_arm_and_moves_it_as_the_controller_drives_i
     while _bright_pixels(first := views.display.screenshot()) < 300:
         assert time.monotonic() < deadline, f"no arm drawn within {DRAWN_TIMEOUT:g} s: {views.native.lines}"
         time.sleep(0.2)
-    time.sleep(1.0)
-    second = views.display.screenshot()
+    second = _moved_screenshot(views.display.screenshot, first, 300)
     Image.fromarray(first).save(tmp_path / "first.png")
     Image.fromarray(second).save(tmp_path / "second.png")
-    changed = np.abs(first.astype(int) - second.astype(int)).sum(axis=2) > 60
-    assert changed.sum() > 300, (f"{changed.sum()} pixels changed; the controller took {moving_arm.steps} steps "
+    changed = _changed(first, second)
+    assert changed > 300, (f"{changed} pixels changed; the controller took {moving_arm.steps} steps "
                                  f"({moving_arm.error!r}); the view said: {views.native.lines}")
 

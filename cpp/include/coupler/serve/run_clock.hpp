@@ -20,7 +20,6 @@ class RunClock {
   explicit RunClock(std::optional<double> speed = 1.0) noexcept : speed_(speed) {}
 
   std::optional<double> speed() const noexcept { return speed_; }
-  bool paced() const noexcept { return speed_.has_value(); }
 
   // Pacing restarts: simulated `time` is due at `wall`.
   void anchor(double time, Clock::time_point wall) noexcept {
