@@ -21,11 +21,15 @@ from typing import Any
 
 from coupler.controller.session import Session
 from coupler.record.recording import Recording
+from coupler.transport.client import Client
+from coupler.wire.messages import SensorRequestMessage
 from perf.common import programs
 from perf.common.endpoints import free_tcp_address
+from perf.common.errors import BenchmarkError
 from perf.common.processes import ServerProcess
 
 WRITER_DEATH_SECONDS = 1.0  # from the writer's SIGKILL to the server's line saying so
+SUBSCRIBED_TIMEOUT = 60.0  # seconds for the limited recorder to start and receive its first frame
 FILE_LIMIT = 400_000  # bytes the limited recorder may write
 _MISSING = re.compile(r"lacks at least the last (\d+) of (\d+) messages")
 _IN_FILE = re.compile(r"recorded:\s+(\d+) messages in .* before writing failed")
@@ -53,6 +57,22 @@ def _steps(session: Session, count: int) -> int:
     return answered
 
 
+def _until_recording(address: str, recorder: subprocess.Popen, path: Path) -> None:
+    """Read the server's state (each read is published) until the recorder has its first frame: `coupler record`
+    puts its file in place then. Started before the server, a recorder still slower to start than the server
+    (Python's imports on a loaded machine) would otherwise miss the steps driven meanwhile, and never fill its disk."""
+    deadline = time.monotonic() + SUBSCRIBED_TIMEOUT
+    with Client(address, timeout=5.0) as client:
+        while not path.exists():
+            if recorder.poll() is not None:
+                raise BenchmarkError(f"coupler record exited with {recorder.returncode} before recording: "
+                                     f"{recorder.communicate()[0][-2000:]}")
+            if time.monotonic() > deadline:
+                raise BenchmarkError(f"coupler record received nothing within {SUBSCRIBED_TIMEOUT:g} s")
+            client.request(SensorRequestMessage())
+            time.sleep(0.02)
+
+
 def recorder_phases(workdir: Path, steps: int) -> dict[str, Any]:
     """Record while driving `steps` steps, a limited recorder filling its disk and the --record writer killed
     after half of them; the figures the checks judge."""
@@ -61,11 +81,11 @@ def recorder_phases(workdir: Path, steps: int) -> dict[str, Any]:
                "--record", str(workdir / "recorded.mcap"), "--publish", published]
     limited_path = workdir / "limited.mcap"
     figures: dict[str, Any] = {"steps": steps, "file_limit": FILE_LIMIT}
-    # Started first, it subscribes as soon as the server publishes: it misses nothing of the steps.
     limited = subprocess.Popen([programs.python(), "-m", "coupler.cli", "record", "--addr", published,
                                 str(limited_path), "--quiet"], cwd=programs.REPO, preexec_fn=_limit_file_size,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with ServerProcess(command, workdir / "recorder-server.log", handshake_address=address) as server:
+        _until_recording(address, limited, limited_path)
         [writer] = _children(server.pid)  # the --record writer, the server's one child
         with Session(address, timeout=5.0) as session:
             answered = _steps(session, steps // 2)
