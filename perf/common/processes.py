@@ -6,11 +6,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import zmq
 
 from coupler.serve.serve_process import ServeProcess
+from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import Message, SensorRequestMessage
 
@@ -158,6 +160,19 @@ class ServerProcess(ServeProcess):
         if self.poll() is None:
             self.kill()
             self.wait(timeout=10)
+
+
+def read_until(address: str, done: Callable[[], bool], timeout: float, what: str) -> None:
+    """Read the state of the server at `address` (a read is published, with its answer) until `done()`, so that
+    subscribers started beside a server get frames while they start; BenchmarkError naming `what` (what did not
+    happen) after `timeout` seconds. `done` may raise BenchmarkError itself (a subscriber that exited)."""
+    deadline = time.monotonic() + timeout
+    with Client(address, timeout=5.0) as client:
+        while not done():
+            if time.monotonic() > deadline:
+                raise BenchmarkError(f"{what} within {timeout:g} s")
+            client.request(SensorRequestMessage())
+            time.sleep(0.02)
 
 
 def run_client(command: list[str], timeout: float) -> str:

@@ -15,16 +15,15 @@ from mcap.reader import make_reader
 
 from coupler.record.publisher import FramePublisher
 from coupler.record.recording_process import RecordingProcess
-from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.codec import encode
-from coupler.wire.messages import ErrorCode, ErrorMessage, SensorRequestMessage
+from coupler.wire.messages import ErrorCode, ErrorMessage
 
 from perf.common.endpoints import address_for
 from perf.common.errors import BenchmarkError
 from perf.common.latency import Latency, read_timings
 from perf.common.process_stats import cpu_seconds_with_children
-from perf.common.processes import ServerProcess, run_client
+from perf.common.processes import ServerProcess, read_until, run_client
 from perf.common.programs import REPO, democlient, python
 
 # (name, demo.server flags, subscribers); {recording} and {publish} are replaced by fresh names per round.
@@ -49,13 +48,8 @@ def _start_subscribers(folder: Path, address: str, count: int, tag: str) -> list
 
 def _until_subscribed(server_address: str, subscribers: list[tuple[subprocess.Popen, Path]]) -> None:
     """Ask the server for sensors until every subscriber has received something."""
-    deadline = time.monotonic() + READY_TIMEOUT
-    with Client(server_address) as client:
-        while not all(ready.exists() for _, ready in subscribers):
-            if time.monotonic() > deadline:
-                raise BenchmarkError(f"subscribers not receiving within {READY_TIMEOUT:g} s")
-            client.request(SensorRequestMessage())
-            time.sleep(0.02)
+    read_until(server_address, lambda: all(ready.exists() for _, ready in subscribers), READY_TIMEOUT,
+               "subscribers not receiving")
 
 
 def _serve_and_drive(folder: Path, flags: list[str], subscribers: int, count: int, tag: str) -> dict[str, Any]:

@@ -21,12 +21,10 @@ from typing import Any
 
 from coupler.controller.session import Session
 from coupler.record.recording import Recording
-from coupler.transport.client import Client
-from coupler.wire.messages import SensorRequestMessage
 from perf.common import programs
 from perf.common.endpoints import free_tcp_address
 from perf.common.errors import BenchmarkError
-from perf.common.processes import ServerProcess
+from perf.common.processes import ServerProcess, read_until
 
 WRITER_DEATH_SECONDS = 1.0  # from the writer's SIGKILL to the server's line saying so
 SUBSCRIBED_TIMEOUT = 60.0  # seconds for the limited recorder to start and receive its first frame
@@ -58,19 +56,17 @@ def _steps(session: Session, count: int) -> int:
 
 
 def _until_recording(address: str, recorder: subprocess.Popen, path: Path) -> None:
-    """Read the server's state (each read is published) until the recorder has its first frame: `coupler record`
-    puts its file in place then. Started before the server, a recorder still slower to start than the server
-    (Python's imports on a loaded machine) would otherwise miss the steps driven meanwhile, and never fill its disk."""
-    deadline = time.monotonic() + SUBSCRIBED_TIMEOUT
-    with Client(address, timeout=5.0) as client:
-        while not path.exists():
-            if recorder.poll() is not None:
-                raise BenchmarkError(f"coupler record exited with {recorder.returncode} before recording: "
-                                     f"{recorder.communicate()[0][-2000:]}")
-            if time.monotonic() > deadline:
-                raise BenchmarkError(f"coupler record received nothing within {SUBSCRIBED_TIMEOUT:g} s")
-            client.request(SensorRequestMessage())
-            time.sleep(0.02)
+    """Read the server's state until the recorder has its first frame: `coupler record` puts its file in place
+    then. Started before the server, a recorder still slower to start than the server (Python's imports on a loaded
+    machine) would otherwise miss the steps driven meanwhile, and never fill its disk."""
+
+    def recording() -> bool:
+        if recorder.poll() is not None:
+            raise BenchmarkError(f"coupler record exited with {recorder.returncode} before recording: "
+                                 f"{recorder.communicate()[0][-2000:]}")
+        return path.exists()
+
+    read_until(address, recording, SUBSCRIBED_TIMEOUT, "coupler record received nothing")
 
 
 def recorder_phases(workdir: Path, steps: int) -> dict[str, Any]:
