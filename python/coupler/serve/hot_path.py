@@ -250,6 +250,7 @@ class HotPath(AnswersInProgress):
         # already taken from the socket, goes before it.
         waited = grace.release() if first is None else None
         if waited is not None:
+            self.controller_served = False
             return waited, None
         return_after = min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001))
         pacing = self._pacing()

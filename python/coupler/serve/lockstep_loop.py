@@ -209,25 +209,27 @@ class LockstepLoop:
             if self._done(stepped_to):
                 return
 
-    def _served_by_hot_path(self, poll_timeout: float, first: Any | None = None) -> Any:
-        """Let the hot path serve a lone controller (`first`: the Control that admitted it, served first); the
+    def _served_by_hot_path(self, wait: float, first: Any | None = None) -> Any:
+        """Let the hot path serve for up to `wait` seconds (`first`: a request taken here, which it serves first); the
         request to serve next (None: none waits), or _DONE when the loop ends."""
+        assert self.hot_path is not None
         if first is None:
-            assert self.hot_path is not None
-            handed_back, stepped_to = self.hot_path.serve(poll_timeout)
+            handed_back, stepped_to = self.hot_path.serve(wait)
         else:
             assert isinstance(self.hot_path, HotPath)  # the only one `ControlAnswer.hands_over` is set for
-            handed_back, stepped_to = self.hot_path.serve(poll_timeout, first)
+            handed_back, stepped_to = self.hot_path.serve(wait, first)
         self._declined = handed_back
         if self._done(stepped_to):
             return _DONE
         if handed_back is not None and self.hot_path.long_in_progress:
-            # Its controller waits for its answer, not to send: served at once, and the others that wait after it,
-            # as between two chunks of a long Control stepped here (C++ hands back one request a chunk).
-            self._between_chunks_until = time.perf_counter() + CHUNK_SECONDS
+            # Its controller waits for its answer, not to send: served at once. A lone controller's loop serves the
+            # others that wait after it too, as between two chunks of a long Control stepped here (C++ hands back one
+            # request a chunk).
+            if not self.sim.shared:
+                self._between_chunks_until = time.perf_counter() + CHUNK_SECONDS
             return handed_back
         if handed_back is not None:
-            self._requests.hand_back(handed_back, after_controller=stepped_to is not None)
+            self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
         return self._requests.take() if self._requests.waiting() else None
 
     def _waiting_between_chunks(self) -> Any | None:
@@ -363,18 +365,9 @@ class LockstepLoop:
                 complete = isinstance(self.hot_path, HotPath) and self.sim.round_complete()
                 if first is not None or (self.hot_path is not None and (not self._requests.waiting() or complete)
                                          and self.hot_path.ready()):
-                    assert self.hot_path is not None
-                    handed_back, stepped_to = (self.hot_path.serve(wait) if first is None
-                                               else self.hot_path.serve(wait, first))
-                    self._declined = handed_back
-                    if self._done(stepped_to):
+                    request = self._served_by_hot_path(wait, first)
+                    if request is _DONE:
                         return
-                    if handed_back is not None and self.hot_path.long_in_progress:
-                        request = handed_back  # as for a lone controller's long Control
-                    else:
-                        if handed_back is not None:
-                            self._requests.hand_back(handed_back, after_controller=self.hot_path.controller_served)
-                        request = self._requests.take() if self._requests.waiting() else None
                 else:
                     request = self._requests.next(wait)
                 if request is None:

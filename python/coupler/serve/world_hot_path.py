@@ -140,6 +140,7 @@ class WorldHotPath(AnswersInProgress):
         grace = responder.busy_grace
         waited = grace.release()
         if waited is not None:
+            self.controller_served = False
             return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
         long = sim.long_control if self._long else None
         if long is not None:
