@@ -180,8 +180,7 @@ class BatchedResponder(NativeResponder):
         self._world_times = np.zeros(self.worlds.count)
         self.world_images = WorldImageAnswer(self.images, self.worlds.count)
         # What applies, steps and reads in C++ the Controls for every world served here: the C++ object of a lockstep
-        # loop's hot path (coupler.serve.world_hot_path) or of the loop (`step_worlds_for_loop`), else one made when
-        # first needed.
+        # loop's hot path (coupler.serve.world_hot_path), else one made when first needed.
         self._world_step: NativeWorldStep | None = None
         data_width = self.worlds.world_data.shape[1] if self.worlds.world_data.ndim == 2 else 0
         self._answer_bytes = world_answer_bytes(self.worlds.count, self.worlds.sensor_width, data_width)
@@ -216,11 +215,6 @@ class BatchedResponder(NativeResponder):
     def step_worlds_with(self, step: NativeWorldStep) -> None:
         """Step the Controls for every world served here through `step` (a loop's): one C++ object steps the worlds."""
         self._world_step = step
-
-    def step_worlds_for_loop(self, stop_after: float | None) -> None:
-        """Under a lockstep loop without a hot path of its own: a Control of many steps for every world is left to
-        the loop, its chunks taken in C++ and cut at `stop_after` simulated seconds."""
-        self._world_step = NativeWorldStep.for_responder(self, stop_after, chunks=True)
 
     @property
     def world_step(self) -> NativeWorldStep:

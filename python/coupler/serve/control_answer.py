@@ -64,13 +64,6 @@ class ControlAnswer:
         self._step = step
         self._step_made = True
 
-    def step_for_loop(self, stop_after: float | None, time_step: float) -> None:
-        """Under a lockstep loop without a hot path of its own: step the Controls served here through a C++ object of
-        the loop's, which takes a long Control's chunks, cut at `stop_after` simulated seconds (`time_step` each)."""
-        self._step = NativeControlStep.for_simulation(self.run.simulation, chunks=True, stop_after=stop_after,
-                                                       time_step=time_step)
-        self._step_made = True
-
     def _native_step(self) -> NativeControlStep | None:
         if not self._step_made:
             self._step = NativeControlStep.for_simulation(self.run.simulation)

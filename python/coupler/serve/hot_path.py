@@ -156,7 +156,7 @@ class HotPath(AnswersInProgress):
 
     @classmethod
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> HotPath | None:
-        """The hot path for a lockstep loop over `responder`, or None where the loop must see every request.
+        """The hot path for a lockstep loop over `responder`, or None where it cannot be made.
 
         It needs the native responder, observed or not (observed, C++
         publishes what the observer would), and a simulation with hot path
@@ -182,7 +182,7 @@ class HotPath(AnswersInProgress):
 
     @classmethod
     def for_free_run(cls, responder: Any, stop_after: float | None) -> HotPath | None:
-        """The hot path for a free run over `responder`, or None where the loop must see every request and step.
+        """The hot path for a free run over `responder`, or None where it cannot be made.
 
         It needs the native responder, observed or not (observed, C++
         publishes what the observer would, and the states its `free_run_states`

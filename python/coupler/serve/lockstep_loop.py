@@ -62,12 +62,13 @@ class LockstepLoop:
     is handed here with its chunks to take in C++ one call each, serving
     others between two calls and rendering its images once done, and so is
     a round completed here while the hot path cannot take it, and a Control
-    for every world served here. Without a hot path of its own, the loop
-    gives the simulation (or the batch) a C++ object of its own that takes
-    the chunks so.
+    for every world served here.
 
-    The controllers' Controls are answered in C++ where
-    `coupler.serve.hot_path` allows it (traced, published or paced too;
+    The loop needs a hot path (`coupler.serve.hot_path` for the native
+    responder, `coupler.serve.world_hot_path` for a batch of worlds): a
+    Control is served by C++ whatever the options, and ValueError says so
+    for a responder or a simulation without one. The controllers' Controls
+    are answered in C++ where `coupler.serve.hot_path` allows it (traced, published or paced too;
     when paced, a lone controller's answer and a round's wait there while
     others' reads are answered). The C++
     loop hands back any other request, which then waits its turn as the
@@ -100,9 +101,12 @@ class LockstepLoop:
         self.sim.chunk_long_controls = True
         active = self.sim.sessions.active
         self._requests = ControllerFirst(responder, lambda peer: peer in active, lambda: bool(active))
-        # Where a lone controller's Controls are answered in C++; None when every request goes through Python.
-        self.hot_path: HotPath | WorldHotPath | None = (HotPath.for_loop(responder, clock, stop_after)
-                                                        or WorldHotPath.for_loop(responder, clock, stop_after))
+        # Where the controllers' Controls are answered in C++.
+        hot_path = HotPath.for_loop(responder, clock, stop_after) or WorldHotPath.for_loop(responder, clock, stop_after)
+        if hot_path is None:
+            raise ValueError("LockstepLoop serves Controls in C++: it needs the native (or batched) responder, a "
+                             "simulation with C++ parts and lockstep=True")
+        self.hot_path: HotPath | WorldHotPath = hot_path
         # A Control admitted in Python (answered ADMITTED), or a driving controller's Control the loop took from the
         # socket itself, for the hot path to serve before anything else.
         self._admitted: Any | None = None
@@ -115,12 +119,6 @@ class LockstepLoop:
             # Python decides who drives; the hot path serves the Control that admitted a controller, as its others.
             self.sim.control_answer.hands_over = self.hot_path.takes_admitted
         inner = getattr(responder, "inner", responder)
-        # Without a hot path, this loop still takes the chunks of a long Control in C++, through a C++ object of its
-        # own, cut at its stop_after.
-        if self.hot_path is None:
-            self.sim.control_answer.step_for_loop(stop_after, self.sim.handshake.time_step)
-        if not isinstance(self.hot_path, WorldHotPath) and hasattr(inner, "step_worlds_for_loop"):
-            inner.step_worlds_for_loop(stop_after)
         if (not isinstance(self.hot_path, HotPath) or self.sim.shared) and getattr(inner, "shared_channel", None) is not None:
             inner.shared_channel = None  # only the hot path of a lone controller answers through the channel
         # A responder that renders images ("images" extension) does so while others are served, when one
@@ -141,8 +139,7 @@ class LockstepLoop:
         try:
             self._run_lone(stop, poll_timeout)
         finally:
-            if self.hot_path is not None:
-                self.hot_path.end_long_control()
+            self.hot_path.end_long_control()
             self._send_rendered(until=time.monotonic() + _RENDERING_AT_STOP)
 
     def _send_rendered(self, until: float | None = None) -> bool:
@@ -181,8 +178,7 @@ class LockstepLoop:
                 self._renders.wait_rendered(_RENDERING_POLL)
                 self._send_rendered()
                 request = self._requests.next(0.0)
-            elif (not rendering and self.hot_path is not None and not self._requests.waiting()
-                  and self.hot_path.ready()):
+            elif not rendering and not self._requests.waiting() and self.hot_path.ready():
                 request = self._served_by_hot_path(poll_timeout)
                 if request is _DONE:
                     return
@@ -212,7 +208,6 @@ class LockstepLoop:
     def _served_by_hot_path(self, wait: float, first: Any | None = None) -> Any:
         """Let the hot path serve for up to `wait` seconds (`first`: a request taken here, which it serves first); the
         request to serve next (None: none waits), or _DONE when the loop ends."""
-        assert self.hot_path is not None
         if first is None:
             handed_back, stepped_to = self.hot_path.serve(wait)
         else:
@@ -346,7 +341,7 @@ class LockstepLoop:
         return long.answer() if long.answer is not None else self.responder.round_answer(long.steps)
 
     def _done(self, stepped_to: float | None) -> bool:
-        if self._stop_after_reached or (self.hot_path is not None and self.hot_path.stopped_at_stop_after):
+        if self._stop_after_reached or self.hot_path.stopped_at_stop_after:
             return True
         if self.exit_on_session_end and self.sim.session_ended.is_set():
             return True
@@ -363,8 +358,7 @@ class LockstepLoop:
                 # A round completed here (by a controller that left, or a Control applied here) is stepped by the
                 # hot path before the requests waiting are served, as one it completes.
                 complete = isinstance(self.hot_path, HotPath) and self.sim.round_complete()
-                if first is not None or (self.hot_path is not None and (not self._requests.waiting() or complete)
-                                         and self.hot_path.ready()):
+                if first is not None or ((not self._requests.waiting() or complete) and self.hot_path.ready()):
                     request = self._served_by_hot_path(wait, first)
                     if request is _DONE:
                         return
@@ -389,8 +383,7 @@ class LockstepLoop:
                 if self._done(stepped_to):
                     return
         finally:
-            if self.hot_path is not None:
-                self.hot_path.end_long_control()
+            self.hot_path.end_long_control()
             for request in rounds.release():
                 self.responder.send(request, self.responder.error_answer(_STOPPED))
 

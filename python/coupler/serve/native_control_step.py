@@ -1,7 +1,7 @@
 """A Control served in Python is applied, stepped and read in C++, as the hot path serves one.
 
-`ControlAnswer` reads a Control (a native request the hot path handed back
-or that no hot path serves, or a message given to `SimulationServer.handle`)
+`ControlAnswer` reads a Control (a native request the hot path handed back,
+one served outside a loop, or a message given to `SimulationServer.handle`)
 into the simulation's control arrays; `coupler._native.HotPath.step_checked`
 then applies them through the simulation's scatter, steps its stepper and
 reads its gather: the very C++ parts (`HotPathParts`) a loop's hot path
@@ -10,8 +10,7 @@ serves Controls through, and the very C++ object where a loop has one
 (`refuse_values`), and is told what C++ clamped and whether the simulation
 failed (`hot_path_served`). Stepped here, a Control of many steps takes them
 all at once: no loop serves others between chunks. Under a lockstep loop
-(`chunks`: the C++ object of its hot path, or of the loop where it has
-none), one of more than `LONG_CONTROL_STEPS` steps is applied in C++
+(`chunks`: the C++ object of its hot path), one of more than `LONG_CONTROL_STEPS` steps is applied in C++
 and its chunks are taken there one call each (`start_chunks`), the loop
 serving others between two calls (`coupler.serve.long_control`).
 
@@ -23,7 +22,6 @@ chunks C++ takes (`start_applied_chunks`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -48,11 +46,9 @@ class NativeControlStep:
         self.controls = 0  # Controls applied and stepped here so far
 
     @classmethod
-    def for_simulation(cls, simulation: object, chunks: bool = False, stop_after: float | None = None,
-                       time_step: float = 0.0) -> NativeControlStep | None:
+    def for_simulation(cls, simulation: object) -> NativeControlStep | None:
         """The C++ step of `simulation`'s Controls, through a `_native.HotPath` built of its hot path parts; None when
-        it has none. With `chunks` (for a lockstep loop), it takes a long Control's chunks, cut at the loop's
-        `stop_after` simulated seconds, counted in steps of `time_step`."""
+        it has none. Outside a lockstep loop, it steps a Control of many steps at once."""
         if not isinstance(simulation, ArraySimulation) or not isinstance(simulation, HotPathSimulation):
             return None
         parts = simulation.hot_path_parts()
@@ -60,9 +56,8 @@ class NativeControlStep:
             return None
         flat = simulation.flat
         path = _native.HotPath(flat.controls, flat.sensors, parts.scatter, parts.gather, parts.stepper,
-                               stop_after=math.inf if stop_after is None else stop_after, time_step=time_step,
                                chunk_seconds=CHUNK_SECONDS)
-        return cls(simulation, path, chunks)
+        return cls(simulation, path)
 
     def refuse(self) -> None:
         """Raise ProtocolError naming the first value of the Control read into the arrays that cannot be applied."""

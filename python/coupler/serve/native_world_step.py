@@ -34,13 +34,12 @@ class NativeWorldStep:
         self.resets = 0  # worlds they reset
 
     @classmethod
-    def for_responder(cls, responder: Any, stop_after: float | None = None, chunks: bool = False) -> NativeWorldStep:
+    def for_responder(cls, responder: Any) -> NativeWorldStep:
         """The C++ step of the Controls for every world `responder` (a `BatchedResponder`) serves, through a hot path
         of its own over its batch, answering from the responder's arrays."""
         path = responder.worlds.hot_path(responder.world_sensors, responder.world_times, MAX_STEPS_PER_CONTROL,
-                                         math.inf if stop_after is None else stop_after,
-                                         time_step=responder.sim.handshake.time_step)
-        return cls(path, chunks)
+                                         math.inf, time_step=responder.sim.handshake.time_step)
+        return cls(path)
 
     def take(self, frame: bytes) -> None:
         """Apply, step (every step at once) and read in C++ the Control for every world `frame`, checked by the

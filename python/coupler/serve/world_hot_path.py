@@ -87,7 +87,7 @@ class WorldHotPath(AnswersInProgress):
 
     @classmethod
     def for_loop(cls, responder: Any, clock: RunClock | None, stop_after: float | None) -> WorldHotPath | None:
-        """The hot path for a lockstep loop over `responder`, or None where every request goes through Python:
+        """The hot path for a lockstep loop over `responder`, or None where it cannot be made:
         it needs the batched responder, observed or not (observed, C++ publishes what the observer would), in
         lockstep, one controller. --trace and --trace-sizes log what C++ reports; paced by `clock`, C++ holds
         each answer until its time."""

@@ -198,19 +198,19 @@ def test_two_controllers_controls_and_their_round_given_to_handle_are_applied_an
         2 * len(ROUNDS), sum(max(steps, 1) for *_, steps in ROUNDS), 0)
 
 
-class _NoHotPathResponder(NativeResponder):
-    """A responder no hot path is made for (only the native responder itself gets one)."""
+class _PlainResponder(NativeResponder):
+    """A responder no hot path is made for (only the native responder itself, and the batched one, get one)."""
 
 
-def _long_round(responder_type: type[NativeResponder], address: str, steps: int, stop_after: float | None = None):
-    """Two controllers' round of `steps` steps under a lockstep loop over a `responder_type` responder on `address`
-    (cut at `stop_after`), the scene's Python apply and step refusing: the loop, the server, the long Control the round
-    left to the loop, and the loop's answer to it once taken."""
+def _long_round(address: str, steps: int, stop_after: float | None = None):
+    """Two controllers' round of `steps` steps under a lockstep loop on `address` (cut at `stop_after`), the scene's
+    Python apply and step refusing: the loop, the server, the long Control the round left to the loop, and the loop's
+    answer to it once taken."""
     simulation = MujocoSimulation.from_xml_string(TWO)
     for name in ("apply_values", "step"):
         setattr(simulation, name, _not_in_python(name))
     sim = _two_controllers(simulation)
-    responder = responder_type(address, sim)
+    responder = NativeResponder(address, sim)
     try:
         loop = LockstepLoop(responder, stop_after=stop_after)
         _hold_round(sim, 0.4, -0.3, steps)
@@ -233,25 +233,24 @@ def _stepped_round(steps: int) -> mujoco.MjData:
 
 def test_a_round_of_many_steps_under_a_loop_is_taken_in_chunks_in_cpp(tmp_path):
     steps = _native.StepChunks.FIRST + 20
-    _, sim, long, answer = _long_round(NativeResponder, f"ipc://{tmp_path}/rounds.sock", steps)
-    _assert_state(decode(answer.reply), _stepped_round(steps))
-    assert (long.taken, sim.stats.steps) == (steps, steps)
-
-
-def test_a_round_of_many_steps_under_a_loop_without_a_hot_path_is_taken_in_chunks_in_cpp(tmp_path):
-    steps = _native.StepChunks.FIRST + 20
-    loop, sim, long, answer = _long_round(_NoHotPathResponder, f"ipc://{tmp_path}/plain.sock", steps)
-    assert loop.hot_path is None  # the chunks were the loop's own C++ object's
+    _, sim, long, answer = _long_round(f"ipc://{tmp_path}/rounds.sock", steps)
     _assert_state(decode(answer.reply), _stepped_round(steps))
     assert (long.taken, sim.stats.steps, sim.stats.steps_without_control) == (steps, steps, 0)
 
 
-def test_a_round_of_many_steps_under_a_loop_without_a_hot_path_stops_in_cpp_at_stop_after(tmp_path):
+def test_a_round_of_many_steps_under_a_loop_stops_in_cpp_at_stop_after(tmp_path):
     # 1,000 steps cut at 0.5 s: 250 steps of 2 ms.
-    _, sim, _, answer = _long_round(_NoHotPathResponder, f"ipc://{tmp_path}/cut.sock", 1000, stop_after=0.5)
+    _, sim, _, answer = _long_round(f"ipc://{tmp_path}/cut.sock", 1000, stop_after=0.5)
     data = _stepped_round(250)
     assert sim.simulation.data.time == data.time
     assert sim.simulation.data.qpos.tolist() == data.qpos.tolist()
     ended = decode(answer.reply)
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert "after 250 of the 1000 steps" in ended.text and "--stop-after 0.5 s reached" in ended.text
+
+
+def test_a_lockstep_loop_refuses_a_responder_it_cannot_serve_controls_in_cpp_for(tmp_path):
+    sim = _two_controllers(MujocoSimulation.from_xml_string(TWO))
+    with _PlainResponder(f"ipc://{tmp_path}/plain.sock", sim) as responder:
+        with pytest.raises(ValueError, match="LockstepLoop serves Controls in C[+][+]: it needs the native"):
+            LockstepLoop(responder)
