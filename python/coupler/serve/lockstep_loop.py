@@ -68,10 +68,9 @@ class LockstepLoop:
     responder, `coupler.serve.world_hot_path` for a batch of worlds): a
     Control is served by C++ whatever the options, and ValueError says so
     for a responder or a simulation without one. The controllers' Controls
-    are answered in C++ where `coupler.serve.hot_path` allows it (traced, published or paced too;
-    when paced, a lone controller's answer and a round's wait there while
-    others' reads are answered). The C++
-    loop hands back any other request, which then waits its turn as the
+    are answered in C++ where the hot path allows it (traced, published or
+    paced too; when paced, a lone controller's answer and a round's wait
+    there while others' reads are answered). The C++ loop hands back any other request, which then waits its turn as the
     controllers-first order says. A newcomer's Control (or one claiming
     robots) is admitted here, and the hot path serves it first in its next
     run (`HotPath.serve`'s `first`); so is a driving controller's Control
@@ -357,7 +356,7 @@ class LockstepLoop:
                 first, self._admitted = self._admitted, None
                 # A round completed here (by a controller that left, or a Control applied here) is stepped by the
                 # hot path before the requests waiting are served, as one it completes.
-                complete = isinstance(self.hot_path, HotPath) and self.sim.round_complete()
+                complete = self.sim.round_complete()
                 if first is not None or ((not self._requests.waiting() or complete) and self.hot_path.ready()):
                     request = self._served_by_hot_path(wait, first)
                     if request is _DONE:
@@ -390,9 +389,10 @@ class LockstepLoop:
     def _step_when_complete(self, stop: threading.Event) -> float | None:
         """Step once every controller's Control has arrived and answer each; the time stepped to, if stepped.
 
-        Under the hot path, a complete round is left to it: it steps the round first thing in its next run.
+        A complete round is the hot path's: it steps the round first thing in its next run. Only one it cannot take
+        is stepped here: the simulation failed to settle for it, and its failure is answered as a failing step's.
         """
-        if not self.sim.round_complete() or (isinstance(self.hot_path, HotPath) and self.hot_path.ready()):
+        if not self.sim.round_complete() or self.hot_path.ready():
             return None
         starts = self.sim.starts
         peers, steps, requests = self.sim.sessions.take_round()

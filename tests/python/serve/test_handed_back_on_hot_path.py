@@ -165,3 +165,30 @@ def test_a_controllers_control_the_loop_took_from_the_socket_itself_is_served_by
     assert served.loop.hot_path.controls == in_cpp + 1
     assert served.sim.stats.controls == 2 and served.sim.stats.steps == 3
     _assert_stepped_as_in_mujoco([({"light": 0.1}, 1, (before,)), ({"light": -0.2, "heavy": 700.0}, 2, (gathered,))])
+
+
+def test_a_round_the_hot_path_cannot_take_as_the_simulation_fails_to_settle_is_answered_with_the_failure(tmp_path):
+    with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/rounds.sock", controllers=2) as served, \
+            Client(served.responder.endpoint, timeout=10.0) as staying, \
+            Client(served.responder.endpoint, timeout=10.0) as leaving:
+        staying.request(HandshakeInitMessage())
+        leaving.request(HandshakeInitMessage())
+        staying.send(_control({"light": 0.5}))
+        together = leaving.request(_control({"heavy": 300.0})), staying.receive()
+        simulation = served.sim.simulation
+        settle = simulation.settle
+
+        def failing() -> None:
+            raise RuntimeError("the state cannot be forwarded")
+
+        staying.send(_control({"light": -0.5}))
+        simulation.settle = failing
+        # The goodbye completes the round in Python, which the hot path cannot take from an unsettled state.
+        leaving.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving"))
+        failed = staying.receive()
+        simulation.settle = settle
+        after = staying.request(_control({"light": 0.1}))
+    assert isinstance(failed, ErrorMessage) and failed.code == ErrorCode.INTERNAL_ERROR, failed
+    assert "the state cannot be forwarded" in failed.text
+    assert isinstance(after, SensorMessage)
+    _assert_stepped_as_in_mujoco([({"light": 0.5, "heavy": 300.0}, 1, together)])
