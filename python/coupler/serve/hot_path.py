@@ -271,10 +271,7 @@ class HotPath(AnswersInProgress):
         self._hold(outcome, [peer])
         served = outcome.controls
         self.controller_served = outcome.simulated_time is not None
-        self._controls += served
-        self.reads += outcome.reads
-        stats = sim.stats
-        stats.count_run(served, outcome.reads, outcome.steps)
+        self._count_run(outcome)
         if served or outcome.failure or long is not None or outcome.long_steps or held is not None:
             if outcome.answer_bytes and not outcome.failure:
                 self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
@@ -284,14 +281,21 @@ class HotPath(AnswersInProgress):
             if controller is not None and (served or long is not None or outcome.long_steps):
                 # Its lease runs from its last Control, or the last chunk of its long one, as on the Python path.
                 controller.seen = sim.sessions.clock() - outcome.since_last_control
-            if outcome.clamped or outcome.failure:
-                self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
             if outcome.failure:
-                stats.count_failed_control(counted=outcome.long_failed)
+                sim.stats.count_failed_control(counted=outcome.long_failed)
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer])
         return grace.arrived(outcome.request), outcome.simulated_time
+
+    def _count_run(self, outcome: Any, steps_without_control: int = 0) -> None:
+        """Count what a run's `outcome` served (Controls, reads, steps), and tell the simulation what C++ clamped and
+        whether it failed."""
+        self._controls += outcome.controls
+        self.reads += outcome.reads
+        self.sim.stats.count_run(outcome.controls, outcome.reads, outcome.steps, steps_without_control)
+        if outcome.clamped or outcome.failure:
+            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
 
     def _answer_unanswered(self, reads: list[Any]) -> None:
         """Answer the reads C++ took and could not answer (the simulation failed), as the loop answers any request."""
@@ -316,21 +320,16 @@ class HotPath(AnswersInProgress):
                                         sim.stats.steps, starting=not sim.running, first=first, **pacing)
         self._started(outcome)
         self._hold(outcome, [peer for peer, _ in drives])
-        stats = sim.stats
-        self._controls += outcome.controls
-        self.reads += outcome.reads
         self.rounds += outcome.rounds
         self.controller_served = outcome.controls > 0
-        stats.count_run(outcome.controls, outcome.reads, outcome.steps)
+        self._count_run(outcome)
         if sim.trace and outcome.request_frame:
             self.responder.log_traced(outcome.request_frame, None, held=True)
         if outcome.rounds:
             sessions.round_taken(outcome.since_last_round)
             self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
-        if outcome.clamped or outcome.failure:
-            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
         if outcome.failure:
-            stats.count_failed_control(outcome.error_answers, counted=outcome.rounds > 0)
+            sim.stats.count_failed_control(outcome.error_answers, counted=outcome.rounds > 0)
             log.error("internal error while stepping the controllers' Controls: %s", outcome.failure)
         self._answer_unanswered(outcome.unanswered_reads)
         self._mirror_long(outcome, [peer for peer, _ in drives])
@@ -357,10 +356,7 @@ class HotPath(AnswersInProgress):
             time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)
         clock.count_missed(outcome.deadlines_missed)
-        stats = sim.stats
-        self._controls += outcome.controls
-        self.reads += outcome.reads
-        stats.count_run(outcome.controls, outcome.reads, outcome.steps, outcome.steps_without_control)
+        self._count_run(outcome, outcome.steps_without_control)
         sim.simulation_run.fresh_control = outcome.fresh_control
         if outcome.controls:
             self.responder.trace_exchange(outcome.request_bytes, outcome.answer_bytes)
@@ -368,11 +364,9 @@ class HotPath(AnswersInProgress):
                 self.responder.log_traced(outcome.request_frame, outcome.answer_frame)
             # Its lease runs from its last Control, as on the Python path.
             controller.seen = sim.sessions.clock() - outcome.since_last_control
-        if outcome.clamped or outcome.failure:
-            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
         if outcome.failure:
             if outcome.error_answers:
-                stats.count_failed_control()
+                sim.stats.count_failed_control()
                 log.error("internal error while handling ControlMessage: %s", outcome.failure)
             else:
                 raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")
