@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -64,10 +65,11 @@ def server_command(address: str, *flags: str) -> list[str]:
     return [sys.executable, "-m", "demo.server", "--addr", address, *flags]
 
 
-def coupler_server(address: str, *flags: str, log_path: Path | None = None) -> ServeProcess:
+def coupler_server(address: str, *flags: str, log_path: Path | None = None, under: Sequence[str] = ()) -> ServeProcess:
     """demo.server with `flags`, as a context that returns once it serves and stops it on exit; its whole
-    output also goes to `log_path` when given."""
-    return ServeProcess(command=server_command(address, *flags, STOP_WITH_OWNER), address=address, cwd=REPO,
+    output also goes to `log_path` when given. `under`: a program that runs it in its place (such as prlimit with
+    its arguments)."""
+    return ServeProcess(command=[*under, *server_command(address, *flags, STOP_WITH_OWNER)], address=address, cwd=REPO,
                         log_path=log_path)
 
 

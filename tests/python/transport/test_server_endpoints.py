@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 
-from coupler.serve.serve_process import STOP_WITH_OWNER, ServeProcess
+from coupler.serve.serve_process import ServeProcess
 from coupler.transport.client import Client
 from coupler.wire.errors import Error
 from coupler.wire.messages import SensorMessage, SensorRequestMessage
@@ -41,8 +41,7 @@ def test_a_second_server_on_a_live_ipc_path_is_refused_and_the_first_stays_reach
 
 def _short_of_files(soft: int, hard: int, address: str, *flags: str) -> ServeProcess:
     """demo.server allowed `soft` open files, and `hard` at most (prlimit sets them, then runs it in its place)."""
-    return ServeProcess(command=["prlimit", f"--nofile={soft}:{hard}", *server_command(address, *flags, STOP_WITH_OWNER)],
-                        address=address, cwd=REPO)
+    return coupler_server(address, *flags, under=["prlimit", f"--nofile={soft}:{hard}"])
 
 
 def _open_files_soft_limit(pid: int) -> int:
