@@ -1,5 +1,5 @@
 // The worlds session of the serving vectors (tests/vectors/serve/worlds_session.bin): a controller driving three
-// worlds of worlds_scene.xml through a batched server, with the Python server's answers. The server refuses a
+// worlds of worlds_scene.xml through a batched server, with the answers coupler serve gives. The server refuses a
 // Control for every world that does not fit its batch with coupler::world_control_problem's line after the prefix
 // below, and a frame naming more worlds than its field holds while decoding it, in coupler::Server. C++ holds both
 // to the recorded answers.
