@@ -3,6 +3,7 @@ no process left behind however a measurement ends."""
 
 from __future__ import annotations
 
+import functools
 import signal
 import subprocess
 import time
@@ -55,11 +56,15 @@ class ServerProcess(ServeProcess):
         client_options: dict | None = None,
         raw_probe: tuple[bytes, int] | None = None,
     ) -> None:
+        # How the server is seen to serve: it answers the raw probe, or a Client's `probe`.
+        ready_when: Message | Callable[[str], bool] | None = None
+        if handshake_address is not None and raw_probe is not None:
+            request, reply_bytes = raw_probe
+            ready_when = functools.partial(self._answers_raw_probe, request=request, reply_bytes=reply_bytes)
+        elif handshake_address is not None:
+            ready_when = probe or SensorRequestMessage()
         super().__init__(command=command, address=handshake_address, start_timeout=ready_timeout,
-                         log_path=log_path, env=env, cwd=REPO,
-                         probe=(probe or SensorRequestMessage()) if handshake_address is not None else None,
-                         client_options=client_options)
-        self.raw_probe = raw_probe
+                         log_path=log_path, env=env, cwd=REPO, probe=ready_when, client_options=client_options)
 
     def __enter__(self) -> ServerProcess:
         self.launch()
@@ -74,11 +79,6 @@ class ServerProcess(ServeProcess):
                 self.start()
             except Error as error:
                 raise BenchmarkError(str(error)) from None
-
-    def _serving(self) -> bool:
-        if self.raw_probe is not None:
-            return self._answers_raw_probe(*self.raw_probe)
-        return super()._serving()
 
     def log(self) -> str:
         self.output()  # waits for the rest of the output of a server that has exited
@@ -141,12 +141,14 @@ class ServerProcess(ServeProcess):
             raise BenchmarkError(f"{self.name} exited with {code}:\n{_tail(self.log())}")
         return self.log()
 
-    def _answers_raw_probe(self, request: bytes, reply_bytes: int) -> bool:
+    def _answers_raw_probe(self, address: str, request: bytes, reply_bytes: int) -> bool:
+        """Whether a server that speaks no protocol answers `request` at `address`; BenchmarkError for a reply
+        of other than `reply_bytes` bytes."""
         context = zmq.Context.instance()
         with context.socket(zmq.REQ) as socket:
             socket.linger = 0
             socket.rcvtimeo = socket.sndtimeo = 300
-            socket.connect(self.address)
+            socket.connect(address)
             try:
                 socket.send(request)
                 reply = socket.recv()

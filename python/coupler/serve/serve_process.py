@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -72,7 +72,9 @@ class ServeProcess:
     serving line, `probe`: the server serves once a Client sending it to
     `address` is answered (`client_options` go to that Client: CURVE keys).
     A SensorRequest leaves a coupler server free for the next controller;
-    Click's answers only a HandshakeInit or a Control.
+    Click's answers only a HandshakeInit or a Control. A server that speaks
+    no protocol is probed by a function instead: it serves once
+    `probe(address)` returns True.
     The process's standard input is a pipe this object holds: `coupler serve`
     given STOP_WITH_OWNER (as the default command is) stops when it closes,
     so it never outlives its owner, and removes its private folder as it
@@ -91,7 +93,8 @@ class ServeProcess:
                  command: Sequence[str] | None = None, start_timeout: float = DEFAULT_START_TIMEOUT,
                  stop_timeout: float = DEFAULT_STOP_TIMEOUT, log_path: Path | None = None,
                  env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
-                 probe: Message | None = None, client_options: dict[str, Any] | None = None) -> None:
+                 probe: Message | Callable[[str], bool] | None = None,
+                 client_options: dict[str, Any] | None = None) -> None:
         if command is None and "--addr" in args:
             raise Error("give ServeProcess the server's address as address=, not as --addr among its flags")
         if probe is not None and (command is None or address is None):
@@ -174,12 +177,19 @@ class ServeProcess:
         if self.probe is None:
             return self._serving_seen.is_set()
         assert self.address is not None
+        answered = self.probe(self.address) if callable(self.probe) else self._answers(self.probe)
+        if answered:
+            self.endpoint = self.address
+        return answered
+
+    def _answers(self, probe: Message) -> bool:
+        """Whether a Client sending `probe` to the address gets an answer."""
+        assert self.address is not None
         try:
             with Client(self.address, timeout=_PROBE_TIMEOUT, **self.client_options) as client:
-                client.request(self.probe)
+                client.request(probe)
         except Error:
             return False
-        self.endpoint = self.address
         return True
 
     def _read_output(self, stream: IO[bytes], log_file: IO[bytes] | None) -> None:

@@ -122,6 +122,19 @@ def test_a_server_that_prints_no_serving_line_serves_once_it_answers_the_probe(t
             assert client.request(SensorRequestMessage()) == SensorMessage(simulated_time=1.5)
 
 
+def test_a_server_that_speaks_no_protocol_serves_once_the_probe_function_says_so(tmp_path):
+    address = f"ipc://{tmp_path / 'raw.sock'}"
+    asked: list[str] = []
+
+    def answers(at: str) -> bool:
+        asked.append(at)
+        return len(asked) == 3
+
+    with ServeProcess(command=_python("import time; time.sleep(60)"), address=address, probe=answers) as server:
+        assert server.poll() is None
+        assert asked == [address] * 3 and server.endpoint == address
+
+
 def test_a_probe_for_coupler_serve_is_refused_as_it_prints_its_serving_line():
     with pytest.raises(Error, match="a probe is for a server of another kind"):
         ServeProcess(["--scene", "static"], probe=SensorRequestMessage())
