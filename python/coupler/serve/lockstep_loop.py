@@ -70,9 +70,9 @@ class LockstepLoop:
     for a responder or a simulation without one. The controllers' Controls
     are answered in C++ where the hot path allows it (traced, published or
     paced too; when paced, a lone controller's answer and a round's wait
-    there while others' reads are answered). The C++ loop hands back any other request, which then waits its turn as the
-    controllers-first order says. A newcomer's Control (or one claiming
-    robots) is admitted here, and the hot path serves it first in its next
+    there while others' reads are answered). The C++ loop hands back any
+    other request, which then waits its turn as the controllers-first order
+    says. A newcomer's Control (or one claiming robots) is admitted here, and the hot path serves it first in its next
     run (`HotPath.serve`'s `first`); so is a driving controller's Control
     this loop took from the socket itself (gathered while it served
     another request), and a round completed here is stepped there too.

@@ -10,9 +10,10 @@ serves Controls through, and the very C++ object where a loop has one
 (`refuse_values`), and is told what C++ clamped and whether the simulation
 failed (`hot_path_served`). Stepped here, a Control of many steps takes them
 all at once: no loop serves others between chunks. Under a lockstep loop
-(`chunks`: the C++ object of its hot path), one of more than `LONG_CONTROL_STEPS` steps is applied in C++
-and its chunks are taken there one call each (`start_chunks`), the loop
-serving others between two calls (`coupler.serve.long_control`).
+(`chunks`: the C++ object of its hot path), one of more than
+`LONG_CONTROL_STEPS` steps is applied in C++ and its chunks are taken
+there one call each (`start_chunks`), the loop serving others between two
+calls (`coupler.serve.long_control`).
 
 With several controllers, each Control is applied here without a step
 (`apply`, `HotPath.apply_checked`) and waits for its round, which is then
