@@ -19,9 +19,8 @@ constexpr std::uint64_t kResetWorldsField = 103;
 void check_fits(std::uint64_t field, std::uint64_t value) {
   if (value <= std::numeric_limits<std::uint32_t>::max()) return;
   const char* name = field == kWorldsField ? "worlds" : "resetWorlds";
-  throw ProtocolError(ErrorCode::ControlMismatch, std::string("Control for every world does not match the handshake: ") +
-                                                      name + " value " + std::to_string(value) +
-                                                      " is beyond the 32 bits the field holds");
+  throw ProtocolError(ErrorCode::MalformedFrame,
+                      std::string(name) + " value " + std::to_string(value) + " is beyond the 32 bits the field holds");
 }
 
 }  // namespace

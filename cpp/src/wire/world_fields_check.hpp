@@ -5,7 +5,7 @@
 
 namespace coupler::detail {
 
-// Throws ProtocolError (ControlMismatch) when a Control frame's worlds (101) or
+// Throws ProtocolError (MalformedFrame) when a Control frame's worlds (101) or
 // one of its resetWorlds (103, packed or not) is a varint beyond 32 bits.
 // protobuf keeps the low 32 bits of such a value: resetWorlds 2**32 would
 // reset world 0. Fields the decoder will refuse anyway are skipped; the cost

@@ -101,12 +101,19 @@ TEST_CASE("a steps wider than 32 bits re-encodes as the same uint64") {
   CHECK(decode_as<ControlMessage>(encode(held)).steps == std::uint64_t{1} << 60);
 }
 
-TEST_CASE("a world field beyond 32 bits is refused, not truncated to another world") {
+TEST_CASE("a world field beyond 32 bits is refused as a malformed frame, not truncated to another world") {
   for (const int field : {101, 103}) {
     WireWriter frame;
     frame.varint_field(1, 2);  // Control
     frame.varint_field(field, std::uint64_t{1} << 32);
-    CHECK_THROWS_WITH(decode(frame.bytes()), Catch::Contains("is beyond the 32 bits the field holds"));
+    try {
+      decode(frame.bytes());
+      FAIL("no exception");
+    } catch (const ProtocolError& e) {
+      CHECK(e.code() == ErrorCode::MalformedFrame);
+      CHECK_THAT(e.what(), Catch::Contains(std::string(field == 101 ? "worlds" : "resetWorlds") +
+                                           " value 4294967296 is beyond the 32 bits the field holds"));
+    }
   }
 }
 

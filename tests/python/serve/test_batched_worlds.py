@@ -161,7 +161,7 @@ def test_a_world_field_beyond_32_bits_is_refused_in_one_line_and_the_server_keep
     client.send_frame(encode_world_control(WORLDS, np.zeros(0)) + _varint(field << 3) + _varint(value))
     with pytest.raises(RemoteError, match=f"{name} value {value} is beyond the 32 bits") as raised:
         read_world_sensors(client.receive_frame())
-    assert raised.value.code == ErrorCode.CONTROL_MISMATCH
+    assert raised.value.code == ErrorCode.MALFORMED_FRAME
     worlds.send(np.zeros((WORLDS, worlds.control_width)))
     _, times = worlds.receive()
     assert times.tolist() == pytest.approx([ARM_TIME_STEP] * WORLDS)
