@@ -5,7 +5,9 @@ control's limit by the scene's C++ scatter there. The answers are those of stepp
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -99,14 +101,21 @@ def test_every_answer_is_that_of_stepping_the_scene_in_mujoco(served):
             assert answer.objects[name].angular_velocities == [data.qvel[joint.dofadr[0]]], case
 
 
-def test_a_round_whose_first_control_python_applied_is_stepped_by_the_hot_path(tmp_path):
+@contextlib.contextmanager
+def _after_a_round(tmp_path, light: float, heavy: float) -> Iterator[tuple[Served, Client, Client, tuple]]:
+    """Two controllers served by a lockstep loop, the first driving "light" and the second "heavy", after their first
+    round of these torques: the server, their clients, and the answers to that round (the second's, the first's)."""
     with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/rounds.sock", controllers=2) as served, \
             Client(served.responder.endpoint, timeout=10.0) as first, \
             Client(served.responder.endpoint, timeout=10.0) as second:
         first.request(HandshakeInitMessage())
         second.request(HandshakeInitMessage())
-        first.send(_control({"light": 0.2}))
-        opening = second.request(_control({"heavy": 300.0})), first.receive()
+        first.send(_control({"light": light}))
+        yield served, first, second, (second.request(_control({"heavy": heavy})), first.receive())
+
+
+def test_a_round_whose_first_control_python_applied_is_stepped_by_the_hot_path(tmp_path):
+    with _after_a_round(tmp_path, 0.2, 300.0) as (served, first, second, opening):
         # A Control the loop takes from the socket itself (gathered while it serves a request the hot path handed
         # back) is applied in Python and waits for its round, leaving the state to settle.
         served.stop.set()
@@ -128,13 +137,7 @@ def test_a_round_whose_first_control_python_applied_is_stepped_by_the_hot_path(t
 
 
 def test_a_round_completed_by_a_controller_leaving_is_stepped_by_the_hot_path(tmp_path):
-    with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/rounds.sock", controllers=2) as served, \
-            Client(served.responder.endpoint, timeout=10.0) as staying, \
-            Client(served.responder.endpoint, timeout=10.0) as leaving:
-        staying.request(HandshakeInitMessage())
-        leaving.request(HandshakeInitMessage())
-        staying.send(_control({"light": 0.5}))
-        together = leaving.request(_control({"heavy": 300.0})), staying.receive()
+    with _after_a_round(tmp_path, 0.5, 300.0) as (served, staying, leaving, together):
         staying.send(_control({"light": -0.5}))
         # Its goodbye goes to Python, which lets the waiting Control's round go on without it.
         leaving.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="leaving"))
@@ -168,13 +171,7 @@ def test_a_controllers_control_the_loop_took_from_the_socket_itself_is_served_by
 
 
 def test_a_round_the_hot_path_cannot_take_as_the_simulation_fails_to_settle_is_answered_with_the_failure(tmp_path):
-    with Served(MujocoSimulation.from_xml_string(SCENE), f"ipc://{tmp_path}/rounds.sock", controllers=2) as served, \
-            Client(served.responder.endpoint, timeout=10.0) as staying, \
-            Client(served.responder.endpoint, timeout=10.0) as leaving:
-        staying.request(HandshakeInitMessage())
-        leaving.request(HandshakeInitMessage())
-        staying.send(_control({"light": 0.5}))
-        together = leaving.request(_control({"heavy": 300.0})), staying.receive()
+    with _after_a_round(tmp_path, 0.5, 300.0) as (served, staying, leaving, together):
         simulation = served.sim.simulation
         settle = simulation.settle
 
