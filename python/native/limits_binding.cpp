@@ -1,5 +1,6 @@
 #include <chrono>
 
+#include <coupler/wire/frame_bytes.hpp>
 #include <coupler/wire/limits.hpp>
 
 #include "bindings.hpp"
@@ -28,6 +29,14 @@ void bind_limits(py::module_& module) {
   limits.attr("max_handshake_timeout") = limits::kMaxHandshakeTimeoutSeconds;
   limits.attr("largest_frame_limit") = limits::kLargestFrameLimit;
   limits.attr("max_range") = limits::kMaxRange;
+  limits.attr("image_overhead") = kImageOverhead;
+  limits.def("world_answer_bytes", &world_answer_bytes, py::arg("worlds"), py::arg("sensor_width"),
+             py::arg("data_width") = 0,
+             "The most bytes an answer to a Control for `worlds` worlds of `sensor_width` readings (and `data_width` "
+             "numbers of world data) each takes, without images (coupler/wire/frame_bytes.hpp).");
+  limits.def("world_control_bytes", &world_control_bytes, py::arg("worlds"), py::arg("control_width"),
+             "The most bytes a Control for `worlds` worlds of `control_width` numbers each takes, every world reset "
+             "(without a given state) or stepped (coupler/wire/frame_bytes.hpp).");
 }
 
 }  // namespace coupler::python

@@ -7,6 +7,7 @@
 #include <coupler/serve/control_scatter.hpp>
 #include <coupler/transport/curve_keys.hpp>
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/frame_bytes.hpp>
 #include <coupler/wire/limits.hpp>
 #include <coupler/wire/messages.hpp>
 #include <coupler/serve/sensor_gather.hpp>

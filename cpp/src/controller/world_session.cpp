@@ -7,17 +7,13 @@
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/control_layout.hpp>
 #include <coupler/wire/error.hpp>
+#include <coupler/wire/frame_bytes.hpp>
 #include <coupler/wire/image_kinds.hpp>
 #include <coupler/wire/peer_text.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 
 namespace coupler {
 namespace {
-
-// Bytes of an answer's frame besides its arrays' numbers, and of each image's fields besides its pixels, as the
-// server counts them (coupler.wire.world_frames, coupler.serve.world_images).
-constexpr std::size_t kFrameOverhead = 64;
-constexpr std::size_t kImageOverhead = 64;
 
 std::string server_of(const HandshakeMessage& handshake) {
   return handshake.server ? "the server '" + shown_peer_text(handshake.server->name) + "' " +
@@ -211,7 +207,7 @@ void WorldSession::use_session() {
   control_width_ = controls.size() + controls.event_count();
   sensor_width_ = SensorLayout(handshake).size();
   // A larger answer would be dropped unread by ZeroMQ: the client would see only a timeout.
-  const std::size_t answer = sizeof(double) * worlds_ * (sensor_width_ + 1) + kFrameOverhead;
+  const std::size_t answer = world_answer_bytes(worlds_, sensor_width_);
   const std::int64_t limit = session_->client().options().max_frame_bytes;
   if (limit > 0 && answer > static_cast<std::size_t>(limit)) {
     throw Error("an answer for this server's " + std::to_string(worlds_) + " worlds takes up to " +
@@ -226,7 +222,7 @@ void WorldSession::check_frame_limit(const WorldStep& step) {
   if (limit <= 0 || step.images.empty()) return;
   const HandshakeMessage& handshake = session_->handshake();
   const std::size_t worlds = step.image_worlds.empty() ? worlds_ : step.image_worlds.size();
-  std::size_t answer = sizeof(double) * worlds_ * (sensor_width_ + 1) + kFrameOverhead;
+  std::size_t answer = world_answer_bytes(worlds_, sensor_width_);
   std::size_t kinds = 0;
   for (const ImageRequest& request : step.images) {
     const CameraDescription& camera = camera_of(handshake, request.camera);

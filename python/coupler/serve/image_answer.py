@@ -52,7 +52,8 @@ class ImageSource(Protocol):
 
 
 SHARED_ALIGNMENT = 64  # bytes: each image's pixels in a shared buffer start at a multiple of this
-IMAGE_OVERHEAD = 256  # bytes of an image's fields besides its pixels, at most (names are short)
+# Bytes of an image's fields besides its pixels, at most, as the C++ client counts them (coupler/wire/frame_bytes.hpp).
+IMAGE_OVERHEAD: int = _native.limits.image_overhead
 
 
 def _refused(text: str) -> ProtocolError:

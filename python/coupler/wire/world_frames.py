@@ -31,8 +31,9 @@ __all__ = ["WorldControl", "WorldImages", "carries_worlds", "encode_world_contro
            "world_control_in",
            "world_answer_bytes", "world_control_bytes"]
 
-# Bytes of a frame besides its arrays' numbers: the kind, the time, the worlds, steps, each field's tag and length.
-_FRAME_OVERHEAD = 64
+# The most bytes the frames take, counted as the C++ client counts them (coupler/wire/frame_bytes.hpp).
+world_answer_bytes = _native.limits.world_answer_bytes
+world_control_bytes = _native.limits.world_control_bytes
 
 
 @dataclass(frozen=True)
@@ -157,14 +158,3 @@ def read_world_answer_with_images(
     raise ProtocolError(f"unexpected message: a {type(message).__name__} answered a Control for every world",
                         ErrorCode.UNEXPECTED_MESSAGE)
 
-
-def world_answer_bytes(worlds: int, sensor_width: int, data_width: int = 0) -> int:
-    """The most bytes an answer to a Control for `worlds` worlds of `sensor_width` readings (and `data_width` numbers
-    of world data) takes."""
-    return 8 * worlds * (sensor_width + data_width + 1) + _FRAME_OVERHEAD
-
-
-def world_control_bytes(worlds: int, control_width: int) -> int:
-    """The most bytes a Control for `worlds` worlds of `control_width` numbers takes, every world reset (without
-    a given state) or stepped."""
-    return 8 * worlds * control_width + 5 * worlds + _FRAME_OVERHEAD

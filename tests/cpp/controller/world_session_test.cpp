@@ -341,8 +341,8 @@ TEST_CASE("images whose answer would exceed the client's frame limit are refused
   WorldStep step;
   step.images = {{"eye", {"rgb"}}};
   CHECK(error_of([&] { worlds.send(kControls, step); }) ==
-        "the images asked for make an answer of about 90176 bytes, beyond this client's frame limit of 4096 bytes: "
-        "open the Session with max_frame_bytes=90176 or more (0: no limit), or ask for fewer worlds or images");
+        "the images asked for make an answer of about 90368 bytes, beyond this client's frame limit of 4096 bytes: "
+        "open the Session with max_frame_bytes=90368 or more (0: no limit), or ask for fewer worlds or images");
   step.image_worlds = {1};  // one world's picture: 30000 bytes, still too many
   CHECK_THROWS_AS(worlds.send(kControls, step), Error);
   worlds.send(kControls);  // nothing was sent: the session goes on

@@ -2,13 +2,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
 #include <cstring>
+#include <string>
 #include <variant>
 #include <vector>
 
 #include <coupler/transport/shared_ring.hpp>
 #include <coupler/transport/world_answer.hpp>
 #include <coupler/wire/codec.hpp>
+#include <coupler/wire/frame_bytes.hpp>
 
 using coupler::SensorMessage;
 using coupler::SharedRingReader;
@@ -63,4 +66,21 @@ TEST_CASE("arrays smaller than the ring's min_bytes, or larger than a buffer, cr
   SharedRingWriter ring(2, 4096, 0);
   const WorldAnswerArrays large{many.data(), many.size(), kTimes.data(), kTimes.size(), nullptr, 0};
   CHECK(decoded(coupler::encode_world_answer(large, {}, {}, &ring)).world_sensors == many);
+}
+
+TEST_CASE("world_answer_bytes bounds the answer's frame however wide its worlds' readings and data are",
+          "[world_answer]") {
+  for (const std::size_t worlds : {1, 3, 1000}) {
+    for (const std::size_t sensor_width : {0, 1, 7, 200}) {
+      for (const std::size_t data_width : {0, 5}) {
+        // Every number at its longest on the wire: times large enough to name world 0's in simVars too.
+        const std::vector<double> sensors(worlds * sensor_width, -1.5e300);
+        const std::vector<double> times(worlds, 1.0e300);
+        const std::vector<double> data(worlds * data_width, 2.5e-300);
+        const std::string frame = coupler::encode_world_answer(
+            {sensors.data(), sensors.size(), times.data(), times.size(), data.data(), data.size()});
+        CHECK(frame.size() <= coupler::world_answer_bytes(worlds, sensor_width, data_width));
+      }
+    }
+  }
 }
