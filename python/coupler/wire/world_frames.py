@@ -157,4 +157,3 @@ def read_world_answer_with_images(
         raise RemoteError(message.code, shown(message.text))
     raise ProtocolError(f"unexpected message: a {type(message).__name__} answered a Control for every world",
                         ErrorCode.UNEXPECTED_MESSAGE)
-
