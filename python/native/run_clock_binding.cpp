@@ -1,9 +1,8 @@
 // coupler._native.RunClock: coupler::RunClock on the steady clock Python's time.monotonic() reads, for
-// coupler.serve.run_clock. Its waits release the GIL.
+// coupler.serve.run_clock.
 
 #include <chrono>
 #include <optional>
-#include <thread>
 
 #include <pybind11/stl.h>
 
@@ -43,17 +42,6 @@ void bind_run_clock(py::module_& module) {
           py::arg("simulated_time"), py::arg("late_after"),
           "Seconds to wait until this simulated time is due; 0 when due, counting a missed deadline when it was due "
           "more than `late_after` seconds ago.")
-      .def(
-          "wait_until",
-          [](RunClock& clock, double time, double late_after) {
-            const double delay = clock.delay_until(time, late_after, Clock::now());
-            if (delay > 0.0) {
-              py::gil_scoped_release released;
-              std::this_thread::sleep_for(Seconds(delay));
-            }
-          },
-          py::arg("simulated_time"), py::arg("late_after"),
-          "Sleep (never spin) until this simulated time is due, counting a missed deadline as delay_until does.")
       .def_property_readonly("deadlines_missed", &RunClock::deadlines_missed)
       .def("count_missed", &RunClock::count_missed, py::arg("deadlines"),
            "Deadlines missed elsewhere (a hot path's run), counted with this clock's.");
