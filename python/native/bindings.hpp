@@ -26,7 +26,7 @@ void bind_round_trip_stats(pybind11::module_& module);
 void bind_peer_text(pybind11::module_& module);
 void bind_name_list(pybind11::module_& module);
 void bind_rate_limited_log(pybind11::module_& module);
-void bind_reader_share(pybind11::module_& module);
+void bind_waiting_requests(pybind11::module_& module);
 void bind_run_clock(pybind11::module_& module);
 void bind_version(pybind11::module_& module);
 void bind_shared_ring(pybind11::module_& module);

@@ -28,7 +28,7 @@ PYBIND11_MODULE(_native, module) {
   coupler::python::bind_peer_text(module);
   coupler::python::bind_name_list(module);
   coupler::python::bind_rate_limited_log(module);
-  coupler::python::bind_reader_share(module);
+  coupler::python::bind_waiting_requests(module);
   coupler::python::bind_run_clock(module);
   coupler::python::bind_version(module);
   coupler::python::bind_shared_ring(module);

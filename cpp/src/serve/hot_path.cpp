@@ -14,6 +14,7 @@
 
 #include <coupler/serve/recording_channels.hpp>
 #include <coupler/serve/run_clock.hpp>
+#include <coupler/serve/waiting_requests.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
@@ -199,9 +200,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   // knows best (its pose applied and not yet stepped makes the next step start afresh).
   if (!long_) stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
-  // Reads of other peers waiting for their turn, in arrival order, which `share` gives them.
-  std::deque<Request> readers;
-  ReaderShare share(config_.reader_share, config_.reader_patience);
+  // Reads of other peers waiting for their turn, in arrival order (none of a controller's waits here).
+  WaitingRequests<Request> readers(ReaderShare(config_.reader_share, config_.reader_patience));
   // Traced, reads go to the caller, which logs them as every other request; published, they are published here.
   const bool reads_to_caller = config_.trace;
   // A Control answered, whose exchange `take` publishes once its answer is sent.
@@ -230,16 +230,16 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       return answer_read(payload);
     }
     if (rounds ? !controller : from != peer) {
-      if (reads_to_caller || !readers.empty() || !share.has_share() || !is_sensor_request(payload)) {
+      if (reads_to_caller || readers.others_wait() || !readers.has_share() || !is_sensor_request(payload)) {
         return std::nullopt;
       }
-      share.served(Clock::now());
+      readers.other_served(Clock::now());
       return answer_read(payload);
     }
     if (!reader_->read(payload, targets_, config_.max_steps, steps)) {
       if (is_sensor_request(payload)) {
         if (reads_to_caller) return std::nullopt;
-        share.controller_served();
+        readers.controller_served();
         return answer_read(payload);
       }
       if (!read_decoded(payload, steps)) return std::nullopt;
@@ -322,7 +322,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.answer_frame = frame;
     }
     control_answered = publisher_ != nullptr;
-    share.controller_served();
+    readers.controller_served();
     return frame;
   };
   // A Control of many steps (a round's: each of its Controls), applied: its steps are taken in chunks from here on,
@@ -405,7 +405,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       // once it is sent.
       if (publisher_) publish_taken(held_->exchange);
       last_control = Clock::now();
-      share.controller_served();
+      readers.controller_served();
       if (config_.trace) {
         // Logged as the Python path logs it: as it is answered, before the reads served while it waits.
         outcome.request_frame = held_->requests.front().frame();
@@ -428,7 +428,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       start_long(std::move(requests), false, steps);
       ++outcome.controls;
       last_control = Clock::now();
-      share.controller_served();
+      readers.controller_served();
       return outcome.first_clamped.empty() && !config_.trace;
     }
     starting_long.reset();
@@ -445,7 +445,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       rounds->attach(std::move(*offered.request));
       holding.reset();
       ++outcome.controls;
-      share.controller_served();
+      readers.controller_served();
       if (!step_round()) return false;
       return outcome.first_clamped.empty() && !config_.trace;
     }
@@ -454,8 +454,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
                                         : offered.request->peer() == peer;
       // A read asking for images is the caller's too: queued here, it would be answered without them.
       if (!reads_to_caller && !of_controller && is_sensor_request(offered.request->frame())) {
-        if (readers.empty()) share.first_waits(Clock::now());
-        readers.push_back(std::move(*offered.request));
+        readers.arrived(std::move(*offered.request), false, Clock::now());
         return true;
       }
       outcome.request = std::move(offered.request);
@@ -469,11 +468,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (config_.trace || !outcome.failure.empty() || !outcome.first_clamped.empty()) return false;
     return !(outcome.simulated_time && *outcome.simulated_time >= config_.stop_after);
   };
-  const auto answer_reader = [&] {
-    const Request& reader = readers.front();
-    server.reply_frame(reader, answer_read(reader.frame()));
-    readers.pop_front();
-  };
+  const auto answer_reader = [&](const Request& reader) { server.reply_frame(reader, answer_read(reader.frame())); };
   // Sends the held answer once it is due (as any answer, counted when late): false when the loop must end.
   const auto answer_held = [&] {
     const double time = held_->time;
@@ -494,8 +489,8 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   // they need no share of its time) and anything else goes to the caller, until the last stretch of the hold.
   const auto serve_while_held = [&](Clock::time_point now) {
     if (!pacing || due_at(held_->time) - now <= longest_hold) return answer_held();
-    if (!readers.empty()) {
-      answer_reader();
+    if (readers.others_wait()) {
+      answer_reader(*readers.take_any());
       return true;
     }
     auto until = std::min(deadline, due_at(held_->time) - longest_hold);
@@ -614,8 +609,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
         if (!take(std::move(waiting))) return false;
         continue;
       }
-      if (readers.empty()) break;
-      answer_reader();  // the controller waits for its answer, not to send: the readers need no share of its time
+      if (!readers.others_wait()) break;
+      // The controller waits for its answer, not to send: the readers need no share of its time.
+      answer_reader(*readers.take_any());
     }
     long_->serve_until = Clock::time_point{};
     return true;
@@ -656,18 +652,17 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       }
       continue;
     }
-    if (!readers.empty() && share.may_serve(now)) {
+    if (readers.others_wait() && readers.may_serve(now)) {
       // The controller's request, if one came meanwhile, goes first.
       Offered waiting = server.receive_offering(std::chrono::milliseconds(0), answer);
       if (waiting.answered || waiting.request) {
         if (!take(std::move(waiting))) break;
         continue;
       }
-      share.served(now);
-      answer_reader();
+      answer_reader(readers.serve_other(now));
       continue;
     }
-    auto until = readers.empty() ? deadline : std::min(deadline, share.due());
+    auto until = readers.others_wait() ? std::min(deadline, readers.due()) : deadline;
     if (!pending_.empty()) until = std::min(until, publish_due_);
     const auto left = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = through_channel ? receive_either(left) : server.receive_offering(left, answer);
@@ -677,9 +672,11 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   }
   // Leaving: the reads still waiting are answered with the state as it is now (nothing has changed it since).
   if (outcome.failure.empty()) {
-    while (!readers.empty()) answer_reader();
+    for (const Request& reader : readers.take_others()) answer_reader(reader);
   } else {
-    outcome.unanswered_reads.assign(std::make_move_iterator(readers.begin()), std::make_move_iterator(readers.end()));
+    std::deque<Request> unanswered = readers.take_others();
+    outcome.unanswered_reads.assign(std::make_move_iterator(unanswered.begin()),
+                                    std::make_move_iterator(unanswered.end()));
   }
   if (!pending_.empty()) flush_published();  // before Python publishes anything after it
   if (rounds && outcome.failure.empty()) {

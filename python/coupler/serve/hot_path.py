@@ -6,7 +6,7 @@ stepped, read and answered by `coupler._native.HotPath`, with the GIL
 released, through the very C++ objects the Python path uses (the layouts of
 `NativeResponder`, the simulation's scatter, gather and stepper), so both
 send the same bytes. SensorRequests, the controller's and everyone else's,
-are answered there too, in the order the C++ `ReaderShare` gives, as for
+are answered there too, waiting in the C++ `WaitingRequests` as in
 `coupler.serve.controller_first` (the controller's first, `SHARE` of the
 others' after each of its requests, one more after `PATIENCE` without one):
 thirty readers must not send every

@@ -13,8 +13,9 @@
 // request of each controller, and thirty readers cost a controller stepping
 // as fast as it can about as much server time as its own requests take.
 //
-// This class is the rule alone; whoever queues the requests (the C++ hot
-// path, Python's coupler.serve.controller_first) asks it whose turn it is.
+// This class is the rule alone; WaitingRequests (waiting_requests.hpp), the
+// queue of the C++ hot path and of Python's lockstep loop, asks it whose turn
+// it is.
 
 #include <chrono>
 #include <cstdint>
