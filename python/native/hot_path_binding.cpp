@@ -70,12 +70,11 @@ class HotPathOf {
   }
 
   HotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, std::uint64_t steps_before,
-                     std::optional<double> zero_due_in, double speed, double late_after,
-                     SharedChannelServer* channel, bool starting, double longest_hold, const Request* first) {
+                     RunClock* clock, double late_after, SharedChannelServer* channel, bool starting,
+                     double longest_hold, const Request* first) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
-    std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
-    if (pacing) pacing->longest_hold = longest_hold;
+    const std::optional<HotPathPacing> pacing = pacing_of(clock, late_after, longest_hold);
     Server& bound = server.get();
     path_->serve_channel(channel);
     std::optional<Request> handed;
@@ -86,13 +85,12 @@ class HotPathOf {
 
   HotPathOutcome run_rounds(ServerHandle& server, const std::vector<std::pair<py::bytes, std::vector<std::size_t>>>& drives,
                             ControlRounds& rounds, double return_after, std::uint64_t steps_before,
-                            std::optional<double> zero_due_in, double speed, double late_after, bool starting,
-                            double longest_hold, const Request* first) {
+                            RunClock* clock, double late_after, bool starting, double longest_hold,
+                            const Request* first) {
     std::vector<HotPathController> controllers;
     for (const auto& [peer, objects] : drives) controllers.push_back({std::string(peer), objects});
     const auto wait = milliseconds(return_after);
-    std::optional<HotPathPacing> pacing = pacing_of(zero_due_in, speed, late_after);
-    if (pacing) pacing->longest_hold = longest_hold;
+    const std::optional<HotPathPacing> pacing = pacing_of(clock, late_after, longest_hold);
     Server& bound = server.get();
     std::optional<Request> handed;
     if (first) handed = *first;
@@ -100,12 +98,12 @@ class HotPathOf {
     return path_->run(bound, controllers, rounds, wait, steps_before, pacing, starting, std::move(handed));
   }
 
-  HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, double zero_due_in,
-                          double speed, double time_step, double late_after, bool fresh_control,
-                          std::uint64_t steps_before, FreeRunStates* states) {
+  HotPathOutcome run_free(ServerHandle& server, const py::bytes& peer, double return_after, RunClock& clock,
+                          double time_step, double late_after, bool fresh_control, std::uint64_t steps_before,
+                          FreeRunStates* states) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
-    const HotPathFreeRun free{zero_due_in, speed, time_step, late_after, fresh_control, steps_before, states};
+    const HotPathFreeRun free{&clock, time_step, late_after, fresh_control, steps_before, states};
     Server& bound = server.get();
     py::gil_scoped_release released;
     return path_->run_free(bound, identity, wait, free);
@@ -155,10 +153,10 @@ class HotPathOf {
   }
 
  private:
-  static std::optional<HotPathPacing> pacing_of(std::optional<double> zero_due_in, double speed, double late_after) {
-    if (!zero_due_in) return std::nullopt;
-    if (!(speed > 0.0)) throw Error("a paced run needs a positive speed");
-    return HotPathPacing{*zero_due_in, speed, late_after};
+  // Paced by `clock` (None: unpaced).
+  static std::optional<HotPathPacing> pacing_of(RunClock* clock, double late_after, double longest_hold) {
+    if (clock == nullptr) return std::nullopt;
+    return HotPathPacing{clock, late_after, longest_hold};
   }
 
   static Stepper& stepper_of(const py::object& stepper) {
@@ -276,7 +274,8 @@ void bind_hot_path(py::module_& module) {
       .def_readonly("clamped", &HotPathOutcome::clamped, "Values applied outside their range.")
       .def_readonly("reads", &HotPathOutcome::reads, "SensorRequests answered (the controller's and others').")
       .def_readonly("deadlines_missed", &HotPathOutcome::deadlines_missed,
-                    "Paced: Controls answered more than late_after seconds past their time.")
+                    "Paced: Controls answered (a free run: steps taken) more than late_after seconds past their time, "
+                    "in this run; the run's clock counts them too.")
       .def_readonly("unanswered_reads", &HotPathOutcome::unanswered_reads,
                     "SensorRequests taken and left unanswered because the simulation failed: answer them.")
       .def_readonly("request_bytes", &HotPathOutcome::request_bytes, "Bytes of the last Control answered.")
@@ -309,13 +308,8 @@ void bind_hot_path(py::module_& module) {
                     "Paced: the lone controller's answer (counted when stepped), or a round's answers (the round counted "
                     "once answered), wait for their time; the next run() sends them when due, send_held() at once.")
       .def_readonly("started", &HotPathOutcome::started,
-                    "Run `starting`: the Control (or round) that started the run was taken.")
-      .def_readonly("start_time", &HotPathOutcome::start_time,
-                    "When started: the simulated time before its steps, where a paced clock was anchored.")
-      .def_property_readonly(
-          "since_start",
-          [](const HotPathOutcome& o) { return std::chrono::duration<double>(o.since_start).count(); },
-          "When started: seconds since the clock was anchored (after its steps were taken).");
+                    "Run `starting`: the Control (or round) that started the run was taken; paced, the run's clock "
+                    "was anchored at the simulated time before its steps.");
 
   py::class_<HotPathOf>(module, "HotPath",
                         "coupler::HotPath: answers a lone controller's Controls (and everyone's SensorRequests, the "
@@ -376,17 +370,17 @@ void bind_hot_path(py::module_& module) {
            "and the answer; and each read answered (unless traced), then its answer, as coupler.record.publisher does "
            "on the Python path. Keeps them alive.")
       .def("run", &HotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
-           py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
-           py::arg("late_after") = 0.0, py::arg("channel") = nullptr, py::arg("starting") = false,
+           py::arg("steps_before") = 0, py::arg("clock") = nullptr, py::arg("late_after") = 0.0,
+           py::arg("channel") = nullptr, py::arg("starting") = false,
            py::arg("longest_hold") = std::numeric_limits<double>::infinity(), py::arg("first") = nullptr,
            "Answer the Controls of `peer` (bytes) that `server` receives (and, with a SharedChannelServer `channel` "
            "leased to `peer`, its plain Controls and reads through that channel), without the GIL, until a request needs the "
            "caller, `return_after` seconds pass, stop_after is reached, a value is clamped for the first time or the "
-           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With `zero_due_in` (seconds from now until simulated time 0 is due on the wall clock), each answer is held until its time is due at `speed`, a Control answered more than `late_after` seconds late counted in deadlines_missed; of a hold longer than `longest_hold` seconds, the time before its last `longest_hold` serves other peers' reads and hands anything else back, the answer held across runs (outcome.answer_held). With `starting`, the run waits for its first Control: the first taken starts it (outcome.started) and, paced, anchors the clock at the simulated time it steps from (outcome.start_time, outcome.since_start ago). The caller guarantees that `peer` alone holds the simulation and its state is settled. `first`: a Request the caller received (the Control that admitted `peer`), served first as if it had just arrived, or handed back. "
+           "simulation fails. `steps_before` (the steps taken so far) numbers the published states. With a `clock` (a RunClock with a speed, which the run uses alone meanwhile), each answer is held until its time is due by it, a Control answered more than `late_after` seconds late counted in deadlines_missed and on the clock; of a hold longer than `longest_hold` seconds, the time before its last `longest_hold` serves other peers' reads and hands anything else back, the answer held across runs (outcome.answer_held). With `starting`, the run waits for its first Control: the first taken starts it (outcome.started) and, paced, anchors the clock at the simulated time it steps from. The caller guarantees that `peer` alone holds the simulation and its state is settled. `first`: a Request the caller received (the Control that admitted `peer`), served first as if it had just arrived, or handed back. "
            "Returns a HotPathOutcome.")
       .def("run_rounds", &HotPathOf::run_rounds, py::arg("server"), py::arg("controllers"), py::arg("rounds"),
-           py::arg("return_after"), py::arg("steps_before") = 0, py::arg("zero_due_in") = py::none(),
-           py::arg("speed") = 1.0, py::arg("late_after") = 0.0, py::arg("starting") = false,
+           py::arg("return_after"), py::arg("steps_before") = 0, py::arg("clock") = nullptr,
+           py::arg("late_after") = 0.0, py::arg("starting") = false,
            py::arg("longest_hold") = std::numeric_limits<double>::infinity(), py::arg("first") = nullptr,
            "As run(), for several `controllers` ((peer, indices of the objects it drives) each) stepping together "
            "through `rounds` (a ControlRounds): a Control of one of them for objects it drives waits there, applied, "
@@ -395,11 +389,11 @@ void bind_hot_path(py::module_& module) {
            "run()'s (outcome.answer_held). Traced, returns after each Control taken, its frame in request_frame. "
            "With `starting`, the first round taken starts the run, as run()'s first Control; `first` as run()'s.")
       .def("run_free", &HotPathOf::run_free, py::arg("server"), py::arg("peer"), py::arg("return_after"),
-           py::arg("zero_due_in"), py::arg("speed"), py::arg("time_step"), py::arg("late_after"),
-           py::arg("fresh_control"), py::arg("steps_before") = 0, py::arg("states") = nullptr,
+           py::arg("clock"), py::arg("time_step"), py::arg("late_after"), py::arg("fresh_control"),
+           py::arg("steps_before") = 0, py::arg("states") = nullptr,
            "A free run of `peer`'s simulation, without the GIL: one step of `time_step` seconds each time one is due "
-           "on the wall clock (simulated time 0 due `zero_due_in` seconds from now, at `speed`; 0: as fast as it "
-           "steps), a step more than `late_after` seconds late counted in deadlines_missed; a Control of `peer` "
+           "by `clock` (a RunClock, which the run uses alone meanwhile; without a speed: as fast as it steps), a "
+           "step more than `late_after` seconds late counted in deadlines_missed and on the clock; a Control of `peer` "
            "answered with the state after applying it, reads with the state, until a request needs the caller, "
            "`return_after` seconds pass, a step reaches stop_after, a value is clamped for the first time or the "
            "simulation fails. `fresh_control`: a Control was applied since the last step. Traced, returns after each "

@@ -16,9 +16,6 @@ namespace coupler::python {
 namespace {
 
 using Clock = RunClock::Clock;
-using Seconds = std::chrono::duration<double>;
-
-Clock::duration seconds(double value) { return std::chrono::duration_cast<Clock::duration>(Seconds(value)); }
 
 }  // namespace
 
@@ -30,9 +27,8 @@ void bind_run_clock(py::module_& module) {
       .def(py::init<std::optional<double>>(), py::arg("speed") = 1.0)
       .def_property_readonly("speed", &RunClock::speed)
       .def(
-          "anchor", [](RunClock& clock, double time, double ago) { clock.anchor(time, Clock::now() - seconds(ago)); },
-          py::arg("simulated_time"), py::arg("ago") = 0.0,
-          "Pacing restarts: `simulated_time` is due now (or was `ago` seconds ago).")
+          "anchor", [](RunClock& clock, double time) { clock.anchor(time, Clock::now()); }, py::arg("simulated_time"),
+          "Pacing restarts: `simulated_time` is due now.")
       .def(
           "due_in", [](const RunClock& clock, double time) { return clock.due_in(time, Clock::now()); },
           py::arg("simulated_time"), "Seconds until the wall clock reaches this simulated time (negative when late).")
@@ -42,9 +38,8 @@ void bind_run_clock(py::module_& module) {
           py::arg("simulated_time"), py::arg("late_after"),
           "Seconds to wait until this simulated time is due; 0 when due, counting a missed deadline when it was due "
           "more than `late_after` seconds ago.")
-      .def_property_readonly("deadlines_missed", &RunClock::deadlines_missed)
-      .def("count_missed", &RunClock::count_missed, py::arg("deadlines"),
-           "Deadlines missed elsewhere (a hot path's run), counted with this clock's.");
+      .def_property_readonly("deadlines_missed", &RunClock::deadlines_missed,
+                             "Deadlines missed, here or by the hot path runs paced by this clock.");
 }
 
 }  // namespace coupler::python

@@ -152,14 +152,11 @@ class WorldHotPathOf {
   WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring,
                           bool starting, std::uint64_t steps_before,
                           std::optional<std::pair<std::size_t, std::size_t>> sizes_logged,
-                          std::optional<double> zero_due_in, double speed, double late_after, double longest_hold) {
+                          RunClock* clock, double late_after, double longest_hold) {
     const std::string identity(peer);
     const auto wait = milliseconds(return_after);
     std::optional<HotPathPacing> pacing;
-    if (zero_due_in) {
-      if (!(speed > 0.0)) throw Error("a paced hot path needs a positive speed");
-      pacing = HotPathPacing{*zero_due_in, speed, late_after, longest_hold};
-    }
+    if (clock != nullptr) pacing = HotPathPacing{clock, late_after, longest_hold};
     Server& bound = server.get();
     py::gil_scoped_release released;
     return path_->run(bound, identity, wait, ring, starting, steps_before, sizes_logged, pacing);
@@ -262,15 +259,11 @@ void bind_world_steps(py::module_& module) {
       .def_readonly("failure", &WorldHotPathOutcome::failure,
                     "Set when the worlds failed on a Control (answered with INTERNAL_ERROR): what failed.")
       .def_readonly("started", &WorldHotPathOutcome::started,
-                    "Run `starting`: a Control was stepped and answered, which started the run.")
-      .def_readonly("start_time", &WorldHotPathOutcome::start_time,
-                    "Started and paced: the simulated time the clock was anchored at.")
-      .def_property_readonly(
-          "since_start",
-          [](const WorldHotPathOutcome& o) { return std::chrono::duration<double>(o.since_start).count(); },
-          "Started: seconds since the clock was anchored.")
+                    "Run `starting`: a Control was stepped and answered, which started the run; paced, the run's "
+                    "clock was anchored at the time it stepped from.")
       .def_readonly("deadlines_missed", &WorldHotPathOutcome::deadlines_missed,
-                    "Paced: Controls answered later than late_after past their time.")
+                    "Paced: Controls answered later than late_after past their time, in this run; the run's clock "
+                    "counts them too.")
       .def_readonly("answer_held", &WorldHotPathOutcome::answer_held,
                     "Paced: the last Control's answer waits for its time; the next run() sends it when due, "
                     "send_held() at once.")
@@ -302,19 +295,18 @@ void bind_world_steps(py::module_& module) {
            py::arg("trace") = false, py::arg("time_step") = 0.0)
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),
            py::arg("ring") = nullptr, py::arg("starting") = false, py::arg("steps_before") = 0,
-           py::arg("sizes_logged") = py::none(), py::arg("zero_due_in") = py::none(), py::arg("speed") = 1.0,
-           py::arg("late_after") = 0.0, py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
+           py::arg("sizes_logged") = py::none(), py::arg("clock") = nullptr, py::arg("late_after") = 0.0, py::arg("longest_hold") = std::numeric_limits<double>::infinity(),
            "Answer the Controls for every world of `peer` (bytes) that `server` receives, their answers through "
            "`ring` (a SharedRingWriter, or None) when they ask, until a request needs the caller, `return_after` "
            "seconds pass, stop_after is reached, a value is clamped for the first time or the worlds fail. With "
            "`starting`, the run waits for its first Control: the first stepped starts it (outcome.started). "
            "`steps_before` (the steps taken so far) numbers the published states. With `sizes_logged` (the "
            "(received, sent) sizes --trace-sizes logged last), it returns after a Control whose sizes differ from "
-           "the exchange's before it. With `zero_due_in` (seconds from now until simulated time 0 is due on the "
-           "wall clock), each answer is held until its time is due at `speed`, one answered more than `late_after` "
-           "seconds late counted in deadlines_missed; of a hold longer than `longest_hold` seconds, the time before "
+           "the exchange's before it. With a `clock` (a RunClock with a speed, which the run uses alone meanwhile), "
+           "each answer is held until its time is due by it, one answered more than `late_after` seconds late "
+           "counted in deadlines_missed and on the clock; of a hold longer than `longest_hold` seconds, the time before "
            "its last `longest_hold` hands every request back, the answer held across runs (outcome.answer_held); "
-           "the first Control of a run anchors the clock (outcome.start_time, outcome.since_start ago). "
+           "the first Control of a run anchors the clock. "
            "The caller guarantees that "
            "`peer` alone drives the worlds. Returns a WorldHotPathOutcome.")
       .def("step_control", &WorldHotPathOf::step_control, py::arg("payload"),

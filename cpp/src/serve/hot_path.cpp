@@ -154,7 +154,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   const auto started = Clock::now();
   const auto deadline = started + return_after;
   std::optional<AnswerPacing> paced;
-  if (pacing) paced.emplace(*pacing, started);
+  if (pacing) paced.emplace(*pacing);
   // When an answer stepped to `time` is due on the wall clock.
   const auto due_at = [&](double time) { return paced->due_at(time); };
   // Holds an answer stepped to `time` until it is due; counts it when it is late.
@@ -163,14 +163,11 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   };
   // The first Control (or round) taken while the run waits for one starts it, stepping from `stepped_from` (the
   // simulated time before its steps); paced, its clock runs from now: the answer is held for that Control's own steps.
-  Clock::time_point start_wall{};
   const auto start = [&](double stepped_from) {
     if (!starting) return;
     starting = false;
-    start_wall = Clock::now();
     outcome.started = true;
-    outcome.start_time = stepped_from;
-    if (paced) paced->anchor(stepped_from, start_wall);
+    if (paced) paced->anchor(stepped_from, Clock::now());
   };
   Clock::time_point last_control{};
   Clock::time_point last_round{};
@@ -286,7 +283,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       // it is held so.
       const double now_time = stepper_.time();
       const double to = now_time + static_cast<double>(steps == 0 ? 1 : steps) * config_.time_step;
-      const double hold = starting ? (to - now_time) / pacing->speed : Seconds(due_at(to) - Clock::now()).count();
+      const double hold = starting ? (to - now_time) / paced->speed() : Seconds(due_at(to) - Clock::now()).count();
       if (hold > Seconds(longest_hold).count()) return std::nullopt;
     }
     if (publisher_) {
@@ -692,7 +689,6 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     outcome.long_taken = long_->taken;
   }
   outcome.answer_held = held_.has_value();
-  if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (last_control != Clock::time_point{}) outcome.since_last_control = Clock::now() - last_control;
   if (outcome.rounds > 0) outcome.since_last_round = Clock::now() - last_round;
   return outcome;
@@ -702,14 +698,13 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
                                  const HotPathFreeRun& free) {
   if (publisher_ && !free.states) throw Error("a published free run needs the states its observer sees");
   if (!(free.time_step > 0.0)) throw Error("a free run needs a positive time step");
+  if (free.clock == nullptr) throw Error("a free run needs its clock");
   using Clock = std::chrono::steady_clock;
-  using Seconds = std::chrono::duration<double>;
   HotPathOutcome outcome;
-  const auto started = Clock::now();
-  const auto deadline = started + return_after;
-  // Unpaced (speed 0), every step is due at once and none is late.
-  RunClock clock(free.speed > 0.0 ? std::optional<double>(free.speed) : std::nullopt);
-  clock.anchor(0.0, started + std::chrono::duration_cast<Clock::duration>(Seconds(free.zero_due_in)));
+  const auto deadline = Clock::now() + return_after;
+  // Without a speed, every step is due at once and none is late.
+  RunClock& clock = *free.clock;
+  const std::uint64_t missed_before = clock.deadlines_missed();
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
   bool fresh = free.fresh_control;
@@ -809,7 +804,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
     }
   }
   outcome.fresh_control = fresh;
-  outcome.deadlines_missed = clock.deadlines_missed();
+  outcome.deadlines_missed = clock.deadlines_missed() - missed_before;
   if (outcome.controls > 0) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }

@@ -313,11 +313,9 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
   using Seconds = std::chrono::duration<double>;
   if (caller_chunks_) throw Error("a Control is being taken in chunks by the caller: nothing else can be served");
   WorldHotPathOutcome outcome;
-  const auto started = Clock::now();
-  const auto deadline = started + return_after;
+  const auto deadline = Clock::now() + return_after;
   std::optional<AnswerPacing> paced;
-  if (pacing) paced.emplace(*pacing, started);
-  Clock::time_point start_wall{};
+  if (pacing) paced.emplace(*pacing);
   Clock::time_point last_control{};
   // The first Control stepped starts a run waiting for one (a failed one does not, as on the caller's path);
   // paced, its clock runs from now, at the time the Control stepped from (its `steps` before world 0's time), as
@@ -326,9 +324,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     if (!starting) return;
     starting = false;
     outcome.started = true;
-    start_wall = Clock::now();
-    outcome.start_time = arrays_.times[0] - static_cast<double>(steps) * config_.time_step;
-    if (paced) paced->anchor(outcome.start_time, start_wall);
+    if (paced) paced->anchor(arrays_.times[0] - static_cast<double>(steps) * config_.time_step, Clock::now());
   };
   // Published: the Control answered last, published once its answer has been sent, with the worlds' states when
   // it took steps (as the caller's observer publishes them after steps only: not after one that steps no world).
@@ -512,7 +508,6 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     outcome.long_steps = long_->steps;
     outcome.long_taken = long_->taken;
   }
-  if (outcome.started) outcome.since_start = Clock::now() - start_wall;
   if (outcome.controls > 0 || !outcome.failure.empty()) outcome.since_last_control = Clock::now() - last_control;
   return outcome;
 }

@@ -44,9 +44,9 @@ class BatchHotPath:
                                            w.data.mocap_quat) for w in self.batch.worlds])
 
     def run(self, server: Any, peer: bytes, return_after: float, ring: Any = None, starting: bool = False,
-            steps_before: int = 0, sizes_logged: tuple[int, int] | None = None, **pacing: float) -> Any:
-        """`_native.WorldHotPath.run` from the state the batch is in (`pacing`: its zero_due_in, speed,
-        late_after and longest_hold); the batch is told what it did."""
+            steps_before: int = 0, sizes_logged: tuple[int, int] | None = None, **pacing: Any) -> Any:
+        """`_native.WorldHotPath.run` from the state the batch is in (`pacing`: its clock, late_after and
+        longest_hold); the batch is told what it did."""
         self.batch.native_flags_into(self._settled, self._forwarded)
         outcome = self._path.run(server, peer, return_after, ring, starting, steps_before, sizes_logged, **pacing)
         # A Control of many steps in progress steps the worlds in runs that answer none.

@@ -57,21 +57,16 @@ class AnswersInProgress:
         self.sim.long_control = None
 
     def _started(self, outcome: Any) -> None:
-        """What a run's `outcome` tells of pacing and of the run: a Control (or round) taken in C++ that started it
-        makes it run, and paced, C++ anchored its clock there, which this clock follows."""
+        """A Control (or round) taken in C++ that started the run (`outcome.started`) makes it run; paced, C++
+        anchored the clock it was lent there."""
         if outcome.started:
             self.sim.simulation_run.start()
-        if self._clock is not None:
-            if outcome.started:
-                self._clock.anchor(outcome.start_time, ago=outcome.since_start)
-            self._clock.count_missed(outcome.deadlines_missed)
 
-    def _pacing(self) -> dict[str, float]:
-        """The pacing arguments of a run: none unpaced."""
+    def _pacing(self) -> dict[str, Any]:
+        """The pacing arguments of a run, which lend it the clock: none unpaced."""
         if self._clock is None:
             return {}
-        return {"zero_due_in": self._clock.due_in(0.0), "speed": self._clock.speed,
-                "late_after": self.sim.handshake.time_step, "longest_hold": LONGEST_HOLD}
+        return {"clock": self._clock, "late_after": self.sim.handshake.time_step, "longest_hold": LONGEST_HOLD}
 
     def _hold(self, outcome: Any, peers: list[bytes]) -> None:
         """Note the answers to `peers` C++ holds for their time after `outcome`; their leases run on meanwhile."""

@@ -13,8 +13,8 @@ thirty readers must not send every
 step back through Python. The first Control after a handshake (a new
 driver's too) or a reset is taken there like any other: it starts the run,
 which C++ reports (`HotPathOutcome.started`) and Python marks
-(`SimulationRun.start`), and paced, C++ anchors its clock at the simulated
-time that Control steps from, which Python's clock then follows. Everything
+(`SimulationRun.start`), and paced, C++ anchors the loop's clock, lent to
+the run, at the simulated time that Control steps from. Everything
 else comes back to Python, which keeps the control plane: another peer's
 request to drive, another kind of request, a Control that does not match the
 handshake or asks for more steps than the cap, one with a value the scatter
@@ -72,8 +72,8 @@ controller whose Control still waits is refused there; a round of more than
 Control it takes, which Python logs as held; published, C++ publishes each
 Control as it takes it and a round's state and answers.
 
-With a pacing clock (`--realtime`), C++ holds each answer until its time
-is due, as `LockstepLoop` does, the first Control's (or round's) for its
+With a pacing clock (`--realtime`), lent to each run, C++ holds each answer
+until its time is due by it, as `LockstepLoop` does, the first Control's (or round's) for its
 own steps. While a lone controller's answer, or a round's answers, wait
 longer than `LONGEST_HOLD`, C++ answers the others' reads and hands
 anything else back, returning on the usual timer with the answers still
@@ -303,7 +303,7 @@ class HotPath(AnswersInProgress):
         for read in reads:
             responder.send(read, responder.respond(read))
 
-    def _serve_rounds(self, return_after: float, pacing: dict[str, float],
+    def _serve_rounds(self, return_after: float, pacing: dict[str, Any],
                       first: Any | None) -> tuple[Any | None, float | None]:
         """serve() for several controllers: their Controls wait in `sessions.rounds`, rounds taken in C++."""
         sim = self.sim
@@ -349,13 +349,10 @@ class HotPath(AnswersInProgress):
             return waited, None  # as in serve()
         controller = next(iter(sim.sessions.active.values()))
         time_step = sim.handshake.time_step
-        paced = clock.speed is not None
         outcome = self._path.run_free(
             self.responder.server, controller.peer, min(return_after, RETURN_AFTER, max(grace.release_in(), 0.001)),
-            zero_due_in=clock.due_in(0.0) if paced else 0.0, speed=clock.speed if paced else 0.0,
-            time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
+            clock=clock, time_step=time_step, late_after=time_step, fresh_control=sim.fresh_control,
             steps_before=sim.stats.steps, states=self._free_run_states)
-        clock.count_missed(outcome.deadlines_missed)
         self._count_run(outcome, outcome.steps_without_control)
         sim.simulation_run.fresh_control = outcome.fresh_control
         if outcome.controls:

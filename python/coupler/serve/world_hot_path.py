@@ -35,7 +35,7 @@ each Control whose frame sizes change, which Python logs. Paced
 on the single-world path (`coupler::AnswerPacing`): one due later than
 `LONGEST_HOLD` is held there while every other request comes back to Python
 (reads are answered meanwhile), and the Control that starts a run anchors
-the clock, which Python's follows.
+the clock, the loop's own, lent to the run.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,

@@ -20,6 +20,7 @@
 #include <coupler/wire/sensor_layout.hpp>
 
 #include "test_endpoints.hpp"
+#include "zero_due_in.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -74,8 +75,12 @@ class FreeRig {
 
   HotPathOutcome run(HotPathFreeRun free, std::chrono::milliseconds return_after = 100ms) {
     free.time_step = kTimeStep;
+    free.clock = &pace;
     return path->run_free(server, peer, return_after, free);
   }
+
+  // The run's clock: by default, simulated time 0 is not due for an hour, so no step is taken during a run.
+  RunClock pace = test::zero_due_in(3600.0);
 
   Server server;
   Client controller;
@@ -92,19 +97,12 @@ class FreeRig {
   std::string peer;
 };
 
-// Not due for a long while: no step is taken during a run.
-HotPathFreeRun far_off() {
-  HotPathFreeRun free;
-  free.zero_due_in = 3600.0;
-  return free;
-}
-
 }  // namespace
 
 TEST_CASE("a free run answers a Control with the state it applied, taking no step", "[hot_path][free_run]") {
   FreeRig rig;
   rig.controller.send(ControlMessage::builder().object("robot").values({0.5}).steps(3));
-  const HotPathOutcome outcome = rig.run(far_off());
+  const HotPathOutcome outcome = rig.run({});
   const double expected[] = {0.5};
   CHECK(rig.controller.receive_frame(2000ms) == rig.sensors.encode(expected, 0.0));
   CHECK(outcome.controls == 1);
@@ -116,8 +114,8 @@ TEST_CASE("a free run answers a Control with the state it applied, taking no ste
 TEST_CASE("an unpaced free run steps as fast as it can until stop_after, counting steps without a Control",
           "[hot_path][free_run]") {
   FreeRig rig(0.05);
+  rig.pace = RunClock(std::nullopt);  // as fast as it steps
   HotPathFreeRun free;
-  free.speed = 0.0;
   free.fresh_control = true;  // a Control came before the first step
   const HotPathOutcome outcome = rig.run(free, 2000ms);
   CHECK(outcome.steps == 5);
@@ -129,20 +127,28 @@ TEST_CASE("an unpaced free run steps as fast as it can until stop_after, countin
 
 TEST_CASE("a free run counts a step taken later than late_after as a missed deadline", "[hot_path][free_run]") {
   FreeRig rig(0.02);
+  rig.pace = test::zero_due_in(-1.0);  // every step was due a second ago
   HotPathFreeRun free;
-  free.zero_due_in = -1.0;  // every step was due a second ago
   free.late_after = kTimeStep;
   const HotPathOutcome outcome = rig.run(free, 2000ms);
   CHECK(outcome.steps == 2);
   CHECK(outcome.deadlines_missed == 2);
+  CHECK(rig.pace.deadlines_missed() == 2);  // counted on the caller's clock
 }
 
 TEST_CASE("a free run hands back a request that is neither a Control of its controller nor a read",
           "[hot_path][free_run]") {
   FreeRig rig;
   rig.controller.send(ResetMessage{});
-  const HotPathOutcome outcome = rig.run(far_off());
+  const HotPathOutcome outcome = rig.run({});
   REQUIRE(outcome.request);
   CHECK(outcome.request->type() == MessageType::Reset);
   CHECK(outcome.steps == 0);
+}
+
+TEST_CASE("a free run needs its clock", "[hot_path][free_run]") {
+  FreeRig rig;
+  HotPathFreeRun free;
+  free.time_step = kTimeStep;
+  CHECK_THROWS_WITH(rig.path->run_free(rig.server, rig.peer, 10ms, free), "a free run needs its clock");
 }

@@ -24,6 +24,7 @@
 #include <coupler/wire/sensor_layout.hpp>
 
 #include "test_endpoints.hpp"
+#include "zero_due_in.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -244,12 +245,11 @@ TEST_CASE("paced, the hot path returns with a round's long-held answers, serves 
   rig.left.send(drive("left", 0.5, 5));
   rig.right.send(drive("right", -0.25, 5));  // five steps of 10 ms: due 50 ms from now
   const auto started = std::chrono::steady_clock::now();
-  HotPathPacing pacing{0.0, 1.0, 0.01};
-  pacing.longest_hold = 0.01;
+  RunClock clock = test::zero_due_in(0.0);
+  const HotPathPacing pacing{&clock, 0.01, 0.01};
   HotPathOutcome taken = rig.path->run(rig.server, rig.controllers, rig.rounds, 20ms, 0, pacing);
   if (taken.controls < 2) {
     // The second Control came after the first run returned.
-    pacing.zero_due_in = -std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     taken = rig.path->run(rig.server, rig.controllers, rig.rounds, 20ms, 0, pacing);
   }
   REQUIRE(taken.answer_held);
@@ -260,7 +260,6 @@ TEST_CASE("paced, the hot path returns with a round's long-held answers, serves 
 
   Client reader(rig.server.endpoint(), ClientOptions{2000ms});
   reader.send(SensorRequestMessage{});
-  pacing.zero_due_in = -std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const HotPathOutcome answered = rig.path->run(rig.server, rig.controllers, rig.rounds, 80ms, 0, pacing);
   const std::string read = reader.receive_frame(2000ms);
   const std::string left = rig.left.receive_frame(2000ms);

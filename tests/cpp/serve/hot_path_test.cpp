@@ -31,6 +31,7 @@
 #include <coupler/serve/stepper.hpp>
 
 #include "test_endpoints.hpp"
+#include "zero_due_in.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -546,21 +547,34 @@ TEST_CASE("paced, the hot path holds an answer until the time it stepped to is d
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 3));
   const auto started = std::chrono::steady_clock::now();
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{0.0, 1.0, 0.01});
+  RunClock clock = test::zero_due_in(0.0);
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{&clock, 0.01});
   (void)rig.controller.receive_frame(2000ms);
   CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
   CHECK(outcome.controls == 1);
   CHECK(outcome.deadlines_missed == 0);
+  CHECK(clock.deadlines_missed() == 0);
 }
 
 TEST_CASE("paced, the hot path counts a Control answered past its slot as a missed deadline", "[hot_path]") {
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 3));
   // Simulated time 0 was due a second ago: the step to 0.03 s is far past its slot.
-  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{-1.0, 1.0, 0.01});
+  RunClock clock = test::zero_due_in(-1.0);
+  const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{&clock, 0.01});
   (void)rig.controller.receive_frame(2000ms);
   CHECK(outcome.controls == 1);
   CHECK(outcome.deadlines_missed == 1);
+  CHECK(clock.deadlines_missed() == 1);  // counted on the caller's clock
+}
+
+TEST_CASE("a paced run needs a clock with a speed", "[hot_path]") {
+  Rig rig;
+  RunClock unpaced(std::nullopt);
+  CHECK_THROWS_WITH(rig.path->run(rig.server, rig.peer, 10ms, 0, HotPathPacing{&unpaced, 0.01}),
+                    "a paced run needs a clock with a speed");
+  CHECK_THROWS_WITH(rig.path->run(rig.server, rig.peer, 10ms, 0, HotPathPacing{nullptr, 0.01}),
+                    "a paced run needs a clock with a speed");
 }
 
 TEST_CASE("paced, the hot path returns with a long hold's answer held, serves a reader, then sends it when due",
@@ -568,8 +582,8 @@ TEST_CASE("paced, the hot path returns with a long hold's answer held, serves a 
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 5));  // due 50 ms from now
   const auto started = std::chrono::steady_clock::now();
-  HotPathPacing pacing{0.0, 1.0, 0.01};
-  pacing.longest_hold = 0.01;
+  RunClock clock = test::zero_due_in(0.0);
+  const HotPathPacing pacing{&clock, 0.01, 0.01};
   const HotPathOutcome taken = rig.path->run(rig.server, rig.peer, 20ms, 0, pacing);
   CHECK(taken.answer_held);
   CHECK(taken.controls == 1);
@@ -578,7 +592,6 @@ TEST_CASE("paced, the hot path returns with a long hold's answer held, serves a 
 
   Client reader(rig.server.endpoint(), ClientOptions{2000ms});
   reader.send(SensorRequestMessage{});
-  pacing.zero_due_in = -std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const HotPathOutcome answered = rig.path->run(rig.server, rig.peer, 60ms, 0, pacing);
   const std::string read = reader.receive_frame(2000ms);
   const std::string answer = rig.controller.receive_frame(2000ms);
@@ -594,9 +607,8 @@ TEST_CASE("paced, the hot path returns with a long hold's answer held, serves a 
 TEST_CASE("the hot path sends a held answer at once when asked to, once", "[hot_path]") {
   Rig rig;
   rig.controller.send(arm_control(0.5, -0.25, 50));  // due half a second from now
-  HotPathPacing pacing{0.0, 1.0, 0.01};
-  pacing.longest_hold = 0.01;
-  REQUIRE(rig.path->run(rig.server, rig.peer, 10ms, 0, pacing).answer_held);
+  RunClock clock = test::zero_due_in(0.0);
+  REQUIRE(rig.path->run(rig.server, rig.peer, 10ms, 0, HotPathPacing{&clock, 0.01, 0.01}).answer_held);
   CHECK(rig.path->send_held(rig.server));
   CHECK(rig.controller.wait(100ms));
   CHECK_FALSE(rig.path->send_held(rig.server));
@@ -608,12 +620,14 @@ TEST_CASE("paced and starting, the hot path anchors the clock at its first Contr
   rig.controller.send(arm_control(0.5, -0.25, 3));
   const auto started = std::chrono::steady_clock::now();
   // The caller's clock is stale (simulated time 0 due a second ago): the Control that starts the run restarts it.
+  RunClock clock = test::zero_due_in(-1.0);
   const HotPathOutcome outcome =
-      rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{-1.0, 1.0, 0.01}, /*starting=*/true);
+      rig.path->run(rig.server, rig.peer, 50ms, 0, HotPathPacing{&clock, 0.01}, /*starting=*/true);
   (void)rig.controller.receive_frame(2000ms);
   CHECK(std::chrono::steady_clock::now() - started >= 30ms);  // 3 steps of 10 ms
   CHECK(outcome.started);
-  CHECK(outcome.start_time == 0.0);
+  CHECK(clock.due_at(0.0) >= started);  // anchored at the time it stepped from, when it was taken
+  CHECK(clock.due_at(0.0) <= started + 20ms);
   CHECK(outcome.deadlines_missed == 0);
 }
 
@@ -626,7 +640,6 @@ TEST_CASE("the hot path reports a run started by a Control only when the run wai
   const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 20ms, 0, std::nullopt, /*starting=*/true);
   (void)rig.controller.receive_frame(2000ms);
   CHECK(outcome.started);
-  CHECK(outcome.start_time == Approx(0.01));
 }
 
 TEST_CASE("traced, the hot path returns after each Control with its frames and hands reads back", "[hot_path]") {
@@ -790,8 +803,8 @@ TEST_CASE("paced, a Control of many steps that starts the run is answered its st
   rig.make({});
   rig.controller.send(arm_control(0.5, -0.25, 120));  // 60 ms of stepping, then 60 ms of simulated time to wait
   const auto sent = std::chrono::steady_clock::now();
-  HotPathPacing pacing{0.0, 1.0, 0.01};
-  pacing.longest_hold = 0.01;
+  RunClock clock = test::zero_due_in(0.0);
+  const HotPathPacing pacing{&clock, 0.01, 0.01};
   std::chrono::steady_clock::time_point answered{};
   std::thread controller([&] {
     (void)rig.controller.receive_frame(2000ms);
@@ -800,7 +813,7 @@ TEST_CASE("paced, a Control of many steps that starts the run is answered its st
   const HotPathOutcome outcome = rig.path->run(rig.server, rig.peer, 200ms, 0, pacing, true);
   controller.join();
   CHECK(outcome.started);
-  CHECK(outcome.start_time == 0.0);
+  CHECK(clock.due_at(0.0) - sent >= 50ms);  // anchored at the time it stepped from, once its steps were taken
   CHECK(outcome.controls == 1);
   CHECK(outcome.steps == 120);
   CHECK_FALSE(outcome.answer_held);

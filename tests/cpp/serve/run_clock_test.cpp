@@ -48,6 +48,4 @@ TEST_CASE("a time due more than late_after ago counts as a missed deadline, one 
   CHECK(clock.deadlines_missed() == 1);
   CHECK(clock.delay_until(0.02, 0.005, wall + milliseconds(10)) == Approx(0.01).margin(1e-9));  // early: the wait
   CHECK(clock.deadlines_missed() == 1);
-  clock.count_missed(2);
-  CHECK(clock.deadlines_missed() == 3);
 }

@@ -1,8 +1,8 @@
 #pragma once
 // Wall-clock pacing of a run's answers (coupler serve --realtime), as one
 // call of a hot path sees it: when an answer stepped to a simulated time is
-// due (the run's RunClock), the hold until then, and the anchor a run's
-// first Control sets. One rule for the single-world hot path (hot_path.hpp)
+// due on the caller's RunClock, the hold until then (a late one counted on
+// that clock), and the anchor a run's first Control sets there. One rule for the single-world hot path (hot_path.hpp)
 // and a batch's (world_hot_path.hpp).
 
 #include <chrono>
@@ -21,28 +21,29 @@ namespace coupler {
 // peers are served (the hot path hands what it does not serve back to the
 // caller, the answer still held).
 struct HotPathPacing {
-  // Seconds from the start of run() until simulated time 0 is due on the
-  // wall clock (negative: it was due that long ago).
-  double zero_due_in = 0.0;
-  double speed = 1.0;  // simulated seconds per wall second
+  // The run's clock, with a speed: the caller's, which outlives the run and
+  // is used by no one else meanwhile. Answers are due by it, the first
+  // Control of a run anchors it, and a deadline missed is counted on it.
+  RunClock* clock = nullptr;
   // A Control answered more than this many seconds after its time is due counts as a missed deadline.
   double late_after = 0.0;
   // Seconds of a hold slept through without serving anyone.
   double longest_hold = std::numeric_limits<double>::infinity();
 };
 
-// HotPathPacing from the moment a run() started.
+// HotPathPacing for one run().
 class AnswerPacing {
  public:
   using Clock = RunClock::Clock;
 
-  AnswerPacing(const HotPathPacing& pacing, Clock::time_point started) noexcept;
+  // Throws coupler::Error unless `pacing` has a clock with a speed.
+  explicit AnswerPacing(const HotPathPacing& pacing);
 
   // When an answer stepped to simulated `time` is due on the wall clock.
   Clock::time_point due_at(double time) const noexcept { return clock_.due_at(time); }
   // Sleeps until an answer stepped to `time` is due; true when it was due more than late_after ago (a missed
-  // deadline).
-  bool hold_until_due(double time) const;
+  // deadline, counted on the clock).
+  bool hold_until_due(double time);
   // An answer stepped to `time` waits longer than longest_hold from `now`: it is held while others are served.
   bool holds_long(double time, Clock::time_point now) const noexcept { return due_at(time) - now > longest_hold_; }
   // The run starts at `wall`, from simulated time `stepped_from`: it is due then.
@@ -52,7 +53,7 @@ class AnswerPacing {
   double speed() const noexcept { return *clock_.speed(); }
 
  private:
-  RunClock clock_;
+  RunClock& clock_;
   double late_after_;
   Clock::duration longest_hold_;
 };

@@ -99,10 +99,10 @@ struct HotPathController {
 // steps on the wall clock, one step each time its time is due, and a Control
 // only replaces the controls applied.
 struct HotPathFreeRun {
-  // Seconds from the start of run_free() until simulated time 0 is due on the
-  // wall clock (negative: it was due that long ago).
-  double zero_due_in = 0.0;
-  double speed = 1.0;  // simulated seconds per wall second; 0: every step is due at once
+  // The run's clock: the caller's, which outlives the run and is used by no
+  // one else meanwhile. A step is taken when its time is due by it (without
+  // a speed, at once), and a missed deadline is counted on it.
+  RunClock* clock = nullptr;
   double time_step = 0.0;  // seconds of simulated time a step takes
   // A step taken more than this many seconds after its time counts as a missed deadline.
   double late_after = 0.0;
@@ -130,7 +130,9 @@ struct HotPathOutcome {
   bool fresh_control = false;
   std::uint64_t clamped = 0;   // values applied outside their range
   std::uint64_t reads = 0;     // SensorRequests answered (the controller's and others')
-  std::uint64_t deadlines_missed = 0;  // paced: Controls answered later than late_after past their time
+  // Paced: Controls answered (a free run: steps taken) later than late_after past their time, in this run; the
+  // run's clock counts them too.
+  std::uint64_t deadlines_missed = 0;
   // Reads taken from the socket and not answered because the simulation
   // failed (its state is unknown): the caller answers them.
   std::vector<Request> unanswered_reads;
@@ -159,12 +161,9 @@ struct HotPathOutcome {
   std::uint64_t long_taken = 0;
   // It stopped at the step reaching stop_after, unanswered: the caller ends it (end_long_control()).
   bool long_at_stop_after = false;
-  // Run with `starting`: the Control (or round) that started the run was taken. Paced, the clock was anchored
-  // then, `since_start` before run() returned, at `start_time` (the simulated time before its steps), as the
-  // caller's clock is to be anchored too.
+  // Run with `starting`: the Control (or round) that started the run was taken. Paced, the run's clock was
+  // anchored then at the simulated time before its steps.
   bool started = false;
-  double start_time = 0.0;
-  std::chrono::steady_clock::duration since_start{};
   // The simulation failed during a Control of many steps (counted in `controls` when it was taken).
   bool long_failed = false;
   // Paced: the lone controller's answer (counted in `controls` and `steps` when it was stepped), or a round's
@@ -190,9 +189,9 @@ class HotPath {
   // simulation's state is settled.
   // `steps_before`: the steps the simulation took before this call, which
   // numbers the published states. With `pacing`, each answer waits for its
-  // time on the wall clock. With `starting`, the run waits for its first
+  // time on the caller's clock (pacing.clock). With `starting`, the run waits for its first
   // Control (after a handshake, a reset or a change of driver): the first
-  // Control taken starts it, and paced, anchors the clock where it stepped
+  // Control taken starts it, and paced, anchors that clock where it stepped
   // from, its answer held for its own steps (the outcome says so).
   // `first`: a request the caller received and hands over (the Control
   // that admitted `peer`: the caller decides who drives), served before

@@ -1,9 +1,9 @@
 #pragma once
 // When a simulated time is due on the wall clock (coupler serve --realtime),
-// from an anchor set when a run (re)starts. The one mapping of a paced run:
-// the serving loop's clock (coupler.serve.run_clock binds this class), the
-// hot paths' answer pacing (answer_pacing.hpp) and the free run's steps
-// (hot_path.hpp) all read it.
+// from an anchor set when a run (re)starts. The one clock of a paced run:
+// the serving loop's (coupler.serve.run_clock binds this class), which it
+// lends to the hot paths' answer pacing (answer_pacing.hpp) and the free
+// run's steps (hot_path.hpp); they anchor it and count its missed deadlines.
 
 #include <chrono>
 #include <cstdint>
@@ -36,8 +36,6 @@ class RunClock {
   double delay_until(double time, double late_after, Clock::time_point now) noexcept;
 
   std::uint64_t deadlines_missed() const noexcept { return deadlines_missed_; }
-  // Deadlines missed elsewhere (a hot path's run), counted with this clock's.
-  void count_missed(std::uint64_t deadlines) noexcept { deadlines_missed_ += deadlines; }
 
  private:
   std::optional<double> speed_;

@@ -110,12 +110,10 @@ struct WorldHotPathOutcome {
   std::chrono::steady_clock::duration since_last_control{};
   // Set when the worlds failed on a Control, which was answered with InternalError: their states are unknown.
   std::string failure;
-  // Run with `starting`: a Control was stepped and answered, which started the run. Paced, the clock was
-  // anchored then, `since_start` before run() returned, at `start_time`, as the caller's clock is to be too.
+  // Run with `starting`: a Control was stepped and answered, which started the run. Paced, the run's clock was
+  // anchored then, at the time that Control stepped from.
   bool started = false;
-  double start_time = 0.0;
-  std::chrono::steady_clock::duration since_start{};
-  // Paced: Controls answered later than late_after past their time.
+  // Paced: Controls answered later than late_after past their time, in this run; the run's clock counts them too.
   std::uint64_t deadlines_missed = 0;
   // Paced: the answer to the last Control taken (counted in `controls` and `steps`) waits for its time when
   // run() returned; the next run() sends it when due, send_held() at once.
@@ -146,9 +144,9 @@ class WorldHotPath {
   // published states. With `sizes_logged` (coupler serve --trace-sizes: the sizes of the exchange the caller
   // logged last), it returns after a Control whose sizes differ from those of the exchange before it, so that
   // the caller logs every change. With `pacing` (coupler serve --realtime), each answer waits for its time on
-  // the wall clock (answer_pacing.hpp); one due later than longest_hold is held while every other request goes
-  // back to the caller (the answer still held: the next run() sends it when due), and the first Control of a run
-  // anchors the clock. The caller guarantees that `peer` alone drives the worlds.
+  // the caller's clock (pacing.clock, answer_pacing.hpp); one due later than longest_hold is held while every
+  // other request goes back to the caller (the answer still held: the next run() sends it when due), and the
+  // first Control of a run anchors that clock. The caller guarantees that `peer` alone drives the worlds.
   WorldHotPathOutcome run(Server& server, const std::string& peer, std::chrono::milliseconds return_after,
                           SharedRingWriter* ring = nullptr, bool starting = false, std::uint64_t steps_before = 0,
                           std::optional<std::pair<std::size_t, std::size_t>> sizes_logged = std::nullopt,
