@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 
+import pytest
+
+from coupler import _native
 from coupler.serve.controller_first import ControllerFirst
+from coupler.wire.errors import Error
 
 
 @dataclass(frozen=True)
@@ -106,3 +111,14 @@ def test_with_their_share_used_the_others_wait_for_the_controllers_next_request_
 def test_without_a_controller_the_others_are_served_without_waiting():
     queue = ControllerFirst(Arrivals(b"reader1", b"reader2", b"reader3"), drives, nobody, share=1, patience=10.0)
     assert order(queue) == [b"reader1", b"reader2", b"reader3"]
+
+
+@pytest.mark.parametrize("patience", [-0.001, 3600.5, math.nan])
+def test_a_patience_below_zero_or_beyond_an_hour_is_refused_in_one_line(patience):
+    with pytest.raises(Error, match="^patience must be from 0 to 3600 seconds$"):
+        ControllerFirst(Arrivals(), drives, nobody, patience=patience)
+
+
+def test_serving_one_of_the_others_where_none_waits_is_refused_in_one_line():
+    with pytest.raises(Error, match="^no request of the others waits$"):
+        _native.WaitingRequests().serve_other(0.0)

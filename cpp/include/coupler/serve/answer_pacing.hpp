@@ -2,8 +2,8 @@
 // Wall-clock pacing of a run's answers (coupler serve --realtime), as one
 // call of a hot path sees it: when an answer stepped to a simulated time is
 // due on the caller's RunClock, the hold until then (a late one counted on
-// that clock), and the anchor a run's first Control sets there. One rule for the single-world hot path (hot_path.hpp)
-// and a batch's (world_hot_path.hpp).
+// that clock), and the anchor a run's first Control sets there. One rule for
+// the single-world hot path (hot_path.hpp) and a batch's (world_hot_path.hpp).
 
 #include <chrono>
 #include <cstdint>

@@ -6,10 +6,9 @@
 // their ControlRounds), each Control of a controller for robots it drives
 // is applied and waits there, and once the round is due the simulation
 // steps and every waiting Control is answered with the same state. SensorRequests (reads, which change
-// nothing) are answered here too, the controller's first, waiting in
-// WaitingRequests (waiting_requests.hpp): the others get `reader_share` reads after each
-// request of the controller, then wait up to `reader_patience` for its next
-// one before one more is served. Everything
+// nothing) are answered here too, the controller's first, waiting in WaitingRequests (waiting_requests.hpp):
+// the others get `reader_share` reads after each request of the controller, then wait up to
+// `reader_patience` for its next one before one more is served. Everything
 // else (another request of another peer, a Control that does not match, one
 // claiming a robot its controller does not drive yet, a timer) goes back to the caller, which owns the protocol's
 // control plane, with a count of what was done meanwhile.

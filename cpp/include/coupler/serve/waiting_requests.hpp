@@ -53,27 +53,16 @@ class WaitingRequests {
   bool has_share() const noexcept { return share_.has_share(); }
   // When the next of the others' is served even without a share (meaningful once the share is used).
   Clock::time_point due() const noexcept { return share_.due(); }
-  const ReaderShare& share() const noexcept { return share_; }
 
   // A request that arrived at `now` waits behind those that came before it: a driving controller's behind the
   // controllers', another's behind the others'.
   void arrived(Request request, bool of_controller, Clock::time_point now) {
-    if (of_controller) {
-      controllers_.push_back(std::move(request));
-      return;
-    }
-    if (others_.empty()) share_.first_waits(now);
-    others_.push_back(std::move(request));
+    queue_of(of_controller, now).push_back(std::move(request));
   }
 
   // A request taken from the socket elsewhere (before any waiting here came) waits ahead of them.
   void handed_back(Request request, bool of_controller, Clock::time_point now) {
-    if (of_controller) {
-      controllers_.push_front(std::move(request));
-      return;
-    }
-    if (others_.empty()) share_.first_waits(now);
-    others_.push_front(std::move(request));
+    queue_of(of_controller, now).push_front(std::move(request));
   }
 
   // A controller's request, else one of the others' if their turn has come at `now` (always, while no controller
@@ -105,6 +94,14 @@ class WaitingRequests {
   std::deque<Request> take_others() { return std::exchange(others_, {}); }
 
  private:
+  // The queue a request of its kind waits in, at `now`: one of the others' that starts to wait where none did
+  // starts their patience.
+  std::deque<Request>& queue_of(bool of_controller, Clock::time_point now) {
+    if (of_controller) return controllers_;
+    if (others_.empty()) share_.first_waits(now);
+    return others_;
+  }
+
   static Request pop(std::deque<Request>& queue) {
     Request request = std::move(queue.front());
     queue.pop_front();
