@@ -95,8 +95,16 @@ void bind_server(py::module_& module) {
           py::arg("timeout"),
           "Block up to `timeout` seconds for a valid request; raise coupler.wire.errors.TimeoutError otherwise.")
       .def(
-          "try_receive", [](ServerHandle& s) { return s.get().try_receive(); },
-          "The next valid request, or None when none is waiting; never blocks.")
+          "try_receive",
+          [](ServerHandle& s, double timeout) -> std::optional<Request> {
+            const auto wait = milliseconds(timeout);
+            if (wait.count() == 0) return s.get().try_receive();
+            py::gil_scoped_release released;
+            return s.get().try_receive(wait);
+          },
+          py::arg("timeout") = 0.0,
+          "The next valid request that comes within `timeout` seconds (default 0: only one already waiting), or "
+          "None when none did.")
       .def(
           "complete", [](ServerHandle& s, Request& request) { return s.get().complete(request); },
           py::arg("request"),

@@ -327,18 +327,8 @@ Server::Server(Server&&) noexcept = default;
 Server& Server::operator=(Server&&) noexcept = default;
 
 Request Server::receive(std::chrono::milliseconds timeout) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
-    zmq::message_t first;
-    if (impl_->receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
-      if (auto request = impl_->read_one(std::move(first))) return std::move(*request);
-    } else if (Clock::now() >= deadline) {
-      // ZeroMQ's wait can end a millisecond before its timeout; a wait never ends before its deadline.
-      throw TimeoutError("no request on " + impl_->endpoint + " within " + std::to_string(timeout.count()) + " ms");
-    }
-  }
+  if (std::optional<Request> request = try_receive(timeout)) return std::move(*request);
+  throw TimeoutError("no request on " + impl_->endpoint + " within " + std::to_string(timeout.count()) + " ms");
 }
 
 Offered Server::receive_offering(std::chrono::milliseconds timeout, const Answerer& answer) {
@@ -357,11 +347,18 @@ Offered Server::receive_offering(std::chrono::milliseconds timeout, const Answer
   }
 }
 
-std::optional<Request> Server::try_receive() {
+std::optional<Request> Server::try_receive(std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
   for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
     zmq::message_t first;
-    if (!impl_->receive_first(first, std::chrono::milliseconds(0))) return std::nullopt;
-    if (auto request = impl_->read_one(std::move(first))) return request;
+    if (impl_->receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
+      if (auto request = impl_->read_one(std::move(first))) return request;
+    } else if (Clock::now() >= deadline) {
+      // ZeroMQ's wait can end a millisecond before its timeout; a wait never ends before its deadline.
+      return std::nullopt;
+    }
   }
 }
 

@@ -52,6 +52,26 @@ TEST_CASE("a server with no request waiting says so without blocking") {
   CHECK_FALSE(server.try_receive().has_value());
 }
 
+TEST_CASE("a server waiting for a request that does not come gives nothing once its timeout has passed, not before") {
+  Server server(fresh_address("inproc"));
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(server.try_receive(50ms).has_value());
+  CHECK(std::chrono::steady_clock::now() - start >= 50ms);
+}
+
+TEST_CASE("a server waiting for a request gives the one that comes within its timeout") {
+  Server server(fresh_address("inproc"));
+  Client client(server.endpoint(), ClientOptions{2000ms});
+  std::thread later([&] {
+    std::this_thread::sleep_for(20ms);
+    client.send(SensorRequestMessage{});
+  });
+  const std::optional<Request> request = server.try_receive(2000ms);
+  later.join();
+  REQUIRE(request.has_value());
+  CHECK(request->type() == MessageType::SensorRequest);
+}
+
 TEST_CASE("receive throws TimeoutError within its timeout when the server never answers") {
   Server server(fresh_address("tcp"));
   Client client(server.endpoint());

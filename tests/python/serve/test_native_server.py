@@ -162,6 +162,19 @@ def test_a_responder_polled_without_waiting_gives_the_request_that_waits_or_none
         assert responder.receive(0.0) is None
 
 
+def test_a_responder_waiting_in_vain_gives_none_once_its_timeout_has_passed(make_address):
+    with NativeResponder(make_address("ipc"), SimulationServer(StaticScene())) as responder:
+        started = time.monotonic()
+        assert responder.receive(0.05) is None
+        assert time.monotonic() - started >= 0.05
+
+
+def test_a_negative_wait_for_a_request_is_refused_in_one_line(make_address):
+    with NativeResponder(make_address("ipc"), SimulationServer(StaticScene())) as responder:
+        with pytest.raises(ValueError, match="^a timeout is a number of seconds, 0 or more$"):
+            responder.server.try_receive(-1.0)
+
+
 def _cpu_seconds(pid: int) -> float:
     """CPU time of the process's threads to the nanosecond (schedstat), not in 10 ms clock ticks: a short
     window then judges the server, not the tick a stray wake-up happened to land on."""
