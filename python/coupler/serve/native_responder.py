@@ -29,7 +29,7 @@ from typing import Any
 
 from coupler import _native, limits
 from coupler.wire.codec import decode, encode
-from coupler.wire.errors import Error, ProtocolError, TimeoutError
+from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeInitMessage, HandshakeMessage, MessageType
 from coupler.wire.peer_text import shown
 from coupler.serve.busy_grace import BusyGrace
