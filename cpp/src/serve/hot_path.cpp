@@ -151,8 +151,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   if (caller_chunks_) throw Error("a Control is being taken in chunks by the caller: nothing else can be served");
   HotPathOutcome outcome;
   Published exchange;
-  const auto started = Clock::now();
-  const auto deadline = started + return_after;
+  const auto deadline = Clock::now() + return_after;
   std::optional<AnswerPacing> paced;
   if (pacing) paced.emplace(*pacing);
   // When an answer stepped to `time` is due on the wall clock.

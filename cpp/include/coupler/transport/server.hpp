@@ -120,7 +120,7 @@ class Server {
   // Blocks up to timeout for a valid request; throws TimeoutError otherwise.
   Request receive(std::chrono::milliseconds timeout);
   // The next valid request that comes within `timeout` (by default, only one already waiting); nullopt when none
-  // did. An idle server's loop waits so: no exception a timeout.
+  // did. An idle server's loop waits so, with no exception at each timeout.
   std::optional<Request> try_receive(std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
 
   // Given a request's peer and payload, the frame to answer it with, or
