@@ -192,12 +192,31 @@ struct Server::Impl {
     }
   }
 
+  // Waits up to `timeout` for a valid request, offering each to `answerer`
+  // when there is one. Bad frames are answered on the way and the wait goes on;
+  // neither answered nor a request when the time runs out.
+  Offered wait_for_request(std::chrono::milliseconds timeout, const Server::Answerer* answerer) {
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + timeout;
+    Offered offered;
+    for (;;) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
+      zmq::message_t first;
+      if (receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
+        offered.request = read_one(std::move(first), answerer, offered.answered);
+        if (offered.answered || offered.request) return offered;
+      } else if (Clock::now() >= deadline) {
+        // ZeroMQ's wait can end a millisecond before its timeout; a wait never ends before its deadline.
+        return offered;
+      }
+    }
+  }
+
   // Reads the rest of a multipart message whose first frame is `first`.
   // Returns it when it is a valid request; answers or drops it otherwise.
   // With an `answerer`, a valid envelope's payload is offered to it before
   // decoding; when it answers, `answered` is set and nothing is returned.
-  std::optional<Request> read_one(zmq::message_t first, const Server::Answerer* answerer = nullptr,
-                                  bool* answered = nullptr) {
+  std::optional<Request> read_one(zmq::message_t first, const Server::Answerer* answerer, bool& answered) {
     // A REQ_CORRELATE request has four frames (routing id, request id, delimiter, body): room for them
     // from the start, so a request's envelope is not reallocated as it grows.
     constexpr std::size_t kUsualFrames = 4;
@@ -249,7 +268,7 @@ struct Server::Impl {
       if (std::optional<std::string> answer = (*answerer)(envelope.front(), offered)) {
         record_peer(zmq_msg_get(payload.handle(), ZMQ_SRCFD), envelope.front());
         send(envelope, *answer);
-        *answered = true;
+        answered = true;
         return std::nullopt;
       }
     }
@@ -332,34 +351,11 @@ Request Server::receive(std::chrono::milliseconds timeout) {
 }
 
 Offered Server::receive_offering(std::chrono::milliseconds timeout, const Answerer& answer) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
-  Offered offered;
-  for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-    zmq::message_t first;
-    if (impl_->receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
-      offered.request = impl_->read_one(std::move(first), &answer, &offered.answered);
-      if (offered.answered || offered.request) return offered;
-    } else if (Clock::now() >= deadline) {
-      return offered;
-    }
-  }
+  return impl_->wait_for_request(timeout, &answer);
 }
 
 std::optional<Request> Server::try_receive(std::chrono::milliseconds timeout) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
-  for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());  // rounded up, never early
-    zmq::message_t first;
-    if (impl_->receive_first(first, std::max(left, std::chrono::milliseconds(0)))) {
-      if (auto request = impl_->read_one(std::move(first))) return request;
-    } else if (Clock::now() >= deadline) {
-      // ZeroMQ's wait can end a millisecond before its timeout; a wait never ends before its deadline.
-      return std::nullopt;
-    }
-  }
+  return impl_->wait_for_request(timeout, nullptr).request;
 }
 
 bool Server::complete(Request& request) {
