@@ -2,82 +2,46 @@
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
-#include <cstring>
-#include <thread>
 
 #include <coupler/controller/session.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/wire/error.hpp>
 
-#include "test_endpoints.hpp"
+#include "answering_server.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
 
 namespace {
 
-// A server of one hinge and one 2x1 camera that answers a request for images with a depth image of
-// 1.5 m and 2.5 m; `images` false: it announces neither the camera nor the extension.
-class CameraServer {
+// A server of the pendulum and its 2x1 camera that answers a request for images with the eye's depth image;
+// `images` false: it announces neither the camera nor the extension.
+class CameraServer : public test::AnsweringServer {
  public:
-  explicit CameraServer(bool images = true)
-      : server_(fresh_address("inproc")), images_(images), thread_([this] { run(); }) {}
-  ~CameraServer() { stop(); }
-  std::string endpoint() const { return server_.endpoint(); }
-  std::vector<Message> stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    return received_;
-  }
+  explicit CameraServer(bool images = true) : AnsweringServer(answer(images)) {}
 
  private:
-  void run() {
-    HandshakeMessage handshake;
-    handshake.time_step = 0.002;
-    ObjectDescription& pendulum = handshake.objects["pendulum"];
-    pendulum.controls = {"hinge"};
-    pendulum.control_types = {ValueType::Torque1D};
-    pendulum.joint_sensors = {"hinge"};
-    pendulum.joint_sensor_types = {ValueType::Angle};
-    handshake.server = ServerInfo{"coupler", "test", {}};
-    if (images_) {
+  static Answer answer(bool images) {
+    HandshakeMessage handshake = test::pendulum_scene({});
+    if (images) {
       handshake.server->extensions.push_back(kExtensionImages);
-      handshake.cameras = {{"eye", 2, 1, {"depth"}, 1.0, 1.0, 0.5, 0.0, 0.01, 10.0, "world", {0, 0, 1}, {1, 0, 0, 0}}};
+      handshake.cameras = {test::eye_camera({"depth"})};
     }
-    const float metres[] = {1.5f, 2.5f};
-    std::string depth(sizeof metres, '\0');
-    std::memcpy(depth.data(), metres, sizeof metres);
-    while (!stop_) {
-      std::optional<Request> request;
-      try {
-        request = server_.receive(20ms);
-      } catch (const TimeoutError&) {
-        continue;
+    return [handshake](Server& server, const Request& request) {
+      if (std::holds_alternative<HandshakeInitMessage>(request.message())) {
+        server.reply(request, handshake);
+        return;
       }
-      received_.push_back(request->message());
-      if (std::holds_alternative<HandshakeInitMessage>(request->message())) {
-        server_.reply(*request, handshake);
-        continue;
-      }
-      SensorMessage state;
-      state.objects["pendulum"].angles = {0.25};
-      state.simulated_time = 0.002;
-      const auto* control = std::get_if<ControlMessage>(&request->message());
-      const auto* read = std::get_if<SensorRequestMessage>(&request->message());
+      SensorMessage state = test::pendulum_at(0.25);
+      const auto* control = std::get_if<ControlMessage>(&request.message());
+      const auto* read = std::get_if<SensorRequestMessage>(&request.message());
       if ((control != nullptr && !control->images.empty()) || (read != nullptr && !read->images.empty())) {
-        state.images = {{"eye", "depth", 2, 1, 0.002, depth}};
+        state.images = {{"eye", "depth", 2, 1, 0.002, test::eye_depth_bytes()}};
       }
-      server_.reply(*request, state);
-    }
+      server.reply(request, state);
+    };
   }
-
-  Server server_;
-  bool images_;
-  std::vector<Message> received_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
 };
 
 }  // namespace

@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,7 +18,7 @@
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
-#include "test_endpoints.hpp"
+#include "answering_server.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -45,23 +44,9 @@ class ChannelServer {
   }
 
  private:
-  SensorMessage state(double angle) const {
-    SensorMessage state;
-    state.objects["pendulum"].angles = {angle};
-    state.simulated_time = 0.002;
-    return state;
-  }
-
   void run() {
-    HandshakeMessage handshake;
-    handshake.time_step = 0.002;
-    ObjectDescription& pendulum = handshake.objects["pendulum"];
-    pendulum.controls = {"hinge"};
-    pendulum.control_types = {ValueType::Torque1D};
-    pendulum.joint_sensors = {"hinge"};
-    pendulum.joint_sensor_types = {ValueType::Angle};
-    handshake.server = ServerInfo{"coupler", "test", {kExtensionSharedMemory, kExtensionGoodbye, kExtensionImages}};
-    handshake.cameras = {{"eye", 2, 1, {"depth"}, 1.0, 1.0, 0.5, 0.0, 0.01, 10.0, "world", {0, 0, 1}, {1, 0, 0, 0}}};
+    HandshakeMessage handshake = test::pendulum_scene({kExtensionSharedMemory, kExtensionGoodbye, kExtensionImages});
+    handshake.cameras = {test::eye_camera({"depth"})};
     handshake.shared_memory = ring_.announced();
     int through_socket = 0;
     int through_channel = 0;
@@ -74,8 +59,8 @@ class ChannelServer {
           // Plain reads are handed back to the socket, as coupler serve's hot path hands back what it does not serve.
           channel_.reply(std::string());
         } else {
-          SensorMessage answer = state(101 + through_channel++);
-          if (read != nullptr) answer.images = {depth_through_ring()};
+          SensorMessage answer = test::pendulum_at(101 + through_channel++);
+          if (read != nullptr) answer.images = {test::eye_depth_in(ring_)};
           channel_.reply(encode(Message(answer)));
         }
       }
@@ -89,17 +74,9 @@ class ChannelServer {
       } else if (std::holds_alternative<ResetMessage>(request->message())) {
         server_.reply(*request, ResetMessage{});
       } else if (!std::holds_alternative<ErrorMessage>(request->message())) {
-        server_.reply(*request, state(1 + through_socket++));
+        server_.reply(*request, test::pendulum_at(1 + through_socket++));
       }
     }
-  }
-
-  Image depth_through_ring() {
-    const float metres[] = {1.5f, 2.5f};
-    const SharedRingWriter::Claim claim = ring_.claim();
-    std::memcpy(claim.data, metres, sizeof metres);
-    ring_.publish(claim);
-    return {"eye", "depth", 2, 1, 0.002, "", SharedSlice{claim.slot, claim.sequence, 0, sizeof metres}};
   }
 
   bool offers_;

@@ -3,92 +3,53 @@
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
-#include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-#include <thread>
 
 #include <coupler/controller/session.hpp>
 #include <coupler/transport/server.hpp>
 #include <coupler/transport/shared_ring.hpp>
 #include <coupler/wire/error.hpp>
 
-#include "test_endpoints.hpp"
+#include "answering_server.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
 
 namespace {
 
-// A server of one hinge and one 2x1 depth camera with a ring of shared memory: a request for images that asks
+// A server of the pendulum and its 2x1 depth camera with a ring of shared memory: a request for images that asks
 // for shared memory gets them through the ring, any other through the socket.
-class SharedCameraServer {
+class SharedCameraServer : public test::AnsweringServer {
  public:
   // `transport`: where it serves; `announced`: the ring its handshake names (default: its own).
   explicit SharedCameraServer(const std::string& transport = "inproc",
                               std::optional<SharedMemoryRing> announced = std::nullopt)
-      : server_(fresh_address(transport)),
-        ring_(2, 4096, 0),
-        announced_(announced ? *announced : ring_.announced()),
-        thread_([this] { run(); }) {}
-  ~SharedCameraServer() { stop(); }
-  std::string endpoint() const { return server_.endpoint(); }
-  std::vector<Message> stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    return received_;
-  }
+      : AnsweringServer(answer(std::make_shared<SharedRingWriter>(2, 4096, 0), std::move(announced)), transport) {}
 
  private:
-  void run() {
-    HandshakeMessage handshake;
-    handshake.time_step = 0.002;
-    ObjectDescription& pendulum = handshake.objects["pendulum"];
-    pendulum.controls = {"hinge"};
-    pendulum.control_types = {ValueType::Torque1D};
-    pendulum.joint_sensors = {"hinge"};
-    pendulum.joint_sensor_types = {ValueType::Angle};
-    handshake.server = ServerInfo{"coupler", "test", {kExtensionImages, kExtensionSharedMemory}};
-    handshake.cameras = {{"eye", 2, 1, {"depth"}, 1.0, 1.0, 0.5, 0.0, 0.01, 10.0, "world", {0, 0, 1}, {1, 0, 0, 0}}};
-    handshake.shared_memory = announced_;
-    const float metres[] = {1.5f, 2.5f};
-    while (!stop_) {
-      std::optional<Request> request;
-      try {
-        request = server_.receive(20ms);
-      } catch (const TimeoutError&) {
-        continue;
+  static Answer answer(std::shared_ptr<SharedRingWriter> ring, std::optional<SharedMemoryRing> announced) {
+    HandshakeMessage handshake = test::pendulum_scene({kExtensionImages, kExtensionSharedMemory});
+    handshake.cameras = {test::eye_camera({"depth"})};
+    handshake.shared_memory = announced ? *announced : ring->announced();
+    return [handshake, ring](Server& server, const Request& request) {
+      if (std::holds_alternative<HandshakeInitMessage>(request.message())) {
+        server.reply(request, handshake);
+        return;
       }
-      received_.push_back(request->message());
-      if (std::holds_alternative<HandshakeInitMessage>(request->message())) {
-        server_.reply(*request, handshake);
-        continue;
-      }
-      SensorMessage state;
-      state.objects["pendulum"].angles = {0.25};
-      state.simulated_time = 0.002;
-      const auto* read = std::get_if<SensorRequestMessage>(&request->message());
+      SensorMessage state = test::pendulum_at(0.25);
+      const auto* read = std::get_if<SensorRequestMessage>(&request.message());
       if (read != nullptr && read->shared_memory) {
-        const SharedRingWriter::Claim claim = ring_.claim();
-        std::memcpy(claim.data, metres, sizeof metres);
-        ring_.publish(claim);
-        state.images = {{"eye", "depth", 2, 1, 0.002, "", SharedSlice{claim.slot, claim.sequence, 0, sizeof metres}}};
+        state.images = {test::eye_depth_in(*ring)};
       } else if (read != nullptr) {
-        state.images = {{"eye", "depth", 2, 1, 0.002, std::string(reinterpret_cast<const char*>(metres), sizeof metres)}};
+        state.images = {{"eye", "depth", 2, 1, 0.002, test::eye_depth_bytes()}};
       }
-      server_.reply(*request, state);
-    }
+      server.reply(request, state);
+    };
   }
-
-  Server server_;
-  SharedRingWriter ring_;
-  SharedMemoryRing announced_;
-  std::vector<Message> received_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
 };
 
 bool asked_for_shared_memory(const std::vector<Message>& received) {

@@ -2,7 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -13,7 +12,7 @@
 #include <coupler/transport/server.hpp>
 #include <coupler/controller/session.hpp>
 
-#include "test_endpoints.hpp"
+#include "answering_server.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -62,81 +61,54 @@ HandshakeMessage mocap_scene() {
 // A coupler server's ServerInfo, every extension announced.
 ServerInfo coupler_server() { return ServerInfo{"coupler", "test", {kExtensionSteps, kExtensionGoodbye, kExtensionRanges}}; }
 
-// A server thread that echoes commanded angles back as sensed angles and
+// A server that echoes commanded angles back as sensed angles and
 // answers the nth control with Reset, as a simulation reset from its side.
 // With `extra_object`, its readings also carry an object the handshake does
 // not describe, as a server of another version might. `info` is what its
 // handshake says about the server: nullopt answers as a Click server does.
-class EchoServer {
+class EchoServer : public test::AnsweringServer {
  public:
   explicit EchoServer(int reset_on_control = -1, bool extra_object = false,
                       std::optional<ServerInfo> info = coupler_server(), HandshakeMessage scene = arm_scene())
-      : server_(fresh_address("inproc")),
-        info_(std::move(info)),
-        scene_(std::move(scene)),
-        thread_([this, reset_on_control, extra_object] { run(reset_on_control, extra_object); }) {}
-  ~EchoServer() { stop(); }
-  std::string endpoint() const { return server_.endpoint(); }
-  // Stops the server thread; returns every request it received, in order.
-  std::vector<Message> stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    return received_;
-  }
+      : AnsweringServer(answer(reset_on_control, extra_object, std::move(info), std::move(scene))) {}
 
  private:
-  std::vector<Message> received_;
-
-  void run(int reset_on_control, bool extra_object) {
-    HandshakeMessage handshake = scene_;
-    handshake.server = info_;
+  static Answer answer(int reset_on_control, bool extra_object, std::optional<ServerInfo> info,
+                       HandshakeMessage handshake) {
+    handshake.server = std::move(info);
     SensorMessage state;
     state.objects["arm"].angles = {0.0, 0.0};
     state.objects["arm"].sensors["wrist_ft"] = {{ValueType::Force3D, {0, 0, -5}}, {ValueType::Torque3D, {0, 0, 0}}};
     state.objects["box"].object_sensors = {{ValueType::Position, {0.5, 0.1, 0.8}}};
-    if (scene_.objects["box"].object_sensors.size() > 1) {
+    if (handshake.objects["box"].object_sensors.size() > 1) {
       state.objects["box"].object_sensors.push_back({ValueType::RPY, {0.0, 0.0, kQuarterTurn}});
     }
     if (extra_object) state.objects["conveyor"].angles = {1.5};
-    int controls = 0;
-    while (!stop_) {
-      std::optional<Request> request;
-      try {
-        request = server_.receive(20ms);
-      } catch (const TimeoutError&) {
-        continue;
-      }
-      received_.push_back(request->message());
+    return [=, controls = 0](Server& server, const Request& request) mutable {
       std::visit(
           [&](const auto& m) {
             using T = std::decay_t<decltype(m)>;
             if constexpr (std::is_same_v<T, HandshakeInitMessage>) {
-              server_.reply(*request, handshake);
+              server.reply(request, handshake);
             } else if constexpr (std::is_same_v<T, ControlMessage>) {
               if (controls++ == reset_on_control) {
-                server_.reply(*request, ResetMessage{});
+                server.reply(request, ResetMessage{});
                 return;
               }
               state.objects["arm"].angles = m.objects.at("arm").values;
               state.simulated_time += handshake.time_step;
-              server_.reply(*request, state);
+              server.reply(request, state);
             } else if constexpr (std::is_same_v<T, SensorRequestMessage>) {
-              server_.reply(*request, state);
+              server.reply(request, state);
             } else if constexpr (std::is_same_v<T, ResetMessage>) {
-              server_.reply(*request, ResetMessage{});
+              server.reply(request, ResetMessage{});
             } else if constexpr (std::is_same_v<T, SensorMessage>) {
-              server_.reply(*request, ErrorMessage{static_cast<int>(ErrorCode::UnexpectedMessage), "not to servers"});
+              server.reply(request, ErrorMessage{static_cast<int>(ErrorCode::UnexpectedMessage), "not to servers"});
             }
           },
-          request->message());
-    }
+          request.message());
+    };
   }
-
-  Server server_;
-  std::optional<ServerInfo> info_;
-  HandshakeMessage scene_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
 };
 
 }  // namespace

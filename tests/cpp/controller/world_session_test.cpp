@@ -3,11 +3,9 @@
 
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <functional>
-#include <thread>
 #include <utility>
 
 #include <coupler/controller/world_session.hpp>
@@ -16,7 +14,7 @@
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
 
-#include "test_endpoints.hpp"
+#include "answering_server.hpp"
 
 using namespace coupler;
 using namespace std::chrono_literals;
@@ -25,17 +23,9 @@ namespace {
 
 // Three worlds of one hinge, and a 2x1 camera "eye" that renders rgb and depth.
 HandshakeMessage three_worlds() {
-  HandshakeMessage handshake;
-  handshake.time_step = 0.002;
-  ObjectDescription& pendulum = handshake.objects["pendulum"];
-  pendulum.controls = {"hinge"};
-  pendulum.control_types = {ValueType::Torque1D};
-  pendulum.joint_sensors = {"hinge"};
-  pendulum.joint_sensor_types = {ValueType::Angle};
-  handshake.server = ServerInfo{"coupler", "test", {kExtensionWorlds, kExtensionImages}};
+  HandshakeMessage handshake = test::pendulum_scene({kExtensionWorlds, kExtensionImages});
   handshake.worlds = 3;
-  handshake.cameras = {{"eye", 2, 1, {"rgb", "depth"}, 1.0, 1.0, 0.5, 0.0, 0.01, 10.0, "world", {0, 0, 1},
-                        {1, 0, 0, 0}}};
+  handshake.cameras = {test::eye_camera({"rgb", "depth"})};
   return handshake;
 }
 
@@ -237,43 +227,25 @@ namespace {
 
 // A server of `handshake`: it refuses the first Control for every world, and answers every other with each
 // world's time.
-class WorldServer {
+class WorldServer : public test::AnsweringServer {
  public:
-  explicit WorldServer(HandshakeMessage handshake = three_worlds())
-      : server_(fresh_address("inproc")), handshake_(std::move(handshake)), thread_([this] { run(); }) {}
-  ~WorldServer() {
-    stop_ = true;
-    thread_.join();
-  }
-  std::string endpoint() const { return server_.endpoint(); }
+  explicit WorldServer(HandshakeMessage handshake = three_worlds()) : AnsweringServer(answer(std::move(handshake))) {}
 
  private:
-  void run() {
-    int controls = 0;
-    while (!stop_) {
-      std::optional<Request> request;
-      try {
-        request = server_.receive(20ms);
-      } catch (const TimeoutError&) {
-        continue;
-      }
-      if (std::holds_alternative<HandshakeInitMessage>(request->message())) {
-        server_.reply(*request, handshake_);
-      } else if (std::holds_alternative<ControlMessage>(request->message()) && controls++ == 0) {
-        server_.reply(*request, ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "refused"});
-      } else if (std::holds_alternative<ControlMessage>(request->message())) {
+  static Answer answer(HandshakeMessage handshake) {
+    return [handshake, controls = 0](Server& server, const Request& request) mutable {
+      if (std::holds_alternative<HandshakeInitMessage>(request.message())) {
+        server.reply(request, handshake);
+      } else if (std::holds_alternative<ControlMessage>(request.message()) && controls++ == 0) {
+        server.reply(request, ErrorMessage{static_cast<int>(ErrorCode::ControlMismatch), "refused"});
+      } else if (std::holds_alternative<ControlMessage>(request.message())) {
         SensorMessage answer;
         answer.world_sensors = {0.0, 0.0, 0.0};
         answer.world_times = {0.002, 0.002, 0.002};
-        server_.reply(*request, answer);
+        server.reply(request, answer);
       }
-    }
+    };
   }
-
-  Server server_;
-  HandshakeMessage handshake_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
 };
 
 }  // namespace

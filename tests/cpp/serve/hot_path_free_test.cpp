@@ -20,6 +20,7 @@
 #include <coupler/wire/sensor_layout.hpp>
 
 #include "test_endpoints.hpp"
+#include "echo_simulation.hpp"
 #include "zero_due_in.hpp"
 
 using namespace coupler;
@@ -43,34 +44,16 @@ HandshakeMessage one_robot() {
 }
 
 // A simulation whose reading is its last control, and its controller.
-class FreeRig {
+class FreeRig : public test::EchoSimulation {
  public:
   explicit FreeRig(double stop_after = kInf)
-      : server(fresh_address("inproc")),
+      : EchoSimulation(one_robot(), 1, {{0, 0, 1.0, -kInf, kInf}}),
+        server(fresh_address("inproc")),
         controller(server.endpoint(), ClientOptions{2000ms}),
-        controls(one_robot()),
-        sensors(one_robot()),
-        values(controls.size()),
-        values_set(controls.objects().size()),
-        // No events: one unused place each, so that the arrays have an address.
-        events_set(controls.event_count() + 1),
-        events_on(controls.event_count() + 1),
-        state(1),
-        readings(sensors.size()),
-        scatter(state.data(), state.size(), 1, {{0, 0, 1.0, -kInf, kInf}}, {}),
-        gather(sensors.size()),
-        clock(kTimeStep) {
-    gather.add_copies(state.data(), state.size(), {0}, {0});
+        peer(test::greeted_peer(server, controller, one_robot())) {
     HotPathConfig config;
     config.stop_after = stop_after;
-    path = std::make_unique<HotPath>(controls, ControlTargets{values.data(), values_set.data(), events_set.data(),
-                                                              events_on.data()},
-                                     sensors, readings.data(), scatter, gather, clock, config);
-    controller.send(HandshakeInitMessage{});
-    const Request hello = server.receive(2000ms);
-    peer = hello.peer();
-    server.reply(hello, one_robot());
-    (void)controller.receive();
+    path = hot_path(clock, config);
   }
 
   HotPathOutcome run(HotPathFreeRun free, std::chrono::milliseconds return_after = 100ms) {
@@ -84,17 +67,8 @@ class FreeRig {
 
   Server server;
   Client controller;
-  ControlLayout controls;
-  SensorLayout sensors;
-  std::vector<double> values;
-  std::vector<std::uint8_t> values_set, events_set, events_on;
-  std::vector<double> state;
-  std::vector<double> readings;
-  ControlScatter scatter;
-  SensorGather gather;
-  CountedSteps clock;
-  std::unique_ptr<HotPath> path;
   std::string peer;
+  std::unique_ptr<HotPath> path;
 };
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <coupler/wire/control_layout.hpp>
 #include <coupler/wire/sensor_layout.hpp>
 
+#include "echo_simulation.hpp"
 #include "test_endpoints.hpp"
 
 using namespace coupler;
@@ -65,48 +66,22 @@ class PoseStepper final : public Stepper {
   bool afresh_ = false;
 };
 
-struct PosedRig {
+// The arm's joint read back as its control, and the target's pose written where MuJoCo keeps a mocap body's.
+struct PosedRig : test::EchoSimulation {
   PosedRig()
-      : server(fresh_address("inproc")),
+      : EchoSimulation(posed_handshake(), 1, {{0, 0, 1.0, -kInf, kInf}}, {}, {{1, 1, 0, "target"}}),
+        server(fresh_address("inproc")),
         controller(server.endpoint(), ClientOptions{2000ms}),
-        controls(posed_handshake()),
-        sensors(posed_handshake()),
-        values(controls.size()),
-        values_set(controls.objects().size()),
-        events_set(1),  // no events, but an array to point at
-        events_on(1),
-        state(1),
-        position(3, 9.0),
-        quaternion(4, 9.0),
-        readings(sensors.size()),
-        scatter(state.data(), state.size(), 2, {{0, 0, 1.0, -kInf, kInf}}, {},
-                {position.data(), position.size(), quaternion.data(), quaternion.size()}, {{1, 1, 0, "target"}}),
-        gather(sensors.size()) {
-    gather.add_copies(state.data(), state.size(), {0}, {0});
-    path = std::make_unique<HotPath>(controls, ControlTargets{values.data(), values_set.data(), events_set.data(),
-                                                              events_on.data()},
-                                     sensors, readings.data(), scatter, gather, stepper, HotPathConfig{});
-    controller.send(HandshakeInitMessage{});
-    const Request hello = server.receive(2000ms);
-    peer = hello.peer();
-    server.reply(hello, posed_handshake());
-    (void)controller.receive();
-  }
+        peer(test::greeted_peer(server, controller, posed_handshake())),
+        path(hot_path(stepper)) {}
 
   HotPathOutcome run() { return path->run(server, peer, 50ms); }
 
   Server server;
   Client controller;
-  ControlLayout controls;
-  SensorLayout sensors;
-  std::vector<double> values;
-  std::vector<std::uint8_t> values_set, events_set, events_on;
-  std::vector<double> state, position, quaternion, readings;
-  ControlScatter scatter;
-  SensorGather gather;
+  std::string peer;
   PoseStepper stepper;
   std::unique_ptr<HotPath> path;
-  std::string peer;
 };
 
 ControlMessage posed_control(double shoulder, std::vector<double> pose) {

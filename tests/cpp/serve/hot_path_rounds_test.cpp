@@ -24,6 +24,7 @@
 #include <coupler/wire/sensor_layout.hpp>
 
 #include "test_endpoints.hpp"
+#include "echo_simulation.hpp"
 #include "zero_due_in.hpp"
 
 using namespace coupler;
@@ -50,37 +51,17 @@ ControlMessage drive(const std::string& robot, double value, std::uint64_t steps
   return ControlMessage::builder().object(robot).values({value}).steps(steps);
 }
 
-class FailingStepper final : public Stepper {
- public:
-  void step(std::uint64_t) override { throw std::runtime_error("the physics diverged"); }
-  double time() const override { return 0.0; }
-};
-
 // A simulation whose readings are its last controls, and two controllers: `left` drives object 0, `right` object 1.
-class TwoControllers {
+class TwoControllers : public test::EchoSimulation {
  public:
   explicit TwoControllers(Stepper* stepping = nullptr)
-      : server(fresh_address("inproc")),
+      : EchoSimulation(two_robots(), 2, {{0, 0, 1.0, -kInf, kInf}, {1, 1, 1.0, -kInf, kInf}}),
+        server(fresh_address("inproc")),
         left(server.endpoint(), ClientOptions{2000ms}),
         right(server.endpoint(), ClientOptions{2000ms}),
-        controls(two_robots()),
-        sensors(two_robots()),
-        values(controls.size()),
-        values_set(controls.objects().size()),
-        // No events: one unused place each, so that the arrays have an address.
-        events_set(controls.event_count() + 1),
-        events_on(controls.event_count() + 1),
-        state(2),
-        readings(sensors.size()),
-        scatter(state.data(), state.size(), 2, {{0, 0, 1.0, -kInf, kInf}, {1, 1, 1.0, -kInf, kInf}}, {}),
-        gather(sensors.size()),
-        clock(0.01) {
-    gather.add_copies(state.data(), state.size(), {0, 1}, {0, 1});
-    path = std::make_unique<HotPath>(controls, ControlTargets{values.data(), values_set.data(), events_set.data(),
-                                                              events_on.data()},
-                                     sensors, readings.data(), scatter, gather, stepping ? *stepping : clock);
-    controllers = {{peer_of(left), {0}}, {peer_of(right), {1}}};
-  }
+        path(hot_path(stepping ? *stepping : clock)),
+        controllers{{test::greeted_peer(server, left, two_robots()), {0}},
+                    {test::greeted_peer(server, right, two_robots()), {1}}} {}
 
   HotPathOutcome run(std::chrono::milliseconds return_after = 100ms) {
     return path->run(server, controllers, rounds, return_after);
@@ -90,28 +71,9 @@ class TwoControllers {
 
   Server server;
   Client left, right;
-  ControlLayout controls;
-  SensorLayout sensors;
-  std::vector<double> values;
-  std::vector<std::uint8_t> values_set, events_set, events_on;
-  std::vector<double> state;
-  std::vector<double> readings;
-  ControlScatter scatter;
-  SensorGather gather;
-  CountedSteps clock;
   std::unique_ptr<HotPath> path;
   ControlRounds rounds;
   std::vector<HotPathController> controllers;
-
- private:
-  // The client's first request names its peer.
-  std::string peer_of(Client& client) {
-    client.send(HandshakeInitMessage{});
-    const Request hello = server.receive(2000ms);
-    server.reply(hello, two_robots());
-    (void)client.receive();
-    return hello.peer();
-  }
 };
 
 }  // namespace
@@ -224,7 +186,7 @@ TEST_CASE("the hot path hands back a Control for a robot its controller does not
 
 TEST_CASE("the hot path answers every Control of a failing round with InternalError and reports it",
           "[hot_path][control_rounds]") {
-  FailingStepper failing;
+  test::FailingStepper failing;
   TwoControllers rig(&failing);
   rig.left.send(drive("left", 0.0));
   rig.right.send(drive("right", 0.0));

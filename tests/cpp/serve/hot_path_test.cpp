@@ -31,6 +31,7 @@
 #include <coupler/serve/stepper.hpp>
 
 #include "test_endpoints.hpp"
+#include "echo_simulation.hpp"
 #include "zero_due_in.hpp"
 
 using namespace coupler;
@@ -54,69 +55,34 @@ HandshakeMessage arm_handshake() {
   return handshake;
 }
 
-// A simulation whose readings are its last controls: the shoulder limited to [-1, 1]; a control written larger
-// in magnitude than `max_control` is refused.
-class Rig {
+// A simulation whose readings are its last controls (the shoulder limited to [-1, 1]; a control written larger in
+// magnitude than `max_control` is refused), and its controller.
+class Rig : public test::EchoSimulation {
  public:
   explicit Rig(HotPathConfig config = {}, double max_control = kInf)
-      : server(fresh_address("inproc")),
+      : EchoSimulation(arm_handshake(), 3, {{0, 0, 1.0, -1.0, 1.0}, {0, 1, 1.0, -kInf, kInf}}, {{2, 0.0, 1.0}}, {},
+                       max_control),
+        server(fresh_address("inproc")),
         controller(server.endpoint(), ClientOptions{2000ms}),
-        controls(arm_handshake()),
-        sensors(arm_handshake()),
-        values(controls.size()),
-        values_set(controls.objects().size()),
-        events_set(controls.event_count()),
-        events_on(controls.event_count()),
-        state(3),
-        readings(sensors.size()),
-        scatter(state.data(), state.size(), 1, {{0, 0, 1.0, -1.0, 1.0}, {0, 1, 1.0, -kInf, kInf}}, {{2, 0.0, 1.0}},
-                max_control),
-        gather(sensors.size()),
-        clock(0.01) {
-    gather.add_copies(state.data(), state.size(), {0, 1, 2}, {0, 1, 2});
-    stepper = &clock;
+        peer(test::greeted_peer(server, controller, arm_handshake())) {
     make(config);
-    // The controller's first request names its peer.
-    controller.send(HandshakeInitMessage{});
-    const Request hello = server.receive(2000ms);
-    peer = hello.peer();
-    server.reply(hello, arm_handshake());
-    (void)controller.receive();
   }
 
-  void make(HotPathConfig config) {
-    path = std::make_unique<HotPath>(controls, ControlTargets{values.data(), values_set.data(), events_set.data(),
-                                                              events_on.data()},
-                                     sensors, readings.data(), scatter, gather, *stepper, config);
-  }
+  void make(HotPathConfig config) { path = hot_path(*stepper, config); }
 
   HotPathOutcome run(std::chrono::milliseconds return_after = 50ms) { return path->run(server, peer, return_after); }
 
   Server server;
   Client controller;
-  ControlLayout controls;
-  SensorLayout sensors;
-  std::vector<double> values;
-  std::vector<std::uint8_t> values_set, events_set, events_on;
-  std::vector<double> state;
-  std::vector<double> readings;
-  ControlScatter scatter;
-  SensorGather gather;
-  CountedSteps clock;
-  Stepper* stepper = nullptr;
-  std::unique_ptr<HotPath> path;
   std::string peer;
+  Stepper* stepper = &clock;
+  std::unique_ptr<HotPath> path;
 };
 
 ControlMessage arm_control(double shoulder, double elbow, std::uint64_t steps = 0) {
   return ControlMessage::builder().object("arm").values({shoulder, elbow}).event("gripper", true).steps(steps);
 }
 
-class FailingStepper final : public Stepper {
- public:
-  void step(std::uint64_t) override { throw std::runtime_error("the physics diverged"); }
-  double time() const override { return 0.0; }
-};
 
 // A SUB socket on `context` following `publisher` (bound here on a fresh ipc address) from topic `prefix`.
 zmq::socket_t subscribed(zmq::context_t& context, FramePublisher& publisher, const char* prefix, int timeout_ms) {
@@ -258,8 +224,7 @@ TEST_CASE("the hot path steps a Control its caller read, leaving its answer's re
   Rig rig;
   ControlMessage control = arm_control(0.5, -0.25, 2);
   control.images = {ImageRequest{"eye", {"rgb"}}};
-  const std::uint32_t steps = rig.controls.read(
-      control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  const std::uint32_t steps = rig.controls.read(control, rig.targets());
   const HotPathOutcome outcome = rig.path->step_checked(steps);
   const double expected[] = {0.5, -0.25, 1.0};
   CHECK(outcome.answer_frame == rig.sensors.encode(expected, 0.02));
@@ -275,8 +240,7 @@ TEST_CASE("the hot path takes a Control asking for images of many steps chunk by
   Rig rig;
   ControlMessage control = arm_control(0.5, -0.25, 250);
   control.images = {ImageRequest{"eye", {"rgb"}}};
-  const std::uint32_t steps = rig.controls.read(
-      control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  const std::uint32_t steps = rig.controls.read(control, rig.targets());
   const HotPathOutcome started = rig.path->start_chunks(steps);
   CHECK(started.controls == 1);
   CHECK(started.long_steps == 250);
@@ -309,8 +273,7 @@ TEST_CASE("the hot path stops a Control asking for images of many steps at the s
   Rig rig(config);
   ControlMessage control = arm_control(0.5, -0.25, 400);
   control.images = {ImageRequest{"eye", {"rgb"}}};
-  const std::uint32_t steps = rig.controls.read(
-      control, ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  const std::uint32_t steps = rig.controls.read(control, rig.targets());
   REQUIRE(rig.path->start_chunks(steps).controls == 1);
   HotPathOutcome chunk;
   for (int chunks = 0; chunks < 400 && !chunk.long_at_stop_after; ++chunks) chunk = rig.path->step_chunk();
@@ -325,7 +288,7 @@ TEST_CASE("the hot path stops a Control asking for images of many steps at the s
 TEST_CASE("the hot path answers a Control its caller read with InternalError when the simulation fails",
           "[hot_path]") {
   Rig rig;
-  FailingStepper failing;
+  test::FailingStepper failing;
   rig.stepper = &failing;
   rig.make({});
   const HotPathOutcome outcome = rig.path->step_checked(1);
@@ -446,7 +409,7 @@ TEST_CASE("the hot path returns after a Control that stepped to stop_after", "[h
 
 TEST_CASE("the hot path answers a failing simulation with InternalError and reports it", "[hot_path]") {
   Rig rig;
-  FailingStepper failing;
+  test::FailingStepper failing;
   rig.stepper = &failing;
   rig.make({});
   rig.controller.send(arm_control(0.0, 0.0));
@@ -825,8 +788,7 @@ TEST_CASE("paced, a Control of many steps that starts the run is answered its st
 TEST_CASE("the hot path takes a Control its caller checked at once, however many its steps", "[hot_path]") {
   Rig rig;
   const std::uint64_t steps = StepChunks::kFirst + 50;
-  const std::uint32_t read = rig.controls.read(
-      arm_control(0.5, -11.0, steps), ControlTargets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()});
+  const std::uint32_t read = rig.controls.read(arm_control(0.5, -11.0, steps), rig.targets());
   const HotPathOutcome outcome = rig.path->step_checked(read);
   const double expected[] = {0.5, -11.0, 1.0};
   CHECK(outcome.answer_frame == rig.sensors.encode(expected, static_cast<double>(steps) * 0.01));
@@ -838,8 +800,7 @@ TEST_CASE("the hot path takes a Control its caller checked at once, however many
 
 TEST_CASE("the hot path answers a checked Control of no steps with the state its controls leave", "[hot_path]") {
   Rig rig;
-  (void)rig.controls.read(arm_control(0.5, -0.25), ControlTargets{rig.values.data(), rig.values_set.data(),
-                                                                  rig.events_set.data(), rig.events_on.data()});
+  (void)rig.controls.read(arm_control(0.5, -0.25), rig.targets());
   const HotPathOutcome outcome = rig.path->step_checked(0);
   const double expected[] = {0.5, -0.25, 1.0};
   CHECK(outcome.answer_frame == rig.sensors.encode(expected, 0.0));
@@ -850,8 +811,7 @@ TEST_CASE("the hot path answers a checked Control of no steps with the state its
 
 TEST_CASE("the hot path applies a checked Control without a step, for its round to step", "[hot_path]") {
   Rig rig;
-  (void)rig.controls.read(arm_control(0.5, -0.25), ControlTargets{rig.values.data(), rig.values_set.data(),
-                                                                  rig.events_set.data(), rig.events_on.data()});
+  (void)rig.controls.read(arm_control(0.5, -0.25), rig.targets());
   const HotPathOutcome applied = rig.path->apply_checked();
   CHECK(applied.controls == 1);
   CHECK(applied.steps == 0);
@@ -870,7 +830,7 @@ TEST_CASE("the hot path applies a checked Control without a step, for its round 
 
 TEST_CASE("the hot path steps the controls applied without applying the control arrays again", "[hot_path]") {
   Rig rig;
-  const ControlTargets targets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()};
+  const ControlTargets targets = rig.targets();
   (void)rig.controls.read(arm_control(0.5, -0.25), targets);
   REQUIRE(rig.path->apply_checked().controls == 1);
   (void)rig.controls.read(arm_control(0.75, 0.125), targets);  // read, never applied
@@ -881,7 +841,7 @@ TEST_CASE("the hot path steps the controls applied without applying the control 
 
 TEST_CASE("the hot path answers a round whose step fails with InternalError", "[hot_path]") {
   Rig rig;
-  FailingStepper failing;
+  test::FailingStepper failing;
   rig.stepper = &failing;
   rig.make({});
   const HotPathOutcome applied = rig.path->apply_checked();
@@ -897,7 +857,7 @@ TEST_CASE("the hot path answers a round whose step fails with InternalError", "[
 TEST_CASE("the hot path takes a round of many steps applied without applying it again, chunk by chunk",
           "[hot_path]") {
   Rig rig;
-  const ControlTargets targets{rig.values.data(), rig.values_set.data(), rig.events_set.data(), rig.events_on.data()};
+  const ControlTargets targets = rig.targets();
   (void)rig.controls.read(arm_control(0.5, -0.25), targets);
   REQUIRE(rig.path->apply_checked().controls == 1);
   (void)rig.controls.read(arm_control(0.75, 0.125), targets);  // read, never applied
