@@ -15,6 +15,7 @@ mujoco = pytest.importorskip("mujoco")
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
+from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.transport.client import Client  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
@@ -120,3 +121,26 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
     assert stepped_in_cpp == 1
+
+
+def test_paced_a_control_asking_for_images_is_answered_when_due_and_a_reader_meanwhile(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    steps = 250  # half a second of the scene's 2 ms steps, taken in chunks
+    with Served(simulation, f"ipc://{tmp_path}/paced.sock", clock=RunClock(1.0)) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver, \
+            Client(hot.responder.endpoint, timeout=5.0) as reader:
+        driver.request(HandshakeInitMessage())
+        sent = time.monotonic()
+        driver.send(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=steps,
+                                   images=[ImageRequest("eye", ["rgb"])]))
+        time.sleep(0.1)  # the steps are taken by now; their answer waits for its time
+        read = reader.request(SensorRequestMessage())
+        read_after = time.monotonic() - sent
+        answer = driver.receive()
+        answered_after = time.monotonic() - sent
+    assert isinstance(answer, SensorMessage) and [image.kind for image in answer.images] == ["rgb"]
+    assert answered_after >= steps * 0.002 * 0.98
+    assert read_after < 0.3  # answered while the driver's answer waited, not after it
+    assert read.simulated_time == answer.simulated_time == pytest.approx(steps * 0.002)
