@@ -13,28 +13,26 @@ from coupler.transport.bind_policy import check_port, tcp_host, transport_of
 from coupler.transport.curve_keys import load_key_pair, load_public_key, load_public_keys
 from coupler.cli.number_flags import float_in, int_in
 from coupler.limits import (
+    HANDSHAKE_TIMEOUT,
+    HEARTBEAT,
+    HEARTBEAT_TIMEOUT_INTERVALS,
     LARGEST_FRAME_LIMIT,
+    MAX_FRAME_BYTES,
     MAX_HANDSHAKE_TIMEOUT,
     MAX_HEARTBEAT,
     MAX_TIMEOUT,
     MIN_HANDSHAKE_TIMEOUT,
     MIN_HEARTBEAT,
     MIN_TIMEOUT,
+    REQUEST_TIMEOUT,
 )
 from coupler.wire.errors import Error
-from coupler.transport.options import (
-    DEFAULT_HANDSHAKE_TIMEOUT,
-    DEFAULT_HEARTBEAT,
-    DEFAULT_MAX_FRAME_BYTES,
-    DEFAULT_TIMEOUT,
-    HEARTBEAT_TIMEOUT_INTERVALS,
-    TransportOptions,
-)
+from coupler.transport.options import TransportOptions
 
 
 
 def _add_max_frame_bytes_flag(parser: argparse.ArgumentParser, peer: str) -> None:
-    parser.add_argument("--max-frame-bytes", type=int_in(0, LARGEST_FRAME_LIMIT), default=DEFAULT_MAX_FRAME_BYTES,
+    parser.add_argument("--max-frame-bytes", type=int_in(0, LARGEST_FRAME_LIMIT), default=MAX_FRAME_BYTES,
                         metavar="N",
                         help=f"largest frame accepted from the {peer}; a larger one is never decoded, ZeroMQ drops "
                              f"the connection instead; at most {LARGEST_FRAME_LIMIT}, 0 means no limit (default: %(default)s)")
@@ -42,7 +40,7 @@ def _add_max_frame_bytes_flag(parser: argparse.ArgumentParser, peer: str) -> Non
 
 def _add_liveness_flags(parser: argparse.ArgumentParser, peer: str) -> None:
     parser.add_argument("--heartbeat", type=float_in(MIN_HEARTBEAT, MAX_HEARTBEAT, zero_allowed=True, unit="s"),
-                        default=DEFAULT_HEARTBEAT, metavar="SECONDS",
+                        default=HEARTBEAT, metavar="SECONDS",
                         help=f"send a ZMTP heartbeat after this much silence on a tcp:// or ipc:// connection and "
                              f"drop the connection when the {peer} sends nothing for "
                              f"{HEARTBEAT_TIMEOUT_INTERVALS} times as long, so a dead {peer} is noticed; from "
@@ -58,7 +56,7 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--curve-allow", type=Path, default=None, metavar="DIR",
                         help="directory of the *.key public keys of the clients to accept; every other client is "
                              "refused and logged with its address and key; needs --curve-secret (default: %(default)s)")
-    parser.add_argument("--handshake-timeout", default=DEFAULT_HANDSHAKE_TIMEOUT, metavar="SECONDS",
+    parser.add_argument("--handshake-timeout", default=HANDSHAKE_TIMEOUT, metavar="SECONDS",
                         type=float_in(MIN_HANDSHAKE_TIMEOUT, MAX_HANDSHAKE_TIMEOUT, zero_allowed=True, unit="s"),
                         help="drop a connection that has not finished its ZMTP (and CURVE) handshake within this "
                              "time, so connections that stall after their greeting cannot use up the server's file "
@@ -74,7 +72,7 @@ def add_client_flags(parser: argparse.ArgumentParser, *, answered: bool = True) 
     if not answered:
         _add_max_frame_bytes_flag(parser, "server")
         return
-    parser.add_argument("--timeout", type=float_in(MIN_TIMEOUT, MAX_TIMEOUT, unit="s"), default=DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", type=float_in(MIN_TIMEOUT, MAX_TIMEOUT, unit="s"), default=REQUEST_TIMEOUT,
                         metavar="SECONDS",
                         help=f"give up when the server does not answer within this many seconds, from "
                              f"{MIN_TIMEOUT:g} to {MAX_TIMEOUT:g} (default: %(default)s)")

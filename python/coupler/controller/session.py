@@ -24,13 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from coupler import _native
+from coupler import _native, limits
 from coupler.controller.camera_images import Asked, image_requests
 from coupler.controller.controls import Controls
 from coupler.controller.round_trip_stats import RoundTripStats
 from coupler.controller.sensor_readings import SensorReadings
 from coupler.transport.client import Client
-from coupler.transport.options import DEFAULT_TIMEOUT
 from coupler.wire.errors import ExtensionNotSupportedError, ProtocolError
 from coupler.wire.messages import EXTENSION_IMAGES, ErrorCode, HandshakeMessage, Message
 
@@ -58,7 +57,7 @@ class Session:
     def __init__(
         self,
         address: str,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float = limits.REQUEST_TIMEOUT,
         polling: bool = False,
         trace: Trace | None = None,
         reconnect_attempts: int = 0,

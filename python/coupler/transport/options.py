@@ -10,13 +10,6 @@ from typing import Any
 
 from coupler import limits
 
-DEFAULT_TIMEOUT = limits.REQUEST_TIMEOUT  # seconds a client waits for each answer
-DEFAULT_HEARTBEAT = limits.HEARTBEAT
-HEARTBEAT_TIMEOUT_INTERVALS = limits.HEARTBEAT_TIMEOUT_INTERVALS
-DEFAULT_HEARTBEAT_TIMEOUT = limits.HEARTBEAT_TIMEOUT
-DEFAULT_MAX_FRAME_BYTES = limits.MAX_FRAME_BYTES
-DEFAULT_HANDSHAKE_TIMEOUT = limits.HANDSHAKE_TIMEOUT
-
 
 @dataclass(frozen=True)
 class TransportOptions:
@@ -30,10 +23,10 @@ class TransportOptions:
     `curve_allowed_clients` (Z85 public keys), a client `curve_server_key`.
     """
 
-    heartbeat: float = DEFAULT_HEARTBEAT
-    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT
-    max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES
-    handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT
+    heartbeat: float = limits.HEARTBEAT
+    heartbeat_timeout: float = limits.HEARTBEAT_TIMEOUT
+    max_frame_bytes: int = limits.MAX_FRAME_BYTES
+    handshake_timeout: float = limits.HANDSHAKE_TIMEOUT
     curve_key_pair: tuple[bytes, bytes] | None = None
     curve_allowed_clients: tuple[bytes, ...] = ()
     curve_server_key: bytes | None = None
