@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from coupler import _native
+from coupler.scenes.static import StaticScene
 from coupler.serve.hot_path import HotPathParts
 
 
@@ -27,3 +28,10 @@ class FailingStepper(_native.Stepper):
 def failing_parts(parts: HotPathParts, text: str) -> HotPathParts:
     """`parts` whose stepper fails with `text`."""
     return dataclasses.replace(parts, stepper=FailingStepper(parts.stepper, text))
+
+
+class BrokenScene(StaticScene):
+    """The static scene, failing on every step with "the motor is on fire"."""
+
+    def hot_path_parts(self) -> HotPathParts:
+        return failing_parts(super().hot_path_parts(), "the motor is on fire")

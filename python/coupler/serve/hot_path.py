@@ -108,8 +108,10 @@ from coupler.serve.hot_path_parts import HotPathParts, HotPathSimulation
 from coupler.serve.long_control import CHUNK_SECONDS
 from coupler.serve.native_control_step import NativeControlStep
 from coupler.serve.native_responder import NativeResponder
+from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.serve.run_clock import RunClock
 from coupler.wire.errors import Error
+from coupler.wire.peer_text import shown
 
 __all__ = ["RETURN_AFTER", "HotPath", "HotPathParts", "HotPathSimulation"]
 
@@ -151,6 +153,8 @@ class HotPath(AnswersInProgress):
         self.rounds = 0  # several controllers: rounds stepped and answered in C++ so far
         self.controller_served = False  # the last serve() took a request of a controller
         self._free_run_states: Any = None  # published free runs: the states the observer sees
+        # A free run's failures: each Control restarts a run that fails again.
+        self._failure_log = RateLimitedLog(log)
         # Several controllers: each drives objects by name; C++ takes their indices in the control arrays.
         self._object_index = {o.name: i for i, o in enumerate(flat.controls.objects)}
 
@@ -364,7 +368,10 @@ class HotPath(AnswersInProgress):
         if outcome.failure:
             if outcome.error_answers:
                 sim.stats.count_failed_control()
-                log.error("internal error while handling ControlMessage: %s", outcome.failure)
-            else:
-                raise RuntimeError(f"the simulation failed while stepping: {outcome.failure}")
+            # Stepping on would fail at every step of the clock: the run stands still, its requests served, until a
+            # Control starts it again.
+            sim.simulation_run.running = False
+            # Its first line: a stepper written in Python adds the stack it raised from.
+            self._failure_log.log(logging.ERROR, "the simulation failed while stepping, and stands still until a "
+                                  "Control starts it again: %s", shown(outcome.failure.partition("\n")[0]))
         return grace.arrived(outcome.request), outcome.simulated_time

@@ -24,6 +24,8 @@ from coupler.wire.messages import (
     SensorRequestMessage,
 )
 
+from failing_stepper import BrokenScene
+
 STOP_AFTER = 0.2  # seconds of simulated time: 100 steps of the arm's 2 ms
 
 
@@ -101,3 +103,33 @@ def test_a_traced_free_run_logs_every_control_the_hot_path_answers_and_every_rea
     assert logged[-40:] == [line for request, answer in exchanges
                             for line in (f"received {request!r}", f"answered {answer!r}")]
 
+
+
+def test_a_free_run_whose_steps_fail_stands_still_logs_why_and_serves_on(tmp_path, caplog):
+    caplog.set_level(logging.ERROR, logger="coupler.serve.hot_path")
+    sim = SimulationServer(BrokenScene(), lockstep=False)
+    stop = threading.Event()
+    address = f"ipc://{tmp_path}/broken"
+    with NativeResponder(address, sim) as responder:
+        loop = FreeRunLoop(responder, RunClock(1.0))
+        thread = threading.Thread(target=loop.run, args=(stop, 0.05))
+        thread.start()
+        try:
+            with Client(address, timeout=2.0) as controller, Client(address, timeout=2.0) as reader:
+                controller.request(HandshakeInitMessage())
+                control = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)})
+                first = controller.request(control)  # takes no step: answered, and the run starts
+                deadline = time.monotonic() + 2.0
+                while not caplog.records and time.monotonic() < deadline:
+                    time.sleep(0.01)  # the clock's first step fails
+                read = reader.request(SensorRequestMessage())
+                again = controller.request(control)
+                serving = thread.is_alive()
+        finally:
+            stop.set()
+            thread.join(timeout=10)
+    assert serving and not thread.is_alive()
+    assert isinstance(first, SensorMessage) and isinstance(read, SensorMessage) and isinstance(again, SensorMessage)
+    assert caplog.records[0].getMessage() == ("the simulation failed while stepping, and stands still until a "
+                                              "Control starts it again: RuntimeError: the motor is on fire")
+    assert sim.stats.steps == 0

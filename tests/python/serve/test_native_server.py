@@ -29,8 +29,7 @@ from coupler.wire.messages import (
 )
 from coupler.serve.simulation_server import SimulationServer
 from coupler.scenes.static import StaticScene
-from coupler.serve.hot_path import HotPathParts
-from failing_stepper import failing_parts
+from failing_stepper import BrokenScene
 from peers import coupler_server
 
 
@@ -117,13 +116,6 @@ def test_reading_a_request_that_holds_no_control_is_refused(server):
         with pytest.raises(ProtocolError) as refused:
             layout.read(server.receive(2.0))
     assert refused.value.code == ErrorCode.UNEXPECTED_MESSAGE
-
-
-class BrokenScene(StaticScene):
-    """Fails on every step, as a simulation that has gone wrong would."""
-
-    def hot_path_parts(self) -> HotPathParts:
-        return failing_parts(super().hot_path_parts(), "the motor is on fire")
 
 
 def test_a_simulation_failing_on_the_native_fast_path_is_answered_with_an_internal_error(make_address):
