@@ -6,6 +6,7 @@ MJCF in MuJoCo directly and rendering it."""
 from __future__ import annotations
 
 import time
+from concurrent import futures
 
 import numpy as np
 import pytest
@@ -144,3 +145,29 @@ def test_paced_a_control_asking_for_images_is_answered_when_due_and_a_reader_mea
     assert answered_after >= steps * 0.002 * 0.98
     assert read_after < 0.3  # answered while the driver's answer waited, not after it
     assert read.simulated_time == answer.simulated_time == pytest.approx(steps * 0.002)
+
+
+@pytest.mark.parametrize("trace", [False, True], ids=["rendered-aside", "traced"])
+def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_goes_on(tmp_path, trace):
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+
+    def no_context(wanted: object) -> futures.Future:
+        failed: futures.Future = futures.Future()
+        failed.set_exception(RuntimeError("no OpenGL context could be made"))
+        return failed
+
+    simulation.images.submit = no_context
+    eye = [ImageRequest("eye", ["rgb"])]
+    with Served(simulation, f"ipc://{tmp_path}/unrendered.sock", trace=trace) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        control = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, images=eye))
+        read = client.request(SensorRequestMessage(images=eye))
+        plain = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
+    assert isinstance(control, ErrorMessage) and control.code == ErrorCode.INTERNAL_ERROR
+    assert control.text == "the Control was applied, but its images could not be rendered: no OpenGL context could be made"
+    assert isinstance(read, ErrorMessage) and read.code == ErrorCode.INTERNAL_ERROR
+    assert read.text == "images could not be rendered: no OpenGL context could be made"
+    assert isinstance(plain, SensorMessage) and plain.simulated_time == pytest.approx(2 * 0.002)  # both were stepped
