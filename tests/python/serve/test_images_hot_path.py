@@ -171,3 +171,21 @@ def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_go
     assert isinstance(read, ErrorMessage) and read.code == ErrorCode.INTERNAL_ERROR
     assert read.text == "images could not be rendered: no OpenGL context could be made"
     assert isinstance(plain, SensorMessage) and plain.simulated_time == pytest.approx(2 * 0.002)  # both were stepped
+
+
+def test_with_several_controllers_a_control_asking_for_images_is_refused_in_one_line_and_a_read_gets_them(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    eye = [ImageRequest("eye", ["rgb"])]
+    with Served(simulation, f"ipc://{tmp_path}/shared.sock", controllers=2) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        refused = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, images=eye))
+        read = client.request(SensorRequestMessage(images=eye))
+        plain = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
+    assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.CONTROL_MISMATCH
+    assert refused.text == ("images are served with the Controls of a lone controller; this server steps several "
+                            "controllers' Controls together (SensorRequests can ask for images)")
+    assert isinstance(read, SensorMessage) and [image.kind for image in read.images] == ["rgb"]
+    assert isinstance(plain, SensorMessage) and plain.simulated_time == pytest.approx(0.002)  # the refused one: none
