@@ -105,3 +105,26 @@ def test_a_newcomers_first_control_of_another_encoding_is_served_by_the_hot_path
     assert isinstance(answer, SensorMessage) and answer.simulated_time == pytest.approx(hot.sim.handshake.time_step)
     assert hot.loop.hot_path.controls == 1
     assert hot.sim.stats.requests == hot.sim.stats.controls == 1
+
+
+def test_a_controller_asking_again_while_its_control_waits_for_the_round_is_told_so_and_the_round_goes_on(
+        make_address):
+    with Served(load_scene("two_arms", None), make_address("ipc"), controllers=2) as served, \
+            Client(served.responder.endpoint, timeout=5.0) as left, \
+            Client(served.responder.endpoint, timeout=5.0) as right:
+        left.request(control("left_arm", 0.5))  # a round of one
+        right.send(control("right_arm", 0.5))  # joins the next round
+        wait_until(lambda: len(served.sim.sessions.active) == 2)
+        left.send(control("left_arm", 0.5))
+        left.receive(), right.receive()
+        with pytest.raises(TimeoutError):
+            left.request(control("left_arm", 0.25), timeout=0.2)  # waits for right's
+        again = left.request(control("left_arm", 0.75))  # a client that timed out asks again
+        right.send(control("right_arm", 0.5))
+        joined = right.receive()
+    assert isinstance(again, ErrorMessage) and again.code == ErrorCode.UNEXPECTED_MESSAGE
+    assert again.text == ("unexpected message: this controller's previous Control still waits for the other "
+                          "controllers' Controls of the same step")
+    # The round the first Control waited in goes on: right's completes it.
+    assert isinstance(joined, SensorMessage)
+    assert joined.simulated_time == pytest.approx(3 * served.sim.handshake.time_step)

@@ -167,7 +167,8 @@ def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_go
         read = client.request(SensorRequestMessage(images=eye))
         plain = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
     assert isinstance(control, ErrorMessage) and control.code == ErrorCode.INTERNAL_ERROR
-    assert control.text == "the Control was applied, but its images could not be rendered: no OpenGL context could be made"
+    assert control.text == ("the Control was applied, but its images could not be rendered: no OpenGL context could "
+                            "be made")
     assert isinstance(read, ErrorMessage) and read.code == ErrorCode.INTERNAL_ERROR
     assert read.text == "images could not be rendered: no OpenGL context could be made"
     assert isinstance(plain, SensorMessage) and plain.simulated_time == pytest.approx(2 * 0.002)  # both were stepped
