@@ -1,5 +1,5 @@
-"""A simulation that fails on every step, as one that has gone wrong would: its C++ stepper raises, wherever it is
-stepped from (a Control is stepped in C++, coupler.serve.native_control_step)."""
+"""A simulation whose steps fail (every one, or all after the first few), as one that has gone wrong would: its C++
+stepper raises, wherever it is stepped from (a Control is stepped in C++, coupler.serve.native_control_step)."""
 
 from __future__ import annotations
 
@@ -11,23 +11,33 @@ from coupler.serve.hot_path import HotPathParts
 
 
 class FailingStepper(_native.Stepper):
-    """Raises RuntimeError(`text`) on every step; its time is that of `stepper`, the simulation's own."""
+    """Raises RuntimeError(`text`) on every step after its first `after` calls, which `stepper` (the simulation's
+    own) takes; its time, and its settling, are `stepper`'s."""
 
-    def __init__(self, stepper: object, text: str) -> None:
+    def __init__(self, stepper: object, text: str, after: int = 0) -> None:
         super().__init__()
         self._stepper = stepper
         self.text = text
+        self.after = after
 
     def step(self, steps: int) -> None:
-        raise RuntimeError(self.text)
+        if self.after <= 0:
+            raise RuntimeError(self.text)
+        self.after -= 1
+        self._stepper.step(steps)  # type: ignore[attr-defined]
+
+    def settle(self) -> None:
+        settle = getattr(self._stepper, "settle", None)
+        if settle is not None:
+            settle()
 
     def time(self) -> float:
         return float(self._stepper.time)  # type: ignore[attr-defined]
 
 
-def failing_parts(parts: HotPathParts, text: str) -> HotPathParts:
-    """`parts` whose stepper fails with `text`."""
-    return dataclasses.replace(parts, stepper=FailingStepper(parts.stepper, text))
+def failing_parts(parts: HotPathParts, text: str, after: int = 0) -> HotPathParts:
+    """`parts` whose stepper fails with `text` after its first `after` calls."""
+    return dataclasses.replace(parts, stepper=FailingStepper(parts.stepper, text, after))
 
 
 class BrokenScene(StaticScene):

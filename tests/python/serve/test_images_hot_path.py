@@ -29,6 +29,7 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 from served_loop import Served  # noqa: E402
+from failing_stepper import failing_parts  # noqa: E402
 from camera_rail import rail_scene, rgb_and_depth  # noqa: E402
 
 WIDTH, HEIGHT = 32, 24
@@ -190,3 +191,22 @@ def test_with_several_controllers_a_control_asking_for_images_is_refused_in_one_
                             "controllers' Controls together (SensorRequests can ask for images)")
     assert isinstance(read, SensorMessage) and [image.kind for image in read.images] == ["rgb"]
     assert isinstance(plain, SensorMessage) and plain.simulated_time == pytest.approx(0.002)  # the refused one: none
+
+
+def test_a_control_of_many_steps_asking_for_images_whose_stepping_fails_is_answered_with_the_failure(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    parts = simulation.hot_path_parts()
+    simulation.hot_path_parts = lambda: failing_parts(parts, "the physics diverged", after=3)  # a few chunks in
+    with Served(simulation, f"ipc://{tmp_path}/diverging.sock") as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        failed = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=LONGEST,
+                                               images=[ImageRequest("eye", ["rgb"])]))
+        read = client.request(SensorRequestMessage())
+        serving = hot.thread.is_alive()
+    assert isinstance(failed, ErrorMessage) and failed.code == ErrorCode.INTERNAL_ERROR
+    assert failed.text.startswith("internal error: RuntimeError: the physics diverged")
+    assert isinstance(read, SensorMessage) and 0 < read.simulated_time < LONGEST * 0.002  # the chunks taken
+    assert serving
