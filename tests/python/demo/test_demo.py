@@ -115,9 +115,10 @@ def test_stop_after_ends_the_run_after_that_much_simulated_time(tmp_path):
     assert "simulated time:        0.0100 s" in out
 
 
-def test_exit_on_error_ends_the_server_when_the_controller_leaves(tmp_path):
+@pytest.mark.parametrize("mode", ["lockstep", "free"])
+def test_exit_on_error_ends_the_server_when_the_controller_leaves(tmp_path, mode):
     address = address_for("ipc", tmp_path)
-    with coupler_server(address, "--scene", "static", "--exit-on-error") as server:
+    with coupler_server(address, "--scene", "static", "--mode", mode, "--exit-on-error") as server:
         with Session(address) as session:
             session.step(session.controls())
         code, out = finish(server)
