@@ -25,6 +25,7 @@ from coupler.wire.messages import (  # noqa: E402
     SensorRequestMessage,
 )
 from served_loop import Served  # noqa: E402
+from failing_stepper import failing_parts  # noqa: E402
 
 # A damped pendulum driven by a motor: a Control's torque moves it, so a step left out or taken twice shows.
 PENDULUM = """
@@ -210,3 +211,20 @@ def test_paced_a_long_control_on_the_hot_path_is_answered_when_due_and_a_reader_
     assert read.simulated_time == answer.simulated_time == pytest.approx(due)
     assert waited >= steps * 0.001 - 0.003  # the run's clock, not the stepping, says when it is answered
     assert served.loop.hot_path.controls == 2 and served.loop.hot_path.reads >= 1
+
+
+def test_a_long_control_whose_stepping_fails_partway_is_answered_with_the_failure_and_counted_once(tmp_path):
+    simulation = MujocoSimulation.from_xml_string(PENDULUM)
+    parts = simulation.hot_path_parts()
+    simulation.hot_path_parts = lambda: failing_parts(parts, "the physics diverged", after=3)  # a few chunks in
+    with Served(simulation, f"ipc://{tmp_path}/diverging.sock") as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as client:
+        start(client, pendulum_control(1))
+        failed = client.request(pendulum_control(LONGEST))
+        read = client.request(SensorRequestMessage())
+    stats = hot.sim.stats  # counted once each run of the hot path returns: the loop has stopped
+    assert isinstance(failed, ErrorMessage) and failed.code == ErrorCode.INTERNAL_ERROR
+    assert failed.text.startswith("internal error: RuntimeError: the physics diverged")
+    assert isinstance(read, SensorMessage) and 0 < read.simulated_time < (LONGEST + 1) * 0.002  # the chunks taken
+    assert stats.errors_sent == 1
+    assert (stats.requests, stats.controls, stats.sensor_requests) == (4, 2, 1)  # the failed Control counted once
