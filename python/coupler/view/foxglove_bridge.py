@@ -109,7 +109,6 @@ class FoxgloveBridge:
                 on_status(f"no scene from {self.shown_address} within {wait:g} s: is a server publishing there "
                           "(coupler serve --publish ADDR)? Still waiting")
             if self._scene_wanted.is_set() and self.feed.scene_update is not None:
-                self._scene_wanted.clear()
                 self._send(FeedMessage(SCENE_UPDATE_TOPIC, self.feed.scene_update, time.time_ns()), counts)
             if time.monotonic() >= next_poses:
                 next_poses = time.monotonic() + period
@@ -124,6 +123,9 @@ class FoxgloveBridge:
         return counts
 
     def _send(self, message: FeedMessage, counts: BridgeCounts) -> None:
+        if message.topic == SCENE_UPDATE_TOPIC:
+            # Every client subscribed so far gets it now: one that asked before the scene came needs it no more.
+            self._scene_wanted.clear()
         self._channels[message.topic].log(message.payload, log_time=message.log_time)
         counts.sent += 1
 
