@@ -48,6 +48,18 @@ def test_serve_record_refuses_an_existing_file_without_overwrite(existing, capsy
     assert _kept(existing)
 
 
+@pytest.mark.parametrize("command", [["serve", "--scene", "static", "--addr", "ipc:///nonexistent/x", "--record"],
+                                     ["record", "--addr", "ipc:///nonexistent/x"]], ids=["serve", "record"])
+@pytest.mark.parametrize("target, why", [("recordings", "it is a directory"), ("nodir/run.mcap", "no folder")])
+def test_a_target_that_cannot_be_a_recording_is_refused_in_one_line_naming_why(
+        existing, capsys, command, target, why):
+    path = existing.parent.parent / target
+    assert main([*command, str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"cannot record to '{path}': {why}" in err, err
+    assert _kept(existing)
+
+
 @pytest.mark.parametrize("address", ["tpc://127.0.0.1:5556", "tcp://127.0.0.1:99999", "tcp://127.0.0.1:70000"])
 def test_record_of_a_misspelt_or_impossible_address_fails_at_once_in_one_line_leaving_the_file(
         existing, capsys, address):
