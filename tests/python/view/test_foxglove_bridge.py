@@ -4,6 +4,7 @@ channel, and once subscribed gets the scene, the bodies' poses and every frame o
 from __future__ import annotations
 
 import json
+import re
 import struct
 import threading
 import time
@@ -21,6 +22,7 @@ from coupler.record.foxglove_scene import body_frames  # noqa: E402
 from coupler.scenes import load_scene  # noqa: E402
 from coupler.serve.serve_process import ServeProcess  # noqa: E402
 from coupler.view.foxglove_bridge import FoxgloveBridge  # noqa: E402
+from view_process import ViewProcess  # noqa: E402
 
 SUBPROTOCOL = "foxglove.sdk.v1"
 MESSAGE_DATA = 0x01  # a binary frame's opcode: a message on a subscription
@@ -88,3 +90,18 @@ def test_a_foxglove_client_gets_the_scene_the_poses_and_every_frame_of_the_run_o
     assert counts["/coupler/foxglove/transforms"] >= 1
     poses = FrameTransforms.FromString(payloads["/coupler/foxglove/transforms"][-1])
     assert [transform.child_frame_id for transform in poses.transforms] == frames[1:]
+
+
+def test_coupler_view_foxglove_says_where_foxglove_connects_and_what_it_sent_when_stopped(tmp_path):
+    address, publish = f"ipc://{tmp_path}/serve", f"ipc://{tmp_path}/publish"
+    with ServeProcess(["--scene", "arm", "--publish", publish], address=address):
+        view = ViewProcess("--addr", publish, "--foxglove", "--foxglove-addr", "127.0.0.1:0")
+        try:
+            url = re.search(r"ws://[0-9.]+:[0-9]+", view.line_with("to Foxglove at ws://")).group(0)
+            with connect(url, subprotocols=[SUBPROTOCOL], open_timeout=5.0) as client:
+                assert "/coupler/foxglove/scene" in _channels(client)
+            view.line_with("the scene from")  # published at start: the view has it
+        finally:
+            output = view.stop()
+    assert view.process.returncode == 0, output
+    assert output.splitlines()[-1].startswith("view: ") and "messages sent to Foxglove" in output.splitlines()[-1]
