@@ -131,6 +131,31 @@ def test_an_unknown_task_name_is_refused_naming_the_choices():
         CouplerEnv(task="Juggle")
 
 
+def test_a_task_that_is_none_of_the_kinds_is_refused_naming_what_it_lacks():
+    with pytest.raises(Error, match=r"^task object has no reward\(readings, action\) and terminated\(readings\)$"):
+        CouplerEnv(task=object())
+
+
+def test_a_render_mode_with_an_address_and_no_scene_is_refused_before_connecting():
+    with pytest.raises(Error, match="^render_mode with address needs scene too: the server's scene, to draw it$"):
+        CouplerEnv(address="ipc:///nonexistent/coupler", render_mode="rgb_array")
+
+
+def test_render_without_a_render_mode_warns_naming_the_modes_and_draws_nothing(reach_env):
+    reach_env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode='rgb_array', 'depth_array' or 'human'"):
+        assert reach_env.render() is None
+
+
+def test_render_before_reset_is_refused():
+    env = CouplerEnv(scene="arm", render_mode="rgb_array", width=32, height=24)
+    try:
+        with pytest.raises(Error, match=r"^render before reset: call reset\(\) first$"):
+            env.render()
+    finally:
+        env.close()
+
+
 def test_an_action_of_the_wrong_shape_is_refused(reach_env):
     reach_env.reset(seed=0)
     with pytest.raises(Error, match=r"action of shape \(3,\)"):
