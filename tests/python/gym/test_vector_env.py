@@ -116,3 +116,36 @@ def test_actions_of_the_wrong_shape_are_refused_naming_both_shapes(reach_vector)
     reach_vector.reset(seed=0)
     with pytest.raises(Error, match=r"actions of shape \(2, 8\); this environment's actions have shape \(3, 8\)"):
         reach_vector.step(np.zeros((2, 8)))
+
+
+@pytest.mark.parametrize(("arguments", "refusal"), [
+    ({"num_envs": 0}, "num_envs must be a positive whole number, got 0"),
+    ({"num_envs": 2.5}, "num_envs must be a positive whole number, got 2.5"),
+    ({"max_episode_steps": 0}, "max_episode_steps must be positive or None, got 0"),
+    ({"addresses": ["ipc:///nonexistent/a"], "pool": object()}, "give addresses or a pool, not both"),
+    ({"num_envs": 2, "servers": 3}, "servers must be from 1 to num_envs (2), got 3"),
+    ({"num_envs": 2, "servers": 0}, "servers must be from 1 to num_envs (2), got 0"),
+    ({"num_envs": 2, "servers": 2, "serve_flags": ["--record", "run.mcap"]},
+     "serve_flags --record with servers=2: every server would record to the same file; record with servers=1 "
+     "(one server records every world)"),
+    ({"addresses": ["ipc:///nonexistent/a"], "render_mode": "rgb_array"},
+     "render_mode with addresses or a pool needs scene too: the servers' scene, to draw it"),
+], ids=["no-envs", "fractional-envs", "no-episode-steps", "addresses-and-pool", "more-servers-than-envs",
+        "no-servers", "record-on-every-server", "render-without-scene"])
+def test_arguments_that_cannot_make_a_vector_env_are_refused_in_one_line_before_any_server_starts(arguments, refusal):
+    with pytest.raises(Error) as refused:
+        CouplerVectorEnv(**arguments)
+    assert str(refused.value) == refusal
+
+
+def test_seeds_of_another_count_than_the_worlds_are_refused(reach_vector):
+    with pytest.raises(Error, match=f"^2 seeds for {ENVS} environments$"):
+        reach_vector.reset(seed=[1, 2])
+
+
+def test_a_closed_vector_env_refuses_to_step_saying_to_make_a_new_one():
+    envs = CouplerVectorEnv(2, scene="arm")
+    envs.reset(seed=0)
+    envs.close()
+    with pytest.raises(Error, match="^this environment is closed: make a new one$"):
+        envs.step(np.zeros(envs.action_space.shape))
