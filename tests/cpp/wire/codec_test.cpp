@@ -223,7 +223,24 @@ TEST_CASE("message_kind takes the last kind of a frame that repeats it, as decod
   CHECK(message_kind(std::string("\x08\x02\x08\x03", 4)) == MessageType::Sensor);
 }
 
+TEST_CASE("message_kind skips fields of a fixed width as decode does, and leaves one cut short to decode") {
+  const std::string fixed64("\x91\x03" "\x01\x02\x03\x04\x05\x06\x07\x08", 10);  // unknown field 50
+  const std::string fixed32("\x9d\x03" "\x01\x02\x03\x04", 6);                    // unknown field 51
+  const std::string control = encode(ControlMessage{}) + fixed64 + fixed32;
+  CHECK(message_kind(control) == MessageType::Control);
+  CHECK(type_of(decode(control)) == MessageType::Control);
+  CHECK_FALSE(message_kind(encode(ControlMessage{}) + fixed64.substr(0, 9)).has_value());
+  CHECK_FALSE(message_kind(encode(ControlMessage{}) + fixed32.substr(0, 5)).has_value());
+}
+
+TEST_CASE("message_kind leaves a kind of a fixed width, a group and an invalid wire type to decode") {
+  CHECK_FALSE(message_kind(std::string("\x09" "\x03\0\0\0\0\0\0\0", 9)).has_value());  // field 1 as a fixed64
+  CHECK_FALSE(message_kind(std::string("\x0d" "\x03\0\0\0", 5)).has_value());            // field 1 as a fixed32
+  CHECK_FALSE(message_kind(std::string("\x08\x03\x13\x14", 4)).has_value());             // a group, field 2
+  CHECK_FALSE(message_kind(std::string("\x08\x03\x16", 3)).has_value());                  // wire type 6
+}
+
 TEST_CASE("message_kind leaves an unknown kind and a malformed frame to decode") {
   CHECK_FALSE(message_kind(std::string("\x08\x09", 2)).has_value());
-  CHECK_FALSE(message_kind(std::string("\x08\x03\x12\x05ab", 5)).has_value());  // a field past the frame's end
+  CHECK_FALSE(message_kind(std::string("\x08\x03\x12\x05" "ab", 6)).has_value());  // a field past the frame's end
 }
