@@ -1,5 +1,6 @@
 """The Control that admits a controller: Python decides who drives, and the C++ hot path applies, steps and answers
-it as every other Control of that controller (`coupler.serve.hot_path`), counted and traced as ever."""
+it as every other Control of that controller (`coupler.serve.hot_path`), counted and traced as ever; a controller
+admitted to a round that asks again while its Control waits for the others' is told so."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """A free run through the C++ hot path: it steps on the wall clock, answers a controller's Controls (which take
-no steps) and everyone's reads in C++, and counts as the Python loop counts."""
+no steps) and everyone's reads in C++, and counts as the Python loop counts; when its simulation fails, it stands
+still and serves on."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from coupler.wire.messages import (
     SensorMessage,
     SensorRequestMessage,
 )
-
 from failing_stepper import BrokenScene
 
 STOP_AFTER = 0.2  # seconds of simulated time: 100 steps of the arm's 2 ms

@@ -1,7 +1,8 @@
 """A lone controller's Controls asking for camera images (the "images" extension), stepped by the C++ hot
 path (`coupler._native.HotPath.step_checked`; one of many steps chunk by chunk, others served between
 two chunks) and answered with the images rendered in Python: the readings and images those of stepping the same
-MJCF in MuJoCo directly and rendering it."""
+MJCF in MuJoCo directly and rendering it. Paced, their answers wait for their time while others are served; images
+that fail to render, or steps that fail, are answered with the failure; with several controllers, refused."""
 
 from __future__ import annotations
 
@@ -38,6 +39,14 @@ SCENE = rail_scene(WIDTH, HEIGHT, slide='damping="0.5"', motor='ctrlrange="-5 5"
 FORCES = [4.0, -2.5, 9.0, 0.0, -1.5]  # 9 N is clamped to the motor's 5
 STEPS = [3, 1, 5, 0, 150]  # 0: one step; 150: more than LONG_CONTROL_STEPS, taken in chunks
 LONGEST = 100_000  # steps of a Control read between its chunks, then stopped
+
+
+def _camera_scene() -> MujocoSimulation:
+    """SCENE with its camera served."""
+    simulation = MujocoSimulation.from_xml_string(SCENE)
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    return simulation
 
 
 def _rendered(model: mujoco.MjModel, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
@@ -102,9 +111,7 @@ def test_a_control_asking_for_a_camera_the_scene_lacks_is_refused_and_nothing_st
 
 
 def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chunks_and_a_stop_ends_it(tmp_path):
-    simulation = MujocoSimulation.from_xml_string(SCENE)
-    if serve_cameras(simulation) is None:
-        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    simulation = _camera_scene()
     with Served(simulation, f"ipc://{tmp_path}/long.sock") as hot, \
             Client(hot.responder.endpoint, timeout=30.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as reader:
@@ -126,9 +133,7 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
 
 
 def test_paced_a_control_asking_for_images_is_answered_when_due_and_a_reader_meanwhile(tmp_path):
-    simulation = MujocoSimulation.from_xml_string(SCENE)
-    if serve_cameras(simulation) is None:
-        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    simulation = _camera_scene()
     steps = 250  # half a second of the scene's 2 ms steps, taken in chunks
     with Served(simulation, f"ipc://{tmp_path}/paced.sock", clock=RunClock(1.0)) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as driver, \
@@ -150,9 +155,7 @@ def test_paced_a_control_asking_for_images_is_answered_when_due_and_a_reader_mea
 
 @pytest.mark.parametrize("trace", [False, True], ids=["rendered-aside", "traced"])
 def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_goes_on(tmp_path, trace):
-    simulation = MujocoSimulation.from_xml_string(SCENE)
-    if serve_cameras(simulation) is None:
-        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    simulation = _camera_scene()
 
     def no_context(wanted: object) -> futures.Future:
         failed: futures.Future = futures.Future()
@@ -176,9 +179,7 @@ def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_go
 
 
 def test_with_several_controllers_a_control_asking_for_images_is_refused_in_one_line_and_a_read_gets_them(tmp_path):
-    simulation = MujocoSimulation.from_xml_string(SCENE)
-    if serve_cameras(simulation) is None:
-        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    simulation = _camera_scene()
     eye = [ImageRequest("eye", ["rgb"])]
     with Served(simulation, f"ipc://{tmp_path}/shared.sock", controllers=2) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as client:
@@ -194,9 +195,7 @@ def test_with_several_controllers_a_control_asking_for_images_is_refused_in_one_
 
 
 def test_a_control_of_many_steps_asking_for_images_whose_stepping_fails_is_answered_with_the_failure(tmp_path):
-    simulation = MujocoSimulation.from_xml_string(SCENE)
-    if serve_cameras(simulation) is None:
-        pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
+    simulation = _camera_scene()
     parts = simulation.hot_path_parts()
     simulation.hot_path_parts = lambda: failing_parts(parts, "the physics diverged", after=3)  # a few chunks in
     with Served(simulation, f"ipc://{tmp_path}/diverging.sock") as hot, \
