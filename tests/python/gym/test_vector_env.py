@@ -149,3 +149,18 @@ def test_a_closed_vector_env_refuses_to_step_saying_to_make_a_new_one():
     envs.close()
     with pytest.raises(Error, match="^this environment is closed: make a new one$"):
         envs.step(np.zeros(envs.action_space.shape))
+
+
+def test_render_without_a_render_mode_warns_naming_the_modes_and_draws_nothing(reach_vector):
+    reach_vector.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode='rgb_array', 'depth_array' or 'human'"):
+        assert reach_vector.render() is None
+
+
+def test_render_before_reset_is_refused():
+    envs = CouplerVectorEnv(2, scene="arm", render_mode="rgb_array", width=32, height=24)
+    try:
+        with pytest.raises(Error, match=r"^render before reset: call reset\(\) first$"):
+            envs.render()
+    finally:
+        envs.close()

@@ -129,3 +129,23 @@ def test_a_controller_asking_again_while_its_control_waits_for_the_round_is_told
     # The round the first Control waited in goes on: right's completes it.
     assert isinstance(joined, SensorMessage)
     assert joined.simulated_time == pytest.approx(3 * served.sim.handshake.time_step)
+
+
+def test_a_control_waiting_for_its_round_when_the_server_stops_is_told_the_step_was_not_taken(make_address):
+    with Served(load_scene("two_arms", None), make_address("ipc"), controllers=2) as served, \
+            Client(served.responder.endpoint, timeout=5.0) as left, \
+            Client(served.responder.endpoint, timeout=5.0) as right:
+        left.request(control("left_arm", 0.5))  # a round of one
+        right.send(control("right_arm", 0.5))  # joins the next round
+        wait_until(lambda: len(served.sim.sessions.active) == 2)
+        left.send(control("left_arm", 0.5))
+        left.receive(), right.receive()
+        left.send(control("left_arm", 0.25))  # waits for right's
+        wait_until(lambda: served.sim.sessions.waiting())
+        served.stop.set()
+        stopped = left.receive()
+        steps = served.sim.stats.steps
+    assert isinstance(stopped, ErrorMessage) and stopped.code == ErrorCode.SESSION_ENDED
+    assert stopped.text == ("server stopped: the step this Control waited for (the other controllers' Controls) was "
+                            "not taken")
+    assert steps == 2
