@@ -1,6 +1,7 @@
 """The Control that admits a controller: Python decides who drives, and the C++ hot path applies, steps and answers
 it as every other Control of that controller (`coupler.serve.hot_path`), counted and traced as ever; a controller
-admitted to a round that asks again while its Control waits for the others' is told so."""
+admitted to a round that asks again while its Control waits for the others' is told so, and so is one whose Control
+waits when the server stops."""
 
 from __future__ import annotations
 
@@ -108,16 +109,21 @@ def test_a_newcomers_first_control_of_another_encoding_is_served_by_the_hot_path
     assert hot.sim.stats.requests == hot.sim.stats.controls == 1
 
 
+def _both_driving(served: Served, left: Client, right: Client) -> None:
+    """`left` and `right` drive the two arms together: a round of `left`'s alone, then one of both."""
+    left.request(control("left_arm", 0.5))
+    right.send(control("right_arm", 0.5))  # joins the next round
+    wait_until(lambda: len(served.sim.sessions.active) == 2)
+    left.send(control("left_arm", 0.5))
+    left.receive(), right.receive()
+
+
 def test_a_controller_asking_again_while_its_control_waits_for_the_round_is_told_so_and_the_round_goes_on(
         make_address):
     with Served(load_scene("two_arms", None), make_address("ipc"), controllers=2) as served, \
             Client(served.responder.endpoint, timeout=5.0) as left, \
             Client(served.responder.endpoint, timeout=5.0) as right:
-        left.request(control("left_arm", 0.5))  # a round of one
-        right.send(control("right_arm", 0.5))  # joins the next round
-        wait_until(lambda: len(served.sim.sessions.active) == 2)
-        left.send(control("left_arm", 0.5))
-        left.receive(), right.receive()
+        _both_driving(served, left, right)
         with pytest.raises(TimeoutError):
             left.request(control("left_arm", 0.25), timeout=0.2)  # waits for right's
         again = left.request(control("left_arm", 0.75))  # a client that timed out asks again
@@ -135,11 +141,7 @@ def test_a_control_waiting_for_its_round_when_the_server_stops_is_told_the_step_
     with Served(load_scene("two_arms", None), make_address("ipc"), controllers=2) as served, \
             Client(served.responder.endpoint, timeout=5.0) as left, \
             Client(served.responder.endpoint, timeout=5.0) as right:
-        left.request(control("left_arm", 0.5))  # a round of one
-        right.send(control("right_arm", 0.5))  # joins the next round
-        wait_until(lambda: len(served.sim.sessions.active) == 2)
-        left.send(control("left_arm", 0.5))
-        left.receive(), right.receive()
+        _both_driving(served, left, right)
         left.send(control("left_arm", 0.25))  # waits for right's
         wait_until(lambda: served.sim.sessions.waiting())
         served.stop.set()
