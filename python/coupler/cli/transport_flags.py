@@ -30,7 +30,6 @@ from coupler.wire.errors import Error
 from coupler.transport.options import TransportOptions
 
 
-
 def _add_max_frame_bytes_flag(parser: argparse.ArgumentParser, peer: str) -> None:
     parser.add_argument("--max-frame-bytes", type=int_in(0, LARGEST_FRAME_LIMIT), default=MAX_FRAME_BYTES,
                         metavar="N",
