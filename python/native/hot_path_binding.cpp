@@ -175,11 +175,31 @@ class HotPathOf {
 };
 
 // A Stepper written in Python (a simulation's own stepping, or one that fails, for tests): each call takes the GIL.
+// What it raises becomes a coupler::Error of one line ("RuntimeError: ..."), as a C++ stepper's failure is: the
+// failure reaches InternalError answers and logs, where the Python stack (the server's files) has no place.
 class PyStepper : public Stepper {
  public:
-  void step(std::uint64_t steps) override { PYBIND11_OVERRIDE_PURE(void, Stepper, step, steps); }
-  void settle() override { PYBIND11_OVERRIDE(void, Stepper, settle, ); }
-  double time() const override { PYBIND11_OVERRIDE_PURE(double, Stepper, time, ); }
+  void step(std::uint64_t steps) override {
+    in_one_line([&] { PYBIND11_OVERRIDE_PURE(void, Stepper, step, steps); });
+  }
+  void settle() override {
+    in_one_line([&] { PYBIND11_OVERRIDE(void, Stepper, settle, ); });
+  }
+  double time() const override {
+    return in_one_line([&]() -> double { PYBIND11_OVERRIDE_PURE(double, Stepper, time, ); });
+  }
+
+ private:
+  template <class Call>
+  static auto in_one_line(Call&& call) -> decltype(call()) {
+    try {
+      return call();
+    } catch (py::error_already_set& e) {
+      py::gil_scoped_acquire gil;
+      const std::string text = e.what();
+      throw Error(text.substr(0, text.find('\n')));
+    }
+  }
 };
 
 }  // namespace

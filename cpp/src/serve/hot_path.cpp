@@ -13,6 +13,7 @@
 #include "wire/control_frame_reader.hpp"
 
 #include <coupler/serve/recording_channels.hpp>
+#include <coupler/serve/stepper.hpp>
 #include <coupler/serve/run_clock.hpp>
 #include <coupler/serve/waiting_requests.hpp>
 #include <coupler/wire/codec.hpp>
@@ -251,7 +252,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       }
       if (!apply(outcome)) {
         ++outcome.error_answers;
-        std::string failed = failure_frame(outcome);
+        std::string failed = failed_step_frame(outcome.failure);
         if (publisher_) {
           queue_published(kControlChannel, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
           queue_published(kErrorChannel, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
@@ -266,7 +267,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     if (steps > StepChunks::kFirst) {
       if (through_channel_now) return std::nullopt;  // sent again through the socket, applied there
       if (!apply(outcome)) {
-        std::string failed = failure_frame(outcome);
+        std::string failed = failed_step_frame(outcome.failure);
         if (publisher_) {
           queue_published(kControlChannel, std::string(payload), wall_clock_nanoseconds(), FramePublisher::kNoTime);
           queue_published(kErrorChannel, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
@@ -366,7 +367,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     last_round = Clock::now();
     ++outcome.rounds;
     if (!outcome.failure.empty()) {
-      frame = failure_frame(outcome);
+      frame = failed_step_frame(outcome.failure);
       outcome.error_answers += round.requests.size();
     } else if (pacing) {
       hold_until_due(*outcome.simulated_time);
@@ -545,7 +546,7 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
     const auto chunk_started = Clock::now();
     std::string frame = step(n, outcome);
     if (!outcome.failure.empty()) {
-      frame = failure_frame(outcome);
+      frame = failed_step_frame(outcome.failure);
       for (const Request& request : long_->requests) {
         server.reply_frame(request, frame);
         ++outcome.error_answers;
@@ -725,7 +726,7 @@ HotPathOutcome HotPath::run_free(Server& server, const std::string& peer, std::c
     const std::int64_t received_ns = publisher_ ? wall_clock_nanoseconds() : 0;
     if (!apply(outcome)) {
       ++outcome.error_answers;
-      std::string failed = failure_frame(outcome);
+      std::string failed = failed_step_frame(outcome.failure);
       if (publisher_) {
         queue_published(kControlChannel, std::string(payload), received_ns, FramePublisher::kNoTime);
         queue_published(kErrorChannel, failed, wall_clock_nanoseconds(), FramePublisher::kNoTime);
@@ -969,9 +970,9 @@ const std::string& HotPath::state_frame() {
 }
 
 std::string HotPath::serve(std::uint64_t steps, HotPathOutcome& outcome) {
-  if (!apply(outcome)) return failure_frame(outcome);
+  if (!apply(outcome)) return failed_step_frame(outcome.failure);
   std::string frame = step(steps, outcome);
-  if (!outcome.failure.empty()) return failure_frame(outcome);
+  if (!outcome.failure.empty()) return failed_step_frame(outcome.failure);
   ++outcome.controls;
   return frame;
 }
@@ -1031,16 +1032,12 @@ std::string HotPath::read_state(HotPathOutcome& outcome) {
 
 HotPathOutcome& HotPath::answered(std::string frame, HotPathOutcome& outcome) {
   if (!outcome.failure.empty()) {
-    frame = failure_frame(outcome);
+    frame = failed_step_frame(outcome.failure);
     ++outcome.error_answers;
   }
   outcome.answer_bytes = frame.size();
   outcome.answer_frame = std::move(frame);
   return outcome;
-}
-
-std::string HotPath::failure_frame(const HotPathOutcome& outcome) {
-  return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
 }
 
 }  // namespace coupler

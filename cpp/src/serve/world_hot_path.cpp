@@ -7,6 +7,7 @@
 #include <variant>
 
 #include <coupler/serve/recording_channels.hpp>
+#include <coupler/serve/stepper.hpp>
 #include <coupler/transport/world_answer.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
@@ -122,7 +123,7 @@ std::optional<std::string> WorldHotPath::serve(std::string_view payload, SharedR
   const std::uint64_t steps = apply(*control, true);
   if (long_) return std::nullopt;  // taken in chunks once the server hands its request over
   if (!step_applied(steps, control->reset_worlds.size(), outcome)) {
-    std::string failed = failure_frame(outcome);
+    std::string failed = failed_step_frame(outcome.failure);
     outcome.request_bytes = payload.size();
     outcome.answer_bytes = failed.size();
     return failed;
@@ -252,10 +253,6 @@ std::string WorldHotPath::answer_frame(SharedRingWriter* ring) const {
   answer.data = arrays_.data;
   answer.data_count = n * data_width_;
   return encode_world_answer(answer, {}, {}, ring);
-}
-
-std::string WorldHotPath::failure_frame(const WorldHotPathOutcome& outcome) {
-  return encode(ErrorMessage{static_cast<int>(ErrorCode::InternalError), "internal error: " + outcome.failure});
 }
 
 void WorldHotPath::publish_to(FramePublisher& publisher, std::vector<MujocoStateArrays> states) {
@@ -411,7 +408,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     control.chunks.took(chunk, Seconds(Clock::now() - began).count());
     if (!stepped) {
       outcome.long_failed = true;
-      const std::string failed = failure_frame(outcome);
+      const std::string failed = failed_step_frame(outcome.failure);
       server.reply_frame(*control.request, failed);
       if (publisher_) publish_answer(failed, false, 0.0);
       long_.reset();

@@ -12,6 +12,7 @@ from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
 from coupler.serve.world_hot_path import WorldHotPath
 from coupler.serve.long_control import CHUNK_SECONDS, take_chunks
+from coupler.serve.request_guard import internal_error
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
@@ -325,8 +326,7 @@ class LockstepLoop:
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping a Control of many steps")
             self.sim.stats.errors_sent += 1
-            return self.responder.error_answer(
-                ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}"))
+            return self.responder.error_answer(internal_error(error))
         finally:
             self.sim.long_control = None
             if long.drop is not None:
@@ -405,8 +405,7 @@ class LockstepLoop:
         except Exception as error:  # a failing simulation must not take the server down
             log.exception("internal error while stepping the controllers' Controls")
             self.sim.stats.errors_sent += len(requests)
-            failed = self.responder.error_answer(
-                ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}"))
+            failed = self.responder.error_answer(internal_error(error))
             for request in requests:
                 self.responder.send(request, failed)
             return None

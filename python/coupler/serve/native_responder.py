@@ -35,6 +35,7 @@ from coupler.wire.peer_text import shown
 from coupler.serve.busy_grace import BusyGrace
 from coupler.serve.coalesced_reads import CoalescedReads
 from coupler.serve.rate_limited_log import RateLimitedLog
+from coupler.serve.request_guard import internal_error
 from coupler.serve.responder import ADMITTED_ANSWER, HELD_ANSWER, Answer
 from coupler.serve.simulation import ArraySimulation
 from coupler.serve.held import Admitted, Held
@@ -290,8 +291,8 @@ class NativeResponder:
 
     def _render_failure(self, failing: str, error: BaseException) -> bytes:
         self.sim.stats.errors_sent += 1
-        reason = "rendering took too long" if isinstance(error, futures.TimeoutError) else str(error)
-        return encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"{failing}: {reason}"))
+        return encode(internal_error("rendering took too long" if isinstance(error, futures.TimeoutError) else error,
+                                     failing))
 
     @property
     def images_pending(self) -> bool:

@@ -14,6 +14,13 @@ from coupler.wire.messages import ErrorCode, ErrorMessage
 T = TypeVar("T")
 
 
+def internal_error(error: BaseException | str, what: str = "internal error") -> ErrorMessage:
+    """The answer to a request whose handling failed with `error`, saying `what` failed: the error's first line only,
+    for the server's own stack or a long explanation has no place in a peer's answer (the log has the whole of it)."""
+    lines = str(error).strip().splitlines()
+    return ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"{what}: {lines[0] if lines else type(error).__name__}")
+
+
 class RequestGuard:
     """Runs a request's handling, counting it in `stats` and logging refusals to `peer_log`."""
 
@@ -38,7 +45,7 @@ class RequestGuard:
             answer = ErrorMessage(code=error.code, text=str(error))
         except Exception as error:  # a failing simulation must not take the server down
             self.peer_log.logger.exception("internal error while handling %s", kind)
-            answer = ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=f"internal error: {error}")
+            answer = internal_error(error)
         if isinstance(answer, Admitted):
             return answer
         self.stats.requests += 1

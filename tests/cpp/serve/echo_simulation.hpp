@@ -85,8 +85,12 @@ inline std::string greeted_peer(Server& server, Client& client, const HandshakeM
 // A simulation whose every step fails.
 class FailingStepper final : public Stepper {
  public:
-  void step(std::uint64_t) override { throw std::runtime_error("the physics diverged"); }
+  explicit FailingStepper(std::string text = "the physics diverged") : text_(std::move(text)) {}
+  void step(std::uint64_t) override { throw std::runtime_error(text_); }
   double time() const override { return 0.0; }
+
+ private:
+  std::string text_;
 };
 
 }  // namespace coupler::test

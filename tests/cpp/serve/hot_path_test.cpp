@@ -299,6 +299,18 @@ TEST_CASE("the hot path answers a Control its caller read with InternalError whe
   CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
 }
 
+TEST_CASE("a failure of several lines is answered with its first, and reported whole to the caller", "[hot_path]") {
+  Rig rig;
+  test::FailingStepper failing("the physics diverged\n  at step 12\n  in mj_step");
+  rig.stepper = &failing;
+  rig.make({});
+  const HotPathOutcome outcome = rig.path->step_checked(1);
+  CHECK(outcome.failure == "the physics diverged\n  at step 12\n  in mj_step");  // for the server's log
+  const Message answer = decode(outcome.answer_frame);
+  REQUIRE(std::holds_alternative<ErrorMessage>(answer));
+  CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
+}
+
 TEST_CASE("the hot path answers one read of others per request of the controller while it drives", "[hot_path]") {
   HotPathConfig config;
   config.reader_patience = 10s;  // longer than the run: only the controller's request lets the second read through

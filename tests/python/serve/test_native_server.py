@@ -131,6 +131,16 @@ def test_a_simulation_failing_on_the_native_fast_path_is_answered_with_an_intern
     assert (sim.stats.requests, sim.stats.errors_sent) == (2, 2)
 
 
+def test_a_stepper_written_in_python_that_raises_is_answered_in_one_line_without_the_servers_stack(make_address):
+    sim = SimulationServer(BrokenScene())
+    with NativeResponder(make_address("ipc"), sim) as responder, Client(responder.endpoint, timeout=2.0) as client:
+        client.send(ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}))
+        request = responder.receive(2.0)
+        responder.send(request, responder.respond(request))
+        answer = client.receive()
+    assert answer.text == "internal error: RuntimeError: the motor is on fire"
+
+
 def test_the_native_path_needs_a_simulation_with_arrays(make_address):
     class MessagesOnly:
         def handshake(self) -> HandshakeMessage:

@@ -314,7 +314,6 @@ class HotPath {
   // The two halves of serve(): false (and the failure in the outcome) when the simulation failed.
   bool apply(HotPathOutcome& outcome);
   std::string step(std::uint64_t steps, HotPathOutcome& outcome);
-  static std::string failure_frame(const HotPathOutcome& outcome);
   // The state read and encoded now, its time in `outcome`; empty, with the failure in `outcome`, when it cannot be.
   std::string read_state(HotPathOutcome& outcome);
   // `outcome` answered with `frame`, or with the InternalError frame of its failure (counted as an error answer).

@@ -4,6 +4,7 @@
 // the simulated time.
 
 #include <cstdint>
+#include <string>
 
 namespace coupler {
 
@@ -45,5 +46,11 @@ class CountedSteps final : public Stepper {
   double time_step_;
   std::uint64_t steps_ = 0;
 };
+
+// The answer to a Control whose apply or steps failed with `failure` (an
+// exception's what()): an InternalError frame, "internal error: " and the
+// failure's first line, as Python answers a failure (coupler.serve.request_guard):
+// a stack or a long explanation is for the server's log, not the peer's answer.
+std::string failed_step_frame(const std::string& failure);
 
 }  // namespace coupler

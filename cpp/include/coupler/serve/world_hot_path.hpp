@@ -208,7 +208,6 @@ class WorldHotPath {
   bool step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome);
   // The answer to a Control from the arrays, through `ring` when given.
   std::string answer_frame(SharedRingWriter* ring) const;
-  static std::string failure_frame(const WorldHotPathOutcome& outcome);
   // Publishes a Control answered with `answer`, received at `received_ns`: `stepped` (answered with the worlds'
   // readings, not an error), after its steps numbered `step`, every world's state too when it took `states`.
   void publish(std::string_view request, std::int64_t received_ns, const std::string& answer, bool stepped,
