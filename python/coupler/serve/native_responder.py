@@ -376,7 +376,7 @@ class NativeResponder:
         if lease is not None and isinstance(message, (HandshakeInitMessage, ErrorMessage)):
             if isinstance(message, HandshakeInitMessage) and message.shared_channel:
                 if lease.holder is not None and lease.holder not in self.sim.sessions.active:
-                    lease.release(lease.holder)  # its session lapsed (--lease) or ended: the channel is free
+                    lease.release(lease.holder)  # its session lapsed (--session-timeout) or ended: the channel is free
                 refusal = lease.refusal(request.peer)
                 if refusal is not None:
                     return Answer(encode(refusal))  # refused before the handshake admits it: it takes no place
@@ -407,13 +407,13 @@ class NativeResponder:
         if self._trace_sizes:
             self.trace_exchange(request.size, len(answer.reply))
         if request.through_channel:
-            self._reply_through_channel(answer.reply)
+            self._reply_through_channel(answer.reply, stepped=answer.simulated_time is not None)
             return
         self.server.reply(request, answer.reply)
 
-    def _reply_through_channel(self, reply: bytes) -> None:
+    def _reply_through_channel(self, reply: bytes, stepped: bool) -> None:
         """Answer the request the hot path handed back from the shared channel (one asking for images) there,
-        where its client waits."""
+        where its client waits; `stepped`: the answer is a Control's, which was applied."""
         lease = self.shared_channel
         if lease is None or lease.channel is None:
             return  # no channel any more: its client times out, as it would without an answer
@@ -422,7 +422,10 @@ class NativeResponder:
         except Error as error:
             # Over the channel's frames (images the client did not take through the ring): an error it can read,
             # never an empty answer, which would have it send a Control that was applied again.
-            lease.channel.reply(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=str(error))))
+            applied = "the Control was applied, but " if stepped else ""
+            text = (f"{applied}{error}: ask for images through the socket, or through the shared memory ring "
+                    "(HandshakeInit shared_memory)")
+            lease.channel.reply(encode(ErrorMessage(code=ErrorCode.INTERNAL_ERROR, text=text)))
 
     @property
     def sizes_logged(self) -> tuple[int, int] | None:

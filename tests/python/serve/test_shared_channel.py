@@ -205,3 +205,43 @@ def test_paced_a_control_whose_answer_waits_long_is_handed_back_empty_through_th
         answer = decode(controller.receive_frame())
     assert answer.simulated_time == pytest.approx(first.simulated_time + 0.1)
     assert served.loop.hot_path.controls == 2
+
+
+def test_images_too_large_for_the_channel_are_refused_there_in_one_line_saying_whether_the_control_was_applied(
+        make_address) -> None:
+    address = make_address("ipc")
+    overview = [ImageRequest(camera="overview", kinds=["rgb"])]  # 320 x 240 x 3 bytes: over the channel's frames
+    with coupler_server(address, "--scene", "arm"), Client(address, timeout=TIMEOUT) as controller:
+        handshake = controller.request(HandshakeInitMessage(shared_channel=True))
+        controller.send_frame(_controls(handshake, 0))
+        first = decode(controller.receive_frame())
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        read = decode(through.exchange(encode(SensorRequestMessage(images=overview)), TIMEOUT))
+        control = ControlMessage(objects={"arm": ObjectControl([0.0] * 7)}, images=overview)
+        stepped = decode(through.exchange(encode(control), TIMEOUT))
+        after = decode(through.exchange(_controls(handshake, 1), TIMEOUT))
+        _goodbye(controller)
+    assert isinstance(read, ErrorMessage) and read.code == ErrorCode.INTERNAL_ERROR
+    assert read.text.startswith("a reply of ") and "over the shared channel's 65536-byte frames" in read.text
+    assert "through the shared memory ring" in read.text and "\n" not in read.text
+    assert isinstance(stepped, ErrorMessage) and stepped.text.startswith("the Control was applied, but a reply of ")
+    # The refused answer's Control stepped all the same: the next Control is the third step.
+    assert isinstance(after, SensorMessage)
+    assert after.simulated_time == pytest.approx(first.simulated_time + 2 * handshake.time_step)
+
+
+def test_a_holder_whose_session_lapsed_frees_the_channel_for_the_next_controller(make_address) -> None:
+    address = make_address("ipc")
+    with coupler_server(address, "--scene", "static", "--session-timeout", "0.3"), \
+            Client(address, timeout=TIMEOUT) as first, Client(address, timeout=TIMEOUT) as second:
+        held = first.request(HandshakeInitMessage(shared_channel=True))
+        first.send_frame(_controls(held, 0))
+        assert isinstance(decode(first.receive_frame()), SensorMessage)
+        time.sleep(0.6)  # the first controller sends nothing more: its session lapses, its connection stays open
+        handshake = second.request(HandshakeInitMessage(shared_channel=True))
+        assert isinstance(handshake, HandshakeMessage) and handshake.shared_channel
+        second.send_frame(_controls(handshake, 0))
+        assert isinstance(decode(second.receive_frame()), SensorMessage)
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        assert isinstance(decode(through.exchange(_controls(handshake, 1), TIMEOUT)), SensorMessage)
+        _goodbye(second)
