@@ -22,8 +22,7 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from coupler.gym.tasks.exact_controls import values_for_controls
-from coupler.gym.tasks.gymnasium_locomotion import GYMNASIUM_ASSETS, bind_motors, norm
+from coupler.gym.tasks.gymnasium_locomotion import GYMNASIUM_ASSETS, bind_motors, motor_values, norm
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import HandshakeMessage
 
@@ -69,12 +68,12 @@ class GymnasiumFreeBody:
         self._shapes = {name: getattr(data, name).shape for name in self.world_data}
         self._slices: dict[str, slice] = {}
         self._actuator_of_value = np.zeros(0, dtype=np.intp)
-        self._divisor = np.zeros(0)
+        self._gear = np.zeros(0)
 
     def bind(self, handshake: HandshakeMessage, flat: FlatLayout) -> None:
         """Each control value's actuator, and where each world-data array lies in a row (after the sensors); Error
         when the served scene is not this task's model."""
-        self._actuator_of_value, self._divisor = bind_motors(self.model, handshake, flat, self.model_file)
+        self._actuator_of_value, self._gear = bind_motors(self.model, handshake, flat, self.model_file)
         start = flat.sensors.values.size
         for name, shape in self._shapes.items():
             size = int(np.prod(shape))
@@ -88,7 +87,7 @@ class GymnasiumFreeBody:
     def control_values(self, actions: np.ndarray) -> np.ndarray:
         """Rows of control values whose ctrl equals the rows of `actions` (Gymnasium's ctrl)."""
         ctrl = np.asarray(actions, dtype=np.float64)[..., self._actuator_of_value]
-        return values_for_controls(ctrl, np.ones_like(self._divisor), self._divisor)
+        return motor_values(ctrl, self._gear)
 
     def _positions(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         qpos = self.array(rows, "qpos")

@@ -13,7 +13,7 @@ The served readings hold every joint's position and velocity; in these
 models every joint has one degree of freedom, so they are qpos and qvel.
 Gymnasium's action is the actuators' ctrl while a coupler motor takes a
 force in joint units (ctrl = value / gear): actions are turned into the
-values whose ctrl is the action bit for bit (`exact_controls`), which
+values whose ctrl is the action bit for bit (`motor_values`), which
 exists for every action of the float32 action space.
 """
 
@@ -28,7 +28,6 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from coupler.gym.tasks.exact_controls import values_for_controls
 from coupler.wire.errors import Error
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import HandshakeMessage, ValueType
@@ -90,7 +89,7 @@ class GymnasiumLocomotion:
         self._qpos = np.zeros(0, dtype=np.intp)
         self._qvel = np.zeros(0, dtype=np.intp)
         self._actuator_of_value = np.zeros(0, dtype=np.intp)
-        self._divisor = np.zeros(0)
+        self._gear = np.zeros(0)
 
     def bind(self, handshake: HandshakeMessage, flat: FlatLayout) -> None:
         """Find qpos and qvel in the served sensor array and each control value's actuator; Error when the served
@@ -109,12 +108,12 @@ class GymnasiumLocomotion:
                         f"{', '.join(missing) or '?'}")
         self._qpos = np.array([place[n][0] for n in names], dtype=np.intp)
         self._qvel = np.array([place[n][1] for n in names], dtype=np.intp)
-        self._actuator_of_value, self._divisor = bind_motors(m, handshake, flat, self.spec.model_file)
+        self._actuator_of_value, self._gear = bind_motors(m, handshake, flat, self.spec.model_file)
 
     def control_values(self, actions: np.ndarray) -> np.ndarray:
         """Rows of control values (N x values) whose ctrl equals the rows of `actions` (Gymnasium's ctrl)."""
         ctrl = np.asarray(actions, dtype=np.float64)[..., self._actuator_of_value]
-        return values_for_controls(ctrl, np.ones_like(self._divisor), self._divisor)
+        return motor_values(ctrl, self._gear)
 
     def reset_state(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Gymnasium's reset_model: uniform qpos noise, then qvel noise, drawn in its order."""
@@ -188,11 +187,23 @@ class GymnasiumLocomotion:
         return rewards, terminated, infos
 
 
+def motor_values(ctrl: np.ndarray, gear: np.ndarray) -> np.ndarray:
+    """The motors' values (forces in joint units) whose ctrl, the value divided by the gear as the server computes
+    it, is `ctrl`: `ctrl * gear`.
+
+    No value comes closer. The product rounds to the float nearest the exact one, and dividing by the gear keeps
+    the order of values, so where this one's ctrl misses `ctrl` by a rounding, every other misses by more. For a
+    float32 action it is exact (a float32 times a gear of a few significant bits is exact in float64, and divided
+    back it is the action); a float64 action that no value reaches comes back one bit off.
+    """
+    return ctrl * gear
+
+
 def bind_motors(model: mujoco.MjModel, handshake: HandshakeMessage, flat: FlatLayout,
                 model_file: str) -> tuple[np.ndarray, np.ndarray]:
     """Per control value of the served scene, its actuator in `model` and the gear it is divided by; Error when
     the served controls are not the model's motors."""
-    actuators, divisors = [], []
+    actuators, gears = [], []
     for o in flat.controls.objects:
         described = handshake.objects[o.name]
         for control, value_type, target in zip(described.controls, described.control_types,
@@ -201,10 +212,10 @@ def bind_motors(model: mujoco.MjModel, handshake: HandshakeMessage, flat: FlatLa
             if a < 0 or value_type not in _MOTOR_TYPES:
                 raise Error(f"the served scene is not {model_file}: control '{control}' is not its motor")
             actuators.append(a)
-            divisors.append(float(model.actuator_gear[a][0]))
+            gears.append(float(model.actuator_gear[a][0]))
     if sorted(actuators) != list(range(model.nu)) or flat.controls.events_on.size:
         raise Error(f"the served scene is not {model_file}: its controls are not the model's motors")
-    return np.array(actuators, dtype=np.intp), np.array(divisors)
+    return np.array(actuators, dtype=np.intp), np.array(gears)
 
 
 def _actuator(m: mujoco.MjModel, control: str, target: str) -> int:
