@@ -78,7 +78,10 @@ def version() -> str:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="coupler", description="coupler: robot controllers and simulations over "
-                                                             "ZeroMQ, speaking the Click protocol.")
+                                                             "ZeroMQ, speaking the Click protocol.",
+                                  epilog="Every command exits 0 when it succeeds, 1 for an error, told in one line on "
+                                         "stderr (a bad input, or what the machine refused: a full disk, a port "
+                                         "taken), and 2 for bad flags.")
     top.add_argument("--version", action="version", version=f"coupler {version()}",
                      help="print the version of coupler and exit")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -96,12 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     check = getattr(module, "check_arguments", None)
     if check is not None:
         check(args.command_parser, args)
+    prog = f"coupler {args.command}"
     try:
         return module.run(args)
     except Error as error:
         message = str(error)
-        prog = f"coupler {args.command}"
         print(message if message.startswith(prog) else f"{prog}: {message}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        # What the machine refused (a full disk, a directory not writable, a port taken): its one line says it.
+        print(f"{prog}: {error}", file=sys.stderr)
         return 1
 
 

@@ -44,6 +44,32 @@ def test_a_key_name_with_a_path_is_refused(tmp_path):
         create_key_pair(tmp_path, "../escape")
 
 
+def test_keygen_into_a_path_that_is_a_file_is_refused_in_one_line(tmp_path, capsys):
+    (tmp_path / "keys").write_text("not a directory")
+    assert main(["keygen", "server", "--dir", str(tmp_path / "keys")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{tmp_path / 'keys'} exists and is not a directory") and "\n" not in err
+
+
+def test_a_key_pair_that_cannot_be_written_leaves_no_file_behind(tmp_path, monkeypatch):
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        create_key_pair(tmp_path, "server")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_keygen_that_the_machine_refuses_says_why_in_one_line(tmp_path, monkeypatch, capsys):
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    assert main(["keygen", "server", "--dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "coupler keygen: [Errno 28] No space left on device\n"
+
+
 @pytest.fixture
 def open_umask():
     """umask 000 for the test: every mode must come from the code, not from the umask."""
