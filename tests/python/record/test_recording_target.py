@@ -2,6 +2,7 @@
 target and put in place only then; an existing target is refused without --overwrite; no link is followed;
 a recording with nothing in it is never reported as a success."""
 
+import errno
 import os
 import socket
 
@@ -10,8 +11,10 @@ import pytest
 from coupler.cli import main
 from coupler.record.publisher import FramePublisher
 from coupler.record.recording import Recording
+from coupler.record.recording_target import RecordingTarget
 from coupler.record.stream_recorder import StopWhen, StreamRecorder
 from coupler.wire.codec import encode
+from coupler.wire.errors import Error
 from coupler.wire.messages import ControlMessage
 from hostile_recordings import messages_file
 
@@ -121,3 +124,42 @@ def test_replay_of_a_recording_with_no_steps_fails_saying_nothing_was_replayed(t
     empty = messages_file(tmp_path / "empty.mcap", [])
     assert main(["replay", str(empty), "--addr", f"ipc://{tmp_path}/nobody", "--timeout", "1"]) == 1
     assert "holds no Control answered: nothing was replayed" in capsys.readouterr().err
+
+
+def test_a_target_that_appears_while_recording_starts_is_left_as_it_is_and_the_recording_kept_beside_it(tmp_path):
+    path = tmp_path / "run.mcap"
+    target = RecordingTarget(path)
+    target.file.write(b"the new run")
+    target.file.flush()
+    path.write_bytes(GOOD)  # another program's file, made after the check
+    with pytest.raises(Error, match="appeared while recording started: left as it is; the recording is in"):
+        target.place()
+    assert path.read_bytes() == GOOD and target.partial.read_bytes() == b"the new run"
+    target.file.close()
+
+
+def test_on_a_file_system_without_hard_links_the_recording_is_moved_into_place(tmp_path, monkeypatch):
+    def no_links(*args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    target = RecordingTarget(tmp_path / "run.mcap")
+    target.file.write(b"the new run")
+    target.file.flush()
+    target.place()
+    target.file.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["run.mcap"]
+    assert (tmp_path / "run.mcap").read_bytes() == b"the new run"
+
+
+def test_a_recording_that_cannot_be_placed_is_told_in_one_line(tmp_path, monkeypatch):
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "link", read_only)
+    target = RecordingTarget(tmp_path / "run.mcap")
+    with pytest.raises(Error, match=r"^cannot record to '.*run.mcap': Read-only file system$"):
+        target.place()
+    target.discard()
+    target.file.close()
+    assert list(tmp_path.iterdir()) == []
