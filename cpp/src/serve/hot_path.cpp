@@ -13,8 +13,8 @@
 #include "wire/control_frame_reader.hpp"
 
 #include <coupler/serve/recording_channels.hpp>
-#include <coupler/serve/stepper.hpp>
 #include <coupler/serve/run_clock.hpp>
+#include <coupler/serve/stepper.hpp>
 #include <coupler/serve/waiting_requests.hpp>
 #include <coupler/wire/codec.hpp>
 #include <coupler/wire/error.hpp>
