@@ -598,7 +598,8 @@ class _LayoutBuilder:
             new = self._sensor_readings(s)
             readings = layout.sensors.setdefault(group, [])
             if any(r.type == new[0].type for r in readings):
-                self._report(f"{label}: sensor '{group}' of '{layout.name}' already has a {new[0].type.name} reading")
+                self._report(f"{label}: sensor '{group}' of '{layout.name}' already has a reading of type "
+                             f"{new[0].type.name}")
                 continue
             readings += new
             layout.description.sensors.setdefault(group, []).extend(r.type for r in new)
