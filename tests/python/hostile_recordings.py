@@ -25,11 +25,13 @@ def records_file(path: Path, *records: object) -> Path:
 
 def messages_file(path: Path, messages: list[tuple[str, bytes]], attachments: dict[str, bytes] | None = None,
                   channel_ids: dict[str, int] | None = None,
-                  metadata: dict[str, dict[str, str]] | None = None) -> Path:
-    """A file with a channel per topic and these (topic, payload) messages in order; `channel_ids` names
-    the channel a topic's messages claim (one never declared, for a hostile file)."""
+                  metadata: dict[str, dict[str, str]] | None = None,
+                  compression: CompressionType = CompressionType.ZSTD) -> Path:
+    """A file with a channel per topic and these (topic, payload) messages in order, its chunks compressed with
+    `compression`; `channel_ids` names the channel a topic's messages claim (one never declared, for a hostile
+    file)."""
     with open(path, "wb") as stream:
-        writer = Writer(stream, compression=CompressionType.ZSTD)
+        writer = Writer(stream, compression=compression)
         writer.start(profile="protobuf", library="test")
         for name, values in (metadata or {}).items():
             writer.add_metadata(name, values)
