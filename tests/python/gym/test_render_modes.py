@@ -24,7 +24,7 @@ from PIL import Image  # noqa: E402
 import coupler.gym  # noqa: E402,F401  (registers the ids)
 from coupler.cli import main  # noqa: E402
 from coupler.gym import CouplerEnv  # noqa: E402
-from coupler.gym.rendering import SceneRenderer, robots_of  # noqa: E402
+from coupler.gym.rendering import MAX_SIZE, SceneRenderer, robots_of  # noqa: E402
 from coupler.gym.tasks import ArmReach  # noqa: E402
 from coupler.scenes import load_scene, scene_path  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
@@ -206,3 +206,39 @@ def test_the_scene_is_drawn_grouped_by_the_servers_robot_flags_and_refused_other
     renderer.close()
     with pytest.raises(Error, match="not the scene the server serves"):
         SceneRenderer(str(scene), served.handshake(), served.flat, "rgb_array", width=32, height=24)
+
+
+@pytest.fixture(scope="module")
+def arm():
+    return load_scene("arm")
+
+
+@pytest.mark.parametrize("size", [0, MAX_SIZE + 1, 2.5, True])
+def test_a_frame_size_that_is_no_whole_number_of_pixels_in_range_is_refused_naming_it(arm, size):
+    with pytest.raises(Error, match=rf"^width must be a whole number of pixels from 1 to \d+, got {size!r}$"):
+        SceneRenderer("arm", arm.handshake(), arm.flat, "rgb_array", width=size, height=24)
+
+
+def test_a_camera_the_model_does_not_have_is_refused_naming_those_it_has(arm):
+    with pytest.raises(Error, match=r"^no camera 'wrist' in the model; it has: overview$"):
+        SceneRenderer("arm", arm.handshake(), arm.flat, "rgb_array", width=32, height=24, camera="wrist")
+    with pytest.raises(Error, match=r"^no camera 3 in the model: it has 1 \(0 to 0, or -1 for the free camera\)$"):
+        SceneRenderer("arm", arm.handshake(), arm.flat, "rgb_array", width=32, height=24, camera=3)
+
+
+def test_a_scene_without_a_mujoco_model_cannot_be_drawn():
+    static = load_scene("static")
+    with pytest.raises(Error, match="^scene 'static' has no MuJoCo model to draw: render_mode needs a MuJoCo scene$"):
+        SceneRenderer("static", static.handshake(), static.flat, "rgb_array", width=32, height=24)
+
+
+def test_drawing_offscreen_through_glfw_without_a_display_names_mujoco_gl(arm, monkeypatch):
+    monkeypatch.setenv("MUJOCO_GL", "glfw")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(Error, match="needs a display, and there is none: set MUJOCO_GL=egl"):
+        SceneRenderer("arm", arm.handshake(), arm.flat, "rgb_array", width=32, height=24)
+
+
+def test_the_servers_robot_flags_are_read_in_both_spellings():
+    assert robots_of(["--scene", "x.xml", "--robot", "torso", "--robot=base", "--robot"]) == ["torso", "base"]
