@@ -545,7 +545,9 @@ class _LayoutBuilder:
                 scale, divisor = (1.0, gear) if kind == "motor" else (gear, 1.0)
         name = self._name(_Obj.mjOBJ_ACTUATOR, a) or (target if joint_trn else "")
         if not name:
-            on = f" on {self._label('joint', _Obj.mjOBJ_JOINT, first)}" if joint_trn else ""
+            on = ""  # what it drives, which says which actuator of the model it is
+            if target_object is not None and first >= 0:
+                on = f" on {self._label(target_object.name.removeprefix('mjOBJ_').lower(), target_object, first)}"
             self._report(f"{label}{on}: a control needs a name")
             return None
         return name, value_type, scale, divisor, target

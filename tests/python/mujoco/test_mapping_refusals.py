@@ -56,7 +56,7 @@ def simulation() -> MujocoSimulation:
 @pytest.mark.parametrize("line", [
     "unnamed actuator #0 is in the event group but has no name: not served",
     "unnamed actuator #2: a control named 'hinge' already exists in 'bot'",
-    "unnamed actuator #3: a control needs a name",
+    "unnamed actuator #3 on tendon 'both': a control needs a name",
     "unnamed sensor #1: sensor 'imu' of 'bot' already has a reading of type ACCELERATION_3D",
     "unnamed sensor #2 is on unnamed body #1, which is not served",
 ])
