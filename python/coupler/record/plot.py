@@ -2,7 +2,8 @@
 that set a joint's position, against simulated time.
 
 Each control is paired with the joint its actuator drives (the handshake's `controlTargets`), and every
-axis says its units: torques, forces and angles are never read off one unlabelled axis. Legends sit below
+axis says its units: torques, forces and angles are never read off one unlabelled axis. A run that starts
+again from a Reset is a line of its own. Legends sit below
 their panels, off the data; a panel with nothing to show says so.
 
 What is drawn is bounded whatever the recording declares, so a file naming thousands of objects or
@@ -59,6 +60,16 @@ def _nothing(axis: plt.Axes, why: str) -> None:
     axis.set_yticks([])
 
 
+def _runs_apart(time: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """`time` and its `columns` with a row of NaN wherever simulated time goes back (a Reset: a controller that
+    starts again, the next controller of a demo), so that each run is a line of its own rather than joined to
+    the last by a line drawn back across the panel."""
+    back = np.flatnonzero(np.diff(time) < 0) + 1
+    if not back.size:
+        return (time, *columns)
+    return tuple(np.insert(np.asarray(a, dtype=float), back, np.nan, axis=0) for a in (time, *columns))
+
+
 def draw(objects: dict[str, ObjectSeries], plotted: Plotted) -> Figure:
     """The figure: per object a row of three panels, its controls (each labelled with the joint it drives),
     the readings of the joints they drive, and the tracking error of the controls that set a joint's position."""
@@ -68,9 +79,8 @@ def draw(objects: dict[str, ObjectSeries], plotted: Plotted) -> Figure:
         every = max(1, -(-len(s.time) // MAX_POINTS))
         if every > 1 and not any("points" in note for note in plotted.left_out):
             plotted.left_out.append(f"all but every {every}th of {len(s.time)} points")
-        time = np.asarray(s.time[::every])
-        controls = np.asarray(s.control_values[::every])
-        angles = np.asarray(s.angle_values[::every])
+        time, controls, angles = _runs_apart(np.asarray(s.time[::every]), np.asarray(s.control_values[::every]),
+                                             np.asarray(s.angle_values[::every]))
         left, middle, right = axes[row]
         drawn = list(range(min(len(s.controls), MAX_LINES)))
         if len(s.controls) > MAX_LINES:

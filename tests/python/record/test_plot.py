@@ -97,3 +97,34 @@ def test_plot_labels_axes_with_units_keeps_legends_off_the_data_and_says_when_a_
         assert axis.get_legend().get_window_extent().y1 < axis.get_window_extent().y0
     assert tracking.get_legend() is None
     assert any(text.get_text().startswith("nothing to show") for text in tracking.texts)
+
+
+@pytest.fixture(scope="module")
+def restarted_recording(tmp_path_factory):
+    """Two runs of the motors scene, the second from a Reset: simulated time goes back to 0 between them."""
+    folder = tmp_path_factory.mktemp("restarted")
+    (folder / "motors.xml").write_text(MOTORS)
+    address = address_for("ipc", folder)
+    with ServeProcess(["--scene", str(folder / "motors.xml"), "--record", str(folder / "run.mcap")],
+                      address=address) as server:
+        for _ in range(2):
+            with Session(address, timeout=5.0) as session:
+                session.reset()
+                controls = session.controls()
+                for i in range(10):
+                    controls["cart"][:] = [0.2, 0.1 * i]
+                    session.step(controls)
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+    return folder / "run.mcap"
+
+
+def test_each_run_after_a_reset_is_a_line_of_its_own_not_joined_back_across_the_panel(restarted_recording):
+    cart = series(Recording(restarted_recording))["cart"]
+    assert len(cart.time) == 20 and cart.time[10] < cart.time[9]
+    figure = draw({"cart": cart}, Plotted(1))
+    for axis in figure.axes[:2]:
+        for line in axis.get_lines():
+            x, y = line.get_xdata(), line.get_ydata()
+            assert len(x) == 21 and np.isnan(x[10]) and np.isnan(y[10])  # the break between the runs
+            assert np.all(np.diff(x[:10]) > 0) and np.all(np.diff(x[11:]) > 0)
