@@ -60,21 +60,28 @@ MOTORS = """<mujoco>
 """
 
 
-@pytest.fixture(scope="module")
-def motors_recording(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("motors")
+def _recorded_motors(folder, drive):
+    """The recording of the motors scene served while `drive(address)` runs; the server stopped with SIGINT."""
     (folder / "motors.xml").write_text(MOTORS)
     address = address_for("ipc", folder)
     with ServeProcess(["--scene", str(folder / "motors.xml"), "--record", str(folder / "run.mcap")],
                       address=address) as server:
+        drive(address)
+        server.send_signal(signal.SIGINT)
+        server.wait(30)
+    return folder / "run.mcap"
+
+
+@pytest.fixture(scope="module")
+def motors_recording(tmp_path_factory):
+    def drive(address):
         with Session(address, timeout=5.0) as session:
             controls = session.controls()
             for i in range(20):
                 controls["cart"][:] = [0.2, 0.5 * (i % 3)]
                 session.step(controls)
-        server.send_signal(signal.SIGINT)
-        server.wait(30)
-    return folder / "run.mcap"
+
+    return _recorded_motors(tmp_path_factory.mktemp("motors"), drive)
 
 
 def test_series_pair_each_control_with_the_joint_its_actuator_drives_with_their_units(motors_recording):
@@ -102,11 +109,7 @@ def test_plot_labels_axes_with_units_keeps_legends_off_the_data_and_says_when_a_
 @pytest.fixture(scope="module")
 def restarted_recording(tmp_path_factory):
     """Two runs of the motors scene, the second from a Reset: simulated time goes back to 0 between them."""
-    folder = tmp_path_factory.mktemp("restarted")
-    (folder / "motors.xml").write_text(MOTORS)
-    address = address_for("ipc", folder)
-    with ServeProcess(["--scene", str(folder / "motors.xml"), "--record", str(folder / "run.mcap")],
-                      address=address) as server:
+    def drive(address):
         for _ in range(2):
             with Session(address, timeout=5.0) as session:
                 session.reset()
@@ -114,9 +117,8 @@ def restarted_recording(tmp_path_factory):
                 for i in range(10):
                     controls["cart"][:] = [0.2, 0.1 * i]
                     session.step(controls)
-        server.send_signal(signal.SIGINT)
-        server.wait(30)
-    return folder / "run.mcap"
+
+    return _recorded_motors(tmp_path_factory.mktemp("restarted"), drive)
 
 
 def test_each_run_after_a_reset_is_a_line_of_its_own_not_joined_back_across_the_panel(restarted_recording):
