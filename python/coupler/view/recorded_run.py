@@ -1,6 +1,9 @@
 """A recording as a view plays it: its model and its states in memory, and a playback clock (play, pause,
 speed, seek) that says which state to show at each moment.
 
+A recording of several runs, each from a Reset, plays them one after the
+other (`RecordedRun.timeline`), each state showing its own simulated time.
+
 What a recording cannot give becomes `status`, one line, and the view still
 opens: a file cut short is shown up to its last complete record, states that
 do not fit the recorded model (another scene's) are left out, and a
@@ -61,7 +64,8 @@ class RecordedRun:
             controls.append(state.ctrl)
             mocaps.append(state.mocap)
             steps.append(state.step)
-        self.times = np.array(times)
+        self._times = np.array(times)  # each state's own simulated time
+        self.timeline = _timeline(self._times)
         self._qpos = positions
         self._ctrl = controls
         self._mocap = mocaps
@@ -79,23 +83,46 @@ class RecordedRun:
         self.status = "; ".join(notes)
 
     def __len__(self) -> int:
-        return len(self.times)
+        return len(self.timeline)
 
     @property
     def start(self) -> float:
-        return float(self.times[0]) if len(self.times) else 0.0
+        return float(self.timeline[0]) if len(self.timeline) else 0.0
 
     @property
     def end(self) -> float:
-        return float(self.times[-1]) if len(self.times) else 0.0
+        return float(self.timeline[-1]) if len(self.timeline) else 0.0
 
-    def at(self, simulated: float) -> ShownState:
-        """The last state at or before simulated time `simulated` (the first one before the start)."""
-        if not len(self.times):
+    def index_at(self, position: float) -> int:
+        """The index of the last state at or before `position` on the timeline (the first one before the start);
+        -1 when there is none."""
+        if not len(self.timeline):
+            return -1
+        return max(0, int(np.searchsorted(self.timeline, position, side="right")) - 1)
+
+    def state(self, index: int) -> ShownState:
+        """State `index`, with its own simulated time; the model at rest for -1."""
+        if index < 0:
             return initial_state(self.model)
-        index = max(0, int(np.searchsorted(self.times, simulated, side="right")) - 1)
-        return ShownState(float(self.times[index]), self._steps[index], self._qpos[index], self._ctrl[index],
+        return ShownState(float(self._times[index]), self._steps[index], self._qpos[index], self._ctrl[index],
                           self._mocap[index])
+
+    def at(self, position: float) -> ShownState:
+        """The last state at or before `position` on the timeline (the first one before the start)."""
+        return self.state(self.index_at(position))
+
+
+def _timeline(times: np.ndarray) -> np.ndarray:
+    """Where each state lies on the playback clock: its simulated time, each run after a Reset (simulated time
+    going back: a controller starting again, the next controller of a demo) placed one step after the run before,
+    so that playing and seeking go through the runs in the order they were recorded."""
+    gaps = np.diff(times)
+    back = gaps < 0
+    if not back.any():
+        return times.copy()
+    forward = gaps[gaps > 0]
+    step = float(np.median(forward)) if forward.size else 0.0
+    return times + np.concatenate(([0.0], np.cumsum(np.where(back, step - gaps, 0.0))))
 
 
 class Playback:

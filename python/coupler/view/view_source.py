@@ -61,15 +61,15 @@ class RecordingSource:
         self.name = run.path
         self.status = run.status
         self.playback = Playback(run.start, run.end, speed)
-        self._shown: float | None = None
+        self._shown: int | None = None  # the index of the state shown last
 
     @property
     def model(self) -> mujoco.MjModel:
         return self.run.model
 
     def next_state(self, timeout: float) -> ShownState | None:
-        state = self.run.at(self.playback.now())
-        if state.time == self._shown:
+        index = self.run.index_at(self.playback.now())
+        if index == self._shown:
             return None
-        self._shown = state.time
-        return state
+        self._shown = index
+        return self.run.state(index)

@@ -163,7 +163,7 @@ class _Panel:
         if playback is not None:
             self.play.label = "pause" if playback.playing else "play"
             if self.seek is not None:
-                self.seek.value = min(self.seek.max, max(self.seek.min, state.time))
+                self.seek.value = min(self.seek.max, max(self.seek.min, playback.now()))
 
 
 class WebView:
