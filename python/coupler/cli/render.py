@@ -42,9 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=int_in(16, MAX_HEIGHT), default=360,
                         help=f"frame height in pixels, from 16 to {MAX_HEIGHT} (default: %(default)s)")
     parser.add_argument("--start", type=float_in(0.0, LATEST, unit="s"), default=0.0, metavar="SECONDS",
-                        help="first simulated time to render (default: %(default)s)")
+                        help="first simulated time to render; a recording of several runs, each from a Reset, plays "
+                             "them one after the other, each run starting one step after the one before "
+                             "(default: %(default)s)")
     parser.add_argument("--end", type=float_in(0.0, LATEST, unit="s"), default=None, metavar="SECONDS",
-                        help="last simulated time to render (default: the end of the recording)")
+                        help="last simulated time to render, on the same clock as --start (default: the end of the "
+                             "recording)")
     parser.add_argument("--max-frames", type=int_in(1, MAX_FRAMES), default=250,
                         help=f"render at most this many frames, from 1 to {MAX_FRAMES}; their pixels together "
                              f"may take at most {MAX_PIXEL_BYTES >> 30} GiB (default: %(default)s)")

@@ -22,6 +22,7 @@ from coupler._proto.coupler_record_pb2 import MujocoState
 from coupler.record.mocap_poses import MocapMismatch, mocap_poses, place_mocap
 from coupler.record.recording import Recording, RecordingError
 from coupler.record.recorded_model import recorded_model
+from coupler.record.run_timeline import RunTimeline
 from coupler.record.world_recording import WorldRecording
 from coupler.wire.errors import Error
 from coupler.wire.peer_text import shown
@@ -44,8 +45,10 @@ class Rendered:
 
 
 def _states(recording: Recording, every: float, start: float, end: float | None) -> Iterator[MujocoState]:
-    """The recorded states at least `every` simulated seconds apart, from `start` to `end`."""
+    """The recorded states at least `every` simulated seconds apart, from `start` to `end` on the clock that plays
+    the recording's runs one after the other (`RunTimeline`)."""
     due = start
+    clock = RunTimeline()
     for number, message in enumerate(recording):
         if not message.state:
             continue
@@ -54,11 +57,12 @@ def _states(recording: Recording, every: float, start: float, end: float | None)
         except DecodeError:
             raise RecordingError(f"message {number} of the recording, on {message.topic}, is not a MuJoCo "
                                  "state") from None
-        if state.time + 1e-12 < due:
+        position = clock.position(state.time)
+        if position + 1e-12 < due:
             continue
-        if end is not None and state.time > end:
+        if end is not None and position > end:
             return
-        due = state.time + every
+        due = position + every
         yield state
 
 

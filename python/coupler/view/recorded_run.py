@@ -2,7 +2,8 @@
 speed, seek) that says which state to show at each moment.
 
 A recording of several runs, each from a Reset, plays them one after the
-other (`RecordedRun.timeline`), each state showing its own simulated time.
+other (`coupler.record.run_timeline`), each state showing its own simulated
+time.
 
 What a recording cannot give becomes `status`, one line, and the view still
 opens: a file cut short is shown up to its last complete record, states that
@@ -22,6 +23,7 @@ import numpy as np
 from coupler.record.mocap_poses import MocapPoses
 from coupler.record.recorded_model import recorded_model
 from coupler.record.recording import Recording
+from coupler.record.run_timeline import RunTimeline
 from coupler.view.shown_state import ShownState, StateMismatch, decoded_state, initial_state, world_of
 
 if TYPE_CHECKING:
@@ -40,6 +42,8 @@ class RecordedRun:
         self.path = os.fspath(path)
         self.model: mujoco.MjModel = recorded_model(recording)
         times: list[float] = []
+        timeline: list[float] = []
+        clock = RunTimeline()
         positions: list[np.ndarray] = []
         controls: list[np.ndarray] = []
         mocaps: list[MocapPoses | None] = []
@@ -60,12 +64,13 @@ class RecordedRun:
                 misfit = misfit or str(error)
                 continue
             times.append(state.time)
+            timeline.append(clock.position(state.time))
             positions.append(state.qpos)
             controls.append(state.ctrl)
             mocaps.append(state.mocap)
             steps.append(state.step)
         self._times = np.array(times)  # each state's own simulated time
-        self.timeline = _timeline(self._times)
+        self.timeline = np.array(timeline)  # where each lies on the playback clock
         self._qpos = positions
         self._ctrl = controls
         self._mocap = mocaps
@@ -110,19 +115,6 @@ class RecordedRun:
     def at(self, position: float) -> ShownState:
         """The last state at or before `position` on the timeline (the first one before the start)."""
         return self.state(self.index_at(position))
-
-
-def _timeline(times: np.ndarray) -> np.ndarray:
-    """Where each state lies on the playback clock: its simulated time, each run after a Reset (simulated time
-    going back: a controller starting again, the next controller of a demo) placed one step after the run before,
-    so that playing and seeking go through the runs in the order they were recorded."""
-    gaps = np.diff(times)
-    back = gaps < 0
-    if not back.any():
-        return times.copy()
-    forward = gaps[gaps > 0]
-    step = float(np.median(forward)) if forward.size else 0.0
-    return times + np.concatenate(([0.0], np.cumsum(np.where(back, step - gaps, 0.0))))
 
 
 class Playback:

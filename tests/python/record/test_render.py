@@ -5,7 +5,9 @@ import sys
 import imageio.v2 as imageio
 from PIL import Image
 
+from coupler.cli import main
 from peers import run
+from two_runs import two_runs
 
 
 def render(*args: str):
@@ -60,3 +62,13 @@ def test_render_draws_frames_wider_than_the_models_offscreen_buffer(demo_recordi
     assert result.returncode == 0, result.stdout
     with Image.open(out) as strip:
         assert strip.size == (700, 16)
+
+
+def test_render_draws_runs_from_a_reset_one_after_the_other(tmp_path):
+    path = two_runs(tmp_path / "runs.mcap")
+    size = ["--fps", "10", "--width", "32", "--height", "24"]
+    assert main(["render", str(path), "--out", str(tmp_path / "all.png"), *size]) == 0
+    assert main(["render", str(path), "--out", str(tmp_path / "second.png"), "--start", "1.0", *size]) == 0
+    # 0 to 0.99 s, then 0 to 0.49 s one step later: 10 frames and 5 at 10 frames a second; from 1.0 s, the second's.
+    assert Image.open(tmp_path / "all.png").size == (32 * 15, 24)
+    assert Image.open(tmp_path / "second.png").size == (32 * 5, 24)

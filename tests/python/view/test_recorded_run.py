@@ -18,6 +18,7 @@ from coupler.record.world_states import encode_world_state
 from coupler.view.recorded_run import Playback, RecordedRun
 from coupler.view.view_source import RecordingSource
 from coupler.cli import main
+from two_runs import STEP as RUN_STEP, two_runs
 
 PENDULUM = """
 <mujoco>
@@ -141,30 +142,17 @@ def test_a_recording_of_batched_worlds_is_shown_as_world_0s_run(tmp_path):
     assert run.at(0.05).qpos[0] == 0.05
 
 
-def _two_runs(path):
-    """A recording of two runs of the pendulum, the second from a Reset: 100 states from 0 s with the hinge at
-    +0.01 rad per step, then 50 from 0 s again at -0.01 rad per step."""
-    model = mujoco.MjModel.from_xml_string(PENDULUM)
-    log = McapLog(str(path))
-    log.attachment(MODEL_BINARY, "application/x-mujoco-mjb", _binary(model), 0)
-    for k, (step, sign) in enumerate([(s, 1.0) for s in range(100)] + [(s, -1.0) for s in range(50)]):
-        log.message(STATE_TOPIC, encode_state(step * STEP, step, np.array([sign * 0.01 * step]), np.zeros(1),
-                                              np.zeros(0), np.zeros(1)), k, k)
-    log.finish()
-    return path
-
-
 def test_runs_from_a_reset_play_one_after_the_other_each_state_at_its_own_time(tmp_path):
-    run = RecordedRun(_two_runs(tmp_path / "runs.mcap"))
+    run = RecordedRun(two_runs(tmp_path / "runs.mcap"))
     assert len(run) == 150 and np.all(np.diff(run.timeline) > 0)
-    assert (run.start, run.end) == (0.0, pytest.approx(0.99 + STEP + 0.49))
-    first, second = run.at(0.5), run.at(0.99 + STEP + 0.2 + 1e-9)
+    assert (run.start, run.end) == (0.0, pytest.approx(0.99 + RUN_STEP + 0.49))
+    first, second = run.at(0.5), run.at(0.99 + RUN_STEP + 0.2 + 1e-9)
     assert (first.time, first.qpos[0]) == (0.5, 0.5)
     assert (second.time, second.step, second.qpos[0]) == (pytest.approx(0.2), 20, pytest.approx(-0.2))
 
 
 def test_a_view_of_runs_from_a_reset_shows_each_state_once_in_the_order_recorded(tmp_path):
-    source = RecordingSource(RecordedRun(_two_runs(tmp_path / "runs.mcap")))
+    source = RecordingSource(RecordedRun(two_runs(tmp_path / "runs.mcap")))
     shown = []
     for position in np.linspace(0.0, source.run.end, 600):
         source.playback.seek(float(position))
@@ -174,3 +162,4 @@ def test_a_view_of_runs_from_a_reset_shows_each_state_once_in_the_order_recorded
     assert len(shown) == 150
     assert shown[:100] == pytest.approx([0.01 * s for s in range(100)])
     assert shown[100:] == pytest.approx([-0.01 * s for s in range(50)])
+
