@@ -5,16 +5,9 @@ from __future__ import annotations
 from coupler.controller.session import Session
 from coupler.serve.serve_process import ServeProcess
 from coupler.view.live_stream import LiveStream
+from pendulum_recording import PENDULUM
 
 TIMEOUT = 5.0
-PENDULUM = """
-<mujoco>
-  <worldbody>
-    <body name="pole"><joint name="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.02"/></body>
-  </worldbody>
-  <actuator><motor name="torque" joint="hinge"/></actuator>
-</mujoco>
-"""
 
 
 def test_a_free_running_server_publishes_states_whose_time_advances(tmp_path):

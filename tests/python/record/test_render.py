@@ -7,7 +7,7 @@ from PIL import Image
 
 from coupler.cli import main
 from peers import run
-from two_runs import two_runs
+from pendulum_recording import two_runs
 
 
 def render(*args: str):

@@ -131,8 +131,8 @@ def test_render_of_a_world_draws_its_states_as_mujoco_does(worlds_run, tmp_path)
                  "--width", str(WIDTH), "--height", str(HEIGHT)]) == 0
     strip = np.asarray(Image.open(out).convert("RGB"))
     frames = np.split(strip, strip.shape[1] // WIDTH, axis=1)
-    # States 0.02 s apart, one frame each, until the reset takes world 1 back before the frames' next time.
-    assert len(frames) == 3
+    # States 0.02 s apart, one frame each; the reset's state, which starts world 1's next run, follows the last.
+    assert len(frames) == len(worlds_run.qpos[1]) == 4
     data = mujoco.MjData(worlds_run.model)
     with mujoco.Renderer(worlds_run.model, HEIGHT, WIDTH) as renderer:
         for frame, qpos in zip(frames, worlds_run.qpos[1]):

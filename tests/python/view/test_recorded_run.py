@@ -18,19 +18,10 @@ from coupler.record.world_states import encode_world_state
 from coupler.view.recorded_run import Playback, RecordedRun
 from coupler.view.view_source import RecordingSource
 from coupler.cli import main
-from two_runs import STEP as RUN_STEP, two_runs
+from pendulum_recording import PENDULUM, STEP, two_runs
 
-PENDULUM = """
-<mujoco>
-  <worldbody>
-    <body name="pole"><joint name="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.02"/></body>
-  </worldbody>
-  <actuator><motor name="torque" joint="hinge"/></actuator>
-</mujoco>
-"""
 TWO_HINGES = PENDULUM.replace('<joint name="hinge" axis="0 1 0"/>',
                               '<joint name="hinge" axis="0 1 0"/><joint name="twist" axis="0 0 1"/>')
-STEP = 0.01
 
 
 def _binary(model: mujoco.MjModel) -> bytes:
@@ -145,8 +136,8 @@ def test_a_recording_of_batched_worlds_is_shown_as_world_0s_run(tmp_path):
 def test_runs_from_a_reset_play_one_after_the_other_each_state_at_its_own_time(tmp_path):
     run = RecordedRun(two_runs(tmp_path / "runs.mcap"))
     assert len(run) == 150 and np.all(np.diff(run.timeline) > 0)
-    assert (run.start, run.end) == (0.0, pytest.approx(0.99 + RUN_STEP + 0.49))
-    first, second = run.at(0.5), run.at(0.99 + RUN_STEP + 0.2 + 1e-9)
+    assert (run.start, run.end) == (0.0, pytest.approx(0.99 + STEP + 0.49))
+    first, second = run.at(0.5), run.at(0.99 + STEP + 0.2 + 1e-9)
     assert (first.time, first.qpos[0]) == (0.5, 0.5)
     assert (second.time, second.step, second.qpos[0]) == (pytest.approx(0.2), 20, pytest.approx(-0.2))
 

@@ -1,4 +1,5 @@
-"""A recording of two runs of a pendulum, the second from a Reset, as `coupler serve --record` writes one."""
+"""A pendulum on a hinge, with a motor; and a recording of two runs of it, the second from a Reset, as `coupler serve
+--record` writes one."""
 
 from __future__ import annotations
 
