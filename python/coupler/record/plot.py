@@ -3,8 +3,8 @@ that set a joint's position, against simulated time.
 
 Each control is paired with the joint its actuator drives (the handshake's `controlTargets`), and every
 axis says its units: torques, forces and angles are never read off one unlabelled axis. A run that starts
-again from a Reset is a line of its own. Legends sit below
-their panels, off the data; a panel with nothing to show says so.
+again from a Reset is a line of its own. Legends sit below their panels, off the data; a panel with nothing
+to show says so.
 
 What is drawn is bounded whatever the recording declares, so a file naming thousands of objects or
 controls plots in seconds and little memory: at most MAX_OBJECTS objects (the first in the handshake),

@@ -371,7 +371,7 @@ class HotPath(AnswersInProgress):
             # Stepping on would fail at every step of the clock: the run stands still, its requests served, until a
             # Control starts it again.
             sim.simulation_run.running = False
-            # Its first line: a stepper written in Python adds the stack it raised from.
+            # Its first line, as an answer gives it (coupler::failed_step_frame).
             self._failure_log.log(logging.ERROR, "the simulation failed while stepping, and stands still until a "
                                   "Control starts it again: %s", shown(outcome.failure.partition("\n")[0]))
         return grace.arrived(outcome.request), outcome.simulated_time

@@ -153,6 +153,16 @@ def test_paced_a_control_asking_for_images_is_answered_when_due_and_a_reader_mea
     assert read.simulated_time == answer.simulated_time == pytest.approx(steps * 0.002)
 
 
+def _images_then_plain(hot: Served, eye: list[ImageRequest]) -> tuple[object, object, object]:
+    """The answers to a Control asking for `eye`'s images, a read asking for them, and a plain Control, in turn."""
+    with Client(hot.responder.endpoint, timeout=5.0) as client:
+        client.request(HandshakeInitMessage())
+        control = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, images=eye))
+        read = client.request(SensorRequestMessage(images=eye))
+        plain = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
+    return control, read, plain
+
+
 @pytest.mark.parametrize("trace", [False, True], ids=["rendered-aside", "traced"])
 def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_goes_on(tmp_path, trace):
     simulation = _camera_scene()
@@ -164,12 +174,8 @@ def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_go
 
     simulation.images.submit = no_context
     eye = [ImageRequest("eye", ["rgb"])]
-    with Served(simulation, f"ipc://{tmp_path}/unrendered.sock", trace=trace) as hot, \
-            Client(hot.responder.endpoint, timeout=5.0) as client:
-        client.request(HandshakeInitMessage())
-        control = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, images=eye))
-        read = client.request(SensorRequestMessage(images=eye))
-        plain = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
+    with Served(simulation, f"ipc://{tmp_path}/unrendered.sock", trace=trace) as hot:
+        control, read, plain = _images_then_plain(hot, eye)
     assert isinstance(control, ErrorMessage) and control.code == ErrorCode.INTERNAL_ERROR
     assert control.text == ("the Control was applied, but its images could not be rendered: no OpenGL context could "
                             "be made")
@@ -181,12 +187,8 @@ def test_images_that_fail_to_render_are_answered_with_the_failure_and_serving_go
 def test_with_several_controllers_a_control_asking_for_images_is_refused_in_one_line_and_a_read_gets_them(tmp_path):
     simulation = _camera_scene()
     eye = [ImageRequest("eye", ["rgb"])]
-    with Served(simulation, f"ipc://{tmp_path}/shared.sock", controllers=2) as hot, \
-            Client(hot.responder.endpoint, timeout=5.0) as client:
-        client.request(HandshakeInitMessage())
-        refused = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, images=eye))
-        read = client.request(SensorRequestMessage(images=eye))
-        plain = client.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
+    with Served(simulation, f"ipc://{tmp_path}/shared.sock", controllers=2) as hot:
+        refused, read, plain = _images_then_plain(hot, eye)
     assert isinstance(refused, ErrorMessage) and refused.code == ErrorCode.CONTROL_MISMATCH
     assert refused.text == ("images are served with the Controls of a lone controller; this server steps several "
                             "controllers' Controls together (SensorRequests can ask for images)")
