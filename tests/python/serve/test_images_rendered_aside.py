@@ -1,6 +1,6 @@
 """Images (the "images" extension) on the serving side: they render aside (while a controller's answer
-waits for its images, the lockstep loop serves everyone else, then sends that answer with them), and an
-answer they would make too large to arrive is refused."""
+waits for its images, the lockstep loop serves everyone else, then sends that answer with them), an answer
+they would make too large to arrive is refused, and images that never finish are given up on in one line."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from coupler.serve.lockstep_loop import LockstepLoop
 from coupler.serve.native_responder import NativeResponder
 from coupler.serve.simulation_server import SimulationServer
 from coupler.wire.codec import decode, encode
-from coupler.wire.messages import CameraDescription, ControlMessage, ImageRequest, SensorMessage, SensorRequestMessage
+from coupler.wire.messages import (CameraDescription, ControlMessage, ErrorCode, ErrorMessage, ImageRequest, SensorMessage,
+                                   SensorRequestMessage)
 
 
 class HeldCameras:
@@ -118,6 +119,36 @@ def test_a_controller_asking_again_before_its_images_are_done_reads_its_answers_
         assert [len(answer.images) for answer in answers] == [1, 0]
     finally:
         impatient.close()
+        stop.set()
+        loop.join(timeout=10)
+        responder.close()
+    assert not loop.is_alive()
+
+
+def test_images_that_never_finish_are_answered_in_one_line_once_rendering_has_taken_too_long(tmp_path, monkeypatch):
+    monkeypatch.setattr("coupler.serve.native_responder.RENDER_TIMEOUT", 0.3)
+    simulation = load_scene("static")
+    cameras = HeldCameras()  # whose images are never done
+    simulation.images = cameras
+    address = f"ipc://{tmp_path}/stalled.sock"
+    sim = SimulationServer(simulation)
+    responder = NativeResponder(address, sim)
+    stop = threading.Event()
+    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
+    loop.start()
+    controller = _socket(zmq.Context.instance(), address)
+    try:
+        controller.send(encode(ControlMessage(images=[ImageRequest("eye", ["depth"])])))
+        stalled = decode(controller.recv())
+        assert isinstance(stalled, ErrorMessage) and stalled.code == ErrorCode.INTERNAL_ERROR
+        assert stalled.text == "the Control was applied, but its images could not be rendered: rendering took too long"
+        assert sim.stats.errors_sent == 1
+        # The server goes on: the same controller's next Control is stepped and answered.
+        controller.send(encode(ControlMessage()))
+        after = decode(controller.recv())
+        assert isinstance(after, SensorMessage) and after.simulated_time > 0
+    finally:
+        controller.close()
         stop.set()
         loop.join(timeout=10)
         responder.close()
