@@ -119,15 +119,16 @@ def test_traced_controls_for_every_world_are_answered_in_cpp_and_every_exchange_
 
 def paced_exchange(served: ServedBatch) -> tuple[list[np.ndarray], float, bool]:
     """A paced run: a Control that starts it, then one of 20 steps (0.2 s) during whose hold a reader reads.
-    Every Control's answer's (qpos, qvel) per world, how long the second one took, and whether the read was
-    answered while it waited."""
+    Every Control's answer's (qpos, qvel) per world, how long both took (from before the first was sent: the
+    clock is anchored when the first is taken, so lateness anywhere only lengthens it), and whether the read was
+    answered while the second waited."""
     plan = [(np.full((WORLDS, 1), 0.5), 1), (np.array([[1.0], [-1.0], [0.25]]), 20)]
     states = []
     with req_socket(served.responder.endpoint) as driver, req_socket(served.responder.endpoint) as reader:
         ask(driver, encode(HandshakeInitMessage()))
+        started = time.monotonic()
         answer = ask(driver, encode_world_control(WORLDS, *plan[0]))
         states.append(np.array(read_world_answer_with_images(answer, None)[2]).reshape(WORLDS, 2))
-        started = time.monotonic()
         driver.send(encode_world_control(WORLDS, *plan[1]))
         time.sleep(0.02)
         ask(reader, encode(SensorRequestMessage()))
@@ -147,7 +148,7 @@ def test_paced_answers_for_every_world_wait_in_cpp_for_their_time_while_reads_ar
     caplog.set_level(logging.INFO, logger="coupler.serve.native_responder")
     with served_pendulums(make_address("ipc"), trace=True, clock=RunClock(1.0)) as served:
         _, took, read_while_held = paced_exchange(served)
-    assert took >= 0.2 - 0.002  # the answer waited for its time
+    assert took >= 0.21 - 0.002  # the answers waited for their time: 21 steps of 10 ms
     assert read_while_held
     assert isinstance(served.loop.hot_path, WorldHotPath)
     assert served.loop.hot_path.controls == 2  # both Controls answered in C++, the first starting the run
