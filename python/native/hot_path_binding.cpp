@@ -223,20 +223,28 @@ void bind_hot_path(py::module_& module) {
                               "functions given as addresses (`functions`: mj_step, mj_step2, mj_forward, mj_checkPos, "
                               "mj_checkVel, mj_getState; with `resume_rk4` also mj_forwardSkip, mj_checkAcc and "
                               "mj_RungeKutta). `warnings` is data.warning.number; `bad_qpos` and `bad_qvel` "
-                              "the places of those warnings in it. Keeps all of them alive.")
-      .def(py::init<py::object, py::object, const py::dict&, bool, Counters, std::size_t, std::size_t, bool>(),
+                              "the places of those warnings in it. `readings_stages`: the names of the stages of "
+                              "mj_forward (in `functions`) that settle every reading (None: mj_forward itself; "
+                              "empty: the readings need none); `stages_forward`: they are all of the position and "
+                              "velocity stages, from which the next step may start. Keeps all of them alive.")
+      .def(py::init<py::object, py::object, const py::dict&, bool, Counters, std::size_t, std::size_t, bool,
+                    const std::optional<std::vector<std::string>>&, bool>(),
            py::arg("model"), py::arg("data"), py::arg("functions"), py::arg("split_step"), py::arg("warnings"),
-           py::arg("bad_qpos"), py::arg("bad_qvel"), py::arg("resume_rk4") = false)
+           py::arg("bad_qpos"), py::arg("bad_qvel"), py::arg("resume_rk4") = false,
+           py::arg("readings_stages") = py::none(), py::arg("stages_forward") = false)
       .def("step", [](MujocoStepperOf& s, std::uint64_t steps) { s.get().step(steps); }, py::arg("steps"),
            py::call_guard<py::gil_scoped_release>(),
-           "Take `steps` steps (after an mj_forward of this state the first runs only mj_step2, or the rest of an "
-           "RK4 step), bit for bit as mj_step would.")
+           "Take `steps` steps (after the position and velocity stages of this state the first runs only mj_step2, "
+           "or the rest of an RK4 step), bit for bit as mj_step would.")
       .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, py::call_guard<py::gil_scoped_release>(),
-           "mj_forward, unless the state is settled.")
+           "mj_forward, or the readings' stages, unless the state is settled.")
+      .def_property_readonly(
+          "forwarded_when_settled", [](MujocoStepperOf& s) { return s.get().forwarded_when_settled(); },
+          "Whether settle() leaves the position and velocity stages computed, for the next step to start after them.")
       .def("assume", [](MujocoStepperOf& s, bool settled, bool forwarded) { s.get().assume(settled, forwarded); },
            py::arg("settled"), py::arg("forwarded"),
            "The state is as its owner left it: `settled`, the readings belong to it; `forwarded`, its position and "
-           "velocity stages are computed (settled implies forwarded).")
+           "velocity stages are computed (settled implies forwarded where settle() leaves them so).")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
 
   py::class_<FreeRunStates>(module, "FreeRunStates",

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -51,7 +52,9 @@ inline MujocoFunctions::Stage stage(const py::dict& functions, const char* name)
 class MujocoStepperOf {
  public:
   MujocoStepperOf(py::object model, py::object data, const py::dict& functions, bool split_step, Counters warnings,
-                  std::size_t bad_qpos, std::size_t bad_qvel, bool resume_rk4 = false)
+                  std::size_t bad_qpos, std::size_t bad_qvel, bool resume_rk4 = false,
+                  const std::optional<std::vector<std::string>>& readings_stages = std::nullopt,
+                  bool stages_forward = false)
       : model_(std::move(model)), data_(std::move(data)), warnings_(std::move(warnings)) {
     MujocoFunctions f;
     f.step = stage(functions, "mj_step");
@@ -66,8 +69,14 @@ class MujocoStepperOf {
       f.check_acc = stage(functions, "mj_checkAcc");
       f.runge_kutta = function<MujocoFunctions::RungeKutta>(functions, "mj_RungeKutta");
     }
+    std::optional<std::vector<MujocoFunctions::Stage>> stages;
+    if (readings_stages) {
+      stages.emplace();
+      for (const std::string& name : *readings_stages) stages->push_back(stage(functions, name.c_str()));
+    }
     stepper_.emplace(f, address_of(model_, "the model"), address_of(data_, "the data"), split_step,
-                     counter(warnings_, bad_qpos), counter(warnings_, bad_qvel), resume_rk4);
+                     counter(warnings_, bad_qpos), counter(warnings_, bad_qvel), resume_rk4, std::move(stages),
+                     stages_forward);
   }
 
   MujocoStepper& get() { return *stepper_; }

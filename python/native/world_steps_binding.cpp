@@ -49,9 +49,7 @@ T* in_place(const py::array& array, std::size_t size, const char* what, bool wri
 class WorldStepsOf {
  public:
   WorldStepsOf(py::list steppers, py::list scatters, py::list gathers, py::list data_gathers, std::size_t object_count,
-               std::size_t data_width, std::size_t threads, std::uintptr_t after_step,
-               const std::optional<std::vector<std::uintptr_t>>& readings_stages, bool stages_forward,
-               py::list resets)
+               std::size_t data_width, std::size_t threads, std::uintptr_t after_step, py::list resets)
       : steppers_(std::move(steppers)),
         scatters_(std::move(scatters)),
         gathers_(std::move(gathers)),
@@ -81,14 +79,8 @@ class WorldStepsOf {
     }
     value_count_ = worlds.front().scatter->value_count();
     data_width_ = data_width;
-    std::optional<std::vector<MujocoFunctions::Stage>> stages;
-    if (readings_stages) {
-      stages.emplace();
-      for (const auto address : *readings_stages) stages->push_back(reinterpret_cast<MujocoFunctions::Stage>(address));
-    }
     steps_ = std::make_unique<WorldSteps>(std::move(worlds), object_count, data_width, threads,
-                                          reinterpret_cast<MujocoFunctions::Stage>(after_step), std::move(stages),
-                                          stages_forward);
+                                          reinterpret_cast<MujocoFunctions::Stage>(after_step));
   }
 
   void check(const py::array_t<double, py::array::c_style | py::array::forcecast>& values,
@@ -216,14 +208,13 @@ void bind_world_steps(py::module_& module) {
                            "coupler::WorldSteps: the worlds of a batched server stepped in C++ on `threads` "
                            "persistent threads, the GIL released.")
       .def(py::init<py::list, py::list, py::list, py::list, std::size_t, std::size_t, std::size_t, std::uintptr_t,
-                    const std::optional<std::vector<std::uintptr_t>>&, bool, py::list>(),
+                    py::list>(),
            py::arg("steppers"), py::arg("scatters"), py::arg("gathers"), py::arg("data_gathers"),
            py::arg("object_count"), py::arg("data_width"), py::arg("threads"), py::arg("after_step"),
-           py::arg("readings_stages") = py::none(), py::arg("stages_forward") = false, py::arg("resets") = py::list(),
-           "`readings_stages`: the addresses of the stages of mj_forward that settle every reading the gathers "
-           "read (None: mj_forward itself; empty: the readings need none); `stages_forward`: they are all of "
-           "the position and velocity stages, from which a world's next step may start; `resets`: each world's "
-           "MujocoReset, of its stepper (empty: no world is reset here).")
+           py::arg("resets") = py::list(),
+           "Each world is settled for its readings by its stepper (MujocoStepper.settle: mj_forward, or the stages "
+           "its readings need); `resets`: each world's MujocoReset, of its stepper (empty: no world is reset "
+           "here).")
       .def("check", &WorldStepsOf::check, py::arg("values"), py::arg("resets"),
            "ProtocolError (CONTROL_MISMATCH) naming the first value of `values` (float64, count x value_count) a "
            "world's scatter refuses, and the world: one beyond its limit in any world, else a mocap body's zero "

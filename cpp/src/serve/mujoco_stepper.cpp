@@ -1,5 +1,7 @@
 #include <coupler/serve/mujoco_stepper.hpp>
 
+#include <utility>
+
 #include <coupler/wire/error.hpp>
 
 namespace coupler {
@@ -13,14 +15,17 @@ constexpr int kRungeKuttaOrder = 4;  // mj_step's RK4
 }  // namespace
 
 MujocoStepper::MujocoStepper(const MujocoFunctions& functions, const void* model, void* data, bool split_step,
-                             const int* bad_qpos, const int* bad_qvel, bool resume_rk4)
+                             const int* bad_qpos, const int* bad_qvel, bool resume_rk4,
+                             std::optional<std::vector<MujocoFunctions::Stage>> readings_stages, bool stages_forward)
     : functions_(functions),
       model_(model),
       data_(data),
       split_step_(split_step),
       resume_rk4_(resume_rk4 && !split_step),
       bad_qpos_(bad_qpos),
-      bad_qvel_(bad_qvel) {
+      bad_qvel_(bad_qvel),
+      readings_stages_(std::move(readings_stages)),
+      stages_forward_(stages_forward && readings_stages_.has_value()) {
   const MujocoFunctions& f = functions_;
   if (!f.step || !f.step2 || !f.forward || !f.check_pos || !f.check_vel || !f.get_state) {
     throw Error("a MuJoCo stepper needs mj_step, mj_step2, mj_forward, mj_checkPos, mj_checkVel and mj_getState");
@@ -28,6 +33,11 @@ MujocoStepper::MujocoStepper(const MujocoFunctions& functions, const void* model
   if (!model || !data || !bad_qpos || !bad_qvel) throw Error("a MuJoCo stepper needs its model, data and warnings");
   if (resume_rk4_ && (!f.forward_skip || !f.check_acc || !f.runge_kutta)) {
     throw Error("resuming an RK4 step needs mj_forwardSkip, mj_checkAcc and mj_RungeKutta");
+  }
+  if (readings_stages_) {
+    for (const auto stage : *readings_stages_) {
+      if (!stage) throw Error("a stage that settles the readings is missing");
+    }
   }
 }
 
@@ -55,8 +65,13 @@ void MujocoStepper::step(std::uint64_t steps) {
 
 void MujocoStepper::settle() {
   if (settled_) return;
-  functions_.forward(model_, data_);
-  settled_ = forwarded_ = true;
+  if (readings_stages_) {
+    for (const auto stage : *readings_stages_) stage(model_, data_);
+  } else {
+    functions_.forward(model_, data_);
+  }
+  settled_ = true;
+  forwarded_ = forwarded_when_settled();
 }
 
 double MujocoStepper::time() const {

@@ -9,23 +9,15 @@
 namespace coupler {
 
 WorldSteps::WorldSteps(std::vector<World> worlds, std::size_t object_count, std::size_t data_width,
-                       std::size_t threads, MujocoFunctions::Stage after_step,
-                       std::optional<std::vector<MujocoFunctions::Stage>> readings_stages, bool stages_forward)
+                       std::size_t threads, MujocoFunctions::Stage after_step)
     : worlds_(std::move(worlds)),
       data_width_(data_width),
       every_object_(object_count, 1),
       after_step_(after_step),
-      readings_stages_(std::move(readings_stages)),
-      stages_forward_(stages_forward && readings_stages_.has_value()),
       pool_(std::max<std::size_t>(1, std::min(threads, worlds_.size()))) {
   if (worlds_.empty()) throw Error("a batch of worlds needs at least one world");
   const World& first = worlds_.front();
   if (!first.scatter || !first.gather) throw Error("every world needs its scatter and gather");
-  if (readings_stages_) {
-    for (const auto stage : *readings_stages_) {
-      if (!stage) throw Error("a stage that settles the readings is missing");
-    }
-  }
   value_count_ = first.scatter->value_count();
   event_count_ = first.scatter->event_count();
   sensor_width_ = first.gather->size();
@@ -80,18 +72,7 @@ void WorldSteps::run_world(std::size_t i, const Batch& batch,
       w.data_gather->gather(batch.data + i * data_width_);
     }
   }
-  if (!readings_stages_) {
-    w.stepper->settle();
-  } else if (!w.stepper->settled()) {
-    // The rest of mj_forward (accelerations, constraint forces) changes no reading and is done again by the next
-    // step: from after these stages when they are all of the position and velocity stages, else from scratch.
-    for (const auto stage : *readings_stages_) stage(w.model, w.data);
-    if (stages_forward_) {
-      w.stepper->assume(true, true);
-    } else {
-      w.stepper->assume_readings_current();
-    }
-  }
+  w.stepper->settle();
   w.gather->gather(batch.sensors + i * sensor_width_);
   batch.times[i] = w.stepper->time();
 }

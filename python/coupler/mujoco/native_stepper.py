@@ -63,15 +63,21 @@ def resumes_rk4(model: mujoco.MjModel) -> bool:
             and not model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_FWDINV)
 
 
-def mujoco_stepper(model: mujoco.MjModel, data: mujoco.MjData) -> _native.MujocoStepper:
-    """The C++ stepper of `data`; Error when MuJoCo's functions cannot be reached from C++.
+def mujoco_stepper(model: mujoco.MjModel, data: mujoco.MjData,
+                   settling: tuple[tuple[str, ...] | None, bool]) -> _native.MujocoStepper:
+    """The C++ stepper of `data`, settled as `settling` says (`coupler.mujoco.readings_stages.settling`: the stages of
+    mj_forward its readings need, None for all of it, and whether they leave the next step to start past them); Error
+    when MuJoCo's functions cannot be reached from C++.
 
-    After an mj_forward a step of any integrator but RK4 runs only mj_step2; an
-    RK4 step may resume past those stages too (`resumes_rk4`).
+    After an mj_forward (or all of its position and velocity stages) a step of
+    any integrator but RK4 runs only mj_step2; an RK4 step may resume past
+    those stages too (`resumes_rk4`).
     """
     split_step = model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4
+    stages, forward = settling
     return _native.MujocoStepper(model, data, mujoco_functions(), split_step, data.warning.number, _BAD_QPOS,
-                                 _BAD_QVEL, resume_rk4=not split_step and resumes_rk4(model))
+                                 _BAD_QVEL, resume_rk4=not split_step and resumes_rk4(model),
+                                 readings_stages=None if stages is None else list(stages), stages_forward=forward)
 
 
 def mujoco_reset(data: mujoco.MjData, stepper: _native.MujocoStepper,

@@ -1,21 +1,26 @@
-"""Which stages of mj_forward a scene's readings need after a step, so that a batch of worlds runs only those.
+"""Which stages of mj_forward a scene's readings need after a step, so that a served scene runs only those.
 
-A server settles a world after its steps so that its readings belong to
-its new state. mj_forward computes, in order, the position stage
-(kinematics, collisions, ...), the velocity stage, actuation, then
-accelerations, constraint forces and the sensors. qpos and qvel are the
-state itself; body poses (`xpos`, `xquat`) come from the position stage,
-`cvel` from the velocity stage, `qfrc_actuator` from actuation. A reading
-from any other array (MuJoCo sensors' `sensordata` among them) takes all
-of mj_forward. The stages run are the very functions mj_forward calls, so
-the readings are the same bit for bit; the work skipped (accelerations
-and constraint forces: about 2 % of Gymnasium's Ant step of 5 steps) is
-done again by the next step. Where that step can start past the position
-and velocity stages (mj_step2, or the rest of an RK4 step), those stages
-are run in full (`resumable_stages`) and the step starts after them.
+A server's stepper (`coupler::MujocoStepper`) settles a scene, alone or
+each world of a batch, after its steps so that its readings belong to its
+new state. mj_forward computes, in order, the position stage (kinematics,
+collisions, ...), the velocity stage, actuation, then accelerations,
+constraint forces and the sensors. qpos and qvel are the state itself; body
+poses (`xpos`, `xquat`) come from the position stage, `cvel` from the
+velocity stage, `qfrc_actuator` from actuation. A reading from any other
+array (MuJoCo sensors' `sensordata` among them) takes all of mj_forward.
+The stages run are the very functions mj_forward calls, so the readings are
+the same bit for bit; the work skipped (accelerations and constraint
+forces: about 2 % of Gymnasium's Ant step of 5 steps) is done again by the
+next step. Where that step can start past the position and velocity stages
+(mj_step2, or the rest of an RK4 step), those stages are run in full
+(`resumable_stages`) and the step starts after them.
 """
 
 from __future__ import annotations
+
+import mujoco
+
+from coupler.mujoco.native_stepper import resumes_rk4
 
 # The arrays each stage of mj_forward completes, in its order: a reading needs the stages up to its array's.
 _STAGES = (
@@ -52,3 +57,16 @@ def resumable_stages(stages: tuple[str, ...], energy: bool) -> tuple[str, ...]:
     `stages` has it: the work a step would do first, done for the readings instead."""
     widened = tuple(name for name in _POSITION_AND_VELOCITY if energy or name not in _ENERGY)
     return widened + tuple(name for name in stages if name not in widened)
+
+
+def settling(model: mujoco.MjModel, arrays: frozenset[str]) -> tuple[tuple[str, ...] | None, bool]:
+    """The stages that settle a scene of `model` whose readings are gathered from `arrays` after its steps (None:
+    mj_forward), and whether they leave its position and velocity stages computed, so that its next step starts past
+    them (mj_forward always does)."""
+    stages = readings_stages(arrays)
+    if stages is None:
+        return None, True
+    if model.opt.integrator != mujoco.mjtIntegrator.mjINT_RK4 or resumes_rk4(model):
+        energy = bool(model.opt.enableflags & mujoco.mjtEnableBit.mjENBL_ENERGY)
+        return resumable_stages(stages, energy), True
+    return stages, False

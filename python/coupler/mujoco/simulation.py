@@ -8,13 +8,16 @@ read and built through those same arrays, so both server paths send the same
 numbers.
 
 Readings describe the current state: after a step (or a change of controls)
-the first `sensors()` call runs `mj_forward`, so positions, sensor values and
-actuator forces all belong to the same instant and the current controls.
-`mj_forward` writes no state that the next step reads, so reading sensors
-never changes a trajectory. What it computes for the state does serve the
-next step, though: a step after it runs only `mj_step2` (the stages that the
-controls act on, and the integration), bit for bit what `mj_step` computes,
-so reading the state after each step costs almost nothing extra.
+the first `sensors()` call runs `mj_forward`, or just its first stages where
+the readings need no more (`coupler.mujoco.readings_stages`: the readings
+are the same bit for bit), so positions, sensor values and actuator forces
+all belong to the same instant and the current controls. `mj_forward` writes
+no state that the next step reads, so reading sensors never changes a
+trajectory. What it computes for the state does serve the next step, though:
+a step after its position and velocity stages runs only `mj_step2` (the
+stages that the controls act on, and the integration), bit for bit what
+`mj_step` computes, so reading the state after each step costs almost
+nothing extra.
 
 The scene is stepped and settled only through its C++ stepper
 (`coupler.mujoco.native_stepper`), the very object the native hot path and
@@ -37,10 +40,11 @@ import numpy as np
 from coupler.wire.errors import Error, ProtocolError
 from coupler.wire.flat_layout import FlatLayout
 from coupler.wire.messages import ErrorCode, HandshakeMessage
-from coupler.mujoco.flat import control_scatter, sensor_gather
+from coupler.mujoco.flat import control_scatter, gathered_arrays, sensor_gather
 from coupler.mujoco.keyframes import UnknownKeyframe, keyframe_by_index, keyframe_by_name, keyframe_from_flag
 from coupler.mujoco.layout import SceneLayout, scene_layout
 from coupler.mujoco.native_stepper import mujoco_reset, mujoco_stepper
+from coupler.mujoco.readings_stages import settling
 from coupler.mujoco.warning_log import route_mujoco_warnings
 from coupler.serve.hot_path import HotPathParts
 from coupler.serve.simulation import MessagesFromArrays
@@ -119,7 +123,8 @@ class MujocoSimulation(MessagesFromArrays):
         self._scatter, self._ranges = control_scatter(self.layout, self.flat, self.data)
         # A Control moves mocap bodies: their poses, which the scatter writes, are of the position stage.
         self.moves_mocap = self._scatter.pose_count > 0
-        self._stepper = mujoco_stepper(self.model, self.data)
+        self._stepper = mujoco_stepper(self.model, self.data,
+                                       settling(self.model, gathered_arrays(self.layout, self.flat)))
         # The one reset of a world, in C++ (a batch resets its worlds through it too).
         self._reset = mujoco_reset(self.data, self._stepper, self.start_keyframe)
         self.clamped_values = 0
@@ -184,11 +189,12 @@ class MujocoSimulation(MessagesFromArrays):
         self._forwarded = False
 
     def _settle(self) -> None:
-        """mj_forward of the current state, through the stepper (it reads none of what it wrote before)."""
+        """mj_forward of the current state (or the stages of it the readings need), through the stepper (it reads
+        none of what it wrote before)."""
         self._stepper.assume(False, False)
         self._stepper.settle()
         self._fresh = True
-        self._forwarded = True
+        self._forwarded = self._stepper.forwarded_when_settled
 
     def reset(self, keyframe: int | None = None) -> None:
         """Restore `keyframe` (an index the model has), or without one the start keyframe or state."""
@@ -197,10 +203,10 @@ class MujocoSimulation(MessagesFromArrays):
         self._reset_native(keyframe, None, None)
 
     def _reset_native(self, keyframe: int | None, qpos: list[float] | None, qvel: list[float] | None) -> None:
-        """The C++ reset (`coupler.mujoco.native_stepper.mujoco_reset`): settled by mj_forward."""
+        """The C++ reset (`coupler.mujoco.native_stepper.mujoco_reset`): settled through the stepper."""
         self._reset.reset(-1 if keyframe is None else keyframe, qpos, qvel)
         self._fresh = True
-        self._forwarded = True
+        self._forwarded = self._stepper.forwarded_when_settled
 
     def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
         m = self.model
@@ -220,7 +226,8 @@ class MujocoSimulation(MessagesFromArrays):
                     names, keyframe)
             except UnknownKeyframe as unknown:
                 raise ProtocolError(f"Reset: {unknown}", ErrorCode.CONTROL_MISMATCH) from None
-        # One mj_forward, of the state as given: mj_forward reads none of what it wrote before (as Gymnasium resets).
+        # One mj_forward (or its stages the readings need), of the state as given: it reads none of what it wrote
+        # before (as Gymnasium resets).
         self._reset_native(index, qpos or None, qvel or None)
 
     def sensor_values(self, out: np.ndarray) -> float:
@@ -232,12 +239,13 @@ class MujocoSimulation(MessagesFromArrays):
     # The native hot path (coupler.serve.hot_path) steps this simulation in C++, on the same mjData.
     @property
     def settled(self) -> bool:
-        """True when the state is as reading it leaves it: mj_forward computed it, nothing changed since."""
-        return self._fresh and self._forwarded
+        """True when the state is as reading it leaves it: settled by the stepper (mj_forward, or the stages of it the
+        readings need), nothing changed since."""
+        return self._fresh
 
     def settle(self) -> None:
-        """mj_forward of the current state unless it is settled, as a read would: the hot path steps from there (a
-        Control applied and not yet stepped changes no stage a step starts from)."""
+        """Settle the current state unless it is settled, as a read would: the hot path steps from there (a Control
+        applied and not yet stepped changes no stage a step starts from)."""
         if not self.settled:
             self._settle()
 
@@ -261,9 +269,15 @@ class MujocoSimulation(MessagesFromArrays):
         """The position and velocity stages are computed for the current state (its next step may begin at mj_step2)."""
         return self._forwarded
 
+    @property
+    def forwarded_when_settled(self) -> bool:
+        """Whether settling leaves the position and velocity stages computed (mj_forward, or all of them among the
+        stages the readings need), for the next step to start after them."""
+        return bool(self._stepper.forwarded_when_settled)
+
     def settled_elsewhere(self, forwarded: bool = True) -> None:
-        """The state was stepped and settled through the C++ parts of `hot_path_parts`: by mj_forward, or when not
-        `forwarded`, by those of its stages that the readings need (the next step starts afresh)."""
+        """The state was stepped and settled through the C++ parts of `hot_path_parts` (as its stepper settles it):
+        `forwarded`, its position and velocity stages are computed (else the next step starts afresh)."""
         self._fresh = True
         self._forwarded = forwarded
 

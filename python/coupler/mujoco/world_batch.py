@@ -21,7 +21,7 @@ import mujoco
 import numpy as np
 
 from coupler import _native
-from coupler.mujoco.native_world_steps import native_world_steps, settling
+from coupler.mujoco.native_world_steps import native_world_steps
 from coupler.mujoco.simulation import MujocoSimulation
 from coupler.mujoco.world_data import WorldData
 from coupler.mujoco.batch_hot_path import BatchHotPath
@@ -63,9 +63,9 @@ class WorldBatch:
         self.world_data = np.zeros((count, self._data[0].width if self._data else 0))
         # As many threads as contiguous shares of at most ceil(count / threads) worlds.
         self._native = native_world_steps(self.worlds, self._data, math.ceil(count / math.ceil(count / threads)))
-        # Settled in C++ by mj_forward or by all of its position and velocity stages (else by the stages of it the
-        # readings need: the next step starts afresh).
-        _, self._forwarded = settling(first)
+        # Settled in C++ by each world's stepper: by mj_forward or by all of its position and velocity stages (else by
+        # the stages of it the readings need: the next step starts afresh).
+        self._forwarded = first.forwarded_when_settled
         # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0, which
         # ordinary requests drive too.
         self._left_by_native = False

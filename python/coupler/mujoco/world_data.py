@@ -5,8 +5,8 @@ hold: Gymnasium's Ant and Humanoid observe MuJoCo's `cfrc_ext`, `cinert`,
 `cvel` and `qfrc_actuator` and measure progress by `xpos` or `xipos`. They
 are read as Gymnasium reads them, right after `mj_step` and, when one of
 the arrays only `mj_rnePostConstraint` computes is named, after it: before
-the `mj_forward` that makes the readings current moves the kinematics to
-the new state. A reset world's are read after its reset.
+the stages of `mj_forward` that make the readings current move the
+kinematics to the new state. A reset world's are read after its reset.
 """
 
 from __future__ import annotations

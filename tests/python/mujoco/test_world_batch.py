@@ -217,16 +217,18 @@ _WALKER = """
 
 
 @pytest.mark.parametrize("integrator", ["Euler", "RK4"])
-def test_worlds_settled_by_the_stages_their_readings_need_read_as_mj_forward_leaves_them(tmp_path, integrator):
-    from coupler.mujoco.native_world_steps import settling, settling_stages
+def test_worlds_settled_by_the_stages_their_readings_need_read_as_a_scene_alone_does(tmp_path, integrator):
+    from coupler.mujoco.flat import gathered_arrays
+    from coupler.mujoco.readings_stages import readings_stages, settling
 
     scene = tmp_path / "walker.xml"
     scene.write_text(_WALKER.replace("INTEGRATOR", integrator))
     made = WorldBatch(MujocoSimulation(scene), WORLDS, threads=2)
     try:
-        assert settling_stages(made.first) == ("mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
-        assert settling(made.first) == (("mj_fwdPosition", "mj_sensorPos", "mj_fwdVelocity", "mj_sensorVel",
-                                         "mj_fwdActuation"), True)
+        arrays = gathered_arrays(made.first.layout, made.first.flat)
+        assert readings_stages(arrays) == ("mj_fwdPosition", "mj_fwdVelocity", "mj_fwdActuation")
+        assert settling(made.first.model, arrays) == (("mj_fwdPosition", "mj_sensorPos", "mj_fwdVelocity",
+                                                       "mj_sensorVel", "mj_fwdActuation"), True)
         singles = [MujocoSimulation(scene) for _ in range(WORLDS)]
         sensors, times = _outputs(made)
         expected = np.zeros_like(sensors)
@@ -241,7 +243,7 @@ def test_worlds_settled_by_the_stages_their_readings_need_read_as_mj_forward_lea
             for i, single in enumerate(singles):
                 single.apply_values(controls[i], every_object, every_event, np.zeros(0, bool))
                 single.step(4)
-                single.sensor_values(expected[i])  # after mj_forward
+                single.sensor_values(expected[i])  # as mj_forward leaves them (test_settling_stages.py)
             np.testing.assert_array_equal(sensors, expected)
     finally:
         made.close()

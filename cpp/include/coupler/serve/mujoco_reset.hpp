@@ -1,7 +1,7 @@
 #pragma once
 // The reset of a served MuJoCo scene, in C++: its start keyframe or state (or
 // a keyframe named by the caller) restored, a position and velocity written
-// over it when given, and mj_forward run through its stepper. The one reset
+// over it when given, and the state settled by its stepper. The one reset
 // of a scene, whether Python asks for it (MujocoSimulation.reset_to) or a
 // batch resets its worlds (WorldSteps, WorldHotPath).
 
@@ -33,8 +33,9 @@ class MujocoReset {
 
   // Restore `keyframe` (an index the model has; kStart: the start keyframe or
   // state), write `qpos` (nq numbers) and `qvel` (nv numbers) over it when
-  // not null, and settle the state by mj_forward: it reads none of what it
-  // wrote before, so the state is as given, as a Gymnasium reset leaves it.
+  // not null, and settle the state through the stepper (mj_forward, or the
+  // stages of it the readings need): it reads none of what it wrote before,
+  // so the state is as given, as a Gymnasium reset leaves it.
   void reset(int keyframe = kStart, const double* qpos = nullptr, const double* qvel = nullptr);
 
   MujocoStepper& stepper() const noexcept { return stepper_; }

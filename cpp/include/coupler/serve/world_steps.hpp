@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -38,16 +37,10 @@ class WorldSteps {
   // objects and `event_count` events, and its gathers fill `sensor_width`
   // and `data_width` numbers. `after_step` (mj_rnePostConstraint, or null)
   // runs on every stepped world before its arrays are read. A world is
-  // settled for its readings by mj_forward, or, when `readings_stages` is
-  // given, by just these stages of it (the first stages of mj_forward, in
-  // its order, which compute every array the gathers read). With
-  // `stages_forward` these stages compute all of the position and velocity
-  // stages (mj_step1's, without its checks), so a world's next step may
-  // start after them (MujocoStepper::assume). Throws coupler::Error for a
-  // world whose parts do not fit these sizes.
+  // settled for its readings by its stepper (MujocoStepper::settle). Throws
+  // coupler::Error for a world whose parts do not fit these sizes.
   WorldSteps(std::vector<World> worlds, std::size_t object_count, std::size_t data_width, std::size_t threads,
-             MujocoFunctions::Stage after_step, std::optional<std::vector<MujocoFunctions::Stage>> readings_stages = {},
-             bool stages_forward = false);
+             MujocoFunctions::Stage after_step);
 
   std::size_t count() const noexcept { return worlds_.size(); }
   std::size_t threads() const noexcept { return pool_.threads(); }
@@ -110,8 +103,6 @@ class WorldSteps {
   std::vector<std::uint8_t> every_object_;
   std::vector<std::uint8_t> every_event_;
   MujocoFunctions::Stage after_step_ = nullptr;
-  std::optional<std::vector<MujocoFunctions::Stage>> readings_stages_;
-  bool stages_forward_ = false;
   WorkerPool pool_;
 };
 
