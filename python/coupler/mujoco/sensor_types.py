@@ -1,7 +1,7 @@
 """What a MuJoCo sensor's reading is in the handshake: a Click (or linear) type of the same
 meaning where there is one, else NUMBER readings in a unit that follows from the sensor.
 
-The README's sensor table says the same for users; `coupler.mujoco.layout` applies it.
+docs/models.md's sensor table says the same for users; `coupler.mujoco.layout` applies it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 answered with the same frame, encoded once.
 
 Thirty clients polling the state must not cost the serving thread thirty
-encodings per step: that time is the controller's (README, "Reliability and
-security": readers never starve the controller). A read then costs the
+encodings per step: that time is the controller's (docs/reliability.md, "30 readers
+poll SensorRequest": readers never starve the controller). A read then costs the
 server about what receiving and sending it costs.
 """
 

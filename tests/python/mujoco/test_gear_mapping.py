@@ -93,7 +93,7 @@ def _values(rng: np.random.Generator, model: mujoco.MjModel, is_motor: np.ndarra
 
 
 def _documented_ctrl(values: np.ndarray, gears: np.ndarray, is_motor: np.ndarray) -> np.ndarray:
-    """The README's mapping: a motor's ctrl = value / gear, a servo's ctrl = value * gear."""
+    """docs/models.md's mapping: a motor's ctrl = value / gear, a servo's ctrl = value * gear."""
     return np.where(is_motor, values / gears, values * gears)
 
 

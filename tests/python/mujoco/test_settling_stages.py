@@ -15,30 +15,9 @@ from coupler.mujoco.flat import gathered_arrays  # noqa: E402
 from coupler.mujoco.readings_stages import settling  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.scenes import SCENES_DIR  # noqa: E402
+from walker_scene import walker  # noqa: E402
 
-# A hull on a leg that falls onto the floor: contacts, a free joint, a motor and a servo (whose force depends on the
-# state); its readings are body poses, velocities, joint readings and actuator forces, none of them a MuJoCo sensor.
-_WALKER = """
-<mujoco>
-  <option timestep="0.005" integrator="INTEGRATOR">FLAG</option>
-  <worldbody>
-    <geom type="plane" size="2 2 0.1"/>
-    <body name="hull" pos="0 0 0.4">
-      <freejoint/>
-      <geom type="box" size="0.2 0.1 0.05"/>
-      <body name="leg" pos="0.15 0 -0.05">
-        <joint name="hip" type="hinge" axis="0 1 0" range="-60 60" damping="0.1"/>
-        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
-      </body>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="hip_motor" joint="hip" gear="40" ctrlrange="-1 1"/>
-    <position name="hip_servo" joint="hip" kp="30" ctrlrange="-1 1"/>
-  </actuator>
-</mujoco>
-"""
-# The integrators, each with whether its step may start past the stages the readings settled.
+# Each case: MuJoCo's integrator and its flags.
 _INTEGRATORS = {
     "Euler": ("Euler", ""),
     "implicitfast": ("implicitfast", ""),
@@ -51,9 +30,8 @@ _READ = ("xpos", "xquat", "cvel", "qfrc_actuator")
 
 
 def _walker(tmp_path: Path, integrator: str) -> Path:
-    name, flag = _INTEGRATORS[integrator]
     path = tmp_path / "walker.xml"
-    path.write_text(_WALKER.replace("INTEGRATOR", name).replace("FLAG", flag))
+    path.write_text(walker(*_INTEGRATORS[integrator]))
     return path
 
 

@@ -15,6 +15,7 @@ from coupler.wire.messages import ErrorCode
 from coupler.wire.world_frames import WorldControl
 from batch_steps import frame_of, run_batch
 from mocap_scenes import MOCAP_PENDULUM
+from walker_scene import walker
 
 WORLDS = 4
 
@@ -197,32 +198,13 @@ def test_worlds_count_at_least_their_data_buffer_when_reused_memory_hides_their_
 # A free body on a motored leg, on a floor: its readings are body poses, velocities and actuator forces, which
 # the position, velocity and actuation stages of mj_forward compute; Euler's steps may start at mj_step2, RK4's
 # past the position and velocity stages.
-_WALKER = """
-<mujoco>
-  <option timestep="0.005" integrator="INTEGRATOR"/>
-  <worldbody>
-    <geom type="plane" size="2 2 0.1"/>
-    <body name="hull" pos="0 0 0.4">
-      <freejoint/>
-      <geom type="box" size="0.2 0.1 0.05"/>
-      <body name="leg" pos="0.15 0 -0.05">
-        <joint name="hip" type="hinge" axis="0 1 0" range="-60 60"/>
-        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
-      </body>
-    </body>
-  </worldbody>
-  <actuator><motor joint="hip" gear="40" ctrlrange="-1 1"/></actuator>
-</mujoco>
-"""
-
-
 @pytest.mark.parametrize("integrator", ["Euler", "RK4"])
 def test_worlds_settled_by_the_stages_their_readings_need_read_as_a_scene_alone_does(tmp_path, integrator):
     from coupler.mujoco.flat import gathered_arrays
     from coupler.mujoco.readings_stages import readings_stages, settling
 
     scene = tmp_path / "walker.xml"
-    scene.write_text(_WALKER.replace("INTEGRATOR", integrator))
+    scene.write_text(walker(integrator))
     made = WorldBatch(MujocoSimulation(scene), WORLDS, threads=2)
     try:
         arrays = gathered_arrays(made.first.layout, made.first.flat)

@@ -4,7 +4,6 @@ they would make too large to arrive is refused, and images that never finish are
 
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import Future
 
@@ -14,13 +13,11 @@ import zmq
 
 from coupler.scenes import load_scene
 from coupler.serve.image_answer import ImageAnswer
-from coupler.wire.errors import ProtocolError
-from coupler.serve.lockstep_loop import LockstepLoop
-from coupler.serve.native_responder import NativeResponder
-from coupler.serve.simulation_server import SimulationServer
 from coupler.wire.codec import decode, encode
-from coupler.wire.messages import (CameraDescription, ControlMessage, ErrorCode, ErrorMessage, ImageRequest, SensorMessage,
-                                   SensorRequestMessage)
+from coupler.wire.errors import ProtocolError
+from coupler.wire.messages import (CameraDescription, ControlMessage, ErrorCode, ErrorMessage, ImageRequest,
+                                   SensorMessage, SensorRequestMessage)
+from served_loop import Served
 
 
 class HeldCameras:
@@ -48,24 +45,27 @@ def _socket(context: zmq.Context, address: str) -> zmq.Socket:
     return socket
 
 
-def test_a_reader_is_answered_while_the_controllers_images_render(tmp_path):
+def _served(cameras: HeldCameras, address: str) -> Served:
+    """The static scene, whose images `cameras` render, served by a lockstep loop in a thread."""
     simulation = load_scene("static")
-    cameras = HeldCameras()
     simulation.images = cameras
+    return Served(simulation, address)
+
+
+def _until_submitted(cameras: HeldCameras) -> None:
+    deadline = time.monotonic() + 5.0
+    while not cameras.jobs and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert len(cameras.jobs) == 1
+
+
+def test_a_reader_is_answered_while_the_controllers_images_render(tmp_path):
+    cameras = HeldCameras()
     address = f"ipc://{tmp_path}/images.sock"
-    sim = SimulationServer(simulation)
-    responder = NativeResponder(address, sim)
-    stop = threading.Event()
-    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
-    loop.start()
     context = zmq.Context.instance()
-    controller, reader = _socket(context, address), _socket(context, address)
-    try:
+    with _served(cameras, address), _socket(context, address) as controller, _socket(context, address) as reader:
         controller.send(encode(ControlMessage(images=[ImageRequest("eye", ["depth"])])))
-        deadline = time.monotonic() + 5.0
-        while not cameras.jobs and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert len(cameras.jobs) == 1
+        _until_submitted(cameras)
         reader.send(encode(SensorRequestMessage()))
         read = decode(reader.recv())
         assert isinstance(read, SensorMessage) and not read.images
@@ -75,13 +75,6 @@ def test_a_reader_is_answered_while_the_controllers_images_render(tmp_path):
         answer = decode(controller.recv())
         assert isinstance(answer, SensorMessage) and answer.simulated_time > 0
         assert [(i.camera, i.kind, i.data) for i in answer.images] == [("eye", "depth", depth.tobytes())]
-    finally:
-        controller.close()
-        reader.close()
-        stop.set()
-        loop.join(timeout=10)
-        responder.close()
-    assert not loop.is_alive()
 
 
 def test_images_that_would_make_an_answer_over_the_frame_limit_are_refused_naming_it():
@@ -92,23 +85,14 @@ def test_images_that_would_make_an_answer_over_the_frame_limit_are_refused_namin
 
 
 def test_a_controller_asking_again_before_its_images_are_done_reads_its_answers_in_order(tmp_path):
-    simulation = load_scene("static")
     cameras = HeldCameras()
-    simulation.images = cameras
     address = f"ipc://{tmp_path}/order.sock"
-    responder = NativeResponder(address, SimulationServer(simulation))
-    stop = threading.Event()
-    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
-    loop.start()
-    # A client that timed out and asks again: it sends without waiting for the answer.
-    impatient = zmq.Context.instance().socket(zmq.DEALER)
-    impatient.linger = 0
-    impatient.connect(address)
-    try:
+    with _served(cameras, address), zmq.Context.instance().socket(zmq.DEALER) as impatient:
+        # A client that timed out and asks again: it sends without waiting for the answer.
+        impatient.linger = 0
+        impatient.connect(address)
         impatient.send_multipart([b"", encode(ControlMessage(images=[ImageRequest("eye", ["depth"])]))])
-        deadline = time.monotonic() + 5.0
-        while not cameras.jobs and time.monotonic() < deadline:
-            time.sleep(0.005)
+        _until_submitted(cameras)
         impatient.send_multipart([b"", encode(SensorRequestMessage())])
         assert impatient.poll(100) == 0
         cameras.jobs[0].set_result([("eye", "depth", 2, 1, 0.0, np.array([1.5, 2.5], np.float32))])
@@ -117,39 +101,19 @@ def test_a_controller_asking_again_before_its_images_are_done_reads_its_answers_
             assert impatient.poll(5000)
             answers.append(decode(impatient.recv_multipart()[-1]))
         assert [len(answer.images) for answer in answers] == [1, 0]
-    finally:
-        impatient.close()
-        stop.set()
-        loop.join(timeout=10)
-        responder.close()
-    assert not loop.is_alive()
 
 
 def test_images_that_never_finish_are_answered_in_one_line_once_rendering_has_taken_too_long(tmp_path, monkeypatch):
     monkeypatch.setattr("coupler.serve.native_responder.RENDER_TIMEOUT", 0.3)
-    simulation = load_scene("static")
-    cameras = HeldCameras()  # whose images are never done
-    simulation.images = cameras
     address = f"ipc://{tmp_path}/stalled.sock"
-    sim = SimulationServer(simulation)
-    responder = NativeResponder(address, sim)
-    stop = threading.Event()
-    loop = threading.Thread(target=LockstepLoop(responder).run, args=(stop, 0.05))
-    loop.start()
-    controller = _socket(zmq.Context.instance(), address)
-    try:
+    # Its images are never done.
+    with _served(HeldCameras(), address) as served, _socket(zmq.Context.instance(), address) as controller:
         controller.send(encode(ControlMessage(images=[ImageRequest("eye", ["depth"])])))
         stalled = decode(controller.recv())
         assert isinstance(stalled, ErrorMessage) and stalled.code == ErrorCode.INTERNAL_ERROR
         assert stalled.text == "the Control was applied, but its images could not be rendered: rendering took too long"
-        assert sim.stats.errors_sent == 1
+        assert served.sim.stats.errors_sent == 1
         # The server goes on: the same controller's next Control is stepped and answered.
         controller.send(encode(ControlMessage()))
         after = decode(controller.recv())
         assert isinstance(after, SensorMessage) and after.simulated_time > 0
-    finally:
-        controller.close()
-        stop.set()
-        loop.join(timeout=10)
-        responder.close()
-    assert not loop.is_alive()
