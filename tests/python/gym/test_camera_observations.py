@@ -17,6 +17,7 @@ import coupler.gym  # noqa: E402,F401  registers the ids
 from coupler.controller.world_session import WorldCameraImages  # noqa: E402
 from coupler.gym.camera_observations import wanted_cameras  # noqa: E402
 from coupler.gym.vector_env import stacked_images  # noqa: E402
+from coupler.serve.serve_process import ServeProcess  # noqa: E402
 from coupler.wire.errors import Error  # noqa: E402
 from camera_rail import rail_scene  # noqa: E402
 
@@ -100,3 +101,27 @@ def test_the_images_of_several_servers_stack_in_world_order():
     stacked = stacked_images([first, second])
     assert stacked.rgb.shape == (3, HEIGHT, WIDTH, 3) and stacked.depth is None
     assert stacked.rgb[:, 0, 0, 0].tolist() == [0, 0, 7]
+
+
+@pytest.fixture
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[ServeProcess]:
+    """Every server an environment launches in the test."""
+    processes: list[ServeProcess] = []
+    launch = ServeProcess.launch
+
+    def recorded(self: ServeProcess) -> ServeProcess:
+        processes.append(self)
+        return launch(self)
+
+    monkeypatch.setattr(ServeProcess, "launch", recorded)
+    return processes
+
+
+@pytest.mark.parametrize("make", ["make", "make_vec"])
+def test_an_environment_refused_for_an_unknown_camera_stops_the_servers_it_started(scene_path, launched, make):
+    with pytest.raises(Error, match="no camera named 'nose'"):
+        if make == "make":
+            gymnasium.make("coupler/Scene-v0", scene=str(scene_path), cameras=["nose"])
+        else:
+            gymnasium.make_vec("coupler/Scene-v0", num_envs=WORLDS, scene=str(scene_path), cameras=["nose"])
+    assert launched and all(process.poll() is not None for process in launched)
