@@ -61,6 +61,22 @@ def test_serve_refuses_a_bad_number_in_one_line_naming_the_flag(flags: list[str]
     assert_refused_in_one_line(run_flags(SERVE, flags), flags[0])
 
 
+# Flags whose values, or whose combination, serve cannot take; the text the refusal names, and its exit status.
+SERVE_BAD_COMBINATIONS = [
+    (["--realtime", "--mode", "free"], "--realtime applies to --mode lockstep", 2),
+    (["--camera", "overview"], "--camera takes NAME=WIDTHxHEIGHT", 2),
+    (["--camera", "overview=64x0"], "--camera", 2),
+    (["--scene", "arm", "--camera", "overview=64x48", "--no-cameras"], "--camera with --no-cameras", 1),
+]
+
+
+@pytest.mark.parametrize("flags, named, code", SERVE_BAD_COMBINATIONS,
+                         ids=[" ".join(flags) for flags, _, _ in SERVE_BAD_COMBINATIONS])
+def test_serve_refuses_flags_it_cannot_take_together_in_one_line_naming_them(flags, named, code, tmp_path) -> None:
+    result = run_flags(SERVE, [*flags, "--addr", f"ipc://{tmp_path / 's'}"])
+    assert_refused_in_one_line(result, named, codes=(code,))
+
+
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:99999", "tcp://127.0.0.1:", "ws://0.0.0.0:5555",
                                      "udp://127.0.0.1:5555"])
 def test_serve_refuses_a_bad_address_in_one_line_naming_it(address: str) -> None:
