@@ -1,9 +1,13 @@
-"""Session(reset=True) starts from the scene's initial state; by default a session continues where the scene is."""
+"""Session(reset=True) starts from the scene's initial state (a refused Reset raises the refusal); by default a session
+continues where the scene is."""
 
 from __future__ import annotations
 
+import pytest
+
 from coupler.wire.codec import decode
-from coupler.wire.messages import HandshakeInitMessage, ResetMessage, SensorRequestMessage
+from coupler.wire.errors import RemoteError
+from coupler.wire.messages import ErrorCode, ErrorMessage, HandshakeInitMessage, ResetMessage, SensorRequestMessage
 from coupler.controller.session import Session
 from coupler.scenes.static import StaticScene
 
@@ -28,3 +32,15 @@ def test_a_session_continues_where_the_scene_is_by_default() -> None:
     finally:
         server.close()
     assert [type(decode(r)) for r in server.requests[:2]] == [HandshakeInitMessage, SensorRequestMessage]
+
+
+def test_a_session_whose_reset_is_refused_raises_the_servers_refusal() -> None:
+    refusal = ErrorMessage(code=ErrorCode.SERVER_BUSY, text="another controller drives this simulation")
+    server = ScriptedServer([refusal])
+    try:
+        with pytest.raises(RemoteError) as refused:
+            Session(server.address, timeout=5.0, reset=True)
+    finally:
+        server.close()
+    assert refused.value.code == ErrorCode.SERVER_BUSY
+    assert "another controller drives this simulation" in str(refused.value)
