@@ -65,3 +65,14 @@ def test_an_abstract_socket_is_refused_without_curve_even_with_an_opt_in():
 
 def test_an_abstract_socket_with_curve_binds_silently():
     assert check_bind_address("ipc://@coupler", allow_remote=False, authenticated=True) is None
+
+
+def test_an_address_without_a_host_is_refused_naming_the_loopback_one():
+    with pytest.raises(Error, match=r"has no host: use tcp://127\.0\.0\.1:PORT"):
+        check_bind_address("tcp://:5555", allow_remote=False)
+
+
+def test_the_host_of_a_source_and_destination_address_is_its_last():
+    assert check_bind_address("tcp://192.0.2.7;127.0.0.1:5555", allow_remote=False) is None
+    with pytest.raises(Error, match="--allow-remote"):
+        check_bind_address("tcp://127.0.0.1;192.0.2.7:5555", allow_remote=False)
