@@ -275,7 +275,7 @@ class MujocoSimulation(MessagesFromArrays):
         stages the readings need), for the next step to start after them."""
         return bool(self._stepper.forwarded_when_settled)
 
-    def settled_elsewhere(self, forwarded: bool = True) -> None:
+    def settled_elsewhere(self, forwarded: bool) -> None:
         """The state was stepped and settled through the C++ parts of `hot_path_parts` (as its stepper settles it):
         `forwarded`, its position and velocity stages are computed (else the next step starts afresh)."""
         self._fresh = True

@@ -1,6 +1,6 @@
-"""A served scene is settled for its readings by only the stages of mj_forward they need (coupler.mujoco.readings_stages):
-its readings are those mj_forward leaves, bit for bit, its steps those of mj_step, and the stages its readings do not
-need (accelerations, constraint forces) are left to the next step."""
+"""A served scene is settled for its readings by only the stages of mj_forward they need
+(coupler.mujoco.readings_stages): its readings are those mj_forward leaves, bit for bit, its steps those of mj_step, and
+the stages its readings do not need (accelerations, constraint forces) are left to the next step."""
 
 from __future__ import annotations
 
