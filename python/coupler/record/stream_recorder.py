@@ -57,6 +57,7 @@ from coupler.record.mocap_poses import MocapMismatch, mocap_poses
 from coupler.record.recording_target import RecordingTarget
 from coupler.record.scene_record import MODEL_BINARY
 from coupler.record.subscriber_socket import DEFAULT_RCVHWM, subscriber_socket
+from coupler.serve.rate_limited_log import RateLimitedLog
 from coupler.transport.options import TransportOptions
 from coupler.wire.errors import Error
 
@@ -87,6 +88,7 @@ class StreamCounts:
     first_sequence: int | None = None  # where this subscriber joined: its first request
     skipped: int = 0  # answers and states received before that first request
     bytes: int = 0  # payload bytes received
+    ignored: int = 0  # messages that are not of the stream's form (none from coupler's publisher)
     ended: bool = False  # the publisher said it stopped
 
 
@@ -112,6 +114,8 @@ class StreamRecorder:
         self.path = os.fspath(path)
         self.address = address
         self.counts = StreamCounts()
+        # A publisher that is not coupler's may send any number of messages of another form: their lines are bounded.
+        self._ignored_log = RateLimitedLog(log)
         self.failed: str | None = None
         self.refused: str | None = None  # why the publisher refused this subscriber, if it did
         self._scene_written = False
@@ -217,7 +221,8 @@ class StreamRecorder:
             try:
                 self._take(parts)
             except StreamError as error:
-                log.warning("ignored a message from %s: %s", self.address[:200], error)
+                self.counts.ignored += 1
+                self._ignored_log.warning("ignored a message from %s: %s", self.address[:200], error)
 
     def _take(self, parts: list[bytes]) -> None:
         topic = topic_of(parts)
@@ -367,4 +372,6 @@ class StreamRecorder:
         line = f"recorded:              {c.written} messages to {self.path}, {c.lost + c.not_written} dropped"
         if c.first_sequence:
             line += f" (joined at message {c.first_sequence}; {c.skipped} before the first request not kept)"
+        if c.ignored:
+            line += f", {c.ignored} not of the stream's form ignored"
         return line

@@ -1,4 +1,5 @@
-"""The stream recorder counts what it lost from the sequence numbers and survives a failing disk."""
+"""The stream recorder counts what it lost from the sequence numbers, survives a failing disk, and ignores messages not
+of its stream's form."""
 
 import logging
 import threading
@@ -103,3 +104,39 @@ def test_a_state_that_does_not_fit_the_scene_is_recorded_as_it_came_without_body
     assert "/coupler/foxglove/transforms" not in topics and topics.count("/coupler/mujoco_state") == 2
     assert [r.getMessage() for r in caplog.records].count(
         f"a state from {endpoint} does not fit the scene's model: recorded without body poses") == 1
+
+
+def test_messages_not_of_the_streams_form_are_ignored_counted_and_warned_of_at_a_bounded_rate(tmp_path, caplog):
+    from coupler.serve.rate_limited_log import DEFAULT_BURST
+
+    context = zmq.Context()
+    publisher = context.socket(zmq.XPUB)
+    publisher.linger = 0
+    endpoint = f"ipc://{tmp_path}/stream"
+    publisher.bind(endpoint)
+    recorder = StreamRecorder(endpoint, tmp_path / "run.mcap")
+    follower = threading.Thread(target=recorder.run, args=(StopWhen(duration=20.0),))
+    garbage = 10 * DEFAULT_BURST
+    try:
+        with caplog.at_level(logging.WARNING, logger="coupler.record.stream_recorder"):
+            assert publisher.poll(10_000)  # its subscription
+            follower.start()
+            publisher.send(CONTROL_TOPIC + b"\0" + HEADER.pack(0, 0, time.time_ns(), -1) + CONTROL)
+            for _ in range(garbage):
+                publisher.send_multipart([CONTROL_TOPIC, b"two parts"])  # a topic and a frame, not one part
+            publisher.send(CONTROL_TOPIC + b"\0" + HEADER.pack(1, 1, time.time_ns(), -1) + CONTROL)
+            while follower.is_alive():
+                publisher.send(END_TOPIC + b"\0" + END.pack(2))
+                follower.join(0.1)
+    finally:
+        recorder.close()
+        publisher.close()
+        context.term()
+    assert recorder.counts.written == 2 and recorder.counts.lost == 0
+    assert recorder.counts.ignored == garbage
+    assert recorder.summary().endswith(f", {garbage} not of the stream's form ignored")
+    ignored = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ignored a message")]
+    assert 1 <= len(ignored) <= DEFAULT_BURST
+    assert ignored[0] == (f"ignored a message from {endpoint}: a message of 2 parts and {len(CONTROL_TOPIC)} bytes, "
+                          f"not one part of topic, NUL, {HEADER.size}-byte header and payload")
+    assert len(list(Recording(tmp_path / "run.mcap"))) == 2
