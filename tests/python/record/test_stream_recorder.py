@@ -4,6 +4,7 @@ of its stream's form."""
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 import zmq
 
@@ -16,24 +17,28 @@ CONTROL_TOPIC = b"/coupler/requests/Control"
 CONTROL = coupler_pb2.ControlMessage(messageType=coupler_pb2.ControlMessageType).SerializeToString()
 
 
-def _record_sequences(tmp_path, sequences: list[int], sent: int, fail_writes: bool = False) -> StreamRecorder:
-    """Publish Controls numbered `sequences`, then an end saying `sent`; record them."""
+def _frame(topic: bytes, sequence: int, payload: bytes) -> bytes:
+    """A message of the published stream: topic, NUL, header, payload."""
+    return topic + b"\0" + HEADER.pack(sequence, sequence, time.time_ns(), -1) + payload
+
+
+def _recorded(tmp_path, messages: list[list[bytes]], sent: int,
+              prepare: Callable[[StreamRecorder], None] | None = None) -> StreamRecorder:
+    """Publish `messages` (each a list of parts), then an end saying `sent`; record them, after `prepare(recorder)`."""
     context = zmq.Context()
     publisher = context.socket(zmq.XPUB)
     publisher.linger = 0
     endpoint = f"ipc://{tmp_path}/stream"
     publisher.bind(endpoint)
     recorder = StreamRecorder(endpoint, tmp_path / "run.mcap")
-    if fail_writes:
-        def full_disk(*args):
-            raise OSError(28, "No space left on device")
-        recorder._log.message = full_disk  # the disk fills up after the file was opened
+    if prepare is not None:
+        prepare(recorder)
     follower = threading.Thread(target=recorder.run, args=(StopWhen(duration=20.0),))
     try:
         assert publisher.poll(10_000)  # its subscription
         follower.start()
-        for sequence in sequences:
-            publisher.send(CONTROL_TOPIC + b"\0" + HEADER.pack(sequence, sequence, time.time_ns(), -1) + CONTROL)
+        for parts in messages:
+            publisher.send_multipart(parts)
         while follower.is_alive():
             publisher.send(END_TOPIC + b"\0" + END.pack(sent))
             follower.join(0.1)
@@ -42,6 +47,17 @@ def _record_sequences(tmp_path, sequences: list[int], sent: int, fail_writes: bo
         publisher.close()
         context.term()
     return recorder
+
+
+def _record_sequences(tmp_path, sequences: list[int], sent: int, fail_writes: bool = False) -> StreamRecorder:
+    """Publish Controls numbered `sequences`, then an end saying `sent`; record them."""
+    def full_disk(recorder: StreamRecorder) -> None:
+        def refuse(*args):
+            raise OSError(28, "No space left on device")
+        recorder._log.message = refuse  # the disk fills up after the file was opened
+
+    return _recorded(tmp_path, [[_frame(CONTROL_TOPIC, s, CONTROL)] for s in sequences], sent,
+                     full_disk if fail_writes else None)
 
 
 def test_gaps_in_the_sequence_and_what_the_end_says_was_sent_are_counted_as_lost(tmp_path):
@@ -78,27 +94,10 @@ def test_a_state_that_does_not_fit_the_scene_is_recorded_as_it_came_without_body
     wrong_size = coupler_record_pb2.MujocoState(time=0.1, step=1, qpos=[0.0, 1.0]).SerializeToString()
     messages = [(CONTROL_TOPIC, CONTROL), (b"/coupler/mujoco_state", b"\xff\xff not protobuf"),
                 (b"/coupler/mujoco_state", wrong_size)]
-    context = zmq.Context()
-    publisher = context.socket(zmq.XPUB)
-    publisher.linger = 0
-    endpoint = f"ipc://{tmp_path}/stream"
-    publisher.bind(endpoint)
-    recorder = StreamRecorder(endpoint, tmp_path / "run.mcap")
-    follower = threading.Thread(target=recorder.run, args=(StopWhen(duration=20.0),))
-    try:
-        with caplog.at_level(logging.WARNING, logger="coupler.record.stream_recorder"):
-            assert publisher.poll(10_000)
-            follower.start()
-            publisher.send(scene)
-            for sequence, (topic, payload) in enumerate(messages):
-                publisher.send(topic + b"\0" + HEADER.pack(sequence, sequence, time.time_ns(), -1) + payload)
-            while follower.is_alive():
-                publisher.send(END_TOPIC + b"\0" + END.pack(len(messages)))
-                follower.join(0.1)
-    finally:
-        recorder.close()
-        publisher.close()
-        context.term()
+    frames = [[scene]] + [[_frame(topic, sequence, payload)] for sequence, (topic, payload) in enumerate(messages)]
+    with caplog.at_level(logging.WARNING, logger="coupler.record.stream_recorder"):
+        recorder = _recorded(tmp_path, frames, len(messages))
+    endpoint = recorder.address
     assert recorder.counts.written == 3 and recorder.failed is None
     topics = [m.topic for m in Recording(tmp_path / "run.mcap")]
     assert "/coupler/foxglove/transforms" not in topics and topics.count("/coupler/mujoco_state") == 2
@@ -109,29 +108,12 @@ def test_a_state_that_does_not_fit_the_scene_is_recorded_as_it_came_without_body
 def test_messages_not_of_the_streams_form_are_ignored_counted_and_warned_of_at_a_bounded_rate(tmp_path, caplog):
     from coupler.serve.rate_limited_log import DEFAULT_BURST
 
-    context = zmq.Context()
-    publisher = context.socket(zmq.XPUB)
-    publisher.linger = 0
-    endpoint = f"ipc://{tmp_path}/stream"
-    publisher.bind(endpoint)
-    recorder = StreamRecorder(endpoint, tmp_path / "run.mcap")
-    follower = threading.Thread(target=recorder.run, args=(StopWhen(duration=20.0),))
     garbage = 10 * DEFAULT_BURST
-    try:
-        with caplog.at_level(logging.WARNING, logger="coupler.record.stream_recorder"):
-            assert publisher.poll(10_000)  # its subscription
-            follower.start()
-            publisher.send(CONTROL_TOPIC + b"\0" + HEADER.pack(0, 0, time.time_ns(), -1) + CONTROL)
-            for _ in range(garbage):
-                publisher.send_multipart([CONTROL_TOPIC, b"two parts"])  # a topic and a frame, not one part
-            publisher.send(CONTROL_TOPIC + b"\0" + HEADER.pack(1, 1, time.time_ns(), -1) + CONTROL)
-            while follower.is_alive():
-                publisher.send(END_TOPIC + b"\0" + END.pack(2))
-                follower.join(0.1)
-    finally:
-        recorder.close()
-        publisher.close()
-        context.term()
+    two_parts = [CONTROL_TOPIC, b"two parts"]  # a topic and a frame, not one part
+    frames = [[_frame(CONTROL_TOPIC, 0, CONTROL)]] + garbage * [two_parts] + [[_frame(CONTROL_TOPIC, 1, CONTROL)]]
+    with caplog.at_level(logging.WARNING, logger="coupler.record.stream_recorder"):
+        recorder = _recorded(tmp_path, frames, 2)
+    endpoint = recorder.address
     assert recorder.counts.written == 2 and recorder.counts.lost == 0
     assert recorder.counts.ignored == garbage
     assert recorder.summary().endswith(f", {garbage} not of the stream's form ignored")
