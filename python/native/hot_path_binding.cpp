@@ -144,6 +144,10 @@ class HotPathOf {
 
   bool send_held(ServerHandle& server) { return path_->send_held(server.get()); }
 
+  void hold(const Request& request, const py::bytes& frame, double time) {
+    path_->hold(request, std::string(frame), time);
+  }
+
   void publish_to(py::object publisher, py::object state) {
     std::optional<MujocoStateArrays> arrays;
     if (!state.is_none()) arrays = mujoco_state_arrays(state);
@@ -391,6 +395,10 @@ void bind_hot_path(py::module_& module) {
            "answer; whether one was in progress.")
       .def("send_held", &HotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if any) now, and publish it; whether one was held.")
+      .def("hold", &HotPathOf::hold, py::arg("request"), py::arg("frame"), py::arg("time"),
+           "Hold `frame`, the answer Python made to `request`, stepped to `time` s: the next paced run() sends it "
+           "once due, serving the others meanwhile, and publishes it; send_held() at once. coupler.Error while an "
+           "answer is held or a Control of many steps is in progress, or for a request through the shared channel.")
       .def("publish_to", &HotPathOf::publish_to, py::arg("publisher"), py::arg("state") = py::none(),
            "From now on publish each Control answered on `publisher` (a FramePublisher): the Control, the MuJoCo state "
            "after its step read from `state` (mjData's qpos, qvel, act, ctrl, mocap_pos and mocap_quat arrays, read in "

@@ -179,6 +179,10 @@ class WorldHotPathOf {
     return path_->send_held(bound);
   }
 
+  void hold(const Request& request, const py::bytes& frame, double time) {
+    path_->hold(request, std::string(frame), time);
+  }
+
   bool end_long_control(ServerHandle& server, const std::string& text) {
     Server& bound = server.get();
     py::gil_scoped_release released;
@@ -320,6 +324,10 @@ void bind_world_steps(py::module_& module) {
            "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
       .def("send_held", &WorldHotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if one is) now, and publish it; whether one was.")
+      .def("hold", &WorldHotPathOf::hold, py::arg("request"), py::arg("frame"), py::arg("time"),
+           "Hold `frame`, the answer Python made to `request`, world 0 stepped to `time` s: the next paced run() "
+           "sends it once due, and publishes it; send_held() at once. coupler.Error while a Control is in "
+           "progress, or for a request through the shared channel.")
       .def("end_long_control", &WorldHotPathOf::end_long_control, py::arg("server"), py::arg("text"),
            "Answer the Control of many steps in progress (if one is) with SESSION_ENDED and `text`, and publish "
            "that answer; whether one was.")

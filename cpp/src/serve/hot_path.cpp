@@ -205,6 +205,15 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
   bool control_answered = false;
   // The last stretch of a hold, slept through: a poll is ms-grained, and one step's hold the common case.
   const auto longest_hold = paced ? paced->longest_hold() : std::chrono::duration_cast<Clock::duration>(Seconds(1e9));
+  // Paced, whether the answer to a Control of `steps` steps taken now would wait longer than that (the first of a
+  // run, for its own steps).
+  const auto waits_long = [&](std::uint64_t steps) {
+    if (!pacing || !(config_.time_step > 0.0)) return false;
+    const double now_time = stepper_.time();
+    const double to = now_time + static_cast<double>(steps == 0 ? 1 : steps) * config_.time_step;
+    const double hold = starting ? (to - now_time) / paced->speed() : Seconds(due_at(to) - Clock::now()).count();
+    return hold > Seconds(longest_hold).count();
+  };
   // A paced answer due later than that, to hold once the server hands its request over.
   std::optional<std::string> to_hold;
   double to_hold_time = 0.0;
@@ -278,14 +287,9 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       starting_long = steps;
       return std::nullopt;
     }
-    if (through_channel_now && pacing && config_.time_step > 0.0) {
-      // An answer to hold while others are served cannot wait in the channel: sent again through the socket, where
-      // it is held so.
-      const double now_time = stepper_.time();
-      const double to = now_time + static_cast<double>(steps == 0 ? 1 : steps) * config_.time_step;
-      const double hold = starting ? (to - now_time) / paced->speed() : Seconds(due_at(to) - Clock::now()).count();
-      if (hold > Seconds(longest_hold).count()) return std::nullopt;
-    }
+    // An answer to hold while others are served cannot wait in the channel: sent again through the socket, where
+    // it is held so.
+    if (through_channel_now && waits_long(steps)) return std::nullopt;
     if (publisher_) {
       exchange.request.assign(payload.data(), payload.size());
       exchange.request_wall_ns = wall_clock_nanoseconds();
@@ -521,8 +525,11 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
           frame = answer_read(*request);
         }
         if (!frame) {
-          if (std::optional<Message> images = asking_for_images(*request)) {
-            // The caller renders them, off this thread, and answers through the channel (its client waits there).
+          std::optional<Message> images = asking_for_images(*request);
+          const auto* control = images ? std::get_if<ControlMessage>(&*images) : nullptr;
+          // The caller renders them, off this thread, and answers through the channel (its client waits there); a
+          // Control's answer that would wait there for its time goes through the socket, where it is held so.
+          if (images && !(control && waits_long(control->steps))) {
             Offered handed;
             handed.request = Request::from_channel(peer, std::move(*images), std::string(*request));
             return handed;
@@ -948,6 +955,15 @@ bool HotPath::send_held(Server& server) {
   if (publisher_) flush_published();
   held_.reset();
   return true;
+}
+
+void HotPath::hold(Request request, std::string frame, double time) {
+  if (held_ || long_ || caller_chunks_) throw Error("an answer is held, or a Control of many steps is in progress: "
+                                                    "no other answer can be held");
+  if (request.through_channel()) throw Error("an answer through the shared channel cannot be held");
+  std::vector<Request> requests;
+  requests.push_back(std::move(request));
+  held_.emplace(HeldAnswer{std::move(requests), std::move(frame), time, {}, false});
 }
 
 void HotPath::reply_held(Server& server) {

@@ -293,6 +293,12 @@ bool WorldHotPath::send_held(Server& server) {
   return true;
 }
 
+void WorldHotPath::hold(Request request, std::string frame, double time) {
+  if (long_ || held_) throw Error("a Control for every world is in progress: no other answer can be held");
+  if (request.through_channel()) throw Error("an answer through the shared channel cannot be held");
+  held_.emplace(HeldAnswer{std::move(request), std::move(frame), time});
+}
+
 bool WorldHotPath::end_long_control(Server& server, const std::string& text) {
   if (!long_ || !long_->request) return false;
   const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});

@@ -37,6 +37,10 @@ class BatchHotPath:
         """`_native.WorldHotPath.send_held`: the paced answer held for its time, sent now."""
         return bool(self._path.send_held(server))
 
+    def hold(self, request: Any, frame: bytes, time: float) -> None:
+        """`_native.WorldHotPath.hold`: the answer Python made to `request`, held until its time by the next run()."""
+        self._path.hold(request, frame, time)
+
     def publish_to(self, publisher: Any) -> None:
         """Publish each Control answered on `publisher` (a `_native.FramePublisher`), every world's state after
         its steps read from its own mjData, as an observer does on the Python path."""

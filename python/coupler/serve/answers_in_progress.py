@@ -56,6 +56,18 @@ class AnswersInProgress:
         self.sim.stats.errors_sent += 1
         self.sim.long_control = None
 
+    def hold(self, request: Any, reply: bytes, simulated_time: float) -> bool:
+        """Have C++ hold `reply`, the answer Python made to `request` (a lone controller's Control) of the state at
+        `simulated_time`, until it is due: the next serve() sends it then, serving the others meanwhile, as it does
+        its own; False (nothing held) unpaced, while an answer is held or a Control of many steps is in progress,
+        or for a request through the shared channel (its client waits there)."""
+        if self._clock is None or self.long_in_progress or request.through_channel:
+            return False
+        self._path.hold(request, reply, simulated_time)
+        self._held_peers = [request.peer]
+        self.sim.sessions.renew(request.peer)  # waiting for its answer, not gone
+        return True
+
     def _started(self, outcome: Any) -> None:
         """A Control (or round) taken in C++ that started the run (`outcome.started`) makes it run; paced, C++
         anchored the clock it was lent there."""

@@ -41,7 +41,9 @@ simulation cannot be settled for C++) is read there and applied, stepped
 and read by this same C++ object all the same
 (`coupler._native.HotPath.step_checked`, through
 `coupler.serve.native_control_step`); Python renders the images of the
-state after the step and sends the answer with them. One of more than
+state after the step and sends the answer with them, or paced, when it is
+due later than `LONGEST_HOLD`, hands it back to be held here (`hold`) and
+sent, and published, when due, as this path's own. One of more than
 `LONG_CONTROL_STEPS` steps is applied in C++ (`start_chunks`) and answered
 HELD: the loop takes its chunks in C++, one `step_chunk` call each (cut at
 `stop_after` there), serving the requests waiting between two calls as

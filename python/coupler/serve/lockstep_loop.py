@@ -7,6 +7,7 @@ import threading
 import time
 from typing import Any
 
+from coupler.wire.codec import message_kind
 from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
@@ -17,10 +18,6 @@ from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
-
-# A paced wait at least this long (seconds) serves other requests meanwhile, polling this long at most at a
-# time: how soon it notices a stop.
-_SERVE_WHILE_PACING_POLL = LONGEST_HOLD
 
 # While answers wait for their images, requests are looked for this often (seconds); a finished image is
 # sent as soon as it is done.
@@ -44,7 +41,10 @@ class LockstepLoop:
 
     With a `clock` (real-time lockstep), the answer to a Control is held
     back until the wall clock has caught up with the simulated time, so the
-    simulation never runs ahead of real time; it sleeps, never spins.
+    simulation never runs ahead of real time; it sleeps, never spins. One
+    due later than `LONGEST_HOLD` waits in the hot path, which serves
+    everyone else meanwhile and sends it when due: its own answers, and
+    those made here (a Control asking for images, once they are rendered).
 
     With several controllers (`SimulationServer.shared`), each Control is
     applied and held (in `ControllerSessions.rounds`) until every
@@ -140,32 +140,43 @@ class LockstepLoop:
             self._run_lone(stop, poll_timeout)
         finally:
             self.hot_path.end_long_control()
-            self._send_rendered(until=time.monotonic() + _RENDERING_AT_STOP)
+            # Stopped, they go at once; at the loop's own end (--stop-after), a Control's when due, as ever.
+            self._send_rendered(None if stop.is_set() else stop, until=time.monotonic() + _RENDERING_AT_STOP)
 
-    def _send_rendered(self, until: float | None = None) -> bool:
-        """Send the answers whose images are done (waiting for the others until `until`, a time.monotonic());
-        whether answers still wait for theirs."""
+    def _send_rendered(self, stop: threading.Event | None = None, until: float | None = None) -> bool:
+        """Send the answers whose images are done (waiting for the others until `until`, a time.monotonic(), when
+        the loop ends), a Control's once due unless `stop` (the loop's) is None: at once; whether answers still wait
+        for theirs."""
         if not getattr(self._renders, "images_pending", False):
             return False
         while True:
             for request, answer in self._renders.rendered_answers():
-                self.responder.send(request, answer)
+                self._send_when_due(request, answer, stop, may_hold=until is None)
             pending = self._renders.images_pending
             if not pending or until is None or time.monotonic() >= until:
                 return pending
             self._renders.wait_rendered(0.1)
 
-    def _answer_in_order(self, peer: bytes) -> None:
+    def _send_when_due(self, request: Any, answer: Answer, stop: threading.Event | None, may_hold: bool) -> None:
+        """Send `answer` to `request`, its images rendered: a Control's once due (held by the hot path when it
+        `may_hold`) unless `stop` (the loop's) is None: at once."""
+        if stop is not None and answer.simulated_time is not None and self.clock is not None and \
+                self._wait_or_hold([request], answer, self.clock.due_in(answer.simulated_time), stop, may_hold):
+            return
+        self.responder.send(request, answer)
+
+    def _answer_in_order(self, peer: bytes, stop: threading.Event) -> None:
         """Send `peer`'s answers still waiting for images before serving its next request, so that it reads its
-        answers in the order it asked (a client that timed out and asks again): their images are waited for."""
+        answers in the order it asked (a client that timed out and asks again): their images, and their time when
+        paced, are waited for."""
         while self._renders.images_pending_for(peer):
             self._renders.wait_rendered(0.1)
             for request, answer in self._renders.rendered_answers():
-                self.responder.send(request, answer)
+                self._send_when_due(request, answer, stop, may_hold=False)
 
     def _run_lone(self, stop: threading.Event, poll_timeout: float) -> None:
         while not stop.is_set():
-            rendering = self._send_rendered()
+            rendering = self._send_rendered(stop)
             if self._admitted is not None:
                 first, self._admitted = self._admitted, None
                 request = self._served_by_hot_path(poll_timeout, first)
@@ -173,10 +184,15 @@ class LockstepLoop:
                     return
             elif self._between_chunks_until is not None:
                 request = self._waiting_between_chunks()
+            elif rendering and not self._requests.waiting() and self.hot_path.long_in_progress:
+                # An answer the hot path holds goes out when due while images render: it looks at them this often.
+                request = self._served_by_hot_path(_RENDERING_POLL)
+                if request is _DONE:
+                    return
             elif rendering and not self._requests.waiting():
                 # Wakes as soon as an image is done; requests meanwhile wait at most this long.
                 self._renders.wait_rendered(_RENDERING_POLL)
-                self._send_rendered()
+                self._send_rendered(stop)
                 request = self._requests.next(0.0)
             elif not rendering and not self._requests.waiting() and self.hot_path.ready():
                 request = self._served_by_hot_path(poll_timeout)
@@ -192,7 +208,7 @@ class LockstepLoop:
                 self._admitted = request
                 continue
             if rendering:
-                self._answer_in_order(request.peer)
+                self._answer_in_order(request.peer, stop)
             starts = self.sim.starts
             answer = self.responder.respond(request)
             if answer.admitted:
@@ -200,8 +216,7 @@ class LockstepLoop:
                 continue
             if answer.held:
                 answer = self._step_long_control(stop)
-            stepped_to = self._pace(answer, self.sim.starts != starts, stop, request.peer)
-            self.responder.send(request, answer)
+            stepped_to = self._answer_when_due([request], answer, self.sim.starts != starts, stop)
             if self._done(stepped_to):
                 return
 
@@ -247,13 +262,15 @@ class LockstepLoop:
                 and request.type == MessageType.CONTROL and not request.through_channel
                 and request.peer in self.sim.sessions.active and self.hot_path.ready())
 
-    def _pace(self, answer: Answer, started: bool, stop: threading.Event, holder: bytes | None = None) -> float | None:
-        """Hold a stepped answer until its time is due on the wall clock; return the time it stepped to.
+    def _answer_when_due(self, requests: list[Any], answer: Answer, started: bool,
+                         stop: threading.Event) -> float | None:
+        """Send `answer` to `requests` (a lone controller's Control, or each of a round), paced once it is due on
+        the wall clock; the time it stepped to (None when the hot path holds it: it reports that time once sent).
 
-        The wait ends early when `stop` is set. While the answer of `holder`
-        (a lone controller) waits, everyone else's requests are served: a
-        Control of many paced steps must not keep readers and newcomers
-        waiting with it.
+        A Control that started the run here starts the clock. An answer due
+        later than `LONGEST_HOLD` is held by the hot path, which sends it once
+        due while it serves everyone else, as it holds its own; one whose
+        images render aside is sent once they are done (`_send_rendered`).
         """
         stepped_to = answer.simulated_time
         if stepped_to is not None and self.clock is not None:
@@ -262,44 +279,30 @@ class LockstepLoop:
                 # A Control that started the run here (a newcomer's, or one the hot path handed back) starts the clock.
                 self.clock.anchor(stepped_to - answer.steps * time_step)
             delay = self.clock.delay_until(stepped_to, late_after=time_step)
-            if delay >= _SERVE_WHILE_PACING_POLL and holder is None:
-                stop.wait(delay)
-            elif delay >= _SERVE_WHILE_PACING_POLL:
-                self._serve_others_until(stepped_to, stop, holder)
-            elif delay > 0:
-                # The common case, one step's worth: a plain sleep ends on time (a poll is ms-grained).
-                time.sleep(delay)
+            if answer.reply is not None and self._wait_or_hold(requests, answer, delay, stop):
+                return None  # the hot path sends it, and reports the time it stepped to then
+        for request in requests:
+            self.responder.send(request, answer)
         return stepped_to
 
-    def _serve_others_until(self, due: float, stop: threading.Event, holder: bytes) -> None:
-        """Until `due` is due on the wall clock (or `stop`), answer requests while `holder`'s answer waits."""
-        assert self.clock is not None
-        while not stop.is_set():
-            left = self.clock.due_in(due)
-            if left < _SERVE_WHILE_PACING_POLL:
-                time.sleep(max(left, 0.0))
-                return
-            # The holder waits for its answer, not to send: the others need no share of its time.
-            request = self._requests.take_any()
-            if request is None:
-                request = self.responder.receive(_SERVE_WHILE_PACING_POLL)
-            if request is None:
-                continue
-            self._closed.saw(request)
-            # The holder is waiting for its answer, not gone: its lease must not lapse meanwhile.
-            self.sim.sessions.renew(holder)
-            starts = self.sim.starts
-            answer = self.responder.respond(request)
-            if answer.admitted:
-                # The holder's connection closed and another took over: the hot path serves it once this answer is
-                # sent (to no one).
-                self._admitted = request
-                return
-            if answer.held:
-                answer = self._step_long_control(stop)
-            # A stepped answer here means the holder's connection closed and another took over: pace it plainly.
-            self._pace(answer, self.sim.starts != starts, stop)
-            self.responder.send(request, answer)
+    def _wait_or_hold(self, requests: list[Any], answer: Answer, delay: float, stop: threading.Event,
+                      may_hold: bool = True) -> bool:
+        """Have the hot path hold `answer` to `requests`, due in `delay` seconds (True), when that is longer than
+        `LONGEST_HOLD` and it `may_hold` (the loop goes on); else wait for it to be due. A failure is told at once."""
+        if message_kind(answer.reply) != MessageType.SENSOR:
+            return False
+        if may_hold and delay >= LONGEST_HOLD and len(requests) == 1 and not self.sim.shared and \
+                self.hot_path.hold(requests[0], answer.reply, answer.simulated_time):
+            return True
+        # An answer the hot path does not hold waits here: a round's (stepped here only when the hot path cannot
+        # take it), or one through the shared channel, whose client waits there (one whose wait would be long goes
+        # through the socket instead, `coupler::HotPath`).
+        if delay >= LONGEST_HOLD:
+            stop.wait(delay)
+        elif delay > 0:
+            # The common case, one step's worth: a plain sleep ends on time (a poll is ms-grained).
+            time.sleep(delay)
+        return False
 
     def _step_long_control(self, stop: threading.Event) -> Answer:
         """Take the steps of `sim.long_control` in chunks, serving others between them; the answer to its Controls."""
@@ -409,8 +412,5 @@ class LockstepLoop:
             for request in requests:
                 self.responder.send(request, failed)
             return None
-        stepped_to = self._pace(answer, self.sim.starts != starts, stop)
         # Requests of controllers that left while waiting were dropped: their peers are gone.
-        for request in requests:
-            self.responder.send(request, answer)
-        return stepped_to
+        return self._answer_when_due(requests, answer, self.sim.starts != starts, stop)

@@ -35,7 +35,8 @@ each Control whose frame sizes change, which Python logs. Paced
 on the single-world path (`coupler::AnswerPacing`): one due later than
 `LONGEST_HOLD` is held there while every other request comes back to Python
 (reads are answered meanwhile), and the Control that starts a run anchors
-the clock, the loop's own, lent to the run.
+the clock, the loop's own, lent to the run. The answer Python makes to a
+Control asking for images is held there too (`hold`), once rendered.
 
 Observed (`--publish`, `--record`: the observer is a `NativePublisher`), C++
 publishes on its `coupler._native.FramePublisher` what the Python path would,
@@ -44,7 +45,8 @@ step (world 0's with its simulated time) and the answer (a Control of many
 steps: the Control and the states as it is taken, the answer once stepped,
 as the Python path publishes them). Controls asking for
 images are answered, and so published through the observer, by Python,
-which renders them.
+which renders them; paced, C++ publishes such an answer it held when it
+sends it.
 """
 
 from __future__ import annotations

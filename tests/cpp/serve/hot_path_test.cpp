@@ -589,6 +589,47 @@ TEST_CASE("the hot path sends a held answer at once when asked to, once", "[hot_
   CHECK_FALSE(rig.path->send_held(rig.server));
 }
 
+TEST_CASE("paced, an answer the caller made for a Control handed back is held until due, a reader served meanwhile",
+          "[hot_path]") {
+  Rig rig;
+  ControlMessage control = arm_control(0.5, -0.25, 5);  // due 50 ms from now
+  control.images = {ImageRequest{"eye", {"rgb"}}};
+  rig.controller.send(control);
+  const auto started = std::chrono::steady_clock::now();
+  RunClock clock = test::zero_due_in(0.0);
+  const HotPathPacing pacing{&clock, 0.01, 0.01};
+  HotPathOutcome handed = rig.path->run(rig.server, rig.peer, 2000ms, 0, pacing);
+  REQUIRE(handed.request);
+  const HotPathOutcome stepped = rig.path->step_checked(rig.controls.read(control, rig.targets()));
+  const std::string made = stepped.answer_frame + "images";  // the caller's answer, its images rendered
+  rig.path->hold(std::move(*handed.request), made, *stepped.simulated_time);
+  CHECK_FALSE(rig.controller.wait(0ms));
+
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
+  reader.send(SensorRequestMessage{});
+  const HotPathOutcome answered = rig.path->run(rig.server, rig.peer, 80ms, 0, pacing);
+  const std::string read = reader.receive_frame(2000ms);
+  CHECK(rig.controller.receive_frame(2000ms) == made);
+  CHECK(std::chrono::steady_clock::now() - started >= 50ms);
+  CHECK(read == stepped.answer_frame);  // the state the held answer reports
+  CHECK(answered.reads == 1);
+  CHECK_FALSE(answered.answer_held);
+  REQUIRE(answered.simulated_time);
+  CHECK(*answered.simulated_time == Approx(0.05));
+}
+
+TEST_CASE("the hot path holds one answer at a time, and none to a request through the shared channel", "[hot_path]") {
+  Rig rig;
+  rig.controller.send(arm_control(0.5, -0.25, 50));  // due half a second from now
+  RunClock clock = test::zero_due_in(0.0);
+  REQUIRE(rig.path->run(rig.server, rig.peer, 10ms, 0, HotPathPacing{&clock, 0.01, 0.01}).answer_held);
+  Request again = Request::from_channel(rig.peer, SensorRequestMessage{}, encode(SensorRequestMessage{}));
+  CHECK_THROWS_WITH(rig.path->hold(again, "answer", 1.0),
+                    "an answer is held, or a Control of many steps is in progress: no other answer can be held");
+  CHECK(rig.path->send_held(rig.server));
+  CHECK_THROWS_WITH(rig.path->hold(again, "answer", 1.0), "an answer through the shared channel cannot be held");
+}
+
 TEST_CASE("paced and starting, the hot path anchors the clock at its first Control, holding it for its own steps",
           "[hot_path]") {
   Rig rig;

@@ -17,6 +17,7 @@ from coupler.record.scene_record import scene_attachments, scene_metadata  # noq
 from coupler.serve.frame_observer import observed  # noqa: E402
 from coupler.serve.lockstep_loop import LockstepLoop  # noqa: E402
 from coupler.serve.native_responder import NativeResponder  # noqa: E402
+from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.serve.simulation_server import SimulationServer  # noqa: E402
 from coupler.wire.codec import encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
@@ -32,27 +33,27 @@ from camera_rail import rail_scene  # noqa: E402
 # A cart pushed along a rail across the camera's view.
 SCENE = rail_scene(16, 12, motor='ctrlrange="-5 5"')
 EYE = [ImageRequest("eye", ["rgb", "depth"])]
-# Controls asking for images (every other step's, some clamped, one of 150 steps taken in chunks), one asking for
-# none, a read asking for them.
+# Controls asking for images (every other step's, some clamped, one of 150 steps taken in chunks, one of 50 whose
+# answer waits paced), one asking for none, a read asking for them.
 FRAMES = [encode(message) for message in [
     HandshakeInitMessage(),
     *(ControlMessage({"cart": ObjectControl([force])}, steps, images=EYE)
-      for force, steps in [(2.0, 1), (-7.0, 3), (1.0, 0), (4.0, 2), (-0.5, 150)]),
+      for force, steps in [(2.0, 1), (-7.0, 3), (1.0, 0), (4.0, 2), (-0.5, 150), (0.3, 50)]),
     ControlMessage({"cart": ObjectControl([0.5])}, 2),
     ControlMessage({"cart": ObjectControl([-1.0])}, 1, images=[ImageRequest("eye", ["rgb"], every=2)]),
     SensorRequestMessage(images=EYE),
 ]]
 
 
-def stream(address: str, publish_on: str) -> tuple[list, list, int]:
-    """Every frame message published while a controller sends FRAMES, all header fields but the wall clock;
-    every request and its answer; and the Controls the hot path stepped."""
+def stream(address: str, publish_on: str, clock: RunClock | None = None) -> tuple[list, list, int]:
+    """Every frame message published while a controller sends FRAMES (paced by `clock` when given), all header
+    fields but the wall clock; every request and its answer; and the Controls the hot path stepped."""
     simulation = MujocoSimulation.from_xml_string(SCENE)
     if serve_cameras(simulation) is None or simulation.images is None:
         pytest.fail(f"the scene's camera is not served: {simulation.images_unavailable}")
     publisher = FramePublisher(scene_metadata(simulation, "rail"), scene_attachments(simulation))
     responder = NativeResponder(address, SimulationServer(simulation))
-    loop = LockstepLoop(observed(responder, publisher))
+    loop = LockstepLoop(observed(responder, publisher), clock)
     stop = threading.Event()
     thread = threading.Thread(target=loop.run, args=(stop, 0.05))
     subscriber, received = follow(publisher.bind(publish_on))
@@ -80,8 +81,11 @@ def stream(address: str, publish_on: str) -> tuple[list, list, int]:
     return compared(received), exchanged, loop.hot_path.controls
 
 
-def test_controls_asking_for_images_stepped_in_cpp_are_published_in_turn_with_their_answers(make_address):
-    published, exchanged, stepped_in_cpp = stream(make_address("ipc"), make_address("ipc"))
-    assert stepped_in_cpp == 7  # the first, which starts the run, too
+@pytest.mark.parametrize("clock", [None, RunClock(0.25)], ids=["unpaced", "paced"])
+def test_controls_asking_for_images_stepped_in_cpp_are_published_in_turn_with_their_answers(make_address, clock):
+    # Paced at a quarter of real time, the answers of the Controls of 150 and 50 steps wait for their time in C++,
+    # which publishes them.
+    published, exchanged, stepped_in_cpp = stream(make_address("ipc"), make_address("ipc"), clock)
+    assert stepped_in_cpp == 8  # the first, which starts the run, too
     assert_streams_exchanges(published, exchanged)
     assert any(b"rgb" in answer for _, answer in exchanged)  # images came with some answers

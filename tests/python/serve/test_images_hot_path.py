@@ -1,8 +1,10 @@
 """A lone controller's Controls asking for camera images (the "images" extension), stepped by the C++ hot
 path (`coupler._native.HotPath.step_checked`; one of many steps chunk by chunk, others served between
 two chunks) and answered with the images rendered in Python: the readings and images those of stepping the same
-MJCF in MuJoCo directly and rendering it. Paced, their answers wait for their time while others are served; images
-that fail to render, or steps that fail, are answered with the failure; with several controllers, refused."""
+MJCF in MuJoCo directly and rendering it. Paced, their answers wait for their time in the hot path, which serves
+others meanwhile (through the shared channel, one that would wait long is handed back empty, to come through the
+socket); images that fail to render, or steps that fail, are answered with the failure; with several controllers,
+refused."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
+from coupler import _native  # noqa: E402
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
 from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.transport.client import Client  # noqa: E402
+from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
     ErrorCode,
@@ -132,25 +136,72 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
     assert stepped_in_cpp == 1
 
 
-def test_paced_a_control_asking_for_images_is_answered_when_due_and_a_reader_meanwhile(tmp_path):
+# 100 steps of 2 ms are taken at once, their images rendered aside; 250 in chunks, their images rendered after them.
+@pytest.mark.parametrize("steps", [100, 250])
+def test_paced_the_answer_to_a_control_asking_for_images_waits_in_cpp_which_answers_a_reader_meanwhile(tmp_path,
+                                                                                                      steps):
     simulation = _camera_scene()
-    steps = 250  # half a second of the scene's 2 ms steps, taken in chunks
-    with Served(simulation, f"ipc://{tmp_path}/paced.sock", clock=RunClock(1.0)) as hot, \
+    # At half speed, their answer waits twice their simulated time.
+    with Served(simulation, f"ipc://{tmp_path}/held.sock", clock=RunClock(0.5)) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as reader:
         driver.request(HandshakeInitMessage())
         sent = time.monotonic()
         driver.send(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=steps,
                                    images=[ImageRequest("eye", ["rgb"])]))
-        time.sleep(0.1)  # the steps are taken by now; their answer waits for its time
+        # Its images render (reads are answered in Python meanwhile); then the hot path holds its answer.
+        while not hot.loop.hot_path.long_in_progress and time.monotonic() - sent < 5.0:
+            time.sleep(0.001)
+        time.sleep(0.02)  # the loop is back in the hot path
         read = reader.request(SensorRequestMessage())
-        read_after = time.monotonic() - sent
+        waiting = not driver.wait(0)
         answer = driver.receive()
         answered_after = time.monotonic() - sent
+    reads_in_cpp = hot.loop.hot_path.reads  # counted once its run returns
+    assert isinstance(answer, SensorMessage) and [image.kind for image in answer.images] == ["rgb"]
+    assert answered_after >= steps * 0.002 / 0.5 * 0.98
+    assert waiting and read.simulated_time == answer.simulated_time  # read while the answer waited
+    assert reads_in_cpp >= 1  # the reader was answered by the hot path holding the answer
+
+
+def test_paced_the_last_control_before_stop_after_asking_for_images_is_answered_when_due_then_the_loop_ends(tmp_path):
+    simulation = _camera_scene()
+    steps = 100  # 0.2 s of the scene's 2 ms steps: the run's end
+    with Served(simulation, f"ipc://{tmp_path}/last.sock", clock=RunClock(1.0), stop_after=steps * 0.002) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver:
+        driver.request(HandshakeInitMessage())
+        sent = time.monotonic()
+        answer = driver.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=steps,
+                                               images=[ImageRequest("eye", ["rgb"])]))
+        answered_after = time.monotonic() - sent
+        hot.thread.join(timeout=5.0)
+        ended = not hot.thread.is_alive()
     assert isinstance(answer, SensorMessage) and [image.kind for image in answer.images] == ["rgb"]
     assert answered_after >= steps * 0.002 * 0.98
-    assert read_after < 0.3  # answered while the driver's answer waited, not after it
-    assert read.simulated_time == answer.simulated_time == pytest.approx(steps * 0.002)
+    assert ended
+
+
+def test_paced_a_control_asking_for_images_whose_answer_waits_long_is_handed_back_empty_through_the_channel(
+        tmp_path):
+    simulation = _camera_scene()
+    eye = [ImageRequest("eye", ["rgb"])]
+    with Served(simulation, f"ipc://{tmp_path}/channel.sock", clock=RunClock(1.0)) as hot, \
+            Client(hot.responder.endpoint, timeout=5.0) as driver:
+        handshake = driver.request(HandshakeInitMessage(shared_channel=True))
+        assert handshake.shared_channel
+        first = driver.request(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}))
+        through = _native.SharedChannelClient(handshake.shared_channel)
+        # 100 steps of 2 ms: its answer would wait 0.2 s, where the channel holds nothing.
+        control = ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=100, images=eye)
+        empty = through.exchange(encode(control), 5.0)
+        short = decode(through.exchange(encode(ControlMessage(objects={"cart": ObjectControl(values=[1.0])},
+                                                              images=eye)), 5.0))
+        again = driver.request(control)  # sent again through the socket, held there
+    assert empty == b""  # nothing applied
+    assert isinstance(short, SensorMessage) and short.simulated_time == pytest.approx(first.simulated_time + 0.002)
+    assert [image.kind for image in short.images] == ["rgb"]  # one step's wait: answered through the channel
+    assert isinstance(again, SensorMessage) and again.simulated_time == pytest.approx(short.simulated_time + 0.2)
+    assert [image.kind for image in again.images] == ["rgb"]
 
 
 def _images_then_plain(hot: Served, eye: list[ImageRequest]) -> tuple[object, object, object]:

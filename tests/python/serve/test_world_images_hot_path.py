@@ -20,6 +20,7 @@ mujoco = pytest.importorskip("mujoco")
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
+from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.wire.codec import decode, encode  # noqa: E402
 from coupler.wire.messages import (  # noqa: E402
     ControlMessage,
@@ -53,12 +54,13 @@ LONG_WORLDS = [2]
 LONGEST = 100_000  # steps of a Control for every world read between its chunks, then stopped
 
 
-def served_rail(address: str) -> ServedBatch:
-    """The rail scene's batch of WORLDS worlds with its camera, served by a lockstep loop in a thread."""
+def served_rail(address: str, clock: RunClock | None = None) -> ServedBatch:
+    """The rail scene's batch of WORLDS worlds with its camera, served by a lockstep loop in a thread (paced by
+    `clock` when given)."""
     first = MujocoSimulation.from_xml_string(SCENE)
     if serve_cameras(first) is None or first.images is None:
         pytest.fail(f"the scene's camera is not served: {first.images_unavailable}")
-    return ServedBatch(first, address, WORLDS)
+    return ServedBatch(first, address, WORLDS, clock=clock)
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +203,24 @@ def test_a_control_for_every_world_of_many_steps_asking_for_images_answers_reads
     assert isinstance(ended, ErrorMessage) and ended.code == ErrorCode.SESSION_ENDED
     assert ended.text.startswith("server stopped after ") and f" of the {LONGEST} steps" in ended.text
     assert stepped_in_cpp == 1
+
+
+def test_paced_the_answer_to_a_control_for_every_world_asking_for_images_waits_in_cpp_a_reader_answered_meanwhile(
+        tmp_path):
+    address = f"ipc://{tmp_path}/paced.sock"
+    steps = 100  # 0.2 s of the scene's 2 ms steps, taken at once, at half speed: their answer waits 0.4 s
+    with served_rail(address, RunClock(0.5)) as hot, req_socket(address) as driver, req_socket(address) as reader:
+        ask(driver, encode(HandshakeInitMessage()))
+        sent = time.monotonic()
+        driver.send(encode_world_control(WORLDS, np.ones((WORLDS, 1)), steps, images=[("eye", ["rgb"])]))
+        # Its images render aside; then the world hot path holds its answer until its time.
+        while not hot.loop.hot_path.long_in_progress and time.monotonic() - sent < 5.0:
+            time.sleep(0.001)
+        read = decode(ask(reader, encode(SensorRequestMessage())))
+        waiting = driver.poll(0) == 0
+        _, times, _, images, image_worlds = read_world_answer_with_images(driver.recv())
+        answered_after = time.monotonic() - sent
+    assert waiting and isinstance(read, SensorMessage)  # read while the answer waited
+    assert answered_after >= steps * 0.002 / 0.5 * 0.98
+    assert times[0] == pytest.approx(steps * 0.002) == read.simulated_time
+    assert [image.kind for image in images] == ["rgb"] and list(image_worlds) == list(range(WORLDS))

@@ -269,6 +269,13 @@ class HotPath {
   // Sends the paced answer held for its time (if one is; a round's: to each of its Controls) now, and publishes
   // it; whether one was.
   bool send_held(Server& server);
+  // Holds `frame`, the caller's answer to `request` (a lone controller's Control run() handed back, whose images
+  // the caller rendered), stepped to `time` seconds, as run() holds its own: the next run() (paced) sends it once
+  // due, serving the others meanwhile, and publishes it then (the caller published the Control and the state);
+  // send_held() sends it at once. Its frame must be a SensorMessage's. Throws Error while an answer is held or a
+  // Control of many steps is in progress, and for a request that came through the shared channel (its client
+  // waits there, where nothing can be held).
+  void hold(Request request, std::string frame, double time);
 
   // From now on, publishes what the Python path's observer publishes for
   // each Control answered, in its order: the Control, the state after the

@@ -173,6 +173,12 @@ class WorldHotPath {
   bool drop_chunks() noexcept;
   // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
   bool send_held(Server& server);
+  // Holds `frame`, the caller's answer to `request` (a Control run() handed back, whose images the caller
+  // rendered), world 0 stepped to `time` seconds, as run() holds its own: the next run() (paced) sends it once
+  // due and publishes it then (the caller published the Control and the states); send_held() sends it at once.
+  // Its frame must be a SensorMessage's. Throws Error while a Control is in progress (a held answer, one of many
+  // steps), and for a request that came through the shared channel.
+  void hold(Request request, std::string frame, double time);
   // Answers the Control of many steps in progress (if one is) with SessionEnded and `text`, and publishes that
   // answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
