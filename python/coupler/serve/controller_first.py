@@ -83,6 +83,12 @@ class ControllerFirst:
         self._gather()
         return self._waiting.take_any()
 
+    def next_any(self, timeout: float) -> Any | None:
+        """The next request, the others' share aside (the controllers wait for answers, not to send), waiting up to
+        `timeout` seconds for one; None when none came."""
+        request = self.take_any()
+        return request if request is not None else self.responder.receive(timeout)
+
     def _wait_for_controller(self) -> Any:
         """With the others' share used: the controller's next request if it comes before theirs is due, else theirs."""
         while not self._waiting.full():

@@ -19,8 +19,8 @@ from coupler.serve.run_clock import LONGEST_HOLD, RunClock
 
 log = logging.getLogger(__name__)
 
-# While answers wait for their images, requests are looked for this often (seconds); a finished image is
-# sent as soon as it is done.
+# While answers wait for their images, requests are looked for this often (seconds), unpaced: a finished image
+# is sent as soon as it is done; paced, the images are looked at this often.
 _RENDERING_POLL = 0.001
 # How long a stopping server still waits for images being rendered, to send their answers (seconds).
 _RENDERING_AT_STOP = 5.0
@@ -94,6 +94,7 @@ class LockstepLoop:
         self.responder = responder
         self.sim = responder.sim
         self.clock = clock
+        self._paced = clock is not None and clock.speed is not None
         self.stop_after = stop_after
         self.exit_on_session_end = exit_on_session_end
         self._stop_after_reached = False  # a long Control was cut at stop_after: the loop ends
@@ -190,10 +191,7 @@ class LockstepLoop:
                 if request is _DONE:
                     return
             elif rendering and not self._requests.waiting():
-                # Wakes as soon as an image is done; requests meanwhile wait at most this long.
-                self._renders.wait_rendered(_RENDERING_POLL)
-                self._send_rendered(stop)
-                request = self._requests.next(0.0)
+                request = self._while_rendering(stop)
             elif not rendering and not self._requests.waiting() and self.hot_path.ready():
                 request = self._served_by_hot_path(poll_timeout)
                 if request is _DONE:
@@ -219,6 +217,21 @@ class LockstepLoop:
             stepped_to = self._answer_when_due([request], answer, self.sim.starts != starts, stop)
             if self._done(stepped_to):
                 return
+
+    def _while_rendering(self, stop: threading.Event) -> Any | None:
+        """The next request to serve while images render (None: none came meanwhile), the answers whose images are
+        done sent. Unpaced, the images are looked at first, their answer sent as soon as they are done; paced, its
+        answer waits for its time anyway, and requests are served as they come."""
+        if self._paced:
+            wait = _RENDERING_POLL
+        else:
+            self._renders.wait_rendered(_RENDERING_POLL)
+            self._send_rendered(stop)
+            wait = 0.0
+        if any(self._renders.images_pending_for(peer) for peer in self.sim.sessions.active):
+            # Its controller waits for its answer, not to send: the others need no share of its time.
+            return self._requests.next_any(wait)
+        return self._requests.next(wait)
 
     def _served_by_hot_path(self, wait: float, first: Any | None = None) -> Any:
         """Let the hot path serve for up to `wait` seconds (`first`: a request taken here, which it serves first); the

@@ -108,6 +108,15 @@ def test_with_their_share_used_the_others_wait_for_the_controllers_next_request_
     assert arrivals.now == 0.05
 
 
+def test_while_the_controller_waits_for_an_answer_the_others_are_served_as_they_came_without_waiting_their_turn():
+    arrivals = Arrivals(b"controller", b"reader1", b"reader2", b"reader3")
+    queue = ControllerFirst(arrivals, drives, somebody, share=1, patience=0.05, clock=arrivals.clock)
+    assert queue.next(0.0).peer == b"controller"
+    assert [queue.next_any(0.0).peer for _ in range(3)] == [b"reader1", b"reader2", b"reader3"]
+    assert arrivals.now == 0.0  # none waited for the controller's next request
+    assert queue.next_any(0.01) is None and arrivals.now == 0.01  # none came within the time given
+
+
 def test_without_a_controller_the_others_are_served_without_waiting():
     queue = ControllerFirst(Arrivals(b"reader1", b"reader2", b"reader3"), drives, nobody, share=1, patience=10.0)
     assert order(queue) == [b"reader1", b"reader2", b"reader3"]
