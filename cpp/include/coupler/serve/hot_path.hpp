@@ -15,7 +15,8 @@
 //
 // A Control asking for camera images goes back to the caller, which checks
 // the images, reads the Control and has step_checked() apply and step it as
-// run() would, then renders the images and answers. One of more than
+// run() would, then renders the images and answers, or paced, has hold()
+// keep its answer until due, as run() keeps its own. One of more than
 // StepChunks::kFirst steps is applied by start_chunks() and stepped chunk by
 // chunk by step_chunk(), the caller serving others between two calls.
 //
