@@ -25,6 +25,7 @@ from coupler.serve.server_info import with_server_info
 from coupler.transport.client import Client
 from coupler.wire.codec import encode
 from coupler.wire.errors import ProtocolError
+from coupler.wire.peer_text import shown
 from coupler.wire.messages import (
     EXTENSION_GOODBYE,
     ErrorCode,
@@ -36,7 +37,8 @@ from coupler.wire.messages import (
     ValueType,
 )
 
-# Text the server chose is shown escaped and cut to this many characters.
+# Text the server chose is shown escaped and cut to this many characters, as any peer's text is
+# (`coupler.wire.peer_text`).
 _MAX_SHOWN = 80
 
 
@@ -68,8 +70,7 @@ def _type(value_type: ValueType) -> str:
 
 
 def _shown(text: str, limit: int = _MAX_SHOWN) -> str:
-    escaped = text.encode("unicode_escape").decode("ascii")
-    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
+    return shown(text, limit)
 
 
 def _server_lines(server: ServerInfo | None) -> list[str]:
@@ -172,9 +173,19 @@ def _server_handshake(args: argparse.Namespace) -> HandshakeMessage:
         # Leave as the protocol asks: a goodbye only to a server that takes one (a Click server cannot).
         if isinstance(answer, HandshakeMessage) and answer.supports(EXTENSION_GOODBYE):
             client.send(ErrorMessage(code=ErrorCode.SESSION_ENDED, text="coupler info is done"))
+    if isinstance(answer, ErrorMessage):
+        # Its text escaped and cut, as all a server says is here: a hostile one must not forge lines or flood them.
+        raise ProtocolError(f"{args.addr} refused the handshake ({_code_name(answer.code)}): {_shown(answer.text)}")
     if not isinstance(answer, HandshakeMessage):
-        raise ProtocolError(f"{args.addr} answered the handshake with {type(answer).__name__}: {answer}")
+        raise ProtocolError(f"{args.addr} answered the handshake with a {type(answer).__name__}")
     return answer
+
+
+def _code_name(code: int) -> str:
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"error code {code}"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+
+import zmq
 
 from coupler.cli import main as cli_main
 from coupler.cli.info import describe
 from coupler.transport.client import Client
+from coupler.wire.codec import encode
 from coupler.wire.messages import (
+    ErrorMessage,
     HandshakeInitMessage,
     HandshakeMessage,
     ObjectDescription,
@@ -113,6 +118,34 @@ def test_info_says_goodbye_to_a_coupler_server():
     with coupler_server(address, "--scene", "static", "--exit-on-error") as server:
         info(address)
         assert server.wait(timeout=10) == 0  # the goodbye ended the session, so the server exited
+
+
+def test_info_while_another_controller_drives_says_in_one_line_that_the_server_is_busy():
+    address = free_tcp_address()
+    with coupler_server(address, "--scene", "static"), Client(address, timeout=5.0) as controller:
+        assert isinstance(controller.request(HandshakeInitMessage()), HandshakeMessage)  # it drives from here on
+        result = run([sys.executable, "-m", "coupler.cli", "info", "--addr", address, "--timeout", "5"])
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"coupler info: {address} refused the handshake (SERVER_BUSY): server busy: "
+                                    "another controller drives this simulation")
+    assert result.stdout.count("\n") == 1
+
+
+def test_a_servers_refusal_is_shown_escaped_and_cut_whatever_it_says():
+    address = free_tcp_address()
+    context = zmq.Context.instance()
+    with context.socket(zmq.REP) as hostile:
+        hostile.linger = 0
+        hostile.bind(address)
+        refusing = threading.Thread(target=lambda: (hostile.recv(), hostile.send(encode(ErrorMessage(
+            code=999, text="line\n\x1b[2Jforged" + "x" * 100_000)))))
+        refusing.start()
+        result = run([sys.executable, "-m", "coupler.cli", "info", "--addr", address, "--timeout", "5"])
+        refusing.join(timeout=5)
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"coupler info: {address} refused the handshake (error code 999): line\\n")
+    assert result.stdout.count("\n") == 1 and "\x1b" not in result.stdout
+    assert len(result.stdout) < 300
 
 
 # `coupler info --scene FILE`: what a server would announce, without one.
