@@ -266,7 +266,7 @@ const WorldAnswer& WorldSession::receive() {
   Message message = decode(frame);
   if (session_->options().trace) session_->options().trace("recv", message);
   if (const auto* error = std::get_if<ErrorMessage>(&message)) {
-    throw RemoteError(error->code, shown_peer_text(error->text));
+    throw RemoteError(error->code, error->text);
   }
   auto* sensors = std::get_if<SensorMessage>(&message);
   if (sensors == nullptr) {

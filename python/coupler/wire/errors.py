@@ -40,10 +40,14 @@ class SceneChangedError(Error):
 
 
 class RemoteError(Error):
-    """The peer answered with an ErrorMessage."""
+    """The peer answered with an ErrorMessage: `text` as it sent it, the message showing it escaped and cut (it ends
+    up in log lines)."""
 
     def __init__(self, code: int, text: str) -> None:
-        super().__init__(f"peer reported error {code}: {text}")
+        # The C++ rule (coupler.wire.peer_text binds it), looked up when raised: the binding raises this class itself.
+        from coupler._native import peer_text
+
+        super().__init__(f"peer reported error {code}: {peer_text.shown(text)}")
         self.code = code
         self.text = text
 

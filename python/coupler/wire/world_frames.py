@@ -24,7 +24,6 @@ from coupler import _native
 from coupler.wire.codec import decode
 from coupler.wire.errors import ProtocolError, RemoteError
 from coupler.wire.messages import ErrorCode, ErrorMessage
-from coupler.wire.peer_text import shown
 
 __all__ = ["WorldControl", "WorldImages", "carries_worlds", "encode_world_control", "encode_world_sensors",
            "read_world_answer", "read_world_answer_with_images", "read_world_control", "read_world_sensors",
@@ -154,6 +153,6 @@ def read_world_answer_with_images(
                 image_worlds.astype(np.int64))
     message = decode(frame)
     if isinstance(message, ErrorMessage):
-        raise RemoteError(message.code, shown(message.text))
+        raise RemoteError(message.code, message.text)
     raise ProtocolError(f"unexpected message: a {type(message).__name__} answered a Control for every world",
                         ErrorCode.UNEXPECTED_MESSAGE)

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <coupler/wire/error.hpp>
 #include <coupler/wire/peer_text.hpp>
 
 using coupler::shown_peer_text;
@@ -26,4 +27,15 @@ TEST_CASE("long peer text is cut at the limit in characters, naming its length",
   std::string text;
   for (int i = 0; i < 5; ++i) text += "\xc3\xa9";  // é
   CHECK(shown_peer_text(text, 3) == "\xc3\xa9\xc3\xa9\xc3\xa9\u2026 (5 characters)");
+}
+
+TEST_CASE("a remote error's message shows the peer's text escaped and cut, its text as the peer sent it",
+          "[peer_text]") {
+  const std::string text = "refused\nERROR forged" + std::string(1000, 'x');
+  const coupler::RemoteError error(103, text);
+  const std::string message = error.what();
+  CHECK(message.rfind("peer reported error 103: refused\\nERROR forged", 0) == 0);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.size() < 300);
+  CHECK(error.text() == text);
 }

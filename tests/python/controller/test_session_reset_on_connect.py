@@ -44,3 +44,17 @@ def test_a_session_whose_reset_is_refused_raises_the_servers_refusal() -> None:
         server.close()
     assert refused.value.code == ErrorCode.SERVER_BUSY
     assert "another controller drives this simulation" in str(refused.value)
+
+
+def test_a_refusal_of_any_length_shows_the_servers_text_escaped_and_cut_and_keeps_it_whole():
+    text = "refused\nERROR forged line\x1b[2J" + "x" * 100_000
+    server = ScriptedServer([ErrorMessage(code=ErrorCode.SERVER_BUSY, text=text)])
+    try:
+        with pytest.raises(RemoteError) as refused:
+            Session(server.address, timeout=5.0, reset=True)
+    finally:
+        server.close()
+    message = str(refused.value)
+    assert message.startswith("peer reported error 103: refused\\nERROR forged line\\x1b[2J")
+    assert "\n" not in message and "\x1b" not in message and len(message) < 300  # one line for a log
+    assert refused.value.text == text  # as the server sent it, for a program to read

@@ -141,14 +141,15 @@ def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chu
 def test_paced_the_answer_to_a_control_asking_for_images_waits_in_cpp_which_answers_a_reader_meanwhile(tmp_path,
                                                                                                       steps):
     simulation = _camera_scene()
-    # At half speed, their answer waits twice their simulated time.
-    with Served(simulation, f"ipc://{tmp_path}/held.sock", clock=RunClock(0.5)) as hot, \
+    # At a quarter of real time, their answer waits four times their simulated time: far longer than their depth
+    # image takes to render under load.
+    with Served(simulation, f"ipc://{tmp_path}/held.sock", clock=RunClock(0.25)) as hot, \
             Client(hot.responder.endpoint, timeout=5.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as reader:
         driver.request(HandshakeInitMessage())
         sent = time.monotonic()
         driver.send(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=steps,
-                                   images=[ImageRequest("eye", ["rgb"])]))
+                                   images=[ImageRequest("eye", ["depth"])]))
         # Its images render (reads are answered in Python meanwhile); then the hot path holds its answer.
         while not hot.loop.hot_path.long_in_progress and time.monotonic() - sent < 5.0:
             time.sleep(0.001)
@@ -158,8 +159,8 @@ def test_paced_the_answer_to_a_control_asking_for_images_waits_in_cpp_which_answ
         answer = driver.receive()
         answered_after = time.monotonic() - sent
     reads_in_cpp = hot.loop.hot_path.reads  # counted once its run returns
-    assert isinstance(answer, SensorMessage) and [image.kind for image in answer.images] == ["rgb"]
-    assert answered_after >= steps * 0.002 / 0.5 * 0.98
+    assert isinstance(answer, SensorMessage) and [image.kind for image in answer.images] == ["depth"]
+    assert answered_after >= steps * 0.002 / 0.25 * 0.98
     assert waiting and read.simulated_time == answer.simulated_time  # read while the answer waited
     assert reads_in_cpp >= 1  # the reader was answered by the hot path holding the answer
 

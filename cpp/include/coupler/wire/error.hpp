@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <coupler/wire/peer_text.hpp>
 #include <coupler/wire/types.hpp>
 
 namespace coupler {
@@ -67,8 +68,9 @@ class ExtensionNotSupportedError : public Error {
 // The peer answered with an ErrorMessage.
 class RemoteError : public Error {
  public:
+  // what() shows the peer's text escaped and cut (it ends up in log lines); text() is as the peer sent it.
   RemoteError(int code, const std::string& text)
-      : Error("peer reported error " + std::to_string(code) + ": " + text), code_(code), text_(text) {}
+      : Error("peer reported error " + std::to_string(code) + ": " + shown_peer_text(text)), code_(code), text_(text) {}
   int code() const noexcept { return code_; }
   const std::string& text() const noexcept { return text_; }
 
