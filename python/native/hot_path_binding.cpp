@@ -114,12 +114,7 @@ class HotPathOf {
     return path_->start_chunks(steps);
   }
 
-  HotPathOutcome step_chunk() {
-    py::gil_scoped_release released;
-    return path_->step_chunk();
-  }
-
-  bool drop_chunks() { return path_->drop_chunks(); }
+  bool has_long_control() const noexcept { return path_->has_long_control(); }
 
   HotPathOutcome start_applied_chunks(std::uint64_t steps) {
     py::gil_scoped_release released;
@@ -336,6 +331,9 @@ void bind_hot_path(py::module_& module) {
                     "It stopped at the step reaching stop_after, unanswered: end it with end_long_control().")
       .def_readonly("long_failed", &HotPathOutcome::long_failed,
                     "The simulation failed during a Control of many steps (counted in `controls` when taken).")
+      .def_readonly("long_done", &HotPathOutcome::long_done,
+                    "The Control of many steps the caller answers (start_chunks()) took its last step in this run: "
+                    "the state read is its answer's, for the caller to make and send.")
       .def_readonly("answer_held", &HotPathOutcome::answer_held,
                     "Paced: the lone controller's answer (counted when stepped), or a round's answers (the round counted "
                     "once answered), wait for their time; the next run() sends them when due, send_held() at once.")
@@ -371,15 +369,9 @@ void bind_hot_path(py::module_& module) {
       .def("start_chunks", &HotPathOf::start_chunks, py::arg("steps"),
            "As step_checked(), for a Control of more than StepChunks.FIRST `steps`: applied (its failure and "
            "INTERNAL_ERROR frame in the outcome when it cannot be; answer_frame empty and long_steps 0 for one of "
-           "fewer steps), its steps left to step_chunk(), which the caller calls chunk after chunk, serving others "
-           "between two calls. The outcome counts it (controls 1, long_steps).")
-      .def("step_chunk", &HotPathOf::step_chunk,
-           "Take the next chunk of the Control start_chunks() applied, without the GIL: its steps in the outcome, "
-           "long_steps and long_taken while steps remain; after its last step, the answer's readings in "
-           "answer_frame; stopped at the step reaching stop_after (long_at_stop_after) or failed (failure, and "
-           "the INTERNAL_ERROR frame in answer_frame), unanswered, for the caller to answer.")
-      .def("drop_chunks", &HotPathOf::drop_chunks,
-           "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
+           "fewer steps), its steps left to the next run(), which takes its chunks as its own and returns once its "
+           "last is taken (long_done), for the caller to answer it; cut at stop_after (long_at_stop_after), "
+           "end_long_control() ends it, sending nothing. The outcome counts it (controls 1, long_steps).")
       .def("apply_checked", &HotPathOf::apply_checked,
            "Apply, without a step, a Control of one of several controllers read into the control arrays and checked "
            "by the caller (as for step_checked()), to wait for the others' Controls of its round: the outcome counts "
@@ -389,10 +381,12 @@ void bind_hot_path(py::module_& module) {
            "caller settled, without the GIL, and read it: as step_checked() without applying (controls 0).")
       .def("start_applied_chunks", &HotPathOf::start_applied_chunks, py::arg("steps"),
            "As start_chunks(), for a round of more than StepChunks.FIRST `steps` whose Controls apply_checked() "
-           "applied: nothing applied (controls 0), its steps left to step_chunk().")
+           "applied: nothing applied (controls 0), its steps left to the next run().")
       .def("end_long_control", &HotPathOf::end_long_control, py::arg("server"), py::arg("text"),
-           "Answer the Control of many steps in progress (if any) with SESSION_ENDED and `text`, and publish that "
-           "answer; whether one was in progress.")
+           "Answer the Control of many steps in progress (if any; not one the caller answers) with SESSION_ENDED "
+           "and `text`, and publish that answer; whether one was in progress.")
+      .def_property_readonly("has_long_control", &HotPathOf::has_long_control,
+                             "Whether a Control of many steps is in progress (the next run() goes on with it).")
       .def("send_held", &HotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if any) now, and publish it; whether one was held.")
       .def("hold", &HotPathOf::hold, py::arg("request"), py::arg("frame"), py::arg("time"),

@@ -166,13 +166,6 @@ class WorldHotPathOf {
     return path_->start_chunks(frame);
   }
 
-  WorldHotPathOutcome step_chunk() {
-    py::gil_scoped_release released;
-    return path_->step_chunk();
-  }
-
-  bool drop_chunks() { return path_->drop_chunks(); }
-
   bool send_held(ServerHandle& server) {
     Server& bound = server.get();
     py::gil_scoped_release released;
@@ -269,7 +262,10 @@ void bind_world_steps(py::module_& module) {
       .def_readonly("long_at_stop_after", &WorldHotPathOutcome::long_at_stop_after,
                     "It stopped at the step reaching stop_after, unanswered: end it with end_long_control().")
       .def_readonly("long_failed", &WorldHotPathOutcome::long_failed,
-                    "The worlds failed during a Control of many steps (counted in controls when it was taken).");
+                    "The worlds failed during a Control of many steps (counted in controls when it was taken).")
+      .def_readonly("long_done", &WorldHotPathOutcome::long_done,
+                    "The Control of many steps the caller answers (start_chunks()) took its last step in this run: "
+                    "the answer's arrays are written, for the caller to make and send it.");
 
   py::class_<WorldHotPathOf>(module, "WorldHotPath",
                              "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
@@ -312,16 +308,11 @@ void bind_world_steps(py::module_& module) {
            "be in progress: no held answer, none of many steps.")
       .def("start_chunks", &WorldHotPathOf::start_chunks, py::arg("payload"),
            "As step_control(), for such a Control of more than coupler::StepChunks::kFirst steps: applied, its steps "
-           "left to step_chunk(), which the caller calls chunk after chunk, serving others between two calls; a "
-           "WorldHotPathOutcome counting it (controls 1, its steps and resets, long_steps), or None, nothing applied, "
-           "when step_control() would refuse it or it has too few steps to take in chunks.")
-      .def("step_chunk", &WorldHotPathOf::step_chunk,
-           "Take the next chunk of the Control start_chunks() applied, without the GIL: long_steps and long_taken "
-           "while steps remain; after its last step, world 0's time in simulated_time and the answer's arrays "
-           "written; stopped at the step reaching stop_after (long_at_stop_after) or failed (failure), unanswered, "
-           "for the caller to answer.")
-      .def("drop_chunks", &WorldHotPathOf::drop_chunks,
-           "Drop the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.")
+           "left to the next run(), which takes its chunks as its own and returns once its last is taken "
+           "(long_done), for the caller to answer it from the arrays; cut at stop_after (long_at_stop_after), "
+           "end_long_control() ends it, sending nothing. A WorldHotPathOutcome counting it (controls 1, its steps "
+           "and resets, long_steps), or None, nothing applied, when step_control() would refuse it or it has too "
+           "few steps to take in chunks.")
       .def("send_held", &WorldHotPathOf::send_held, py::arg("server"),
            "Send the paced answer held for its time (if one is) now, and publish it; whether one was.")
       .def("hold", &WorldHotPathOf::hold, py::arg("request"), py::arg("frame"), py::arg("time"),

@@ -149,7 +149,6 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
                                           bool starting, std::optional<Request> first) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
-  if (caller_chunks_) throw Error("a Control is being taken in chunks by the caller: nothing else can be served");
   HotPathOutcome outcome;
   Published exchange;
   const auto deadline = Clock::now() + return_after;
@@ -573,6 +572,12 @@ HotPathOutcome HotPath::serve_controllers(Server& server, const std::vector<HotP
       outcome.long_at_stop_after = true;  // the caller ends it
       return false;
     }
+    if (long_->caller_answers) {
+      outcome.simulated_time = answered_time;  // answered by the caller, from the state read now
+      outcome.long_done = true;
+      long_.reset();
+      return false;
+    }
     if (long_->starts_from) start(*long_->starts_from);
     if (hold_long(long_->requests, frame, long_->round, answered_time)) {
       long_.reset();
@@ -845,7 +850,7 @@ HotPathOutcome HotPath::start_applied_chunks(std::uint64_t steps) { return begin
 HotPathOutcome HotPath::begin_chunks(std::uint64_t steps, bool apply_first) {
   HotPathOutcome outcome;
   // As step_checked(): a paced answer held for its time (of a controller gone) stays held.
-  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  if (long_) throw Error("a Control is in progress: no other can be stepped");
   if (steps <= StepChunks::kFirst || steps > config_.max_steps) return outcome;  // not one to take in chunks
   stepper_.assume_settled();
   state_.clear();  // the caller may have changed the state since the last run
@@ -853,50 +858,16 @@ HotPathOutcome HotPath::begin_chunks(std::uint64_t steps, bool apply_first) {
     if (!apply(outcome)) return answered({}, outcome);
     ++outcome.controls;
   }
-  caller_chunks_.emplace(CallerChunks{steps, steps_before_stop(steps), 0, StepChunks(config_.chunk_seconds)});
+  long_.emplace(LongControl{{}, false, steps, steps_before_stop(steps), 0, StepChunks(config_.chunk_seconds), {},
+                            std::nullopt, true});
   outcome.long_steps = steps;
   return outcome;
-}
-
-HotPathOutcome HotPath::step_chunk() {
-  using Seconds = std::chrono::duration<double>;
-  HotPathOutcome outcome;
-  if (!caller_chunks_) throw Error("no Control is being taken in chunks");
-  CallerChunks& control = *caller_chunks_;
-  // No assume_settled(): between two chunks the stepper knows best, as for run()'s Controls of many steps.
-  const std::uint64_t n = control.chunks.next(control.last - control.taken);
-  const auto began = std::chrono::steady_clock::now();
-  std::string frame = step(n, outcome);
-  if (!outcome.failure.empty()) {
-    outcome.long_failed = true;
-    caller_chunks_.reset();
-    return answered({}, outcome);
-  }
-  control.chunks.took(n, Seconds(std::chrono::steady_clock::now() - began).count());
-  control.taken += n;
-  if (control.taken < control.steps) {
-    outcome.simulated_time.reset();  // no Control was answered
-    outcome.long_steps = control.steps;
-    outcome.long_taken = control.taken;
-    if (control.taken < control.last) return outcome;
-    outcome.long_at_stop_after = true;  // the caller answers it
-    caller_chunks_.reset();
-    return outcome;
-  }
-  caller_chunks_.reset();
-  return answered(std::move(frame), outcome);
-}
-
-bool HotPath::drop_chunks() noexcept {
-  const bool dropped = caller_chunks_.has_value();
-  caller_chunks_.reset();
-  return dropped;
 }
 
 HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
   HotPathOutcome outcome;
   // A paced answer held for its time is already made (its controller gone, another took over): it stays held.
-  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  if (long_) throw Error("a Control is in progress: no other can be stepped");
   if (steps > config_.max_steps) {
     throw Error("a Control of " + std::to_string(steps) + " steps is beyond the " +
                 std::to_string(config_.max_steps) + " a Control may ask for");
@@ -917,7 +888,7 @@ HotPathOutcome HotPath::step_checked(std::uint64_t steps) {
 
 HotPathOutcome HotPath::apply_checked() {
   HotPathOutcome outcome;
-  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be applied");
+  if (long_) throw Error("a Control is in progress: no other can be applied");
   if (!apply(outcome)) return answered({}, outcome);
   stepper_.unsettle();  // reads before the round see the controls applied, as the step will
   ++outcome.controls;
@@ -926,7 +897,7 @@ HotPathOutcome HotPath::apply_checked() {
 
 HotPathOutcome HotPath::step_applied(std::uint64_t steps) {
   HotPathOutcome outcome;
-  if (long_ || caller_chunks_) throw Error("a Control is in progress: no other can be stepped");
+  if (long_) throw Error("a Control is in progress: no other can be stepped");
   if (steps > config_.max_steps) {
     throw Error("a round of " + std::to_string(steps) + " steps is beyond the " + std::to_string(config_.max_steps) +
                 " a Control may ask for");
@@ -958,8 +929,8 @@ bool HotPath::send_held(Server& server) {
 }
 
 void HotPath::hold(Request request, std::string frame, double time) {
-  if (held_ || long_ || caller_chunks_) throw Error("an answer is held, or a Control of many steps is in progress: "
-                                                    "no other answer can be held");
+  if (held_ || long_) throw Error("an answer is held, or a Control of many steps is in progress: no other answer can be "
+                                  "held");
   if (request.through_channel()) throw Error("an answer through the shared channel cannot be held");
   std::vector<Request> requests;
   requests.push_back(std::move(request));

@@ -155,7 +155,7 @@ std::optional<WorldHotPathOutcome> WorldHotPath::start_chunks(std::string_view p
   std::optional<ControlMessage> control = taken(payload, true);
   if (!control || control->steps <= StepChunks::kFirst) return std::nullopt;
   apply(*control, true);  // kept in long_, to be taken in chunks
-  caller_chunks_ = true;
+  long_->caller_answers = true;
   long_->last = steps_before_stop(long_->steps);
   WorldHotPathOutcome outcome;
   outcome.controls = 1;
@@ -163,38 +163,6 @@ std::optional<WorldHotPathOutcome> WorldHotPath::start_chunks(std::string_view p
   outcome.resets = long_->resets;
   outcome.long_steps = long_->steps;
   return outcome;
-}
-
-WorldHotPathOutcome WorldHotPath::step_chunk() {
-  using Seconds = std::chrono::duration<double>;
-  if (!long_ || !caller_chunks_) throw Error("no Control for every world is being taken in chunks");
-  WorldHotPathOutcome outcome;
-  LongControl& control = *long_;
-  const std::uint64_t chunk = control.chunks.next(control.last - control.taken);
-  const bool first = control.taken == 0;
-  const auto began = std::chrono::steady_clock::now();
-  const bool stepped = step(chunk, first && control.resets > 0, first, outcome);
-  control.chunks.took(chunk, Seconds(std::chrono::steady_clock::now() - began).count());
-  if (stepped) control.taken += chunk;
-  if (stepped && control.taken < control.steps) {
-    outcome.long_steps = control.steps;
-    outcome.long_taken = control.taken;
-    if (control.taken < control.last) return outcome;
-    outcome.long_at_stop_after = true;  // the caller answers it
-  } else if (stepped) {
-    outcome.simulated_time = arrays_.times[0];
-  } else {
-    outcome.long_failed = true;
-  }
-  drop_chunks();
-  return outcome;
-}
-
-bool WorldHotPath::drop_chunks() noexcept {
-  if (!caller_chunks_) return false;
-  caller_chunks_ = false;
-  long_.reset();
-  return true;
 }
 
 bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome) {
@@ -300,10 +268,12 @@ void WorldHotPath::hold(Request request, std::string frame, double time) {
 }
 
 bool WorldHotPath::end_long_control(Server& server, const std::string& text) {
-  if (!long_ || !long_->request) return false;
-  const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});
-  server.reply_frame(*long_->request, frame);
-  if (publisher_) publish_answer(frame, false, 0.0);
+  if (!long_taken()) return false;
+  if (long_->request) {
+    const std::string frame = encode(ErrorMessage{static_cast<int>(ErrorCode::SessionEnded), text});
+    server.reply_frame(*long_->request, frame);
+    if (publisher_) publish_answer(frame, false, 0.0);
+  }
   long_.reset();
   return true;
 }
@@ -314,7 +284,6 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
                                       std::optional<HotPathPacing> pacing) {
   using Clock = std::chrono::steady_clock;
   using Seconds = std::chrono::duration<double>;
-  if (caller_chunks_) throw Error("a Control is being taken in chunks by the caller: nothing else can be served");
   WorldHotPathOutcome outcome;
   const auto deadline = Clock::now() + return_after;
   std::optional<AnswerPacing> paced;
@@ -414,9 +383,11 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     control.chunks.took(chunk, Seconds(Clock::now() - began).count());
     if (!stepped) {
       outcome.long_failed = true;
-      const std::string failed = failed_step_frame(outcome.failure);
-      server.reply_frame(*control.request, failed);
-      if (publisher_) publish_answer(failed, false, 0.0);
+      if (control.request) {
+        const std::string failed = failed_step_frame(outcome.failure);
+        server.reply_frame(*control.request, failed);
+        if (publisher_) publish_answer(failed, false, 0.0);
+      }
       long_.reset();
       return false;
     }
@@ -433,6 +404,11 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     }
     if (control.last < control.steps) {
       outcome.long_at_stop_after = true;  // the caller ends it
+      return false;
+    }
+    if (control.caller_answers) {
+      outcome.long_done = true;  // the caller answers it from the arrays written now
+      long_.reset();
       return false;
     }
     std::string frame = answer_frame(control.shared_memory ? ring : nullptr);
@@ -466,7 +442,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
       continue;
     }
     if (now >= deadline) break;
-    if (long_ && long_->request) {
+    if (long_taken()) {
       if (!step_long()) break;
       continue;
     }
@@ -475,12 +451,12 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     const auto left =
         std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     Offered offered = server.receive_offering(left, answer);
-    if (long_ && !long_->request && offered.request && offered.request->peer() == peer) {
+    if (long_ && !long_taken() && offered.request && offered.request->peer() == peer) {
       take_long(std::move(*offered.request));
       if (config_.trace || !outcome.last_clamped.empty()) break;
       continue;
     }
-    if (long_ && !long_->request) long_.reset();  // never handed over: nothing of it is left to take
+    if (long_ && !long_taken()) long_.reset();  // never handed over: nothing of it is left to take
     if (to_hold && offered.request && offered.request->peer() == peer) {
       // As the caller's path: the Control and the worlds' states are published as it is answered, the answer once
       // sent. Its answer, not sent yet, counts in no size, nor does its time.
@@ -507,7 +483,7 @@ WorldHotPathOutcome WorldHotPath::run(Server& server, const std::string& peer, s
     if (!goes_on()) break;
   }
   outcome.answer_held = held_.has_value();
-  if (long_ && long_->request) {
+  if (long_taken()) {
     outcome.long_steps = long_->steps;
     outcome.long_taken = long_->taken;
   }

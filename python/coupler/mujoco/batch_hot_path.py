@@ -70,21 +70,12 @@ class BatchHotPath:
 
     def start_chunks(self, frame: bytes) -> Any | None:
         """`_native.WorldHotPath.start_chunks` of the Control for every world `frame` from the state the batch is
-        in: applied, its chunks left to step_chunk(). None: the caller steps it, nothing applied."""
+        in: applied, its chunks left to the next run()s, which tell the batch what they did. None: the caller steps
+        it, nothing applied."""
         self.batch.native_flags_into(self._settled, self._forwarded)
-        return self._path.start_chunks(frame)
-
-    def step_chunk(self) -> Any:
-        """`_native.WorldHotPath.step_chunk`: the next chunk of the Control start_chunks() applied; the batch is told
-        what it did."""
-        outcome = self._path.step_chunk()
-        self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
+        outcome = self._path.start_chunks(frame)
+        self._long = outcome is not None and outcome.long_steps > 0
         return outcome
-
-    def drop_chunks(self) -> None:
-        """`_native.WorldHotPath.drop_chunks`: the Control start_chunks() applied, answered by its caller, is
-        forgotten."""
-        self._path.drop_chunks()
 
     def end_long_control(self, server: Any, text: str) -> bool:
         """`_native.WorldHotPath.end_long_control`: the Control of many steps in progress answered with `text`."""

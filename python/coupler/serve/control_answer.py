@@ -5,7 +5,7 @@ However a Control arrives (a native request, or a message given to
 is answered by `refusal`. A lone controller's Control is applied, stepped and
 read in C++ (`coupler.serve.native_control_step`), through the loop's hot path
 where there is one; under a loop, one of many steps is applied there and
-left to the loop (HELD), which takes its chunks in C++ one call each
+left to the loop (HELD), whose hot path takes its chunks as its own
 (`coupler.serve.long_control`). With several controllers, a Control claims
 its robots, is applied in C++ without a step and waits (HELD) for the
 others' Controls of the same step; their round is stepped and read in C++
@@ -131,11 +131,11 @@ class ControlAnswer:
         return self.guard.answer("ControlMessage", control)
 
     def _start_chunks(self, step: NativeControlStep, steps: int, peer: bytes) -> Held:
-        """A lone controller's Control of many steps under a loop: applied in C++, its chunks left to the loop (HELD)
-        in `long_control`, taken in C++."""
+        """A lone controller's Control of many steps under a loop: applied in C++, left to the loop (HELD) in
+        `long_control`, its chunks taken by the hot path."""
         run = self.run
         step.refuse()
-        outcome, long = step.start_chunks(run.steps_per_control(steps), [peer], run.stepped)
+        outcome, long = step.start_chunks(run.steps_per_control(steps), [peer])
         if long is None and not outcome.failure:
             raise RuntimeError(f"a Control of {steps} steps was not applied for stepping in chunks")
         run.stats.controls += 1
@@ -148,13 +148,13 @@ class ControlAnswer:
     def take_round(self, steps: int, peers: Sequence[bytes]) -> int:
         """Start, and take in C++ the steps of the round of `peers`' Controls (applied and held here) with this `steps`
         field; the steps it takes. Under a loop (`chunk_long_controls`) more than LONG_CONTROL_STEPS are left to it in
-        `long_control`, its chunks taken in C++ one call each."""
+        `long_control`, its chunks taken by the hot path."""
         run = self.run
         step = self._native_step()
         assert step is not None  # a Control of several controllers is applied in C++ (`_admitted`)
         taken = run.begin(steps)
         if step.chunks and run.leaves_to_loop(taken):
-            outcome, long = step.start_applied_chunks(taken, list(peers), run.stepped)
+            outcome, long = step.start_applied_chunks(taken, list(peers))
             if outcome.failure:
                 raise RuntimeError(outcome.failure)  # answered as any failure while stepping a round
             if long is None:

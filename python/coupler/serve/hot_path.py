@@ -45,9 +45,9 @@ state after the step and sends the answer with them, or paced, when it is
 due later than `LONGEST_HOLD`, hands it back to be held here (`hold`) and
 sent, and published, when due, as this path's own. One of more than
 `LONG_CONTROL_STEPS` steps is applied in C++ (`start_chunks`) and answered
-HELD: the loop takes its chunks in C++, one `step_chunk` call each (cut at
-`stop_after` there), serving the requests waiting between two calls as
-between any two chunks, and renders the images once the last is taken.
+HELD: the next runs take its chunks as their own (cut at `stop_after`
+there), serving the others between two, and return once the last is taken
+(`HotPathOutcome.long_done`), for the loop to render the images and answer.
 Only the rendering is Python's.
 
 A Control (or round) of more than `LONG_CONTROL_STEPS` steps is taken in chunks in C++
@@ -216,11 +216,15 @@ class HotPath(AnswersInProgress):
         and those Python read and this very C++ object stepped (`NativeControlStep`)."""
         return self._controls + self._control_step.controls
 
+    def takes_chunks(self) -> bool:
+        """True while its C++ object has a Control of many steps in progress, whose chunks serve() takes."""
+        return bool(self._path.has_long_control)
+
     def ready(self) -> bool:
         """True when the next request may go to C++: accepted controllers (one, unless several share the
         simulation) drive a settled simulation, running or waiting for the Control that starts it."""
         sim = self.sim
-        if self._long or self._held_peers:
+        if self.long_in_progress:
             return True  # its controller waits for its answer (or has gone, and the answer goes nowhere)
         active = sim.sessions.active
         if not active or (len(active) != 1 and not sim.shared):
@@ -262,7 +266,7 @@ class HotPath(AnswersInProgress):
         pacing = self._pacing()
         if sim.shared:
             return self._serve_rounds(return_after, pacing, first)
-        long = sim.long_control if self._long else None
+        long = sim.long_control
         held = self._held_peers[0] if self._held_peers else None
         if held is not None:
             peer = held
@@ -316,7 +320,7 @@ class HotPath(AnswersInProgress):
         sessions = sim.sessions
         index = self._object_index
         drives = [(c.peer, [index[robot] for robot in c.robots]) for c in sessions.active.values()]
-        long = sim.long_control if self._long else None
+        long = sim.long_control
         if long is not None and not drives:
             # Every controller of the round being stepped has left: it is stepped to its end all the same.
             drives = [(peer, []) for peer in long.peers]

@@ -12,7 +12,7 @@ from coupler.wire.messages import ErrorCode, ErrorMessage, MessageType
 from coupler.serve.controller_first import ControllerFirst
 from coupler.serve.hot_path import HotPath
 from coupler.serve.world_hot_path import WorldHotPath
-from coupler.serve.long_control import CHUNK_SECONDS, take_chunks
+from coupler.serve.long_control import CHUNK_SECONDS
 from coupler.serve.request_guard import internal_error
 from coupler.serve.responder import Answer, ClosedPeerWatch, Responder
 from coupler.serve.run_clock import LONGEST_HOLD, RunClock
@@ -59,11 +59,12 @@ class LockstepLoop:
     state, requests to drive are refused) and a stop ends it. On the hot
     path C++ steps them so, and hands back the first request waiting after
     a chunk: a lone controller's loop serves it and every other waiting
-    before the next chunk, for at most a chunk's time. One asking for images
-    is handed here with its chunks to take in C++ one call each, serving
-    others between two calls and rendering its images once done, and so is
-    a round completed here while the hot path cannot take it, and a Control
-    for every world served here.
+    before the next chunk, for at most a chunk's time. One answered here
+    (asking for images; a round completed here while the hot path cannot
+    take it; a Control for every world served here) is applied in C++, and
+    the hot path takes its chunks as its own, serving others between two,
+    and returns once the last is taken, for the loop to render its images
+    and answer it.
 
     The loop needs a hot path (`coupler.serve.hot_path` for the native
     responder, `coupler.serve.world_hot_path` for a batch of worlds): a
@@ -318,38 +319,26 @@ class LockstepLoop:
         return False
 
     def _step_long_control(self, stop: threading.Event) -> Answer:
-        """Take the steps of `sim.long_control` in chunks, serving others between them; the answer to its Controls."""
+        """Have the hot path take the steps of `sim.long_control`, applied there for an answer made here, in chunks as
+        its own: it answers reads between two and hands back the rest, served here (requests to drive are refused
+        meanwhile); the answer to its Controls once its last step is taken."""
         long = self.sim.long_control
         assert long is not None
-
-        def between_chunks() -> bool:
-            self.sim.stats.chunks += 1  # reads see the state the chunk left
-            for peer in long.peers:
-                # Its Control is being stepped, it is not gone: its lease must not lapse meanwhile.
-                self.sim.sessions.renew(peer)
-            # Requests that wait get at most as long as a chunk: the stepping keeps at least half the time.
-            deadline = time.perf_counter() + CHUNK_SECONDS
-            while time.perf_counter() < deadline:
-                request = self._requests.take_any()
-                if request is None:
-                    break
+        while self.sim.long_control is long and not stop.is_set():
+            if self._requests.waiting():
+                request = self._requests.take()  # gathered before it started
+            else:
+                # Back here after about a chunk, as between two chunks of its own: a stop is seen as soon.
+                request, _ = self.hot_path.serve(CHUNK_SECONDS)
+            if request is not None:
                 # Nothing but a read is carried out while stepping (requests to drive are refused): no answer waits.
                 self.responder.send(request, self.responder.respond(request))
-            return not stop.is_set()
-
-        try:
-            done = take_chunks(long, between_chunks)  # stepped in C++, which cuts it at stop_after
-        except Exception as error:  # a failing simulation must not take the server down
-            log.exception("internal error while stepping a Control of many steps")
-            self.sim.stats.errors_sent += 1
-            return self.responder.error_answer(internal_error(error))
-        finally:
-            self.sim.long_control = None
-            if long.drop is not None:
-                long.drop()
-        if not done:
-            self.sim.stats.errors_sent += 1
-            if stop.is_set():
+        if self.sim.long_control is long:
+            self.hot_path.end_long_control()  # stopped: ended in C++, answered here
+        if long.failure is not None:
+            return self.responder.error_answer(internal_error(long.failure))
+        if long.taken < long.steps:
+            if not self.hot_path.stopped_at_stop_after:
                 return self.responder.error_answer(long.stopped())
             self._stop_after_reached = True
             return self.responder.error_answer(long.stopped(f": --stop-after {self.stop_after:g} s reached"))

@@ -10,15 +10,16 @@ or a stop cuts it). A reader is answered with the state as of the last
 completed chunk. While one is stepped, `SimulationServer.long_control` says
 so, and requests to drive are refused.
 
-The native hot path takes the chunks of the Controls it serves itself
-(`coupler.serve.hot_path`, `coupler.serve.world_hot_path`). A Control that
-Python serves (one asking for images, whose images Python renders; a round
-completed in Python; a Control for every world Python checked) is applied in
-C++ and handed to the loop as HELD, with `SimulationServer.long_control`
-set to take its chunks in C++ one call each (`LongControl.chunk`,
-`take_chunks`), through the C++ object of the loop's hot path, or of the
-loop where it has none (`coupler.serve.native_control_step`,
-`coupler.serve.native_world_step`).
+The native hot path takes the chunks of every long Control
+(`coupler.serve.hot_path`, `coupler.serve.world_hot_path`): of those it
+serves itself, and of those Python answers (one asking for images, whose
+images Python renders; a round completed in Python; a Control for every
+world Python checked). Such a Control is applied in C++ by the loop's hot
+path (`coupler.serve.native_control_step`, `coupler.serve.native_world_step`)
+and handed to the loop as HELD, mirrored in `SimulationServer.long_control`;
+the loop lets the hot path take its chunks as its own, serving what it
+hands back between them, and answers it once C++ reports its last step
+taken (`LockstepLoop._step_long_control`).
 """
 
 from __future__ import annotations
@@ -44,14 +45,13 @@ class LongControl:
     peers: list[bytes]  # whose answers wait for the last step
     steps: int  # how many steps it takes in all
     taken: int = 0  # how many of them are taken so far
-    # Its answer once its steps are taken: None for the simulation's state (a Control for every world answers
-    # from every world's).
+    # The loop answers it (C++ takes its chunks, and returns once the last is taken).
+    answered_here: bool = False
+    # One the loop answers: its answer once its steps are taken (None for the simulation's state; a Control for
+    # every world answers from every world's).
     answer: Callable[[], Any] | None = None
-    # Set when C++ takes its chunks (`coupler.serve.native_control_step.NativeControlStep.start_chunks`): `chunk()` takes the next one,
-    # counting it in `taken`, and says whether steps remain to take (False once the last is taken, or where
-    # --stop-after cuts it); `drop()` forgets it in C++ once it is answered otherwise (a stop).
-    chunk: Callable[[], bool] | None = None
-    drop: Callable[[], None] | None = None
+    # Why its steps failed in C++ (the simulation's state is then unknown); None while they have not.
+    failure: str | None = None
 
     def stopped(self, why: str = "") -> ErrorMessage:
         """The answer to its Controls when the server stops before the last step (`why`: a reason to add)."""
@@ -60,12 +60,3 @@ class LongControl:
             text=f"server stopped after {self.taken} of the {self.steps} steps this Control asked for{why}",
         )
 
-
-def take_chunks(control: LongControl, between: Callable[[], bool]) -> bool:
-    """Take the chunks of `control`, stepped in C++ (`control.chunk`), calling `between()` after every chunk but the
-    last (it serves whatever waits and returns False to stop early); True when every step was taken."""
-    assert control.chunk is not None
-    while control.chunk():
-        if not between():
-            return False
-    return control.taken == control.steps

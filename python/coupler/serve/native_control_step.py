@@ -11,14 +11,14 @@ serves Controls through, and the very C++ object where a loop has one
 failed (`hot_path_served`). Stepped here, a Control of many steps takes them
 all at once: no loop serves others between chunks. Under a lockstep loop
 (`chunks`: the C++ object of its hot path), one of more than
-`LONG_CONTROL_STEPS` steps is applied in C++ and its chunks are taken
-there one call each (`start_chunks`), the loop serving others between two
-calls (`coupler.serve.long_control`).
+`LONG_CONTROL_STEPS` steps is applied in C++ (`start_chunks`) and its chunks
+are left to the hot path's next runs, which take them as their own
+(`coupler.serve.long_control`).
 
 With several controllers, each Control is applied here without a step
 (`apply`, `HotPath.apply_checked`) and waits for its round, which is then
-stepped and read here (`step_applied`), or under such a loop left to it in
-chunks C++ takes (`start_applied_chunks`).
+stepped and read here (`step_applied`), or under such a loop left to the
+hot path in chunks (`start_applied_chunks`).
 """
 
 from __future__ import annotations
@@ -80,21 +80,18 @@ class NativeControlStep:
             np.copyto(sensors_out, gathered)
         return outcome
 
-    def start_chunks(self, steps: int, peers: list[bytes],
-                     stepped: Callable[[int], None]) -> tuple[Any, LongControl | None]:
+    def start_chunks(self, steps: int, peers: list[bytes]) -> tuple[Any, LongControl | None]:
         """Apply in C++ the Control read into the arrays, of `steps` steps (more than LONG_CONTROL_STEPS), leaving its
-        chunks to the loop: the C++ outcome, and the `LongControl` of `peers` whose `chunk()` takes the next one in
-        C++, counting its steps with `stepped`. None when it was not applied: it failed (the outcome says so), or
-        it has too few steps to take in chunks."""
-        return self._chunks(self.path.start_chunks, steps, peers, stepped)
+        chunks to the hot path's next runs: the C++ outcome, and the `LongControl` of `peers` for the loop to answer.
+        None when it was not applied: it failed (the outcome says so), or it has too few steps to take in chunks."""
+        return self._chunks(self.path.start_chunks, steps, peers)
 
-    def start_applied_chunks(self, steps: int, peers: list[bytes],
-                             stepped: Callable[[int], None]) -> tuple[Any, LongControl | None]:
+    def start_applied_chunks(self, steps: int, peers: list[bytes]) -> tuple[Any, LongControl | None]:
         """As `start_chunks`, for a round of `steps` steps whose Controls `apply` applied: nothing is applied."""
-        return self._chunks(self.path.start_applied_chunks, steps, peers, stepped)
+        return self._chunks(self.path.start_applied_chunks, steps, peers)
 
-    def _chunks(self, start: Callable[[int], Any], steps: int, peers: list[bytes],
-                stepped: Callable[[int], None]) -> tuple[Any, LongControl | None]:
+    def _chunks(self, start: Callable[[int], Any], steps: int,
+                peers: list[bytes]) -> tuple[Any, LongControl | None]:
         simulation = self._simulation
         simulation.settle()  # C++ steps from a settled state, as a read leaves it
         outcome = start(steps)
@@ -103,9 +100,7 @@ class NativeControlStep:
         if not outcome.long_steps or outcome.failure:
             return outcome, None
         self.controls += outcome.controls
-        control = LongControl(list(peers), steps, drop=self.path.drop_chunks)
-        control.chunk = lambda: self._take_chunk(control, stepped)
-        return outcome, control
+        return outcome, LongControl(list(peers), steps, answered_here=True)
 
     def apply(self) -> Any:
         """Apply the Control read into the arrays (checked by `refuse`) without a step, for its round: the C++
@@ -127,15 +122,3 @@ class NativeControlStep:
         if outcome.failure:
             simulation.hot_path_served(0, [], True)
         return outcome
-
-    def _take_chunk(self, control: LongControl, stepped: Callable[[int], None]) -> bool:
-        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
-        last is taken, or where stop_after cuts it). A failure raises, the simulation's state then unknown."""
-        outcome = self.path.step_chunk()
-        stepped(outcome.steps)
-        control.taken += outcome.steps
-        if outcome.clamped or outcome.failure:
-            self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
-        if outcome.failure:
-            raise RuntimeError(outcome.failure)
-        return outcome.long_steps > 0 and not outcome.long_at_stop_after

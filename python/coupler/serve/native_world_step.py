@@ -8,9 +8,8 @@ arrays the answer is written from: the very C++ object of a lockstep loop's
 `WorldHotPath` where it has one, else one of the responder's own over the
 same worlds. Stepped here, a Control of many steps takes them all at once.
 Under a lockstep loop (`chunks`), one of more than `LONG_CONTROL_STEPS`
-steps is applied in C++ and its chunks are taken there one call each
-(`start_chunks`), the loop serving others between two calls
-(`coupler.serve.long_control`).
+steps is applied in C++ (`start_chunks`) and its chunks are left to the hot
+path's next runs, which take them as their own (`coupler.serve.long_control`).
 """
 
 from __future__ import annotations
@@ -54,23 +53,12 @@ class NativeWorldStep:
 
     def start_chunks(self, frame: bytes, peer: bytes) -> LongControl:
         """Apply in C++ the Control for every world `frame` of `peer`, checked by the caller, of more than
-        `LONG_CONTROL_STEPS` steps, its chunks left to the loop (`LockstepLoop._step_long_control`), which serves
-        others between them: the long Control to mirror in `SimulationServer.long_control` (its answer still to
-        set). Raises as `take` does."""
+        `LONG_CONTROL_STEPS` steps, its chunks left to the hot path's next runs (`LockstepLoop._step_long_control`):
+        the long Control to mirror in `SimulationServer.long_control` (its answer still to set). Raises as `take`
+        does."""
         outcome = self.path.start_chunks(frame)
         if outcome is None:
             raise RuntimeError("a Control for every world was checked but the worlds' hot path did not take it")
         self.controls += outcome.controls
         self.resets += outcome.resets
-        control = LongControl([peer], outcome.long_steps, drop=self.path.drop_chunks)
-        control.chunk = lambda: self._take_chunk(control)
-        return control
-
-    def _take_chunk(self, control: LongControl) -> bool:
-        """Take the next chunk of `control` (start_chunks()'s) in C++; whether steps remain to take (False once its
-        last is taken, or where stop_after cuts it). A failure of the worlds raises."""
-        outcome = self.path.step_chunk()
-        if outcome.failure:
-            raise RuntimeError(outcome.failure)
-        control.taken = outcome.long_taken if outcome.long_steps else control.steps
-        return outcome.long_steps > 0 and not outcome.long_at_stop_after
+        return LongControl([peer], outcome.long_steps, answered_here=True)

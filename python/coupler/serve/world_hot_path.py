@@ -20,9 +20,10 @@ for images, a newcomer's, one with a value large enough to need
 `WorldBatch`'s check) is checked there, then applied, stepped and read by
 this very C++ object all the same (`coupler.serve.native_world_step`):
 Python renders its images and answers it; one of more than
-`LONG_CONTROL_STEPS` steps is applied here and stepped here chunk by chunk,
-one call each, the loop serving others between two calls as between any two
-chunks and rendering its images once the last is taken. A Control of more
+`LONG_CONTROL_STEPS` steps is applied here and its chunks taken by the next
+runs as their own, which return once the last is taken, for the loop to
+render its images and answer. An ordinary Control of as many steps for
+world 0 alone is taken so by world 0's single-world hot path. A Control of more
 than `LONG_CONTROL_STEPS` steps is stepped in C++ in chunks (`coupler::StepChunks`, as on the single-world
 path), each request that arrives between two chunks coming back to Python
 (reads answered, requests to drive refused: it is mirrored in
@@ -131,12 +132,21 @@ class WorldHotPath(AnswersInProgress):
             return False
         return all(c.accepted for c in active.values())
 
+    def end_long_control(self, why: str = "") -> None:
+        if self.world_0 is not None and self.world_0.takes_chunks():
+            self.world_0.end_long_control(why)
+        super().end_long_control(why)
+
     def serve(self, return_after: float) -> tuple[Any | None, float | None]:
         """Answer the controller's Controls for every world in C++ for up to `return_after` seconds (0.1 at most).
 
         Returns the request C++ handed back (None when none came), to be served
         as if it had just arrived, and world 0's time after the last Control
         answered (None when none was)."""
+        if self.world_0 is not None and self.world_0.takes_chunks():
+            # An ordinary Control of many steps, for world 0 alone, applied by world 0's hot path: its chunks are
+            # that path's to take.
+            return self.world_0.serve(return_after)
         sim = self.sim
         responder = self.responder
         grace = responder.busy_grace
@@ -144,7 +154,7 @@ class WorldHotPath(AnswersInProgress):
         if waited is not None:
             self.controller_served = False
             return waited, None  # a newcomer's request to drive whose grace has passed (coupler.serve.busy_grace)
-        long = sim.long_control if self._long else None
+        long = sim.long_control
         if long is not None:
             peer = long.peers[0]
         elif self._held_peers:

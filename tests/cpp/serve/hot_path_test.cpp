@@ -235,9 +235,10 @@ TEST_CASE("the hot path steps a Control its caller read, leaving its answer's re
   CHECK(rig.clock.steps() == 2);
 }
 
-TEST_CASE("the hot path takes a Control asking for images of many steps chunk by chunk, the caller between them",
+TEST_CASE("the hot path takes the chunks of a Control its caller answers in its next run, a reader served between two",
           "[hot_path]") {
   Rig rig;
+  Client reader(rig.server.endpoint(), ClientOptions{2000ms});
   ControlMessage control = arm_control(0.5, -0.25, 250);
   control.images = {ImageRequest{"eye", {"rgb"}}};
   const std::uint32_t steps = rig.controls.read(control, rig.targets());
@@ -247,25 +248,22 @@ TEST_CASE("the hot path takes a Control asking for images of many steps chunk by
   CHECK(started.answer_frame.empty());
   CHECK(rig.clock.steps() == 0);
   CHECK_THROWS_AS(rig.path->step_checked(1), Error);  // one Control at a time
-  std::uint64_t taken = 0;
-  int chunks = 0;
-  HotPathOutcome chunk;
-  do {
-    chunk = rig.path->step_chunk();
-    taken += chunk.steps;
-    ++chunks;
-    if (chunk.answer_frame.empty()) CHECK(chunk.long_taken == taken);
-  } while (chunk.answer_frame.empty() && chunks < 250);
-  CHECK(chunks >= 2);  // the first chunk is StepChunks::kFirst steps
-  CHECK(taken == 250);
+  reader.send(SensorRequestMessage{});
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.long_done);
+  CHECK(outcome.steps == 250);
+  CHECK(outcome.controls == 0);  // counted when it was applied
+  CHECK(outcome.long_steps == 0);
+  CHECK_FALSE(outcome.simulated_time);  // nothing answered: the caller answers it
   CHECK(rig.clock.steps() == 250);
-  const double expected[] = {0.5, -0.25, 1.0};
-  CHECK(chunk.answer_frame == rig.sensors.encode(expected, 2.5));
-  CHECK(chunk.long_steps == 0);
-  CHECK_FALSE(rig.path->drop_chunks());  // answered: nothing left in progress
+  CHECK(outcome.reads == 1);
+  const Message read = decode(reader.receive_frame(2000ms));
+  REQUIRE(std::holds_alternative<SensorMessage>(read));
+  CHECK(std::get<SensorMessage>(read).simulated_time < 2.5);  // the state of a chunk before the last
+  CHECK_FALSE(rig.path->end_long_control(rig.server, "stopped"));  // nothing left in progress
 }
 
-TEST_CASE("the hot path stops a Control asking for images of many steps at the step reaching stop_after",
+TEST_CASE("the hot path stops a Control its caller answers at the step reaching stop_after, for the caller to end",
           "[hot_path]") {
   HotPathConfig config;
   config.stop_after = 1.5;
@@ -275,14 +273,14 @@ TEST_CASE("the hot path stops a Control asking for images of many steps at the s
   control.images = {ImageRequest{"eye", {"rgb"}}};
   const std::uint32_t steps = rig.controls.read(control, rig.targets());
   REQUIRE(rig.path->start_chunks(steps).controls == 1);
-  HotPathOutcome chunk;
-  for (int chunks = 0; chunks < 400 && !chunk.long_at_stop_after; ++chunks) chunk = rig.path->step_chunk();
-  CHECK(chunk.long_at_stop_after);
-  CHECK(chunk.answer_frame.empty());
-  CHECK(chunk.long_steps == 400);
-  CHECK(chunk.long_taken == 150);
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.long_at_stop_after);
+  CHECK_FALSE(outcome.long_done);
+  CHECK(outcome.long_steps == 400);
+  CHECK(outcome.long_taken == 150);
   CHECK(rig.clock.steps() == 150);
-  CHECK_FALSE(rig.path->drop_chunks());  // cut: the caller answers it, nothing is left in progress
+  CHECK(rig.path->end_long_control(rig.server, "stopped"));  // ended (sending nothing): the caller answers it
+  CHECK_FALSE(rig.path->end_long_control(rig.server, "stopped"));
 }
 
 TEST_CASE("the hot path answers a Control its caller read with InternalError when the simulation fails",
@@ -907,7 +905,7 @@ TEST_CASE("the hot path answers a round whose step fails with InternalError", "[
   CHECK(std::get<ErrorMessage>(answer).text == "internal error: the physics diverged");
 }
 
-TEST_CASE("the hot path takes a round of many steps applied without applying it again, chunk by chunk",
+TEST_CASE("the hot path takes a round of many steps applied without applying it again, in its next run",
           "[hot_path]") {
   Rig rig;
   const ControlTargets targets = rig.targets();
@@ -920,13 +918,10 @@ TEST_CASE("the hot path takes a round of many steps applied without applying it 
   CHECK(started.long_steps == 250);
   CHECK(rig.clock.steps() == 0);
   CHECK_THROWS_AS(rig.path->apply_checked(), Error);  // one Control at a time
-  HotPathOutcome chunk;
-  std::uint64_t taken = 0;
-  for (int chunks = 0; chunks < 250 && chunk.answer_frame.empty(); ++chunks) {
-    chunk = rig.path->step_chunk();
-    taken += chunk.steps;
-  }
-  CHECK(taken == 250);
+  const HotPathOutcome outcome = rig.run(2000ms);
+  CHECK(outcome.long_done);
+  CHECK(outcome.steps == 250);
+  CHECK(rig.clock.steps() == 250);
   const double expected[] = {0.5, -0.25, 1.0};
-  CHECK(chunk.answer_frame == rig.sensors.encode(expected, 2.5));
+  CHECK(std::equal(expected, expected + 3, rig.readings.begin()));
 }

@@ -53,3 +53,27 @@ def test_a_long_control_for_every_world_is_stepped_in_chunks_answering_readers_n
         assert time.monotonic() - stopped < 1.0
         assert raised.value.code == ErrorCode.SESSION_ENDED
         assert process.wait(timeout=10.0) == 0
+
+
+def test_an_ordinary_control_of_many_steps_for_world_0_is_stepped_in_chunks_answering_readers_meanwhile(tmp_path):
+    from coupler.scenes import load_scene
+    from coupler.wire.messages import ControlMessage, ObjectControl
+
+    steps = 20 * LONG_CONTROL_STEPS
+    control = ControlMessage(objects={"arm": ObjectControl([0.1] * 7)}, steps=steps)
+    alone = load_scene("arm")
+    alone.apply(control)
+    alone.step(steps)
+    address = f"ipc://{tmp_path / 's.sock'}"
+    with coupler_server(address, "--scene", "arm", "--worlds", "4", "--threads", "2"), \
+            Client(address, timeout=60.0) as driver, Client(address, timeout=0.5) as reader:
+        driver.request(HandshakeInitMessage())
+        driver.send(control)
+        read = []
+        while not driver.wait(0):
+            state = reader.request(SensorRequestMessage())  # a TimeoutError after 0.5 s fails the test
+            assert isinstance(state, SensorMessage)
+            read.append(state.simulated_time)
+        answer = driver.receive()
+    assert answer == alone.sensors()
+    assert read and all(t <= steps * ARM_STEP for t in read)

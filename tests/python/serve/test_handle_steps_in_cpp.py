@@ -131,7 +131,7 @@ def test_a_control_of_many_steps_given_under_a_loop_is_applied_in_cpp_and_its_ch
         steps = _native.StepChunks.FIRST + 20
         assert sim.handle(ControlMessage(objects={"pendulum": ObjectControl([0.4])}, steps=steps)) is HELD
         long = sim.long_control
-        assert long is not None and long.chunk is not None  # its chunks are C++'s to take
+        assert long is not None and loop.hot_path.takes_chunks()  # its chunks are C++'s to take
         answer = loop._step_long_control(threading.Event())
     finally:
         responder.close()
@@ -216,7 +216,7 @@ def _long_round(address: str, steps: int, stop_after: float | None = None):
         _hold_round(sim, 0.4, -0.3, steps)
         sim.step_round()
         long = sim.long_control
-        assert long is not None and long.chunk is not None  # its chunks are C++'s to take
+        assert long is not None and loop.hot_path.takes_chunks()  # its chunks are C++'s to take
         answer = loop._step_long_control(threading.Event())
     finally:
         responder.close()

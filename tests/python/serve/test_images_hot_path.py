@@ -19,6 +19,7 @@ mujoco = pytest.importorskip("mujoco")
 from coupler import _native  # noqa: E402
 from coupler.mujoco.camera_serving import serve_cameras  # noqa: E402
 from coupler.mujoco.simulation import MujocoSimulation  # noqa: E402
+from coupler.scenes import load_scene  # noqa: E402
 from coupler.serve.long_control import LONG_CONTROL_STEPS  # noqa: E402
 from coupler.serve.run_clock import RunClock  # noqa: E402
 from coupler.transport.client import Client  # noqa: E402
@@ -115,13 +116,16 @@ def test_a_control_asking_for_a_camera_the_scene_lacks_is_refused_and_nothing_st
 
 
 def test_a_control_of_many_steps_asking_for_images_answers_reads_between_its_chunks_and_a_stop_ends_it(tmp_path):
-    simulation = _camera_scene()
+    # The arm: seconds of stepping, where a stop is seen within a tenth of one (the rail would be done first).
+    simulation = load_scene("arm")
+    if serve_cameras(simulation) is None:
+        pytest.fail(f"the arm's camera is not served: {simulation.images_unavailable}")
     with Served(simulation, f"ipc://{tmp_path}/long.sock") as hot, \
             Client(hot.responder.endpoint, timeout=30.0) as driver, \
             Client(hot.responder.endpoint, timeout=5.0) as reader:
         driver.request(HandshakeInitMessage())
-        driver.send(ControlMessage(objects={"cart": ObjectControl(values=[1.0])}, steps=LONGEST,
-                                   images=[ImageRequest("eye", ["rgb"])]))
+        driver.send(ControlMessage(objects={"arm": ObjectControl(values=[0.1] * 7)}, steps=LONGEST,
+                                   images=[ImageRequest("overview", ["depth"])]))
         read = reader.request(SensorRequestMessage())
         while read.simulated_time == 0 and not driver.wait(0):  # read before the Control was taken: again
             time.sleep(0.005)

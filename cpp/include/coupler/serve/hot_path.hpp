@@ -17,8 +17,9 @@
 // the images, reads the Control and has step_checked() apply and step it as
 // run() would, then renders the images and answers, or paced, has hold()
 // keep its answer until due, as run() keeps its own. One of more than
-// StepChunks::kFirst steps is applied by start_chunks() and stepped chunk by
-// chunk by step_chunk(), the caller serving others between two calls.
+// StepChunks::kFirst steps is applied by start_chunks(), and the next run()
+// takes its chunks as its own, returning once its last is taken for the
+// caller to answer it.
 //
 // A lone controller's Control (or a round) of more than StepChunks::kFirst
 // steps is taken in chunks (step_chunks.hpp); between two chunks the reads
@@ -170,6 +171,10 @@ struct HotPathOutcome {
   // answers (its steps counted when stepped, the round once answered), wait for their time when run() returned;
   // the next run() sends them when due, or send_held() at once.
   bool answer_held = false;
+  // The Control of many steps the caller answers (start_chunks()) took its last step in this run: the state read
+  // is the answer's, for the caller to make and send (it failed: `long_failed`; cut at stop_after: it is still in
+  // progress, `long_at_stop_after`).
+  bool long_done = false;
 };
 
 class HotPath {
@@ -237,19 +242,13 @@ class HotPath {
   // `error_answers` 1) and holds the answer's readings in `answer_frame` (the InternalError frame when the
   // simulation failed). A paced answer held for its time (of a controller that has gone) stays held.
   HotPathOutcome step_checked(std::uint64_t steps);
-  // The same for a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
-  // others between them: applied (its failure, `error_answers` 1 and the InternalError frame, in the outcome when
-  // it cannot be; empty for one of fewer steps), its steps left to step_chunk(); the outcome counts it
-  // (`controls` 1) and its `long_steps`.
+  // The same for a Control of more than StepChunks::kFirst steps, taken in chunks as run() takes its own, for the
+  // caller to answer: applied (its failure, `error_answers` 1 and the InternalError frame, in the outcome when it
+  // cannot be; empty for one of fewer steps), its steps left to the next run(), which serves the others between
+  // two chunks as ever and returns once its last is taken (`long_done`), or cut at stop_after
+  // (`long_at_stop_after`: the caller ends it with end_long_control(), which sends nothing); the outcome counts
+  // it (`controls` 1) and its `long_steps`.
   HotPathOutcome start_chunks(std::uint64_t steps);
-  // Takes the next chunk of the Control start_chunks() applied. The outcome counts its steps (and clamps) and
-  // says what is left (`long_steps`, `long_taken`) while steps remain; once its last step is taken, the answer's
-  // readings in `answer_frame` and the time reached; stopped at the step reaching stop_after
-  // (`long_at_stop_after`) or failed (the failure and its InternalError frame), unanswered: the caller answers it.
-  // Either way, no Control is in progress afterwards unless steps remain.
-  HotPathOutcome step_chunk();
-  // Drops the Control start_chunks() applied (the caller answered it: a stop); whether one was in progress.
-  bool drop_chunks() noexcept;
   // Applies, without a step, a Control of one of several controllers read into the control arrays and checked
   // by the caller (as for step_checked()): it waits for the others' Controls of the same step, which
   // step_applied() then takes. The outcome counts it (`controls` 1, its clamps; or the failure, `error_answers` 1
@@ -260,16 +259,18 @@ class HotPath {
   // the steps and no Control (`controls` 0).
   HotPathOutcome step_applied(std::uint64_t steps);
   // As start_chunks() without applying: a round of more than StepChunks::kFirst `steps` whose Controls
-  // apply_checked() applied, its steps left to step_chunk() (`controls` 0, `long_steps`; empty for fewer steps).
+  // apply_checked() applied, its steps left to the next run() (`controls` 0, `long_steps`; empty for fewer steps).
   HotPathOutcome start_applied_chunks(std::uint64_t steps);
 
   // Answers the Control of many steps in progress (if one is; a round's:
-  // each of its Controls) with SessionEnded and `text`, and publishes that
-  // answer; whether one was.
+  // each of its Controls; none of one the caller answers) with SessionEnded
+  // and `text`, and publishes that answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
   // Sends the paced answer held for its time (if one is; a round's: to each of its Controls) now, and publishes
   // it; whether one was.
   bool send_held(Server& server);
+  // Whether a Control of many steps is in progress (the next run() goes on with it).
+  bool has_long_control() const noexcept { return long_.has_value(); }
   // Holds `frame`, the caller's answer to `request` (a lone controller's Control run() handed back, whose images
   // the caller rendered), stepped to `time` seconds, as run() holds its own: the next run() (paced) sends it once
   // due, serving the others meanwhile, and publishes it then (the caller published the Control and the state);
@@ -341,16 +342,10 @@ class HotPath {
     std::chrono::steady_clock::time_point serve_until{};
     // It starts a paced run, from this simulated time: the run starts, and its clock is anchored, after its last step.
     std::optional<double> starts_from;
+    // The caller answers it (start_chunks()): no request waits here, and run() returns after its last step.
+    bool caller_answers = false;
   };
   std::optional<LongControl> long_;
-  // A Control of many steps whose chunks the caller takes (start_chunks()), answering it itself.
-  struct CallerChunks {
-    std::uint64_t steps = 0;  // asked for
-    std::uint64_t last = 0;   // taken before it ends: `steps`, or fewer where stop_after is reached
-    std::uint64_t taken = 0;
-    StepChunks chunks;
-  };
-  std::optional<CallerChunks> caller_chunks_;
   // start_chunks() and start_applied_chunks(): with `apply_first`, the Control in the control arrays is applied.
   HotPathOutcome begin_chunks(std::uint64_t steps, bool apply_first);
   // The steps of a Control of `steps` taken before the one reaching stop_after (all of them when none does).

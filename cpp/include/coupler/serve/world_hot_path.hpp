@@ -26,9 +26,9 @@
 // A Control for every world that goes back to the caller (one asking for
 // images, a newcomer's) is checked there, then applied, stepped and read by
 // step_control() as run() would; the caller renders its images and answers.
-// One of more than StepChunks::kFirst steps is applied by start_chunks() and
-// stepped chunk by chunk by step_chunk(), the caller serving others between
-// two calls.
+// One of more than StepChunks::kFirst steps is applied by start_chunks(), and
+// the next run() takes its chunks as its own, returning once its last is
+// taken for the caller to answer it.
 
 #include <chrono>
 #include <cstddef>
@@ -127,6 +127,10 @@ struct WorldHotPathOutcome {
   bool long_at_stop_after = false;
   // The worlds failed during a Control of many steps (counted in `controls` when it was taken).
   bool long_failed = false;
+  // The Control of many steps the caller answers (start_chunks()) took its last step in this run: the answer's
+  // arrays are written, for the caller to make and send it (it failed: `long_failed`; cut at stop_after: it is
+  // still in progress, `long_at_stop_after`).
+  bool long_done = false;
 };
 
 class WorldHotPath {
@@ -159,18 +163,13 @@ class WorldHotPath {
   // checks them (WorldSteps::check). No Control may be in progress here (a held answer, one of many steps);
   // `payload`'s controller alone drives the worlds.
   std::optional<WorldHotPathOutcome> step_control(std::string_view payload);
-  // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks by the caller, which serves
-  // others between them: applied, its steps left to step_chunk(); the outcome counts it (`controls` 1, its `steps`
-  // and `resets`, as run() counts one of many steps when it takes it) and its `long_steps`. nullopt, nothing
-  // applied, when step_control() would refuse it, or it has too few steps to take in chunks.
+  // The same for such a Control of more than StepChunks::kFirst steps, taken in chunks as run() takes its own, for
+  // the caller to answer: applied, its steps left to the next run(), which hands back what arrives between two
+  // chunks as ever and returns once its last is taken (`long_done`), or cut at stop_after (`long_at_stop_after`:
+  // the caller ends it with end_long_control(), which sends nothing); the outcome counts it (`controls` 1, its
+  // `steps` and `resets`, as run() counts one of many steps when it takes it) and its `long_steps`. nullopt,
+  // nothing applied, when step_control() would refuse it, or it has too few steps to take in chunks.
   std::optional<WorldHotPathOutcome> start_chunks(std::string_view payload);
-  // Takes the next chunk of the Control start_chunks() applied: `long_steps` and `long_taken` while steps remain;
-  // once its last step is taken, world 0's time in `simulated_time` and the answer's arrays written; stopped at the
-  // step reaching stop_after (`long_at_stop_after`) or failed (`failure`, `long_failed`), unanswered: the caller
-  // answers it. Either way, no Control is in progress afterwards unless steps remain.
-  WorldHotPathOutcome step_chunk();
-  // Drops the Control start_chunks() applied (its caller answered it: a stop); whether one was in progress.
-  bool drop_chunks() noexcept;
   // Sends the paced answer held for its time (if one is) now, and publishes it; whether one was.
   bool send_held(Server& server);
   // Holds `frame`, the caller's answer to `request` (a Control run() handed back, whose images the caller
@@ -179,8 +178,8 @@ class WorldHotPath {
   // Its frame must be a SensorMessage's. Throws Error while a Control is in progress (a held answer, one of many
   // steps), and for a request that came through the shared channel.
   void hold(Request request, std::string frame, double time);
-  // Answers the Control of many steps in progress (if one is) with SessionEnded and `text`, and publishes that
-  // answer; whether one was.
+  // Answers the Control of many steps in progress (if one is; not one the caller answers) with SessionEnded and
+  // `text`, and publishes that answer; whether one was.
   bool end_long_control(Server& server, const std::string& text);
 
   // From now on, publishes what the caller's observer publishes for each
@@ -242,10 +241,11 @@ class WorldHotPath {
     std::vector<double> reset_qvel;
     std::string request_frame;       // with a publisher, the Control as received, and when
     std::int64_t received_ns = 0;
+    bool caller_answers = false;     // start_chunks(): no request waits here, and run() returns after its last step
   };
   std::optional<LongControl> long_;
-  // long_ is a Control whose chunks the caller takes (start_chunks()), answering it itself.
-  bool caller_chunks_ = false;
+  // long_ is being taken: handed over by the server, or the caller's to answer.
+  bool long_taken() const noexcept { return long_ && (long_->request || long_->caller_answers); }
   // The steps of a Control of `steps` taken before the one taking world 0 to stop_after (all when none does).
   std::uint64_t steps_before_stop(std::uint64_t steps) const;
 
