@@ -133,6 +133,7 @@ class WorldHotPath(AnswersInProgress):
         return all(c.accepted for c in active.values())
 
     def end_long_control(self, why: str = "") -> None:
+        """As every hot path ends one; a Control of many steps for world 0 alone is world 0's hot path's to end."""
         if self.world_0 is not None and self.world_0.takes_chunks():
             self.world_0.end_long_control(why)
         super().end_long_control(why)
