@@ -244,6 +244,15 @@ void bind_hot_path(py::module_& module) {
            py::arg("settled"), py::arg("forwarded"),
            "The state is as its owner left it: `settled`, the readings belong to it; `forwarded`, its position and "
            "velocity stages are computed (settled implies forwarded where settle() leaves them so).")
+      .def("unsettle", [](MujocoStepperOf& s) { s.get().unsettle(); },
+           "Controls were applied: the next read settles the state again (its position and velocity stages hold).")
+      .def("repositioned", [](MujocoStepperOf& s) { s.get().repositioned(); },
+           "A pose was written (or the state is unknown): the next read settles it again, the next step starts "
+           "afresh.")
+      .def_property_readonly("settled", [](MujocoStepperOf& s) { return s.get().settled(); },
+                             "The readings belong to the current state: settled, nothing changed since.")
+      .def_property_readonly("forwarded", [](MujocoStepperOf& s) { return s.get().forwarded(); },
+                             "The position and velocity stages are computed for the current state.")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
 
   py::class_<FreeRunStates>(module, "FreeRunStates",

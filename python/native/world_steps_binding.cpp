@@ -116,29 +116,25 @@ class WorldStepsOf {
 // A WorldHotPath with the Python objects holding the memory it works on, kept alive as long as it is.
 class WorldHotPathOf {
  public:
-  WorldHotPathOf(py::object worlds, py::array values, py::array events_on, py::array settled, py::array forwarded,
-                 py::array sensors, py::array times, py::array data, bool forwarded_after, std::uint64_t max_steps,
-                 double stop_after, bool trace, double time_step)
+  WorldHotPathOf(py::object worlds, py::array values, py::array events_on, py::array sensors, py::array times,
+                 py::array data, std::uint64_t max_steps, double stop_after, bool trace, double time_step)
       : worlds_(std::move(worlds)),
-        arrays_{std::move(values), std::move(events_on), std::move(settled), std::move(forwarded), std::move(sensors),
-                std::move(times), std::move(data)} {
+        arrays_{std::move(values), std::move(events_on), std::move(sensors), std::move(times), std::move(data)} {
     auto& steps = worlds_.cast<WorldStepsOf&>();
     WorldSteps& batch = steps.get();
     const std::size_t n = batch.count();
     WorldHotPathArrays arrays;
     arrays.values = in_place<double>(arrays_[0], n * batch.value_count(), "values");
     arrays.events_on = in_place<std::uint8_t>(arrays_[1], n * batch.event_count(), "events_on");
-    arrays.settled = in_place<std::uint8_t>(arrays_[2], n, "settled");
-    arrays.forwarded = in_place<std::uint8_t>(arrays_[3], n, "forwarded");
-    arrays.sensors = in_place<double>(arrays_[4], n * batch.sensor_width(), "sensors");
-    arrays.times = in_place<double>(arrays_[5], n, "times");
-    arrays.data = in_place<double>(arrays_[6], n * steps.data_width(), "data");
+    arrays.sensors = in_place<double>(arrays_[2], n * batch.sensor_width(), "sensors");
+    arrays.times = in_place<double>(arrays_[3], n, "times");
+    arrays.data = in_place<double>(arrays_[4], n * steps.data_width(), "data");
     WorldHotPathConfig config;
     config.max_steps = max_steps;
     config.stop_after = stop_after;
     config.trace = trace;
     config.time_step = time_step;
-    path_.emplace(batch, arrays, steps.data_width(), forwarded_after, config);
+    path_.emplace(batch, arrays, steps.data_width(), config);
   }
 
   WorldHotPathOutcome run(ServerHandle& server, const py::bytes& peer, double return_after, SharedRingWriter* ring,
@@ -192,7 +188,7 @@ class WorldHotPathOf {
 
  private:
   py::object worlds_;
-  py::array arrays_[7];
+  py::array arrays_[5];
   py::object publisher_;
   py::list states_;
   std::optional<WorldHotPath> path_;
@@ -270,18 +266,17 @@ void bind_world_steps(py::module_& module) {
   py::class_<WorldHotPathOf>(module, "WorldHotPath",
                              "coupler::WorldHotPath: answers a lone controller's Controls for every world in C++, "
                              "without the GIL, through `worlds` (a WorldSteps) and the caller's arrays, written in "
-                             "place: `values` and `events_on` (the last Control's rows), `settled` and `forwarded` "
-                             "(how each world is left), `sensors`, `times` and `data` (the last answer's). Controls "
+                             "place: `values` and `events_on` (the last Control's rows), `sensors`, `times` and "
+                             "`data` (the last answer's); each world's stepper knows how its state is left. Controls "
                              "with images, with resets the worlds cannot take here, of more than `max_steps` steps "
                              "or with a value a world's scatter refuses are handed back, those of "
                              "more than coupler::StepChunks::kFirst taken in chunks; run() returns "
                              "after a Control that stepped world 0 to `stop_after` (seconds) or later, and with "
-                             "`trace`, after each Control, its frames in the outcome. `forwarded_after`: what the "
-                             "worlds' steps leave in each world they read.")
-      .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, py::array, py::array, bool,
-                    std::uint64_t, double, bool, double>(),
-           py::arg("worlds"), py::arg("values"), py::arg("events_on"), py::arg("settled"), py::arg("forwarded"),
-           py::arg("sensors"), py::arg("times"), py::arg("data"), py::arg("forwarded_after"), py::arg("max_steps"),
+                             "`trace`, after each Control, its frames in the outcome.")
+      .def(py::init<py::object, py::array, py::array, py::array, py::array, py::array, std::uint64_t, double, bool,
+                    double>(),
+           py::arg("worlds"), py::arg("values"), py::arg("events_on"), py::arg("sensors"), py::arg("times"),
+           py::arg("data"), py::arg("max_steps"),
            py::arg("stop_after") = std::numeric_limits<double>::infinity(),
            py::arg("trace") = false, py::arg("time_step") = 0.0)
       .def("run", &WorldHotPathOf::run, py::arg("server"), py::arg("peer"), py::arg("return_after"),

@@ -43,7 +43,10 @@ MujocoStepper::MujocoStepper(const MujocoFunctions& functions, const void* model
 
 void MujocoStepper::step(std::uint64_t steps) {
   if (steps == 0) return;
-  if (forwarded_ && (split_step_ || resume_rk4_)) {
+  const bool forwarded = forwarded_;
+  // Cleared first: a step that fails part of the way leaves a state nothing has settled or forwarded.
+  settled_ = forwarded_ = false;
+  if (forwarded && (split_step_ || resume_rk4_)) {
     const int bad = *bad_qpos_ + *bad_qvel_;
     functions_.check_pos(model_, data_);
     functions_.check_vel(model_, data_);
@@ -60,7 +63,6 @@ void MujocoStepper::step(std::uint64_t steps) {
     }
   }
   for (; steps > 0; --steps) functions_.step(model_, data_);
-  settled_ = forwarded_ = false;
 }
 
 void MujocoStepper::settle() {

@@ -15,11 +15,10 @@
 namespace coupler {
 
 WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::size_t data_width,
-                           bool forwarded_after, WorldHotPathConfig config)
+                           WorldHotPathConfig config)
     : worlds_(worlds),
       arrays_(arrays),
       data_width_(data_width),
-      forwarded_after_(forwarded_after),
       config_(config),
       step_(worlds.count(), 1),
       reset_(worlds.count(), 0),
@@ -27,8 +26,7 @@ WorldHotPath::WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::s
       reset_qvel_(worlds.count(), nullptr),
       taken_(worlds.count() * worlds.value_count()),
       clamped_before_(worlds.count() * worlds.value_count(), false) {
-  if (!arrays.values || !arrays.events_on || !arrays.settled || !arrays.forwarded || !arrays.sensors ||
-      !arrays.times || (data_width > 0 && !arrays.data)) {
+  if (!arrays.values || !arrays.events_on || !arrays.sensors || !arrays.times || (data_width > 0 && !arrays.data)) {
     throw Error("the hot path of a batch needs its arrays");
   }
 }
@@ -172,8 +170,6 @@ bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, Worl
   batch.values = arrays_.values;
   batch.events_on = arrays_.events_on;
   batch.step = step_.data();
-  batch.settled = arrays_.settled;
-  batch.forwarded = arrays_.forwarded;
   batch.steps = steps;
   batch.sensors = arrays_.sensors;
   batch.times = arrays_.times;
@@ -192,9 +188,6 @@ bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, Worl
     outcome.failure = "unknown exception";
   }
   if (!outcome.failure.empty()) return false;
-  // Every world is as WorldSteps leaves it: the next Control's worlds (or chunk's) start from there.
-  std::fill(arrays_.settled, arrays_.settled + n, 1);
-  std::fill(arrays_.forwarded, arrays_.forwarded + n, forwarded_after_ ? 1 : 0);
   if (!first_chunk) return true;  // its values were counted with its first chunk
   bool first = false;
   for (const auto& [world, index] : outside) {

@@ -54,7 +54,6 @@ void WorldSteps::check(const double* values, const std::uint8_t* reset) const {
 void WorldSteps::run_world(std::size_t i, const Batch& batch,
                            std::vector<std::pair<std::size_t, std::size_t>>& outside) const {
   const World& w = worlds_[i];
-  w.stepper->assume(batch.settled[i] != 0, batch.forwarded[i] != 0);
   if (batch.reset && batch.reset[i]) {
     w.reset->reset(MujocoReset::kStart, batch.reset_qpos ? batch.reset_qpos[i] : nullptr,
                    batch.reset_qvel ? batch.reset_qvel[i] : nullptr);

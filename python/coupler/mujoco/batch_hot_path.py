@@ -25,13 +25,10 @@ class BatchHotPath:
     def __init__(self, batch: WorldBatch, sensors_out: np.ndarray, times_out: np.ndarray, max_steps: int,
                  stop_after: float = math.inf, trace: bool = False, time_step: float = 0.0) -> None:
         self.batch = batch
-        count = batch.count
-        self._settled = np.ones(count, dtype=np.uint8)
-        self._forwarded = np.ones(count, dtype=np.uint8)
         self._long = False  # a Control of many steps was in progress after the last run
-        self._path = _native.WorldHotPath(batch.stepper, batch.values, batch.events, self._settled, self._forwarded,
-                                          sensors_out, times_out, batch.world_data, batch.forwarded_after, max_steps,
-                                          stop_after, trace, time_step)
+        # Each world's stepper knows how its state is left, whichever path changed it last.
+        self._path = _native.WorldHotPath(batch.stepper, batch.values, batch.events, sensors_out, times_out,
+                                          batch.world_data, max_steps, stop_after, trace, time_step)
 
     def send_held(self, server: Any) -> bool:
         """`_native.WorldHotPath.send_held`: the paced answer held for its time, sent now."""
@@ -51,7 +48,6 @@ class BatchHotPath:
             steps_before: int = 0, sizes_logged: tuple[int, int] | None = None, **pacing: Any) -> Any:
         """`_native.WorldHotPath.run` from the state the batch is in (`pacing`: its clock, late_after and
         longest_hold); the batch is told what it did."""
-        self.batch.native_flags_into(self._settled, self._forwarded)
         outcome = self._path.run(server, peer, return_after, ring, starting, steps_before, sizes_logged, **pacing)
         # A Control of many steps in progress steps the worlds in runs that answer none.
         if outcome.controls or outcome.failure or outcome.long_steps or self._long:
@@ -62,7 +58,6 @@ class BatchHotPath:
     def step_control(self, frame: bytes) -> Any | None:
         """`_native.WorldHotPath.step_control` of the Control for every world `frame` from the state the batch is
         in; the batch is told what it did. None: the caller steps it, nothing applied."""
-        self.batch.native_flags_into(self._settled, self._forwarded)
         outcome = self._path.step_control(frame)
         if outcome is not None:
             self.batch.native_served(outcome.clamped, list(outcome.last_clamped), bool(outcome.failure))
@@ -72,7 +67,6 @@ class BatchHotPath:
         """`_native.WorldHotPath.start_chunks` of the Control for every world `frame` from the state the batch is
         in: applied, its chunks left to the next run()s, which tell the batch what they did. None: the caller steps
         it, nothing applied."""
-        self.batch.native_flags_into(self._settled, self._forwarded)
         outcome = self._path.start_chunks(frame)
         self._long = outcome is not None and outcome.long_steps > 0
         return outcome

@@ -21,8 +21,9 @@ nothing extra.
 
 The scene is stepped and settled only through its C++ stepper
 (`coupler.mujoco.native_stepper`), the very object the native hot path and
-batched worlds step it with, told each time how far this simulation has
-computed the state.
+batched worlds step it with, which alone knows how far the state is
+computed: every path that changes the state tells it (a step, a reset, a
+Control applied here or in C++).
 """
 
 from __future__ import annotations
@@ -129,8 +130,6 @@ class MujocoSimulation(MessagesFromArrays):
         self._reset = mujoco_reset(self.data, self._stepper, self.start_keyframe)
         self.clamped_values = 0
         self._warned_clamped: set[int] = set()
-        self._fresh = False
-        self._forwarded = False  # the position and velocity stages are computed for the current state
         # The "images" extension (coupler.mujoco.camera_serving): the cameras' renderer, or why there is none.
         self.images: OffscreenCameras | None = None
         self.images_unavailable = ""
@@ -153,11 +152,13 @@ class MujocoSimulation(MessagesFromArrays):
         self, values: np.ndarray, values_set: np.ndarray, events_set: np.ndarray, events_on: np.ndarray
     ) -> None:
         outside = self._scatter.apply(values, values_set, events_set, events_on)
+        # The stepper knows how the state is left, whichever path changed it: here, as the C++ paths tell it.
         if self.moves_mocap:
-            self._forwarded = False  # the next step starts afresh
+            self._stepper.repositioned()  # the next step starts afresh
+        else:
+            self._stepper.unsettle()
         if outside:
             self.count_clamped(outside, values)
-        self._fresh = False
 
     def count_clamped(self, indices: list[int], values: np.ndarray) -> None:
         """Count what the scatter reports it did not write as sent (`indices` into `values`, the Control's values it
@@ -182,19 +183,8 @@ class MujocoSimulation(MessagesFromArrays):
 
     def step(self, steps: int = 1) -> None:
         # A state mj_forward computed the position and velocity stages of (a change of controls does not touch
-        # them) is stepped on from there, bit for bit as mj_step would.
-        self._stepper.assume(False, self._forwarded)
+        # them) is stepped on from there, bit for bit as mj_step would: the stepper knows.
         self._stepper.step(steps)
-        self._fresh = False
-        self._forwarded = False
-
-    def _settle(self) -> None:
-        """mj_forward of the current state (or the stages of it the readings need), through the stepper (it reads
-        none of what it wrote before)."""
-        self._stepper.assume(False, False)
-        self._stepper.settle()
-        self._fresh = True
-        self._forwarded = self._stepper.forwarded_when_settled
 
     def reset(self, keyframe: int | None = None) -> None:
         """Restore `keyframe` (an index the model has), or without one the start keyframe or state."""
@@ -205,8 +195,6 @@ class MujocoSimulation(MessagesFromArrays):
     def _reset_native(self, keyframe: int | None, qpos: list[float] | None, qvel: list[float] | None) -> None:
         """The C++ reset (`coupler.mujoco.native_stepper.mujoco_reset`): settled through the stepper."""
         self._reset.reset(-1 if keyframe is None else keyframe, qpos, qvel)
-        self._fresh = True
-        self._forwarded = self._stepper.forwarded_when_settled
 
     def reset_to(self, qpos: list[float], qvel: list[float], keyframe: str | int | None = None) -> None:
         m = self.model
@@ -231,8 +219,7 @@ class MujocoSimulation(MessagesFromArrays):
         self._reset_native(index, qpos or None, qvel or None)
 
     def sensor_values(self, out: np.ndarray) -> float:
-        if not self._fresh:
-            self._settle()
+        self._stepper.settle()  # mj_forward, or the stages of it the readings need, unless settled
         self._gather.gather(out)
         return float(self.data.time)
 
@@ -241,13 +228,12 @@ class MujocoSimulation(MessagesFromArrays):
     def settled(self) -> bool:
         """True when the state is as reading it leaves it: settled by the stepper (mj_forward, or the stages of it the
         readings need), nothing changed since."""
-        return self._fresh
+        return bool(self._stepper.settled)
 
     def settle(self) -> None:
         """Settle the current state unless it is settled, as a read would: the hot path steps from there (a Control
         applied and not yet stepped changes no stage a step starts from)."""
-        if not self.settled:
-            self._settle()
+        self._stepper.settle()
 
     def hot_path_parts(self) -> HotPathParts | None:
         return self.native_parts()
@@ -267,24 +253,13 @@ class MujocoSimulation(MessagesFromArrays):
     @property
     def forwarded(self) -> bool:
         """The position and velocity stages are computed for the current state (its next step may begin at mj_step2)."""
-        return self._forwarded
+        return bool(self._stepper.forwarded)
 
     @property
     def forwarded_when_settled(self) -> bool:
         """Whether settling leaves the position and velocity stages computed (mj_forward, or all of them among the
         stages the readings need), for the next step to start after them."""
         return bool(self._stepper.forwarded_when_settled)
-
-    def settled_elsewhere(self, forwarded: bool) -> None:
-        """The state was stepped and settled through the C++ parts of `hot_path_parts` (as its stepper settles it):
-        `forwarded`, its position and velocity stages are computed (else the next step starts afresh)."""
-        self._fresh = True
-        self._forwarded = forwarded
-
-    def applied_elsewhere(self) -> None:
-        if self.moves_mocap:
-            self._forwarded = False  # the next step starts afresh
-        self._fresh = False
 
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         if first_clamped:
@@ -293,4 +268,4 @@ class MujocoSimulation(MessagesFromArrays):
             self.count_clamped(first_clamped, self.flat.controls.values)
         self.clamped_values += clamped - len(first_clamped)
         if failed:
-            self._fresh = self._forwarded = False
+            self._stepper.repositioned()  # the state is unknown: settled again before a read, stepped afresh

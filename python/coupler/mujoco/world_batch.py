@@ -63,12 +63,6 @@ class WorldBatch:
         self.world_data = np.zeros((count, self._data[0].width if self._data else 0))
         # As many threads as contiguous shares of at most ceil(count / threads) worlds.
         self._native = native_world_steps(self.worlds, self._data, math.ceil(count / math.ceil(count / threads)))
-        # Settled in C++ by each world's stepper: by mj_forward or by all of its position and velocity stages (else by
-        # the stages of it the readings need: the next step starts afresh).
-        self._forwarded = first.forwarded_when_settled
-        # Every world is as the last native call left it (settled, forwarded as self._forwarded) but world 0, which
-        # ordinary requests drive too.
-        self._left_by_native = False
         # The last Control's rows, which the native steps scatter (the hot path writes them).
         self._values = np.zeros((count, self._value_count))
         self._events = np.zeros((count, controls.events_on.size), dtype=np.uint8)
@@ -107,20 +101,6 @@ class WorldBatch:
             rows = control.controls.reshape(self.count, self.control_width)
             self._native.check(rows[:, : self._value_count], control.resets)
 
-    def _touched(self) -> Sequence[int]:
-        """The worlds whose states must be read one by one before a native call: the copies change only through
-        this batch, so after a native call every world is as it left them but world 0 (which ordinary requests drive
-        too)."""
-        return [0] if self._left_by_native else range(self.count)
-
-    def _left_as(self, touched: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(settled, forwarded) of every world, for a native call."""
-        settled = np.ones(self.count, dtype=np.uint8)
-        forwarded = np.full(self.count, self._forwarded, dtype=np.uint8)
-        for i in touched:
-            settled[i], forwarded[i] = self.worlds[i].settled, self.worlds[i].forwarded
-        return settled, forwarded
-
     @property
     def stepper(self) -> _native.WorldSteps:
         """The native steps of every world."""
@@ -136,15 +116,6 @@ class WorldBatch:
         """The last Control's events (count x events, 1: on)."""
         return self._events
 
-    @property
-    def forwarded_after(self) -> bool:
-        """What a native call leaves in every world it reads: its position and velocity stages computed."""
-        return self._forwarded
-
-    def native_flags_into(self, settled: np.ndarray, forwarded: np.ndarray) -> None:
-        """How every world is left now (see `_left_as`), for a native call of the hot path that resets no world."""
-        settled[...], forwarded[...] = self._left_as(self._touched())
-
     def native_served(self, clamped: int, last_clamped: list[tuple[int, int]], failed: bool) -> None:
         """The hot path stepped every world (with `failed`, failed on a Control: the states are unknown): count
         `clamped` values and the (world, index) pairs `last_clamped` of the last Control, still in `values`."""
@@ -152,11 +123,7 @@ class WorldBatch:
         if failed:
             for world in self.worlds:
                 world.hot_path_served(0, [], True)
-            self._left_by_native = False
             return
-        for i in self._touched():
-            self.worlds[i].settled_elsewhere(self._forwarded)
-        self._left_by_native = True
         by_world: dict[int, list[int]] = {}
         for world, index in last_clamped:
             by_world.setdefault(world, []).append(index)

@@ -163,8 +163,5 @@ class StaticScene(MessagesFromArrays):
     def refuse_values(self, values: np.ndarray, values_set: np.ndarray) -> None:
         """Nothing to refuse: values are taken as sent."""
 
-    def applied_elsewhere(self) -> None:
-        """Nothing to settle: reads take the arrays as they are."""
-
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         """Nothing to count: the static scene clamps nothing, and fails only as its C++ objects do."""

@@ -154,9 +154,6 @@ class WorldsSimulation(MessagesFromArrays):
     def refuse_values(self, values: np.ndarray, values_set: np.ndarray) -> None:
         self.first.refuse_values(values, values_set)  # type: ignore[attr-defined]  # has parts
 
-    def applied_elsewhere(self) -> None:
-        self.first.applied_elsewhere()  # type: ignore[attr-defined]  # has parts
-
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         self.first.hot_path_served(clamped, first_clamped, failed)  # type: ignore[attr-defined]  # has parts
 

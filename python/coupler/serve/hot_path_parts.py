@@ -40,11 +40,6 @@ class HotPathSimulation(Protocol):
         that `apply_values` would refuse (C++ applies it whatever its values); nothing is applied."""
         ...
 
-    def applied_elsewhere(self) -> None:
-        """A Control was applied through the C++ parts without a step (one of several controllers', waiting for its
-        round): the next read, or step, settles the state first, as after `apply_values`."""
-        ...
-
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         """Count `clamped` values the hot path applied outside their range and warn about `first_clamped` (indices
         into the control arrays); with `failed`, the simulation failed and its state is unknown."""

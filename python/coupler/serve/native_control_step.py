@@ -108,8 +108,6 @@ class NativeControlStep:
         outcome = self.path.apply_checked()
         if outcome.clamped or outcome.failure:
             self._simulation.hot_path_served(outcome.clamped, list(outcome.first_clamped), bool(outcome.failure))
-        if not outcome.failure:
-            self._simulation.applied_elsewhere()
         self.controls += outcome.controls
         return outcome
 

@@ -79,6 +79,7 @@ class MujocoStepper final : public Stepper {
     settled_ = settled;
   }
   bool settled() const noexcept { return settled_; }
+  bool forwarded() const noexcept { return forwarded_; }
   // Whether settle() leaves the position and velocity stages computed, for the next step to start after them.
   bool forwarded_when_settled() const noexcept { return !readings_stages_ || stages_forward_; }
   double time() const override;

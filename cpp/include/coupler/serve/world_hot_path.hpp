@@ -72,13 +72,10 @@ struct WorldHotPathConfig {
 };
 
 // The caller's arrays, which the worlds are served from and into, written in place (they must outlive the
-// WorldHotPath). `settled` and `forwarded` say how the caller left each world before a run (see
-// MujocoStepper::assume); after a Control they hold what WorldSteps leaves.
+// WorldHotPath).
 struct WorldHotPathArrays {
   double* values = nullptr;             // count x value_count: the last Control's values
   std::uint8_t* events_on = nullptr;    // count x event_count: its events
-  std::uint8_t* settled = nullptr;      // count
-  std::uint8_t* forwarded = nullptr;    // count
   double* sensors = nullptr;            // count x sensor_width: the last answer's readings
   double* times = nullptr;              // count
   double* data = nullptr;               // count x data_width (may be null when data_width is 0)
@@ -135,10 +132,8 @@ struct WorldHotPathOutcome {
 
 class WorldHotPath {
  public:
-  // `worlds` steps the batch; `forwarded_after` is what WorldSteps leaves in every world it reads (its position
-  // and velocity stages computed). Every argument must outlive the WorldHotPath.
-  WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::size_t data_width, bool forwarded_after,
-               WorldHotPathConfig config = {});
+  // `worlds` steps the batch. Every argument must outlive the WorldHotPath.
+  WorldHotPath(WorldSteps& worlds, WorldHotPathArrays arrays, std::size_t data_width, WorldHotPathConfig config = {});
 
   // Answers the Controls for every world of `peer` that `server` receives until a request needs the caller
   // (handed back), `return_after` has passed, a Control stepped world 0 to stop_after, a value was clamped for
@@ -252,7 +247,6 @@ class WorldHotPath {
   WorldSteps& worlds_;
   WorldHotPathArrays arrays_;
   std::size_t data_width_ = 0;
-  bool forwarded_after_ = false;
   WorldHotPathConfig config_;
   std::vector<std::uint8_t> step_;            // the worlds a Control steps: all but those it resets
   std::vector<std::uint8_t> reset_;           // the worlds it resets

@@ -70,15 +70,12 @@ class WorldSteps {
   // to reset_qpos[i] and reset_qvel[i] where given) and its data row read;
   // else when step[i], values[i] and events_on[i] are scattered and it takes
   // `steps` steps, after which its data row is read; every world is then
-  // settled and read into sensors[i] and times[i].
-  // settled[i] and forwarded[i] say how its owner left its state (see
-  // MujocoStepper::assume).
+  // settled and read into sensors[i] and times[i]. Each world's stepper
+  // knows how its state is left (every path that changes it tells it).
   struct Batch {
     const double* values = nullptr;          // count x value_count
     const std::uint8_t* events_on = nullptr;  // count x event_count
     const std::uint8_t* step = nullptr;       // count
-    const std::uint8_t* settled = nullptr;    // count
-    const std::uint8_t* forwarded = nullptr;  // count
     std::uint64_t steps = 0;
     double* sensors = nullptr;  // count x sensor_width
     double* times = nullptr;    // count
