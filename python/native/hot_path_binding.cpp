@@ -240,10 +240,6 @@ void bind_hot_path(py::module_& module) {
       .def_property_readonly(
           "forwarded_when_settled", [](MujocoStepperOf& s) { return s.get().forwarded_when_settled(); },
           "Whether settle() leaves the position and velocity stages computed, for the next step to start after them.")
-      .def("assume", [](MujocoStepperOf& s, bool settled, bool forwarded) { s.get().assume(settled, forwarded); },
-           py::arg("settled"), py::arg("forwarded"),
-           "The state is as its owner left it: `settled`, the readings belong to it; `forwarded`, its position and "
-           "velocity stages are computed (settled implies forwarded where settle() leaves them so).")
       .def("unsettle", [](MujocoStepperOf& s) { s.get().unsettle(); },
            "Controls were applied: the next read settles the state again (its position and velocity stages hold).")
       .def("repositioned", [](MujocoStepperOf& s) { s.get().repositioned(); },

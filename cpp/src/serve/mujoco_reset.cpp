@@ -34,7 +34,7 @@ void MujocoReset::reset(int keyframe, const double* qpos, const double* qvel) {
   }
   if (qpos) std::copy(qpos, qpos + nq_, qpos_);
   if (qvel) std::copy(qvel, qvel + nv_, qvel_);
-  stepper_.assume(false, false);
+  stepper_.repositioned();  // a new state: nothing of it is computed yet
   stepper_.settle();
 }
 

@@ -71,13 +71,6 @@ class MujocoStepper final : public Stepper {
   void unsettle() override { settled_ = false; }
   // A mocap body's pose feeds the position stage: the next step starts afresh (mj_step).
   void repositioned() override { settled_ = forwarded_ = false; }
-  // Takes the state as its owner left it through another path: `settled`,
-  // the readings belong to it; `forwarded`, its position and velocity stages
-  // are computed (settled implies forwarded where settle() leaves them so).
-  void assume(bool settled, bool forwarded) {
-    forwarded_ = forwarded || (settled && forwarded_when_settled());
-    settled_ = settled;
-  }
   bool settled() const noexcept { return settled_; }
   bool forwarded() const noexcept { return forwarded_; }
   // Whether settle() leaves the position and velocity stages computed, for the next step to start after them.
