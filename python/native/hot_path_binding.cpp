@@ -237,9 +237,6 @@ void bind_hot_path(py::module_& module) {
            "or the rest of an RK4 step), bit for bit as mj_step would.")
       .def("settle", [](MujocoStepperOf& s) { s.get().settle(); }, py::call_guard<py::gil_scoped_release>(),
            "mj_forward, or the readings' stages, unless the state is settled.")
-      .def_property_readonly(
-          "forwarded_when_settled", [](MujocoStepperOf& s) { return s.get().forwarded_when_settled(); },
-          "Whether settle() leaves the position and velocity stages computed, for the next step to start after them.")
       .def("unsettle", [](MujocoStepperOf& s) { s.get().unsettle(); },
            "Controls were applied: the next read settles the state again (its position and velocity stages hold).")
       .def("repositioned", [](MujocoStepperOf& s) { s.get().repositioned(); },
@@ -247,8 +244,6 @@ void bind_hot_path(py::module_& module) {
            "afresh.")
       .def_property_readonly("settled", [](MujocoStepperOf& s) { return s.get().settled(); },
                              "The readings belong to the current state: settled, nothing changed since.")
-      .def_property_readonly("forwarded", [](MujocoStepperOf& s) { return s.get().forwarded(); },
-                             "The position and velocity stages are computed for the current state.")
       .def_property_readonly("time", [](MujocoStepperOf& s) { return s.get().time(); });
 
   py::class_<FreeRunStates>(module, "FreeRunStates",

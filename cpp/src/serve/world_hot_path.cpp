@@ -164,7 +164,6 @@ std::optional<WorldHotPathOutcome> WorldHotPath::start_chunks(std::string_view p
 }
 
 bool WorldHotPath::step(std::uint64_t steps, bool resets, bool first_chunk, WorldHotPathOutcome& outcome) {
-  const std::size_t n = worlds_.count();
   const std::size_t values = worlds_.value_count();
   WorldSteps::Batch batch;
   batch.values = arrays_.values;

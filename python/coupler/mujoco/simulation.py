@@ -250,17 +250,6 @@ class MujocoSimulation(MessagesFromArrays):
         """The C++ reset of this scene, which `reset` and `reset_to` run (a batch runs its worlds' without the GIL)."""
         return self._reset
 
-    @property
-    def forwarded(self) -> bool:
-        """The position and velocity stages are computed for the current state (its next step may begin at mj_step2)."""
-        return bool(self._stepper.forwarded)
-
-    @property
-    def forwarded_when_settled(self) -> bool:
-        """Whether settling leaves the position and velocity stages computed (mj_forward, or all of them among the
-        stages the readings need), for the next step to start after them."""
-        return bool(self._stepper.forwarded_when_settled)
-
     def hot_path_served(self, clamped: int, first_clamped: list[int], failed: bool) -> None:
         if first_clamped:
             # Counts them, and warns once per control: the hot path returns after a first clamp, so the control

@@ -72,7 +72,6 @@ class MujocoStepper final : public Stepper {
   // A mocap body's pose feeds the position stage: the next step starts afresh (mj_step).
   void repositioned() override { settled_ = forwarded_ = false; }
   bool settled() const noexcept { return settled_; }
-  bool forwarded() const noexcept { return forwarded_; }
   // Whether settle() leaves the position and velocity stages computed, for the next step to start after them.
   bool forwarded_when_settled() const noexcept { return !readings_stages_ || stages_forward_; }
   double time() const override;
